@@ -1,0 +1,90 @@
+package dist
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Mixture draws component i with probability Weights[i], then samples it.
+// A discrete distribution such as "80% take 20 ms, 20% take 180 ms" is a
+// Mixture of Deterministic components; Discrete builds one.
+//
+// Weights must be non-negative and sum to 1 within 1e-9. The component is
+// chosen by one uniform compared against the cumulative weights, so the
+// choice itself consumes exactly one random number.
+type Mixture struct {
+	Weights    []float64 `json:"weights" yaml:"weights"`
+	Components []Dist    `json:"components" yaml:"components"`
+}
+
+// Discrete returns the Mixture that takes values[i] with probability probs[i].
+func Discrete(values, probs []float64) Mixture {
+	comps := make([]Dist, len(values))
+	for i, v := range values {
+		comps[i] = Deterministic{Value: v}
+	}
+	return Mixture{Weights: probs, Components: comps}
+}
+
+// Sample draws one value.
+func (m Mixture) Sample(r *rand.Rand) float64 {
+	u := r.Float64()
+	last := len(m.Weights) - 1
+	for i, w := range m.Weights[:last] {
+		if u < w {
+			return m.Components[i].Sample(r)
+		}
+		u -= w
+	}
+	return m.Components[last].Sample(r)
+}
+
+// Mean returns Σ wᵢ·E[Xᵢ].
+func (m Mixture) Mean() float64 {
+	var s float64
+	for i, w := range m.Weights {
+		s += w * m.Components[i].Mean()
+	}
+	return s
+}
+
+// Var returns Σ wᵢ·E[Xᵢ²] − Mean².
+func (m Mixture) Var() float64 {
+	var s2 float64
+	for i, w := range m.Weights {
+		s2 += w * SecondMoment(m.Components[i])
+	}
+	mean := m.Mean()
+	return math.Max(0, s2-mean*mean)
+}
+
+// Validate requires matching, non-empty Weights and Components, weights
+// ≥ 0 summing to 1, and valid components.
+func (m Mixture) Validate() error {
+	if len(m.Weights) == 0 {
+		return fmt.Errorf("%w: mixture weights must not be empty", ErrInvalid)
+	}
+	if len(m.Weights) != len(m.Components) {
+		return fmt.Errorf("%w: mixture has %d weights but %d components", ErrInvalid, len(m.Weights), len(m.Components))
+	}
+	var sum float64
+	for i, w := range m.Weights {
+		if !(w >= 0) || math.IsInf(w, 1) {
+			return fmt.Errorf("%w: mixture weights[%d] %v must be a finite number >= 0", ErrInvalid, i, w)
+		}
+		sum += w
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		return fmt.Errorf("%w: mixture weights sum to %v, must sum to 1", ErrInvalid, sum)
+	}
+	for i, c := range m.Components {
+		if c == nil {
+			return fmt.Errorf("%w: mixture components[%d] is nil", ErrInvalid, i)
+		}
+		if err := c.Validate(); err != nil {
+			return fmt.Errorf("mixture components[%d]: %w", i, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,24 @@
+// Package servesim answers LLM-serving capacity questions without a GPU.
+//
+// It is a discrete-event simulator whose servers are FCFS queues or
+// continuous-batching LLM engines, driven by open-loop (Poisson, Gamma,
+// trace replay) or closed-loop (fixed concurrency) request streams over a
+// joint (input, output) length distribution, reporting the metrics of
+// `vllm bench serve` plus joint SLO attainment and goodput.
+//
+// The work is split into small packages, each with one job; this root
+// package holds only this overview:
+//
+//   - dist: univariate distributions (service and think times, gaps).
+//   - workload: arrival processes, (L, O) length distributions, traces,
+//     open and closed loops. Knows nothing of the engine.
+//   - sim: the event engine, Run, Result and its metrics, Replicate.
+//   - queue: FCFS(c) stations, exact against Lindley and Kiefer–Wolfowitz.
+//   - cost: model and GPU catalog, tensor-parallel all-reduce and roofline
+//     step times. Pure functions; knows nothing of the engine.
+//
+// Runnable programs live under examples/ (go run ./examples/openloop).
+// Every type that configures a run is a plain struct with a Validate method
+// whose errors name the offending field and value; the same seed gives
+// byte-identical results whatever the parallelism.
+package servesim

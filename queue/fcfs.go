@@ -1,0 +1,173 @@
+// Package queue provides first-come-first-served multi-server queues as
+// sim servers: the textbook G/G/c station that queueing theory has exact
+// answers for, and the baseline the batching engine reduces to.
+//
+// FCFS(c) keeps one FIFO line in front of c identical servers. A request's
+// service time is drawn (from the "service" stream, in arrival order) when
+// it arrives, from a distribution or a function of its (input, output)
+// lengths; it starts on the first free server. Start times therefore equal
+// the Lindley recursion for c = 1 and the Kiefer–Wolfowitz recursion for
+// c > 1 on the same arrival and service sequences — the package's tests
+// check both, request by request.
+package queue
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/servesim/servesim/dist"
+	"github.com/servesim/servesim/sim"
+)
+
+// ErrInvalid is wrapped by every validation error of this package.
+var ErrInvalid = errors.New("invalid queue")
+
+// A ServiceFunc returns a request's service split in two: first is the time
+// from start to its first output token, total the time from start to its
+// completion (total ≥ first ≥ 0), seconds. A cost model serving one request
+// alone gives prefill(L) and prefill(L) + (O−1) decode steps.
+type ServiceFunc func(input, output int) (first, total float64)
+
+// FCFS is a first-come-first-served station with Servers identical servers
+// and one unbounded (or QueueCap-bounded) line.
+//
+// Exactly one of Service and ServiceOf must be set. With Service the whole
+// response leaves at completion (first token = completion, no ITL; a plain
+// queueing model); with ServiceOf the first token leaves after `first` and
+// the remaining Output−1 tokens are spread evenly until `total`.
+type FCFS struct {
+	// Servers is the number of servers c ≥ 1.
+	Servers int `json:"servers" yaml:"servers"`
+	// Service is the service-time distribution, seconds.
+	Service dist.Dist `json:"service,omitempty" yaml:"service,omitempty"`
+	// ServiceOf computes the service from the request's lengths.
+	ServiceOf ServiceFunc `json:"-" yaml:"-"`
+	// QueueCap bounds the waiting line (not counting requests in service);
+	// an arrival that finds it full is rejected. 0 means unbounded.
+	QueueCap int `json:"queue_cap,omitempty" yaml:"queue_cap,omitempty"`
+}
+
+// Validate checks the configuration and names the bad field.
+func (f FCFS) Validate() error {
+	if f.Servers < 1 {
+		return fmt.Errorf("%w: fcfs servers %d must be >= 1", ErrInvalid, f.Servers)
+	}
+	if (f.Service == nil) == (f.ServiceOf == nil) {
+		return fmt.Errorf("%w: fcfs needs exactly one of service (a distribution) and service_of (a function)", ErrInvalid)
+	}
+	if f.Service != nil {
+		if err := f.Service.Validate(); err != nil {
+			return fmt.Errorf("%w: fcfs service: %w", ErrInvalid, err)
+		}
+	}
+	if f.QueueCap < 0 {
+		return fmt.Errorf("%w: fcfs queue_cap %d must be >= 0", ErrInvalid, f.QueueCap)
+	}
+	return nil
+}
+
+// Utilization returns the offered load ρ = λ·E[S]/c at arrival rate λ
+// (requests per second), or NaN when the service is a function.
+func (f FCFS) Utilization(rate float64) float64 {
+	if f.Service == nil {
+		return math.NaN()
+	}
+	return rate * f.Service.Mean() / float64(f.Servers)
+}
+
+// NewServer builds a fresh station for one run.
+func (f FCFS) NewServer(env *sim.Env) (sim.Server, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	s := &station{cfg: f, env: env, free: f.Servers, rng: env.Rand("service")}
+	s.onDepart = s.depart
+	s.onFirst = s.first
+	s.inService = make([]*sim.Request, 0, f.Servers)
+	return s, nil
+}
+
+type station struct {
+	cfg       FCFS
+	env       *sim.Env
+	rng       *rand.Rand
+	free      int
+	line      sim.Ring[*sim.Request]
+	inService []*sim.Request // slot i holds the request whose events carry arg i
+	slots     []int          // free indices into inService
+	firstAt   []float64      // per slot: total − first, to spread tokens
+	onDepart  sim.Handler
+	onFirst   sim.Handler
+	served    int
+}
+
+func (s *station) Arrive(r *sim.Request) {
+	if s.cfg.Service != nil {
+		r.Service = s.cfg.Service.Sample(s.rng)
+	}
+	if s.free > 0 {
+		s.free--
+		s.begin(r)
+		return
+	}
+	if s.cfg.QueueCap > 0 && s.line.Len() >= s.cfg.QueueCap {
+		s.env.Reject(r)
+		return
+	}
+	s.line.Push(r)
+}
+
+func (s *station) begin(r *sim.Request) {
+	s.env.Start(r)
+	var slot int
+	if k := len(s.slots); k > 0 {
+		slot = s.slots[k-1]
+		s.slots = s.slots[:k-1]
+		s.inService[slot] = r
+	} else {
+		slot = len(s.inService)
+		s.inService = append(s.inService, r)
+		s.firstAt = append(s.firstAt, 0)
+	}
+	if s.cfg.ServiceOf == nil {
+		s.env.After(r.Service, sim.Normal, s.onDepart, int64(slot))
+		return
+	}
+	first, total := s.cfg.ServiceOf(r.Input, r.Output)
+	first = math.Max(first, 0)
+	total = math.Max(total, first)
+	r.Service = total
+	s.firstAt[slot] = total - first
+	s.env.After(first, sim.Normal, s.onFirst, int64(slot))
+}
+
+// first fires when a ServiceOf request's first token leaves.
+func (s *station) first(slot int64) {
+	r := s.inService[slot]
+	s.env.FirstToken(r)
+	rest := s.firstAt[slot]
+	if !r.Warmup && r.Output > 1 {
+		s.env.Tokens(rest/float64(r.Output-1), r.Output-1)
+	}
+	s.env.After(rest, sim.Normal, s.onDepart, slot)
+}
+
+func (s *station) depart(slot int64) {
+	r := s.inService[slot]
+	s.inService[slot] = nil
+	s.slots = append(s.slots, int(slot))
+	s.served++
+	s.env.Finish(r)
+	if s.line.Len() > 0 {
+		s.begin(s.line.Pop())
+		return
+	}
+	s.free++
+}
+
+// Stats reports the requests served and the final line length.
+func (s *station) Stats() []sim.Stat {
+	return []sim.Stat{{Name: "served", Value: float64(s.served)}, {Name: "waiting_at_end", Value: float64(s.line.Len())}}
+}

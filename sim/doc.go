@@ -1,0 +1,47 @@
+// Package sim is servesim's discrete-event engine and experiment runner.
+//
+// Run simulates one run: a workload (package workload) feeding a Server
+// (package queue's FCFS stations, package batching's continuous-batching
+// engines) under one seed, until Config.Requests have been injected and
+// drained or Config.Horizon is reached. It returns a Result with the
+// metrics of `vllm bench serve` — TTFT, TPOT, ITL, E2E (mean, median, std,
+// any percentile by numpy's linear interpolation), throughputs, request
+// goodput — plus joint SLO attainment, per-GPU goodput, queue times,
+// Little's-law bookkeeping and a stability verdict. Replicate runs
+// independent replications with pre-declared seeds in parallel; RunAll runs
+// any list of configurations (a sweep) the same way.
+//
+// # Engine
+//
+// Engine is a typed binary heap of value events ordered by (time, priority,
+// insertion sequence): ties are FIFO, the run is deterministic, the clock
+// never goes back, and firing an event allocates nothing. Events are
+// callbacks (Handler), not goroutines.
+//
+// # Servers
+//
+// A Server receives each request through Arrive and reports its life
+// through the Env: Start (first scheduled), FirstToken, Tokens (pooled
+// inter-token gaps of one engine step), Finish, Fail, Reject. Servers draw
+// random numbers from named streams (Env.Rand) so that configurations run
+// with one seed share arrivals, lengths and service draws.
+//
+// # Metrics
+//
+// Warm-up requests (the first Config.Warmup by arrival) are left out of
+// every statistic. TPOT is (E2E−TTFT)/(O−1) and only defined for O > 1; in
+// SLO checks a one-token response passes the TPOT bound (vLLM's
+// convention). Attainment counts failed and rejected requests as misses and
+// keeps them in the denominator. By default every request record is kept and
+// percentiles are exact; Config.SummaryOnly keeps moments and quantile
+// sketches instead, so memory is O(requests in the system).
+//
+// # Determinism and concurrency
+//
+// A run is single-threaded and a function of its Config: the same seed
+// gives byte-identical JSON whatever GOMAXPROCS or the parallelism of
+// Replicate. Results may be read from several goroutines.
+//
+// See Example_openVsClosed for why a closed-loop benchmark overstates the
+// rate a server sustains under a latency objective.
+package sim

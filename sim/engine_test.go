@@ -1,0 +1,118 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEngineOrder(t *testing.T) {
+	var e Engine
+	var got []int64
+	rec := func(arg int64) { got = append(got, arg) }
+	e.Schedule(2, Normal, rec, 5)
+	e.Schedule(1, Late, rec, 3)
+	e.Schedule(1, Normal, rec, 1)
+	e.Schedule(1, Normal, rec, 2) // same time and priority: FIFO
+	e.Schedule(1, Early, rec, 0)
+	e.Schedule(3, Normal, rec, 6)
+	e.Schedule(2, Early, rec, 4)
+	require.Equal(t, 1.0, e.NextTime())
+	e.RunUntil(2.5, nil)
+	assert.Equal(t, []int64{0, 1, 2, 3, 4, 5}, got)
+	assert.Equal(t, 2.0, e.Now())
+	assert.Equal(t, 1, e.Len())
+	assert.Equal(t, uint64(6), e.Fired())
+}
+
+// TestEngineMonotone fires many random events, each scheduling more at
+// random future offsets, and checks that the clock never goes back and
+// same-time events keep FIFO order.
+func TestEngineMonotone(t *testing.T) {
+	var e Engine
+	r := rand.New(rand.NewPCG(1, 1))
+	last := -1.0
+	var lastSeqAtTime int64 = -1
+	var seq int64
+	var fire Handler
+	fire = func(arg int64) {
+		now := e.Now()
+		require.GreaterOrEqual(t, now, last)
+		if now == last {
+			require.Greater(t, arg, lastSeqAtTime, "FIFO among same-time events")
+		}
+		last, lastSeqAtTime = now, arg
+		if e.Fired() < 100_000 {
+			for range 2 {
+				seq++
+				d := float64(r.IntN(4)) // many exact ties
+				e.After(d, Normal, fire, seq)
+			}
+		}
+	}
+	e.Schedule(0, Normal, fire, 0)
+	for e.Step() {
+	}
+	assert.GreaterOrEqual(t, e.Fired(), uint64(100_000))
+}
+
+func TestEnginePastPanics(t *testing.T) {
+	var e Engine
+	e.Schedule(1, Normal, func(int64) {}, 0)
+	e.Step()
+	assert.Panics(t, func() { e.Schedule(0.5, Normal, func(int64) {}, 0) })
+}
+
+func TestEngineNoAllocSteadyState(t *testing.T) {
+	var e Engine
+	var h Handler
+	h = func(int64) { e.After(1, Normal, h, 0) }
+	for i := range 64 {
+		e.Schedule(float64(i), Normal, h, 0)
+	}
+	for range 1000 { // grow to the working size
+		e.Step()
+	}
+	allocs := testing.AllocsPerRun(1000, func() { e.Step() })
+	assert.Zero(t, allocs)
+}
+
+func TestRing(t *testing.T) {
+	var q Ring[int]
+	for i := range 40 {
+		q.Push(i)
+	}
+	for i := range 20 {
+		require.Equal(t, i, q.Pop())
+	}
+	for i := range 30 {
+		q.PushFront(-i - 1)
+	}
+	require.Equal(t, 50, q.Len())
+	assert.Equal(t, -30, q.Peek())
+	assert.Equal(t, -29, q.At(1))
+	for i := range 30 {
+		require.Equal(t, -30+i, q.Pop())
+	}
+	for i := 20; i < 40; i++ {
+		require.Equal(t, i, q.Pop())
+	}
+	assert.Panics(t, func() { q.Pop() })
+}
+
+func BenchmarkEngine(b *testing.B) {
+	var e Engine
+	r := rand.New(rand.NewPCG(1, 1))
+	var h Handler
+	h = func(int64) { e.After(r.Float64(), Normal, h, 0) }
+	for range 1024 {
+		e.Schedule(r.Float64(), Normal, h, 0)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Step()
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}

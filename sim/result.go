@@ -1,0 +1,398 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"sync"
+
+	"github.com/servesim/servesim/workload"
+)
+
+// Result is one run's outcome. Counts, totals and statistics cover measured
+// requests only: warm-up requests are left out of all of them. Times are in
+// seconds, throughputs per second; the JSON form uses vLLM's result field
+// names (milliseconds for latencies) with servesim's extra fields beside them.
+type Result struct {
+	// Seed is the run's seed; Replication its index under Replicate.
+	Seed        uint64
+	Replication int
+
+	// RequestRate is the offered open-loop rate (+Inf for closed loops and
+	// for rate inf); Burstiness the Gamma shape of the arrival gaps (1 for
+	// Poisson, 0 when it does not apply); MaxConcurrency the open loop's
+	// client cap or the closed loop's client count (0: none).
+	RequestRate    float64
+	Burstiness     float64
+	MaxConcurrency int
+	Closed         bool
+
+	// Injected counts every generated request, warm-up included; Warmup
+	// how many were warm-up; Measured the others.
+	Injected, Warmup, Measured int
+	// Completed, Failed, Rejected and InFlight split Measured by status at
+	// the end (InFlight includes requests still held in the client).
+	Completed, Failed, Rejected, InFlight int
+
+	// Duration is from the first measured send to the last measured end
+	// (the drain tail included), or to the stop time when requests remain.
+	Duration float64
+	// TotalInput and TotalOutput sum the tokens of completed requests.
+	TotalInput, TotalOutput int64
+	// Throughputs over Duration: completed requests, output tokens (NOT
+	// 1/TPOT), input plus output tokens.
+	RequestThroughput, OutputThroughput, TotalTokenThroughput float64
+
+	// SLO is the run's objective; Good counts requests meeting every bound.
+	SLO  SLO
+	Good int
+	// Attainment is Good over AttainmentDenominator: completed, failed and
+	// rejected requests, plus those still in flight that have already
+	// missed a bound (in-flight requests that may yet pass are censored).
+	Attainment            float64
+	AttainmentDenominator int
+	// RequestGoodput is Good/Duration (vLLM's request_goodput).
+	RequestGoodput float64
+	// GoodOutputTokens sums the output of good requests; GoodputPerGPU is
+	// GoodOutputTokens/(Duration·GPUs): per-card goodput G_card, tokens/s.
+	GoodOutputTokens int64
+	GPUs             int
+	GoodputPerGPU    float64
+
+	// SendRate is the actual send rate over the measured window:
+	// (n−1)/(last measured arrival − first measured arrival).
+	SendRate float64
+	// MaxConcurrent is the most requests in flight at once.
+	MaxConcurrent int
+
+	itl     *Sample
+	lat     latencySamples // built from Requests on first use unless summary mode filled them
+	latOnce [numLatencies]sync.Once
+
+	// MeanInSystem is the time-average number of requests in the system
+	// (sent, not ended) over [0, End]; InSystemArea is its integral and
+	// SojournSum the sum of every request's time in the system up to End,
+	// warm-up included. InSystemArea = SojournSum is Little's law on the
+	// sample path.
+	MeanInSystem, InSystemArea, SojournSum float64
+
+	// Stability is the verdict on queue growth (open loops only).
+	Stability Stability
+
+	// End is the simulated time the run stopped; Events the events fired.
+	End    float64
+	Events uint64
+
+	// Server holds the server's own counters, if it reports any.
+	Server []Stat
+
+	// Percentiles are those the JSON form reports.
+	Percentiles []float64
+
+	// Requests are the records of every injected request in ID order, nil
+	// in summary mode.
+	Requests []Request
+}
+
+func (e *Env) result(end float64) *Result {
+	cfg := e.cfg
+	m := &e.m
+	e.eng.now = end
+	e.advance()
+	res := &Result{
+		Seed:             cfg.Seed,
+		Closed:           cfg.Workload.Closed(),
+		MaxConcurrency:   cfg.Workload.MaxConcurrency,
+		Injected:         e.injected,
+		Warmup:           min(cfg.Warmup, e.injected),
+		Measured:         m.measured,
+		Completed:        m.completed,
+		Failed:           m.failed,
+		Rejected:         m.rejected,
+		TotalInput:       m.totalIn,
+		TotalOutput:      m.totalOut,
+		SLO:              cfg.SLO,
+		Good:             m.good,
+		GoodOutputTokens: m.goodOutput,
+		GPUs:             1,
+		MaxConcurrent:    e.maxConcurrent,
+		itl:              m.itl,
+		InSystemArea:     e.area,
+		End:              end,
+		Events:           e.eng.Fired(),
+		Percentiles:      cfg.Percentiles,
+	}
+	if len(res.Percentiles) == 0 {
+		res.Percentiles = DefaultPercentiles
+	}
+	if res.Closed {
+		res.RequestRate = math.Inf(1)
+		res.MaxConcurrency = cfg.Workload.Clients
+	} else {
+		res.RequestRate = cfg.Workload.Arrivals.MeanRate()
+		switch a := cfg.Workload.Arrivals.(type) {
+		case workload.Poisson:
+			res.Burstiness = 1
+		case workload.Gamma:
+			res.Burstiness = a.Burstiness
+		case workload.Ramp:
+			res.Burstiness = max(a.Burstiness, 1)
+		}
+	}
+	if m.lat != nil {
+		res.lat = *m.lat
+	}
+	if g, ok := e.server.(GPUCounter); ok {
+		res.GPUs = g.GPUs()
+	}
+	if s, ok := e.server.(StatsReporter); ok {
+		res.Server = s.Stats()
+	}
+
+	// Requests not ended: in flight (or held in the client) at the stop.
+	res.SojournSum = e.sojourn
+	var censoredMisses int
+	for i := 0; e.ended < e.injected && i < e.store.n; i++ {
+		r := e.store.slot(i)
+		if r.Status.Ended() {
+			continue
+		}
+		if r.Status == InFlight {
+			res.SojournSum += end - r.Sent
+		}
+		if r.Warmup {
+			continue
+		}
+		res.InFlight++
+		if cfg.SLO.violatedBy(r, end) {
+			censoredMisses++
+		}
+	}
+	if !cfg.SummaryOnly {
+		res.Requests = e.store.all()
+	}
+
+	if m.firstSend >= 0 {
+		last := m.lastEnd
+		if res.InFlight > 0 || last < 0 {
+			last = end
+		}
+		res.Duration = last - m.firstSend
+	}
+	if res.Duration > 0 {
+		d := res.Duration
+		res.RequestThroughput = float64(res.Completed) / d
+		res.OutputThroughput = float64(res.TotalOutput) / d
+		res.TotalTokenThroughput = float64(res.TotalInput+res.TotalOutput) / d
+		res.RequestGoodput = float64(res.Good) / d
+		res.GoodputPerGPU = float64(res.GoodOutputTokens) / (d * float64(res.GPUs))
+	}
+	res.AttainmentDenominator = res.Completed + res.Failed + res.Rejected + censoredMisses
+	if res.AttainmentDenominator > 0 {
+		res.Attainment = float64(res.Good) / float64(res.AttainmentDenominator)
+	}
+	if m.arrivals > 1 && m.lastArrival > m.firstArrival {
+		res.SendRate = float64(m.arrivals-1) / (m.lastArrival - m.firstArrival)
+	}
+	if end > 0 {
+		res.MeanInSystem = e.area / end
+	}
+	if !res.Closed {
+		res.Stability = e.trend.verdict(m.lastArrival-m.firstArrival, res.SendRate)
+	}
+	if e.stopped {
+		res.Stability.Unstable = true
+		res.Stability.StoppedEarly = true
+		res.Stability.Reason = "requests in the system reached max_in_system " + strconv.Itoa(e.maxSys)
+	}
+	return res
+}
+
+// latency returns the sample of metric l, building it from the records on
+// first use when the run kept records. Only the metrics asked for are built.
+func (r *Result) latency(l latency) *Sample {
+	r.latOnce[l].Do(func() {
+		if r.lat[l] != nil {
+			return
+		}
+		s := NewSample(r.Completed)
+		for i := range r.Requests {
+			q := &r.Requests[i]
+			if q.Warmup || q.Status != Completed {
+				continue
+			}
+			if v, ok := l.value(q); ok {
+				s.Add(v)
+			}
+		}
+		r.lat[l] = s
+	})
+	return r.lat[l]
+}
+
+// TTFT returns the time-to-first-token sample (FirstToken − Sent) of
+// completed measured requests, seconds.
+func (r *Result) TTFT() *Sample { return r.latency(latTTFT) }
+
+// TPOT returns the time-per-output-token sample, (E2E − TTFT)/(O − 1),
+// leaving out requests with one output token.
+func (r *Result) TPOT() *Sample { return r.latency(latTPOT) }
+
+// ITL returns the inter-token latency sample: every gap between
+// consecutive tokens of a measured request, pooled over requests
+// (token-weighted), as vLLM reports it.
+func (r *Result) ITL() *Sample { return r.itl }
+
+// E2E returns the end-to-end latency sample (Done − Sent; vLLM's e2el).
+func (r *Result) E2E() *Sample { return r.latency(latE2E) }
+
+// Queue returns the server queue-time sample (Start − Sent).
+func (r *Result) Queue() *Sample { return r.latency(latQueue) }
+
+// ClientQueue returns the client queue-time sample (Sent − Arrival): time
+// held back by a max_concurrency cap.
+func (r *Result) ClientQueue() *Sample { return r.latency(latClientQueue) }
+
+// E2EWithClientQueue returns E2E + ClientQueue per request (vLLM's
+// e2el_including_client_queue): the latency a user behind the cap sees.
+func (r *Result) E2EWithClientQueue() *Sample { return r.latency(latE2EWithCQ) }
+
+// FailureRate returns (Failed+Rejected)/Measured, or 0 when nothing was
+// measured.
+func (r *Result) FailureRate() float64 {
+	if r.Measured == 0 {
+		return 0
+	}
+	return float64(r.Failed+r.Rejected) / float64(r.Measured)
+}
+
+// Stat returns the server counter called name and whether it exists.
+func (r *Result) Stat(name string) (float64, bool) {
+	for _, s := range r.Server {
+		if s.Name == name {
+			return s.Value, true
+		}
+	}
+	return 0, false
+}
+
+// PercentileKey formats p the way vLLM names percentile fields: "99" for
+// whole numbers, "99.9" otherwise.
+func PercentileKey(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
+
+// latencyMetrics lists the JSON metric names and their samples, in output
+// order: vLLM's four, then servesim's queue times.
+func (r *Result) latencyMetrics() []struct {
+	name string
+	s    *Sample
+} {
+	return []struct {
+		name string
+		s    *Sample
+	}{
+		{"ttft", r.TTFT()}, {"tpot", r.TPOT()}, {"itl", r.ITL()}, {"e2el", r.E2E()},
+		{"queue_time", r.Queue()}, {"client_queue_time", r.ClientQueue()},
+		{"e2el_including_client_queue", r.E2EWithClientQueue()},
+	}
+}
+
+// MarshalJSON writes the result with vLLM's field names first
+// (duration, completed, failed, total_input_tokens, ..., and
+// mean_/median_/std_/p{P}_{ttft,tpot,itl,e2el}_ms), then servesim's fields.
+// Key order is fixed, so equal results give identical bytes.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	var o objectWriter
+	o.begin()
+	o.field("duration", r.Duration)
+	o.field("completed", r.Completed)
+	o.field("failed", r.Failed+r.Rejected)
+	o.field("total_input_tokens", r.TotalInput)
+	o.field("total_output_tokens", r.TotalOutput)
+	o.field("request_throughput", r.RequestThroughput)
+	o.field("request_goodput", r.RequestGoodput)
+	o.field("output_throughput", r.OutputThroughput)
+	o.field("total_token_throughput", r.TotalTokenThroughput)
+	o.field("max_concurrent_requests", r.MaxConcurrent)
+	for _, lm := range r.latencyMetrics() {
+		o.field("mean_"+lm.name+"_ms", lm.s.Mean()*1000)
+		o.field("median_"+lm.name+"_ms", lm.s.Median()*1000)
+		o.field("std_"+lm.name+"_ms", lm.s.Std()*1000)
+		for _, p := range r.Percentiles {
+			o.field("p"+PercentileKey(p)+"_"+lm.name+"_ms", lm.s.Percentile(p)*1000)
+		}
+	}
+	if math.IsInf(r.RequestRate, 1) {
+		o.field("request_rate", "inf")
+	} else {
+		o.field("request_rate", r.RequestRate)
+	}
+	o.field("burstiness", r.Burstiness)
+	if r.MaxConcurrency > 0 {
+		o.field("max_concurrency", r.MaxConcurrency)
+	} else {
+		o.field("max_concurrency", nil)
+	}
+	// servesim's own fields.
+	o.field("seed", r.Seed)
+	o.field("replication", r.Replication)
+	o.field("closed_loop", r.Closed)
+	o.field("num_requests", r.Injected)
+	o.field("num_warmups", r.Warmup)
+	o.field("measured", r.Measured)
+	o.field("rejected", r.Rejected)
+	o.field("in_flight", r.InFlight)
+	o.field("send_rate", r.SendRate)
+	o.field("slo", r.SLO)
+	o.field("good_requests", r.Good)
+	o.field("slo_attainment", r.Attainment)
+	o.field("attainment_denominator", r.AttainmentDenominator)
+	o.field("good_output_tokens", r.GoodOutputTokens)
+	o.field("gpus", r.GPUs)
+	o.field("goodput_per_gpu", r.GoodputPerGPU)
+	o.field("mean_in_system", r.MeanInSystem)
+	o.field("stability", r.Stability)
+	o.field("end_time", r.End)
+	o.field("events", r.Events)
+	for _, s := range r.Server {
+		o.field(s.Name, s.Value)
+	}
+	return o.end()
+}
+
+// objectWriter writes a JSON object with keys in call order. Non-finite
+// floats become null.
+type objectWriter struct {
+	buf bytes.Buffer
+	n   int
+	err error
+}
+
+func (o *objectWriter) begin() { o.buf.WriteByte('{') }
+
+func (o *objectWriter) field(key string, v any) {
+	if o.err != nil {
+		return
+	}
+	if o.n > 0 {
+		o.buf.WriteByte(',')
+	}
+	o.n++
+	k, _ := json.Marshal(key)
+	o.buf.Write(k)
+	o.buf.WriteByte(':')
+	if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		v = nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		o.err = err
+		return
+	}
+	o.buf.Write(b)
+}
+
+func (o *objectWriter) end() ([]byte, error) {
+	o.buf.WriteByte('}')
+	return o.buf.Bytes(), o.err
+}

@@ -1,0 +1,409 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/servesim/servesim/workload"
+)
+
+// ErrInvalidConfig is wrapped by every configuration error of this package.
+var ErrInvalidConfig = errors.New("invalid config")
+
+// A Server serves requests inside one run. It learns of each request by
+// Arrive, schedules its own events on the Env, and reports milestones back
+// through Env.Start, Env.FirstToken, Env.Tokens, Env.Finish and Env.Fail.
+// A server must not call Arrive-triggering code re-entrantly: Env delivers
+// every arrival from its own event.
+type Server interface {
+	Arrive(r *Request)
+}
+
+// A ServerConfig describes a server. NewServer builds a fresh one for each
+// run, so one ServerConfig value can drive parallel replications; it must
+// not be mutated while runs use it.
+type ServerConfig interface {
+	Validate() error
+	NewServer(env *Env) (Server, error)
+}
+
+// A StatsReporter is a Server that reports its own counters (preemptions,
+// KV-cache usage, MBU, ...) at the end of a run. Names are snake_case JSON
+// field names; the order is kept.
+type StatsReporter interface {
+	Stats() []Stat
+}
+
+// A GPUCounter is a Server that says how many GPUs it occupies, for
+// per-GPU goodput. Servers that are not GPUCounters count as one.
+type GPUCounter interface {
+	GPUs() int
+}
+
+// A Stat is one named server counter.
+type Stat struct {
+	Name  string
+	Value float64
+}
+
+// DefaultPercentiles are reported when Config.Percentiles is empty:
+// vLLM's default --metric-percentiles 99, plus the median and p90/p95 that
+// capacity work asks for.
+var DefaultPercentiles = []float64{50, 90, 95, 99}
+
+// Config is one run: a workload, a server, a seed and a stop rule.
+type Config struct {
+	// Workload is the request stream.
+	Workload workload.Workload
+	// Server describes the server; a fresh one is built for the run.
+	Server ServerConfig
+	// Seed determines every random stream of the run (NewStream).
+	Seed uint64
+	// Requests is the number of requests to inject, warm-up included; the
+	// run then drains until every one has ended. 0 means no limit, and
+	// then Horizon must be set.
+	Requests int
+	// Warmup is the number of first requests (by arrival) left out of every
+	// statistic. It must be < Requests when Requests is set.
+	Warmup int
+	// Horizon stops the run at this simulated time, seconds; requests still
+	// in flight are counted as such. 0 means no horizon.
+	Horizon float64
+	// SLO sets the per-request bounds for attainment and goodput.
+	SLO SLO
+	// SummaryOnly keeps moments and quantile sketches instead of every
+	// value and request record, so memory is O(requests in the system)
+	// rather than O(Requests). Percentiles are then within
+	// DefaultSketchAccuracy (relative).
+	SummaryOnly bool
+	// MaxInSystem ends the run early, as unstable, when the requests sent
+	// but not finished plus those held in the client reach it. 0 means
+	// the default: no cap when Requests bounds the run, 1,000,000 when only
+	// Horizon does.
+	MaxInSystem int
+	// Percentiles lists the percentiles the JSON result reports for each
+	// latency metric; empty means DefaultPercentiles.
+	Percentiles []float64
+}
+
+// Validate checks the configuration and names the first bad field.
+func (c Config) Validate() error {
+	if err := c.Workload.Validate(); err != nil {
+		return fmt.Errorf("%w: workload: %w", ErrInvalidConfig, err)
+	}
+	if c.Server == nil {
+		return fmt.Errorf("%w: server is not set", ErrInvalidConfig)
+	}
+	if err := c.Server.Validate(); err != nil {
+		return fmt.Errorf("%w: server: %w", ErrInvalidConfig, err)
+	}
+	switch {
+	case c.Requests < 0:
+		return fmt.Errorf("%w: requests %d must be >= 0", ErrInvalidConfig, c.Requests)
+	case !(c.Horizon >= 0) || math.IsInf(c.Horizon, 1):
+		return fmt.Errorf("%w: horizon %v must be a finite number of seconds >= 0", ErrInvalidConfig, c.Horizon)
+	case c.Requests == 0 && c.Horizon == 0:
+		return fmt.Errorf("%w: requests 0 and horizon 0: set a request count or a horizon", ErrInvalidConfig)
+	case c.Warmup < 0:
+		return fmt.Errorf("%w: warmup %d must be >= 0", ErrInvalidConfig, c.Warmup)
+	case c.Requests > 0 && c.Warmup >= c.Requests:
+		return fmt.Errorf("%w: warmup %d must be < requests %d", ErrInvalidConfig, c.Warmup, c.Requests)
+	case c.MaxInSystem < 0:
+		return fmt.Errorf("%w: max_in_system %d must be >= 0", ErrInvalidConfig, c.MaxInSystem)
+	}
+	for i, p := range c.Percentiles {
+		if !(p >= 0 && p <= 100) {
+			return fmt.Errorf("%w: percentiles[%d] %v must be in [0, 100]", ErrInvalidConfig, i, p)
+		}
+	}
+	return c.SLO.Validate()
+}
+
+func (c Config) maxInSystem() int {
+	switch {
+	case c.MaxInSystem > 0:
+		return c.MaxInSystem
+	case c.Requests > 0:
+		return math.MaxInt
+	default:
+		return 1_000_000
+	}
+}
+
+// Run simulates one run of cfg. It validates cfg first and returns an error
+// naming the bad field; it never panics on bad input. The result is a
+// deterministic function of cfg: the same Config gives byte-identical JSON.
+func Run(cfg Config) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	env := newEnv(&cfg)
+	srv, err := cfg.Server.NewServer(env)
+	if err != nil {
+		return nil, fmt.Errorf("%w: server: %w", ErrInvalidConfig, err)
+	}
+	env.server = srv
+	if err := env.start(); err != nil {
+		return nil, err
+	}
+	horizon := math.Inf(1)
+	if cfg.Horizon > 0 {
+		horizon = cfg.Horizon
+	}
+	env.eng.RunUntil(horizon, env.stopNow)
+	end := env.eng.Now()
+	if env.eng.Len() > 0 && !env.stopped && cfg.Horizon > 0 {
+		end = cfg.Horizon
+	}
+	return env.result(end), nil
+}
+
+// Env is a run's world as a server sees it: the clock, the event queue,
+// random streams, and the calls that record a request's milestones.
+type Env struct {
+	eng    Engine
+	cfg    *Config
+	server Server
+	cap    int // max_concurrency, 0 = none
+	closed bool
+	maxSys int
+
+	lengths  workload.Lengths
+	lenRng   *rand.Rand
+	thinkRng *rand.Rand
+	arrivals workload.Stream
+
+	store    requestStore
+	injected int
+	noMore   bool // injection has ended
+
+	clientQ Ring[*Request] // open loop: generated, held by the max_concurrency cap
+	sendQ   Ring[*Request] // released from clientQ, send event pending
+	onSend  Handler
+	onArr   Handler
+	onCli   Handler
+
+	inFlight      int // slots taken under the cap: sent, or released and about to be
+	inSys         int // sent and not ended
+	ended         int // requests completed, failed or rejected
+	maxConcurrent int
+	area          float64 // ∫ inSys dt, request·seconds
+	sojourn       float64 // Σ (Done − Sent) of ended requests, seconds
+	lastT         float64
+	trend         trend
+	stopped       bool
+
+	m metrics
+}
+
+func newEnv(cfg *Config) *Env {
+	e := &Env{cfg: cfg, cap: cfg.Workload.MaxConcurrency, closed: cfg.Workload.Closed(), maxSys: cfg.maxInSystem(), lengths: cfg.Workload.Lengths}
+	e.lenRng = NewStream(cfg.Seed, "lengths")
+	e.thinkRng = NewStream(cfg.Seed, "think")
+	e.onSend = e.sendNext
+	e.onArr = e.arrive
+	e.onCli = e.clientSend
+	e.m.init(cfg)
+	if cfg.Requests > 0 && !cfg.SummaryOnly {
+		e.store.reserve(cfg.Requests)
+	}
+	return e
+}
+
+// Now returns the simulated time in seconds.
+func (e *Env) Now() float64 { return e.eng.Now() }
+
+// Schedule arranges fn(arg) at time t ≥ Now() with priority p.
+func (e *Env) Schedule(t float64, p Priority, fn Handler, arg int64) { e.eng.Schedule(t, p, fn, arg) }
+
+// After arranges fn(arg) at Now()+d.
+func (e *Env) After(d float64, p Priority, fn Handler, arg int64) { e.eng.After(d, p, fn, arg) }
+
+// Rand returns a new random stream called name under the run's seed; call
+// it once at setup, not per event.
+func (e *Env) Rand(name string) *rand.Rand { return NewStream(e.cfg.Seed, name) }
+
+// Seed returns the run's seed.
+func (e *Env) Seed() uint64 { return e.cfg.Seed }
+
+// Start records that the server first scheduled work of r now. Later calls
+// (after a preemption, say) keep the first time.
+func (e *Env) Start(r *Request) {
+	if r.Start < 0 {
+		r.Start = e.eng.now
+	}
+}
+
+// FirstToken records that r's first output token left the server now.
+func (e *Env) FirstToken(r *Request) {
+	e.Start(r)
+	if r.FirstToken < 0 {
+		r.FirstToken = e.eng.now
+	}
+}
+
+// Tokens records n inter-token latencies of gap seconds each: one per
+// decoding, measured (non-warm-up) request that received a token in an
+// engine step, the gap being the time since its previous token. Pooling a
+// step's tokens in one call keeps ITL statistics O(steps), not O(tokens).
+func (e *Env) Tokens(gap float64, n int) { e.m.itl.AddN(gap, n) }
+
+// Finish records that r completed now. The server must not touch r after.
+func (e *Env) Finish(r *Request) { e.end(r, Completed) }
+
+// Fail records that r failed now (reason for the error count). The server
+// must not touch r after.
+func (e *Env) Fail(r *Request) { e.end(r, Failed) }
+
+// Reject records that the server refused r on arrival.
+func (e *Env) Reject(r *Request) { e.end(r, Rejected) }
+
+func (e *Env) advance() {
+	now := e.eng.now
+	e.area += float64(e.inSys) * (now - e.lastT)
+	e.lastT = now
+}
+
+func (e *Env) end(r *Request, st Status) {
+	if r.Status != InFlight {
+		panic(fmt.Sprintf("sim: request %d ended twice or before it was sent (status %v)", r.ID, r.Status))
+	}
+	e.advance()
+	now := e.eng.now
+	r.Done = now
+	r.Status = st
+	if st == Completed {
+		e.Start(r)
+		if r.FirstToken < 0 {
+			r.FirstToken = now
+		}
+	}
+	e.inFlight--
+	e.inSys--
+	e.ended++
+	e.sojourn += now - r.Sent
+	e.m.record(r)
+	switch {
+	case e.closed:
+		if !e.noMore {
+			var think float64
+			if w := e.cfg.Workload.Think; w != nil {
+				think = w.Sample(e.thinkRng)
+			}
+			e.eng.After(think, Normal, e.onCli, int64(r.Client))
+		}
+	case e.clientQ.Len() > 0:
+		// Reserve the freed slot for the head of the client queue now, so a
+		// same-time arrival cannot overtake it.
+		next := e.clientQ.Pop()
+		e.inFlight++
+		e.sendQ.Push(next)
+		e.eng.Schedule(now, Normal, e.onSend, 0)
+	}
+	if e.cfg.SummaryOnly {
+		e.store.release(r)
+	}
+}
+
+func (e *Env) start() error {
+	w := e.cfg.Workload
+	if w.Closed() {
+		for c := 0; c < w.Clients; c++ {
+			e.eng.Schedule(0, Normal, e.onCli, int64(c))
+		}
+		return nil
+	}
+	s, err := w.Arrivals.Stream(NewStream(e.cfg.Seed, "arrivals"), e.cfg.Requests)
+	if err != nil {
+		return fmt.Errorf("%w: workload: %w", ErrInvalidConfig, err)
+	}
+	e.arrivals = s
+	e.scheduleArrival()
+	return nil
+}
+
+// scheduleArrival draws the next arrival time and schedules it, or ends
+// injection when the request count, the horizon or the stream is spent.
+func (e *Env) scheduleArrival() {
+	if e.cfg.Requests > 0 && e.injected >= e.cfg.Requests {
+		e.noMore = true
+		return
+	}
+	t := e.arrivals.Next()
+	if math.IsInf(t, 1) || (e.cfg.Horizon > 0 && t > e.cfg.Horizon) {
+		e.noMore = true
+		return
+	}
+	e.eng.Schedule(max(t, e.eng.now), Normal, e.onArr, 0)
+}
+
+func (e *Env) newRequest() *Request {
+	id := e.injected
+	e.injected++
+	r := e.store.alloc(id)
+	r.Arrival = e.eng.now
+	r.Input, r.Output = e.lengths.Sample(e.lenRng, id)
+	r.Warmup = id < e.cfg.Warmup
+	r.Status = Queued
+	e.m.arrived(r)
+	if !r.Warmup && !e.closed {
+		e.trend.add(e.eng.now, float64(e.inSys+e.clientQ.Len()+e.sendQ.Len()))
+	}
+	return r
+}
+
+// arrive is the open-loop arrival event.
+func (e *Env) arrive(int64) {
+	r := e.newRequest()
+	e.scheduleArrival()
+	if e.cap > 0 && e.inFlight >= e.cap {
+		e.clientQ.Push(r)
+		e.checkBacklog()
+		return
+	}
+	e.inFlight++
+	e.send(r)
+}
+
+// clientSend is a closed-loop client's send event.
+func (e *Env) clientSend(client int64) {
+	if e.noMore {
+		return
+	}
+	r := e.newRequest()
+	r.Client = int(client)
+	if e.cfg.Requests > 0 && e.injected >= e.cfg.Requests {
+		e.noMore = true
+	}
+	if e.cfg.Horizon > 0 && e.eng.now > e.cfg.Horizon {
+		e.noMore = true
+	}
+	e.inFlight++
+	e.send(r)
+}
+
+// sendNext sends the head of sendQ (its in-flight slot is already taken).
+func (e *Env) sendNext(int64) { e.send(e.sendQ.Pop()) }
+
+// send hands r to the server; the caller has counted it in flight.
+func (e *Env) send(r *Request) {
+	e.advance()
+	now := e.eng.now
+	e.inSys++
+	r.Sent = now
+	r.Status = InFlight
+	e.maxConcurrent = max(e.maxConcurrent, e.inSys)
+	e.m.sent(r)
+	e.checkBacklog()
+	e.server.Arrive(r)
+}
+
+func (e *Env) checkBacklog() {
+	if e.inSys+e.clientQ.Len()+e.sendQ.Len() >= e.maxSys {
+		e.stopped = true
+	}
+}
+
+func (e *Env) stopNow() bool { return e.stopped }

@@ -1,0 +1,346 @@
+package sim_test
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/servesim/servesim/dist"
+	"github.com/servesim/servesim/queue"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/workload"
+)
+
+var mixture = dist.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2})
+
+func fcfs(c int, s dist.Dist) queue.FCFS { return queue.FCFS{Servers: c, Service: s} }
+
+func open(rate float64) workload.Workload {
+	return workload.Workload{Arrivals: workload.Poisson{Rate: rate}, Lengths: workload.Random{InputLen: 100, OutputLen: 10, RangeRatio: 0.5}}
+}
+
+// scenarios cover the stop rules and loop kinds.
+func scenarios() map[string]sim.Config {
+	capped := open(30)
+	capped.MaxConcurrency = 2
+	return map[string]sim.Config{
+		"open drained":   {Workload: open(10), Server: fcfs(1, mixture), Requests: 5000, Warmup: 100, Seed: 1},
+		"open capped":    {Workload: capped, Server: fcfs(3, mixture), Requests: 5000, Warmup: 100, Seed: 2},
+		"open horizon":   {Workload: open(15), Server: fcfs(1, mixture), Horizon: 200, Warmup: 10, Seed: 3, SLO: sim.SLO{E2E: 0.5}},
+		"closed":         {Workload: workload.Workload{Clients: 5, Lengths: workload.Fixed{Input: 3, Output: 2}}, Server: fcfs(2, mixture), Requests: 4000, Warmup: 50, Seed: 4},
+		"closed horizon": {Workload: workload.Workload{Clients: 5, Think: dist.Exponential{Rate: 5}, Lengths: workload.Fixed{Input: 3, Output: 2}}, Server: fcfs(2, mixture), Horizon: 100, Seed: 5},
+		"rejecting":      {Workload: open(30), Server: queue.FCFS{Servers: 1, Service: mixture, QueueCap: 3}, Requests: 3000, Seed: 6, SLO: sim.SLO{E2E: 0.3}},
+	}
+}
+
+// TestConservationAndCausality: every injected request ends completed,
+// failed, rejected or still in flight; for each record
+// Arrival ≤ Sent ≤ Start ≤ FirstToken ≤ Done; counts agree with the records.
+func TestConservationAndCausality(t *testing.T) {
+	for name, cfg := range scenarios() {
+		t.Run(name, func(t *testing.T) {
+			res, err := sim.Run(cfg)
+			require.NoError(t, err)
+			require.Len(t, res.Requests, res.Injected)
+			counts := map[sim.Status]int{}
+			for i, r := range res.Requests {
+				require.Equal(t, i, r.ID)
+				if !r.Warmup {
+					counts[r.Status]++
+				}
+				require.LessOrEqual(t, r.Arrival, r.Sent+1e-15)
+				if r.Status == sim.Completed {
+					require.LessOrEqual(t, r.Sent, r.Start, "request %d", i)
+					require.LessOrEqual(t, r.Start, r.FirstToken, "request %d", i)
+					require.LessOrEqual(t, r.FirstToken, r.Done, "request %d", i)
+					require.LessOrEqual(t, r.Done, res.End)
+				}
+			}
+			assert.Equal(t, res.Injected, res.Warmup+res.Measured)
+			assert.Equal(t, res.Measured, res.Completed+res.Failed+res.Rejected+res.InFlight)
+			assert.Equal(t, counts[sim.Completed], res.Completed)
+			assert.Equal(t, counts[sim.Rejected], res.Rejected)
+			assert.Equal(t, counts[sim.InFlight]+counts[sim.Queued], res.InFlight)
+			if cfg.Horizon > 0 {
+				assert.LessOrEqual(t, res.End, cfg.Horizon)
+			} else {
+				assert.Equal(t, cfg.Requests, res.Injected)
+				assert.Zero(t, res.InFlight)
+			}
+		})
+	}
+}
+
+// TestLittleSamplePath: ∫ N(t) dt over the run equals the sum of every
+// request's time in the system (Little's law on the sample path, exact up
+// to rounding), and the time average is L = λW for the run.
+func TestLittleSamplePath(t *testing.T) {
+	for name, cfg := range scenarios() {
+		t.Run(name, func(t *testing.T) {
+			res, err := sim.Run(cfg)
+			require.NoError(t, err)
+			require.Greater(t, res.SojournSum, 0.0)
+			assert.InDelta(t, res.SojournSum, res.InSystemArea, 1e-9*res.SojournSum)
+			assert.InDelta(t, res.InSystemArea/res.End, res.MeanInSystem, 1e-12)
+		})
+	}
+}
+
+func TestDeterminism(t *testing.T) {
+	for name, cfg := range scenarios() {
+		t.Run(name, func(t *testing.T) {
+			a, err := sim.Run(cfg)
+			require.NoError(t, err)
+			b, err := sim.Run(cfg)
+			require.NoError(t, err)
+			ja, err := json.Marshal(a)
+			require.NoError(t, err)
+			jb, err := json.Marshal(b)
+			require.NoError(t, err)
+			assert.Equal(t, string(ja), string(jb))
+			assert.Equal(t, a.Requests, b.Requests)
+		})
+	}
+}
+
+// TestReplicateIndependentOfParallelism: the same replications under
+// GOMAXPROCS 1 and 2 give byte-identical JSON.
+func TestReplicateIndependentOfParallelism(t *testing.T) {
+	cfg := scenarios()["open drained"]
+	run := func(procs int) []string {
+		old := runtime.GOMAXPROCS(procs)
+		defer runtime.GOMAXPROCS(old)
+		res, err := sim.Replicate(cfg, sim.Seeds(11, 6))
+		require.NoError(t, err)
+		out := make([]string, len(res))
+		for i, r := range res {
+			b, err := json.Marshal(r)
+			require.NoError(t, err)
+			out[i] = string(b)
+			assert.Equal(t, i, r.Replication)
+		}
+		return out
+	}
+	one, two := run(1), run(2)
+	assert.Equal(t, one, two)
+	assert.NotEqual(t, one[0], one[1], "replications must differ")
+}
+
+// TestPairedSeeds: two rates run with one seed see the same lengths and
+// proportional arrival times (common random numbers).
+func TestPairedSeeds(t *testing.T) {
+	a, err := sim.Run(sim.Config{Workload: open(5), Server: fcfs(1, mixture), Requests: 500, Seed: 3})
+	require.NoError(t, err)
+	b, err := sim.Run(sim.Config{Workload: open(10), Server: fcfs(1, mixture), Requests: 500, Seed: 3})
+	require.NoError(t, err)
+	for i := range a.Requests {
+		require.Equal(t, a.Requests[i].Input, b.Requests[i].Input)
+		require.Equal(t, a.Requests[i].Service, b.Requests[i].Service)
+		require.InDelta(t, a.Requests[i].Arrival, 2*b.Requests[i].Arrival, 1e-9)
+	}
+}
+
+func TestWarmupExcluded(t *testing.T) {
+	cfg := sim.Config{Workload: open(5), Server: fcfs(1, dist.Deterministic{Value: 0.01}), Requests: 1000, Warmup: 300, Seed: 1}
+	res, err := sim.Run(cfg)
+	require.NoError(t, err)
+	assert.Equal(t, 700, res.Measured)
+	assert.Equal(t, 700, res.Completed)
+	assert.Equal(t, 700, res.E2E().Count())
+	var in int64
+	for _, r := range res.Requests[300:] {
+		in += int64(r.Input)
+	}
+	assert.Equal(t, in, res.TotalInput)
+	first, last := res.Requests[300], res.Requests[999]
+	assert.InDelta(t, last.Done-first.Sent, res.Duration, 1e-12)
+	assert.InDelta(t, 699/(last.Arrival-first.Arrival), res.SendRate, 1e-9)
+}
+
+// TestSummaryModeMatchesFull: summary mode keeps the same counts and
+// moments, percentiles within the sketch accuracy, and no records.
+func TestSummaryModeMatchesFull(t *testing.T) {
+	cfg := scenarios()["open drained"]
+	full, err := sim.Run(cfg)
+	require.NoError(t, err)
+	cfg.SummaryOnly = true
+	sum, err := sim.Run(cfg)
+	require.NoError(t, err)
+	assert.Nil(t, sum.Requests)
+	assert.Equal(t, full.Completed, sum.Completed)
+	assert.Equal(t, full.Good, sum.Good)
+	assert.Equal(t, full.Duration, sum.Duration)
+	for _, p := range []struct {
+		name string
+		f, s *sim.Sample
+	}{{"ttft", full.TTFT(), sum.TTFT()}, {"e2e", full.E2E(), sum.E2E()}, {"queue", full.Queue(), sum.Queue()}} {
+		assert.InDelta(t, p.f.Mean(), p.s.Mean(), 1e-12, p.name)
+		for _, q := range []float64{50, 90, 99} {
+			want := p.f.Percentile(q)
+			assert.InDelta(t, want, p.s.Percentile(q), 0.02*want+1e-6, "%s p%v", p.name, q)
+		}
+	}
+}
+
+// TestSLOAccounting: attainment counts rejected requests as misses and
+// keeps them in the denominator; a one-token response passes the TPOT
+// bound; in-flight requests that already missed count as misses.
+func TestSLOAccounting(t *testing.T) {
+	res, err := sim.Run(scenarios()["rejecting"])
+	require.NoError(t, err)
+	good := 0
+	for _, r := range res.Requests {
+		if r.Status == sim.Completed && r.E2E() <= 0.3 {
+			good++
+		}
+	}
+	assert.Equal(t, good, res.Good)
+	assert.Equal(t, res.Measured, res.AttainmentDenominator)
+	assert.InDelta(t, float64(good)/float64(res.Measured), res.Attainment, 1e-12)
+	assert.InDelta(t, float64(good)/res.Duration, res.RequestGoodput, 1e-9)
+
+	one := sim.SLO{TPOT: 1e-9}
+	assert.True(t, one.Passes(&sim.Request{Status: sim.Completed, Output: 1, Sent: 0, FirstToken: 1, Done: 1}))
+	assert.False(t, one.Passes(&sim.Request{Status: sim.Completed, Output: 2, Sent: 0, FirstToken: 1, Done: 2}))
+	assert.False(t, sim.SLO{}.Passes(&sim.Request{Status: sim.Failed}))
+
+	// An overloaded horizon run leaves a backlog; those already older than
+	// the E2E bound are certain misses.
+	over := sim.Config{Workload: open(30), Server: fcfs(1, mixture), Horizon: 60, Seed: 1, SLO: sim.SLO{E2E: 0.5}}
+	res, err = sim.Run(over)
+	require.NoError(t, err)
+	require.Greater(t, res.InFlight, 100)
+	assert.Greater(t, res.AttainmentDenominator, res.Completed)
+	assert.LessOrEqual(t, res.AttainmentDenominator, res.Measured)
+}
+
+// TestInstability: an open loop at ρ ≥ 1 is reported unstable, in bounded
+// time and memory; a stable one is not.
+func TestInstability(t *testing.T) {
+	stable := sim.Config{Workload: open(14), Server: fcfs(1, mixture), Requests: 50_000, Warmup: 5_000, Seed: 1}
+	res, err := sim.Run(stable)
+	require.NoError(t, err)
+	assert.False(t, res.Stability.Unstable, "rho 0.73: %+v", res.Stability)
+
+	for _, rho := range []float64{1.05, 1.3, 3} {
+		over := stable
+		over.Workload = open(rho / mixture.Mean())
+		res, err := sim.Run(over)
+		require.NoError(t, err)
+		assert.True(t, res.Stability.Unstable, "rho %v: %+v", rho, res.Stability)
+		assert.Equal(t, "waiting queue growing", res.Stability.Reason)
+		assert.Greater(t, res.Stability.GrowthPerArrival, 0.0)
+	}
+
+	// Horizon-only at rho 5 with a cap: stops early, bounded.
+	capped := sim.Config{Workload: open(100), Server: fcfs(1, mixture), Horizon: 1e6, MaxInSystem: 2000, Seed: 1, SummaryOnly: true}
+	res, err = sim.Run(capped)
+	require.NoError(t, err)
+	assert.True(t, res.Stability.Unstable)
+	assert.True(t, res.Stability.StoppedEarly)
+	assert.Contains(t, res.Stability.Reason, "max_in_system 2000")
+	assert.Less(t, res.End, 100.0)
+	assert.LessOrEqual(t, res.Injected, 2000+res.Completed+1)
+
+	// The default cap bounds a horizon-only overload too.
+	capped.MaxInSystem = 0
+	capped.Horizon = 1e5
+	res, err = sim.Run(capped)
+	require.NoError(t, err)
+	assert.True(t, res.Stability.StoppedEarly)
+	assert.LessOrEqual(t, res.InFlight, 1_000_000)
+}
+
+func TestBadInput(t *testing.T) {
+	good := sim.Config{Workload: open(5), Server: fcfs(1, mixture), Requests: 100, Seed: 1}
+	nan := math.NaN()
+	tests := []struct {
+		name   string
+		mutate func(*sim.Config)
+		want   string
+	}{
+		{"rate zero", func(c *sim.Config) { c.Workload.Arrivals = workload.Poisson{Rate: 0} }, "poisson rate 0"},
+		{"rate NaN", func(c *sim.Config) { c.Workload.Arrivals = workload.Poisson{Rate: nan} }, "poisson rate NaN"},
+		{"rate negative", func(c *sim.Config) { c.Workload.Arrivals = workload.Gamma{Rate: -2, Burstiness: 1} }, "gamma rate -2"},
+		{"service negative", func(c *sim.Config) { c.Server = fcfs(1, dist.Deterministic{Value: -1}) }, "deterministic value -1"},
+		{"service NaN", func(c *sim.Config) { c.Server = fcfs(1, dist.Exponential{Rate: nan}) }, "exponential rate NaN"},
+		{"probabilities", func(c *sim.Config) { c.Server = fcfs(1, dist.Discrete([]float64{1, 2}, []float64{0.7, 0.2})) }, "sum to 0.8999"},
+		{"clients zero", func(c *sim.Config) { c.Workload.Arrivals = nil }, "neither arrivals"},
+		{"clients negative", func(c *sim.Config) { c.Workload.Arrivals = nil; c.Workload.Clients = -1 }, "clients -1"},
+		{"requests zero", func(c *sim.Config) { c.Requests = 0 }, "requests 0 and horizon 0"},
+		{"requests negative", func(c *sim.Config) { c.Requests = -5 }, "requests -5"},
+		{"warmup too big", func(c *sim.Config) { c.Warmup = 100 }, "warmup 100 must be < requests 100"},
+		{"warmup negative", func(c *sim.Config) { c.Warmup = -1 }, "warmup -1"},
+		{"horizon NaN", func(c *sim.Config) { c.Horizon = nan }, "horizon NaN"},
+		{"slo negative", func(c *sim.Config) { c.SLO.TTFT = -1 }, "slo ttft -1"},
+		{"percentile", func(c *sim.Config) { c.Percentiles = []float64{101} }, "percentiles[0] 101"},
+		{"no server", func(c *sim.Config) { c.Server = nil }, "server is not set"},
+		{"no lengths", func(c *sim.Config) { c.Workload.Lengths = nil }, "lengths are not set"},
+		{"servers zero", func(c *sim.Config) { c.Server = fcfs(0, mixture) }, "fcfs servers 0"},
+		{"max in system", func(c *sim.Config) { c.MaxInSystem = -1 }, "max_in_system -1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := good
+			tt.mutate(&cfg)
+			res, err := sim.Run(cfg)
+			require.Error(t, err)
+			assert.Nil(t, res)
+			assert.True(t, errors.Is(err, sim.ErrInvalidConfig), "%v", err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+	_, err := sim.Replicate(good, nil)
+	assert.ErrorContains(t, err, "no seeds")
+}
+
+// TestJSONFields: the result JSON carries vLLM's field names and types.
+func TestJSONFields(t *testing.T) {
+	cfg := scenarios()["open drained"]
+	cfg.Percentiles = []float64{50, 99, 99.9}
+	cfg.SLO = sim.SLO{TTFT: 0.2, E2E: 0.5}
+	res, err := sim.Run(cfg)
+	require.NoError(t, err)
+	b, err := json.Marshal(res)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m))
+	for _, k := range []string{"duration", "completed", "failed", "total_input_tokens", "total_output_tokens",
+		"request_throughput", "request_goodput", "output_throughput", "total_token_throughput", "max_concurrent_requests",
+		"mean_ttft_ms", "median_ttft_ms", "std_ttft_ms", "p99_ttft_ms", "p99.9_ttft_ms", "p50_tpot_ms",
+		"mean_itl_ms", "p99_e2el_ms", "mean_client_queue_time_ms", "p99_e2el_including_client_queue_ms",
+		"request_rate", "burstiness", "max_concurrency", "seed", "slo_attainment", "goodput_per_gpu", "stability"} {
+		assert.Contains(t, m, k)
+	}
+	assert.Equal(t, 10.0, m["request_rate"])
+	assert.Equal(t, 1.0, m["burstiness"])
+	assert.Nil(t, m["max_concurrency"])
+	assert.InDelta(t, res.E2E().Percentile(99)*1000, m["p99_e2el_ms"], 1e-9)
+	assert.False(t, strings.Contains(string(b), "NaN"))
+
+	closed, err := sim.Run(scenarios()["closed"])
+	require.NoError(t, err)
+	b, err = json.Marshal(closed)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &m))
+	assert.Equal(t, "inf", m["request_rate"])
+	assert.Equal(t, 5.0, m["max_concurrency"])
+}
+
+// TestNormalizedArrivals: vLLM's normalized mode puts the last arrival at
+// exactly N/λ.
+func TestNormalizedArrivals(t *testing.T) {
+	cfg := sim.Config{
+		Workload: workload.Workload{Arrivals: workload.Gamma{Rate: 4, Burstiness: 0.5, Normalize: true}, Lengths: workload.Fixed{Input: 1, Output: 1}},
+		Server:   fcfs(1, dist.Deterministic{Value: 0.01}), Requests: 1000, Seed: 2,
+	}
+	res, err := sim.Run(cfg)
+	require.NoError(t, err)
+	assert.InDelta(t, 250, res.Requests[999].Arrival, 1e-9)
+}

@@ -1,0 +1,177 @@
+package sim
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sync"
+)
+
+// A Sample collects one latency metric (seconds): running moments always,
+// and either every value (the default, so percentiles are exact) or a
+// Sketch (summary mode, so memory does not grow with the run).
+//
+// Values may carry integer weights: ITL is pooled per engine step as one
+// gap shared by n decoding requests, which is exactly n equal values.
+//
+// Percentile sorts the stored values on first use, under a lock, so
+// concurrent readers are safe; Add must not run concurrently with anything.
+type Sample struct {
+	mu      sync.Mutex
+	xs      []float64  // unit-weight values
+	ws      []weighted // weighted values (AddN with n > 1); xs fold in when sorting
+	sorted  bool
+	sketch  *Sketch
+	summary bool
+
+	n    float64 // total weight
+	mean float64
+	m2   float64 // Σ w·(x−mean)², West's weighted Welford update
+	min  float64
+	max  float64
+}
+
+type weighted struct {
+	v float64
+	w float64
+}
+
+// NewSample returns an empty exact Sample with room for n unit values.
+func NewSample(n int) *Sample { return &Sample{xs: make([]float64, 0, n)} }
+
+// NewSummarySample returns a Sample that keeps a Sketch instead of values.
+func NewSummarySample() *Sample {
+	return &Sample{summary: true, sketch: NewSketch(DefaultSketchAccuracy)}
+}
+
+// Add records one value.
+func (s *Sample) Add(v float64) { s.AddN(v, 1) }
+
+// AddN records n copies of v; n ≤ 0 is ignored.
+func (s *Sample) AddN(v float64, n int) {
+	if n <= 0 {
+		return
+	}
+	w := float64(n)
+	if s.n == 0 || v < s.min {
+		s.min = v
+	}
+	if s.n == 0 || v > s.max {
+		s.max = v
+	}
+	s.n += w
+	d := v - s.mean
+	s.mean += d * w / s.n
+	s.m2 += w * d * (v - s.mean)
+	s.sorted = false
+	switch k := len(s.ws); {
+	case s.summary:
+		s.sketch.AddN(v, w)
+	case n == 1:
+		s.xs = append(s.xs, v)
+	case k > 0 && s.ws[k-1].v == v:
+		s.ws[k-1].w += w // runs of equal gaps (steady decode steps) stay one entry
+	default:
+		s.ws = append(s.ws, weighted{v, w})
+	}
+}
+
+// Count returns the number of values (total weight).
+func (s *Sample) Count() int { return int(s.n) }
+
+// Mean returns the arithmetic mean, or 0 when empty (vLLM's convention).
+func (s *Sample) Mean() float64 { return s.mean }
+
+// Std returns the population standard deviation (numpy's np.std, ddof 0),
+// or 0 when empty.
+func (s *Sample) Std() float64 {
+	if s.n == 0 {
+		return 0
+	}
+	return math.Sqrt(math.Max(s.m2/s.n, 0))
+}
+
+// Min returns the smallest value, or 0 when empty.
+func (s *Sample) Min() float64 { return s.min }
+
+// Max returns the largest value, or 0 when empty.
+func (s *Sample) Max() float64 { return s.max }
+
+// Median returns Percentile(50).
+func (s *Sample) Median() float64 { return s.Percentile(50) }
+
+// Percentile returns the p-th percentile (0 ≤ p ≤ 100) by linear
+// interpolation between closest ranks — numpy's default ("linear") method —
+// applied to the values with each weighted value repeated. It returns 0
+// when the sample is empty. In summary mode it is the sketch's estimate,
+// within its relative accuracy.
+func (s *Sample) Percentile(p float64) float64 {
+	if s.n == 0 {
+		return 0
+	}
+	p = math.Min(math.Max(p, 0), 100)
+	if s.summary {
+		return s.sketch.Quantile(p / 100)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.sorted {
+		s.sort()
+	}
+	h := (s.n - 1) * p / 100
+	lo := math.Floor(h)
+	vlo := s.valueAtRank(lo)
+	if h == lo {
+		return vlo
+	}
+	return vlo + (h-lo)*(s.valueAtRank(lo+1)-vlo)
+}
+
+// valueAtRank returns the value at 0-based rank k of the expanded, sorted
+// sample.
+func (s *Sample) valueAtRank(k float64) float64 {
+	if len(s.ws) == 0 { // unit weights: direct index
+		return s.xs[int(k)]
+	}
+	var cum float64
+	for _, x := range s.ws {
+		cum += x.w
+		if cum > k {
+			return x.v
+		}
+	}
+	return s.ws[len(s.ws)-1].v
+}
+
+// sort orders the values; with weighted values present it folds the unit
+// values into ws first.
+func (s *Sample) sort() {
+	s.sorted = true
+	if len(s.ws) == 0 {
+		slices.Sort(s.xs)
+		return
+	}
+	for _, x := range s.xs {
+		s.ws = append(s.ws, weighted{x, 1})
+	}
+	s.xs = s.xs[:0]
+	slices.SortFunc(s.ws, func(a, b weighted) int { return cmp.Compare(a.v, b.v) })
+}
+
+// Values returns the stored values expanded by weight (sorted once a
+// percentile has been asked for); nil in summary mode.
+func (s *Sample) Values() []float64 {
+	if s.summary {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]float64, 0, int(s.n))
+	out = append(out, s.xs...)
+	for _, x := range s.ws {
+		for range int(x.w) {
+			out = append(out, x.v)
+		}
+	}
+	return out
+}

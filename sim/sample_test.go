@@ -1,0 +1,101 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The expected values are numpy.percentile(x, p) (method="linear").
+func TestPercentileMatchesNumpy(t *testing.T) {
+	tests := []struct {
+		name string
+		xs   []float64
+		p    float64
+		want float64
+	}{
+		{"median even", []float64{4, 1, 3, 2}, 50, 2.5},
+		{"p99 of 4", []float64{1, 2, 3, 4}, 99, 3.97},
+		{"p0", []float64{5, 1, 9}, 0, 1},
+		{"p100", []float64{5, 1, 9}, 100, 9},
+		{"p25 of 5", []float64{10, 20, 30, 40, 50}, 25, 20},
+		{"p90 of 10", []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 90, 9.1},
+		{"p99.9 of 3", []float64{0, 1, 2}, 99.9, 1.998},
+		{"single", []float64{7}, 95, 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s Sample
+			for _, x := range tt.xs {
+				s.Add(x)
+			}
+			assert.InDelta(t, tt.want, s.Percentile(tt.p), 1e-12)
+		})
+	}
+}
+
+// TestWeightedPercentile: AddN(v, n) is exactly n copies of v.
+func TestWeightedPercentile(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	var w, u Sample
+	for range 2000 {
+		v := math.Round(r.Float64()*100) / 100 // ties
+		n := 1 + r.IntN(5)
+		w.AddN(v, n)
+		for range n {
+			u.Add(v)
+		}
+	}
+	require.Equal(t, u.Count(), w.Count())
+	assert.InDelta(t, u.Mean(), w.Mean(), 1e-12)
+	assert.InDelta(t, u.Std(), w.Std(), 1e-12)
+	for _, p := range []float64{0, 1, 10, 33.3, 50, 90, 99, 99.9, 100} {
+		assert.Equal(t, u.Percentile(p), w.Percentile(p), "p%v", p)
+	}
+	vals := w.Values()
+	assert.True(t, slices.IsSorted(vals))
+	assert.Len(t, vals, w.Count())
+}
+
+func TestSampleMoments(t *testing.T) {
+	var s Sample
+	for _, x := range []float64{2, 4, 4, 4, 5, 5, 7, 9} {
+		s.Add(x)
+	}
+	assert.Equal(t, 5.0, s.Mean())
+	assert.Equal(t, 2.0, s.Std()) // population std, as np.std
+	assert.Equal(t, 2.0, s.Min())
+	assert.Equal(t, 9.0, s.Max())
+	var empty Sample
+	assert.Zero(t, empty.Percentile(99))
+	assert.Zero(t, empty.Mean())
+	assert.Zero(t, empty.Std())
+}
+
+// TestSketchAccuracy: every sketch quantile is within the relative accuracy
+// of the exact value at the same rank (lognormal data over 6 decades).
+func TestSketchAccuracy(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	s := NewSummarySample()
+	var exact Sample
+	for range 100_000 {
+		v := math.Exp(r.NormFloat64()*3 - 4)
+		s.Add(v)
+		exact.Add(v)
+	}
+	for _, p := range []float64{0, 1, 5, 25, 50, 75, 90, 95, 99, 99.9, 100} {
+		// The sketch returns a value of the sample's rank ⌊h⌋ or ⌈h⌉ bucket;
+		// compare against the bracket of exact neighbours.
+		got := s.Percentile(p)
+		lo := exact.Percentile(math.Max(p-0.01, 0))
+		hi := exact.Percentile(math.Min(p+0.01, 100))
+		assert.GreaterOrEqual(t, got, lo*(1-DefaultSketchAccuracy)*(1-1e-12), "p%v", p)
+		assert.LessOrEqual(t, got, hi*(1+DefaultSketchAccuracy)*(1+1e-12), "p%v", p)
+	}
+	assert.Equal(t, exact.Mean(), s.Mean())
+	assert.Nil(t, s.Values())
+}

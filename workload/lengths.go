@@ -1,0 +1,228 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mathext"
+)
+
+// Lengths draws the joint (input L, output O) token counts of requests.
+// Implementations are stateless values, safe for concurrent use.
+type Lengths interface {
+	// Sample returns the lengths of request i (0-based, in arrival order),
+	// drawing from r. Input ≥ 0 and output ≥ 1.
+	Sample(r *rand.Rand, i int) (input, output int)
+	// Mean returns E[L] and E[O].
+	Mean() (input, output float64)
+	// Validate reports whether the parameters describe a distribution.
+	Validate() error
+}
+
+// Fixed gives every request Input prompt and Output response tokens.
+type Fixed struct {
+	Input  int `json:"input" yaml:"input"`
+	Output int `json:"output" yaml:"output"`
+}
+
+// Sample returns (Input, Output); it consumes no random numbers.
+func (f Fixed) Sample(*rand.Rand, int) (int, int) { return f.Input, f.Output }
+
+// Mean returns (Input, Output).
+func (f Fixed) Mean() (float64, float64) { return float64(f.Input), float64(f.Output) }
+
+// Validate requires Input ≥ 0 and Output ≥ 1.
+func (f Fixed) Validate() error { return checkPair("fixed", f.Input, f.Output) }
+
+func checkPair(kind string, in, out int) error {
+	if in < 0 {
+		return fmt.Errorf("%w: %s input %d must be >= 0", ErrInvalid, kind, in)
+	}
+	if out < 1 {
+		return fmt.Errorf("%w: %s output %d must be >= 1", ErrInvalid, kind, out)
+	}
+	return nil
+}
+
+// Random is vLLM's `random` dataset: input and output lengths independent
+// and uniform over the integers [⌊n(1−r)⌋, ⌈n(1+r)⌉] for n = InputLen,
+// OutputLen and r = RangeRatio, the output's low end raised to 1. Each
+// draw takes one uniform for L, then one for O.
+type Random struct {
+	InputLen   int     `json:"input_len" yaml:"input_len"`
+	OutputLen  int     `json:"output_len" yaml:"output_len"`
+	RangeRatio float64 `json:"range_ratio" yaml:"range_ratio"`
+}
+
+func (r Random) bounds() (inLo, inHi, outLo, outHi int) {
+	inLo = int(math.Floor(float64(r.InputLen) * (1 - r.RangeRatio)))
+	inHi = int(math.Ceil(float64(r.InputLen) * (1 + r.RangeRatio)))
+	outLo = max(int(math.Floor(float64(r.OutputLen)*(1-r.RangeRatio))), 1)
+	outHi = max(int(math.Ceil(float64(r.OutputLen)*(1+r.RangeRatio))), outLo)
+	return
+}
+
+// Sample draws one request's lengths.
+func (r Random) Sample(rng *rand.Rand, _ int) (int, int) {
+	inLo, inHi, outLo, outHi := r.bounds()
+	return inLo + rng.IntN(inHi-inLo+1), outLo + rng.IntN(outHi-outLo+1)
+}
+
+// Mean returns the midpoints of the two ranges.
+func (r Random) Mean() (float64, float64) {
+	inLo, inHi, outLo, outHi := r.bounds()
+	return float64(inLo+inHi) / 2, float64(outLo+outHi) / 2
+}
+
+// Validate requires InputLen ≥ 0, OutputLen ≥ 1 and 0 ≤ RangeRatio < 1.
+func (r Random) Validate() error {
+	if err := checkPair("random", r.InputLen, r.OutputLen); err != nil {
+		return err
+	}
+	if !(r.RangeRatio >= 0 && r.RangeRatio < 1) {
+		return fmt.Errorf("%w: random range_ratio %v must be in [0, 1)", ErrInvalid, r.RangeRatio)
+	}
+	return nil
+}
+
+// LogNormal draws (L, O) from a bivariate log-normal: ln L and ln O are
+// normal with medians InputMedian and OutputMedian, log-scale deviations
+// InputSigma and OutputSigma, and correlation Correlation. Values are
+// rounded to integers and clamped to [1, InputMax] and [1, OutputMax]
+// (a zero maximum means no cap). Each draw takes two uniforms.
+type LogNormal struct {
+	InputMedian  float64 `json:"input_median" yaml:"input_median"`
+	InputSigma   float64 `json:"input_sigma" yaml:"input_sigma"`
+	OutputMedian float64 `json:"output_median" yaml:"output_median"`
+	OutputSigma  float64 `json:"output_sigma" yaml:"output_sigma"`
+	Correlation  float64 `json:"correlation" yaml:"correlation"`
+	InputMax     int     `json:"input_max,omitempty" yaml:"input_max,omitempty"`
+	OutputMax    int     `json:"output_max,omitempty" yaml:"output_max,omitempty"`
+}
+
+// Sample draws one request's lengths.
+func (l LogNormal) Sample(r *rand.Rand, _ int) (int, int) {
+	z1 := mathext.NormalQuantile(openUnit(r))
+	z2 := mathext.NormalQuantile(openUnit(r))
+	zo := l.Correlation*z1 + math.Sqrt(1-l.Correlation*l.Correlation)*z2
+	in := clampRound(l.InputMedian*math.Exp(l.InputSigma*z1), l.InputMax)
+	out := clampRound(l.OutputMedian*math.Exp(l.OutputSigma*zo), l.OutputMax)
+	return in, out
+}
+
+func clampRound(x float64, hi int) int {
+	if hi > 0 && x > float64(hi) {
+		return hi
+	}
+	return max(int(math.Round(x)), 1)
+}
+
+func openUnit(r *rand.Rand) float64 {
+	for {
+		if u := r.Float64(); u > 0 {
+			return u
+		}
+	}
+}
+
+// Mean returns the means before rounding and clamping:
+// median·exp(σ²/2).
+func (l LogNormal) Mean() (float64, float64) {
+	return l.InputMedian * math.Exp(l.InputSigma*l.InputSigma/2),
+		l.OutputMedian * math.Exp(l.OutputSigma*l.OutputSigma/2)
+}
+
+// Validate requires positive finite medians, finite sigmas ≥ 0, a
+// correlation in [−1, 1] and caps ≥ 0.
+func (l LogNormal) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"input_median", l.InputMedian}, {"output_median", l.OutputMedian}} {
+		if !(f.v > 0) || math.IsInf(f.v, 1) {
+			return fmt.Errorf("%w: lognormal %s %v must be a finite number > 0", ErrInvalid, f.name, f.v)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"input_sigma", l.InputSigma}, {"output_sigma", l.OutputSigma}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 1) {
+			return fmt.Errorf("%w: lognormal %s %v must be a finite number >= 0", ErrInvalid, f.name, f.v)
+		}
+	}
+	if !(l.Correlation >= -1 && l.Correlation <= 1) {
+		return fmt.Errorf("%w: lognormal correlation %v must be in [-1, 1]", ErrInvalid, l.Correlation)
+	}
+	if l.InputMax < 0 || l.OutputMax < 0 {
+		return fmt.Errorf("%w: lognormal caps input_max %d, output_max %d must be >= 0", ErrInvalid, l.InputMax, l.OutputMax)
+	}
+	return nil
+}
+
+// A Pair is one request's (input, output) token counts.
+type Pair struct {
+	Input  int `json:"input" yaml:"input"`
+	Output int `json:"output" yaml:"output"`
+}
+
+// Empirical resamples whole rows of Pairs uniformly with replacement, so the
+// joint distribution of (L, O) — their correlation included — is kept.
+// Each draw takes one uniform.
+type Empirical struct {
+	Pairs []Pair `json:"pairs" yaml:"pairs"`
+}
+
+// Sample draws one row.
+func (e Empirical) Sample(r *rand.Rand, _ int) (int, int) {
+	p := e.Pairs[r.IntN(len(e.Pairs))]
+	return p.Input, p.Output
+}
+
+// Mean returns the row means.
+func (e Empirical) Mean() (float64, float64) { return meanPairs(e.Pairs) }
+
+// Validate requires at least one row, each with input ≥ 0 and output ≥ 1.
+func (e Empirical) Validate() error { return checkPairs("empirical", e.Pairs) }
+
+// Sequence gives request i the row Pairs[i mod len(Pairs)]: a trace's
+// lengths in the trace's order, for exact replay beside Replay arrivals.
+// It consumes no random numbers.
+type Sequence struct {
+	Pairs []Pair `json:"pairs" yaml:"pairs"`
+}
+
+// Sample returns row i (cyclically).
+func (s Sequence) Sample(_ *rand.Rand, i int) (int, int) {
+	p := s.Pairs[i%len(s.Pairs)]
+	return p.Input, p.Output
+}
+
+// Mean returns the row means.
+func (s Sequence) Mean() (float64, float64) { return meanPairs(s.Pairs) }
+
+// Validate requires at least one row, each with input ≥ 0 and output ≥ 1.
+func (s Sequence) Validate() error { return checkPairs("sequence", s.Pairs) }
+
+func meanPairs(ps []Pair) (float64, float64) {
+	var in, out float64
+	for _, p := range ps {
+		in += float64(p.Input)
+		out += float64(p.Output)
+	}
+	n := float64(len(ps))
+	return in / n, out / n
+}
+
+func checkPairs(kind string, ps []Pair) error {
+	if len(ps) == 0 {
+		return fmt.Errorf("%w: %s pairs must not be empty", ErrInvalid, kind)
+	}
+	for i, p := range ps {
+		if err := checkPair(fmt.Sprintf("%s pairs[%d]", kind, i), p.Input, p.Output); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/servesim/servesim/dist"
+)
+
+// ErrInvalid is wrapped by every validation error of this package.
+var ErrInvalid = errors.New("invalid workload")
+
+// Workload is a request stream: open loop when Arrivals is set, closed loop
+// when Clients > 0. Exactly one of the two must be chosen.
+type Workload struct {
+	// Arrivals is the open-loop arrival process.
+	Arrivals Process
+	// MaxConcurrency caps the requests in flight of an open loop (vLLM's
+	// --max-concurrency); excess requests wait in the client, FIFO, and
+	// that wait is reported as client queue time. 0 means no cap.
+	MaxConcurrency int
+	// Clients is the number of closed-loop clients (fixed concurrency C).
+	Clients int
+	// Think is the closed-loop think time between a completion and the
+	// client's next request, seconds; nil means none.
+	Think dist.Dist
+	// Lengths draws each request's (input, output) token counts.
+	Lengths Lengths
+}
+
+// Closed reports whether w is a closed loop.
+func (w Workload) Closed() bool { return w.Clients > 0 }
+
+// Validate checks that exactly one loop kind is chosen and that its parts
+// are valid.
+func (w Workload) Validate() error {
+	switch {
+	case w.Arrivals == nil && w.Clients <= 0:
+		if w.Clients < 0 {
+			return fmt.Errorf("%w: clients %d must be > 0", ErrInvalid, w.Clients)
+		}
+		return fmt.Errorf("%w: neither arrivals (open loop) nor clients (closed loop) is set", ErrInvalid)
+	case w.Arrivals != nil && w.Clients != 0:
+		return fmt.Errorf("%w: both arrivals and clients %d are set; choose open or closed loop", ErrInvalid, w.Clients)
+	}
+	if w.MaxConcurrency < 0 {
+		return fmt.Errorf("%w: max_concurrency %d must be >= 0", ErrInvalid, w.MaxConcurrency)
+	}
+	if w.Arrivals != nil {
+		if err := w.Arrivals.Validate(); err != nil {
+			return err
+		}
+	}
+	if w.Clients > 0 && w.MaxConcurrency != 0 {
+		return fmt.Errorf("%w: max_concurrency %d applies to open loops; a closed loop's concurrency is clients %d", ErrInvalid, w.MaxConcurrency, w.Clients)
+	}
+	if w.Think != nil {
+		if w.Clients == 0 {
+			return fmt.Errorf("%w: think time applies to closed loops only", ErrInvalid)
+		}
+		if err := w.Think.Validate(); err != nil {
+			return fmt.Errorf("%w: think: %w", ErrInvalid, err)
+		}
+	}
+	if w.Lengths == nil {
+		return fmt.Errorf("%w: lengths are not set", ErrInvalid)
+	}
+	return w.Lengths.Validate()
+}
+
+// rate checks that r is a rate in requests per second: > 0, not NaN; +Inf
+// is allowed where inf is (all requests at time 0).
+func rate(kind, field string, r float64, infOK bool) error {
+	if !(r > 0) || (!infOK && math.IsInf(r, 1)) {
+		return fmt.Errorf("%w: %s %s %v must be a finite number > 0", ErrInvalid, kind, field, r)
+	}
+	return nil
+}
