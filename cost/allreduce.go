@@ -1,0 +1,141 @@
+package cost
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// AllReduce gives the time of one all-reduce of a payload of bytes bytes
+// (the logical message size S, not the bus traffic) across ranks ranks, in
+// seconds. It must return 0 for ranks ≤ 1, must not allocate, and must be
+// safe for concurrent use: Deployment.Step calls it on every step.
+//
+// AlphaBeta and AlphaBetaTable implement it with the α–β model;
+// *AllReduceTable implements it by interpolating NCCL measurements.
+type AllReduce interface {
+	Time(bytes float64, ranks int) float64
+}
+
+// BusBytes returns 2(p−1)/p·S, the bytes each rank sends (and receives) in a
+// ring all-reduce of S bytes over p ranks: the nccl-tests bus-bandwidth
+// correction. It is 0 for p ≤ 1.
+func BusBytes(payload float64, p int) float64 {
+	if p <= 1 {
+		return 0
+	}
+	return 2 * float64(p-1) / float64(p) * payload
+}
+
+// AlphaBeta is the α–β cost of an all-reduce: τ(S, p) = α + 2(p−1)S/(p·B).
+type AlphaBeta struct {
+	// Ranks is the rank count these parameters describe; 0 means any rank
+	// count (used by AlphaBetaTable for lookup only).
+	Ranks int `json:"ranks" yaml:"ranks"`
+	// Alpha is the fixed latency α_p of one call, in seconds.
+	Alpha float64 `json:"alpha_s" yaml:"alpha_s"`
+	// BusBandwidth is the effective bus bandwidth B_p in bytes per second,
+	// as nccl-tests reports busbw.
+	BusBandwidth float64 `json:"bus_bandwidth_bytes_per_s" yaml:"bus_bandwidth_bytes_per_s"`
+}
+
+// Time returns α + 2(p−1)S/(p·B) seconds for a payload of bytes bytes over
+// ranks ranks (the ranks argument, not a.Ranks, sets the 2(p−1)/p factor),
+// or 0 when ranks ≤ 1.
+func (a AlphaBeta) Time(bytes float64, ranks int) float64 {
+	if ranks <= 1 {
+		return 0
+	}
+	return a.Alpha + BusBytes(bytes, ranks)/a.BusBandwidth
+}
+
+// Validate checks that α ≥ 0, B > 0 (both finite) and Ranks ≥ 0.
+func (a AlphaBeta) Validate() error { return problems("", a.problems()) }
+
+func (a AlphaBeta) problems() []string {
+	var out []string
+	if a.Ranks < 0 {
+		out = append(out, fmt.Sprintf("all_reduce ranks %d must be ≥ 0 (0 = any)", a.Ranks))
+	}
+	if !nonNegativeFinite(a.Alpha) {
+		out = append(out, fmt.Sprintf("all_reduce (ranks %d) alpha_s %v must be a finite number ≥ 0", a.Ranks, a.Alpha))
+	}
+	if !positiveFinite(a.BusBandwidth) {
+		out = append(out, fmt.Sprintf("all_reduce (ranks %d) bus_bandwidth_bytes_per_s %v must be a finite number > 0", a.Ranks, a.BusBandwidth))
+	}
+	return out
+}
+
+// AlphaBetaTable holds α–β parameters for several rank counts, as measured
+// on one system. It implements AllReduce.
+type AlphaBetaTable []AlphaBeta
+
+// Params returns the parameters used for p ranks: the entry whose Ranks is
+// p; else an entry with Ranks 0 (any); else the entry with the nearest rank
+// count (the larger on a tie). ok is false only for an empty table.
+func (t AlphaBetaTable) Params(p int) (ab AlphaBeta, ok bool) {
+	best, bestDist := -1, math.MaxInt
+	for i, e := range t {
+		if e.Ranks == p {
+			return e, true
+		}
+		if e.Ranks == 0 {
+			best, bestDist = i, -1
+			continue
+		}
+		if bestDist < 0 {
+			continue
+		}
+		d := e.Ranks - p
+		if d < 0 {
+			d = -d
+		}
+		if d < bestDist || (d == bestDist && e.Ranks > t[best].Ranks) {
+			best, bestDist = i, d
+		}
+	}
+	if best < 0 {
+		return AlphaBeta{}, false
+	}
+	return t[best], true
+}
+
+// Time returns the α–β time of one all-reduce with the parameters Params
+// selects for ranks, in seconds; 0 for ranks ≤ 1; +Inf when the table is
+// empty and ranks > 1.
+func (t AlphaBetaTable) Time(bytes float64, ranks int) float64 {
+	if ranks <= 1 {
+		return 0
+	}
+	ab, ok := t.Params(ranks)
+	if !ok {
+		return math.Inf(1)
+	}
+	return ab.Time(bytes, ranks)
+}
+
+// Validate checks every entry and that no rank count appears twice.
+func (t AlphaBetaTable) Validate() error { return problems("", t.problems()) }
+
+func (t AlphaBetaTable) problems() []string {
+	var out []string
+	seen := make(map[int]bool, len(t))
+	for _, e := range t {
+		out = append(out, e.problems()...)
+		if seen[e.Ranks] {
+			out = append(out, fmt.Sprintf("all_reduce ranks %d listed twice", e.Ranks))
+		}
+		seen[e.Ranks] = true
+	}
+	return out
+}
+
+// problems turns messages into one error joining one ErrInvalidSpec-wrapping
+// error per message, each prefixed by prefix; nil when there are none.
+func problems(prefix string, msgs []string) error {
+	errs := make([]error, len(msgs))
+	for i, m := range msgs {
+		errs[i] = fmt.Errorf("%w: %s%s", ErrInvalidSpec, prefix, m)
+	}
+	return errors.Join(errs...)
+}

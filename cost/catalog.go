@@ -1,0 +1,170 @@
+package cost
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// GiB is 2^30 bytes. Catalog memory capacities quote the datasheet's "N GB"
+// as N GiB: HBM and GDDR capacities are binary (an A100 80GB reports
+// 81920 MiB), so this is the closer reading.
+const GiB = 1 << 30
+
+// Catalog model entries. Shapes are the public Hugging Face config.json of
+// each model (hidden_size, intermediate_size, num_hidden_layers,
+// num_attention_heads, num_key_value_heads, head_dim, vocab_size,
+// tie_word_embeddings), in BF16 weights, KV cache and activations.
+var models = map[string]ModelSpec{
+	// https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json
+	// Published size: 8.03B parameters.
+	"llama-3.1-8b": bf16Model(ModelSpec{Name: "llama-3.1-8b", Hidden: 4096, Intermediate: 14336, Layers: 32,
+		Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 128256}),
+	// https://huggingface.co/meta-llama/Llama-3.1-70B/blob/main/config.json
+	// Published size: 70.6B parameters.
+	"llama-3.1-70b": bf16Model(ModelSpec{Name: "llama-3.1-70b", Hidden: 8192, Intermediate: 28672, Layers: 80,
+		Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 128256}),
+	// https://huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json
+	// Published size: 405.9B parameters ("406B").
+	"llama-3.1-405b": bf16Model(ModelSpec{Name: "llama-3.1-405b", Hidden: 16384, Intermediate: 53248, Layers: 126,
+		Heads: 128, KVHeads: 8, HeadDim: 128, Vocab: 128256}),
+	// https://huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json
+	// Model card: 7.61B parameters, 6.53B non-embedding. Q/K/V carry biases.
+	"qwen2.5-7b": bf16Model(ModelSpec{Name: "qwen2.5-7b", Hidden: 3584, Intermediate: 18944, Layers: 28,
+		Heads: 28, KVHeads: 4, HeadDim: 128, Vocab: 152064, QKVBias: true}),
+	// https://huggingface.co/Qwen/Qwen2.5-72B/blob/main/config.json
+	// Model card: 72.7B parameters. Q/K/V carry biases.
+	"qwen2.5-72b": bf16Model(ModelSpec{Name: "qwen2.5-72b", Hidden: 8192, Intermediate: 29568, Layers: 80,
+		Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 152064, QKVBias: true}),
+	// https://huggingface.co/mistralai/Mistral-7B-v0.3/blob/main/config.json
+	// Published size: 7.25B parameters (vocabulary 32768).
+	"mistral-7b": bf16Model(ModelSpec{Name: "mistral-7b", Hidden: 4096, Intermediate: 14336, Layers: 32,
+		Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 32768}),
+}
+
+func bf16Model(m ModelSpec) ModelSpec {
+	m.WeightBytes, m.KVBytes, m.ActBytes = 2, 2, 2
+	return m
+}
+
+// Fitted α–β all-reduce parameters, single node, all sizes 2 KiB–64 MiB,
+// relative-error least squares on the median times (FitAlphaBeta with no
+// size limits). Source: microsoft/vidur data/profiling/network/{h100_dgx,
+// a100_dgx}/all_reduce.csv (MIT), kept in ../shared/data; the tests refit
+// them from those files.
+var (
+	h100DGXAllReduce = AlphaBetaTable{
+		{Ranks: 2, Alpha: 16.62e-6, BusBandwidth: 282.1e9},
+		{Ranks: 4, Alpha: 30.61e-6, BusBandwidth: 379.5e9},
+		{Ranks: 8, Alpha: 28.58e-6, BusBandwidth: 338.9e9},
+	}
+	a100DGXAllReduce = AlphaBetaTable{
+		{Ranks: 2, Alpha: 35.84e-6, BusBandwidth: 158.4e9},
+		{Ranks: 4, Alpha: 28.74e-6, BusBandwidth: 153.9e9},
+		{Ranks: 8, Alpha: 38.98e-6, BusBandwidth: 152.0e9},
+	}
+)
+
+// Catalog GPU entries: dense (not sparse) tensor peaks from the vendor
+// datasheets, which usually print the 2:4-sparse figure first.
+var gpus = map[string]GPUSpec{
+	// NVIDIA A100 Tensor Core GPU datasheet, SXM4 80GB: HBM2e 2,039 GB/s,
+	// BF16/FP16 312 TFLOPS, INT8 624 TOPS, FP32 19.5 TFLOPS, no FP8;
+	// NVLink 3 600 GB/s. All-reduce fitted from the DGX A100 NCCL profile.
+	"a100-80gb": {Name: "a100-80gb", MemoryBytes: 80 * GiB, BandwidthBytesPerS: 2039e9,
+		PeakFLOPS:    PeakFLOPS{FP32: 19.5e12, BF16: 312e12, FP16: 312e12, INT8: 624e12},
+		Interconnect: "NVLink 3 + NVSwitch, 600 GB/s per GPU", AllReduce: a100DGXAllReduce},
+	// NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: 80GB HBM3 3.35 TB/s,
+	// BF16/FP16 989 TFLOPS, FP8/INT8 1,979 T(FL)OPS dense, FP32 67 TFLOPS;
+	// NVLink 4 900 GB/s. All-reduce fitted from the DGX H100 NCCL profile.
+	"h100-sxm": {Name: "h100-sxm", MemoryBytes: 80 * GiB, BandwidthBytesPerS: 3.35e12,
+		PeakFLOPS:    PeakFLOPS{FP32: 67e12, BF16: 989.4e12, FP16: 989.4e12, FP8: 1978.9e12, INT8: 1978.9e12},
+		Interconnect: "NVLink 4 + NVSwitch, 900 GB/s per GPU", AllReduce: h100DGXAllReduce},
+	// NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: 141GB HBM3e 4.8 TB/s,
+	// same tensor peaks and NVLink 4 as H100 SXM. All-reduce: estimate, the
+	// DGX H100 fit (same NVLink generation and NVSwitch).
+	"h200": {Name: "h200", MemoryBytes: 141 * GiB, BandwidthBytesPerS: 4.8e12,
+		PeakFLOPS:    PeakFLOPS{FP32: 67e12, BF16: 989.4e12, FP16: 989.4e12, FP8: 1978.9e12, INT8: 1978.9e12},
+		Interconnect: "NVLink 4 + NVSwitch, 900 GB/s per GPU", AllReduce: h100DGXAllReduce},
+	// NVIDIA DGX B200 / HGX B200 datasheets: 1,440 GB HBM3e and 64 TB/s for
+	// 8 GPUs (180 GB, 8 TB/s each); 36 PFLOPS BF16, 72 PFLOPS FP8 for 8 GPUs
+	// with sparsity (2.25 / 4.5 PFLOPS dense each); FP32 75 TFLOPS each;
+	// NVLink 5 1.8 TB/s per GPU. All-reduce: estimate, the DGX H100 α and
+	// twice its bus bandwidth (NVLink 5 doubles per-GPU link bandwidth).
+	"b200": {Name: "b200", MemoryBytes: 180 * GiB, BandwidthBytesPerS: 8e12,
+		PeakFLOPS:    PeakFLOPS{FP32: 75e12, BF16: 2.25e15, FP16: 2.25e15, FP8: 4.5e15, INT8: 4.5e15},
+		Interconnect: "NVLink 5 + NVSwitch, 1.8 TB/s per GPU", AllReduce: scaleBusBandwidth(h100DGXAllReduce, 2)},
+	// NVIDIA L40S datasheet: 48GB GDDR6 864 GB/s, BF16/FP16 362 TFLOPS,
+	// FP8/INT8 733 T(FL)OPS dense, FP32 91.6 TFLOPS; PCIe Gen4 x16, no NVLink.
+	// All-reduce: estimate for PCIe Gen4 rings (α 25 µs, 20 GB/s bus).
+	"l40s": {Name: "l40s", MemoryBytes: 48 * GiB, BandwidthBytesPerS: 864e9,
+		PeakFLOPS:    PeakFLOPS{FP32: 91.6e12, BF16: 362.05e12, FP16: 362.05e12, FP8: 733e12, INT8: 733e12},
+		Interconnect: "PCIe Gen4 x16", AllReduce: AlphaBetaTable{{Alpha: 25e-6, BusBandwidth: 20e9}}},
+	// NVIDIA Ada Lovelace architecture whitepaper, GeForce RTX 4090: 24GB
+	// GDDR6X 1,008 GB/s, FP16/BF16 tensor with FP32 accumulate 165.2 TFLOPS,
+	// FP8 330.3 TFLOPS, INT8 660.6 TOPS dense, FP32 82.6 TFLOPS; PCIe Gen4
+	// x16 without peer-to-peer. All-reduce: estimate for host-staged PCIe
+	// traffic (α 30 µs, 12 GB/s bus).
+	"rtx4090": {Name: "rtx4090", MemoryBytes: 24 * GiB, BandwidthBytesPerS: 1008e9,
+		PeakFLOPS:    PeakFLOPS{FP32: 82.6e12, BF16: 165.2e12, FP16: 165.2e12, FP8: 330.3e12, INT8: 660.6e12},
+		Interconnect: "PCIe Gen4 x16, no P2P", AllReduce: AlphaBetaTable{{Alpha: 30e-6, BusBandwidth: 12e9}}},
+	// AMD Instinct MI300X datasheet: 192 GB HBM3 5.3 TB/s, BF16/FP16
+	// 1,307.4 TFLOPS, FP8/INT8 2,614.9 T(FL)OPS dense, FP32 vector 81.7
+	// TFLOPS; Infinity Fabric, 7 links of 128 GB/s (64 GB/s each way) per GPU.
+	// All-reduce: estimate, about 70% of the links a ring of p GPUs can drive
+	// (p−1 links at 64 GB/s), α 25 µs for RCCL.
+	"mi300x": {Name: "mi300x", MemoryBytes: 192 * GiB, BandwidthBytesPerS: 5.3e12,
+		PeakFLOPS:    PeakFLOPS{FP32: 81.7e12, BF16: 1307.4e12, FP16: 1307.4e12, FP8: 2614.9e12, INT8: 2614.9e12},
+		Interconnect: "Infinity Fabric, 896 GB/s per GPU",
+		AllReduce: AlphaBetaTable{
+			{Ranks: 2, Alpha: 25e-6, BusBandwidth: 45e9},
+			{Ranks: 4, Alpha: 25e-6, BusBandwidth: 135e9},
+			{Ranks: 8, Alpha: 25e-6, BusBandwidth: 310e9},
+		}},
+}
+
+func scaleBusBandwidth(t AlphaBetaTable, k float64) AlphaBetaTable {
+	out := slices.Clone(t)
+	for i := range out {
+		out[i].BusBandwidth *= k
+	}
+	return out
+}
+
+// Model returns the catalog entry called name (see ModelNames). The error
+// wraps ErrUnknownName and lists the known names.
+func Model(name string) (ModelSpec, error) {
+	m, ok := models[name]
+	if !ok {
+		return ModelSpec{}, fmt.Errorf("%w: model %q (known: %s)", ErrUnknownName, name, strings.Join(ModelNames(), ", "))
+	}
+	return m, nil
+}
+
+// GPU returns the catalog entry called name (see GPUNames), with its own
+// copy of the all-reduce table. The error wraps ErrUnknownName and lists the
+// known names.
+func GPU(name string) (GPUSpec, error) {
+	g, ok := gpus[name]
+	if !ok {
+		return GPUSpec{}, fmt.Errorf("%w: gpu %q (known: %s)", ErrUnknownName, name, strings.Join(GPUNames(), ", "))
+	}
+	g.AllReduce = slices.Clone(g.AllReduce)
+	return g, nil
+}
+
+// ModelNames returns the catalog's model names, sorted.
+func ModelNames() []string { return sortedKeys(models) }
+
+// GPUNames returns the catalog's GPU names, sorted.
+func GPUNames() []string { return sortedKeys(gpus) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,171 @@
+package cost
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCatalogNames(t *testing.T) {
+	assert.Equal(t, []string{"llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b", "mistral-7b", "qwen2.5-72b", "qwen2.5-7b"}, ModelNames())
+	assert.Equal(t, []string{"a100-80gb", "b200", "h100-sxm", "h200", "l40s", "mi300x", "rtx4090"}, GPUNames())
+}
+
+func TestCatalogEntriesValidate(t *testing.T) {
+	for _, name := range ModelNames() {
+		t.Run(name, func(t *testing.T) {
+			m := mustModel(t, name)
+			require.NoError(t, m.Validate())
+			assert.Equal(t, name, m.Name)
+		})
+	}
+	for _, name := range GPUNames() {
+		t.Run(name, func(t *testing.T) {
+			g := mustGPU(t, name)
+			require.NoError(t, g.Validate())
+			assert.Equal(t, name, g.Name)
+			assert.Positive(t, g.PeakFLOPS.BF16)
+			assert.NotEmpty(t, g.AllReduce)
+		})
+	}
+}
+
+func TestCatalogUnknownNameListsKnown(t *testing.T) {
+	_, err := Model("gpt-5")
+	require.ErrorIs(t, err, ErrUnknownName)
+	assert.Contains(t, err.Error(), `"gpt-5"`)
+	assert.Contains(t, err.Error(), "llama-3.1-405b, llama-3.1-70b, llama-3.1-8b")
+	_, err = GPU("tpu")
+	require.ErrorIs(t, err, ErrUnknownName)
+	assert.Contains(t, err.Error(), "a100-80gb, b200, h100-sxm")
+}
+
+// TestCatalogGPUIsACopy: editing a returned spec must not change the catalog.
+func TestCatalogGPUIsACopy(t *testing.T) {
+	g := mustGPU(t, "h100-sxm")
+	g.AllReduce[0].Alpha = 1
+	assert.NotEqual(t, 1.0, mustGPU(t, "h100-sxm").AllReduce[0].Alpha)
+	assert.NotEqual(t, 1.0, mustGPU(t, "h200").AllReduce[0].Alpha)
+}
+
+func TestPeakFLOPSForBytes(t *testing.T) {
+	a100 := mustGPU(t, "a100-80gb").PeakFLOPS
+	h100 := mustGPU(t, "h100-sxm").PeakFLOPS
+	tests := []struct {
+		name  string
+		peak  PeakFLOPS
+		bytes float64
+		want  float64
+	}{
+		{"h100 bf16", h100, 2, 989.4e12},
+		{"h100 fp8", h100, 1, 1978.9e12},
+		{"h100 fp32", h100, 4, 67e12},
+		{"a100 one-byte falls back to int8", a100, 1, 624e12},
+		{"fp16 only", PeakFLOPS{FP16: 5}, 2, 5},
+		{"nothing for fp8", PeakFLOPS{BF16: 5}, 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.peak.ForBytes(tt.bytes))
+		})
+	}
+}
+
+func TestGPUValidateNamesField(t *testing.T) {
+	good := mustGPU(t, "h100-sxm")
+	tests := []struct {
+		name string
+		edit func(*GPUSpec)
+		msg  string
+	}{
+		{"zero memory", func(g *GPUSpec) { g.MemoryBytes = 0 }, "memory_bytes 0"},
+		{"negative bandwidth", func(g *GPUSpec) { g.BandwidthBytesPerS = -1 }, "bandwidth_bytes_per_s -1"},
+		{"no peak", func(g *GPUSpec) { g.PeakFLOPS = PeakFLOPS{} }, "at least one data type"},
+		{"negative fp8", func(g *GPUSpec) { g.PeakFLOPS.FP8 = -1 }, "peak_flops.fp8 -1"},
+		{"negative alpha", func(g *GPUSpec) { g.AllReduce[0].Alpha = -1e-6 }, "alpha_s -1e-06"},
+		{"zero bus bandwidth", func(g *GPUSpec) { g.AllReduce[1].BusBandwidth = 0 }, "(ranks 4) bus_bandwidth_bytes_per_s 0"},
+		{"duplicate ranks", func(g *GPUSpec) { g.AllReduce[1].Ranks = 2 }, "ranks 2 listed twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := good
+			g.AllReduce = slices.Clone(good.AllReduce)
+			tt.edit(&g)
+			err := g.Validate()
+			require.ErrorIs(t, err, ErrInvalidSpec)
+			assert.Contains(t, err.Error(), tt.msg)
+			assert.Contains(t, err.Error(), `gpu "h100-sxm"`)
+		})
+	}
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+	return path
+}
+
+func TestLoadModelJSONAndYAML(t *testing.T) {
+	want := mustModel(t, "qwen2.5-7b")
+	tests := []struct{ file, content string }{
+		{"m.json", `{"name":"qwen2.5-7b","hidden":3584,"intermediate":18944,"layers":28,"heads":28,"kv_heads":4,
+			"head_dim":128,"vocab":152064,"tied_embeddings":false,"qkv_bias":true,"weight_bytes":2,"kv_bytes":2,"act_bytes":2}`},
+		{"m.yaml", "name: qwen2.5-7b\nhidden: 3584\nintermediate: 18944\nlayers: 28\nheads: 28\nkv_heads: 4\n" +
+			"head_dim: 128\nvocab: 152064\nqkv_bias: true\nweight_bytes: 2\nkv_bytes: 2\nact_bytes: 2\n"},
+		{"m.YML", "{name: qwen2.5-7b, hidden: 3584, intermediate: 18944, layers: 28, heads: 28, kv_heads: 4, " +
+			"head_dim: 128, vocab: 152064, qkv_bias: true, weight_bytes: 2, kv_bytes: 2, act_bytes: 2}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			got, err := LoadModel(writeFile(t, tt.file, tt.content))
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+		})
+	}
+}
+
+func TestLoadGPUYAML(t *testing.T) {
+	path := writeFile(t, "g.yaml", `name: my-gpu
+memory_bytes: 34359738368
+bandwidth_bytes_per_s: 1.0e12
+peak_flops: {bf16: 2.0e14, fp8: 4.0e14}
+interconnect: PCIe
+all_reduce:
+  - {ranks: 0, alpha_s: 2.0e-5, bus_bandwidth_bytes_per_s: 5.0e10}
+`)
+	g, err := LoadGPU(path)
+	require.NoError(t, err)
+	assert.Equal(t, GPUSpec{Name: "my-gpu", MemoryBytes: 32 * GiB, BandwidthBytesPerS: 1e12,
+		PeakFLOPS: PeakFLOPS{BF16: 2e14, FP8: 4e14}, Interconnect: "PCIe",
+		AllReduce: AlphaBetaTable{{Alpha: 2e-5, BusBandwidth: 5e10}}}, g)
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name, file, content, msg string
+	}{
+		{"unknown json key", "m.json", `{"hidden": 1, "hiden": 2}`, "hiden"},
+		{"unknown yaml key", "m.yaml", "hidden: 1\nlayerz: 2\n", "layerz"},
+		{"bad extension", "m.toml", "hidden = 1", `extension ".toml"`},
+		{"invalid values", "m.json", `{"name":"x","hidden":0}`, "hidden 0"},
+		{"empty yaml", "m.yaml", "", "empty document"},
+		{"syntax", "m.json", `{"hidden":`, "m.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadModel(writeFile(t, tt.file, tt.content))
+			require.ErrorIs(t, err, ErrInvalidSpec)
+			assert.Contains(t, err.Error(), tt.msg)
+		})
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := LoadGPU(filepath.Join(t.TempDir(), "nope.json"))
+	require.ErrorIs(t, err, os.ErrNotExist)
+}

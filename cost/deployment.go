@@ -1,0 +1,340 @@
+package cost
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// DefaultRuntimeReserveBytes is the per-rank memory a Deployment sets aside
+// for activations, CUDA graphs, the CUDA context and allocator slack when
+// RuntimeReserveBytes is 0: 1 GiB, the order of vLLM's profiled peak for a
+// 7B–70B model at its default 8192-token batch budget. With it, Qwen2.5-7B on
+// an RTX 4090 at 0.9 utilisation keeps the 6.41 GiB KV pool of SPEC §6.
+const DefaultRuntimeReserveBytes = 1 * GiB
+
+// Efficiency turns the roofline floor into a prediction: the achieved
+// fractions of peak memory bandwidth and of peak FLOP/s, and a fixed cost per
+// step (kernel launches, scheduling, sampling, Python).
+//
+// The zero Efficiency is the ideal roofline floor: a zero Bandwidth or FLOPs
+// means 1 (full peak) and a zero StepOverhead means none. Use
+// DefaultEfficiency for a realistic starting point and Fit to calibrate one
+// from measurements.
+type Efficiency struct {
+	// Bandwidth is the achieved fraction of peak memory bandwidth, in (0, 1];
+	// 0 means 1.
+	Bandwidth float64 `json:"bandwidth" yaml:"bandwidth"`
+	// FLOPs is the achieved fraction of peak FLOP/s, in (0, 1]; 0 means 1.
+	FLOPs float64 `json:"flops" yaml:"flops"`
+	// StepOverhead is a fixed time added to every step, in seconds, ≥ 0.
+	StepOverhead float64 `json:"step_overhead_s" yaml:"step_overhead_s"`
+}
+
+// DefaultEfficiency returns a starting point for a tuned engine such as vLLM
+// with CUDA graphs, to be replaced by Fit on measurements:
+//
+//   - Bandwidth 0.80: streaming kernels reach 85–92% of datasheet bandwidth
+//     (STREAM-like copies); decode GEMV and paged-attention kernels lose a few
+//     points more to tails and launch gaps.
+//   - FLOPs 0.60: large BF16 GEMMs reach 70–80% of dense peak, but a step also
+//     runs narrower per-rank GEMMs, attention and elementwise kernels.
+//   - StepOverhead 1 ms: per-step CPU work (scheduling, input preparation,
+//     sampling, detokenisation hand-off) that CUDA graphs and async
+//     scheduling do not hide; it is what makes batch-1 decode slower than the
+//     weight-streaming floor by more than the bandwidth factor.
+func DefaultEfficiency() Efficiency {
+	return Efficiency{Bandwidth: 0.80, FLOPs: 0.60, StepOverhead: 1e-3}
+}
+
+// Validate checks that the fractions lie in [0, 1] (0 meaning 1) and the
+// overhead is finite and ≥ 0; NaN fails.
+func (e Efficiency) Validate() error {
+	var errs []error
+	if !(e.Bandwidth >= 0 && e.Bandwidth <= 1) {
+		errs = append(errs, fmt.Errorf("%w: efficiency bandwidth %v must be in (0, 1] (0 = ideal)", ErrInvalidSpec, e.Bandwidth))
+	}
+	if !(e.FLOPs >= 0 && e.FLOPs <= 1) {
+		errs = append(errs, fmt.Errorf("%w: efficiency flops %v must be in (0, 1] (0 = ideal)", ErrInvalidSpec, e.FLOPs))
+	}
+	if !nonNegativeFinite(e.StepOverhead) {
+		errs = append(errs, fmt.Errorf("%w: efficiency step_overhead_s %v must be a finite number ≥ 0", ErrInvalidSpec, e.StepOverhead))
+	}
+	return errors.Join(errs...)
+}
+
+// fractions returns the bandwidth and FLOP fractions with 0 read as 1.
+func (e Efficiency) fractions() (bw, fl float64) {
+	bw, fl = e.Bandwidth, e.FLOPs
+	if bw == 0 {
+		bw = 1
+	}
+	if fl == 0 {
+		fl = 1
+	}
+	return bw, fl
+}
+
+// Shape is how a model's attention heads and MLP split across p
+// tensor-parallel ranks.
+type Shape struct {
+	// TP is the tensor-parallel degree p.
+	TP int
+	// HeadsPerRank is heads/p query heads on each rank.
+	HeadsPerRank int
+	// KVHeadsPerRank is the number of KV heads each rank stores:
+	// kv_heads/p, or 1 when p > kv_heads.
+	KVHeadsPerRank int
+	// KVReplication is how many ranks hold a copy of each KV head: 1, or
+	// p/kv_heads when p > kv_heads (KV heads are replicated, and the KV cache
+	// and K/V weights stop shrinking with p).
+	KVReplication int
+	// IntermediatePerRank is I/p MLP columns on each rank.
+	IntermediatePerRank int
+}
+
+// ReplicatedKV reports whether KV heads are replicated across ranks.
+func (s Shape) ReplicatedKV() bool { return s.KVReplication > 1 }
+
+// String summarises the split, e.g. "tp=8: 8 heads, 1 kv head (replicated
+// ×2), 3584 MLP columns per rank".
+func (s Shape) String() string {
+	kv := "kv heads"
+	if s.KVHeadsPerRank == 1 {
+		kv = "kv head"
+	}
+	rep := ""
+	if s.ReplicatedKV() {
+		rep = fmt.Sprintf(" (replicated ×%d)", s.KVReplication)
+	}
+	return fmt.Sprintf("tp=%d: %d heads, %d %s%s, %d MLP columns per rank",
+		s.TP, s.HeadsPerRank, s.KVHeadsPerRank, kv, rep, s.IntermediatePerRank)
+}
+
+// Shape splits m across p tensor-parallel ranks. It fails, wrapping
+// ErrInvalidSpec, when p < 1, when p does not divide heads or the MLP
+// intermediate size, or when neither p nor kv_heads divides the other (the
+// KV heads cannot be split evenly nor replicated evenly; vLLM refuses these).
+// p > kv_heads is allowed and reported through KVReplication.
+func (m ModelSpec) Shape(p int) (Shape, error) {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: model %q: "+format, append([]any{ErrInvalidSpec, m.Name}, args...)...))
+	}
+	if p < 1 {
+		bad("tp %d must be ≥ 1", p)
+		return Shape{}, errors.Join(errs...)
+	}
+	if m.Heads > 0 && m.Heads%p != 0 {
+		bad("tp %d must divide heads %d", p, m.Heads)
+	}
+	if m.Intermediate > 0 && m.Intermediate%p != 0 {
+		bad("tp %d must divide intermediate %d", p, m.Intermediate)
+	}
+	if m.KVHeads > 0 && m.KVHeads%p != 0 && p%m.KVHeads != 0 {
+		bad("tp %d and kv_heads %d: one must divide the other", p, m.KVHeads)
+	}
+	if len(errs) > 0 {
+		return Shape{}, errors.Join(errs...)
+	}
+	return m.split(p), nil
+}
+
+// split computes the per-rank shape without checks; it never divides by
+// zero.
+func (m ModelSpec) split(p int) Shape {
+	p = max(p, 1)
+	s := Shape{TP: p, HeadsPerRank: m.Heads / p, IntermediatePerRank: m.Intermediate / p,
+		KVHeadsPerRank: m.KVHeads / p, KVReplication: 1}
+	if p > m.KVHeads && m.KVHeads > 0 {
+		s.KVHeadsPerRank = 1
+		s.KVReplication = p / m.KVHeads
+	}
+	return s
+}
+
+// Deployment is one engine replica: a model on TP GPUs of one kind, with the
+// efficiency knobs that turn roofline floors into predicted step times.
+// Write it literally; the zero values of Eff, RuntimeReserveBytes, Comm and
+// PeakFLOPS select documented defaults.
+type Deployment struct {
+	// Model is the served model.
+	Model ModelSpec `json:"model" yaml:"model"`
+	// GPU is the accelerator of every rank.
+	GPU GPUSpec `json:"gpu" yaml:"gpu"`
+	// TP is the tensor-parallel degree p ≥ 1.
+	TP int `json:"tp" yaml:"tp"`
+	// Eff holds the efficiency knobs; the zero value is the ideal floor.
+	Eff Efficiency `json:"efficiency" yaml:"efficiency"`
+	// RuntimeReserveBytes is per-rank memory kept for activations and the
+	// runtime, in bytes; 0 means DefaultRuntimeReserveBytes.
+	RuntimeReserveBytes float64 `json:"runtime_reserve_bytes,omitempty" yaml:"runtime_reserve_bytes,omitempty"`
+	// Comm times one all-reduce; nil means the GPU's α–β table GPU.AllReduce.
+	// An *AllReduceTable makes the deployment use NCCL measurements.
+	Comm AllReduce `json:"-" yaml:"-"`
+	// PeakFLOPS overrides the per-rank peak FLOP/s; 0 means the GPU's dense
+	// peak for the model's activation size (GPU.PeakFLOPS.ForBytes).
+	PeakFLOPS float64 `json:"peak_flops,omitempty" yaml:"peak_flops,omitempty"`
+}
+
+// Validate checks the model, the GPU, the efficiency knobs and the reserve,
+// and the shape checks that make the deployment impossible (SPEC §4): tp
+// must divide heads and the MLP intermediate size. Replicated KV heads
+// (tp > kv_heads) are allowed; see Shape. Every error wraps ErrInvalidSpec.
+func (d Deployment) Validate() error {
+	errs := []error{d.Model.Validate(), d.GPU.Validate(), d.Eff.Validate()}
+	if d.TP < 1 {
+		errs = append(errs, fmt.Errorf("%w: deployment tp %d must be ≥ 1", ErrInvalidSpec, d.TP))
+	} else if _, err := d.Model.Shape(d.TP); err != nil {
+		errs = append(errs, err)
+	}
+	if !nonNegativeFinite(d.RuntimeReserveBytes) {
+		errs = append(errs, fmt.Errorf("%w: deployment runtime_reserve_bytes %v must be a finite number ≥ 0", ErrInvalidSpec, d.RuntimeReserveBytes))
+	}
+	if !nonNegativeFinite(d.PeakFLOPS) {
+		errs = append(errs, fmt.Errorf("%w: deployment peak_flops %v must be a finite number ≥ 0", ErrInvalidSpec, d.PeakFLOPS))
+	} else if d.peakFLOPS() <= 0 {
+		errs = append(errs, fmt.Errorf("%w: gpu %q has no peak_flops for %v-byte activations of model %q; set Deployment.PeakFLOPS",
+			ErrInvalidSpec, d.GPU.Name, d.Model.ActBytes, d.Model.Name))
+	}
+	if d.TP > 1 && d.Comm == nil && len(d.GPU.AllReduce) == 0 {
+		errs = append(errs, fmt.Errorf("%w: gpu %q has no all_reduce parameters for tp %d; set GPU.AllReduce or Deployment.Comm",
+			ErrInvalidSpec, d.GPU.Name, d.TP))
+	}
+	return errors.Join(errs...)
+}
+
+// Shape returns the per-rank split of the model; see ModelSpec.Shape.
+func (d Deployment) Shape() (Shape, error) { return d.Model.Shape(d.TP) }
+
+func (d Deployment) peakFLOPS() float64 {
+	if d.PeakFLOPS > 0 {
+		return d.PeakFLOPS
+	}
+	return d.GPU.PeakFLOPS.ForBytes(d.Model.ActBytes)
+}
+
+func (d Deployment) reserve() float64 {
+	if d.RuntimeReserveBytes == 0 {
+		return DefaultRuntimeReserveBytes
+	}
+	return d.RuntimeReserveBytes
+}
+
+// kvProjParams returns the K and V projection weights of all layers, in
+// elements: the part of the weights that stops shrinking with p once KV
+// heads are replicated.
+func (m ModelSpec) kvProjParams() float64 {
+	return float64(m.Layers) * 2 * float64(m.Hidden) * float64(m.KVWidth())
+}
+
+// perRank returns the share of params held by one rank: everything split p
+// ways except the K/V projections, of which each rank holds
+// KVHeadsPerRank heads.
+func (d Deployment) perRank(params float64) float64 {
+	s := d.Model.split(d.TP)
+	kv := d.Model.kvProjParams()
+	kvShare := 0.0
+	if d.Model.KVHeads > 0 {
+		kvShare = kv * float64(s.KVHeadsPerRank) / float64(d.Model.KVHeads)
+	}
+	return (params-kv)/float64(s.TP) + kvShare
+}
+
+// WeightBytesPerRank returns the bytes of weights resident on each rank:
+// every parameter (embedding included) split TP ways, except that with
+// replicated KV heads each rank keeps a whole K/V head.
+func (d Deployment) WeightBytesPerRank() float64 {
+	return d.perRank(d.Model.TotalParams()) * d.Model.WeightBytes
+}
+
+// StreamedWeightBytesPerRank returns the weight bytes each rank reads from
+// memory in one step: its share of MatmulParams (the embedding lookup is not
+// streamed).
+func (d Deployment) StreamedWeightBytesPerRank() float64 {
+	return d.perRank(d.Model.MatmulParams()) * d.Model.WeightBytes
+}
+
+// KVBytesPerTokenPerRank returns the KV-cache bytes one token occupies on
+// each rank: 2 · layers · (kv heads per rank) · head_dim · kv_bytes. It is
+// Model.KVBytesPerToken()/TP until TP exceeds kv_heads, and stays at one
+// head per rank beyond.
+func (d Deployment) KVBytesPerTokenPerRank() float64 {
+	s := d.Model.split(d.TP)
+	return 2 * float64(d.Model.Layers) * float64(s.KVHeadsPerRank*d.Model.HeadDim) * d.Model.KVBytes
+}
+
+// Memory is the per-rank memory budget of a deployment.
+type Memory struct {
+	// TP is the tensor-parallel degree.
+	TP int
+	// CapacityBytes is the GPU memory of one rank, in bytes.
+	CapacityBytes float64
+	// Utilization is the gpu_memory_utilization fraction used.
+	Utilization float64
+	// UsableBytes is Utilization × CapacityBytes, in bytes.
+	UsableBytes float64
+	// WeightBytes is the weights resident on one rank, in bytes.
+	WeightBytes float64
+	// RuntimeBytes is the activation/runtime reserve of one rank, in bytes.
+	RuntimeBytes float64
+	// KVPoolBytes is UsableBytes − WeightBytes − RuntimeBytes, in bytes;
+	// negative when the weights do not fit.
+	KVPoolBytes float64
+	// KVBytesPerToken is the KV bytes one token takes on one rank.
+	KVBytesPerToken float64
+	// BlockSize is the paged-KV block size in tokens.
+	BlockSize int
+	// KVBlocks is ⌊KVPoolBytes / (BlockSize × KVBytesPerToken)⌋, the blocks
+	// of the pool (0 when it does not fit).
+	KVBlocks int
+	// KVTokens is KVBlocks × BlockSize: the tokens the replica can hold in
+	// its KV cache. Every rank holds its slice of the same tokens, so this is
+	// also the replica's capacity: it is not multiplied by TP.
+	KVTokens int
+	// Fits reports whether at least one KV block fits beside the weights.
+	Fits bool
+}
+
+// Memory computes the per-rank memory budget with vLLM semantics: usable =
+// gpuMemUtil × GPU memory; the KV pool is what the resident weights and the
+// runtime reserve leave of it, counted in tokens and in blocks of blockSize
+// tokens (per-rank pool ÷ per-rank KV bytes per token, no ×TP).
+//
+// It returns an error wrapping ErrInvalidSpec for an invalid deployment,
+// utilisation outside (0, 1] or blockSize < 1, and one wrapping
+// ErrDoesNotFit — together with the filled-in Memory — when not even one
+// block fits.
+func (d Deployment) Memory(gpuMemUtil float64, blockSize int) (Memory, error) {
+	if err := d.Validate(); err != nil {
+		return Memory{}, err
+	}
+	if !(gpuMemUtil > 0 && gpuMemUtil <= 1) {
+		return Memory{}, fmt.Errorf("%w: gpu_memory_utilization %v must be in (0, 1]", ErrInvalidSpec, gpuMemUtil)
+	}
+	if blockSize < 1 {
+		return Memory{}, fmt.Errorf("%w: block_size %d must be ≥ 1", ErrInvalidSpec, blockSize)
+	}
+	m := Memory{
+		TP:              d.TP,
+		CapacityBytes:   d.GPU.MemoryBytes,
+		Utilization:     gpuMemUtil,
+		UsableBytes:     gpuMemUtil * d.GPU.MemoryBytes,
+		WeightBytes:     d.WeightBytesPerRank(),
+		RuntimeBytes:    d.reserve(),
+		KVBytesPerToken: d.KVBytesPerTokenPerRank(),
+		BlockSize:       blockSize,
+	}
+	m.KVPoolBytes = m.UsableBytes - m.WeightBytes - m.RuntimeBytes
+	if m.KVPoolBytes > 0 {
+		m.KVBlocks = int(math.Floor(m.KVPoolBytes / (float64(blockSize) * m.KVBytesPerToken)))
+		m.KVTokens = m.KVBlocks * blockSize
+	}
+	m.Fits = m.KVBlocks >= 1
+	if !m.Fits {
+		return m, fmt.Errorf("%w: %s on %d×%s: weights %.1f GiB + runtime %.1f GiB per rank leave no %d-token KV block in usable %.1f GiB (%.2f × %.1f GiB)",
+			ErrDoesNotFit, d.Model.Name, d.TP, d.GPU.Name, m.WeightBytes/GiB, m.RuntimeBytes/GiB, blockSize,
+			m.UsableBytes/GiB, gpuMemUtil, m.CapacityBytes/GiB)
+	}
+	return m, nil
+}

@@ -1,0 +1,58 @@
+// Package cost is servesim's analytic cost model of LLM inference: pure
+// functions of a model, a GPU, a tensor-parallel degree and the shape of a
+// batch, with no simulation engine behind them (SPEC §4).
+//
+// # Main types
+//
+//   - ModelSpec: a dense GQA transformer (hidden, intermediate, layers,
+//     heads, KV heads, head dim, vocab, dtype sizes) and its derived values:
+//     TotalParams, MatmulParams (what a step streams: projections and LM
+//     head, not the embedding lookup), KVBytesPerToken, Shape(p).
+//   - GPUSpec: memory, bandwidth, dense peak FLOP/s per dtype and α–β
+//     all-reduce parameters per rank count.
+//   - Model, GPU, ModelNames, GPUNames: the catalog (llama-3.1-8b/70b/405b,
+//     qwen2.5-7b/72b, mistral-7b; a100-80gb, h100-sxm, h200, b200, l40s,
+//     rtx4090, mi300x), each entry citing its public source. LoadModel and
+//     LoadGPU read user-defined specs from JSON or YAML.
+//   - AllReduce: the time of one all-reduce. AlphaBeta and AlphaBetaTable
+//     implement τ(S, p) = α_p + 2(p−1)S/(p·B_p); AllReduceTable interpolates
+//     NCCL measurements and fits α and B to them by least squares.
+//   - TPModel: the ideal tensor-parallel screen — projection FLOPs,
+//     all-reduce payload and traffic, step time and speed-up, and the token
+//     threshold T* above which TP=p beats one GPU.
+//   - Deployment: one engine replica (model × GPU × TP × Efficiency).
+//     Memory gives the per-rank memory budget and KV pool in tokens and
+//     blocks; Step predicts the time of one step of a Batch (decode requests
+//     plus prefill chunks) as a roofline — max(bytes/bandwidth,
+//     FLOPs/peak) per rank, plus 2L all-reduces and a fixed overhead — and
+//     returns a StepCost breakdown from which a server reports MBU and MFU.
+//   - Fit: calibrates Efficiency (bandwidth and FLOP fractions, per-step
+//     overhead) from a few measured steps.
+//
+// # Units and conventions
+//
+// Times are seconds, sizes bytes, rates bytes/s and FLOP/s, lengths tokens.
+// A multiply-add counts 2 FLOPs. Byte and FLOP counts in a StepCost are per
+// rank. The zero Efficiency is the ideal roofline floor; DefaultEfficiency is
+// a realistic starting point. KV writes of the step's new tokens are reported
+// (StepCost.KVWriteBytes) but, as in SPEC §6, not charged to the roofline.
+//
+// # Errors and concurrency
+//
+// Every Validate, loader and constructor rejects bad input with an error
+// wrapping ErrInvalidSpec that names the field and value; nothing panics on
+// user input. All values are immutable after construction and safe for
+// concurrent use. Deployment.Step and StepModel.Step are O(1) and do not
+// allocate: call them once per simulated step.
+//
+// # Examples
+//
+// See the package examples (Example_tpSpeedup, ExampleDeployment_Step,
+// ExampleDeployment_Memory, ExampleFit) and the runnable programs
+// examples/tpscreen (SPEC §6 TP table and a TP screen of Llama-3.1-70B on
+// H100) and examples/roofline (SPEC §6 decode floors of Qwen2.5-7B on an
+// RTX 4090):
+//
+//	go run ./examples/tpscreen
+//	go run ./examples/roofline
+package cost

@@ -1,0 +1,90 @@
+package cost_test
+
+import (
+	"fmt"
+
+	"github.com/servesim/servesim/cost"
+)
+
+// The ideal TP screen of SPEC §6: projections at 120 TFLOP/s split 1/p,
+// 2L all-reduces at α = 8 µs and B = 150 GB/s.
+func Example_tpSpeedup() {
+	ref := cost.ReferenceTPModel()
+	fmt.Println(" T   TP=2   TP=4   TP=8")
+	for _, tokens := range []float64{1, 4, 8, 16, 32} {
+		fmt.Printf("%2.0f", tokens)
+		for _, p := range []int{2, 4, 8} {
+			fmt.Printf("  %.2fx", ref.Speedup(tokens, p))
+		}
+		fmt.Println()
+	}
+	star, _ := ref.Threshold(4)
+	fmt.Printf("TP=4 pays off above T* = %.2f tokens\n", star)
+	// Output:
+	//  T   TP=2   TP=4   TP=8
+	//  1  0.61x  0.72x  0.79x
+	//  4  1.26x  1.81x  2.31x
+	//  8  1.53x  2.42x  3.42x
+	// 16  1.71x  2.91x  4.51x
+	// 32  1.82x  3.25x  5.35x
+	// TP=4 pays off above T* = 1.54 tokens
+}
+
+// Decode-step roofline floors of Qwen2.5-7B on an RTX 4090 (SPEC §6); the
+// zero Efficiency is the ideal floor.
+func ExampleDeployment_Step() {
+	model, _ := cost.Model("qwen2.5-7b")
+	gpu, _ := cost.GPU("rtx4090")
+	d := cost.Deployment{Model: model, GPU: gpu, TP: 1}
+	for _, c := range []int{1, 8, 32, 64} {
+		s := d.Step(cost.DecodeBatch(c, 1152))
+		fmt.Printf("C=%-2d %.2f ms (%s-bound, %.2f GB read)\n", c, s.Time*1e3, s.Bound, s.Bytes/1e9)
+	}
+	// Output:
+	// C=1  14.09 ms (memory-bound, 14.21 GB read)
+	// C=8  14.55 ms (memory-bound, 14.67 GB read)
+	// C=32 16.13 ms (memory-bound, 16.25 GB read)
+	// C=64 18.22 ms (memory-bound, 18.37 GB read)
+}
+
+// The KV pool of Qwen2.5-7B on an RTX 4090 at gpu_memory_utilization 0.9.
+func ExampleDeployment_Memory() {
+	model, _ := cost.Model("qwen2.5-7b")
+	gpu, _ := cost.GPU("rtx4090")
+	d := cost.Deployment{Model: model, GPU: gpu, TP: 1}
+	mem, err := d.Memory(0.9, 16)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("usable %.1f GiB - weights %.2f GiB - runtime %.1f GiB = KV %.2f GiB\n",
+		mem.UsableBytes/cost.GiB, mem.WeightBytes/cost.GiB, mem.RuntimeBytes/cost.GiB, mem.KVPoolBytes/cost.GiB)
+	fmt.Printf("%d blocks of %d = %d tokens = %.1f requests of 1280 tokens\n",
+		mem.KVBlocks, mem.BlockSize, mem.KVTokens, float64(mem.KVTokens)/1280)
+	// Output:
+	// usable 21.6 GiB - weights 14.19 GiB - runtime 1.0 GiB = KV 6.41 GiB
+	// 7507 blocks of 16 = 120112 tokens = 93.8 requests of 1280 tokens
+}
+
+// Calibrating the efficiency knobs from measured inter-token latencies.
+func ExampleFit() {
+	model, _ := cost.Model("llama-3.1-8b")
+	gpu, _ := cost.GPU("h100-sxm")
+	d := cost.Deployment{Model: model, GPU: gpu, TP: 1}
+	// (batch, average context, ITL in seconds), e.g. from vllm bench serve.
+	points := []cost.Measurement{
+		cost.DecodeMeasurement(1, 1000, 6.85e-3),
+		cost.DecodeMeasurement(16, 1000, 7.58e-3),
+		cost.DecodeMeasurement(64, 1000, 9.93e-3),
+		cost.DecodeMeasurement(128, 2000, 19.3e-3),
+	}
+	res, err := cost.Fit(d, points)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("bandwidth %.2f of peak, overhead %.1f ms, worst error %.0f%%\n",
+		res.Eff.Bandwidth, res.Eff.StepOverhead*1e3, res.MaxRelErr*100)
+	// Output:
+	// bandwidth 0.80 of peak, overhead 1.2 ms, worst error 0%
+}

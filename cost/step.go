@@ -1,0 +1,288 @@
+package cost
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Bound values of StepCost.Bound.
+const (
+	// BoundMemory marks a step whose memory time exceeds its compute time.
+	BoundMemory = "memory"
+	// BoundCompute marks a step whose compute time is at least its memory
+	// time.
+	BoundCompute = "compute"
+)
+
+// Batch is the aggregate shape of one engine step. Every field is a sum a
+// scheduler can maintain in O(1) as requests join and leave the batch.
+//
+// Context convention: a decoding request's context is the number of KV
+// entries its new token attends to, i.e. vLLM's seq_len at that step,
+// including the entry written for the new token itself (a request with L
+// prompt tokens producing its k-th output token, k ≥ 2, has context
+// L + k − 1). Those entries are read once; the write of the new entry is
+// reported separately (StepCost.KVWriteBytes) and left out of the roofline
+// bytes, so the floors of SPEC §6 hold as printed.
+type Batch struct {
+	// DecodeSeqs is the number of requests generating one token this step.
+	DecodeSeqs int
+	// DecodeContext is Σ over decoding requests of their context, in tokens.
+	DecodeContext float64
+	// PrefillTokens is Σ prompt tokens computed this step over all chunks.
+	PrefillTokens int
+	// PrefillSeqs is the number of prefill chunks in the step.
+	PrefillSeqs int
+	// PrefillContext is Σ over chunks of the prior-context tokens read from
+	// the KV cache (prefix-cache hits and earlier chunks).
+	PrefillContext float64
+	// PrefillPairs is Σ over chunks of causal query-key pairs,
+	// c·p + c(c+1)/2 for a chunk of c tokens after p prior tokens (see
+	// PrefillPairs).
+	PrefillPairs float64
+}
+
+// DecodeBatch returns the batch of seqs decoding requests whose contexts
+// average contextPerSeq tokens.
+func DecodeBatch(seqs int, contextPerSeq float64) Batch {
+	return Batch{DecodeSeqs: seqs, DecodeContext: float64(seqs) * contextPerSeq}
+}
+
+// PrefillPairs returns the causal query-key pairs of a prefill chunk of
+// chunk tokens after prior tokens already in the KV cache:
+// chunk·prior + chunk(chunk+1)/2.
+func PrefillPairs(chunk, prior float64) float64 {
+	return chunk*prior + chunk*(chunk+1)/2
+}
+
+// AddDecode adds one decoding request with context tokens to b.
+func (b *Batch) AddDecode(context float64) {
+	b.DecodeSeqs++
+	b.DecodeContext += context
+}
+
+// AddPrefill adds one prefill chunk of chunk tokens after prior tokens
+// already in the KV cache to b.
+func (b *Batch) AddPrefill(chunk, prior int) {
+	b.PrefillTokens += chunk
+	b.PrefillSeqs++
+	b.PrefillContext += float64(prior)
+	b.PrefillPairs += PrefillPairs(float64(chunk), float64(prior))
+}
+
+// Tokens returns DecodeSeqs + PrefillTokens, the T of the step.
+func (b Batch) Tokens() int { return b.DecodeSeqs + b.PrefillTokens }
+
+// Validate checks that every field is finite and ≥ 0. Step does not call
+// it: the scheduler's sums are trusted on the hot path.
+func (b Batch) Validate() error {
+	var errs []error
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"decode_seqs", float64(b.DecodeSeqs)}, {"decode_context", b.DecodeContext},
+		{"prefill_tokens", float64(b.PrefillTokens)}, {"prefill_seqs", float64(b.PrefillSeqs)},
+		{"prefill_context", b.PrefillContext}, {"prefill_pairs", b.PrefillPairs},
+	} {
+		if !nonNegativeFinite(f.v) {
+			errs = append(errs, fmt.Errorf("%w: batch %s %v must be a finite number ≥ 0", ErrInvalidSpec, f.name, f.v))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// StepCost is the predicted cost of one step and its breakdown. Byte and
+// FLOP counts are per rank; every rank does the same work.
+type StepCost struct {
+	// Time is the predicted step time in seconds:
+	// max(MemoryTime, ComputeTime) + CommTime + Overhead.
+	Time float64
+	// MemoryTime is Bytes / (bandwidth × Eff.Bandwidth), in seconds.
+	MemoryTime float64
+	// ComputeTime is FLOPs / (peak × Eff.FLOPs), in seconds.
+	ComputeTime float64
+	// CommTime is 2L all-reduces of T·H·e_a bytes under TP (0 at TP 1), in
+	// seconds; it is not overlapped with compute.
+	CommTime float64
+	// Overhead is Eff.StepOverhead, in seconds.
+	Overhead float64
+	// Bytes is WeightBytes + KVReadBytes: the memory traffic the roofline
+	// counts, per rank.
+	Bytes float64
+	// WeightBytes is the streamed weight bytes per rank.
+	WeightBytes float64
+	// KVReadBytes is (DecodeContext + PrefillContext) × KV bytes per token
+	// per rank.
+	KVReadBytes float64
+	// KVWriteBytes is T × KV bytes per token per rank: the new entries
+	// written this step, reported but not included in Bytes.
+	KVWriteBytes float64
+	// FLOPs is ProjFLOPs + AttnFLOPs, per rank.
+	FLOPs float64
+	// ProjFLOPs is 2 FLOPs per weight per token for the blocks'
+	// projections, plus the LM head for each sequence that samples
+	// (DecodeSeqs + PrefillSeqs), per rank.
+	ProjFLOPs float64
+	// AttnFLOPs is 4·head_dim FLOPs per query-key pair per head per layer
+	// (QKᵀ and PV) over DecodeContext + PrefillPairs pairs, per rank.
+	AttnFLOPs float64
+	// CommBytes is the bus-equivalent bytes each rank moves,
+	// 4L(p−1)/p·T·H·e_a.
+	CommBytes float64
+	// Tokens is T = DecodeSeqs + PrefillTokens.
+	Tokens int
+	// Bound is BoundMemory or BoundCompute; empty for an empty batch.
+	Bound string
+	// MBU is achieved bytes/s over peak bandwidth: Bytes / (Time × peak).
+	MBU float64
+	// MFU is achieved FLOP/s over peak FLOP/s: FLOPs / (Time × peak).
+	MFU float64
+}
+
+// StepModel holds the per-deployment constants of Step, so that a caller
+// stepping millions of times pays for them once. Build one with
+// Deployment.Compile. It is immutable and safe for concurrent use.
+type StepModel struct {
+	p                 int
+	weightBytes       float64 // streamed per rank
+	kvPerToken        float64 // per rank
+	projFLOPsPerToken float64 // all layers, per rank
+	lmHeadFLOPsPerSeq float64 // per rank
+	attnFLOPsPerPair  float64 // all layers, per rank
+	payloadPerToken   float64 // H·e_a
+	peakBandwidth     float64 // bytes/s
+	peakFLOPS         float64 // FLOP/s
+	invEffBandwidth   float64 // 1 / achieved bytes/s
+	invEffFLOPS       float64 // 1 / achieved FLOP/s
+	invPeakBandwidth  float64
+	invPeakFLOPS      float64
+	overhead          float64
+	allReduceCalls    float64 // 2L under TP, else 0
+	busFactor         float64 // 2(p−1)/p
+	alpha, invBusBW   float64 // α–β fast path
+	comm              AllReduce
+}
+
+// Compile validates d and precomputes the constants of its step model.
+func (d Deployment) Compile() (*StepModel, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	s := d.compile()
+	return &s, nil
+}
+
+// compile builds the step model without validation; it does not allocate.
+// It mirrors StreamedWeightBytesPerRank and KVBytesPerTokenPerRank, inlined
+// through pointers because Deployment.Step calls it on every step.
+func (d *Deployment) compile() StepModel {
+	m := &d.Model
+	p := max(d.TP, 1)
+	pf := float64(p)
+	l, h, hd := float64(m.Layers), float64(m.Hidden), float64(m.HeadDim)
+	q := float64(m.Heads) * hd
+	kvPerRank := m.KVHeads / p
+	if p > m.KVHeads && m.KVHeads > 0 {
+		kvPerRank = 1 // replicated KV heads
+	}
+	kvW := float64(kvPerRank) * hd // K (or V) projection width per rank
+	layerParams := (2*h*q+3*h*float64(m.Intermediate))/pf + 2*h*kvW
+	emb := float64(m.Vocab) * h
+	bwFrac, flFrac := d.Eff.fractions()
+	peak := d.PeakFLOPS
+	if peak <= 0 {
+		peak = d.GPU.PeakFLOPS.ForBytes(m.ActBytes)
+	}
+	s := StepModel{
+		p:                 p,
+		weightBytes:       (l*layerParams + emb/pf) * m.WeightBytes,
+		kvPerToken:        2 * l * kvW * m.KVBytes,
+		projFLOPsPerToken: 2 * l * layerParams,
+		lmHeadFLOPsPerSeq: 2 * emb / pf,
+		attnFLOPsPerPair:  4 * l * float64(m.Heads/p) * hd,
+		payloadPerToken:   h * m.ActBytes,
+		peakBandwidth:     d.GPU.BandwidthBytesPerS,
+		peakFLOPS:         peak,
+		invEffBandwidth:   1 / (d.GPU.BandwidthBytesPerS * bwFrac),
+		invEffFLOPS:       1 / (peak * flFrac),
+		invPeakBandwidth:  1 / d.GPU.BandwidthBytesPerS,
+		invPeakFLOPS:      1 / peak,
+		overhead:          d.Eff.StepOverhead,
+		comm:              d.Comm,
+	}
+	if p > 1 {
+		s.allReduceCalls = 2 * l
+		s.busFactor = 2 * (pf - 1) / pf
+		if s.comm == nil {
+			if ab, ok := d.GPU.AllReduce.Params(p); ok {
+				s.alpha, s.invBusBW = ab.Alpha, 1/ab.BusBandwidth
+			} else {
+				s.alpha = math.Inf(1)
+			}
+		}
+	}
+	return s
+}
+
+// Step predicts one step of batch b on d (SPEC §4), per rank:
+//
+//	bytes   = streamed weights + (DecodeContext + PrefillContext) × KV/token
+//	FLOPs   = 2·weights·T + LM head per sampling sequence + 4·head_dim·heads·L·pairs
+//	time    = max(bytes/(BW·Eff.Bandwidth), FLOPs/(peak·Eff.FLOPs))
+//	          + 2L·τ_AR(T·H·e_a, p) + Eff.StepOverhead
+//
+// An empty batch (T = 0) costs nothing. Step assumes d is valid (see
+// Validate); on an invalid deployment the result is meaningless but Step
+// does not panic. It is O(1) and does not allocate; Compile once and call
+// StepModel.Step to skip recomputing the deployment's constants.
+func (d Deployment) Step(b Batch) StepCost {
+	s := d.compile()
+	return s.Step(b)
+}
+
+// Step is Deployment.Step with the constants precomputed.
+func (s *StepModel) Step(b Batch) StepCost {
+	tokens := b.DecodeSeqs + b.PrefillTokens
+	if tokens <= 0 {
+		return StepCost{}
+	}
+	t := float64(tokens)
+	var c StepCost
+	c.Tokens = tokens
+	c.WeightBytes = s.weightBytes
+	c.KVReadBytes = (b.DecodeContext + b.PrefillContext) * s.kvPerToken
+	c.KVWriteBytes = t * s.kvPerToken
+	c.Bytes = c.WeightBytes + c.KVReadBytes
+	c.ProjFLOPs = t*s.projFLOPsPerToken + float64(b.DecodeSeqs+b.PrefillSeqs)*s.lmHeadFLOPsPerSeq
+	c.AttnFLOPs = (b.DecodeContext + b.PrefillPairs) * s.attnFLOPsPerPair
+	c.FLOPs = c.ProjFLOPs + c.AttnFLOPs
+	c.MemoryTime = c.Bytes * s.invEffBandwidth
+	c.ComputeTime = c.FLOPs * s.invEffFLOPS
+	if s.allReduceCalls > 0 {
+		payload := t * s.payloadPerToken
+		c.CommBytes = s.allReduceCalls * s.busFactor * payload
+		var tau float64
+		if s.comm != nil {
+			tau = s.comm.Time(payload, s.p)
+		} else {
+			tau = s.alpha + s.busFactor*payload*s.invBusBW
+		}
+		c.CommTime = s.allReduceCalls * tau
+	}
+	c.Overhead = s.overhead
+	c.Bound = BoundMemory
+	roof := c.MemoryTime
+	if c.ComputeTime >= c.MemoryTime {
+		c.Bound = BoundCompute
+		roof = c.ComputeTime
+	}
+	c.Time = roof + c.CommTime + c.Overhead
+	if c.Time > 0 {
+		inv := 1 / c.Time
+		c.MBU = c.Bytes * inv * s.invPeakBandwidth
+		c.MFU = c.FLOPs * inv * s.invPeakFLOPS
+	}
+	return c
+}
