@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -123,6 +124,7 @@ func readCSV(r io.Reader) (Trace, error) {
 	if err != nil {
 		return Trace{}, fmt.Errorf("%w: line 1: reading header: %v", ErrInvalid, err)
 	}
+	header = slices.Clone(header) // ReuseRecord: the next Read overwrites it
 	ti, ii, oi := findColumn(header, timeColumns), findColumn(header, inputColumns), findColumn(header, outputColumns)
 	if ii < 0 || oi < 0 {
 		return Trace{}, fmt.Errorf("%w: line 1: header %q lacks an input or output column", ErrInvalid, strings.Join(header, ","))
