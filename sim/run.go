@@ -153,6 +153,9 @@ func Run(cfg Config) (*Result, error) {
 		horizon = cfg.Horizon
 	}
 	env.eng.RunUntil(horizon, env.stopNow)
+	if env.abortErr != nil {
+		return nil, env.abortErr
+	}
 	end := env.eng.Now()
 	if env.eng.Len() > 0 && !env.stopped && cfg.Horizon > 0 {
 		end = cfg.Horizon
@@ -194,6 +197,7 @@ type Env struct {
 	lastT         float64
 	trend         trend
 	stopped       bool
+	abortErr      error
 
 	m metrics
 }
@@ -249,6 +253,16 @@ func (e *Env) FirstToken(r *Request) {
 // engine step, the gap being the time since its previous token. Pooling a
 // step's tokens in one call keeps ITL statistics O(steps), not O(tokens).
 func (e *Env) Tokens(gap float64, n int) { e.m.itl.AddN(gap, n) }
+
+// Abort ends the run at once; Run returns err (wrapped with the time)
+// instead of a result. Servers use it when the model they were given
+// produces an impossible value mid-run, such as a non-positive step time.
+func (e *Env) Abort(err error) {
+	if e.abortErr == nil {
+		e.abortErr = fmt.Errorf("sim: aborted at t=%v s: %w", e.eng.now, err)
+	}
+	e.stopped = true
+}
 
 // Finish records that r completed now. The server must not touch r after.
 func (e *Env) Finish(r *Request) { e.end(r, Completed) }

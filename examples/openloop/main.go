@@ -13,7 +13,7 @@ package main
 import (
 	"flag"
 	"fmt"
-	"log"
+	"io"
 	"math"
 	"os"
 
@@ -31,7 +31,7 @@ func main() {
 		seed     = flag.Uint64("seed", 101, "base seed; replication seeds derive from it")
 	)
 	flag.Parse()
-	if err := run(*requests, *warmup, *runs, *seed); err != nil {
+	if err := run(os.Stdout, *requests, *warmup, *runs, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "openloop:", err)
 		os.Exit(2)
 	}
@@ -42,7 +42,7 @@ const (
 	e2eSLO = 0.250 // seconds
 )
 
-func run(n, warmup, runs int, seed uint64) error {
+func run(w io.Writer, n, warmup, runs int, seed uint64) error {
 	service := dist.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2})
 	server := queue.FCFS{Servers: 1, Service: service}
 	seeds := sim.Seeds(seed, runs)
@@ -66,10 +66,10 @@ func run(n, warmup, runs int, seed uint64) error {
 		lo, hi = math.Min(lo, r.RequestThroughput), math.Max(hi, r.RequestThroughput)
 		floor = math.Min(floor, r.Attainment)
 	}
-	fmt.Printf("closed loop, concurrency 1: rate %.2f-%.2f req/s across %d runs, min attainment %.2f%%\n\n", lo, hi, runs, 100*floor)
+	fmt.Fprintf(w, "closed loop, concurrency 1: rate %.2f-%.2f req/s across %d runs, min attainment %.2f%%\n\n", lo, hi, runs, 100*floor)
 
-	fmt.Printf("open loop, Poisson arrivals, E2E <= %.0f ms for >= %.0f%% of requests:\n", e2eSLO*1000, 100*target)
-	fmt.Printf("%5s %5s %13s %14s %15s %7s %s\n", "rate", "rho", "actual_rps", "worst_p95q_ms", "attainment", "floor", "slo_check")
+	fmt.Fprintf(w, "open loop, Poisson arrivals, E2E <= %.0f ms for >= %.0f%% of requests:\n", e2eSLO*1000, 100*target)
+	fmt.Fprintf(w, "%5s %5s %13s %14s %15s %7s %s\n", "rate", "rho", "actual_rps", "worst_p95q_ms", "attainment", "floor", "slo_check")
 	lastPass, firstFail := math.NaN(), math.NaN()
 	for _, rate := range []float64{2, 4, 6, 8, 10, 14, 18} {
 		open := base
@@ -93,12 +93,10 @@ func run(n, warmup, runs int, seed uint64) error {
 		} else if math.IsNaN(firstFail) {
 			firstFail = rate
 		}
-		fmt.Printf("%5g %5.2f %6.2f-%-6.2f %14.1f %6.2f%%-%6.2f%% %6.2f%% %s\n",
+		fmt.Fprintf(w, "%5g %5.2f %6.2f-%-6.2f %14.1f %6.2f%%-%6.2f%% %6.2f%% %s\n",
 			rate, server.Utilization(rate), sLo, sHi, 1000*worstQ, 100*aLo, 100*aHi, 100*aLo, verdict)
 	}
-	fmt.Printf("\ncapacity bracket: (%g, %g) req/s — the largest passing and the smallest failing rate;\n", lastPass, firstFail)
-	fmt.Println("the floor is the minimum attainment over runs: a conservative envelope, not a confidence interval.")
+	fmt.Fprintf(w, "\ncapacity bracket: (%g, %g) req/s — the largest passing and the smallest failing rate;\n", lastPass, firstFail)
+	fmt.Fprintln(w, "the floor is the minimum attainment over runs: a conservative envelope, not a confidence interval.")
 	return nil
 }
-
-func init() { log.SetFlags(0) }

@@ -1,0 +1,137 @@
+package batching
+
+import (
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/workload"
+)
+
+func llamaH200(b testing.TB) Config {
+	m, err := cost.Model("llama-3.1-8b")
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := cost.GPU("h200")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := Defaults(m, g)
+	c.MaxNumSeqs = 512
+	c.MaxNumBatchedTokens = 8192
+	return c
+}
+
+// BenchmarkDecode runs a closed loop of C clients (128 in, 512 out) and
+// reports simulated output tokens per wall second and wall time per engine
+// step. Per-step work is O(1) in the batch size (decoders are tracked in
+// aggregate), so ns/step stays flat and tokens/s grows with C.
+func BenchmarkDecode(b *testing.B) {
+	for _, c := range []int{1, 64, 512} {
+		b.Run("C="+itoa(c), func(b *testing.B) {
+			cfg := sim.Config{
+				Workload: workload.Workload{Clients: c, Lengths: workload.Fixed{Input: 128, Output: 512}},
+				Server:   llamaH200(b), Requests: 4 * c, Seed: 1, SummaryOnly: true,
+			}
+			b.ReportAllocs()
+			var tokens, steps float64
+			for b.Loop() {
+				res, err := sim.Run(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				tokens += float64(res.TotalOutput)
+				s, _ := res.Stat("steps")
+				steps += s
+			}
+			sec := b.Elapsed().Seconds()
+			b.ReportMetric(tokens/sec, "tokens/s")
+			b.ReportMetric(sec*1e9/steps, "ns/step")
+		})
+	}
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var buf [20]byte
+	i := len(buf)
+	for n > 0 {
+		i--
+		buf[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(buf[i:])
+}
+
+// peakHeap samples the live heap every 5 ms while f runs and returns the
+// largest value seen, in bytes.
+func peakHeap(f func()) uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var peak atomic.Uint64
+	read := func() {
+		metrics.Read(sample)
+		if v := sample[0].Value.Uint64(); v > peak.Load() {
+			peak.Store(v)
+		}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				read()
+			}
+		}
+	}()
+	runtime.GC()
+	f()
+	close(done)
+	wg.Wait()
+	read()
+	return peak.Load()
+}
+
+// BenchmarkMillionRequests: 1,000,000 open-loop requests (Poisson at
+// about 70% of the replica's capacity, lengths around 512 in / 128 out) in
+// summary mode. Memory is O(requests in the system), not O(requests) or
+// O(tokens): the reported peak heap stays far below 200 MB.
+func BenchmarkMillionRequests(b *testing.B) {
+	cfg := sim.Config{
+		Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 60}, Lengths: workload.Random{InputLen: 512, OutputLen: 128, RangeRatio: 0.5}},
+		Server:   llamaH200(b), Requests: 1_000_000, Warmup: 1000, Seed: 1, SummaryOnly: true,
+	}
+	var peak uint64
+	var res *sim.Result
+	for b.Loop() {
+		peak = max(peak, peakHeap(func() {
+			var err error
+			res, err = sim.Run(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+		}))
+	}
+	if res.Completed != 999_000 || res.Stability.Unstable {
+		b.Fatalf("completed %d, unstable %v", res.Completed, res.Stability.Unstable)
+	}
+	b.ReportMetric(float64(peak)/1e6, "peak-heap-MB")
+	b.ReportMetric(float64(cfg.Requests)*float64(b.N)/b.Elapsed().Seconds(), "requests/s")
+	if peak > 200e6 {
+		b.Fatalf("peak heap %.0f MB exceeds 200 MB", float64(peak)/1e6)
+	}
+}

@@ -1,0 +1,136 @@
+package batching
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/servesim/servesim/sim"
+)
+
+// Router names how a Cluster spreads requests over its replicas.
+type Router string
+
+// Routers.
+const (
+	// RoundRobin sends request i to replica i mod k.
+	RoundRobin Router = "round-robin"
+	// LeastOutstanding sends each request to the replica holding the fewest
+	// requests (waiting, running or in its request overhead); ties go to
+	// the lowest index.
+	LeastOutstanding Router = "least-outstanding"
+)
+
+// Cluster is Replicas identical engine replicas behind a router, fed by one
+// arrival stream: the "p replicas of TP=1" side of a TP comparison, or any
+// data-parallel deployment. It occupies Replicas × TensorParallelSize GPUs.
+type Cluster struct {
+	Engine   Config `json:"engine" yaml:"engine"`
+	Replicas int    `json:"replicas" yaml:"replicas"`
+	Router   Router `json:"router" yaml:"router"`
+}
+
+// Validate checks the engine, Replicas ≥ 1 and a known router.
+func (c Cluster) Validate() error {
+	if c.Replicas < 1 {
+		return fmt.Errorf("%w: replicas %d must be >= 1", ErrInvalid, c.Replicas)
+	}
+	if c.Router != RoundRobin && c.Router != LeastOutstanding {
+		return fmt.Errorf("%w: router %q must be %q or %q", ErrInvalid, c.Router, RoundRobin, LeastOutstanding)
+	}
+	return c.Engine.Validate()
+}
+
+// GPUs returns Replicas × TensorParallelSize.
+func (c Cluster) GPUs() int { return c.Replicas * c.Engine.GPUs() }
+
+// NewServer builds the replicas for one run.
+func (c Cluster) NewServer(env *sim.Env) (sim.Server, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	r, err := c.Engine.resolve()
+	if err != nil {
+		return nil, err
+	}
+	cl := &cluster{cfg: c, engines: make([]*engine, c.Replicas)}
+	for i := range cl.engines {
+		cl.engines[i] = newEngine(r, env, "replica"+strconv.Itoa(i))
+	}
+	return cl, nil
+}
+
+type cluster struct {
+	cfg     Cluster
+	engines []*engine
+	next    int
+}
+
+func (c *cluster) Arrive(r *sim.Request) {
+	i := 0
+	switch c.cfg.Router {
+	case RoundRobin:
+		i = c.next
+		c.next = (c.next + 1) % len(c.engines)
+	case LeastOutstanding:
+		best := c.engines[0].outstanding()
+		for j, e := range c.engines[1:] {
+			if o := e.outstanding(); o < best {
+				i, best = j+1, o
+			}
+		}
+	}
+	c.engines[i].Arrive(r)
+}
+
+// GPUs reports Replicas × TensorParallelSize (sim.GPUCounter).
+func (c *cluster) GPUs() int { return c.cfg.GPUs() }
+
+// Stats reports the replicas' counters combined: counts and totals summed,
+// averages and maxima over replicas (mean of means, max of maxima), then
+// each replica's request count.
+func (c *cluster) Stats() []sim.Stat {
+	var out []sim.Stat
+	for i, e := range c.engines {
+		for j, s := range e.Stats() {
+			if i == 0 {
+				out = append(out, s)
+				continue
+			}
+			switch {
+			case isMean(s.Name):
+				out[j].Value += s.Value
+			case isMax(s.Name):
+				out[j].Value = max(out[j].Value, s.Value)
+			default:
+				out[j].Value += s.Value
+			}
+		}
+	}
+	k := float64(len(c.engines))
+	for j := range out {
+		if isMean(out[j].Name) {
+			out[j].Value /= k
+		}
+	}
+	out = append(out, sim.Stat{Name: "replicas", Value: k})
+	for _, e := range c.engines {
+		out = append(out, sim.Stat{Name: e.name + "_steps", Value: float64(e.stats.steps)})
+	}
+	return out
+}
+
+func isMean(name string) bool {
+	switch name {
+	case "busy_fraction", "mean_tokens_per_step", "mean_running", "mean_waiting", "mean_kv_cache_usage", "mbu", "mfu", "comm_fraction":
+		return true
+	}
+	return false
+}
+
+func isMax(name string) bool {
+	switch name {
+	case "max_running", "max_waiting", "max_kv_cache_usage":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,553 @@
+package batching
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/sim"
+)
+
+// seq is the engine's state of one request.
+//
+// KV accounting: computed is the number of tokens whose KV entries are in
+// the cache. A request with generated g output tokens has computed = L+g−1
+// while decoding: each decode step feeds the last token (one new KV entry)
+// and emits the next. A (re)prefill computes target = L+g tokens and emits
+// token g+1 at the end of its last chunk; preemption by recompute frees
+// every block and sets computed back to 0.
+//
+// Decoding requests are tracked in aggregate (see engine): their computed
+// count is base + (step − joinStep) and is not stored per step.
+type seq struct {
+	req       *sim.Request
+	target    int // tokens to (re)prefill
+	computed  int // KV entries in the cache (prefill phase)
+	generated int // output tokens emitted
+	lastToken float64
+
+	decoding bool
+	base     int   // computed when it joined the decoders
+	joinStep int64 // engine step index when it joined
+	epoch    int32 // invalidates stale finish-heap entries
+	order    int64 // admission order, for deterministic ties
+
+	prev, next *seq // running list, admission order
+}
+
+// computedAt returns a decoding seq's KV entries at step index s.
+func (q *seq) computedAt(s int64) int { return q.base + int(s-q.joinStep) }
+
+// finishEntry says seq q (if its epoch still matches) emits its last token
+// at the end of step index step.
+type finishEntry struct {
+	step  int64
+	order int64
+	q     *seq
+	epoch int32
+}
+
+// chunk is a prefill chunk scheduled in the current step.
+type chunk struct {
+	q      *seq
+	tokens int
+}
+
+// freshGroup counts decoders whose last token left at time t (they joined
+// after the last decode step).
+type freshGroup struct {
+	t        float64
+	measured int
+}
+
+// engine is one replica's scheduler: a sim.Server.
+type engine struct {
+	cfg  *resolved
+	env  *sim.Env
+	name string
+
+	free    []*seq // seq pool
+	orders  int64
+	pending sim.Ring[*seq] // arrived, still in RequestOverhead
+	waiting sim.Ring[*seq]
+
+	// Running list in admission order; decoders are counted in aggregate.
+	head, tail *seq
+	running    int
+	partial    *seq // the one request mid-prefill (chunked mode), or nil
+
+	// Decoder aggregate.
+	step          int64 // steps completed
+	decoders      int
+	measuredDec   int
+	kvSum         int64 // Σ computed over decoders
+	phase         []int // decoders by (base − joinStep) mod block size
+	finish        []finishEntry
+	lastDecodeEnd float64
+	fresh         []freshGroup
+
+	usedBlocks int
+
+	// Current step.
+	busy        bool
+	kicked      bool
+	stepStart   float64
+	stepDecodes int
+	chunks      []chunk
+	onStepEnd   sim.Handler
+	onKick      sim.Handler
+	onEnqueue   sim.Handler
+
+	stats stats
+	check func() // test hook: invariant checks after every step
+}
+
+func newEngine(cfg *resolved, env *sim.Env, name string) *engine {
+	e := &engine{cfg: cfg, env: env, name: name, phase: make([]int, cfg.BlockSize)}
+	e.onStepEnd = e.endStep
+	e.onKick = e.kick
+	e.onEnqueue = e.enqueue
+	e.stats.init(cfg)
+	return e
+}
+
+func (e *engine) blocks(tokens int) int { return (tokens + e.cfg.BlockSize - 1) / e.cfg.BlockSize }
+
+func (e *engine) newSeq(r *sim.Request) *seq {
+	var q *seq
+	if k := len(e.free); k > 0 {
+		q = e.free[k-1]
+		e.free = e.free[:k-1]
+		epoch := q.epoch // stale finish entries may still point here
+		*q = seq{epoch: epoch + 1}
+	} else {
+		q = &seq{}
+	}
+	q.req = r
+	q.target = r.Input
+	return q
+}
+
+// Arrive takes a request from the client. Requests that can never run are
+// rejected at once: input+output above max_model_len, a KV footprint
+// (input+output−1 entries) larger than the whole pool, or, without chunked
+// prefill, a prompt larger than the token budget.
+func (e *engine) Arrive(r *sim.Request) {
+	c := e.cfg
+	switch {
+	case c.MaxModelLen > 0 && r.Input+r.Output > c.MaxModelLen,
+		e.blocks(r.Input+r.Output-1) > c.pool.Blocks,
+		!c.EnableChunkedPrefill && r.Input+r.Output-1 > c.MaxNumBatchedTokens:
+		e.stats.rejected++
+		e.env.Reject(r)
+		return
+	}
+	q := e.newSeq(r)
+	if c.RequestOverhead > 0 {
+		e.pending.Push(q)
+		e.env.After(c.RequestOverhead, sim.Normal, e.onEnqueue, 0)
+		return
+	}
+	e.wait(q)
+}
+
+// enqueue moves the oldest pending request (the overhead is constant, so
+// pending is in arrival order) to the waiting queue.
+func (e *engine) enqueue(int64) { e.wait(e.pending.Pop()) }
+
+func (e *engine) wait(q *seq) {
+	e.waiting.Push(q)
+	if !e.busy && !e.kicked {
+		// Start at the end of this instant, after same-time arrivals.
+		e.kicked = true
+		e.env.Schedule(e.env.Now(), sim.Late, e.onKick, 0)
+	}
+}
+
+func (e *engine) kick(int64) {
+	e.kicked = false
+	if !e.busy {
+		e.startStep()
+	}
+}
+
+// outstanding is the number of requests the engine holds (router load).
+func (e *engine) outstanding() int { return e.pending.Len() + e.waiting.Len() + e.running }
+
+// link appends q to the running list.
+func (e *engine) link(q *seq) {
+	e.orders++
+	q.order = e.orders
+	q.prev, q.next = e.tail, nil
+	if e.tail != nil {
+		e.tail.next = q
+	} else {
+		e.head = q
+	}
+	e.tail = q
+	e.running++
+}
+
+func (e *engine) unlink(q *seq) {
+	if q.prev != nil {
+		q.prev.next = q.next
+	} else {
+		e.head = q.next
+	}
+	if q.next != nil {
+		q.next.prev = q.prev
+	} else {
+		e.tail = q.prev
+	}
+	q.prev, q.next = nil, nil
+	e.running--
+}
+
+func (e *engine) phaseOf(q *seq) int {
+	bs := int64(e.cfg.BlockSize)
+	return int(((int64(q.base)-q.joinStep)%bs + bs) % bs)
+}
+
+// needPhase is the phase class whose decoders need a new block in the step
+// about to run: computed ≡ 0 (mod block size) at step index e.step.
+func (e *engine) needPhase() int {
+	bs := int64(e.cfg.BlockSize)
+	return int(((-e.step)%bs + bs) % bs)
+}
+
+// joinDecoders makes q a decoder after its prefill finished at the end of
+// step index e.step (already incremented).
+func (e *engine) joinDecoders(q *seq) {
+	q.decoding = true
+	q.base = q.computed
+	q.joinStep = e.step
+	e.decoders++
+	if !q.req.Warmup {
+		e.measuredDec++
+	}
+	e.kvSum += int64(q.base)
+	e.phase[e.phaseOf(q)]++
+	e.pushFinish(finishEntry{step: e.step + int64(q.req.Output-q.generated), order: q.order, q: q, epoch: q.epoch})
+}
+
+// leaveDecoders removes decoder q at step index s, returning its computed
+// count; q.generated catches up with the tokens it emitted while decoding.
+func (e *engine) leaveDecoders(q *seq, s int64) int {
+	c := q.computedAt(s)
+	q.generated += int(s - q.joinStep)
+	q.decoding = false
+	q.epoch++
+	e.decoders--
+	if !q.req.Warmup {
+		e.measuredDec--
+	}
+	e.kvSum -= int64(c)
+	e.phase[e.phaseOf(q)]--
+	return c
+}
+
+// preempt evicts q by recompute: all its blocks go back to the pool and it
+// returns to the front of the waiting queue, to redo its prefill over its
+// prompt and the tokens it has generated. It returns whether q was a
+// decoder that needed a block in the step being formed.
+func (e *engine) preempt(q *seq) (neededBlock bool) {
+	var c int
+	if q.decoding {
+		neededBlock = e.phaseOf(q) == e.needPhase()
+		c = e.leaveDecoders(q, e.step)
+		for i := range e.fresh {
+			if e.fresh[i].t == q.lastToken && !q.req.Warmup {
+				e.fresh[i].measured--
+				break
+			}
+		}
+	} else {
+		c = q.computed
+		e.partial = nil
+	}
+	e.unlink(q)
+	e.usedBlocks -= e.blocks(c)
+	q.computed = 0
+	q.target = q.req.Input + q.generated
+	q.req.Preemptions++
+	e.stats.preemptions++
+	e.waiting.PushFront(q)
+	return neededBlock
+}
+
+// startStep forms and launches the next step, or goes idle.
+func (e *engine) startStep() {
+	e.chunks = e.chunks[:0]
+	if !e.cfg.EnableChunkedPrefill {
+		e.formPrefillFirst()
+	} else {
+		e.formChunked()
+	}
+	if e.stepDecodes == 0 && len(e.chunks) == 0 {
+		e.busy = false
+		if e.waiting.Len() > 0 || e.running > 0 {
+			panic(fmt.Sprintf("batching: idle with %d waiting and %d running", e.waiting.Len(), e.running))
+		}
+		return
+	}
+	var b cost.Batch
+	b.DecodeSeqs = e.stepDecodes
+	if e.stepDecodes > 0 {
+		b.DecodeContext = float64(e.kvSum + int64(e.decoders))
+	}
+	for _, ch := range e.chunks {
+		b.AddPrefill(ch.tokens, ch.q.computed)
+	}
+	var dt float64
+	if e.cfg.StepTime != nil {
+		dt = e.cfg.StepTime(b)
+		e.stats.addStep(e, b, dt, cost.StepCost{})
+	} else {
+		c := e.cfg.step.Step(b)
+		dt = c.Time
+		e.stats.addStep(e, b, dt, c)
+	}
+	if !(dt > 0) || math.IsInf(dt, 1) {
+		e.env.Abort(fmt.Errorf("%w: step time %v s for batch %+v must be a finite number > 0", ErrInvalid, dt, b))
+		return
+	}
+	e.busy = true
+	e.stepStart = e.env.Now()
+	e.env.After(dt, sim.Normal, e.onStepEnd, 0)
+}
+
+// formChunked is vLLM v1's schedule(): running requests first (each
+// decoder one token, then the partial prefill's next chunk), preempting the
+// newest running request while the KV blocks do not suffice; then, if
+// nothing was preempted, waiting requests FCFS.
+func (e *engine) formChunked() {
+	budget := e.cfg.MaxNumBatchedTokens
+	need := e.phase[e.needPhase()]
+	preempted := false
+	pc, pneed := 0, 0
+	for {
+		pc, pneed = 0, 0
+		if p := e.partial; p != nil {
+			pc = min(p.target-p.computed, budget-e.decoders)
+			pneed = e.blocks(p.computed+pc) - e.blocks(p.computed)
+		}
+		if e.usedBlocks+need+pneed <= e.cfg.pool.Blocks || e.tail == nil {
+			break
+		}
+		if e.preempt(e.tail) {
+			need--
+		}
+		preempted = true
+	}
+	e.stepDecodes = e.decoders
+	budget -= e.decoders
+	e.usedBlocks += need + pneed
+	if pc > 0 {
+		e.chunks = append(e.chunks, chunk{e.partial, pc})
+		budget -= pc
+	}
+	if preempted && e.running > 0 {
+		return // vLLM admits nothing in a step that preempted
+	}
+	for e.waiting.Len() > 0 && budget > 0 && e.running < e.cfg.MaxNumSeqs {
+		q := e.waiting.Peek()
+		c := min(q.target, budget)
+		nb := e.blocks(c)
+		if e.usedBlocks+nb > e.cfg.pool.Blocks {
+			break
+		}
+		e.admit(q, c)
+		budget -= c
+		if c < q.target {
+			e.partial = q // budget exhausted: the loop ends
+		}
+	}
+}
+
+// formPrefillFirst is vLLM v0's default scheduler without chunked prefill:
+// if waiting prompts can be admitted whole, the step prefills them alone;
+// otherwise it is a decode step.
+func (e *engine) formPrefillFirst() {
+	budget := e.cfg.MaxNumBatchedTokens
+	for e.waiting.Len() > 0 && e.running < e.cfg.MaxNumSeqs {
+		q := e.waiting.Peek()
+		nb := e.blocks(q.target)
+		if q.target > budget || e.usedBlocks+nb > e.cfg.pool.Blocks {
+			break
+		}
+		e.admit(q, q.target)
+		budget -= q.target
+	}
+	if len(e.chunks) > 0 {
+		e.stepDecodes = 0
+		return
+	}
+	need := e.phase[e.needPhase()]
+	for e.usedBlocks+need > e.cfg.pool.Blocks && e.tail != nil {
+		if e.preempt(e.tail) {
+			need--
+		}
+	}
+	e.usedBlocks += need
+	e.stepDecodes = e.decoders
+}
+
+// admit moves the head of the waiting queue into the running list with a
+// first chunk of c tokens, allocating its blocks.
+func (e *engine) admit(q *seq, c int) {
+	e.waiting.Pop()
+	e.link(q)
+	e.usedBlocks += e.blocks(c)
+	e.env.Start(q.req)
+	e.chunks = append(e.chunks, chunk{q, c})
+}
+
+// endStep applies a finished step: decoders emit a token each, chunks
+// advance their prefill, finished prefills emit their first (or resumed)
+// token, finished requests leave; then the next step starts.
+func (e *engine) endStep(int64) {
+	now := e.env.Now()
+	if e.stepDecodes > 0 {
+		// Pooled ITL: decoders whose previous token left at the last decode
+		// step, then those that joined since (prefill-first mode).
+		steady := e.measuredDec
+		for _, g := range e.fresh {
+			steady -= g.measured
+			e.env.Tokens(now-g.t, g.measured)
+		}
+		e.env.Tokens(now-e.lastDecodeEnd, steady)
+		e.fresh = e.fresh[:0]
+		e.lastDecodeEnd = now
+		e.kvSum += int64(e.decoders)
+	}
+	e.step++
+	if e.stepDecodes > 0 {
+		for len(e.finish) > 0 && e.finish[0].step <= e.step {
+			f := e.popFinish()
+			if f.epoch != f.q.epoch {
+				continue // preempted since
+			}
+			q := f.q
+			c := e.leaveDecoders(q, e.step)
+			if q.generated != q.req.Output {
+				panic(fmt.Sprintf("batching: request %d finished with %d of %d tokens", q.req.ID, q.generated, q.req.Output))
+			}
+			e.retire(q, c)
+		}
+	} else {
+		// A prefill-only step: decoders emitted nothing; their finish steps
+		// move one later.
+		e.delayFinishes()
+	}
+	joined := 0
+	for _, ch := range e.chunks {
+		q := ch.q
+		q.computed += ch.tokens
+		if q.computed < q.target {
+			continue
+		}
+		if e.partial == q {
+			e.partial = nil
+		}
+		q.generated++
+		switch {
+		case q.generated == 1:
+			e.env.FirstToken(q.req)
+		case !q.req.Warmup:
+			e.env.Tokens(now-q.lastToken, 1) // resumed after a preemption
+		}
+		q.lastToken = now
+		if q.generated >= q.req.Output {
+			e.retire(q, q.computed)
+			continue
+		}
+		e.joinDecoders(q)
+		if !q.req.Warmup {
+			joined++
+		}
+	}
+	if joined > 0 && e.stepDecodes == 0 {
+		// Their first token left now, not at the last decode step.
+		e.fresh = append(e.fresh, freshGroup{t: now, measured: joined})
+	}
+	if e.check != nil {
+		e.check()
+	}
+	e.startStep()
+}
+
+// retire frees a finished request's blocks and reports it.
+func (e *engine) retire(q *seq, computed int) {
+	e.unlink(q)
+	e.usedBlocks -= e.blocks(computed)
+	e.env.Finish(q.req)
+	q.req = nil
+	e.free = append(e.free, q)
+}
+
+// delayFinishes shifts every decoder one step later, after a step in which
+// decoders did not run: their computed counts and finish steps are relative
+// to the step index, so rebasing keeps them exact. O(decoders), and only in
+// prefill-first mode.
+func (e *engine) delayFinishes() {
+	if e.decoders == 0 {
+		return
+	}
+	for i := range e.phase {
+		e.phase[i] = 0
+	}
+	for q := e.head; q != nil; q = q.next {
+		if q.decoding {
+			q.joinStep++
+			e.phase[e.phaseOf(q)]++
+		}
+	}
+	for i := range e.finish {
+		e.finish[i].step++
+	}
+}
+
+func (e *engine) pushFinish(f finishEntry) {
+	e.finish = append(e.finish, f)
+	h := e.finish
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !finishLess(&h[i], &h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (e *engine) popFinish() finishEntry {
+	h := e.finish
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h[n] = finishEntry{}
+	h = h[:n]
+	e.finish = h
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && finishLess(&h[r], &h[l]) {
+			m = r
+		}
+		if !finishLess(&h[m], &h[i]) {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	return top
+}
+
+func finishLess(a, b *finishEntry) bool {
+	return a.step < b.step || (a.step == b.step && a.order < b.order)
+}

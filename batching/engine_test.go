@@ -1,0 +1,375 @@
+package batching
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/dist"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/workload"
+)
+
+func qwen4090(t testing.TB) Config {
+	t.Helper()
+	m, err := cost.Model("qwen2.5-7b")
+	require.NoError(t, err)
+	g, err := cost.GPU("rtx4090")
+	require.NoError(t, err)
+	c := Defaults(m, g)
+	c.KVCacheMemory = 6.41 * cost.GiB
+	return c
+}
+
+// checked wraps a Config so that every engine it builds verifies its
+// invariants after every step (and the test learns of the engines).
+type checked struct {
+	Config
+	t       *testing.T
+	engines *[]*engine
+}
+
+func (c checked) NewServer(env *sim.Env) (sim.Server, error) {
+	s, err := c.Config.NewServer(env)
+	if err != nil {
+		return nil, err
+	}
+	e := s.(*engine)
+	e.check = func() { e.verify(c.t) }
+	*c.engines = append(*c.engines, e)
+	return e, nil
+}
+
+// verify recomputes the engine's aggregate state from its running list and
+// compares: KV blocks in use, decoders, Σ context, phase classes; the pool
+// is never exceeded; and the engine is busy whenever it holds work
+// (work-conserving).
+func (e *engine) verify(t *testing.T) {
+	used, dec, measured := 0, 0, 0
+	var kv int64
+	phase := make([]int, len(e.phase))
+	n := 0
+	for q := e.head; q != nil; q = q.next {
+		n++
+		if q.decoding {
+			c := q.computedAt(e.step)
+			used += e.blocks(c)
+			dec++
+			kv += int64(c)
+			phase[e.phaseOf(q)]++
+			if !q.req.Warmup {
+				measured++
+			}
+			g := q.generated + int(e.step-q.joinStep) // tokens emitted so far
+			require.Equal(t, q.req.Input+g-1, c, "decoder computed = L+g−1")
+			require.Less(t, g, q.req.Output, "a decoder still owes tokens")
+		} else {
+			used += e.blocks(q.computed)
+		}
+	}
+	require.Equal(t, e.running, n, "running count")
+	require.Equal(t, used, e.usedBlocks, "blocks in use")
+	require.LessOrEqual(t, e.usedBlocks, e.cfg.pool.Blocks, "pool exceeded")
+	require.Equal(t, dec, e.decoders)
+	require.Equal(t, measured, e.measuredDec)
+	require.Equal(t, kv, e.kvSum)
+	require.Equal(t, phase, e.phase)
+	if e.waiting.Len() > 0 || e.running > 0 {
+		require.True(t, e.busy, "work-conserving: %d waiting, %d running, idle", e.waiting.Len(), e.running)
+	}
+	if !e.cfg.EnableChunkedPrefill && len(e.chunks) > 0 {
+		require.Zero(t, e.stepDecodes, "prefill-first: prefill steps run alone")
+	}
+}
+
+type scenario struct {
+	name string
+	cfg  sim.Config
+}
+
+func scenarios(t *testing.T) []scenario {
+	base := qwen4090(t)
+	tiny := base
+	tiny.KVCacheMemory = 0
+	tiny.KVBlocks = 300 // 4800 tokens: forces preemption
+	tiny.MaxNumBatchedTokens = 512
+	nochunk := base
+	nochunk.EnableChunkedPrefill = false
+	nochunk.MaxNumBatchedTokens = 8192
+	overhead := base
+	overhead.RequestOverhead = 0.005
+	small := base
+	small.BlockSize = 1
+	lengths := workload.LogNormal{InputMedian: 800, InputSigma: 0.8, OutputMedian: 150, OutputSigma: 0.7, Correlation: 0.2, InputMax: 4000, OutputMax: 1000}
+	return []scenario{
+		{"closed chunked", sim.Config{Workload: workload.Workload{Clients: 24, Lengths: lengths}, Server: base, Requests: 400, Warmup: 20, Seed: 1}},
+		{"open poisson", sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 4}, Lengths: lengths}, Server: base, Requests: 500, Warmup: 20, Seed: 2}},
+		{"open bursty capped", sim.Config{Workload: workload.Workload{Arrivals: workload.Gamma{Rate: 6, Burstiness: 0.3}, MaxConcurrency: 40, Lengths: lengths}, Server: base, Requests: 500, Seed: 3}},
+		{"tiny pool preempts", sim.Config{Workload: workload.Workload{Clients: 16, Lengths: workload.Random{InputLen: 600, OutputLen: 400, RangeRatio: 0.5}}, Server: tiny, Requests: 300, Warmup: 10, Seed: 4}},
+		{"no chunked prefill", sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 5}, Lengths: lengths}, Server: nochunk, Requests: 400, Seed: 5}},
+		{"request overhead", sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 3}, Lengths: lengths}, Server: overhead, Requests: 300, Seed: 6}},
+		{"block size 1", sim.Config{Workload: workload.Workload{Clients: 8, Lengths: lengths}, Server: small, Requests: 200, Seed: 7}},
+		{"rate inf", sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: math.Inf(1)}, Lengths: lengths}, Server: base, Requests: 300, Seed: 8}},
+	}
+}
+
+// TestInvariants: conservation, causality, E2E = TTFT + (O−1)·TPOT, KV
+// blocks never above the pool and all back when the run drains, aggregate
+// state equal to a recomputation, work conservation, monotone step clock.
+func TestInvariants(t *testing.T) {
+	for _, sc := range scenarios(t) {
+		t.Run(sc.name, func(t *testing.T) {
+			var engines []*engine
+			cfg := sc.cfg
+			cfg.Server = checked{Config: cfg.Server.(Config), t: t, engines: &engines}
+			res, err := sim.Run(cfg)
+			require.NoError(t, err)
+			require.Len(t, engines, 1)
+			e := engines[0]
+			assert.Zero(t, e.usedBlocks, "blocks returned to the pool")
+			assert.Zero(t, e.running)
+			assert.Zero(t, e.waiting.Len())
+			assert.False(t, e.busy)
+			assert.Equal(t, cfg.Requests, res.Injected)
+			assert.Equal(t, res.Measured, res.Completed+res.Rejected)
+			for _, r := range res.Requests {
+				require.Equal(t, sim.Completed, r.Status, "request %d", r.ID)
+				require.LessOrEqual(t, r.Arrival, r.Sent)
+				require.Less(t, r.Sent, r.Start+1e-12)
+				require.Less(t, r.Start, r.FirstToken)
+				require.LessOrEqual(t, r.FirstToken, r.Done)
+				if tpot, ok := r.TPOT(); ok {
+					require.InDelta(t, r.E2E(), r.TTFT()+float64(r.Output-1)*tpot, 1e-9)
+				}
+			}
+			var out int64
+			for _, r := range res.Requests {
+				if !r.Warmup {
+					out += int64(r.Output)
+				}
+			}
+			// One ITL per token after the first, for measured requests.
+			assert.Equal(t, int(out)-res.Completed, res.ITL().Count())
+			pre, _ := res.Stat("preemptions")
+			if sc.name == "tiny pool preempts" {
+				assert.Greater(t, pre, 10.0, "a tiny pool must preempt")
+				var total int
+				for _, r := range res.Requests {
+					total += r.Preemptions
+				}
+				assert.Equal(t, int(pre), total)
+			}
+			if cfg.Workload.Arrivals != nil {
+				assert.Equal(t, res.Measured, res.Completed)
+			}
+		})
+	}
+}
+
+// TestReducesToFCFS: with max_num_seqs 1 and a step time that does not
+// depend on the batch, the engine is FCFS(1) with service time
+// (prefill steps + O − 1)·τ: start and completion times equal the Lindley
+// recursion request by request.
+func TestReducesToFCFS(t *testing.T) {
+	const tau = 0.01
+	cfg := Config{
+		TensorParallelSize: 1, MaxNumSeqs: 1, MaxNumBatchedTokens: 1000, EnableChunkedPrefill: true, BlockSize: 16,
+		KVBlocks: 10_000, StepTime: func(cost.Batch) float64 { return tau },
+	}
+	res, err := sim.Run(sim.Config{
+		Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 3}, Lengths: workload.Random{InputLen: 1500, OutputLen: 20, RangeRatio: 0.9}},
+		Server:   cfg, Requests: 20_000, Seed: 3,
+	})
+	require.NoError(t, err)
+	var f float64
+	for i, r := range res.Requests {
+		prefillSteps := max(1, (r.Input+999)/1000)
+		b := math.Max(r.Arrival, f)
+		f = b + float64(prefillSteps+r.Output-1)*tau
+		require.InDelta(t, b, r.Start, 1e-9, "start of request %d", i)
+		require.InDelta(t, b+float64(prefillSteps)*tau, r.FirstToken, 1e-9, "first token of request %d", i)
+		require.InDelta(t, f, r.Done, 1e-9, "completion of request %d", i)
+	}
+}
+
+// TestITLAtConcurrencyOne: alone, a request's every inter-token latency is
+// the cost model's decode step at its context.
+func TestITLAtConcurrencyOne(t *testing.T) {
+	cfg := qwen4090(t)
+	const in, out, n = 512, 64, 5
+	res, err := sim.Run(sim.Config{
+		Workload: workload.Workload{Clients: 1, Lengths: workload.Fixed{Input: in, Output: out}},
+		Server:   cfg, Requests: n, Seed: 1,
+	})
+	require.NoError(t, err)
+	sm, err := cfg.Deployment().Compile()
+	require.NoError(t, err)
+	var want []float64
+	for range n {
+		for j := 1; j < out; j++ {
+			want = append(want, sm.Step(cost.DecodeBatch(1, float64(in+j))).Time)
+		}
+	}
+	slices.Sort(want)
+	got := res.ITL().Values()
+	slices.Sort(got)
+	require.Len(t, got, len(want))
+	for i := range want {
+		require.InDelta(t, want[i], got[i], 1e-12, "ITL %d", i)
+	}
+	// TTFT alone is the prefill step of 512 tokens.
+	ttft := sm.Step(cost.Batch{PrefillTokens: in, PrefillSeqs: 1, PrefillPairs: cost.PrefillPairs(in, 0)}).Time
+	assert.InDelta(t, ttft, res.TTFT().Mean(), 1e-12)
+}
+
+// TestChunkedPrefillSplits: a prompt three budgets long takes three steps
+// to its first token; without chunked prefill a prompt above the budget is
+// rejected.
+func TestChunkedPrefillSplits(t *testing.T) {
+	const tau = 0.02
+	cfg := Config{TensorParallelSize: 1, MaxNumSeqs: 8, MaxNumBatchedTokens: 1000, EnableChunkedPrefill: true, BlockSize: 16,
+		KVBlocks: 1000, StepTime: func(cost.Batch) float64 { return tau }}
+	run := func(c Config) *sim.Result {
+		res, err := sim.Run(sim.Config{Workload: workload.Workload{Clients: 1, Lengths: workload.Fixed{Input: 3000, Output: 5}}, Server: c, Requests: 3, Seed: 1})
+		require.NoError(t, err)
+		return res
+	}
+	res := run(cfg)
+	assert.InDelta(t, 3*tau, res.TTFT().Mean(), 1e-12)
+	assert.InDelta(t, 7*tau, res.E2E().Mean(), 1e-12)
+	cfg.EnableChunkedPrefill = false
+	res = run(cfg)
+	assert.Equal(t, 3, res.Rejected)
+	assert.Zero(t, res.Completed)
+}
+
+// TestPromptLargerThanPool: a request whose KV footprint exceeds the whole
+// pool fails alone, at once; the others complete.
+func TestPromptLargerThanPool(t *testing.T) {
+	cfg := qwen4090(t)
+	pool, err := cfg.Pool()
+	require.NoError(t, err)
+	pairs := []workload.Pair{{Input: 1000, Output: 100}, {Input: pool.Tokens + 1, Output: 10}, {Input: 2000, Output: 50}}
+	res, err := sim.Run(sim.Config{
+		Workload: workload.Workload{Arrivals: workload.Constant{Rate: 1}, Lengths: workload.Sequence{Pairs: pairs}},
+		Server:   cfg, Requests: 3, Seed: 1,
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 2, res.Completed)
+	assert.Equal(t, 1, res.Rejected)
+	assert.Equal(t, sim.Rejected, res.Requests[1].Status)
+	assert.Equal(t, res.Requests[1].Sent, res.Requests[1].Done)
+	rej, _ := res.Stat("engine_rejected")
+	assert.Equal(t, 1.0, rej)
+}
+
+func TestPreemptedRequestsAllComplete(t *testing.T) {
+	cfg := qwen4090(t)
+	cfg.KVCacheMemory = 0
+	cfg.KVBlocks = 200 // 3200 tokens
+	cfg.MaxNumBatchedTokens = 256
+	cfg.MaxNumSeqs = 64
+	res, err := sim.Run(sim.Config{
+		Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 20}, Lengths: workload.Fixed{Input: 200, Output: 800}},
+		Server:   cfg, Requests: 200, Seed: 9,
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 200, res.Completed)
+	pre, _ := res.Stat("preemptions")
+	assert.Greater(t, pre, 50.0)
+	maxKV, _ := res.Stat("max_kv_cache_usage")
+	assert.LessOrEqual(t, maxKV, 1.0)
+	assert.Greater(t, maxKV, 0.95)
+}
+
+func TestCluster(t *testing.T) {
+	for _, router := range []Router{RoundRobin, LeastOutstanding} {
+		t.Run(string(router), func(t *testing.T) {
+			cl := Cluster{Engine: qwen4090(t), Replicas: 3, Router: router}
+			res, err := sim.Run(sim.Config{
+				Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 6}, Lengths: workload.Fixed{Input: 500, Output: 100}},
+				Server:   cl, Requests: 600, Seed: 2,
+			})
+			require.NoError(t, err)
+			assert.Equal(t, 600, res.Completed)
+			assert.Equal(t, 3, res.GPUs)
+			reps, _ := res.Stat("replicas")
+			assert.Equal(t, 3.0, reps)
+			var steps []float64
+			for i := range 3 {
+				s, ok := res.Stat("replica" + string(rune('0'+i)) + "_steps")
+				require.True(t, ok)
+				steps = append(steps, s)
+			}
+			// Balanced load: every replica works a similar number of steps.
+			assert.InDelta(t, steps[0], steps[1], 0.25*steps[0])
+			assert.InDelta(t, steps[0], steps[2], 0.25*steps[0])
+		})
+	}
+	bad := Cluster{Engine: qwen4090(t), Replicas: 0, Router: RoundRobin}
+	assert.ErrorContains(t, bad.Validate(), "replicas 0")
+	bad = Cluster{Engine: qwen4090(t), Replicas: 2, Router: "random"}
+	assert.ErrorContains(t, bad.Validate(), `router "random"`)
+}
+
+func TestBadConfig(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+		want   string
+	}{
+		{"zero budget", func(c *Config) { c.MaxNumBatchedTokens = 0 }, "max_num_batched_tokens 0"},
+		{"budget below seqs", func(c *Config) { c.MaxNumBatchedTokens = 100 }, "max_num_batched_tokens 100 must be >= max_num_seqs 256"},
+		{"zero seqs", func(c *Config) { c.MaxNumSeqs = 0 }, "max_num_seqs 0"},
+		{"block size 0", func(c *Config) { c.BlockSize = 0 }, "block_size 0"},
+		{"tp 0", func(c *Config) { c.TensorParallelSize = 0 }, "tensor_parallel_size 0"},
+		{"tp not dividing heads", func(c *Config) { c.TensorParallelSize = 8 }, "tp 8 must divide heads 28"},
+		{"kv memory too small", func(c *Config) { c.KVCacheMemory = 1 << 20 }, "fewer than max_num_batched_tokens 2048"},
+		{"kv memory NaN", func(c *Config) { c.KVCacheMemory = math.NaN() }, "kv_cache_memory NaN"},
+		{"memory utilization", func(c *Config) { c.KVCacheMemory = 0; c.GPUMemoryUtilization = 1.5 }, "gpu_memory_utilization 1.5"},
+		{"weights do not fit", func(c *Config) { c.KVCacheMemory = 0; c.GPUMemoryUtilization = 0.5 }, "does not fit"},
+		{"overhead", func(c *Config) { c.RequestOverhead = -1 }, "request_overhead -1"},
+		{"max model len", func(c *Config) { c.MaxModelLen = 1 << 20 }, "fewer than max_model_len 1048576"},
+		{"model invalid", func(c *Config) { c.Model.Layers = 0 }, "layers 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := qwen4090(t)
+			tt.mutate(&cfg)
+			err := cfg.Validate()
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, ErrInvalid))
+			assert.Contains(t, err.Error(), tt.want)
+			_, err = sim.Run(sim.Config{Workload: workload.Workload{Clients: 1, Lengths: workload.Fixed{Input: 1, Output: 1}}, Server: cfg, Requests: 1})
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, sim.ErrInvalidConfig))
+		})
+	}
+}
+
+// TestBadStepTime: a StepTime that returns an impossible value aborts the
+// run with an error instead of producing numbers.
+func TestBadStepTime(t *testing.T) {
+	cfg := Config{TensorParallelSize: 1, MaxNumSeqs: 4, MaxNumBatchedTokens: 100, EnableChunkedPrefill: true, BlockSize: 16, KVBlocks: 100,
+		StepTime: func(cost.Batch) float64 { return math.NaN() }}
+	_, err := sim.Run(sim.Config{Workload: workload.Workload{Clients: 1, Lengths: workload.Fixed{Input: 10, Output: 10}}, Server: cfg, Requests: 5})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "step time NaN")
+}
+
+func TestDeterministic(t *testing.T) {
+	sc := scenarios(t)[3]
+	a, err := sim.Run(sc.cfg)
+	require.NoError(t, err)
+	b, err := sim.Run(sc.cfg)
+	require.NoError(t, err)
+	assert.Equal(t, a.Requests, b.Requests)
+	assert.Equal(t, a.Server, b.Server)
+}
+
+var _ = dist.Exponential{}

@@ -1,0 +1,35 @@
+package batching_test
+
+import (
+	"fmt"
+
+	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/workload"
+)
+
+// A vLLM-style replica of Llama-3.1-8B on one H100 under Poisson arrivals,
+// judged against MLPerf's server latency limits.
+func Example() {
+	model, _ := cost.Model("llama-3.1-8b")
+	gpu, _ := cost.GPU("h100-sxm")
+	res, err := sim.Run(sim.Config{
+		Workload: workload.Workload{
+			Arrivals: workload.Poisson{Rate: 10},
+			Lengths:  workload.Random{InputLen: 1024, OutputLen: 256, RangeRatio: 0.5},
+		},
+		Server:   batching.Defaults(model, gpu),
+		Requests: 2000, Warmup: 200, Seed: 1,
+		SLO: sim.SLO{TTFT: 2, TPOT: 0.1},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	kv, _ := res.Stat("mean_kv_cache_usage")
+	fmt.Printf("output %.0f tok/s, TTFT p99 %.0f ms, ITL p50 %.1f ms, KV usage %.0f%%, attainment %.1f%%\n",
+		res.OutputThroughput, 1000*res.TTFT().Percentile(99), 1000*res.ITL().Median(), 100*kv, 100*res.Attainment)
+	// Output:
+	// output 2560 tok/s, TTFT p99 98 ms, ITL p50 8.2 ms, KV usage 7%, attainment 100.0%
+}

@@ -1,0 +1,94 @@
+package batching
+
+import (
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/sim"
+)
+
+// stats accumulates an engine's counters over its steps. Averages over
+// time weight each step by its duration; they cover busy time only.
+type stats struct {
+	steps                       int64
+	busy                        float64 // seconds in steps
+	tokens, prefill, decode     int64
+	runningArea, waitingArea    float64 // Σ count·dt
+	kvArea, maxKV               float64 // Σ usage·dt, max usage
+	maxRunning, maxWaiting      int
+	preemptions, rejected       int
+	bytes, flops, commTime      float64 // per rank, Σ over steps
+	peakBandwidth, peakFLOPS    float64 // per rank; 0 when StepTime replaces the cost model
+	blocks, blockSize, poolToks int
+}
+
+func (s *stats) init(cfg *resolved) {
+	s.blocks, s.blockSize, s.poolToks = cfg.pool.Blocks, cfg.BlockSize, cfg.pool.Tokens
+	if cfg.StepTime == nil {
+		d := cfg.Deployment()
+		s.peakBandwidth = d.GPU.BandwidthBytesPerS
+		s.peakFLOPS = d.PeakFLOPS
+		if s.peakFLOPS == 0 {
+			s.peakFLOPS = d.GPU.PeakFLOPS.ForBytes(d.Model.ActBytes)
+		}
+	}
+}
+
+func (s *stats) addStep(e *engine, b cost.Batch, dt float64, c cost.StepCost) {
+	s.steps++
+	s.busy += dt
+	s.tokens += int64(b.Tokens())
+	s.prefill += int64(b.PrefillTokens)
+	s.decode += int64(b.DecodeSeqs)
+	s.runningArea += float64(e.running) * dt
+	w := e.waiting.Len() + e.pending.Len()
+	s.waitingArea += float64(w) * dt
+	usage := float64(e.usedBlocks) / float64(s.blocks)
+	s.kvArea += usage * dt
+	s.maxKV = max(s.maxKV, usage)
+	s.maxRunning = max(s.maxRunning, e.running)
+	s.maxWaiting = max(s.maxWaiting, w)
+	s.bytes += c.Bytes
+	s.flops += c.FLOPs
+	s.commTime += c.CommTime
+}
+
+func (s *stats) list(end float64) []sim.Stat {
+	div := func(a, b float64) float64 {
+		if b == 0 {
+			return 0
+		}
+		return a / b
+	}
+	out := []sim.Stat{
+		{Name: "kv_cache_blocks", Value: float64(s.blocks)},
+		{Name: "kv_cache_tokens", Value: float64(s.poolToks)},
+		{Name: "preemptions", Value: float64(s.preemptions)},
+		{Name: "engine_rejected", Value: float64(s.rejected)},
+		{Name: "steps", Value: float64(s.steps)},
+		{Name: "busy_fraction", Value: div(s.busy, end)},
+		{Name: "mean_tokens_per_step", Value: div(float64(s.tokens), float64(s.steps))},
+		{Name: "prefill_tokens", Value: float64(s.prefill)},
+		{Name: "decode_tokens", Value: float64(s.decode)},
+		{Name: "mean_running", Value: div(s.runningArea, s.busy)},
+		{Name: "max_running", Value: float64(s.maxRunning)},
+		{Name: "mean_waiting", Value: div(s.waitingArea, s.busy)},
+		{Name: "max_waiting", Value: float64(s.maxWaiting)},
+		{Name: "mean_kv_cache_usage", Value: div(s.kvArea, s.busy)},
+		{Name: "max_kv_cache_usage", Value: s.maxKV},
+	}
+	if s.peakBandwidth > 0 {
+		out = append(out,
+			sim.Stat{Name: "mbu", Value: div(s.bytes, s.busy*s.peakBandwidth)},
+			sim.Stat{Name: "mfu", Value: div(s.flops, s.busy*s.peakFLOPS)},
+			sim.Stat{Name: "comm_fraction", Value: div(s.commTime, s.busy)},
+		)
+	}
+	return out
+}
+
+// Stats reports the engine's counters (sim.StatsReporter). MBU and MFU are
+// achieved bytes/s and FLOP/s over busy time divided by one GPU's peaks
+// (per rank under tensor parallelism).
+func (e *engine) Stats() []sim.Stat { return e.stats.list(e.env.Now()) }
+
+// GPUs reports the replica's GPU count (sim.GPUCounter).
+func (e *engine) GPUs() int { return e.cfg.TensorParallelSize }
