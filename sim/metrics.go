@@ -15,7 +15,9 @@ type metrics struct {
 	good                          int
 	goodOutput, totalIn, totalOut int64
 
-	firstSend, lastEnd        float64
+	firstSend, lastSend       float64
+	sends                     int
+	lastEnd                   float64
 	firstArrival, lastArrival float64
 	arrivals                  int
 }
@@ -82,8 +84,11 @@ func (m *metrics) init(cfg *Config) {
 	} else {
 		m.itl = &Sample{}
 	}
-	m.firstSend, m.lastEnd, m.firstArrival, m.lastArrival = Unset, Unset, Unset, Unset
+	m.firstSend, m.lastSend, m.lastEnd, m.firstArrival, m.lastArrival = Unset, Unset, Unset, Unset, Unset
 }
+
+// misses returns the measured requests that ended without meeting the SLO.
+func (m *metrics) misses() int { return m.completed + m.failed + m.rejected - m.good }
 
 func (m *metrics) arrived(r *Request) {
 	if r.Warmup {
@@ -104,6 +109,8 @@ func (m *metrics) sent(r *Request) {
 	if m.firstSend < 0 || r.Sent < m.firstSend {
 		m.firstSend = r.Sent
 	}
+	m.lastSend = max(m.lastSend, r.Sent)
+	m.sends++
 }
 
 func (m *metrics) record(r *Request) {

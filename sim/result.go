@@ -61,7 +61,9 @@ type Result struct {
 	GoodputPerGPU    float64
 
 	// SendRate is the actual send rate over the measured window:
-	// (n−1)/(last measured arrival − first measured arrival).
+	// (n−1)/(last send − first send) over the n measured requests sent. It
+	// equals the arrival rate of the trace unless a max_concurrency cap
+	// held requests back (vLLM warns of exactly this).
 	SendRate float64
 	// MaxConcurrent is the most requests in flight at once.
 	MaxConcurrent int
@@ -79,6 +81,10 @@ type Result struct {
 
 	// Stability is the verdict on queue growth (open loops only).
 	Stability Stability
+
+	// StoppedBy says why the run ended before its stop rule: "" (it did
+	// not), "max_in_system" (unstable) or "slo_misses" (StopAfterMisses).
+	StoppedBy string
 
 	// End is the simulated time the run stopped; Events the events fired.
 	End    float64
@@ -192,16 +198,22 @@ func (e *Env) result(end float64) *Result {
 	if res.AttainmentDenominator > 0 {
 		res.Attainment = float64(res.Good) / float64(res.AttainmentDenominator)
 	}
-	if m.arrivals > 1 && m.lastArrival > m.firstArrival {
-		res.SendRate = float64(m.arrivals-1) / (m.lastArrival - m.firstArrival)
+	if m.sends > 1 && m.lastSend > m.firstSend {
+		res.SendRate = float64(m.sends-1) / (m.lastSend - m.firstSend)
 	}
 	if end > 0 {
 		res.MeanInSystem = e.area / end
 	}
 	if !res.Closed {
-		res.Stability = e.trend.verdict(m.lastArrival-m.firstArrival, res.SendRate)
+		window := m.lastArrival - m.firstArrival
+		var arrivalRate float64
+		if m.arrivals > 1 && window > 0 {
+			arrivalRate = float64(m.arrivals-1) / window
+		}
+		res.Stability = e.trend.verdict(window, arrivalRate)
 	}
-	if e.stopped {
+	res.StoppedBy = e.stoppedBy
+	if e.stoppedBy == "max_in_system" {
 		res.Stability.Unstable = true
 		res.Stability.StoppedEarly = true
 		res.Stability.Reason = "requests in the system reached max_in_system " + strconv.Itoa(e.maxSys)
@@ -352,6 +364,9 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	o.field("goodput_per_gpu", r.GoodputPerGPU)
 	o.field("mean_in_system", r.MeanInSystem)
 	o.field("stability", r.Stability)
+	if r.StoppedBy != "" {
+		o.field("stopped_by", r.StoppedBy)
+	}
 	o.field("end_time", r.End)
 	o.field("events", r.Events)
 	for _, s := range r.Server {

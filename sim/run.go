@@ -83,6 +83,12 @@ type Config struct {
 	// the default: no cap when Requests bounds the run, 1,000,000 when only
 	// Horizon does.
 	MaxInSystem int
+	// StopAfterMisses, when > 0, ends the run as soon as that many measured
+	// requests have missed the SLO (or failed): an acceptance test that
+	// needs attainment ≥ q over n requests has failed for certain once more
+	// than (1−q)·n have missed, so a capacity search stops there instead of
+	// simulating the rest. Result.StoppedBy then says "slo_misses".
+	StopAfterMisses int
 	// Percentiles lists the percentiles the JSON result reports for each
 	// latency metric; empty means DefaultPercentiles.
 	Percentiles []float64
@@ -112,6 +118,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: warmup %d must be < requests %d", ErrInvalidConfig, c.Warmup, c.Requests)
 	case c.MaxInSystem < 0:
 		return fmt.Errorf("%w: max_in_system %d must be >= 0", ErrInvalidConfig, c.MaxInSystem)
+	case c.StopAfterMisses < 0:
+		return fmt.Errorf("%w: stop_after_misses %d must be >= 0", ErrInvalidConfig, c.StopAfterMisses)
 	}
 	for i, p := range c.Percentiles {
 		if !(p >= 0 && p <= 100) {
@@ -197,6 +205,7 @@ type Env struct {
 	lastT         float64
 	trend         trend
 	stopped       bool
+	stoppedBy     string
 	abortErr      error
 
 	m metrics
@@ -261,7 +270,7 @@ func (e *Env) Abort(err error) {
 	if e.abortErr == nil {
 		e.abortErr = fmt.Errorf("sim: aborted at t=%v s: %w", e.eng.now, err)
 	}
-	e.stopped = true
+	e.stopped, e.stoppedBy = true, "abort"
 }
 
 // Finish records that r completed now. The server must not touch r after.
@@ -299,6 +308,9 @@ func (e *Env) end(r *Request, st Status) {
 	e.ended++
 	e.sojourn += now - r.Sent
 	e.m.record(r)
+	if lim := e.cfg.StopAfterMisses; lim > 0 && !r.Warmup && e.m.misses() >= lim && !e.stopped {
+		e.stopped, e.stoppedBy = true, "slo_misses"
+	}
 	switch {
 	case e.closed:
 		if !e.noMore {
@@ -415,8 +427,8 @@ func (e *Env) send(r *Request) {
 }
 
 func (e *Env) checkBacklog() {
-	if e.inSys+e.clientQ.Len()+e.sendQ.Len() >= e.maxSys {
-		e.stopped = true
+	if e.inSys+e.clientQ.Len()+e.sendQ.Len() >= e.maxSys && !e.stopped {
+		e.stopped, e.stoppedBy = true, "max_in_system"
 	}
 }
 

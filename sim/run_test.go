@@ -344,3 +344,19 @@ func TestNormalizedArrivals(t *testing.T) {
 	require.NoError(t, err)
 	assert.InDelta(t, 250, res.Requests[999].Arrival, 1e-9)
 }
+
+// TestStopAfterMisses: a run ends once the stated number of measured
+// requests have missed, and says so.
+func TestStopAfterMisses(t *testing.T) {
+	cfg := sim.Config{Workload: open(18), Server: fcfs(1, mixture), Requests: 50_000, Warmup: 100, Seed: 1, SLO: sim.SLO{E2E: 0.25}, StopAfterMisses: 500}
+	res, err := sim.Run(cfg)
+	require.NoError(t, err)
+	assert.Equal(t, "slo_misses", res.StoppedBy)
+	assert.Equal(t, 500, res.Completed+res.Failed+res.Rejected-res.Good)
+	assert.Less(t, res.Injected, 5_000)
+	b, err := json.Marshal(res)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"stopped_by":"slo_misses"`)
+	_, err = sim.Run(sim.Config{Workload: open(1), Server: fcfs(1, mixture), Requests: 10, StopAfterMisses: -1})
+	assert.ErrorContains(t, err, "stop_after_misses -1")
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -137,4 +138,44 @@ func TestEmpiricalFromRealTrace(t *testing.T) {
 	// 0.018, twice the normal-theory 4(1−ρ²)/√n to allow for the lengths'
 	// heavy tails.
 	assert.InDelta(t, correlation(popIn, popOut), correlation(ins, outs), 2*zTol/math.Sqrt(n))
+}
+
+// TestBuiltinTablesMatchTraces recomputes the built-in quantile tables from
+// the trace files (numpy-linear percentiles, outputs raised to 1) and
+// checks every entry, rounded, and the normal-scores correlation.
+func TestBuiltinTablesMatchTraces(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		table QuantileTable
+	}{
+		{"AzureLLMInferenceTrace_conv.csv", AzureConversation()},
+		{"AzureLLMInferenceTrace_code.csv", AzureCode()},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			tr := loadData(t, tc.file)
+			var in, out sortedValues
+			for _, p := range tr.Pairs() {
+				in = append(in, float64(p.Input))
+				out = append(out, float64(p.Output))
+			}
+			slices.Sort(in)
+			slices.Sort(out)
+			for i, p := range tc.table.Probs {
+				assert.InDelta(t, tc.table.Input[i], in.percentile(p), 0.5, "input p%v", 100*p)
+				assert.InDelta(t, tc.table.Output[i], out.percentile(p), 0.5, "output p%v", 100*p)
+			}
+		})
+	}
+}
+
+// sortedValues is a sorted slice of values with numpy's linear percentile.
+type sortedValues []float64
+
+func (s sortedValues) percentile(p float64) float64 {
+	h := float64(len(s)-1) * p
+	lo := int(h)
+	if lo+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
 }

@@ -1,0 +1,299 @@
+package capacity
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/servesim/servesim/sim"
+)
+
+// Search finds λ*, the largest open-loop rate at which every independent
+// replication passes the Criteria (SPEC §5). It reports a bracket — the
+// largest rate seen to pass and the smallest seen to fail — never a point.
+//
+// The search doubles (or halves) from Start until it has a pass and a
+// fail, then bisects geometrically inside the bracket until its relative
+// width is at most Precision. Coarse probes use Replications runs; probes
+// inside the bracket, and the lower end before it is reported, use
+// BoundaryReplications (the min-over-runs rule is stricter with more runs,
+// so a pass is confirmed where it matters). Replication i uses seed
+// sim.ReplicationSeed(Seed, i) at every rate: rates are compared on the same
+// random numbers (paired), and more replications extend, not replace, the
+// fewer.
+//
+// Acceptance takes the minimum over runs: a conservative envelope, not a
+// confidence interval.
+type Search struct {
+	// Base is the run configuration; its arrival process (Poisson, Gamma or
+	// Constant) gets each probed rate. Its Seed is ignored.
+	Base sim.Config
+	// Criteria is the per-run acceptance rule; its SLO replaces Base.SLO.
+	Criteria Criteria
+	// Seed derives the replication seeds.
+	Seed uint64
+	// Replications is the number of runs per coarse probe (≥ 1).
+	Replications int
+	// BoundaryReplications is the number of runs per probe near the answer
+	// (≥ Replications; 0 means Replications).
+	BoundaryReplications int
+	// Start is the first rate probed, requests per second (> 0).
+	Start float64
+	// Precision is the largest relative bracket width, (hi−lo)/lo, at which
+	// the search stops (> 0; e.g. 0.05).
+	Precision float64
+	// MinRate and MaxRate bound the search (0 means Start/1024 and
+	// Start·1024). A search that passes at MaxRate or fails at MinRate
+	// reports a half-open bracket.
+	MinRate, MaxRate float64
+	// Workers bounds the parallel runs (0 means GOMAXPROCS).
+	Workers int
+	// Progress, if set, is called after each probe.
+	Progress func(Point)
+}
+
+// Point is one probed rate with its replications.
+type Point struct {
+	Rate float64 `json:"rate"`
+	// Pass is true when every run passed.
+	Pass bool `json:"pass"`
+	// MinAttainment is the floor of the attainments over runs.
+	MinAttainment float64 `json:"min_attainment"`
+	// Runs holds each replication's verdict, in replication order.
+	Runs []Verdict `json:"runs"`
+}
+
+// Result is a search's answer.
+type Result struct {
+	// Lower is the largest rate seen to pass with BoundaryReplications runs
+	// (0 when none passed: even MinRate fails); Upper the smallest rate seen
+	// to fail (+Inf when none failed: MaxRate passes).
+	Lower, Upper float64
+	// Points lists every probed rate in increasing order.
+	Points []Point
+	// Runs and Requests count the simulations the search made.
+	Runs     int
+	Requests int64
+}
+
+// Bracketed reports whether both ends were found.
+func (r *Result) Bracketed() bool { return r.Lower > 0 && !math.IsInf(r.Upper, 1) }
+
+// Validate checks the search settings and the base configuration.
+func (s Search) Validate() error {
+	if err := s.Criteria.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case s.Replications < 1:
+		return fmt.Errorf("%w: replications %d must be >= 1", ErrInvalid, s.Replications)
+	case s.BoundaryReplications != 0 && s.BoundaryReplications < s.Replications:
+		return fmt.Errorf("%w: boundary_replications %d must be >= replications %d", ErrInvalid, s.BoundaryReplications, s.Replications)
+	case !(s.Start > 0) || math.IsInf(s.Start, 1):
+		return fmt.Errorf("%w: start rate %v must be a finite number > 0", ErrInvalid, s.Start)
+	case !(s.Precision > 0) || math.IsInf(s.Precision, 1):
+		return fmt.Errorf("%w: precision %v must be a finite number > 0", ErrInvalid, s.Precision)
+	case s.MinRate < 0 || s.MaxRate < 0 || (s.MaxRate > 0 && s.MaxRate < s.Start) || s.MinRate > s.Start:
+		return fmt.Errorf("%w: rate bounds [%v, %v] must be >= 0 and contain start %v", ErrInvalid, s.MinRate, s.MaxRate, s.Start)
+	}
+	if _, err := WithRate(s.Base.Workload.Arrivals, s.Start); err != nil {
+		return err
+	}
+	cfg := s.Base
+	cfg.SLO = s.Criteria.SLO
+	return cfg.Validate()
+}
+
+// Run performs the search.
+func (s Search) Run() (*Result, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	p := prober{s: s, points: map[float64]*probe{}}
+	if p.rb = s.BoundaryReplications; p.rb == 0 {
+		p.rb = s.Replications
+	}
+	minRate, maxRate := s.MinRate, s.MaxRate
+	if minRate == 0 {
+		minRate = s.Start / 1024
+	}
+	if maxRate == 0 {
+		maxRate = s.Start * 1024
+	}
+
+	// Coarse: double or halve until the pass/fail bracket appears.
+	lo, hi := 0.0, math.Inf(1)
+	r := s.Start
+	for {
+		pass, err := p.eval(r, s.Replications)
+		if err != nil {
+			return nil, err
+		}
+		if pass {
+			lo = r
+			if !math.IsInf(hi, 1) || r >= maxRate {
+				break
+			}
+			r = math.Min(2*r, maxRate)
+		} else {
+			hi = r
+			if lo > 0 || r <= minRate {
+				break
+			}
+			r = math.Max(r/2, minRate)
+		}
+	}
+
+	// Refine, and confirm the lower end with the boundary replications.
+	for lo > 0 {
+		for !math.IsInf(hi, 1) && (hi-lo)/lo > s.Precision {
+			mid := math.Sqrt(lo * hi)
+			pass, err := p.eval(mid, p.rb)
+			if err != nil {
+				return nil, err
+			}
+			if pass {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		pass, err := p.eval(lo, p.rb)
+		if err != nil {
+			return nil, err
+		}
+		if pass {
+			break
+		}
+		// The lower end failed once more runs were added: it is the new
+		// upper end; fall back to the best confirmed (or tentative) pass
+		// below it, or halve.
+		hi = lo
+		lo = p.bestPassBelow(hi)
+		if lo == 0 {
+			if hi <= minRate {
+				break
+			}
+			r := math.Max(hi/2, minRate)
+			for {
+				pass, err := p.eval(r, p.rb)
+				if err != nil {
+					return nil, err
+				}
+				if pass {
+					lo = r
+					break
+				}
+				hi = r
+				if r <= minRate {
+					break
+				}
+				r = math.Max(r/2, minRate)
+			}
+		}
+	}
+	return p.result(lo, hi), nil
+}
+
+// probe is the state of one probed rate.
+type probe struct {
+	point Point
+}
+
+type prober struct {
+	s        Search
+	rb       int
+	points   map[float64]*probe
+	runs     int
+	requests int64
+}
+
+// eval runs (or extends to) reps replications at rate and reports whether
+// all passed. Failing is final: more runs can only lower the minimum.
+func (p *prober) eval(rate float64, reps int) (bool, error) {
+	pr, ok := p.points[rate]
+	if !ok {
+		pr = &probe{point: Point{Rate: rate, Pass: true, MinAttainment: math.Inf(1)}}
+		p.points[rate] = pr
+	}
+	have := len(pr.point.Runs)
+	if have >= reps || (!pr.point.Pass && have > 0) {
+		return pr.point.Pass, nil
+	}
+	cfg, err := p.config(rate)
+	if err != nil {
+		return false, err
+	}
+	cfgs := make([]sim.Config, reps-have)
+	for i := range cfgs {
+		cfgs[i] = cfg
+		cfgs[i].Seed = sim.ReplicationSeed(p.s.Seed, have+i)
+	}
+	results, err := sim.RunAll(cfgs, p.s.Workers)
+	if err != nil {
+		return false, err
+	}
+	for i, res := range results {
+		res.Replication = have + i
+		v := p.s.Criteria.Judge(res, rate)
+		pr.point.Runs = append(pr.point.Runs, v)
+		pr.point.Pass = pr.point.Pass && v.Pass
+		pr.point.MinAttainment = math.Min(pr.point.MinAttainment, v.Attainment)
+		p.runs++
+		p.requests += int64(res.Injected)
+	}
+	if p.s.Progress != nil {
+		p.s.Progress(pr.point)
+	}
+	return pr.point.Pass, nil
+}
+
+// config returns the run configuration at rate: the base with the rate,
+// the criteria's SLO, and early stops that cannot change a verdict.
+func (p *prober) config(rate float64) (sim.Config, error) {
+	cfg := p.s.Base
+	arr, err := WithRate(cfg.Workload.Arrivals, rate)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Workload.Arrivals = arr
+	cfg.SLO = p.s.Criteria.SLO
+	if n := cfg.Requests - cfg.Warmup; cfg.Requests > 0 && cfg.StopAfterMisses == 0 {
+		// Once more than (1−q)·n requests have missed, attainment < q.
+		cfg.StopAfterMisses = int(math.Floor((1-p.s.Criteria.Target)*float64(n))) + 1
+	}
+	if cfg.MaxInSystem == 0 {
+		// A backlog of a fifth of the run is sustained growth; stop there.
+		cfg.MaxInSystem = max(2000, cfg.Requests/5)
+	}
+	return cfg, nil
+}
+
+// bestPassBelow returns the largest rate below hi that passed, or 0.
+func (p *prober) bestPassBelow(hi float64) float64 {
+	best := 0.0
+	for r, pr := range p.points {
+		if r < hi && pr.point.Pass && r > best {
+			best = r
+		}
+	}
+	return best
+}
+
+func (p *prober) result(lo, hi float64) *Result {
+	res := &Result{Lower: lo, Upper: hi, Runs: p.runs, Requests: p.requests}
+	for _, pr := range p.points {
+		res.Points = append(res.Points, pr.point)
+	}
+	sortPoints(res.Points)
+	return res
+}
+
+func sortPoints(ps []Point) {
+	slices.SortFunc(ps, func(a, b Point) int { return cmp.Compare(a.Rate, b.Rate) })
+}
+
+func sortRuns(vs []Verdict) {
+	slices.SortFunc(vs, func(a, b Verdict) int { return cmp.Compare(a.Replication, b.Replication) })
+}

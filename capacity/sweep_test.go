@@ -1,0 +1,111 @@
+package capacity_test
+
+import (
+	"encoding/json"
+	"math"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/workload"
+)
+
+func rateSweep(values []float64) capacity.Sweep {
+	return capacity.Sweep{
+		Param: "rate", Values: values, Replications: 3, Seed: 5,
+		Config: func(rate float64) (sim.Config, error) {
+			cfg := mm1(10, 20_000)
+			cfg.Workload.Arrivals = workload.Poisson{Rate: rate}
+			cfg.SLO = sim.SLO{E2E: 1}
+			return cfg, nil
+		},
+	}
+}
+
+func marshal(t *testing.T, rs []capacity.JobResult) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		b, err := json.Marshal(r)
+		require.NoError(t, err)
+		out[i] = string(b)
+	}
+	return out
+}
+
+// TestShardsPartitionTheSweep: the shards' jobs are disjoint, cover the
+// sweep, and their results are byte-identical to the unsharded run's,
+// whatever GOMAXPROCS.
+func TestShardsPartitionTheSweep(t *testing.T) {
+	s := rateSweep([]float64{2, 4, 6, 8, 9})
+	whole, err := s.Run(capacity.All)
+	require.NoError(t, err)
+	require.Len(t, whole, 15)
+
+	old := runtime.GOMAXPROCS(1)
+	var merged []capacity.JobResult
+	for i := range 4 {
+		part, err := s.Run(capacity.Shard{Index: i, Count: 4})
+		require.NoError(t, err)
+		for _, jr := range part {
+			assert.Equal(t, i, jr.Index%4)
+		}
+		merged = append(merged, part...)
+	}
+	runtime.GOMAXPROCS(old)
+	slices.SortFunc(merged, func(a, b capacity.JobResult) int { return a.Index - b.Index })
+	assert.Equal(t, marshal(t, whole), marshal(t, merged))
+
+	// Paired seeds: replication r has the same seed at every value.
+	for _, jr := range whole {
+		assert.Equal(t, sim.ReplicationSeed(5, jr.Replication), jr.Seed)
+	}
+}
+
+// TestGridBracket: judging a rate grid brackets the M/M/1 answer
+// λ* = μ + ln(1−q)/t = 7.70 req/s.
+func TestGridBracket(t *testing.T) {
+	s := rateSweep([]float64{2, 4, 6, 7, 8, 9})
+	res, err := s.Run(capacity.All)
+	require.NoError(t, err)
+	points := capacity.Judge(capacity.DefaultCriteria(sim.SLO{E2E: 1}, 0.9), res)
+	require.Len(t, points, 6)
+	for i, p := range points {
+		assert.Equal(t, s.Values[i], p.Rate)
+		assert.Len(t, p.Runs, 3)
+	}
+	lo, hi := capacity.Bracket(points)
+	assert.Equal(t, 7.0, lo)
+	assert.Equal(t, 8.0, hi)
+	lo, hi = capacity.Bracket(points[:3])
+	assert.Equal(t, 6.0, lo)
+	assert.True(t, math.IsInf(hi, 1))
+}
+
+func TestParseShard(t *testing.T) {
+	sh, err := capacity.ParseShard("2/5")
+	require.NoError(t, err)
+	assert.Equal(t, capacity.Shard{Index: 2, Count: 5}, sh)
+	assert.Equal(t, "2/5", sh.String())
+	for _, bad := range []string{"5/5", "-1/3", "1", "a/b", "1/0", ""} {
+		_, err := capacity.ParseShard(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestSweepValidate(t *testing.T) {
+	s := rateSweep(nil)
+	_, err := s.Run(capacity.All)
+	assert.ErrorContains(t, err, "no values")
+	s = rateSweep([]float64{1})
+	s.Replications = 0
+	_, err = s.Run(capacity.All)
+	assert.ErrorContains(t, err, "replications 0")
+	s = rateSweep([]float64{-1})
+	_, err = s.Run(capacity.All)
+	assert.ErrorContains(t, err, "poisson rate -1")
+}

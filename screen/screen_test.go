@@ -1,0 +1,95 @@
+package screen_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/screen"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/workload"
+)
+
+func study(t *testing.T, model, gpu string, cands ...screen.Candidate) screen.Study {
+	m, err := cost.Model(model)
+	require.NoError(t, err)
+	g, err := cost.GPU(gpu)
+	require.NoError(t, err)
+	return screen.Study{
+		Engine: batching.Defaults(m, g), Router: batching.RoundRobin, Candidates: cands,
+		Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 1}, Lengths: workload.Random{InputLen: 1024, OutputLen: 256, RangeRatio: 0.5}},
+		Requests: 1500, Warmup: 150,
+		Criteria: capacity.DefaultCriteria(sim.SLO{TTFT: 2, TPOT: 0.1}, 0.99),
+		Seed:     1, Replications: 2, Start: 4, Precision: 0.1, CommonRate: 4,
+	}
+}
+
+// TestScreenSmallModel: a model that fits one card; every candidate is
+// searched, per-GPU numbers are the bracket over GPUs, the common-rate run
+// passes everywhere (4 req/s is far below capacity), and the verdict applies
+// the replicas-baseline rule.
+func TestScreenSmallModel(t *testing.T) {
+	s := study(t, "llama-3.1-8b", "h100-sxm", screen.Candidate{TP: 1, Replicas: 2}, screen.Candidate{TP: 2, Replicas: 1})
+	rows, err := s.Run()
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	for _, r := range rows {
+		require.True(t, r.Feasible(), r.Candidate.String())
+		require.NotNil(t, r.Search)
+		require.True(t, r.Search.Bracketed(), r.Candidate.String())
+		assert.Equal(t, 2, r.GPUs)
+		assert.InDelta(t, r.Search.Lower/2, r.LowerPerGPU, 1e-12)
+		assert.InDelta(t, r.Search.Upper/2, r.UpperPerGPU, 1e-12)
+		assert.Equal(t, 1.0, r.CommonAttainment)
+		assert.Greater(t, r.CommonGoodputPerGPU, 0.0)
+	}
+	// Two replicas at 4 req/s carry the same goodput on the same two GPUs
+	// as one TP=2 replica: every request is good in both.
+	assert.InDelta(t, rows[0].CommonGoodputPerGPU, rows[1].CommonGoodputPerGPU, 0.1*rows[0].CommonGoodputPerGPU)
+	v := screen.Verdict(rows)
+	assert.Contains(t, v, "fits one GPU, so TP must beat replicas per card")
+}
+
+// TestScreenInfeasible: shapes that cannot split and weights that do not
+// fit are reported, not searched.
+func TestScreenInfeasible(t *testing.T) {
+	s := study(t, "qwen2.5-7b", "rtx4090", screen.Candidate{TP: 8, Replicas: 1})
+	rows, err := s.Run()
+	require.NoError(t, err)
+	assert.Contains(t, rows[0].ShapeErr, "tp 8 must divide heads 28")
+	assert.Nil(t, rows[0].Search)
+
+	s = study(t, "llama-3.1-70b", "h100-sxm", screen.Candidate{TP: 1, Replicas: 1})
+	rows, err = s.Run()
+	require.NoError(t, err)
+	assert.False(t, rows[0].Fits)
+	assert.Nil(t, rows[0].Search)
+	assert.Greater(t, rows[0].Memory.WeightBytes, rows[0].Memory.UsableBytes)
+	assert.Equal(t, "no candidate fits and meets the SLO at any rate searched", screen.Verdict(rows))
+}
+
+func TestScreenValidate(t *testing.T) {
+	s := study(t, "llama-3.1-8b", "h100-sxm")
+	_, err := s.Run()
+	assert.ErrorContains(t, err, "no candidates")
+	s = study(t, "llama-3.1-8b", "h100-sxm", screen.Candidate{TP: 0, Replicas: 1})
+	_, err = s.Run()
+	assert.ErrorContains(t, err, "candidates[0] tp 0")
+	s = study(t, "llama-3.1-8b", "h100-sxm", screen.Candidate{TP: 1, Replicas: 1})
+	s.CommonRate = math.NaN()
+	_, err = s.Run()
+	assert.ErrorContains(t, err, "common_rate NaN")
+	s.CommonRate = 0
+	s.Criteria.Target = 0
+	_, err = s.Run()
+	assert.ErrorContains(t, err, "target 0")
+	s.Criteria.Target = 0.9
+	s.Workload = workload.Workload{Clients: 3, Lengths: workload.Fixed{Input: 1, Output: 1}}
+	_, err = s.Run()
+	assert.ErrorContains(t, err, "open loop")
+}
