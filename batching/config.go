@@ -150,6 +150,8 @@ func (c Config) resolve() (*resolved, error) {
 		return nil, fmt.Errorf("%w: kv_blocks %d must be >= 0", ErrInvalid, c.KVBlocks)
 	case c.MaxModelLen < 0:
 		return nil, fmt.Errorf("%w: max_model_len %d must be >= 0", ErrInvalid, c.MaxModelLen)
+	case !c.EnableChunkedPrefill && c.MaxModelLen > c.MaxNumBatchedTokens:
+		return nil, fmt.Errorf("%w: max_num_batched_tokens %d must be >= max_model_len %d when chunked prefill is off (a whole prompt must fit one step)", ErrInvalid, c.MaxNumBatchedTokens, c.MaxModelLen)
 	case !(c.RequestOverhead >= 0) || math.IsInf(c.RequestOverhead, 1):
 		return nil, fmt.Errorf("%w: request_overhead %v must be a finite number of seconds >= 0", ErrInvalid, c.RequestOverhead)
 	}

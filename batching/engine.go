@@ -254,12 +254,18 @@ func (e *engine) preempt(q *seq) (neededBlock bool) {
 	var c int
 	if q.decoding {
 		neededBlock = e.phaseOf(q) == e.needPhase()
+		decoded := e.step > q.joinStep // emitted tokens since it joined
 		c = e.leaveDecoders(q, e.step)
 		for i := range e.fresh {
 			if e.fresh[i].t == q.lastToken && !q.req.Warmup {
 				e.fresh[i].measured--
 				break
 			}
+		}
+		if decoded {
+			// Decoders' tokens are not stamped one by one: its last one
+			// left at the last decode step.
+			q.lastToken = e.lastDecodeEnd
 		}
 	} else {
 		c = q.computed

@@ -153,8 +153,18 @@ func TestInvariants(t *testing.T) {
 					out += int64(r.Output)
 				}
 			}
-			// One ITL per token after the first, for measured requests.
+			// One ITL per token after the first, for measured requests, and
+			// a request's gaps add up to its decode time: Σ ITL =
+			// Σ (Done − FirstToken), preemptions and pauses included.
 			assert.Equal(t, int(out)-res.Completed, res.ITL().Count())
+			var decode float64
+			for _, r := range res.Requests {
+				if !r.Warmup {
+					decode += r.Done - r.FirstToken
+				}
+			}
+			itl := res.ITL()
+			assert.InDelta(t, decode, itl.Mean()*float64(itl.Count()), 1e-9*decode+1e-9, "Σ ITL")
 			pre, _ := res.Stat("preemptions")
 			if sc.name == "tiny pool preempts" {
 				assert.Greater(t, pre, 10.0, "a tiny pool must preempt")
@@ -336,6 +346,7 @@ func TestBadConfig(t *testing.T) {
 		{"overhead", func(c *Config) { c.RequestOverhead = -1 }, "request_overhead -1"},
 		{"max model len", func(c *Config) { c.MaxModelLen = 1 << 20 }, "fewer than max_model_len 1048576"},
 		{"model invalid", func(c *Config) { c.Model.Layers = 0 }, "layers 0"},
+		{"no chunking, short budget", func(c *Config) { c.EnableChunkedPrefill = false; c.MaxModelLen = 4096 }, "max_num_batched_tokens 2048 must be >= max_model_len 4096"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

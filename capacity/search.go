@@ -92,8 +92,8 @@ func (s Search) Validate() error {
 		return fmt.Errorf("%w: boundary_replications %d must be >= replications %d", ErrInvalid, s.BoundaryReplications, s.Replications)
 	case !(s.Start > 0) || math.IsInf(s.Start, 1):
 		return fmt.Errorf("%w: start rate %v must be a finite number > 0", ErrInvalid, s.Start)
-	case !(s.Precision > 0) || math.IsInf(s.Precision, 1):
-		return fmt.Errorf("%w: precision %v must be a finite number > 0", ErrInvalid, s.Precision)
+	case !(s.Precision >= 1e-9) || math.IsInf(s.Precision, 1):
+		return fmt.Errorf("%w: precision %v must be a finite number >= 1e-9", ErrInvalid, s.Precision)
 	case s.MinRate < 0 || s.MaxRate < 0 || (s.MaxRate > 0 && s.MaxRate < s.Start) || s.MinRate > s.Start:
 		return fmt.Errorf("%w: rate bounds [%v, %v] must be >= 0 and contain start %v", ErrInvalid, s.MinRate, s.MaxRate, s.Start)
 	}
@@ -149,6 +149,9 @@ func (s Search) Run() (*Result, error) {
 	for lo > 0 {
 		for !math.IsInf(hi, 1) && (hi-lo)/lo > s.Precision {
 			mid := math.Sqrt(lo * hi)
+			if mid <= lo || mid >= hi {
+				break // adjacent floating-point numbers
+			}
 			pass, err := p.eval(mid, p.rb)
 			if err != nil {
 				return nil, err
@@ -260,14 +263,25 @@ func (p *prober) config(rate float64) (sim.Config, error) {
 	cfg.Workload.Arrivals = arr
 	cfg.SLO = p.s.Criteria.SLO
 	if n := cfg.Requests - cfg.Warmup; cfg.Requests > 0 && cfg.StopAfterMisses == 0 {
-		// Once more than (1−q)·n requests have missed, attainment < q.
-		cfg.StopAfterMisses = int(math.Floor((1-p.s.Criteria.Target)*float64(n))) + 1
-	}
-	if cfg.MaxInSystem == 0 {
-		// A backlog of a fifth of the run is sustained growth; stop there.
-		cfg.MaxInSystem = max(2000, cfg.Requests/5)
+		// Once more than the largest passing number of misses have
+		// missed, attainment < q whatever the rest do.
+		cfg.StopAfterMisses = MaxMisses(n, p.s.Criteria.Target) + 1
 	}
 	return cfg, nil
+}
+
+// MaxMisses returns the largest number of misses m among n measured
+// requests that still meets attainment q, (n−m)/n ≥ q, computed with the
+// same floating-point comparison Judge uses.
+func MaxMisses(n int, q float64) int {
+	m := int(math.Floor((1 - q) * float64(n)))
+	for m+1 <= n && float64(n-m-1)/float64(n) >= q {
+		m++
+	}
+	for m >= 0 && float64(n-m)/float64(n) < q {
+		m--
+	}
+	return m
 }
 
 // bestPassBelow returns the largest rate below hi that passed, or 0.

@@ -77,13 +77,14 @@ func TestSearchMM1KnownAnswer(t *testing.T) {
 	assert.InDelta(t, want, precise.Upper, (precision+noise)*want)
 }
 
-// TestSearchFailsFastWhenUnstable: probes far above capacity stop early
-// (SLO misses or the backlog cap), so the search costs far fewer requests
-// than full runs would.
+// TestSearchFailsFastWhenUnstable: a probe far above capacity stops as
+// soon as more requests have missed than a passing run may miss, so it
+// costs a small part of a full run; with a TPOT-only SLO, which queueing
+// never breaks, the overload is still caught by the stability verdict.
 func TestSearchFailsFastWhenUnstable(t *testing.T) {
 	s := capacity.Search{
 		Base:     mm1(10, 20_000),
-		Criteria: capacity.DefaultCriteria(sim.SLO{E2E: 1}, 0.9),
+		Criteria: capacity.DefaultCriteria(sim.SLO{E2E: 1}, 0.99),
 		Seed:     2, Replications: 2, Start: 64, Precision: 0.2,
 	}
 	res, err := s.Run()
@@ -92,10 +93,27 @@ func TestSearchFailsFastWhenUnstable(t *testing.T) {
 	require.Equal(t, 64.0, first.Rate)
 	require.False(t, first.Pass)
 	for _, v := range first.Runs {
-		assert.NotEmpty(t, v.StoppedBy)
-		assert.Less(t, v.Requests, 20_000/4)
+		assert.Equal(t, "slo_misses", v.StoppedBy)
+		assert.Less(t, v.Requests, 20_000/10)
 	}
 	assert.True(t, res.Bracketed())
+
+	// Output 2 tokens so TPOT is defined; FCFS spreads them evenly.
+	tpotOnly := sim.Config{
+		Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 1}, Lengths: workload.Fixed{Input: 1, Output: 2}},
+		Server:   queue.FCFS{Servers: 1, ServiceOf: func(int, int) (float64, float64) { return 0.05, 0.1 }},
+		Requests: 20_000, Warmup: 1000,
+	}
+	v := capacity.DefaultCriteria(sim.SLO{TPOT: 0.1}, 0.99)
+	for _, rate := range []float64{5, 15} { // ρ = 0.5, 1.5
+		cfg := tpotOnly
+		cfg.Workload.Arrivals = workload.Poisson{Rate: rate}
+		cfg.SLO = v.SLO
+		r, err := sim.Run(cfg)
+		require.NoError(t, err)
+		verdict := v.Judge(r, rate)
+		assert.Equal(t, rate < 10, verdict.Pass, "rate %v: %s", rate, verdict)
+	}
 }
 
 // TestSearchHalfOpen: a bound that every rate meets reports +Inf above;
@@ -160,7 +178,7 @@ func TestSearchValidate(t *testing.T) {
 func TestJudge(t *testing.T) {
 	c := capacity.DefaultCriteria(sim.SLO{E2E: 1}, 0.95)
 	base := func() *sim.Result {
-		return &sim.Result{Measured: 10_000, Completed: 10_000, Attainment: 0.97, SendRate: 5.0}
+		return &sim.Result{Measured: 10_000, Completed: 10_000, Attainment: 0.97, ArrivalRate: 5.1, SendRate: 5.1}
 	}
 	r := base()
 	assert.True(t, c.Judge(r, 5).Pass)
@@ -171,16 +189,32 @@ func TestJudge(t *testing.T) {
 	r.Failed = 20
 	assert.Contains(t, c.Judge(r, 5).String(), "failure rate 0.0020 > 0.0010")
 	r = base()
-	r.SendRate = 4.5 // a max_concurrency cap held the client back
-	assert.Contains(t, c.Judge(r, 5).String(), "send rate 4.5 off the target 5 by 10.0%")
+	r.SendRate = 4.59 // a max_concurrency cap held the client back
+	assert.Contains(t, c.Judge(r, 5).String(), "send rate 4.59 req/s falls 10.0% short of the arrival rate 5.1")
 	r = base()
 	r.Stability.Unstable, r.Stability.Reason = true, "waiting queue growing"
 	assert.Contains(t, c.Judge(r, 5).String(), "unstable: waiting queue growing")
 	r = base()
 	r.StoppedBy = "slo_misses"
 	assert.Contains(t, c.Judge(r, 5).String(), "stopped early")
-	// Poisson noise in a short run is never a rate failure: 4/√(n−1).
+	// Random arrivals realise the target only up to noise: never a failure.
 	r = base()
-	r.Measured, r.SendRate = 100, 5*1.3
+	r.ArrivalRate, r.SendRate = 5*1.3, 5*1.3
 	assert.True(t, c.Judge(r, 5).Pass)
+}
+
+// TestMaxMisses: the early-stop threshold agrees with Judge's comparison
+// exactly, including where (1−q)·n is a whole number that floating point
+// rounds down (q = 0.9: 1−0.9 = 0.09999999999999998).
+func TestMaxMisses(t *testing.T) {
+	for _, q := range []float64{0.5, 0.8, 0.9, 0.95, 0.99, 0.999, 1} {
+		for n := 1; n <= 3000; n++ {
+			m := capacity.MaxMisses(n, q)
+			require.GreaterOrEqual(t, float64(n-m)/float64(n), q, "q %v n %d m %d passes", q, n, m)
+			if m+1 <= n {
+				require.Less(t, float64(n-m-1)/float64(n), q, "q %v n %d m+1 fails", q, n)
+			}
+		}
+	}
+	assert.Equal(t, 1, capacity.MaxMisses(10, 0.9))
 }

@@ -159,6 +159,9 @@ func Judge(c Criteria, results []JobResult) []Point {
 	byPoint := map[int]*Point{}
 	var order []int
 	for _, jr := range results {
+		if jr.Result == nil {
+			continue // a run that failed to start
+		}
 		p, ok := byPoint[jr.Point]
 		if !ok {
 			p = &Point{Rate: jr.Value, Pass: true, MinAttainment: math.Inf(1)}

@@ -147,15 +147,17 @@ func (s *station) begin(r *sim.Request) {
 func (s *station) first(slot int64) {
 	r := s.inService[slot]
 	s.env.FirstToken(r)
-	rest := s.firstAt[slot]
-	if !r.Warmup && r.Output > 1 {
-		s.env.Tokens(rest/float64(r.Output-1), r.Output-1)
-	}
-	s.env.After(rest, sim.Normal, s.onDepart, slot)
+	s.env.After(s.firstAt[slot], sim.Normal, s.onDepart, slot)
 }
 
 func (s *station) depart(slot int64) {
 	r := s.inService[slot]
+	if s.cfg.ServiceOf != nil && !r.Warmup && r.Output > 1 {
+		// The remaining tokens were spread evenly; record their gaps at
+		// completion, so a run cut by a horizon leaves them out as vLLM
+		// leaves out unfinished requests.
+		s.env.Tokens(s.firstAt[slot]/float64(r.Output-1), r.Output-1)
+	}
 	s.inService[slot] = nil
 	s.slots = append(s.slots, int(slot))
 	s.served++

@@ -75,9 +75,12 @@ type Row struct {
 	// Shape is the per-rank split; ShapeErr says why it is impossible.
 	Shape    cost.Shape
 	ShapeErr string
-	// Memory is the per-rank budget; Fits reports whether a KV pool is left.
+	// Memory is the per-rank budget at the engine's memory utilisation;
+	// Fits reports whether the engine can run (weights leave a KV pool
+	// that holds a step's tokens), FitErr why not.
 	Memory cost.Memory
 	Fits   bool
+	FitErr string
 	// Search is the capacity search's result (nil when the candidate is
 	// impossible or does not fit).
 	Search *capacity.Result
@@ -140,11 +143,24 @@ func (s Study) search(c Candidate, eng batching.Config) capacity.Search {
 	}
 }
 
+// Report is a study's outcome.
+type Report struct {
+	// Rows holds one screen per candidate, in order.
+	Rows []Row
+	// FitsOneGPU reports whether the model fits a single GPU (TP 1),
+	// whether or not TP 1 is a candidate.
+	FitsOneGPU bool
+}
+
 // Run screens every candidate, in order.
-func (s Study) Run() ([]Row, error) {
+func (s Study) Run() (*Report, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	one := s.Engine
+	one.TensorParallelSize = 1
+	_, err := one.Pool()
+	rep := &Report{FitsOneGPU: err == nil}
 	rows := make([]Row, len(s.Candidates))
 	for i, c := range s.Candidates {
 		r := &rows[i]
@@ -163,19 +179,17 @@ func (s Study) Run() ([]Row, error) {
 			util = batching.DefaultGPUMemoryUtilization
 		}
 		mem, err := d.Memory(util, eng.BlockSize)
-		r.Memory, r.Fits = mem, err == nil && mem.Fits
 		if err != nil && !errors.Is(err, cost.ErrDoesNotFit) {
 			return nil, fmt.Errorf("%s: %w", c, err)
 		}
-		if !r.Fits {
-			continue
-		}
+		r.Memory = mem
+		// The engine decides: its pool honours kv_cache_memory and
+		// kv_blocks, and must hold one step's tokens.
 		if err := eng.Validate(); err != nil {
-			// Fits, but the pool is too small for the scheduler's budget.
-			r.Fits = false
-			r.ShapeErr = err.Error()
+			r.FitErr = err.Error()
 			continue
 		}
+		r.Fits = true
 		res, err := s.search(c, eng).Run()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c, err)
@@ -189,7 +203,8 @@ func (s Study) Run() ([]Row, error) {
 			}
 		}
 	}
-	return rows, nil
+	rep.Rows = rows
+	return rep, nil
 }
 
 // common runs the candidate at CommonRate with the study's replications.
@@ -212,47 +227,55 @@ func (s Study) common(r *Row, eng batching.Config) error {
 	return nil
 }
 
-// Verdict states the recommendation the rows support, with its reason.
-// Candidates are ranked by the lower end of λ* per GPU (the conservative
-// end); a candidate wins only if its lower end beats the others' upper
-// ends — otherwise the brackets overlap and the verdict says so.
-func Verdict(rows []Row) string {
-	var feasible []Row
-	fitsOne := false
-	for _, r := range rows {
+// Verdict states the recommendation the report supports, with its reason.
+//
+// When the model fits one GPU, TP must earn its cards: candidates are
+// ranked by the lower end of λ* per GPU, and the best wins outright only if
+// that lower end beats every other candidate's upper end (else the brackets
+// overlap and the verdict says so). When it does not fit, the smallest TP
+// that fits and meets the SLO at some rate is the default, and the verdict
+// adds which candidate sustains the most per GPU when that is another.
+func (rep *Report) Verdict() string {
+	var ok []Row
+	for _, r := range rep.Rows {
 		if r.Feasible() && r.Search != nil && r.Search.Lower > 0 {
-			feasible = append(feasible, r)
-		}
-		if r.TP == 1 && r.Fits {
-			fitsOne = true
+			ok = append(ok, r)
 		}
 	}
-	if len(feasible) == 0 {
+	if len(ok) == 0 {
 		return "no candidate fits and meets the SLO at any rate searched"
 	}
-	best := feasible[0]
-	for _, r := range feasible[1:] {
+	best := ok[0]
+	for _, r := range ok[1:] {
 		if r.LowerPerGPU > best.LowerPerGPU {
 			best = r
 		}
 	}
 	var overlaps []string
-	for _, r := range feasible {
+	for _, r := range ok {
 		if r.Candidate != best.Candidate && r.UpperPerGPU > best.LowerPerGPU {
 			overlaps = append(overlaps, r.String())
 		}
 	}
-	var b strings.Builder
-	if fitsOne {
-		fmt.Fprintf(&b, "the model fits one GPU, so TP must beat replicas per card: ")
-	} else {
-		fmt.Fprintf(&b, "the model does not fit one GPU; among the deployments that fit: ")
+	perGPU := fmt.Sprintf("%s sustains the most per GPU, lambda* >= %.2f req/s per GPU", best, best.LowerPerGPU)
+	switch {
+	case len(overlaps) > 0:
+		perGPU += ", but its bracket overlaps " + strings.Join(overlaps, ", ") + ": refine the search or measure"
+	case len(ok) > 1:
+		perGPU += ", above every other candidate's bracket"
 	}
-	fmt.Fprintf(&b, "%s sustains the most per GPU, lambda* >= %.2f req/s per GPU", best, best.LowerPerGPU)
-	if len(overlaps) > 0 {
-		fmt.Fprintf(&b, ", but its bracket overlaps %s: refine the search or measure", strings.Join(overlaps, ", "))
-	} else if len(feasible) > 1 {
-		fmt.Fprintf(&b, ", above every other candidate's bracket")
+	if rep.FitsOneGPU {
+		return "the model fits one GPU, so TP must beat replicas per card: " + perGPU
 	}
-	return b.String()
+	smallest := ok[0]
+	for _, r := range ok[1:] {
+		if r.TP < smallest.TP {
+			smallest = r
+		}
+	}
+	if smallest.TP == best.TP {
+		return fmt.Sprintf("the model does not fit one GPU; the smallest TP that fits and meets the SLO is %d, and %s", smallest.TP, perGPU)
+	}
+	return fmt.Sprintf("the model does not fit one GPU; the smallest TP that fits and meets the SLO is %d (%s, lambda* >= %.2f req/s per GPU), while %s",
+		smallest.TP, smallest.Candidate, smallest.LowerPerGPU, perGPU)
 }

@@ -35,8 +35,10 @@ func study(t *testing.T, model, gpu string, cands ...screen.Candidate) screen.St
 // the replicas-baseline rule.
 func TestScreenSmallModel(t *testing.T) {
 	s := study(t, "llama-3.1-8b", "h100-sxm", screen.Candidate{TP: 1, Replicas: 2}, screen.Candidate{TP: 2, Replicas: 1})
-	rows, err := s.Run()
+	rep, err := s.Run()
 	require.NoError(t, err)
+	assert.True(t, rep.FitsOneGPU)
+	rows := rep.Rows
 	require.Len(t, rows, 2)
 	for _, r := range rows {
 		require.True(t, r.Feasible(), r.Candidate.String())
@@ -51,26 +53,36 @@ func TestScreenSmallModel(t *testing.T) {
 	// Two replicas at 4 req/s carry the same goodput on the same two GPUs
 	// as one TP=2 replica: every request is good in both.
 	assert.InDelta(t, rows[0].CommonGoodputPerGPU, rows[1].CommonGoodputPerGPU, 0.1*rows[0].CommonGoodputPerGPU)
-	v := screen.Verdict(rows)
-	assert.Contains(t, v, "fits one GPU, so TP must beat replicas per card")
+	assert.Contains(t, rep.Verdict(), "fits one GPU, so TP must beat replicas per card")
 }
 
 // TestScreenInfeasible: shapes that cannot split and weights that do not
 // fit are reported, not searched.
 func TestScreenInfeasible(t *testing.T) {
 	s := study(t, "qwen2.5-7b", "rtx4090", screen.Candidate{TP: 8, Replicas: 1})
-	rows, err := s.Run()
+	rep, err := s.Run()
 	require.NoError(t, err)
-	assert.Contains(t, rows[0].ShapeErr, "tp 8 must divide heads 28")
-	assert.Nil(t, rows[0].Search)
+	assert.Contains(t, rep.Rows[0].ShapeErr, "tp 8 must divide heads 28")
+	assert.Nil(t, rep.Rows[0].Search)
 
 	s = study(t, "llama-3.1-70b", "h100-sxm", screen.Candidate{TP: 1, Replicas: 1})
-	rows, err = s.Run()
+	rep, err = s.Run()
 	require.NoError(t, err)
-	assert.False(t, rows[0].Fits)
-	assert.Nil(t, rows[0].Search)
-	assert.Greater(t, rows[0].Memory.WeightBytes, rows[0].Memory.UsableBytes)
-	assert.Equal(t, "no candidate fits and meets the SLO at any rate searched", screen.Verdict(rows))
+	assert.False(t, rep.FitsOneGPU)
+	assert.False(t, rep.Rows[0].Fits)
+	assert.Contains(t, rep.Rows[0].FitErr, "does not fit")
+	assert.Nil(t, rep.Rows[0].Search)
+	assert.Greater(t, rep.Rows[0].Memory.WeightBytes, rep.Rows[0].Memory.UsableBytes)
+	assert.Equal(t, "no candidate fits and meets the SLO at any rate searched", rep.Verdict())
+
+	// kv_cache_memory decides the pool: a pool too small for a step's
+	// tokens makes the candidate infeasible even though weights fit.
+	s = study(t, "llama-3.1-8b", "h100-sxm", screen.Candidate{TP: 1, Replicas: 1})
+	s.Engine.KVCacheMemory = 64 << 20
+	rep, err = s.Run()
+	require.NoError(t, err)
+	assert.False(t, rep.Rows[0].Fits)
+	assert.Contains(t, rep.Rows[0].FitErr, "fewer than max_num_batched_tokens")
 }
 
 func TestScreenValidate(t *testing.T) {

@@ -70,6 +70,8 @@ type Request struct {
 	Warmup bool `json:"warmup,omitempty"`
 	// Client is the closed-loop client that sent it (0 in open loops).
 	Client int `json:"client,omitempty"`
+
+	certainMiss bool // counted as a miss before it ended (StopAfterMisses)
 }
 
 // TTFT returns FirstToken − Sent.

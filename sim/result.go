@@ -60,6 +60,10 @@ type Result struct {
 	GPUs             int
 	GoodputPerGPU    float64
 
+	// ArrivalRate is the rate the arrival process realised over the
+	// measured window: (n−1)/(last arrival − first arrival) of the n
+	// measured requests (scheduled arrivals; send times in closed loops).
+	ArrivalRate float64
 	// SendRate is the actual send rate over the measured window:
 	// (n−1)/(last send − first send) over the n measured requests sent. It
 	// equals the arrival rate of the trace unless a max_concurrency cap
@@ -204,13 +208,11 @@ func (e *Env) result(end float64) *Result {
 	if end > 0 {
 		res.MeanInSystem = e.area / end
 	}
+	if m.arrivals > 1 && m.lastArrival > m.firstArrival {
+		res.ArrivalRate = float64(m.arrivals-1) / (m.lastArrival - m.firstArrival)
+	}
 	if !res.Closed {
-		window := m.lastArrival - m.firstArrival
-		var arrivalRate float64
-		if m.arrivals > 1 && window > 0 {
-			arrivalRate = float64(m.arrivals-1) / window
-		}
-		res.Stability = e.trend.verdict(window, arrivalRate)
+		res.Stability = e.trend.verdict()
 	}
 	res.StoppedBy = e.stoppedBy
 	if e.stoppedBy == "max_in_system" {
@@ -253,7 +255,9 @@ func (r *Result) TPOT() *Sample { return r.latency(latTPOT) }
 
 // ITL returns the inter-token latency sample: every gap between
 // consecutive tokens of a measured request, pooled over requests
-// (token-weighted), as vLLM reports it.
+// (token-weighted), as vLLM reports it. A batching engine records gaps as
+// tokens leave, so a run cut by a horizon includes the gaps of requests
+// still in flight (vLLM would report only finished requests').
 func (r *Result) ITL() *Sample { return r.itl }
 
 // E2E returns the end-to-end latency sample (Done − Sent; vLLM's e2el).
@@ -354,6 +358,7 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	o.field("measured", r.Measured)
 	o.field("rejected", r.Rejected)
 	o.field("in_flight", r.InFlight)
+	o.field("arrival_rate", r.ArrivalRate)
 	o.field("send_rate", r.SendRate)
 	o.field("slo", r.SLO)
 	o.field("good_requests", r.Good)

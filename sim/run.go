@@ -84,10 +84,13 @@ type Config struct {
 	// Horizon does.
 	MaxInSystem int
 	// StopAfterMisses, when > 0, ends the run as soon as that many measured
-	// requests have missed the SLO (or failed): an acceptance test that
-	// needs attainment ≥ q over n requests has failed for certain once more
-	// than (1−q)·n have missed, so a capacity search stops there instead of
-	// simulating the rest. Result.StoppedBy then says "slo_misses".
+	// requests have certainly missed the SLO: ended ones that missed or
+	// failed, and ones still waiting past the TTFT bound for their first
+	// token (or, without a TTFT bound, past the E2E bound). An acceptance
+	// test that needs attainment ≥ q over n requests has failed for certain
+	// once more than (1−q)·n have missed, so a capacity search stops there
+	// instead of simulating the rest. Result.StoppedBy then says
+	// "slo_misses".
 	StopAfterMisses int
 	// Percentiles lists the percentiles the JSON result reports for each
 	// latency metric; empty means DefaultPercentiles.
@@ -120,6 +123,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: max_in_system %d must be >= 0", ErrInvalidConfig, c.MaxInSystem)
 	case c.StopAfterMisses < 0:
 		return fmt.Errorf("%w: stop_after_misses %d must be >= 0", ErrInvalidConfig, c.StopAfterMisses)
+	}
+	if c.Workload.Arrivals != nil && c.Requests == 0 && math.IsInf(c.Workload.Arrivals.MeanRate(), 1) {
+		return fmt.Errorf("%w: request rate inf sends every request at time 0: set a request count", ErrInvalidConfig)
 	}
 	for i, p := range c.Percentiles {
 		if !(p >= 0 && p <= 100) {
@@ -165,7 +171,7 @@ func Run(cfg Config) (*Result, error) {
 		return nil, env.abortErr
 	}
 	end := env.eng.Now()
-	if env.eng.Len() > 0 && !env.stopped && cfg.Horizon > 0 {
+	if env.eng.Len() > 0 && !env.stopped && !env.drained && cfg.Horizon > 0 {
 		end = cfg.Horizon
 	}
 	return env.result(end), nil
@@ -195,6 +201,18 @@ type Env struct {
 	onSend  Handler
 	onArr   Handler
 	onCli   Handler
+	onDue   Handler
+
+	// StopAfterMisses bookkeeping: requests in send order with their
+	// deadline pending, and those already past it.
+	deadline      float64 // seconds after the send; 0 when not tracked
+	ttftDeadline  bool    // the deadline is the TTFT bound (else E2E)
+	dueQ          Ring[due]
+	certainMisses int
+	drained       bool
+
+	lastInject  float64 // no-progress guard for unbounded runs
+	sameInstant int
 
 	inFlight      int // slots taken under the cap: sent, or released and about to be
 	inSys         int // sent and not ended
@@ -218,6 +236,15 @@ func newEnv(cfg *Config) *Env {
 	e.onSend = e.sendNext
 	e.onArr = e.arrive
 	e.onCli = e.clientSend
+	e.onDue = e.due
+	if cfg.StopAfterMisses > 0 {
+		switch {
+		case cfg.SLO.TTFT > 0:
+			e.deadline, e.ttftDeadline = cfg.SLO.TTFT, true
+		case cfg.SLO.E2E > 0:
+			e.deadline = cfg.SLO.E2E
+		}
+	}
 	e.m.init(cfg)
 	if cfg.Requests > 0 && !cfg.SummaryOnly {
 		e.store.reserve(cfg.Requests)
@@ -308,9 +335,10 @@ func (e *Env) end(r *Request, st Status) {
 	e.ended++
 	e.sojourn += now - r.Sent
 	e.m.record(r)
-	if lim := e.cfg.StopAfterMisses; lim > 0 && !r.Warmup && e.m.misses() >= lim && !e.stopped {
-		e.stopped, e.stoppedBy = true, "slo_misses"
+	if r.certainMiss {
+		e.certainMisses-- // now among the ended misses
 	}
+	e.checkMisses()
 	switch {
 	case e.closed:
 		if !e.noMore {
@@ -365,7 +393,22 @@ func (e *Env) scheduleArrival() {
 	e.eng.Schedule(max(t, e.eng.now), Normal, e.onArr, 0)
 }
 
+// maxSameInstant bounds the requests an unbounded run (Requests 0) may
+// inject without the clock moving: a closed loop whose server rejects
+// instantly would otherwise spin at one instant forever.
+const maxSameInstant = 100_000
+
 func (e *Env) newRequest() *Request {
+	if e.cfg.Requests == 0 {
+		if e.eng.now == e.lastInject {
+			e.sameInstant++
+			if e.sameInstant > max(maxSameInstant, 10*e.cfg.Workload.Clients) {
+				e.Abort(fmt.Errorf("no progress: %d requests sent at one instant without the clock advancing (does the server end every request at once?)", e.sameInstant))
+			}
+		} else {
+			e.lastInject, e.sameInstant = e.eng.now, 0
+		}
+	}
 	id := e.injected
 	e.injected++
 	r := e.store.alloc(id)
@@ -423,7 +466,39 @@ func (e *Env) send(r *Request) {
 	e.maxConcurrent = max(e.maxConcurrent, e.inSys)
 	e.m.sent(r)
 	e.checkBacklog()
+	if e.deadline > 0 && !r.Warmup {
+		e.dueQ.Push(due{r, r.ID})
+		// Late: a completion at the very deadline fires first and passes.
+		e.eng.Schedule(max(now, e.cfg.SLO.origin(r)+e.deadline), Late, e.onDue, 0)
+	}
 	e.server.Arrive(r)
+}
+
+// due is a measured request whose SLO deadline is pending. Deadlines are
+// send time plus a constant, so they fall in send order (FIFO).
+type due struct {
+	r  *Request
+	id int // the record may be reused in summary mode once r ended
+}
+
+// due fires at the oldest pending deadline: a request still without its
+// first token past the TTFT bound, or unfinished past the E2E bound, is a
+// certain miss.
+func (e *Env) due(int64) {
+	d := e.dueQ.Pop()
+	r := d.r
+	if r.ID != d.id || r.Status.Ended() || (e.ttftDeadline && r.FirstToken >= 0) {
+		return
+	}
+	r.certainMiss = true
+	e.certainMisses++
+	e.checkMisses()
+}
+
+func (e *Env) checkMisses() {
+	if lim := e.cfg.StopAfterMisses; lim > 0 && !e.stopped && e.m.misses()+e.certainMisses >= lim {
+		e.stopped, e.stoppedBy = true, "slo_misses"
+	}
 }
 
 func (e *Env) checkBacklog() {
@@ -432,4 +507,13 @@ func (e *Env) checkBacklog() {
 	}
 }
 
-func (e *Env) stopNow() bool { return e.stopped }
+// stopNow ends the run early (a stop rule fired) or once every request
+// has ended and no more will come: events still queued then (stale SLO
+// deadlines) cannot change anything.
+func (e *Env) stopNow() bool {
+	if e.noMore && e.ended == e.injected && e.deadline > 0 {
+		e.drained = true
+		return true
+	}
+	return e.stopped
+}

@@ -352,11 +352,66 @@ func TestStopAfterMisses(t *testing.T) {
 	res, err := sim.Run(cfg)
 	require.NoError(t, err)
 	assert.Equal(t, "slo_misses", res.StoppedBy)
-	assert.Equal(t, 500, res.Completed+res.Failed+res.Rejected-res.Good)
+	// Ended misses plus in-flight requests already past the bound: exactly
+	// the limit when the run stopped.
+	ended := res.Completed + res.Failed + res.Rejected - res.Good
+	censored := res.AttainmentDenominator - (res.Completed + res.Failed + res.Rejected)
+	assert.Less(t, ended, 500)
+	assert.Equal(t, 500, ended+censored)
 	assert.Less(t, res.Injected, 5_000)
 	b, err := json.Marshal(res)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"stopped_by":"slo_misses"`)
 	_, err = sim.Run(sim.Config{Workload: open(1), Server: fcfs(1, mixture), Requests: 10, StopAfterMisses: -1})
 	assert.ErrorContains(t, err, "stop_after_misses -1")
+}
+
+// rejectAll is a server that refuses every request at once.
+type rejectAll struct{}
+
+func (rejectAll) Validate() error { return nil }
+func (rejectAll) NewServer(env *sim.Env) (sim.Server, error) {
+	return rejector{env}, nil
+}
+
+type rejector struct{ env *sim.Env }
+
+func (r rejector) Arrive(q *sim.Request) { r.env.Reject(q) }
+
+// TestNoProgressGuard: an unbounded closed loop whose server rejects
+// everything at once would spin at t = 0 forever; it ends with an error.
+func TestNoProgressGuard(t *testing.T) {
+	cfg := sim.Config{Workload: workload.Workload{Clients: 2, Lengths: workload.Fixed{Input: 1, Output: 1}}, Server: rejectAll{}, Horizon: 10, Seed: 1, SummaryOnly: true}
+	_, err := sim.Run(cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no progress")
+	// Bounded by a request count, the same loop simply ends.
+	cfg.Horizon, cfg.Requests = 0, 1000
+	res, err := sim.Run(cfg)
+	require.NoError(t, err)
+	assert.Equal(t, 1000, res.Rejected)
+	// Rate inf needs a request count.
+	_, err = sim.Run(sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: math.Inf(1)}, Lengths: workload.Fixed{Input: 1, Output: 1}}, Server: rejectAll{}, Horizon: 10})
+	assert.ErrorContains(t, err, "request rate inf")
+}
+
+// TestIncludeClientQueue: with the option, time held in the client counts
+// against TTFT and E2E bounds.
+func TestIncludeClientQueue(t *testing.T) {
+	w := open(9)
+	w.MaxConcurrency = 1
+	cfg := sim.Config{Workload: w, Server: fcfs(1, dist.Exponential{Rate: 10}), Requests: 5000, Seed: 2, SLO: sim.SLO{E2E: 0.3}}
+	plain, err := sim.Run(cfg)
+	require.NoError(t, err)
+	cfg.SLO.IncludeClientQueue = true
+	user, err := sim.Run(cfg)
+	require.NoError(t, err)
+	good := 0
+	for _, r := range user.Requests {
+		if r.E2E()+r.ClientQueueTime() <= 0.3 {
+			good++
+		}
+	}
+	assert.Equal(t, good, user.Good)
+	assert.Less(t, user.Attainment, plain.Attainment-0.2)
 }

@@ -12,10 +12,16 @@ import (
 // Requests with one output token have no TPOT; they pass the TPOT bound, as
 // in vLLM's --goodput (which scores their TPOT as 0). Failed and rejected
 // requests never pass.
+//
+// By default TTFT and E2E are measured from the send, as vLLM measures
+// them. IncludeClientQueue measures them from the scheduled arrival
+// instead, so the time a max_concurrency cap held a request in the client
+// counts against the bounds: the user's view behind backpressure.
 type SLO struct {
-	TTFT float64 `json:"ttft,omitempty" yaml:"ttft,omitempty"`
-	TPOT float64 `json:"tpot,omitempty" yaml:"tpot,omitempty"`
-	E2E  float64 `json:"e2el,omitempty" yaml:"e2el,omitempty"`
+	TTFT               float64 `json:"ttft,omitempty" yaml:"ttft,omitempty"`
+	TPOT               float64 `json:"tpot,omitempty" yaml:"tpot,omitempty"`
+	E2E                float64 `json:"e2el,omitempty" yaml:"e2el,omitempty"`
+	IncludeClientQueue bool    `json:"include_client_queue,omitempty" yaml:"include_client_queue,omitempty"`
 }
 
 // Set reports whether any bound is configured.
@@ -39,10 +45,14 @@ func (s SLO) Passes(r *Request) bool {
 	if r.Status != Completed {
 		return false
 	}
-	if s.TTFT > 0 && r.TTFT() > s.TTFT {
+	var cq float64
+	if s.IncludeClientQueue {
+		cq = r.ClientQueueTime()
+	}
+	if s.TTFT > 0 && r.TTFT()+cq > s.TTFT {
 		return false
 	}
-	if s.E2E > 0 && r.E2E() > s.E2E {
+	if s.E2E > 0 && r.E2E()+cq > s.E2E {
 		return false
 	}
 	if s.TPOT > 0 {
@@ -53,16 +63,32 @@ func (s SLO) Passes(r *Request) bool {
 	return true
 }
 
-// violatedBy reports whether a request still in flight at time now has
-// already missed a bound, so that it is a certain miss: its TTFT or E2E
-// can only grow.
+// violatedBy reports whether a request still in flight when the run
+// stopped at time now has already missed a bound, so that it is a certain
+// miss: its TTFT and E2E can only grow past their current age (every event
+// at or before now has fired, so it ends after now), and its TPOT is at
+// least (now − FirstToken)/(Output − 1).
 func (s SLO) violatedBy(r *Request, now float64) bool {
-	if r.Sent < 0 {
+	start := s.origin(r)
+	if start < 0 {
 		return false
 	}
-	age := now - r.Sent
-	if s.E2E > 0 && age > s.E2E {
+	age := now - start
+	switch {
+	case s.E2E > 0 && age >= s.E2E:
 		return true
+	case s.TTFT > 0 && r.FirstToken < 0 && age >= s.TTFT:
+		return true
+	case s.TPOT > 0 && r.FirstToken >= 0 && r.Output > 1:
+		return (now-r.FirstToken)/float64(r.Output-1) > s.TPOT
 	}
-	return s.TTFT > 0 && r.FirstToken < 0 && age > s.TTFT
+	return false
+}
+
+// origin returns the time TTFT and E2E bounds are measured from.
+func (s SLO) origin(r *Request) float64 {
+	if s.IncludeClientQueue {
+		return r.Arrival
+	}
+	return r.Sent
 }

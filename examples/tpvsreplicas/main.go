@@ -56,10 +56,11 @@ func run(w io.Writer, requests int, seed uint64) error {
 		Start: 2, Precision: 0.05, CommonRate: 4,
 	}
 	start := time.Now()
-	rows, err := study.Run()
+	rep, err := study.Run()
 	if err != nil {
 		return err
 	}
+	rows := rep.Rows
 	fmt.Fprintf(w, "llama-3.1-70b on h100-sxm, Azure-conversation lengths, Poisson arrivals\n")
 	fmt.Fprintf(w, "SLO: TTFT <= 2 s and TPOT <= 200 ms for >= 99%% of requests; paired seeds across candidates\n\n")
 	fmt.Fprintf(w, "%-10s %4s  %-40s %12s  %-18s %-16s %s\n", "candidate", "GPUs", "shape and memory per rank", "KV tokens", "lambda* (req/s)", "lambda*/GPU", "at 4 req/s: floor, G_card")
@@ -68,9 +69,12 @@ func run(w io.Writer, requests int, seed uint64) error {
 		case r.ShapeErr != "":
 			fmt.Fprintf(w, "%-10s %4d  impossible: %s\n", r.Candidate, r.GPUs, r.ShapeErr)
 			continue
-		case !r.Fits:
+		case !r.Fits && r.Memory.KVPoolBytes <= 0:
 			fmt.Fprintf(w, "%-10s %4d  does not fit: weights %.1f GiB + runtime %.1f GiB > usable %.1f GiB\n",
 				r.Candidate, r.GPUs, r.Memory.WeightBytes/cost.GiB, r.Memory.RuntimeBytes/cost.GiB, r.Memory.UsableBytes/cost.GiB)
+			continue
+		case !r.Fits:
+			fmt.Fprintf(w, "%-10s %4d  cannot run: %s\n", r.Candidate, r.GPUs, r.FitErr)
 			continue
 		}
 		shape := fmt.Sprintf("%d heads, %d kv; weights %.1f + KV %.1f GiB",
@@ -80,7 +84,7 @@ func run(w io.Writer, requests int, seed uint64) error {
 			r.Search.Lower, upper(r.Search.Upper), r.LowerPerGPU, upper(r.UpperPerGPU),
 			100*r.CommonAttainment, r.CommonGoodputPerGPU)
 	}
-	fmt.Fprintf(w, "\nverdict: %s\n", screen.Verdict(rows))
+	fmt.Fprintf(w, "\nverdict: %s\n", rep.Verdict())
 	var runs int
 	var reqs int64
 	for _, r := range rows {
