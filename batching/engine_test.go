@@ -1,6 +1,7 @@
 package batching
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"slices"
@@ -384,3 +385,22 @@ func TestDeterministic(t *testing.T) {
 }
 
 var _ = dist.Exponential{}
+
+// TestTinyRunJSON: a ten-request run, whose backlog batch means can have
+// no scatter at all, still marshals to JSON (the stability verdict keeps
+// its numbers finite).
+func TestTinyRunJSON(t *testing.T) {
+	m, err := cost.Model("llama-3.1-8b")
+	require.NoError(t, err)
+	g, err := cost.GPU("h100-sxm")
+	require.NoError(t, err)
+	for seed := range uint64(20) {
+		res, err := sim.Run(sim.Config{
+			Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 20}, Lengths: workload.Fixed{Input: 1024, Output: 128}},
+			Server:   Defaults(m, g), Requests: 10, Seed: seed,
+		})
+		require.NoError(t, err)
+		_, err = json.Marshal(res)
+		require.NoError(t, err, "seed %d: %+v", seed, res.Stability)
+	}
+}

@@ -33,7 +33,8 @@ type Stability struct {
 	Growth float64 `json:"growth_per_s"`
 	// GrowthPerArrival is that growth per arriving request.
 	GrowthPerArrival float64 `json:"growth_per_arrival"`
-	// GrowthT is the growth over its standard error.
+	// GrowthT is the growth over its standard error (capped at 1e9 when
+	// the batch means have no scatter).
 	GrowthT float64 `json:"growth_t"`
 	// MeanInSystem is the mean backlog seen by measured arrivals.
 	MeanInSystem float64 `json:"mean_in_system_at_arrival"`
@@ -50,6 +51,7 @@ const (
 	GrowthRelative = 0.2
 	GrowthFraction = 0.01
 	maxBatches     = 64
+	maxGrowthT     = 1e9
 )
 
 type batch struct{ n, sumT, sumY float64 }
@@ -108,8 +110,8 @@ func (tr *trend) verdict() Stability {
 		st.MeanInSystem = tr.sumY / tr.n
 	}
 	k := len(tr.batches) / 3
-	if k < 3 {
-		return st // too few arrivals to judge
+	if k < 10 {
+		return st // fewer than 30 batches (arrivals): too few to judge
 	}
 	mid, last := tr.batches[k:2*k], tr.batches[len(tr.batches)-k:]
 	mm, tm := means(mid)
@@ -127,7 +129,7 @@ func (tr *trend) verdict() Stability {
 	case se > 0:
 		st.GrowthT = d / se
 	case d > 0:
-		st.GrowthT = math.Inf(1)
+		st.GrowthT = maxGrowthT // growth without noise: certain (kept finite for JSON)
 	}
 	if tl > tm {
 		st.Growth = d / (tl - tm)

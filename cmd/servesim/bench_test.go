@@ -1,0 +1,306 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The default bench prints vLLM's summary and servesim's block, and
+// nothing on stderr when stderr is not a terminal.
+func TestBenchDefault(t *testing.T) {
+	r := mustRun(t, "bench")
+	if r.stderr != "" {
+		t.Errorf("stderr = %q, want nothing", r.stderr)
+	}
+	for _, want := range []string{
+		"Traffic request rate: 20.0\n",
+		"Burstiness factor: 1.0 (Poisson process)\n",
+		"Maximum request concurrency: None\n",
+		"============ Serving Benchmark Result ============\n",
+		"Successful requests:                     1000      \n",
+		"Failed requests:                         0         \n",
+		"Request rate configured (RPS):           20.00     \n",
+		"Total input tokens:                      1024000   \n",
+		"Total generated tokens:                  128000    \n",
+		"---------------Time to First Token----------------\n",
+		"-----Time per Output Token (excl. 1st token)------\n",
+		"---------------Inter-token Latency----------------\n",
+		"==================== servesim ====================\n",
+		"Simulated server:                        vLLM-v1 engine: llama-3.1-8b on h100-sxm, TP 1\n",
+		"Queue stability:                         stable    \n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("summary lacks %q", want)
+		}
+	}
+	for _, re := range []string{
+		`Benchmark duration \(s\): +\d+\.\d\d +\n`,
+		`Request throughput \(req/s\): +\d+\.\d\d +\n`,
+		`Output token throughput \(tok/s\): +\d+\.\d\d +\n`,
+		`Total Token throughput \(tok/s\): +\d+\.\d\d +\n`,
+		`Mean TTFT \(ms\): +\d+\.\d\d +\nMedian TTFT \(ms\): +\d+\.\d\d +\nP99 TTFT \(ms\): +\d+\.\d\d +\n`,
+		`P99 ITL \(ms\): +\d+\.\d\d +\n==================================================\n`,
+		`Mean KV-cache usage \(%\): +\d+\.\d\d`,
+		`MBU \(%\): +\d+\.\d\d`,
+	} {
+		if !regexp.MustCompile(re).MatchString(r.stdout) {
+			t.Errorf("summary does not match %s", re)
+		}
+	}
+	for _, absent := range []string{"Request goodput", "SLO attainment", "End-to-end Latency"} {
+		if strings.Contains(r.stdout, absent) {
+			t.Errorf("summary shows %q without asking", absent)
+		}
+	}
+}
+
+func TestBenchSummaryOptions(t *testing.T) {
+	r := mustRun(t, "bench", "--num-prompts", "200", "--max-concurrency", "8", "--request-rate", "inf",
+		"--percentile-metrics", "ttft,e2el", "--metric-percentiles", "50,99.9", "--goodput", "ttft:800", "tpot:50")
+	for _, want := range []string{
+		"Traffic request rate: inf\n", "Maximum request concurrency: 8\n", "Maximum request concurrency:             8 ",
+		"Request goodput (req/s):", "P50 TTFT (ms):", "P99.9 TTFT (ms):", "----------------End-to-end Latency----------------\n",
+		"P99.9 E2EL (ms):", "SLO attainment (%):", "SLO target (%):                          99.00 PASS",
+		"Goodput per GPU (tok/s):", "Mean client queue time (ms):",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("summary lacks %q", want)
+		}
+	}
+	for _, absent := range []string{"Request rate configured", "Inter-token Latency", "TPOT (ms)"} {
+		if strings.Contains(r.stdout, absent) {
+			t.Errorf("summary shows %q", absent)
+		}
+	}
+}
+
+// benchJSON runs bench with --save-result and returns the file's bytes.
+func benchJSON(t *testing.T, env []string, args ...string) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	args = append([]string{"bench", "--save-result", "--result-dir", dir, "--result-filename", "r.json"}, args...)
+	r := servesimIn(t, "", env, args...)
+	if r.code != 0 {
+		t.Fatalf("servesim %s: exit %d: %s", strings.Join(args, " "), r.code, r.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func decodeJSON(t *testing.T, data []byte) map[string]any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestBenchJSONFields(t *testing.T) {
+	m := decodeJSON(t, benchJSON(t, nil, "--num-prompts", "100", "--seed", "4"))
+	isInt := func(v any) bool {
+		n, ok := v.(json.Number)
+		_, err := n.Int64()
+		return ok && err == nil
+	}
+	isNum := func(v any) bool { _, ok := v.(json.Number); return ok }
+	isStr := func(v any) bool { _, ok := v.(string); return ok }
+	isNull := func(v any) bool { return v == nil }
+	checks := []struct {
+		key  string
+		ok   func(any) bool
+		kind string
+	}{
+		{"date", isStr, "string"}, {"backend", isStr, "string"}, {"model_id", isStr, "string"}, {"tokenizer_id", isStr, "string"},
+		{"num_prompts", isInt, "int"}, {"request_rate", isNum, "number"}, {"burstiness", isNum, "number"},
+		{"max_concurrency", isNull, "null"}, {"label", isNull, "null"},
+		{"duration", isNum, "number"}, {"completed", isInt, "int"}, {"failed", isInt, "int"},
+		{"total_input_tokens", isInt, "int"}, {"total_output_tokens", isInt, "int"},
+		{"request_throughput", isNum, "number"}, {"request_goodput", isNull, "null (no --goodput)"},
+		{"output_throughput", isNum, "number"}, {"total_token_throughput", isNum, "number"},
+		{"max_concurrent_requests", isInt, "int"},
+		{"mean_ttft_ms", isNum, "number"}, {"median_ttft_ms", isNum, "number"}, {"std_ttft_ms", isNum, "number"}, {"p99_ttft_ms", isNum, "number"},
+		{"mean_tpot_ms", isNum, "number"}, {"p99_tpot_ms", isNum, "number"}, {"mean_itl_ms", isNum, "number"}, {"p99_itl_ms", isNum, "number"},
+		{"mean_e2el_ms", isNum, "number"}, {"p99_e2el_ms", isNum, "number"},
+		{"seed", isInt, "int"}, {"gpu", isStr, "string"}, {"tensor_parallel_size", isInt, "int"}, {"slo_attainment", isNum, "number"},
+		{"goodput_per_gpu", isNum, "number"}, {"mbu", isNum, "number"}, {"preemptions", isNum, "number"},
+	}
+	for _, c := range checks {
+		v, ok := m[c.key]
+		if !ok {
+			t.Errorf("no %q", c.key)
+			continue
+		}
+		if !c.ok(v) {
+			t.Errorf("%s = %#v, want %s", c.key, v, c.kind)
+		}
+	}
+	if m["backend"] != "servesim" || m["model_id"] != "llama-3.1-8b" || m["gpu"] != "h100-sxm" {
+		t.Errorf("backend, model_id, gpu = %v, %v, %v", m["backend"], m["model_id"], m["gpu"])
+	}
+	if m["num_prompts"] != json.Number("100") || m["completed"] != json.Number("100") || m["seed"] != json.Number("4") {
+		t.Errorf("num_prompts, completed, seed = %v, %v, %v", m["num_prompts"], m["completed"], m["seed"])
+	}
+	if _, ok := m["input_lens"]; ok {
+		t.Error("per-request arrays written without --save-detailed")
+	}
+	if !regexp.MustCompile(`^\d{8}-\d{6}$`).MatchString(m["date"].(string)) {
+		t.Errorf("date %q is not vLLM's %%Y%%m%%d-%%H%%M%%S", m["date"])
+	}
+}
+
+func TestBenchJSONVariants(t *testing.T) {
+	m := decodeJSON(t, benchJSON(t, nil, "--num-prompts", "30", "--request-rate", "inf", "--max-concurrency", "4",
+		"--goodput", "ttft:800 tpot:50", "--save-detailed", "--num-warmups", "5", "--label", "lab"))
+	if m["request_rate"] != "inf" || m["max_concurrency"] != json.Number("4") || m["label"] != "lab" {
+		t.Errorf("request_rate, max_concurrency, label = %#v, %#v, %#v", m["request_rate"], m["max_concurrency"], m["label"])
+	}
+	if _, ok := m["request_goodput"].(json.Number); !ok {
+		t.Errorf("request_goodput = %#v, want a number with --goodput", m["request_goodput"])
+	}
+	for _, key := range []string{"input_lens", "output_lens", "ttfts", "errors", "tpots", "e2els", "arrival_times", "statuses"} {
+		a, ok := m[key].([]any)
+		if !ok || len(a) != 30 {
+			t.Errorf("%s = %T of %d, want 30 values (measured requests only)", key, m[key], len(a))
+		}
+	}
+	if _, ok := m["itls"]; ok {
+		t.Error("itls written; servesim keeps no per-token gaps")
+	}
+}
+
+// The same flags and seed give byte-identical JSON apart from the date,
+// whatever the parallelism; another seed gives another result.
+func TestBenchSameSeedSameJSON(t *testing.T) {
+	args := []string{"--num-prompts", "300", "--seed", "11", "--save-detailed", "--goodput", "ttft:100", "--burstiness", "0.5"}
+	a := stripDate(t, benchJSON(t, []string{"GOMAXPROCS=1"}, args...))
+	b := stripDate(t, benchJSON(t, []string{"GOMAXPROCS=2"}, args...))
+	if !bytes.Equal(a, b) {
+		t.Errorf("same seed, different JSON:\n%s\n%s", a, b)
+	}
+	c := stripDate(t, benchJSON(t, nil, append(args, "--seed", "12")...))
+	if bytes.Equal(a, c) {
+		t.Error("seeds 11 and 12 give the same JSON")
+	}
+}
+
+var dateRE = regexp.MustCompile(`^\{"date":"\d{8}-\d{6}",`)
+
+func stripDate(t *testing.T, data []byte) []byte {
+	t.Helper()
+	if !dateRE.Match(data) {
+		t.Fatalf("JSON does not start with the date: %.80s", data)
+	}
+	return dateRE.ReplaceAll(data, []byte("{"))
+}
+
+// The three ways to write vLLM's --goodput give one SLO.
+func TestBenchGoodputForms(t *testing.T) {
+	forms := [][]string{
+		{"--goodput", "ttft:800", "tpot:50", "e2el:4000"},
+		{"--goodput", "ttft:800 tpot:50 e2el:4000"},
+		{"--goodput", "ttft:800", "--goodput", "tpot:50", "--goodput=e2el:4000"},
+	}
+	var want any
+	for i, f := range forms {
+		m := decodeJSON(t, benchJSON(t, nil, append([]string{"--num-prompts", "20"}, f...)...))
+		got := []any{m["goodput"], m["slo"]}
+		if i == 0 {
+			want = got
+			continue
+		}
+		if g, w := mustJSON(t, got), mustJSON(t, want); g != w {
+			t.Errorf("form %v: goodput %s, want %s", f, g, w)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestBenchEngineFlags(t *testing.T) {
+	tests := []struct {
+		args    []string
+		chunked bool
+	}{
+		{nil, true},
+		{[]string{"--no-enable-chunked-prefill"}, false},
+		{[]string{"--no-enable-chunked-prefill", "--enable-chunked-prefill"}, true},
+		{[]string{"--enable-chunked-prefill=false"}, false},
+	}
+	for _, tt := range tests {
+		m := decodeJSON(t, benchJSON(t, nil, append([]string{"--num-prompts", "20", "--random-input-len", "256"}, tt.args...)...))
+		if m["enable_chunked_prefill"] != tt.chunked {
+			t.Errorf("%v: enable_chunked_prefill = %v, want %v", tt.args, m["enable_chunked_prefill"], tt.chunked)
+		}
+	}
+	m := decodeJSON(t, benchJSON(t, nil, "--num-prompts", "20", "--model", "qwen2.5-7b", "--gpu", "a100-80gb",
+		"-tp", "2", "--max-num-seqs", "64", "--kv-cache-memory", "4GiB", "--block-size", "32", "--replicas", "2"))
+	for key, want := range map[string]any{"model_id": "qwen2.5-7b", "gpu": "a100-80gb", "tensor_parallel_size": json.Number("2"),
+		"max_num_seqs": json.Number("64"), "kv_cache_memory": json.Number("4294967296"), "block_size": json.Number("32"),
+		"data_parallel_size": json.Number("2"), "gpus": json.Number("4")} {
+		if m[key] != want {
+			t.Errorf("%s = %#v, want %#v", key, m[key], want)
+		}
+	}
+}
+
+func TestBenchFCFS(t *testing.T) {
+	r := mustRun(t, "bench", "--server", "fcfs", "--service-time", "mix:20ms@0.8,180ms@0.2", "--request-rate", "4",
+		"--num-prompts", "2000", "--goodput", "e2el:250", "--slo-target", "0.95", "--percentile-metrics", "e2el")
+	for _, want := range []string{"Simulated server:                        FCFS(1), service mix:20ms@0.8,180ms@0.2", "SLO attainment (%):", "P99 E2EL (ms):"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	mustRun(t, "bench", "--server", "fcfs", "--num-prompts", "50", "--servers", "2") // service from the cost model
+}
+
+func TestBenchTrace(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.csv")
+	if err := os.WriteFile(trace, []byte("timestamp,input_tokens,output_tokens\n0,100,10\n0.2,300,20\n0.5,50,5\n1.0,800,40\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, "bench", "--dataset-name", "trace", "--dataset-path", trace, "--num-prompts", "4", "--trace-timestamps")
+	if !strings.Contains(r.stdout, "Total input tokens:                      1250") {
+		t.Errorf("trace replay in order should send 1250 input tokens:\n%s", r.stdout)
+	}
+	mustRun(t, "bench", "--dataset-name", "trace", "--dataset-path", trace, "--num-prompts", "50")
+}
+
+func TestDefaultResultName(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, `^servesim-20\.0qps-llama-3\.1-8b-\d{8}-\d{6}\.json$`},
+		{[]string{"--request-rate", "inf", "--max-concurrency", "8", "--label", "x"}, `^x-infqps-concurrency8-llama-3\.1-8b-\d{8}-\d{6}\.json$`},
+		{[]string{"--model", "meta-llama/Llama-3.1-8B-Instruct", "--request-rate", "2.5"}, `^servesim-2\.5qps-Llama-3\.1-8B-Instruct-\d{8}-\d{6}\.json$`},
+		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "10"}, `^servesim-ramp-up-linear-1qps-10qps-llama-3\.1-8b-\d{8}-\d{6}\.json$`},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		args := append([]string{"bench", "--num-prompts", "10", "--save-result", "--result-dir", dir}, tt.args...)
+		mustRun(t, args...)
+		files, _ := filepath.Glob(filepath.Join(dir, "*"))
+		if len(files) != 1 || !regexp.MustCompile(tt.want).MatchString(filepath.Base(files[0])) {
+			t.Errorf("%v wrote %v, want one file matching %s", tt.args, files, tt.want)
+		}
+	}
+}

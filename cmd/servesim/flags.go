@@ -1,0 +1,272 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/servesim/servesim/scenario"
+)
+
+// newFlagSet returns a flag set that reports errors to run instead of
+// printing them or exiting.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseArgs parses flags that may come before, between or after the
+// positional arguments (`servesim run a.yaml --format csv`), and returns
+// the positional ones. Flag errors read like "unknown flag --x".
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s: %s (see servesim %s -h)", fs.Name(), flagMessage(err), fs.Name())
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+var (
+	undefinedRE = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+	badValueRE  = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?-+([^:]+): (.*)$`)
+	needArgRE   = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
+)
+
+// flagMessage rewrites the flag package's messages with vLLM-style
+// --names.
+func flagMessage(err error) string {
+	m := err.Error()
+	if s := undefinedRE.FindStringSubmatch(m); s != nil {
+		return "unknown flag --" + s[1]
+	}
+	if s := badValueRE.FindStringSubmatch(m); s != nil {
+		return fmt.Sprintf("invalid value %s for --%s: %s", s[1], s[2], strings.TrimPrefix(s[3], "parse error"))
+	}
+	if s := needArgRE.FindStringSubmatch(m); s != nil {
+		return "flag --" + s[1] + " needs a value"
+	}
+	return m
+}
+
+// setFlags returns the names of the flags given on the command line.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// rateValue is a request rate: a number > 0 or inf.
+type rateValue struct{ p *float64 }
+
+func (v rateValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return pyFloat(*v.p)
+}
+
+func (v rateValue) Set(s string) error {
+	r, err := scenario.ParseRate(s)
+	if err != nil {
+		return errors.New("must be a number > 0 (requests/s) or inf")
+	}
+	*v.p = r
+	return nil
+}
+
+// positiveFloat is a finite number > 0, or +Inf when infOK.
+type positiveFloat struct {
+	p     *float64
+	infOK bool
+}
+
+func (v positiveFloat) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return pyFloat(*v.p)
+}
+
+func (v positiveFloat) Set(s string) error {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || !(f > 0) || (!v.infOK && math.IsInf(f, 1)) {
+		if v.infOK {
+			return errors.New("must be a number > 0 or inf")
+		}
+		return errors.New("must be a finite number > 0")
+	}
+	*v.p = f
+	return nil
+}
+
+// bytesValue is a byte count, with an optional unit (8GiB).
+type bytesValue struct{ p *float64 }
+
+func (v bytesValue) String() string {
+	if v.p == nil || *v.p == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(*v.p, 'f', -1, 64)
+}
+
+func (v bytesValue) Set(s string) error {
+	b, err := scenario.ParseBytes(s)
+	if err != nil {
+		return errors.New("must be a byte count >= 0 (a number, or with a unit: 8GiB, 512MiB)")
+	}
+	*v.p = b
+	return nil
+}
+
+// boolTarget sets *p to val when given; two of them, --x and --no-x,
+// share one variable, and the last one given wins. --x=false works too.
+type boolTarget struct {
+	p   *bool
+	val bool
+}
+
+func (b boolTarget) IsBoolFlag() bool { return true }
+
+func (b boolTarget) String() string { return "" }
+
+func (b boolTarget) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("must be true or false")
+	}
+	*b.p = v == b.val
+	return nil
+}
+
+// ignored accepts a vLLM flag that has no meaning in a simulation.
+type ignored struct{ isBool bool }
+
+func (i ignored) IsBoolFlag() bool   { return i.isBool }
+func (i ignored) String() string     { return "" }
+func (i ignored) Set(s string) error { return nil }
+
+// goodputValue collects vLLM --goodput pairs KEY:MS (keys ttft, tpot,
+// e2el), given as one value with several pairs ("ttft:800 tpot:50"), as
+// repeated flags, or as the arguments that follow the flag.
+type goodputValue struct{ slo *scenario.SLO }
+
+func (g goodputValue) String() string { return "" }
+
+func (g goodputValue) Set(s string) error {
+	for _, pair := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' }) {
+		if err := g.add(pair); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g goodputValue) add(pair string) error {
+	k, v, ok := strings.Cut(pair, ":")
+	ms, err := strconv.ParseFloat(v, 64)
+	if !ok || err != nil {
+		return fmt.Errorf("%q: want KEY:VALUE pairs such as ttft:800 tpot:50 (milliseconds; keys ttft, tpot, e2el)", pair)
+	}
+	if !(ms >= 0) || math.IsInf(ms, 1) {
+		return fmt.Errorf("%q: the value must be a finite number of milliseconds >= 0", pair)
+	}
+	switch strings.ToLower(k) {
+	case "ttft":
+		g.slo.TTFTms = ms
+	case "tpot":
+		g.slo.TPOTms = ms
+	case "e2el":
+		g.slo.E2ELms = ms
+	default:
+		return fmt.Errorf("%q: unknown metric %q (want ttft, tpot or e2el)", pair, k)
+	}
+	return nil
+}
+
+// goodputPairRE matches a bare KEY:VALUE pair left among the positional
+// arguments by vLLM's `--goodput ttft:800 tpot:50` form.
+var goodputPairRE = regexp.MustCompile(`^(?i)(ttft|tpot|e2el):`)
+
+// pyFloat formats x as Python's str(float) does for the values vLLM
+// prints: "20.0", "2.5", "inf".
+func pyFloat(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	case x == math.Trunc(x) && math.Abs(x) < 1e16:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+}
+
+// parseFloatList reads comma-separated numbers.
+func parseFloatList(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", f)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("is empty")
+	}
+	return out, nil
+}
+
+// A flagGroup is a titled list of flag names for usage messages.
+type flagGroup struct {
+	title string
+	names []string
+}
+
+// printFlags writes the flags of fs, group by group, with -- names.
+func printFlags(w io.Writer, fs *flag.FlagSet, groups []flagGroup) {
+	for _, g := range groups {
+		fmt.Fprintf(w, "\n%s:\n", g.title)
+		for _, name := range g.names {
+			f := fs.Lookup(name)
+			if f == nil {
+				continue
+			}
+			arg, usage := flag.UnquoteUsage(f)
+			if _, ok := f.Value.(ignored); ok {
+				arg = ""
+			}
+			line := "  --" + f.Name
+			if arg != "" {
+				line += " " + arg
+			}
+			fmt.Fprintln(w, line)
+			if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+				usage += " (default " + f.DefValue + ")"
+			}
+			fmt.Fprintln(w, "        "+strings.ReplaceAll(usage, "\n", "\n        "))
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for the progress goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestProgress(t *testing.T) {
+	delay, tick := progressDelay, progressTick
+	defer func() { progressDelay, progressTick = delay, tick }()
+
+	// Short work draws nothing.
+	var quiet syncBuffer
+	p := startProgress(&quiet, true, "jobs", 4)
+	p.Add(4)
+	p.Stop()
+	if quiet.String() != "" {
+		t.Errorf("work shorter than the delay drew %q", quiet.String())
+	}
+
+	// Longer work draws a bar and clears it.
+	progressDelay, progressTick = time.Millisecond, time.Millisecond
+	var out syncBuffer
+	p = startProgress(&out, true, "jobs", 4)
+	p.Add(2)
+	time.Sleep(20 * time.Millisecond)
+	p.Stop()
+	s := out.String()
+	if !strings.Contains(s, "jobs [===============               ] 2/4") || !strings.HasSuffix(s, "\r\033[K") {
+		t.Errorf("progress drew %q", s)
+	}
+
+	// Disabled (not a terminal, or --quiet): nil, and its methods are no-ops.
+	if p := startProgress(&out, false, "jobs", 4); p != nil {
+		t.Error("disabled progress is not nil")
+	} else {
+		p.Add(1)
+		p.Stop()
+	}
+}

@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/scenario"
+)
+
+// runFormat marks the JSON output of `servesim run` and `servesim merge`.
+const runFormat = "servesim-run/1"
+
+// runOutput is the JSON output of `servesim run --format json` (and of
+// each shard, and of `servesim merge`): the experiment's description and
+// one record per job, in job order.
+type runOutput struct {
+	Format string `json:"format"`
+	// Scenario is the scenario's name; Digest the SHA-256 of its file, so
+	// merge only joins shards of one scenario.
+	Scenario string `json:"scenario"`
+	Digest   string `json:"digest"`
+	Server   string `json:"server"`
+	// Param is the swept field ("" without a sweep); Values its values.
+	Param        string            `json:"param"`
+	Values       []json.RawMessage `json:"values"`
+	Replications int               `json:"replications"`
+	Requests     int               `json:"requests"`
+	Warmup       int               `json:"warmup"`
+	// Jobs is the number of jobs of the whole experiment; Shard the
+	// shard this output holds ("0/1": all of them).
+	Jobs    int         `json:"jobs"`
+	Shard   string      `json:"shard"`
+	SLO     *sloJSON    `json:"slo"`
+	Results []jobRecord `json:"results"`
+}
+
+// sloJSON is the scenario's SLO in milliseconds and its target q.
+type sloJSON struct {
+	TTFTms float64 `json:"ttft_ms,omitempty"`
+	TPOTms float64 `json:"tpot_ms,omitempty"`
+	E2ELms float64 `json:"e2el_ms,omitempty"`
+	Target float64 `json:"target"`
+}
+
+// newRunOutput describes the experiment of sc (before any job ran).
+func newRunOutput(sc *scenario.Scenario, pts []scenario.Point, jobs int, shard capacity.Shard) (*runOutput, error) {
+	sum := sha256.Sum256(sc.Source())
+	out := &runOutput{
+		Format:       runFormat,
+		Scenario:     sc.Name,
+		Digest:       "sha256:" + hex.EncodeToString(sum[:]),
+		Server:       serverText(sc),
+		Param:        sc.Param(),
+		Replications: sc.Replications,
+		Requests:     sc.Requests,
+		Warmup:       sc.Warmup,
+		Jobs:         jobs,
+		Shard:        shard.String(),
+	}
+	if sc.Sweep != nil {
+		for _, p := range pts {
+			b, err := json.Marshal(p.Value)
+			if err != nil {
+				return nil, err
+			}
+			out.Values = append(out.Values, b)
+		}
+	}
+	if sc.SLO.Set() {
+		out.SLO = &sloJSON{TTFTms: sc.SLO.TTFTms, TPOTms: sc.SLO.TPOTms, E2ELms: sc.SLO.E2ELms, Target: sc.SLO.Target}
+	}
+	return out, nil
+}
+
+// serverText describes the server, noting a swept server field.
+func serverText(sc *scenario.Scenario) string {
+	s := sc.Server.String()
+	if p := sc.Param(); strings.HasPrefix(p, "server.") {
+		s += " (" + p + " swept)"
+	}
+	return s
+}
+
+// writeJSON writes the output with one result record per line, so large
+// sweeps stay readable and diffable.
+func (r *runOutput) writeJSON(w io.Writer) error {
+	head := *r
+	head.Results = nil
+	b, err := json.Marshal(head)
+	if err != nil {
+		return err
+	}
+	obj, err := parseObject(b)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	bw.WriteString("{\n")
+	for _, m := range obj {
+		k, _ := json.Marshal(m.key)
+		if m.key == "results" {
+			bw.WriteString("  " + string(k) + ": [")
+			for i, rec := range r.Results {
+				line, err := json.Marshal(rec)
+				if err != nil {
+					return err
+				}
+				if i > 0 {
+					bw.WriteByte(',')
+				}
+				bw.WriteString("\n    ")
+				bw.Write(line)
+			}
+			if len(r.Results) > 0 {
+				bw.WriteString("\n  ")
+			}
+			bw.WriteString("]\n")
+			continue
+		}
+		bw.WriteString("  " + string(k) + ": ")
+		bw.Write(m.val)
+		bw.WriteString(",\n")
+	}
+	bw.WriteString("}\n")
+	return bw.Flush()
+}
+
+// readRunOutput parses a run output; name is used in errors.
+func readRunOutput(data []byte, name string) (*runOutput, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var r runOutput
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s: not a servesim run output: %v", name, err)
+	}
+	if r.Format != runFormat {
+		return nil, fmt.Errorf("%s: format %q, want %q (the JSON of servesim run --format json or --shard)", name, r.Format, runFormat)
+	}
+	return &r, nil
+}
+
+// A pointRow summarises one sweep point over its replications: latency
+// and throughput columns are means over replications; attainment keeps
+// the minimum and maximum (the acceptance rule takes the minimum, a
+// conservative envelope, not a confidence interval).
+type pointRow struct {
+	Index int
+	Label string
+	X     float64 // the value as a number, or the index when it is not one
+	N     int     // replications
+
+	SendRate, ReqThroughput, OutThroughput             float64
+	TTFTp50, TTFTp99, TPOTp99, ITLp50, ITLp99, E2ELp99 float64
+	GoodputPerGPU, KVUsage                             float64
+	AttainMin, AttainMax                               float64
+	Failed, Unstable                                   int
+	Pass                                               bool
+}
+
+// rows aggregates the records point by point, in point order.
+func (r *runOutput) rows() ([]pointRow, error) {
+	n := max(len(r.Values), 1)
+	rows := make([]pointRow, n)
+	for i := range rows {
+		rows[i] = pointRow{Index: i, Label: "-", X: float64(i), AttainMin: math.Inf(1), AttainMax: math.Inf(-1)}
+		if i < len(r.Values) {
+			rows[i].Label = valueLabel(r.Values[i])
+			if f, err := strconv.ParseFloat(string(r.Values[i]), 64); err == nil {
+				rows[i].X = f
+			}
+		}
+	}
+	for _, rec := range r.Results {
+		if rec.Point < 0 || rec.Point >= n {
+			return nil, fmt.Errorf("job %d: point %d out of range [0, %d)", rec.Job, rec.Point, n)
+		}
+		m, err := metricsOf(rec.Result)
+		if err != nil {
+			return nil, fmt.Errorf("job %d: %w", rec.Job, err)
+		}
+		row := &rows[rec.Point]
+		row.N++
+		row.SendRate += m.num("send_rate")
+		row.ReqThroughput += m.num("request_throughput")
+		row.OutThroughput += m.num("output_throughput")
+		row.TTFTp50 += m.num("median_ttft_ms")
+		row.TTFTp99 += m.num("p99_ttft_ms")
+		row.TPOTp99 += m.num("p99_tpot_ms")
+		row.ITLp50 += m.num("median_itl_ms")
+		row.ITLp99 += m.num("p99_itl_ms")
+		row.E2ELp99 += m.num("p99_e2el_ms")
+		row.GoodputPerGPU += m.num("goodput_per_gpu")
+		row.KVUsage += m.num("mean_kv_cache_usage")
+		a := m.num("slo_attainment")
+		row.AttainMin, row.AttainMax = math.Min(row.AttainMin, a), math.Max(row.AttainMax, a)
+		row.Failed += int(m.num("failed"))
+		if m.unstable() {
+			row.Unstable++
+		}
+	}
+	for i := range rows {
+		row := &rows[i]
+		if row.N == 0 {
+			continue
+		}
+		k := float64(row.N)
+		for _, f := range []*float64{&row.SendRate, &row.ReqThroughput, &row.OutThroughput, &row.TTFTp50, &row.TTFTp99,
+			&row.TPOTp99, &row.ITLp50, &row.ITLp99, &row.E2ELp99, &row.GoodputPerGPU, &row.KVUsage} {
+			*f /= k
+		}
+		row.Pass = r.SLO != nil && row.AttainMin >= r.SLO.Target && row.Unstable == 0
+	}
+	return rows, nil
+}
+
+func valueLabel(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal([]byte(v), &s) == nil {
+		return s
+	}
+	return string(v)
+}
+
+// resultMetrics is a sim.Result's JSON, decoded.
+type resultMetrics map[string]any
+
+func metricsOf(raw json.RawMessage) (resultMetrics, error) {
+	var m resultMetrics
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("result: %v", err)
+	}
+	return m, nil
+}
+
+// num returns a numeric field, NaN when it is missing or null.
+func (m resultMetrics) num(key string) float64 {
+	if f, ok := m[key].(float64); ok {
+		return f
+	}
+	return math.NaN()
+}
+
+func (m resultMetrics) unstable() bool {
+	st, _ := m["stability"].(map[string]any)
+	u, _ := st["unstable"].(bool)
+	return u
+}

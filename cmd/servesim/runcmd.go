@@ -1,0 +1,159 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/scenario"
+)
+
+const runUsage = `Usage: servesim run SCENARIO.yaml [flags]
+
+Runs the scenario's replications at every sweep point, in parallel, and
+prints one row per point: a table (default), CSV or the JSON of every run.
+The YAML schema is documented in docs/cli.md and in 'go doc
+github.com/servesim/servesim/scenario'. Examples live in examples/scenarios/.
+
+With --shard i/n only the jobs j (point-major: j = point*replications +
+replication) with j mod n = i run, and the output is JSON for
+'servesim merge'. Each shard is a deterministic function of the file and i,
+so it runs unchanged as a Kubernetes Indexed Job (--shard
+$JOB_COMPLETION_INDEX/n) or a Slurm array (--shard $SLURM_ARRAY_TASK_ID/n).
+`
+
+// runOptions are the flags of `servesim run` and `servesim merge`.
+type runOptions struct {
+	format, plot, shard string
+	workers             int
+	quiet               bool
+}
+
+func (o *runOptions) define(fs *flag.FlagSet, withShard bool) []flagGroup {
+	formatHelp := "output `format`: table, csv or json (default table)"
+	if withShard {
+		formatHelp = "output `format`: table, csv or json (default table; json with --shard)"
+	}
+	fs.StringVar(&o.format, "format", "", formatHelp)
+	fs.StringVar(&o.plot, "plot", "", "also draw the sweep to `FILE`.png or .svg: throughput-latency, ITL by concurrency, attainment against rate")
+	names := []string{"format", "plot"}
+	if withShard {
+		fs.StringVar(&o.shard, "shard", "", "run only shard `i/n` of the jobs and write JSON for servesim merge")
+		fs.IntVar(&o.workers, "workers", 0, "simulations run at once (default GOMAXPROCS); results do not depend on it")
+		names = append(names, "shard", "workers")
+	}
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	return []flagGroup{{"flags", append(names, "quiet")}}
+}
+
+// runScenario is `servesim run`.
+func runScenario(args []string, e *env) error {
+	var o runOptions
+	fs := newFlagSet("run")
+	groups := o.define(fs, true)
+	pos, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(e.stdout, runUsage)
+		printFlags(e.stdout, fs, groups)
+		return errHelp
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("run: want one scenario file, got %d arguments (usage: servesim run SCENARIO.yaml [flags])", len(pos))
+	}
+	shard := capacity.All
+	if o.shard != "" {
+		if shard, err = capacity.ParseShard(o.shard); err != nil {
+			return fmt.Errorf("run: --shard: %s", strings.TrimPrefix(err.Error(), capacity.ErrInvalid.Error()+": "))
+		}
+		if o.format == "" {
+			o.format = "json"
+		}
+		if o.format != "json" {
+			return fmt.Errorf("run: --shard writes JSON for servesim merge; drop --format %s", o.format)
+		}
+		if o.plot != "" {
+			return errors.New("run: --plot needs the whole sweep: plot from servesim merge instead of a shard")
+		}
+	}
+	if err := checkOutputFlags(&o); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	sc, err := scenario.Load(pos[0])
+	if err != nil {
+		return err
+	}
+	pts, jobs, err := sc.Jobs()
+	if err != nil {
+		return err
+	}
+	for i := range jobs {
+		// The table and the plots use p99 whatever the scenario asks for.
+		jobs[i].Config.Percentiles = withPercentile(jobs[i].Config.Percentiles, 99)
+	}
+	out, err := newRunOutput(sc, pts, len(jobs), shard)
+	if err != nil {
+		return err
+	}
+	var mine []scenario.Job
+	for _, j := range jobs {
+		if shard.Owns(j.Index) {
+			mine = append(mine, j)
+		}
+	}
+	p := startProgress(e.stderr, e.tty && !o.quiet, "running "+pos[0], len(mine))
+	out.Results, err = runJobs(pts, mine, o.workers, p)
+	p.Stop()
+	if err != nil {
+		return fmt.Errorf("run: %s: %w", pos[0], err)
+	}
+	return writeRunOutput(e.stdout, out, &o)
+}
+
+// checkOutputFlags validates --format and --plot.
+func checkOutputFlags(o *runOptions) error {
+	switch o.format {
+	case "":
+		o.format = "table"
+	case "table", "csv", "json":
+	default:
+		return fmt.Errorf("--format %q: want table, csv or json", o.format)
+	}
+	if o.plot != "" {
+		if _, err := plotFormat(o.plot); err != nil {
+			return fmt.Errorf("--plot: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeRunOutput prints the results in the chosen format and draws the
+// plot.
+func writeRunOutput(w io.Writer, out *runOutput, o *runOptions) error {
+	rows, err := out.rows()
+	if err != nil {
+		return err
+	}
+	switch o.format {
+	case "json":
+		err = out.writeJSON(w)
+	case "csv":
+		err = out.writeCSV(w, rows)
+	default:
+		err = out.writeTable(w, rows)
+	}
+	if err != nil {
+		return err
+	}
+	if o.plot != "" {
+		if err := writePlot(o.plot, out, rows); err != nil {
+			return fmt.Errorf("--plot %s: %w", o.plot, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// A column is one column of the sweep table: its title in the text table
+// ("" for a CSV-only column), its name in CSV, and how to format a row's
+// value in each.
+type column struct {
+	title, name string
+	text        func(r *pointRow) string
+	csv         func(r *pointRow) string
+}
+
+// fixed formats with d decimals ("-" for NaN and infinities).
+func fixed(d int) func(float64) string {
+	return func(v float64) string {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return "-"
+		}
+		return strconv.FormatFloat(v, 'f', d, 64)
+	}
+}
+
+func full(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// numCol is a numeric column shown with d decimals in the table.
+func numCol(title, name string, d int, get func(r *pointRow) float64) column {
+	f := fixed(d)
+	return column{title, name, func(r *pointRow) string { return f(get(r)) }, func(r *pointRow) string { return full(get(r)) }}
+}
+
+// columns returns the table's columns; the SLO ones only when the
+// scenario has an SLO.
+func (r *runOutput) columns() []column {
+	param := "point"
+	if r.Param != "" {
+		param = r.Param[strings.LastIndex(r.Param, ".")+1:]
+	}
+	label := func(p *pointRow) string { return p.Label }
+	cols := []column{
+		{param, param, label, label},
+		numCol("", "send_rate", 2, func(p *pointRow) float64 { return p.SendRate }),
+		numCol("req/s", "request_throughput", 2, func(p *pointRow) float64 { return p.ReqThroughput }),
+		numCol("out tok/s", "output_throughput", 1, func(p *pointRow) float64 { return p.OutThroughput }),
+		numCol("TTFT p50", "median_ttft_ms", 1, func(p *pointRow) float64 { return p.TTFTp50 }),
+		numCol("TTFT p99", "p99_ttft_ms", 1, func(p *pointRow) float64 { return p.TTFTp99 }),
+		numCol("TPOT p99", "p99_tpot_ms", 2, func(p *pointRow) float64 { return p.TPOTp99 }),
+		numCol("ITL p50", "median_itl_ms", 2, func(p *pointRow) float64 { return p.ITLp50 }),
+		numCol("ITL p99", "p99_itl_ms", 2, func(p *pointRow) float64 { return p.ITLp99 }),
+		numCol("E2EL p99", "p99_e2el_ms", 1, func(p *pointRow) float64 { return p.E2ELp99 }),
+		numCol("", "mean_kv_cache_usage", 1, func(p *pointRow) float64 { return 100 * p.KVUsage }),
+	}
+	if r.SLO != nil {
+		pass := func(p *pointRow) string {
+			if p.Pass {
+				return "PASS"
+			}
+			return "FAIL"
+		}
+		cols = append(cols,
+			numCol("attain%", "slo_attainment_min", 2, func(p *pointRow) float64 { return 100 * p.AttainMin }),
+			numCol("", "slo_attainment_max", 2, func(p *pointRow) float64 { return 100 * p.AttainMax }),
+			numCol("good/GPU", "goodput_per_gpu", 1, func(p *pointRow) float64 { return p.GoodputPerGPU }),
+			column{fmt.Sprintf("q=%g", r.SLO.Target), "slo_pass", pass, pass},
+		)
+	}
+	stable := func(p *pointRow) string {
+		if p.Unstable == 0 {
+			return "yes"
+		}
+		return fmt.Sprintf("no %d/%d", p.Unstable, p.N)
+	}
+	cols = append(cols,
+		column{"failed", "failed", func(p *pointRow) string { return strconv.Itoa(p.Failed) }, func(p *pointRow) string { return strconv.Itoa(p.Failed) }},
+		column{"stable", "stable", stable, func(p *pointRow) string { return strconv.FormatBool(p.Unstable == 0) }},
+		column{"", "replications", func(p *pointRow) string { return strconv.Itoa(p.N) }, func(p *pointRow) string { return strconv.Itoa(p.N) }},
+	)
+	return cols
+}
+
+// writeTable writes a title and the sweep table, columns right-aligned.
+func (r *runOutput) writeTable(w io.Writer, rows []pointRow) error {
+	name := r.Scenario
+	if name == "" {
+		name = "(unnamed)"
+	}
+	fmt.Fprintf(w, "# %s: %s\n", name, r.Server)
+	what := "one point"
+	if r.Param != "" {
+		what = fmt.Sprintf("sweep of %s over %d values", r.Param, len(r.Values))
+	}
+	fmt.Fprintf(w, "# %s, %d replication(s) of %d requests (%d warm-up)", what, r.Replications, r.Requests, r.Warmup)
+	if r.SLO != nil {
+		fmt.Fprintf(w, "; SLO %s, target %g", sloText(r.SLO), r.SLO.Target)
+	}
+	fmt.Fprintln(w)
+	note := "# times in ms, throughputs per second; means over replications"
+	if r.SLO != nil {
+		note += "; attain% is the minimum over replications; PASS: every replication meets the target and is stable"
+	}
+	fmt.Fprintln(w, note)
+	var cols []column
+	for _, c := range r.columns() {
+		if c.title != "" {
+			cols = append(cols, c)
+		}
+	}
+	cells := make([][]string, len(rows)+1)
+	widths := make([]int, len(cols))
+	for c, col := range cols {
+		cells[0] = append(cells[0], col.title)
+		widths[c] = len(col.title)
+	}
+	for i := range rows {
+		for c, col := range cols {
+			s := col.text(&rows[i])
+			cells[i+1] = append(cells[i+1], s)
+			widths[c] = max(widths[c], len(s))
+		}
+	}
+	for _, line := range cells {
+		var b strings.Builder
+		for c, s := range line {
+			if c > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(strings.Repeat(" ", widths[c]-len(s)))
+			b.WriteString(s)
+		}
+		if _, err := fmt.Fprintln(w, b.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeCSV writes one row per sweep point with full-precision numbers.
+func (r *runOutput) writeCSV(w io.Writer, rows []pointRow) error {
+	cw := csv.NewWriter(w)
+	cols := r.columns()
+	head := make([]string, len(cols))
+	for c, col := range cols {
+		head[c] = col.name
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for i := range rows {
+		rec := make([]string, len(cols))
+		for c, col := range cols {
+			rec[c] = col.csv(&rows[i])
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func sloText(s *sloJSON) string {
+	var parts []string
+	if s.TTFTms > 0 {
+		parts = append(parts, fmt.Sprintf("TTFT <= %g ms", s.TTFTms))
+	}
+	if s.TPOTms > 0 {
+		parts = append(parts, fmt.Sprintf("TPOT <= %g ms", s.TPOTms))
+	}
+	if s.E2ELms > 0 {
+		parts = append(parts, fmt.Sprintf("E2EL <= %g ms", s.E2ELms))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,105 @@
+// Package scenario reads servesim experiment files: YAML documents that
+// hold a workload, a server, an SLO, how many requests and replications to
+// run, and an optional sweep over one parameter. It turns them into
+// sim.Config values and numbered jobs (one per sweep point and
+// replication) that a runner executes, in parallel or split into shards.
+//
+// Load and Parse decode with unknown fields rejected and check every
+// field, and every sweep point, before anything runs. Errors are
+// *FieldError values that read "file:line: path: message", for example
+//
+//	sweep.yaml:7: workload.arrival.rate: -1 must be a number > 0 (requests/s)
+//	sweep.yaml:12: unknown field "max_num_seq" in server
+//
+// # Schema
+//
+// Every field is optional except the workload's loop (arrival or closed).
+// Defaults are those of Default: vLLM's `vllm bench serve` and
+// `vllm serve` defaults where they exist.
+//
+//	name: llama-8b-rate-sweep   # label for reports
+//	seed: 1                     # base seed (default 0); replication r uses sim.ReplicationSeed(seed, r)
+//	requests: 2000              # per run, warm-up included (default 1000)
+//	warmup: 200                 # first requests left out of statistics (default 0)
+//	horizon: 0                  # stop each run at this simulated time, seconds (0: none)
+//	max_in_system: 0            # end a run as unstable at this many requests in the system (0: sim's default)
+//	summary_only: false         # keep quantile sketches, not every request (bounded memory)
+//	replications: 3             # independent runs per point (default 1)
+//	percentiles: [50, 90, 99]   # reported for each latency metric (default 50, 90, 99)
+//	workload:
+//	  arrival:                  # open loop; or closed: {clients: 16, think: exp:0.5}
+//	    process: poisson        # poisson (default) | gamma | constant | ramp | trace
+//	    rate: 10                # requests/s, or inf (poisson, gamma, constant)
+//	    burstiness: 1           # gamma shape (gamma, ramp): < 1 burstier, > 1 more regular
+//	    normalize: false        # vLLM's rescaling of arrival times (poisson, gamma)
+//	    start: 1                # ramp: first and last rate, requests/s
+//	    end: 20
+//	    strategy: linear        # ramp: linear | exponential
+//	    path: trace.csv         # trace: replay its timestamps ...
+//	    speedup: 1              # ... this many times faster (0 means 1)
+//	  max_concurrency: 0        # open loop: cap on requests in flight; excess wait in the client
+//	  lengths:
+//	    kind: random            # random (default) | fixed | lognormal | trace
+//	    input: 1024             # tokens: fixed value, centre of the range (random) or median (lognormal)
+//	    output: 128
+//	    range_ratio: 0          # random: uniform on [n(1-r), n(1+r)]
+//	    input_sigma: 0.8        # lognormal: log-scale deviations, correlation, caps
+//	    output_sigma: 0.6
+//	    correlation: 0.3
+//	    input_max: 0
+//	    output_max: 0
+//	    path: trace.jsonl       # trace: CSV or JSONL of input/output lengths
+//	    order: resample         # trace: resample (rows with replacement) | sequence (trace order)
+//	server:
+//	  kind: vllm                # vllm (default): continuous-batching engine | fcfs: FCFS(c) queue
+//	  model: llama-3.1-8b       # catalog name, its Hugging Face id (CatalogName) or a spec file (cost.LoadModel)
+//	  gpu: h100-sxm             # catalog name or a spec file (cost.LoadGPU)
+//	  tensor_parallel_size: 1
+//	  max_num_seqs: 256
+//	  max_num_batched_tokens: 2048
+//	  enable_chunked_prefill: true
+//	  block_size: 16
+//	  gpu_memory_utilization: 0.9
+//	  kv_cache_memory: 0        # bytes per GPU ("8GiB" works); overrides gpu_memory_utilization
+//	  max_model_len: 0          # reject longer requests (0: no limit)
+//	  request_overhead_ms: 0    # fixed per-request latency added to TTFT and E2E
+//	  efficiency: {bandwidth: 0.8, flops: 0.6, step_overhead_s: 0.001}
+//	  replicas: 1               # engine replicas behind router
+//	  router: round-robin       # round-robin | least-outstanding
+//	  servers: 1                # fcfs: number of servers c
+//	  service: mix:0.02@0.8,0.18@0.2   # fcfs: service-time distribution (ParseDist); empty: cost model
+//	  queue_cap: 0              # fcfs: bound on the waiting line (0: none)
+//	slo:
+//	  ttft_ms: 2000             # bounds in milliseconds, as vLLM's --goodput (0: not set)
+//	  tpot_ms: 100
+//	  e2el_ms: 0
+//	  target: 0.99              # attainment target q (default 0.99)
+//	sweep:
+//	  param: workload.arrival.rate     # dotted path of any scalar field above
+//	  values: [2, 4, 8, 16]
+//
+// Fields that do not apply to the chosen kind or process (start with
+// process poisson, say) are errors rather than silently ignored. Paths to
+// traces and spec files are relative to the scenario file's directory.
+//
+// Distributions of times (think, service) are written KIND:PARAMS, see
+// ParseDist: exp:0.05, det:20ms, uniform:10ms,30ms, gamma:50ms,2,
+// lognormal:50ms,0.5, mix:0.02@0.8,0.18@0.2.
+//
+// # Sweeps and jobs
+//
+// A sweep sets its parameter to each value in turn by editing the parsed
+// YAML tree and decoding it afresh, so any scalar field can be swept and
+// each point is checked like a file of its own. Points lists them; Jobs
+// numbers every (point, replication) pair point-major and gives
+// replication r the seed sim.ReplicationSeed(seed, r) at every point, so
+// points share random numbers — the numbering and seeds of
+// capacity.Sweep. A shard i/n (capacity.Shard) is the jobs j with
+// j mod n = i: a deterministic function of the file and its index, ready
+// for a Kubernetes Indexed Job or a Slurm array.
+//
+// # Concurrency
+//
+// A Scenario is read-only after Parse; Config, Points and Jobs may be
+// called from several goroutines.
+package scenario

@@ -1,0 +1,352 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/sim"
+)
+
+// Scenario is one experiment: a workload, a server, an SLO, how many
+// requests and replications, and an optional sweep over one parameter.
+// Field names are the YAML keys (see the package documentation); Default
+// gives the values a file does not set.
+type Scenario struct {
+	// Name labels the scenario in reports.
+	Name string `yaml:"name"`
+	// Seed is the base seed; replication r runs with
+	// sim.ReplicationSeed(Seed, r), the same at every sweep point.
+	Seed uint64 `yaml:"seed"`
+	// Requests is the number of requests per run, warm-up included.
+	Requests int `yaml:"requests"`
+	// Warmup is the number of first requests left out of every statistic.
+	Warmup int `yaml:"warmup"`
+	// Horizon stops each run at this simulated time, seconds (0: none).
+	Horizon float64 `yaml:"horizon"`
+	// MaxInSystem ends a run early, as unstable, when this many requests
+	// are in the system (0: sim's default).
+	MaxInSystem int `yaml:"max_in_system"`
+	// SummaryOnly keeps quantile sketches instead of every request
+	// record, so memory stays O(requests in the system).
+	SummaryOnly bool `yaml:"summary_only"`
+	// Replications is the number of independent runs per sweep point.
+	Replications int `yaml:"replications"`
+	// Percentiles are the percentiles reported for each latency metric.
+	Percentiles []float64 `yaml:"percentiles"`
+	// Workload is the request stream.
+	Workload Workload `yaml:"workload"`
+	// Server is the system under test.
+	Server Server `yaml:"server"`
+	// SLO is the per-request objective and the attainment target.
+	SLO SLO `yaml:"slo"`
+	// Sweep, when set, varies one parameter.
+	Sweep *Sweep `yaml:"sweep"`
+
+	file   string     // the file it came from, "" when built in code
+	dir    string     // relative paths resolve against it
+	source []byte     // the file's bytes
+	root   *yaml.Node // the parsed file, for lines and sweeps
+	traces *traceCache
+}
+
+// Workload is the request stream: exactly one of Arrival (open loop) and
+// Closed (closed loop), and the lengths of each request.
+type Workload struct {
+	Arrival *Arrival `yaml:"arrival"`
+	Closed  *Closed  `yaml:"closed"`
+	// MaxConcurrency caps the requests in flight of an open loop; excess
+	// requests wait in the client (vLLM's --max-concurrency). 0: no cap.
+	MaxConcurrency int     `yaml:"max_concurrency"`
+	Lengths        Lengths `yaml:"lengths"`
+}
+
+// Arrival is an open-loop arrival process.
+type Arrival struct {
+	// Process is poisson (the default), gamma, constant, ramp or trace.
+	Process string `yaml:"process"`
+	// Rate is the mean rate in requests per second, or inf (every request
+	// at time 0; poisson and gamma only).
+	Rate Rate `yaml:"rate"`
+	// Burstiness is the Gamma shape of the gaps (gamma, ramp): 1 is
+	// Poisson, < 1 burstier, > 1 more regular.
+	Burstiness float64 `yaml:"burstiness"`
+	// Normalize rescales the arrival times as vLLM's bench does, so the
+	// last one lands at n/rate (poisson, gamma).
+	Normalize bool `yaml:"normalize"`
+	// Start, End and Strategy (linear, exponential) describe a ramp in
+	// requests per second.
+	Start    float64 `yaml:"start"`
+	End      float64 `yaml:"end"`
+	Strategy string  `yaml:"strategy"`
+	// Path is a trace file (CSV or JSONL) whose timestamps are replayed,
+	// sped up by Speedup (0 means 1).
+	Path    string  `yaml:"path"`
+	Speedup float64 `yaml:"speedup"`
+}
+
+// Closed is a closed loop of Clients clients, each sending its next
+// request Think after its previous one completed.
+type Closed struct {
+	Clients int `yaml:"clients"`
+	// Think is a distribution of think times in ParseDist's syntax
+	// ("exp:0.5"); empty means none.
+	Think string `yaml:"think"`
+}
+
+// Lengths is the joint distribution of (input, output) token counts.
+type Lengths struct {
+	// Kind is random (vLLM's random dataset; the default), fixed,
+	// lognormal or trace.
+	Kind string `yaml:"kind"`
+	// Input and Output are the lengths (fixed), the centres of the ranges
+	// (random) or the medians (lognormal), tokens.
+	Input  int `yaml:"input"`
+	Output int `yaml:"output"`
+	// RangeRatio r draws uniformly from [n(1−r), n(1+r)] (random).
+	RangeRatio float64 `yaml:"range_ratio"`
+	// InputSigma, OutputSigma, Correlation, InputMax and OutputMax shape
+	// the log-normal.
+	InputSigma  float64 `yaml:"input_sigma"`
+	OutputSigma float64 `yaml:"output_sigma"`
+	Correlation float64 `yaml:"correlation"`
+	InputMax    int     `yaml:"input_max"`
+	OutputMax   int     `yaml:"output_max"`
+	// Path is a trace file (kind trace); Order is resample (rows drawn with
+	// replacement) or sequence (rows in trace order). The default is
+	// sequence when the arrivals replay the same trace, else resample.
+	Path  string `yaml:"path"`
+	Order string `yaml:"order"`
+}
+
+// Server is the system under test: a vLLM-style engine (kind vllm, the
+// default) or an FCFS queue (kind fcfs). Engine field names follow
+// `vllm serve`.
+type Server struct {
+	Kind string `yaml:"kind"`
+	// Model and GPU are catalog names (cost.ModelNames, cost.GPUNames) or
+	// paths to spec files (.json, .yaml); Model may also be the Hugging
+	// Face id of a catalog model (see CatalogName).
+	Model              string `yaml:"model"`
+	GPU                string `yaml:"gpu"`
+	TensorParallelSize int    `yaml:"tensor_parallel_size"`
+	// Engine knobs (kind vllm); see batching.Config.
+	MaxNumSeqs           int     `yaml:"max_num_seqs"`
+	MaxNumBatchedTokens  int     `yaml:"max_num_batched_tokens"`
+	EnableChunkedPrefill bool    `yaml:"enable_chunked_prefill"`
+	BlockSize            int     `yaml:"block_size"`
+	GPUMemoryUtilization float64 `yaml:"gpu_memory_utilization"`
+	// KVCacheMemory sets the KV pool per GPU in bytes ("8GiB" works),
+	// overriding GPUMemoryUtilization. 0: derived from memory.
+	KVCacheMemory Bytes `yaml:"kv_cache_memory"`
+	// MaxModelLen rejects requests longer than it (0: no limit).
+	MaxModelLen int `yaml:"max_model_len"`
+	// RequestOverheadMS is a fixed per-request latency (tokenize, HTTP)
+	// in milliseconds, added to TTFT and E2E.
+	RequestOverheadMS float64 `yaml:"request_overhead_ms"`
+	// Efficiency overrides the cost model's default efficiencies.
+	Efficiency *cost.Efficiency `yaml:"efficiency"`
+	// Replicas engine replicas behind Router (round-robin,
+	// least-outstanding).
+	Replicas int    `yaml:"replicas"`
+	Router   string `yaml:"router"`
+	// Servers, Service and QueueCap describe an FCFS(c) queue (kind
+	// fcfs). Service is a distribution in ParseDist's syntax; empty means
+	// the cost model: the request served alone on Model/GPU.
+	Servers  int    `yaml:"servers"`
+	Service  string `yaml:"service"`
+	QueueCap int    `yaml:"queue_cap"`
+}
+
+// SLO is a per-request objective in milliseconds (0: bound not set) and
+// the attainment target q in (0, 1].
+type SLO struct {
+	TTFTms float64 `yaml:"ttft_ms"`
+	TPOTms float64 `yaml:"tpot_ms"`
+	E2ELms float64 `yaml:"e2el_ms"`
+	Target float64 `yaml:"target"`
+}
+
+// Set reports whether any bound is configured.
+func (s SLO) Set() bool { return s.TTFTms > 0 || s.TPOTms > 0 || s.E2ELms > 0 }
+
+// Sim returns the bounds in seconds.
+func (s SLO) Sim() sim.SLO {
+	return sim.SLO{TTFT: s.TTFTms / 1000, TPOT: s.TPOTms / 1000, E2E: s.E2ELms / 1000}
+}
+
+// Sweep varies one scalar parameter, named by its dotted path in the file
+// ("workload.arrival.rate", "server.max_num_seqs"), over Values.
+type Sweep struct {
+	Param  string      `yaml:"param"`
+	Values []yaml.Node `yaml:"values"`
+}
+
+// Rate is a request rate in requests per second; in YAML a number or inf.
+// (It is the type of workload.arrival.rate, which its errors name.)
+type Rate float64
+
+// UnmarshalYAML accepts a number or inf.
+func (r *Rate) UnmarshalYAML(n *yaml.Node) error {
+	v, err := ParseRate(n.Value)
+	if err != nil || n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: workload.arrival.rate: %q must be a number > 0 (requests/s) or inf", n.Line, n.Value)
+	}
+	*r = Rate(v)
+	return nil
+}
+
+// Bytes is a byte count; in YAML a number or a string with a unit
+// ("8GiB"). (It is the type of server.kv_cache_memory, which its errors
+// name.)
+type Bytes float64
+
+// UnmarshalYAML accepts a number or a string with a unit.
+func (b *Bytes) UnmarshalYAML(n *yaml.Node) error {
+	v, err := ParseBytes(n.Value)
+	if err != nil || n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: server.kv_cache_memory: %v", n.Line, err)
+	}
+	*b = Bytes(v)
+	return nil
+}
+
+// Defaults for what a scenario file leaves out.
+const (
+	DefaultModel    = "llama-3.1-8b"
+	DefaultGPU      = "h100-sxm"
+	DefaultRequests = 1000
+	DefaultTarget   = 0.99
+)
+
+// DefaultPercentiles are reported when a scenario sets none.
+var DefaultPercentiles = []float64{50, 90, 99}
+
+// Default returns the values a scenario file starts from: 1000 requests,
+// no warm-up, one replication, seed 0, percentiles 50/90/99, vLLM's random
+// lengths (1024 in, 128 out), a vLLM-v1 engine with vLLM's defaults
+// serving llama-3.1-8b on one h100-sxm, SLO target 0.99. The workload's
+// arrival process is left unset.
+func Default() Scenario {
+	e := batching.Defaults(cost.ModelSpec{}, cost.GPUSpec{})
+	return Scenario{
+		Requests:     DefaultRequests,
+		Replications: 1,
+		Workload:     Workload{Lengths: Lengths{Kind: "random", Input: 1024, Output: 128}},
+		Server: Server{
+			Kind: "vllm", Model: DefaultModel, GPU: DefaultGPU,
+			TensorParallelSize:   e.TensorParallelSize,
+			MaxNumSeqs:           e.MaxNumSeqs,
+			MaxNumBatchedTokens:  e.MaxNumBatchedTokens,
+			EnableChunkedPrefill: e.EnableChunkedPrefill,
+			BlockSize:            e.BlockSize,
+			GPUMemoryUtilization: e.GPUMemoryUtilization,
+			Replicas:             1,
+			Router:               string(batching.RoundRobin),
+			Servers:              1,
+		},
+		SLO: SLO{Target: DefaultTarget},
+	}
+}
+
+// Load reads and checks the scenario file at path. Errors name the file,
+// the line and the field.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, path)
+}
+
+// Parse reads a scenario from data; filename is used in error messages and
+// relative paths inside the scenario resolve against its directory.
+// Unknown fields are errors. Parse checks every field and, with a sweep,
+// every sweep point, so that a scenario that parses can run.
+func Parse(data []byte, filename string) (*Scenario, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, yamlError(filename, err)
+	}
+	if docMapping(&root) == nil {
+		return nil, &FieldError{File: filename, Err: errors.New("empty scenario")}
+	}
+	if m := docMapping(&root); m.Kind != yaml.MappingNode {
+		return nil, &FieldError{File: filename, Line: m.Line, Err: errors.New("a scenario must be a mapping of fields (name:, workload:, server:, ...)")}
+	}
+	s, err := decode(data, filename)
+	if err != nil {
+		return nil, err
+	}
+	s.file, s.dir, s.source, s.root = filename, filepath.Dir(filename), data, &root
+	s.traces = newTraceCache()
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// decode decodes data over Default with unknown fields rejected.
+func decode(data []byte, filename string) (*Scenario, error) {
+	s := Default()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &FieldError{File: filename, Err: errors.New("empty scenario")}
+		}
+		return nil, yamlError(filename, err)
+	}
+	return &s, nil
+}
+
+// File returns the file the scenario came from ("" when built in code).
+func (s *Scenario) File() string { return s.file }
+
+// Source returns the bytes of the scenario file (nil when built in code).
+func (s *Scenario) Source() []byte { return s.source }
+
+// SetDir sets the directory relative paths resolve against for a scenario
+// built in code (the working directory by default).
+func (s *Scenario) SetDir(dir string) { s.dir = dir }
+
+// Check validates every field and, with a sweep, every sweep point. Errors
+// are *FieldError values naming the field's path (and, for a scenario read
+// from a file, the file and line).
+func (s *Scenario) Check() error {
+	if err := s.checkSweep(); err != nil {
+		return s.locate(err)
+	}
+	pts, err := s.Points()
+	if err != nil {
+		return err
+	}
+	for _, p := range pts {
+		if _, err := p.Scenario.Config(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) locate(err error) error {
+	if err == nil {
+		return nil
+	}
+	return locate(err, s.file, s.root)
+}
+
+// resolve returns path relative to the scenario's directory.
+func (s *Scenario) resolve(path string) string {
+	if path == "" || filepath.IsAbs(path) || s.dir == "" {
+		return path
+	}
+	return filepath.Join(s.dir, path)
+}

@@ -1,0 +1,297 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/queue"
+	"github.com/servesim/servesim/sim"
+)
+
+// Server kinds.
+const (
+	KindVLLM = "vllm"
+	KindFCFS = "fcfs"
+)
+
+// server builds the system under test.
+func (s *Scenario) server() (sim.ServerConfig, error) {
+	v := s.Server
+	switch v.Kind {
+	case KindVLLM, "":
+		if err := unused("server", "kind vllm", field{"servers", v.Servers != 1}, field{"service", v.Service != ""}, field{"queue_cap", v.QueueCap != 0}); err != nil {
+			return nil, err
+		}
+		return s.engine()
+	case KindFCFS:
+		return s.fcfs()
+	default:
+		return nil, fieldErr("server.kind", "unknown kind %q (known: %q, %q)", v.Kind, KindVLLM, KindFCFS)
+	}
+}
+
+// Engine returns the batching configuration of one replica (kind vllm),
+// for reports that describe the engine (its KV pool, say).
+func (s *Scenario) Engine() (batching.Config, error) {
+	c, err := s.engineConfig()
+	if err != nil {
+		return batching.Config{}, s.locate(err)
+	}
+	return c, nil
+}
+
+func (s *Scenario) engineConfig() (batching.Config, error) {
+	v := s.Server
+	model, err := s.Model()
+	if err != nil {
+		return batching.Config{}, err
+	}
+	gpu, err := s.GPU()
+	if err != nil {
+		return batching.Config{}, err
+	}
+	c := batching.Defaults(model, gpu)
+	c.TensorParallelSize = v.TensorParallelSize
+	c.MaxNumSeqs = v.MaxNumSeqs
+	c.MaxNumBatchedTokens = v.MaxNumBatchedTokens
+	c.EnableChunkedPrefill = v.EnableChunkedPrefill
+	c.BlockSize = v.BlockSize
+	c.GPUMemoryUtilization = v.GPUMemoryUtilization
+	c.KVCacheMemory = float64(v.KVCacheMemory)
+	c.MaxModelLen = v.MaxModelLen
+	c.RequestOverhead = v.RequestOverheadMS / 1000
+	if v.Efficiency != nil {
+		c.Efficiency = *v.Efficiency
+	}
+	switch {
+	case v.TensorParallelSize < 1:
+		return c, fieldErr("server.tensor_parallel_size", "%d must be >= 1", v.TensorParallelSize)
+	case v.MaxNumSeqs < 1:
+		return c, fieldErr("server.max_num_seqs", "%d must be >= 1", v.MaxNumSeqs)
+	case v.MaxNumBatchedTokens < 1:
+		return c, fieldErr("server.max_num_batched_tokens", "%d must be >= 1", v.MaxNumBatchedTokens)
+	case v.BlockSize < 1:
+		return c, fieldErr("server.block_size", "%d must be >= 1", v.BlockSize)
+	case v.KVCacheMemory == 0 && !(v.GPUMemoryUtilization > 0 && v.GPUMemoryUtilization <= 1):
+		return c, fieldErr("server.gpu_memory_utilization", "%v must be in (0, 1]", v.GPUMemoryUtilization)
+	case v.MaxModelLen < 0:
+		return c, fieldErr("server.max_model_len", "%d must be >= 0", v.MaxModelLen)
+	case !(v.RequestOverheadMS >= 0) || math.IsInf(v.RequestOverheadMS, 1):
+		return c, fieldErr("server.request_overhead_ms", "%v must be a finite number >= 0", v.RequestOverheadMS)
+	}
+	if err := c.Validate(); err != nil {
+		return c, engineError(err)
+	}
+	return c, nil
+}
+
+// engine builds one replica, or a cluster of Replicas behind Router.
+func (s *Scenario) engine() (sim.ServerConfig, error) {
+	v := s.Server
+	c, err := s.engineConfig()
+	if err != nil {
+		return nil, err
+	}
+	if err := positive("server.replicas", v.Replicas); err != nil {
+		return nil, err
+	}
+	r := batching.Router(v.Router)
+	if r != batching.RoundRobin && r != batching.LeastOutstanding {
+		return nil, fieldErr("server.router", "unknown router %q (known: %q, %q)", v.Router, batching.RoundRobin, batching.LeastOutstanding)
+	}
+	if v.Replicas == 1 {
+		return c, nil
+	}
+	return batching.Cluster{Engine: c, Replicas: v.Replicas, Router: r}, nil
+}
+
+// fieldRE finds the snake_case field a batching error starts with.
+var fieldRE = regexp.MustCompile(`^(?:invalid batching config: )?([a-z_]+) `)
+
+// tpRE finds the cost model's shape errors, which name the TP degree.
+var tpRE = regexp.MustCompile(`\btp \d+`)
+
+// engineError places a batching validation error at the server field it
+// names, or at server when it names none, and drops the packages'
+// "invalid ..." prefixes, which the path makes redundant.
+func engineError(err error) error {
+	path := "server"
+	msg := err.Error()
+	if m := fieldRE.FindStringSubmatch(msg); m != nil {
+		switch m[1] {
+		case "tensor_parallel_size", "max_num_seqs", "max_num_batched_tokens", "block_size",
+			"gpu_memory_utilization", "kv_cache_memory", "max_model_len":
+			path = "server." + m[1]
+		}
+	}
+	if path == "server" && tpRE.MatchString(msg) {
+		path = "server.tensor_parallel_size"
+	}
+	for _, prefix := range []string{batching.ErrInvalid.Error() + ": ", cost.ErrInvalidSpec.Error() + ": "} {
+		msg = strings.ReplaceAll(msg, prefix, "")
+	}
+	return &FieldError{Path: path, Err: errors.New(msg)}
+}
+
+// fcfs builds an FCFS(c) station.
+func (s *Scenario) fcfs() (sim.ServerConfig, error) {
+	v := s.Server
+	if err := positive("server.servers", v.Servers); err != nil {
+		return nil, err
+	}
+	if err := nonNegative("server.queue_cap", v.QueueCap); err != nil {
+		return nil, err
+	}
+	f := queue.FCFS{Servers: v.Servers, QueueCap: v.QueueCap}
+	if v.Service != "" {
+		d, err := ParseDist(v.Service)
+		if err != nil {
+			return nil, errorf("server.service", err)
+		}
+		f.Service = d
+		return f, nil
+	}
+	fn, err := s.costService()
+	if err != nil {
+		return nil, err
+	}
+	f.ServiceOf = fn
+	return f, nil
+}
+
+// costService returns the service of a request served alone on the
+// scenario's model and GPU: a prefill of its input, then output−1 decode
+// steps at batch 1, priced at the mean context input + output/2.
+func (s *Scenario) costService() (queue.ServiceFunc, error) {
+	model, err := s.Model()
+	if err != nil {
+		return nil, err
+	}
+	gpu, err := s.GPU()
+	if err != nil {
+		return nil, err
+	}
+	if err := positive("server.tensor_parallel_size", s.Server.TensorParallelSize); err != nil {
+		return nil, err
+	}
+	d := cost.Deployment{Model: model, GPU: gpu, TP: s.Server.TensorParallelSize, Eff: cost.DefaultEfficiency()}
+	if s.Server.Efficiency != nil {
+		d.Eff = *s.Server.Efficiency
+	}
+	sm, err := d.Compile()
+	if err != nil {
+		return nil, errorf("server", err)
+	}
+	overhead := s.Server.RequestOverheadMS / 1000
+	return func(in, out int) (first, total float64) {
+		var b cost.Batch
+		b.AddPrefill(in, 0)
+		first = overhead + sm.Step(b).Time
+		if out > 1 {
+			total = first + float64(out-1)*sm.Step(cost.DecodeBatch(1, float64(in)+float64(out)/2)).Time
+		} else {
+			total = first
+		}
+		return first, total
+	}, nil
+}
+
+// Model returns the server's model: the spec file the name points to, or
+// a catalog entry. Hugging Face ids as vLLM takes them resolve to their
+// catalog entry: "meta-llama/Llama-3.1-8B-Instruct" is llama-3.1-8b.
+func (s *Scenario) Model() (cost.ModelSpec, error) {
+	name := s.Server.Model
+	if s.isSpecPath(name) {
+		m, err := cost.LoadModel(s.resolve(name))
+		return m, errorf("server.model", err)
+	}
+	m, err := cost.Model(CatalogName(name))
+	if errors.Is(err, cost.ErrUnknownName) {
+		return m, fieldErr("server.model", "unknown model %q (known: %s; or a path to a model spec file, .json or .yaml)",
+			name, strings.Join(cost.ModelNames(), ", "))
+	}
+	return m, errorf("server.model", err)
+}
+
+// GPU returns the server's GPU: a catalog entry, or the spec file the name
+// points to.
+func (s *Scenario) GPU() (cost.GPUSpec, error) {
+	name := s.Server.GPU
+	if s.isSpecPath(name) {
+		g, err := cost.LoadGPU(s.resolve(name))
+		return g, errorf("server.gpu", err)
+	}
+	g, err := cost.GPU(name)
+	if errors.Is(err, cost.ErrUnknownName) {
+		return g, fieldErr("server.gpu", "unknown gpu %q (known: %s; or a path to a GPU spec file, .json or .yaml)",
+			name, strings.Join(cost.GPUNames(), ", "))
+	}
+	return g, errorf("server.gpu", err)
+}
+
+// isSpecPath reports whether a model or GPU name is a spec file rather
+// than a catalog name: it ends in .json, .yaml or .yml, or names an
+// existing file.
+func (s *Scenario) isSpecPath(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".json", ".yaml", ".yml":
+		return true
+	}
+	st, err := os.Stat(s.resolve(name))
+	return err == nil && st.Mode().IsRegular()
+}
+
+// hfSuffixRE matches the fine-tune and version suffixes of Hugging Face
+// model ids: -Instruct, -Chat, -hf, -v0.3 and the like.
+var hfSuffixRE = regexp.MustCompile(`(?i)(-(instruct|chat|hf|base)|-v\d+(\.\d+)*)+$`)
+
+// CatalogName maps a Hugging Face model id, as `vllm serve` and
+// `vllm bench serve` take it, to the catalog name of the same
+// architecture: the last path element, lower-cased, without fine-tune and
+// version suffixes ("Qwen/Qwen2.5-7B-Instruct" → "qwen2.5-7b",
+// "mistralai/Mistral-7B-Instruct-v0.3" → "mistral-7b"). Other names are
+// returned unchanged.
+func CatalogName(name string) string {
+	if _, err := cost.Model(name); err == nil {
+		return name
+	}
+	base := strings.ToLower(name[strings.LastIndex(name, "/")+1:])
+	base = strings.TrimPrefix(base, "meta-")
+	base = hfSuffixRE.ReplaceAllString(base, "")
+	if _, err := cost.Model(base); err == nil {
+		return base
+	}
+	return name
+}
+
+// GPUs returns the number of GPUs the server occupies (replicas × tensor
+// parallel size for kind vllm, 1 for fcfs).
+func (s *Scenario) GPUs() int {
+	if s.Server.Kind == KindFCFS {
+		return 1
+	}
+	return max(s.Server.Replicas, 1) * max(s.Server.TensorParallelSize, 1)
+}
+
+// String returns a one-line description of the server.
+func (v Server) String() string {
+	if v.Kind == KindFCFS {
+		svc := v.Service
+		if svc == "" {
+			svc = fmt.Sprintf("cost model of %s on %s, TP %d", v.Model, v.GPU, v.TensorParallelSize)
+		}
+		return fmt.Sprintf("FCFS(%d), service %s", v.Servers, svc)
+	}
+	out := fmt.Sprintf("vLLM-v1 engine: %s on %s, TP %d", v.Model, v.GPU, v.TensorParallelSize)
+	if v.Replicas > 1 {
+		out += fmt.Sprintf(", %d replicas (%s)", v.Replicas, v.Router)
+	}
+	return out
+}

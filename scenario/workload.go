@@ -1,0 +1,269 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/servesim/servesim/workload"
+)
+
+// Arrival processes and length kinds a scenario may name.
+var (
+	processes   = []string{"poisson", "gamma", "constant", "ramp", "trace"}
+	lengthKinds = []string{"random", "fixed", "lognormal", "trace"}
+)
+
+// workload builds the request stream.
+func (s *Scenario) workload() (workload.Workload, error) {
+	w := s.Workload
+	var out workload.Workload
+	switch {
+	case w.Arrival != nil && w.Closed != nil:
+		return out, fieldErr("workload", "set one of arrival (open loop) and closed (closed loop), not both")
+	case w.Arrival == nil && w.Closed == nil:
+		return out, fieldErr("workload", "set arrival (open loop: arrival: {process: poisson, rate: 10}) or closed (closed loop: closed: {clients: 8})")
+	}
+	if err := nonNegative("workload.max_concurrency", w.MaxConcurrency); err != nil {
+		return out, err
+	}
+	out.MaxConcurrency = w.MaxConcurrency
+	if w.Arrival != nil {
+		p, err := s.arrival()
+		if err != nil {
+			return out, err
+		}
+		out.Arrivals = p
+	} else {
+		if err := positive("workload.closed.clients", w.Closed.Clients); err != nil {
+			return out, err
+		}
+		if w.MaxConcurrency != 0 {
+			return out, fieldErr("workload.max_concurrency", "applies to open loops; a closed loop's concurrency is closed.clients")
+		}
+		out.Clients = w.Closed.Clients
+		if w.Closed.Think != "" {
+			d, err := ParseDist(w.Closed.Think)
+			if err != nil {
+				return out, errorf("workload.closed.think", err)
+			}
+			out.Think = d
+		}
+	}
+	l, err := s.lengths()
+	if err != nil {
+		return out, err
+	}
+	out.Lengths = l
+	if err := out.Validate(); err != nil {
+		return out, errorf("workload", err)
+	}
+	return out, nil
+}
+
+// arrival builds the open-loop arrival process.
+func (s *Scenario) arrival() (workload.Process, error) {
+	a := s.Workload.Arrival
+	const at = "workload.arrival"
+	rate := float64(a.Rate)
+	rateField := field{"rate", a.Rate != 0}
+	burst := field{"burstiness", a.Burstiness != 0}
+	norm := field{"normalize", a.Normalize}
+	ramp := []field{{"start", a.Start != 0}, {"end", a.End != 0}, {"strategy", a.Strategy != ""}}
+	trace := []field{{"path", a.Path != ""}, {"speedup", a.Speedup != 0}}
+	needRate := func(infOK bool) error {
+		if !(rate > 0) || (!infOK && math.IsInf(rate, 1)) {
+			return fieldErr(at+".rate", "%v must be a number > 0 (requests/s)", rate)
+		}
+		return nil
+	}
+	process := a.Process
+	if process == "" {
+		process = "poisson"
+	}
+	switch process {
+	case "poisson":
+		if a.Burstiness != 0 && a.Burstiness != 1 {
+			return nil, fieldErr(at+".burstiness", "%v: Poisson arrivals have burstiness 1; use process: gamma", a.Burstiness)
+		}
+		if err := unused(at, "process poisson", append(ramp, trace...)...); err != nil {
+			return nil, err
+		}
+		if err := needRate(true); err != nil {
+			return nil, err
+		}
+		return workload.Poisson{Rate: rate, Normalize: a.Normalize}, nil
+	case "gamma":
+		if err := unused(at, "process gamma", append(ramp, trace...)...); err != nil {
+			return nil, err
+		}
+		if err := needRate(true); err != nil {
+			return nil, err
+		}
+		if !(a.Burstiness > 0) {
+			return nil, fieldErr(at+".burstiness", "%v must be > 0 (1 is Poisson, < 1 burstier)", a.Burstiness)
+		}
+		return workload.Gamma{Rate: rate, Burstiness: a.Burstiness, Normalize: a.Normalize}, nil
+	case "constant":
+		if err := unused(at, "process constant", append(append(ramp, trace...), burst, norm)...); err != nil {
+			return nil, err
+		}
+		if err := needRate(false); err != nil {
+			return nil, err
+		}
+		return workload.Constant{Rate: rate}, nil
+	case "ramp":
+		if err := unused(at, "process ramp (it uses start and end)", append(trace, rateField, norm)...); err != nil {
+			return nil, err
+		}
+		strategy := a.Strategy
+		if strategy == "" {
+			strategy = string(workload.RampLinear)
+		}
+		p := workload.Ramp{Start: a.Start, End: a.End, Strategy: workload.RampStrategy(strategy), Burstiness: a.Burstiness}
+		switch {
+		case !(a.Start > 0) || math.IsInf(a.Start, 1):
+			return nil, fieldErr(at+".start", "%v must be a finite rate > 0", a.Start)
+		case !(a.End > 0) || math.IsInf(a.End, 1):
+			return nil, fieldErr(at+".end", "%v must be a finite rate > 0", a.End)
+		case p.Strategy != workload.RampLinear && p.Strategy != workload.RampExponential:
+			return nil, fieldErr(at+".strategy", "%q must be linear or exponential", a.Strategy)
+		}
+		return p, errorf(at, p.Validate())
+	case "trace":
+		if err := unused(at, "process trace (its times come from the file)", append(ramp, rateField, burst, norm)...); err != nil {
+			return nil, err
+		}
+		if a.Path == "" {
+			return nil, fieldErr(at+".path", "is required for process trace")
+		}
+		if !(a.Speedup >= 0) || math.IsInf(a.Speedup, 1) {
+			return nil, fieldErr(at+".speedup", "%v must be a finite number >= 0", a.Speedup)
+		}
+		t, err := s.trace(a.Path)
+		if err != nil {
+			return nil, errorf(at+".path", err)
+		}
+		return t.Replay(a.Speedup), nil
+	default:
+		return nil, fieldErr(at+".process", "unknown process %q (known: %s)", a.Process, quoteList(processes))
+	}
+}
+
+// lengths builds the (input, output) distribution.
+func (s *Scenario) lengths() (workload.Lengths, error) {
+	l := s.Workload.Lengths
+	const at = "workload.lengths"
+	logn := []field{{"input_sigma", l.InputSigma != 0}, {"output_sigma", l.OutputSigma != 0},
+		{"correlation", l.Correlation != 0}, {"input_max", l.InputMax != 0}, {"output_max", l.OutputMax != 0}}
+	trace := []field{{"path", l.Path != ""}, {"order", l.Order != ""}}
+	ratio := field{"range_ratio", l.RangeRatio != 0}
+	pair := func() error {
+		if l.Input < 0 {
+			return fieldErr(at+".input", "%d must be >= 0", l.Input)
+		}
+		if l.Output < 1 {
+			return fieldErr(at+".output", "%d must be >= 1", l.Output)
+		}
+		return nil
+	}
+	kind := l.Kind
+	if kind == "" {
+		kind = "random"
+	}
+	var out workload.Lengths
+	switch kind {
+	case "random":
+		if err := unused(at, "kind random", append(logn, trace...)...); err != nil {
+			return nil, err
+		}
+		if err := pair(); err != nil {
+			return nil, err
+		}
+		if !(l.RangeRatio >= 0 && l.RangeRatio < 1) {
+			return nil, fieldErr(at+".range_ratio", "%v must be in [0, 1)", l.RangeRatio)
+		}
+		out = workload.Random{InputLen: l.Input, OutputLen: l.Output, RangeRatio: l.RangeRatio}
+	case "fixed":
+		if err := unused(at, "kind fixed", append(append(logn, trace...), ratio)...); err != nil {
+			return nil, err
+		}
+		if err := pair(); err != nil {
+			return nil, err
+		}
+		out = workload.Fixed{Input: l.Input, Output: l.Output}
+	case "lognormal":
+		if err := unused(at, "kind lognormal", append(trace, ratio)...); err != nil {
+			return nil, err
+		}
+		if l.Input < 1 {
+			return nil, fieldErr(at+".input", "%d (the median) must be >= 1", l.Input)
+		}
+		if l.Output < 1 {
+			return nil, fieldErr(at+".output", "%d (the median) must be >= 1", l.Output)
+		}
+		out = workload.LogNormal{InputMedian: float64(l.Input), InputSigma: l.InputSigma,
+			OutputMedian: float64(l.Output), OutputSigma: l.OutputSigma, Correlation: l.Correlation,
+			InputMax: l.InputMax, OutputMax: l.OutputMax}
+	case "trace":
+		if err := unused(at, "kind trace", append(logn, ratio)...); err != nil {
+			return nil, err
+		}
+		if l.Path == "" {
+			return nil, fieldErr(at+".path", "is required for kind trace")
+		}
+		t, err := s.trace(l.Path)
+		if err != nil {
+			return nil, errorf(at+".path", err)
+		}
+		order := l.Order
+		if order == "" {
+			order = "resample"
+			if a := s.Workload.Arrival; a != nil && a.Process == "trace" && a.Path == l.Path {
+				order = "sequence"
+			}
+		}
+		switch order {
+		case "resample":
+			out = t.Empirical()
+		case "sequence":
+			out = t.Sequence()
+		default:
+			return nil, fieldErr(at+".order", "%q must be resample or sequence", l.Order)
+		}
+	default:
+		return nil, fieldErr(at+".kind", "unknown kind %q (known: %s)", l.Kind, quoteList(lengthKinds))
+	}
+	if err := out.Validate(); err != nil {
+		return nil, errorf(at, err)
+	}
+	return out, nil
+}
+
+// traceCache keeps the traces a scenario and its sweep points read, so
+// each file is parsed once.
+type traceCache struct {
+	mu sync.Mutex
+	m  map[string]workload.Trace
+}
+
+func newTraceCache() *traceCache { return &traceCache{m: map[string]workload.Trace{}} }
+
+// trace loads the trace at path (relative to the scenario's directory).
+func (s *Scenario) trace(path string) (workload.Trace, error) {
+	if s.traces == nil {
+		s.traces = newTraceCache()
+	}
+	full := s.resolve(path)
+	s.traces.mu.Lock()
+	defer s.traces.mu.Unlock()
+	if t, ok := s.traces.m[full]; ok {
+		return t, nil
+	}
+	t, err := workload.LoadTrace(full)
+	if err != nil {
+		return workload.Trace{}, fmt.Errorf("%w", err)
+	}
+	s.traces.m[full] = t
+	return t, nil
+}
