@@ -14,10 +14,16 @@
 //     open and closed loops. Knows nothing of the engine.
 //   - sim: the event engine, Run, Result and its metrics, Replicate.
 //   - queue: FCFS(c) stations, exact against Lindley and Kiefer–Wolfowitz.
+//   - batching: the continuous-batching LLM engine (vLLM v1 scheduler,
+//     chunked prefill, paged KV cache, preemption) and replica clusters.
 //   - cost: model and GPU catalog, tensor-parallel all-reduce and roofline
 //     step times. Pure functions; knows nothing of the engine.
+//   - capacity: acceptance criteria, the λ* search, sweeps and shards.
+//   - screen: TP=p versus replicas pre-screening.
+//   - scenario: the YAML scenarios of the servesim command.
 //
-// Runnable programs live under examples/ (go run ./examples/openloop).
+// The command is cmd/servesim (go run ./cmd/servesim bench); runnable
+// programs live under examples/ (go run ./examples/openloop).
 // Every type that configures a run is a plain struct with a Validate method
 // whose errors name the offending field and value; the same seed gives
 // byte-identical results whatever the parallelism.

@@ -47,7 +47,30 @@ func (s *Scenario) Engine() (batching.Config, error) {
 	return c, nil
 }
 
+// EngineTemplate returns the engine of the server block with its fields
+// checked but not the deployment as a whole (the model may not fit the
+// block's tensor_parallel_size): a template whose TP a screen sets per
+// candidate.
+func (s *Scenario) EngineTemplate() (batching.Config, error) {
+	c, err := s.engineTemplate()
+	if err != nil {
+		return batching.Config{}, s.locate(err)
+	}
+	return c, nil
+}
+
 func (s *Scenario) engineConfig() (batching.Config, error) {
+	c, err := s.engineTemplate()
+	if err != nil {
+		return c, err
+	}
+	if err := c.Validate(); err != nil {
+		return c, engineError(err)
+	}
+	return c, nil
+}
+
+func (s *Scenario) engineTemplate() (batching.Config, error) {
 	v := s.Server
 	model, err := s.Model()
 	if err != nil {
@@ -85,9 +108,6 @@ func (s *Scenario) engineConfig() (batching.Config, error) {
 		return c, fieldErr("server.max_model_len", "%d must be >= 0", v.MaxModelLen)
 	case !(v.RequestOverheadMS >= 0) || math.IsInf(v.RequestOverheadMS, 1):
 		return c, fieldErr("server.request_overhead_ms", "%v must be a finite number >= 0", v.RequestOverheadMS)
-	}
-	if err := c.Validate(); err != nil {
-		return c, engineError(err)
 	}
 	return c, nil
 }

@@ -15,6 +15,15 @@ var (
 )
 
 // workload builds the request stream.
+// BuildWorkload returns the scenario's request stream.
+func (s *Scenario) BuildWorkload() (workload.Workload, error) {
+	w, err := s.workload()
+	if err != nil {
+		return workload.Workload{}, s.locate(err)
+	}
+	return w, nil
+}
+
 func (s *Scenario) workload() (workload.Workload, error) {
 	w := s.Workload
 	var out workload.Workload

@@ -15,7 +15,7 @@ import (
 // runBench is `servesim bench`.
 func runBench(args []string, e *env) error {
 	var o benchOptions
-	fs, groups := benchFlags(&o)
+	fs, groups := benchFlags("bench", &o)
 	pos, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, benchUsage)
@@ -26,15 +26,12 @@ func runBench(args []string, e *env) error {
 		return err
 	}
 	o.set = setFlags(fs)
-	// vLLM's `--goodput ttft:800 tpot:50`: the pairs after the first are
-	// positional arguments here.
-	for _, a := range pos {
-		if !goodputPairRE.MatchString(a) || !o.set["goodput"] {
-			return fmt.Errorf("bench: unexpected argument %q (bench takes only flags; see servesim bench -h)", a)
-		}
-		if err := (goodputValue{&o.slo}).Set(a); err != nil {
-			return fmt.Errorf("bench: invalid value for --goodput: %v", err)
-		}
+	pos, err = o.goodputPairs(pos)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("bench: unexpected argument %q (bench takes only flags; see servesim bench -h)", pos[0])
 	}
 	sc, err := o.scenario()
 	if err != nil {
@@ -64,6 +61,23 @@ func runBench(args []string, e *env) error {
 		}
 	}
 	return nil
+}
+
+// goodputPairs takes vLLM's `--goodput ttft:800 tpot:50` form, where the
+// pairs after the first arrive as positional arguments, and returns the
+// other positional arguments.
+func (o *benchOptions) goodputPairs(pos []string) ([]string, error) {
+	var rest []string
+	for _, a := range pos {
+		if !goodputPairRE.MatchString(a) || !o.set["goodput"] {
+			rest = append(rest, a)
+			continue
+		}
+		if err := (goodputValue{&o.slo}).Set(a); err != nil {
+			return nil, fmt.Errorf("invalid value for --goodput: %v", err)
+		}
+	}
+	return rest, nil
 }
 
 // scenario turns the flags into a scenario (one run, seed --seed).

@@ -50,9 +50,10 @@ type benchOptions struct {
 	goodputGiven bool            // an SLO bound is set
 }
 
-// benchFlags defines the flags of `servesim bench` on a new flag set.
-func benchFlags(o *benchOptions) (*flag.FlagSet, []flagGroup) {
-	fs := newFlagSet("bench")
+// benchFlags defines the flags of `servesim bench` on a new flag set
+// named for the subcommand (capacity and tp take them too).
+func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
+	fs := newFlagSet(name)
 	d := scenario.Default()
 	o.server = d.Server
 	o.slo = scenario.SLO{Target: scenario.DefaultTarget}

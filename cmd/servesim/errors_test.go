@@ -14,7 +14,16 @@ func TestBadInput(t *testing.T) {
 		want []string // substrings of the stderr line
 	}{
 		{"no command", nil, []string{"no command given"}},
-		{"unknown command", []string{"benchmark"}, []string{`unknown command "benchmark"`, "bench, run, merge"}},
+		{"unknown command", []string{"benchmark"}, []string{`unknown command "benchmark"`, "bench, run, merge, capacity, tp"}},
+		{"capacity without slo", []string{"capacity"}, []string{"capacity: no SLO to search under"}},
+		{"capacity bad grid", []string{"capacity", "--goodput", "ttft:500", "--grid", "1,x"}, []string{`--grid "1,x"`}},
+		{"capacity shard without grid", []string{"capacity", "--goodput", "ttft:500", "--shard", "0/2"}, []string{"--shard applies to --grid"}},
+		{"capacity bad shard", []string{"capacity", "--goodput", "ttft:500", "--grid", "1", "--shard", "2/2"}, []string{"shard 2/2"}},
+		{"capacity two files", []string{"capacity", "a.yaml", "b.yaml"}, []string{"one scenario file at most"}},
+		{"capacity closed loop", []string{"capacity", "--goodput", "ttft:500", "--request-rate", "inf"}, []string{"capacity:"}},
+		{"tp without slo", []string{"tp"}, []string{"tp: no SLO to compare under"}},
+		{"tp bad candidates", []string{"tp", "--goodput", "ttft:500", "--candidates", "4by1"}, []string{`"4by1" is not PxK`}},
+		{"tp with tp flag", []string{"tp", "--goodput", "ttft:500", "--tensor-parallel-size", "2"}, []string{"--tensor-parallel-size: the candidates set the deployment"}},
 		{"unknown flag", []string{"bench", "--request-rat", "5"}, []string{"bench: unknown flag --request-rat"}},
 		{"negative rate", []string{"bench", "--request-rate", "-1"}, []string{`invalid value "-1" for --request-rate`, "number > 0"}},
 		{"text rate", []string{"bench", "--request-rate", "abc"}, []string{`invalid value "abc" for --request-rate`}},
@@ -56,7 +65,7 @@ func TestBadInput(t *testing.T) {
 		{"shard as table", []string{"run", "testdata/small.yaml", "--shard", "0/2", "--format", "table"}, []string{"--shard writes JSON"}},
 		{"merge nothing", []string{"merge"}, []string{"merge: no files given"}},
 		{"merge not json", []string{"merge", "testdata/small.yaml"}, []string{"not a servesim run output"}},
-		{"help unknown", []string{"help", "capacity"}, []string{`help: unknown command "capacity"`}},
+		{"help unknown", []string{"help", "benchmark"}, []string{`help: unknown command "benchmark"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -41,6 +41,8 @@ func init() {
 		{"bench", "[flags]", "simulate `vllm bench serve`: vLLM's flags, summary and result JSON", runBench},
 		{"run", "SCENARIO.yaml [flags]", "run a YAML scenario (replications, a sweep) as a table, CSV or JSON, with plots", runScenario},
 		{"merge", "SHARD.json... [flags]", "merge the JSON outputs of `servesim run --shard i/n` into one result set", runMerge},
+		{"capacity", "[SCENARIO.yaml] [flags]", "find lambda*, the largest rate every replication sustains under an SLO (bracket and table)", runCapacity},
+		{"tp", "[flags]", "pre-screen tensor-parallel deployments: shape, memory, lambda* per GPU, verdict", runTP},
 		{"help", "[COMMAND]", "show help for servesim or a command", runHelp},
 	}
 }

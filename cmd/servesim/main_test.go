@@ -95,12 +95,12 @@ func golden(t *testing.T, name, got string) {
 
 func TestHelp(t *testing.T) {
 	r := mustRun(t, "help")
-	for _, want := range []string{"bench", "run", "merge"} {
+	for _, want := range []string{"bench", "run", "merge", "capacity", "tp"} {
 		if !strings.Contains(r.stdout, "  "+want+" ") {
 			t.Errorf("help does not list %q:\n%s", want, r.stdout)
 		}
 	}
-	for _, cmd := range []string{"bench", "run", "merge"} {
+	for _, cmd := range []string{"bench", "run", "merge", "capacity", "tp"} {
 		r := mustRun(t, cmd, "-h")
 		if !strings.Contains(r.stdout, "Usage: servesim "+cmd) || r.stderr != "" {
 			t.Errorf("servesim %s -h: stdout %q, stderr %q", cmd, r.stdout, r.stderr)

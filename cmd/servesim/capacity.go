@@ -1,0 +1,384 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/scenario"
+	"github.com/servesim/servesim/sim"
+)
+
+const capacityUsage = `Usage: servesim capacity [SCENARIO.yaml] [flags]
+
+Finds lambda*, the largest open-loop request rate at which every one of
+--replications independent runs meets the SLO: joint attainment >= q
+(failed requests count as misses), failures <= 0.1%, the client keeping
+up, and no sustained queue growth. It doubles or halves from --start to a
+pass/fail bracket, then bisects to --precision, with
+--boundary-replications runs near the answer, and prints the bracket and
+every probe with each run's attainment — never a single made-up number.
+The minimum over runs is a conservative envelope, not a confidence
+interval.
+
+The workload, server and SLO come from a scenario file (its slo: block,
+arrival process and requests; a sweep: in it is ignored) or, without one,
+from the same flags as 'servesim bench' (the SLO from --goodput and
+--slo-target).
+
+With --grid r1,r2,... it evaluates those rates instead of searching; add
+--shard i/n to run only jobs j = point*replications + replication with
+j mod n = i and write JSON, and --merge FILE... to join shard files.
+`
+
+// capacityOptions are the flags of `servesim capacity` beyond bench's.
+type capacityOptions struct {
+	start, precision   float64
+	reps, boundaryReps int
+	grid, shard        string
+	merge, asJSON      bool
+	workers            int
+}
+
+func (c *capacityOptions) define(fs *flag.FlagSet) flagGroup {
+	fs.Float64Var(&c.start, "start", 0, "first rate probed, req/s (default: the workload's rate)")
+	fs.Float64Var(&c.precision, "precision", 0.05, "stop when the bracket's relative width (hi-lo)/lo is at most this")
+	fs.IntVar(&c.reps, "replications", 0, "independent runs per probe (default: the scenario's, or 3)")
+	fs.IntVar(&c.boundaryReps, "boundary-replications", 0, "runs per probe near the answer (default: twice --replications)")
+	fs.StringVar(&c.grid, "grid", "", "comma-separated `rates` to evaluate instead of searching")
+	fs.StringVar(&c.shard, "shard", "", "with --grid: run only shard `i/n` of the jobs and write JSON for --merge")
+	fs.BoolVar(&c.merge, "merge", false, "the arguments are --grid --shard JSON files to join into one table")
+	fs.BoolVar(&c.asJSON, "json", false, "write the result as JSON instead of a table")
+	fs.IntVar(&c.workers, "workers", 0, "simulations run at once (default GOMAXPROCS); results do not depend on it")
+	return flagGroup{"capacity flags", []string{"start", "precision", "replications", "boundary-replications", "grid", "shard", "merge", "json", "workers"}}
+}
+
+// runCapacity is `servesim capacity`.
+func runCapacity(args []string, e *env) error {
+	var o benchOptions
+	var c capacityOptions
+	fs, groups := benchFlags("capacity", &o)
+	own := c.define(fs)
+	groups = append([]flagGroup{own}, groups...)
+	pos, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(e.stdout, capacityUsage)
+		printFlags(e.stdout, fs, groups)
+		return errHelp
+	}
+	if err != nil {
+		return err
+	}
+	o.set = setFlags(fs)
+	if pos, err = o.goodputPairs(pos); err != nil {
+		return fmt.Errorf("capacity: %w", err)
+	}
+	if c.merge {
+		return mergeGrid(pos, c, e)
+	}
+	sc, err := capacityScenario(pos, &o, ownFlags(own))
+	if err != nil {
+		return fmt.Errorf("capacity: %w", err)
+	}
+	base, err := sc.Config()
+	if err != nil {
+		return fmt.Errorf("capacity: %s", benchFieldError(err))
+	}
+	if !sc.SLO.Set() {
+		return errors.New("capacity: no SLO to search under: give --goodput ttft:MS tpot:MS (or an slo: block in the scenario)")
+	}
+	crit := capacity.DefaultCriteria(sc.SLO.Sim(), sc.SLO.Target)
+	if c.reps == 0 {
+		c.reps = max(sc.Replications, 3)
+	}
+	if c.boundaryReps == 0 {
+		c.boundaryReps = 2 * c.reps
+	}
+	if c.start == 0 && base.Workload.Arrivals != nil {
+		c.start = base.Workload.Arrivals.MeanRate()
+	}
+	if c.grid != "" {
+		return runGrid(sc, base, crit, c, e)
+	}
+	if c.shard != "" {
+		return errors.New("capacity: --shard applies to --grid (a search is sequential)")
+	}
+	s := capacity.Search{
+		Base: base, Criteria: crit, Seed: sc.Seed,
+		Replications: c.reps, BoundaryReplications: c.boundaryReps,
+		Start: c.start, Precision: c.precision, Workers: c.workers,
+	}
+	p := startProgress(e.stderr, e.tty && !o.quiet, "searching", 0)
+	s.Progress = func(pt capacity.Point) { p.Add(len(pt.Runs)) }
+	res, err := s.Run()
+	p.Stop()
+	if err != nil {
+		return fmt.Errorf("capacity: %w", err)
+	}
+	if c.asJSON {
+		return writeCapacityJSON(e.stdout, sc, crit, res.Lower, res.Upper, res.Points, res.Runs, res.Requests)
+	}
+	printCapacity(e.stdout, sc.Server.String(), crit, res.Points, res.Lower, res.Upper)
+	fmt.Fprintf(e.stdout, "search: %d runs, %d simulated requests\n", res.Runs, res.Requests)
+	return nil
+}
+
+// ownFlags returns the flags a scenario file leaves open: capacity's own,
+// the seed and the progress switches.
+func ownFlags(g flagGroup) map[string]bool {
+	own := map[string]bool{"quiet": true, "disable-tqdm": true, "seed": true}
+	for _, name := range g.names {
+		own[name] = true
+	}
+	return own
+}
+
+// capacityScenario loads the scenario file, or builds one from bench flags.
+// With a file, only capacity's own flags (own) may be given.
+func capacityScenario(pos []string, o *benchOptions, own map[string]bool) (*scenario.Scenario, error) {
+	switch len(pos) {
+	case 0:
+		return o.scenario()
+	case 1:
+		for name := range o.set {
+			if !own[name] {
+				return nil, fmt.Errorf("--%s: with a scenario file, the workload, server and SLO come from the file", name)
+			}
+		}
+		sc, err := scenario.Load(pos[0])
+		if err != nil {
+			return nil, err
+		}
+		if o.set["seed"] {
+			sc.Seed = o.seed
+		}
+		return sc, nil
+	default:
+		return nil, fmt.Errorf("one scenario file at most, got %d arguments", len(pos))
+	}
+}
+
+// runGrid evaluates a fixed list of rates, or one shard of its jobs.
+func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c capacityOptions, e *env) error {
+	rates, err := parseFloatList(c.grid)
+	if err != nil {
+		return fmt.Errorf("capacity: --grid %q: %v", c.grid, err)
+	}
+	shard := capacity.All
+	if c.shard != "" {
+		if shard, err = capacity.ParseShard(c.shard); err != nil {
+			return fmt.Errorf("capacity: --shard: %w", err)
+		}
+	}
+	sw := capacity.Sweep{
+		Param: "rate", Values: rates, Replications: c.reps, Seed: sc.Seed, Workers: c.workers,
+		Config: func(rate float64) (sim.Config, error) {
+			cfg := base
+			arr, err := capacity.WithRate(cfg.Workload.Arrivals, rate)
+			cfg.Workload.Arrivals = arr
+			cfg.SLO = crit.SLO
+			cfg.SummaryOnly = true
+			return cfg, err
+		},
+	}
+	results, err := sw.Run(shard)
+	if err != nil {
+		return fmt.Errorf("capacity: %w", err)
+	}
+	if c.shard != "" {
+		return writeGridShard(e.stdout, sc, crit, rates, c.reps, shard, results)
+	}
+	points := capacity.Judge(crit, results)
+	lo, hi := capacity.Bracket(points)
+	if c.asJSON {
+		return writeCapacityJSON(e.stdout, sc, crit, lo, hi, points, len(results), totalRequests(results))
+	}
+	printCapacity(e.stdout, sc.Server.String(), crit, points, lo, hi)
+	return nil
+}
+
+func totalRequests(rs []capacity.JobResult) int64 {
+	var n int64
+	for _, r := range rs {
+		n += int64(r.Result.Injected)
+	}
+	return n
+}
+
+// printCapacity writes the probe table and the bracket.
+func printCapacity(w io.Writer, server string, crit capacity.Criteria, points []capacity.Point, lo, hi float64) {
+	fmt.Fprintf(w, "capacity of %s: %s\n", server, criteriaText(crit))
+	fmt.Fprintf(w, "%10s %6s %9s  %s\n", "rate", "check", "floor", "attainment per replication (* stopped early)")
+	for _, p := range points {
+		verdict := "FAIL"
+		if p.Pass {
+			verdict = "PASS"
+		}
+		var runs []string
+		for _, v := range p.Runs {
+			mark := ""
+			if v.StoppedBy != "" {
+				mark = "*"
+			}
+			runs = append(runs, fmt.Sprintf("%.2f%%%s", 100*v.Attainment, mark))
+		}
+		fmt.Fprintf(w, "%10.3f %6s %8.2f%%  %s%s\n", p.Rate, verdict, 100*p.MinAttainment, strings.Join(runs, " "), failNote(crit, p))
+	}
+	switch {
+	case lo > 0 && !math.IsInf(hi, 1):
+		fmt.Fprintf(w, "lambda* in [%.3f, %.3f) req/s: the largest rate seen to pass and the smallest seen to fail\n", lo, hi)
+	case lo == 0:
+		fmt.Fprintf(w, "lambda* < %.3f req/s: no rate probed passed\n", hi)
+	default:
+		fmt.Fprintf(w, "lambda* >= %.3f req/s: no rate probed failed\n", lo)
+	}
+}
+
+// failNote names, briefly, what made a probe's runs fail.
+func failNote(c capacity.Criteria, p capacity.Point) string {
+	var why []string
+	add := func(s string) {
+		if !slices.Contains(why, s) {
+			why = append(why, s)
+		}
+	}
+	for _, v := range p.Runs {
+		if v.StoppedBy == "slo_misses" || v.Attainment < c.Target {
+			add("SLO misses")
+		}
+		if v.FailureRate > c.MaxFailureRate {
+			add("failures")
+		}
+		if v.Unstable {
+			add("queue growing")
+		}
+		if !v.Pass && len(why) == 0 {
+			add("client fell behind")
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return "  (" + strings.Join(why, ", ") + ")"
+}
+
+// criteriaText describes the SLO and target, as the run table does.
+func criteriaText(c capacity.Criteria) string {
+	slo := sloJSON{TTFTms: 1000 * c.SLO.TTFT, TPOTms: 1000 * c.SLO.TPOT, E2ELms: 1000 * c.SLO.E2E}
+	return fmt.Sprintf("%s for >= %g%% of requests", sloText(&slo), 100*c.Target)
+}
+
+func infNull(x float64) any {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return nil
+	}
+	return x
+}
+
+// writeCapacityJSON writes the bracket and every probe.
+func writeCapacityJSON(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, lo, hi float64, points []capacity.Point, runs int, requests int64) error {
+	out := map[string]any{
+		"scenario": sc.Name, "server": sc.Server.String(), "criteria": crit,
+		"lower": infNull(lo), "upper": infNull(hi), "points": points, "runs": runs, "requests": requests,
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// gridShard is the JSON a --grid --shard run writes.
+type gridShard struct {
+	Kind         string            `json:"kind"`
+	Scenario     string            `json:"scenario"`
+	Server       string            `json:"server"`
+	Criteria     capacity.Criteria `json:"criteria"`
+	Grid         []float64         `json:"grid"`
+	Replications int               `json:"replications"`
+	Shard        string            `json:"shard"`
+	Jobs         []gridJob         `json:"jobs"`
+}
+
+type gridJob struct {
+	capacity.Job
+	Verdict capacity.Verdict `json:"verdict"`
+}
+
+const gridKind = "servesim-capacity-grid"
+
+func writeGridShard(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, rates []float64, reps int, sh capacity.Shard, results []capacity.JobResult) error {
+	g := gridShard{Kind: gridKind, Scenario: sc.Name, Server: sc.Server.String(), Criteria: crit, Grid: rates, Replications: reps, Shard: sh.String()}
+	for _, r := range results {
+		g.Jobs = append(g.Jobs, gridJob{Job: r.Job, Verdict: crit.Judge(r.Result, r.Value)})
+	}
+	b, err := json.MarshalIndent(g, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// mergeGrid joins --grid --shard files and prints the table.
+func mergeGrid(files []string, c capacityOptions, e *env) error {
+	if len(files) == 0 {
+		return errors.New("capacity: --merge needs the shard files as arguments")
+	}
+	var first *gridShard
+	seen := map[int]bool{}
+	var points []capacity.Point
+	byPoint := map[int]*capacity.Point{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("capacity: %w", err)
+		}
+		var g gridShard
+		if err := json.Unmarshal(data, &g); err != nil || g.Kind != gridKind {
+			return fmt.Errorf("capacity: %s is not a 'servesim capacity --grid --shard' output", f)
+		}
+		if first == nil {
+			first = &g
+		} else if g.Scenario != first.Scenario || g.Server != first.Server || !slices.Equal(g.Grid, first.Grid) || g.Replications != first.Replications {
+			return fmt.Errorf("capacity: %s comes from another grid or scenario than %s", f, files[0])
+		}
+		for _, j := range g.Jobs {
+			if seen[j.Index] {
+				return fmt.Errorf("capacity: job %d appears twice (%s)", j.Index, f)
+			}
+			seen[j.Index] = true
+			p, ok := byPoint[j.Point]
+			if !ok {
+				p = &capacity.Point{Rate: j.Value, Pass: true, MinAttainment: math.Inf(1)}
+				byPoint[j.Point] = p
+			}
+			p.Runs = append(p.Runs, j.Verdict)
+			p.Pass = p.Pass && j.Verdict.Pass
+			p.MinAttainment = math.Min(p.MinAttainment, j.Verdict.Attainment)
+		}
+	}
+	if want := len(first.Grid) * first.Replications; len(seen) != want {
+		return fmt.Errorf("capacity: the shard files hold %d of the grid's %d jobs: a shard is missing", len(seen), want)
+	}
+	for i := range first.Grid {
+		p := byPoint[i]
+		slices.SortFunc(p.Runs, func(a, b capacity.Verdict) int { return a.Replication - b.Replication })
+		points = append(points, *p)
+	}
+	lo, hi := capacity.Bracket(points)
+	sc := &scenario.Scenario{Name: first.Scenario}
+	if c.asJSON {
+		return writeCapacityJSON(e.stdout, sc, first.Criteria, lo, hi, points, len(seen), 0)
+	}
+	printCapacity(e.stdout, first.Server, first.Criteria, points, lo, hi)
+	return nil
+}

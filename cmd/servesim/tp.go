@@ -1,0 +1,173 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/screen"
+)
+
+const tpUsage = `Usage: servesim tp [flags]
+
+Pre-screens tensor-parallel deployments of --model on --gpu before GPU
+hours are spent. For each candidate PxK (K replicas of TP=P behind the
+router) it checks the shapes (P must divide the heads and the MLP width)
+and per-GPU memory, then searches its lambda* under one arrival process
+and SLO (paired seeds), and compares the candidates per GPU: lambda* per
+card, and per-card goodput at --common-rate. The verdict follows the rule
+that TP must beat replicas per card when the model fits one GPU, and that
+the smallest TP that fits is the default when it does not.
+
+The workload, engine and SLO flags are those of 'servesim bench' (the SLO
+from --goodput and --slo-target).
+`
+
+type tpOptions struct {
+	candidates         string
+	commonRate         float64
+	start, precision   float64
+	reps, boundaryReps int
+	workers            int
+}
+
+func (t *tpOptions) define(fs *flag.FlagSet) flagGroup {
+	fs.StringVar(&t.candidates, "candidates", "1x1,2x1,4x1,8x1", "comma-separated `PxK`: K replicas of tensor-parallel degree P")
+	fs.Float64Var(&t.commonRate, "common-rate", 0, "also run every candidate at this rate, req/s, for per-card goodput side by side (0: skip)")
+	fs.Float64Var(&t.start, "start", 0, "first rate each search probes, req/s (default: --request-rate)")
+	fs.Float64Var(&t.precision, "precision", 0.05, "relative width of each lambda* bracket")
+	fs.IntVar(&t.reps, "replications", 3, "independent runs per probe")
+	fs.IntVar(&t.boundaryReps, "boundary-replications", 5, "runs per probe near each answer")
+	fs.IntVar(&t.workers, "workers", 0, "simulations run at once (default GOMAXPROCS); results do not depend on it")
+	return flagGroup{"tp flags", []string{"candidates", "common-rate", "start", "precision", "replications", "boundary-replications", "workers"}}
+}
+
+// parseCandidates parses "4x1,2x2".
+func parseCandidates(s string) ([]screen.Candidate, error) {
+	var out []screen.Candidate
+	for _, f := range strings.Split(s, ",") {
+		p, k, ok := strings.Cut(strings.TrimSpace(f), "x")
+		tp, err1 := strconv.Atoi(p)
+		reps, err2 := strconv.Atoi(k)
+		if !ok || err1 != nil || err2 != nil || tp < 1 || reps < 1 {
+			return nil, fmt.Errorf("--candidates: %q is not PxK with P, K >= 1 (e.g. 4x1,2x2)", f)
+		}
+		out = append(out, screen.Candidate{TP: tp, Replicas: reps})
+	}
+	return out, nil
+}
+
+// runTP is `servesim tp`.
+func runTP(args []string, e *env) error {
+	var o benchOptions
+	var t tpOptions
+	fs, groups := benchFlags("tp", &o)
+	groups = append([]flagGroup{t.define(fs)}, groups...)
+	pos, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(e.stdout, tpUsage)
+		printFlags(e.stdout, fs, groups)
+		return errHelp
+	}
+	if err != nil {
+		return err
+	}
+	o.set = setFlags(fs)
+	if pos, err = o.goodputPairs(pos); err != nil {
+		return fmt.Errorf("tp: %w", err)
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("tp: unexpected argument %q (tp takes only flags; see servesim tp -h)", pos[0])
+	}
+	cands, err := parseCandidates(t.candidates)
+	if err != nil {
+		return fmt.Errorf("tp: %w", err)
+	}
+	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "server"} {
+		if o.set[f] {
+			return fmt.Errorf("tp: --%s: the candidates set the deployment (--candidates PxK)", f)
+		}
+	}
+	sc, err := o.scenario()
+	if err != nil {
+		return fmt.Errorf("tp: %w", err)
+	}
+	if !sc.SLO.Set() {
+		return errors.New("tp: no SLO to compare under: give --goodput ttft:MS tpot:MS")
+	}
+	eng, err := sc.EngineTemplate()
+	if err != nil {
+		return fmt.Errorf("tp: %s", benchFieldError(err))
+	}
+	w, err := sc.BuildWorkload()
+	if err != nil {
+		return fmt.Errorf("tp: %s", benchFieldError(err))
+	}
+	if w.Arrivals == nil {
+		return errors.New("tp: the screen needs open-loop arrivals (--request-rate)")
+	}
+	if t.start == 0 {
+		t.start = w.Arrivals.MeanRate()
+	}
+	study := screen.Study{
+		Engine: eng, Router: batching.Router(sc.Server.Router), Candidates: cands,
+		Workload: w, Requests: sc.Requests, Warmup: sc.Warmup,
+		Criteria: capacity.DefaultCriteria(sc.SLO.Sim(), sc.SLO.Target),
+		Seed:     sc.Seed, Replications: t.reps, BoundaryReplications: t.boundaryReps,
+		Start: t.start, Precision: t.precision, CommonRate: t.commonRate, Workers: t.workers,
+	}
+	p := startProgress(e.stderr, e.tty && !o.quiet, "screening", 0)
+	rep, err := study.Run()
+	p.Stop()
+	if err != nil {
+		return fmt.Errorf("tp: %w", err)
+	}
+	printTP(e.stdout, eng, study, rep)
+	return nil
+}
+
+func printTP(w io.Writer, eng batching.Config, s screen.Study, rep *screen.Report) {
+	fmt.Fprintf(w, "TP screen: %s on %s; %s\n", eng.Model.Name, eng.GPU.Name, criteriaText(s.Criteria))
+	common := ""
+	if s.CommonRate > 0 {
+		common = fmt.Sprintf("at %g req/s: floor, G_card", s.CommonRate)
+	}
+	fmt.Fprintf(w, "%-9s %4s  %-42s %10s  %-18s %-16s %s\n", "candidate", "GPUs", "shape and memory per rank", "KV tokens", "lambda* (req/s)", "lambda*/GPU", common)
+	for _, r := range rep.Rows {
+		switch {
+		case r.ShapeErr != "":
+			fmt.Fprintf(w, "%-9s %4d  impossible: %s\n", r.Candidate, r.GPUs, r.ShapeErr)
+			continue
+		case !r.Fits && r.Memory.KVPoolBytes <= 0:
+			fmt.Fprintf(w, "%-9s %4d  does not fit: weights %.1f GiB + runtime %.1f GiB > usable %.1f GiB\n",
+				r.Candidate, r.GPUs, r.Memory.WeightBytes/cost.GiB, r.Memory.RuntimeBytes/cost.GiB, r.Memory.UsableBytes/cost.GiB)
+			continue
+		case !r.Fits:
+			fmt.Fprintf(w, "%-9s %4d  cannot run: %s\n", r.Candidate, r.GPUs, r.FitErr)
+			continue
+		}
+		shape := fmt.Sprintf("%d heads, %d kv; weights %.1f + KV %.1f GiB",
+			r.Shape.HeadsPerRank, r.Shape.KVHeadsPerRank, r.Memory.WeightBytes/cost.GiB, r.Memory.KVPoolBytes/cost.GiB)
+		line := fmt.Sprintf("%-9s %4d  %-42s %10d  [%6.2f, %6s) [%5.2f, %6s)",
+			r.Candidate, r.GPUs, shape, r.Memory.KVTokens, r.Search.Lower, rateText(r.Search.Upper), r.LowerPerGPU, rateText(r.UpperPerGPU))
+		if s.CommonRate > 0 {
+			line += fmt.Sprintf(" %6.2f%%, %5.0f tok/s/GPU", 100*r.CommonAttainment, r.CommonGoodputPerGPU)
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintf(w, "verdict: %s\n", rep.Verdict())
+}
+
+func rateText(x float64) string {
+	if math.IsInf(x, 1) {
+		return "inf"
+	}
+	return fmt.Sprintf("%.2f", x)
+}
