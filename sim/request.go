@@ -68,10 +68,10 @@ type Request struct {
 	// Warmup marks the first Config.Warmup requests, which every statistic
 	// leaves out.
 	Warmup bool `json:"warmup,omitempty"`
-	// Client is the closed-loop client that sent it (0 in open loops).
-	Client int `json:"client,omitempty"`
 
 	certainMiss bool // counted as a miss before it ended (StopAfterMisses)
+	// Client is the closed-loop client that sent it (0 in open loops).
+	Client int `json:"client,omitempty"`
 }
 
 // TTFT returns FirstToken − Sent.
@@ -116,15 +116,17 @@ func (s *requestStore) reserve(n int) { s.pages = [][]Request{make([]Request, n)
 const pageSize = 4096
 
 func (s *requestStore) alloc(id int) *Request {
-	var r *Request
 	if k := len(s.free); k > 0 {
-		r = s.free[k-1]
+		r := s.free[k-1]
 		s.free = s.free[:k-1]
-	} else {
-		r = s.slot(s.n)
-		s.n++
+		r.reset(id)
+		return r
 	}
-	r.reset(id)
+	// A fresh slot is zeroed memory: set only the fields that are not zero.
+	r := s.slot(s.n)
+	s.n++
+	r.ID = id
+	r.Arrival, r.Sent, r.Start, r.FirstToken, r.Done = Unset, Unset, Unset, Unset, Unset
 	return r
 }
 

@@ -166,7 +166,7 @@ func Run(cfg Config) (*Result, error) {
 	if cfg.Horizon > 0 {
 		horizon = cfg.Horizon
 	}
-	env.eng.RunUntil(horizon, env.stopNow)
+	env.loop(horizon)
 	if env.abortErr != nil {
 		return nil, env.abortErr
 	}
@@ -507,13 +507,18 @@ func (e *Env) checkBacklog() {
 	}
 }
 
-// stopNow ends the run early (a stop rule fired) or once every request
-// has ended and no more will come: events still queued then (stale SLO
-// deadlines) cannot change anything.
-func (e *Env) stopNow() bool {
-	if e.noMore && e.ended == e.injected && e.deadline > 0 {
-		e.drained = true
-		return true
+// loop fires events up to the horizon until a stop rule fires, or — when
+// SLO deadlines are tracked — until every request has ended and no more
+// will come: the stale deadlines still queued then cannot change anything.
+func (e *Env) loop(horizon float64) {
+	for e.eng.Len() > 0 && e.eng.NextTime() <= horizon {
+		e.eng.Step()
+		if e.stopped {
+			return
+		}
+		if e.deadline > 0 && e.noMore && e.ended == e.injected {
+			e.drained = true
+			return
+		}
 	}
-	return e.stopped
 }
