@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/scenario"
@@ -212,61 +211,10 @@ func totalRequests(rs []capacity.JobResult) int64 {
 	return n
 }
 
-// printCapacity writes the probe table and the bracket.
+// printCapacity writes the criteria line, the probe table and the bracket.
 func printCapacity(w io.Writer, server string, crit capacity.Criteria, points []capacity.Point, lo, hi float64) {
 	fmt.Fprintf(w, "capacity of %s: %s\n", server, criteriaText(crit))
-	fmt.Fprintf(w, "%10s %6s %9s  %s\n", "rate", "check", "floor", "attainment per replication (* stopped early)")
-	for _, p := range points {
-		verdict := "FAIL"
-		if p.Pass {
-			verdict = "PASS"
-		}
-		var runs []string
-		for _, v := range p.Runs {
-			mark := ""
-			if v.StoppedBy != "" {
-				mark = "*"
-			}
-			runs = append(runs, fmt.Sprintf("%.2f%%%s", 100*v.Attainment, mark))
-		}
-		fmt.Fprintf(w, "%10.3f %6s %8.2f%%  %s%s\n", p.Rate, verdict, 100*p.MinAttainment, strings.Join(runs, " "), failNote(crit, p))
-	}
-	switch {
-	case lo > 0 && !math.IsInf(hi, 1):
-		fmt.Fprintf(w, "lambda* in [%.3f, %.3f) req/s: the largest rate seen to pass and the smallest seen to fail\n", lo, hi)
-	case lo == 0:
-		fmt.Fprintf(w, "lambda* < %.3f req/s: no rate probed passed\n", hi)
-	default:
-		fmt.Fprintf(w, "lambda* >= %.3f req/s: no rate probed failed\n", lo)
-	}
-}
-
-// failNote names, briefly, what made a probe's runs fail.
-func failNote(c capacity.Criteria, p capacity.Point) string {
-	var why []string
-	add := func(s string) {
-		if !slices.Contains(why, s) {
-			why = append(why, s)
-		}
-	}
-	for _, v := range p.Runs {
-		if v.StoppedBy == "slo_misses" || v.Attainment < c.Target {
-			add("SLO misses")
-		}
-		if v.FailureRate > c.MaxFailureRate {
-			add("failures")
-		}
-		if v.Unstable {
-			add("queue growing")
-		}
-		if !v.Pass && len(why) == 0 {
-			add("client fell behind")
-		}
-	}
-	if len(why) == 0 {
-		return ""
-	}
-	return "  (" + strings.Join(why, ", ") + ")"
+	capacity.WriteTable(w, crit, points, lo, hi)
 }
 
 // criteriaText describes the SLO and target, as the run table does.

@@ -5,13 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
-	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/screen"
 )
 
@@ -135,39 +133,5 @@ func runTP(args []string, e *env) error {
 
 func printTP(w io.Writer, eng batching.Config, s screen.Study, rep *screen.Report) {
 	fmt.Fprintf(w, "TP screen: %s on %s; %s\n", eng.Model.Name, eng.GPU.Name, criteriaText(s.Criteria))
-	common := ""
-	if s.CommonRate > 0 {
-		common = fmt.Sprintf("at %g req/s: floor, G_card", s.CommonRate)
-	}
-	fmt.Fprintf(w, "%-9s %4s  %-42s %10s  %-18s %-16s %s\n", "candidate", "GPUs", "shape and memory per rank", "KV tokens", "lambda* (req/s)", "lambda*/GPU", common)
-	for _, r := range rep.Rows {
-		switch {
-		case r.ShapeErr != "":
-			fmt.Fprintf(w, "%-9s %4d  impossible: %s\n", r.Candidate, r.GPUs, r.ShapeErr)
-			continue
-		case !r.Fits && r.Memory.KVPoolBytes <= 0:
-			fmt.Fprintf(w, "%-9s %4d  does not fit: weights %.1f GiB + runtime %.1f GiB > usable %.1f GiB\n",
-				r.Candidate, r.GPUs, r.Memory.WeightBytes/cost.GiB, r.Memory.RuntimeBytes/cost.GiB, r.Memory.UsableBytes/cost.GiB)
-			continue
-		case !r.Fits:
-			fmt.Fprintf(w, "%-9s %4d  cannot run: %s\n", r.Candidate, r.GPUs, r.FitErr)
-			continue
-		}
-		shape := fmt.Sprintf("%d heads, %d kv; weights %.1f + KV %.1f GiB",
-			r.Shape.HeadsPerRank, r.Shape.KVHeadsPerRank, r.Memory.WeightBytes/cost.GiB, r.Memory.KVPoolBytes/cost.GiB)
-		line := fmt.Sprintf("%-9s %4d  %-42s %10d  [%6.2f, %6s) [%5.2f, %6s)",
-			r.Candidate, r.GPUs, shape, r.Memory.KVTokens, r.Search.Lower, rateText(r.Search.Upper), r.LowerPerGPU, rateText(r.UpperPerGPU))
-		if s.CommonRate > 0 {
-			line += fmt.Sprintf(" %6.2f%%, %5.0f tok/s/GPU", 100*r.CommonAttainment, r.CommonGoodputPerGPU)
-		}
-		fmt.Fprintln(w, line)
-	}
-	fmt.Fprintf(w, "verdict: %s\n", rep.Verdict())
-}
-
-func rateText(x float64) string {
-	if math.IsInf(x, 1) {
-		return "inf"
-	}
-	return fmt.Sprintf("%.2f", x)
+	rep.WriteTable(w, s.CommonRate)
 }

@@ -11,9 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/servesim/servesim/batching"
@@ -68,35 +66,9 @@ func run(w io.Writer, requests, reps, boundary int, precision float64, seed uint
 
 	fmt.Fprintf(w, "llama-3.1-8b on h100-sxm (TP 1, vLLM defaults), Azure-conversation lengths, Poisson arrivals\n")
 	fmt.Fprintf(w, "SLO: TTFT <= 2 s and TPOT <= 100 ms for >= 99%% of requests; %d requests per run (%d warm-up)\n\n", requests, requests/10)
-	fmt.Fprintf(w, "%8s %6s %9s  %s\n", "rate", "check", "floor", "attainment per replication")
-	for _, p := range res.Points {
-		verdict := "FAIL"
-		if p.Pass {
-			verdict = "PASS"
-		}
-		var runs []string
-		for _, v := range p.Runs {
-			mark := ""
-			if v.StoppedBy != "" {
-				mark = "*"
-			}
-			runs = append(runs, fmt.Sprintf("%.2f%%%s", 100*v.Attainment, mark))
-		}
-		fmt.Fprintf(w, "%8.2f %6s %8.2f%%  %s\n", p.Rate, verdict, 100*p.MinAttainment, strings.Join(runs, " "))
-	}
-	fmt.Fprintf(w, "(* stopped early: more than 1%% of its requests had already missed)\n\n")
-	if res.Bracketed() {
-		fmt.Fprintf(w, "capacity bracket: lambda* in [%.2f, %.2f) req/s (width %.1f%%)\n", res.Lower, res.Upper, 100*(res.Upper-res.Lower)/res.Lower)
-	} else {
-		fmt.Fprintf(w, "capacity bracket: [%v, %v) req/s: not bracketed within the search limits\n", res.Lower, fmtInf(res.Upper))
+	if err := capacity.WriteTable(w, s.Criteria, res.Points, res.Lower, res.Upper); err != nil {
+		return err
 	}
 	fmt.Fprintf(w, "search: %d runs, %d simulated requests, %.1f s\n", res.Runs, res.Requests, elapsed.Seconds())
 	return nil
-}
-
-func fmtInf(x float64) string {
-	if math.IsInf(x, 1) {
-		return "inf"
-	}
-	return fmt.Sprint(x)
 }

@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"time"
 
@@ -60,34 +59,14 @@ func run(w io.Writer, requests int, seed uint64) error {
 	if err != nil {
 		return err
 	}
-	rows := rep.Rows
 	fmt.Fprintf(w, "llama-3.1-70b on h100-sxm, Azure-conversation lengths, Poisson arrivals\n")
 	fmt.Fprintf(w, "SLO: TTFT <= 2 s and TPOT <= 200 ms for >= 99%% of requests; paired seeds across candidates\n\n")
-	fmt.Fprintf(w, "%-10s %4s  %-40s %12s  %-18s %-16s %s\n", "candidate", "GPUs", "shape and memory per rank", "KV tokens", "lambda* (req/s)", "lambda*/GPU", "at 4 req/s: floor, G_card")
-	for _, r := range rows {
-		switch {
-		case r.ShapeErr != "":
-			fmt.Fprintf(w, "%-10s %4d  impossible: %s\n", r.Candidate, r.GPUs, r.ShapeErr)
-			continue
-		case !r.Fits && r.Memory.KVPoolBytes <= 0:
-			fmt.Fprintf(w, "%-10s %4d  does not fit: weights %.1f GiB + runtime %.1f GiB > usable %.1f GiB\n",
-				r.Candidate, r.GPUs, r.Memory.WeightBytes/cost.GiB, r.Memory.RuntimeBytes/cost.GiB, r.Memory.UsableBytes/cost.GiB)
-			continue
-		case !r.Fits:
-			fmt.Fprintf(w, "%-10s %4d  cannot run: %s\n", r.Candidate, r.GPUs, r.FitErr)
-			continue
-		}
-		shape := fmt.Sprintf("%d heads, %d kv; weights %.1f + KV %.1f GiB",
-			r.Shape.HeadsPerRank, r.Shape.KVHeadsPerRank, r.Memory.WeightBytes/cost.GiB, r.Memory.KVPoolBytes/cost.GiB)
-		fmt.Fprintf(w, "%-10s %4d  %-40s %12d  [%6.2f, %6s) [%5.2f, %6s) %6.2f%%, %5.0f tok/s/GPU\n",
-			r.Candidate, r.GPUs, shape, r.Memory.KVTokens,
-			r.Search.Lower, upper(r.Search.Upper), r.LowerPerGPU, upper(r.UpperPerGPU),
-			100*r.CommonAttainment, r.CommonGoodputPerGPU)
+	if err := rep.WriteTable(w, study.CommonRate); err != nil {
+		return err
 	}
-	fmt.Fprintf(w, "\nverdict: %s\n", rep.Verdict())
 	var runs int
 	var reqs int64
-	for _, r := range rows {
+	for _, r := range rep.Rows {
 		if r.Search != nil {
 			runs += r.Search.Runs
 			reqs += r.Search.Requests
@@ -95,11 +74,4 @@ func run(w io.Writer, requests int, seed uint64) error {
 	}
 	fmt.Fprintf(w, "searches: %d runs, %d simulated requests, %.1f s\n", runs, reqs, time.Since(start).Seconds())
 	return nil
-}
-
-func upper(x float64) string {
-	if math.IsInf(x, 1) {
-		return "inf"
-	}
-	return fmt.Sprintf("%.2f", x)
 }
