@@ -82,6 +82,15 @@ func (c *cluster) Arrive(r *sim.Request) {
 	c.engines[i].Arrive(r)
 }
 
+// Series returns every replica's counters over time (sim.SeriesReporter).
+func (c *cluster) Series() []*sim.Series {
+	out := make([]*sim.Series, len(c.engines))
+	for i, e := range c.engines {
+		out[i] = e.stats.series
+	}
+	return out
+}
+
 // GPUs reports Replicas × TensorParallelSize (sim.GPUCounter).
 func (c *cluster) GPUs() int { return c.cfg.GPUs() }
 

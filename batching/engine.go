@@ -107,7 +107,10 @@ func newEngine(cfg *resolved, env *sim.Env, name string) *engine {
 	e.onStepEnd = e.endStep
 	e.onKick = e.kick
 	e.onEnqueue = e.enqueue
-	e.stats.init(cfg)
+	if name == "" {
+		name = "engine"
+	}
+	e.stats.init(cfg, name)
 	return e
 }
 

@@ -404,3 +404,25 @@ func TestTinyRunJSON(t *testing.T) {
 		require.NoError(t, err, "seed %d: %+v", seed, res.Stability)
 	}
 }
+
+// TestCountersSeries: the engine's time series is bounded, in time order,
+// and consistent with its run averages (KV usage never above 1).
+func TestCountersSeries(t *testing.T) {
+	res, err := sim.Run(scenarios(t)[3].cfg) // tiny pool, preemptions
+	require.NoError(t, err)
+	require.Len(t, res.Series, 1)
+	s := res.Series[0]
+	assert.Equal(t, []string{"running", "waiting", "kv_cache_usage", "tokens_per_step", "preemptions"}, s.Names)
+	require.NotEmpty(t, s.Times)
+	assert.LessOrEqual(t, len(s.Times), sim.MaxSeriesPoints)
+	maxKV, _ := res.Stat("max_kv_cache_usage")
+	pre, _ := res.Stat("preemptions")
+	for i, v := range s.Values {
+		if i > 0 {
+			require.Less(t, s.Times[i-1], s.Times[i])
+			require.GreaterOrEqual(t, v[4], s.Values[i-1][4], "preemptions only grow")
+		}
+		require.LessOrEqual(t, v[2], maxKV)
+		require.LessOrEqual(t, v[4], pre)
+	}
+}

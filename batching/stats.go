@@ -18,10 +18,15 @@ type stats struct {
 	bytes, flops, commTime      float64 // per rank, Σ over steps
 	peakBandwidth, peakFLOPS    float64 // per rank; 0 when StepTime replaces the cost model
 	blocks, blockSize, poolToks int
+	series                      *sim.Series
 }
 
-func (s *stats) init(cfg *resolved) {
+// seriesNames are the counters of an engine's time series.
+var seriesNames = []string{"running", "waiting", "kv_cache_usage", "tokens_per_step", "preemptions"}
+
+func (s *stats) init(cfg *resolved, name string) {
 	s.blocks, s.blockSize, s.poolToks = cfg.pool.Blocks, cfg.BlockSize, cfg.pool.Tokens
+	s.series = sim.NewSeries(name, 0.01, seriesNames...)
 	if cfg.StepTime == nil {
 		d := cfg.Deployment()
 		s.peakBandwidth = d.GPU.BandwidthBytesPerS
@@ -46,6 +51,9 @@ func (s *stats) addStep(e *engine, b cost.Batch, dt float64, c cost.StepCost) {
 	s.maxKV = max(s.maxKV, usage)
 	s.maxRunning = max(s.maxRunning, e.running)
 	s.maxWaiting = max(s.maxWaiting, w)
+	if now := e.env.Now(); s.series.Due(now) {
+		s.series.Record(now, float64(e.running), float64(w), usage, float64(b.Tokens()), float64(s.preemptions))
+	}
 	s.bytes += c.Bytes
 	s.flops += c.FLOPs
 	s.commTime += c.CommTime
@@ -89,6 +97,11 @@ func (s *stats) list(end float64) []sim.Stat {
 // achieved bytes/s and FLOP/s over busy time divided by one GPU's peaks
 // (per rank under tensor parallelism).
 func (e *engine) Stats() []sim.Stat { return e.stats.list(e.env.Now()) }
+
+// Series returns the engine's counters over time (sim.SeriesReporter),
+// sampled at step starts: running and waiting requests, KV-cache usage,
+// tokens in the step, preemptions so far.
+func (e *engine) Series() []*sim.Series { return []*sim.Series{e.stats.series} }
 
 // GPUs reports the replica's GPU count (sim.GPUCounter).
 func (e *engine) GPUs() int { return e.cfg.TensorParallelSize }

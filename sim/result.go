@@ -94,8 +94,10 @@ type Result struct {
 	End    float64
 	Events uint64
 
-	// Server holds the server's own counters, if it reports any.
+	// Server holds the server's own counters, if it reports any, and
+	// Series their bounded time series (not in the JSON form).
 	Server []Stat
+	Series []*Series
 
 	// Percentiles are those the JSON form reports.
 	Percentiles []float64
@@ -158,6 +160,9 @@ func (e *Env) result(end float64) *Result {
 	}
 	if s, ok := e.server.(StatsReporter); ok {
 		res.Server = s.Stats()
+	}
+	if s, ok := e.server.(SeriesReporter); ok {
+		res.Series = s.Series()
 	}
 
 	// Requests not ended: in flight (or held in the client) at the stop.

@@ -249,5 +249,8 @@ func detailedJSON(add func(string, any), res *sim.Result) {
 	add("queue_times", queues)
 	add("arrival_times", arr)
 	add("send_times", se)
+	if len(res.Series) > 0 {
+		add("series", res.Series) // the engine's counters over time, bounded
+	}
 	add("statuses", statuses)
 }
