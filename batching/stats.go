@@ -8,24 +8,24 @@ import (
 // stats accumulates an engine's counters over its steps. Averages over
 // time weight each step by its duration; they cover busy time only.
 type stats struct {
-	steps                       int64
-	busy                        float64 // seconds in steps
-	tokens, prefill, decode     int64
-	runningArea, waitingArea    float64 // Σ count·dt
-	kvArea, maxKV               float64 // Σ usage·dt, max usage
-	maxRunning, maxWaiting      int
-	preemptions, rejected       int
-	bytes, flops, commTime      float64 // per rank, Σ over steps
-	peakBandwidth, peakFLOPS    float64 // per rank; 0 when StepTime replaces the cost model
-	blocks, blockSize, poolToks int
-	series                      *sim.Series
+	steps                    int64
+	busy                     float64 // seconds in steps
+	tokens, prefill, decode  int64
+	runningArea, waitingArea float64 // Σ count·dt
+	kvArea, maxKV            float64 // Σ usage·dt, max usage
+	maxRunning, maxWaiting   int
+	preemptions, rejected    int
+	bytes, flops, commTime   float64 // per rank, Σ over steps
+	peakBandwidth, peakFLOPS float64 // per rank; 0 when StepTime replaces the cost model
+	blocks, poolToks         int
+	series                   *sim.Series
 }
 
 // seriesNames are the counters of an engine's time series.
 var seriesNames = []string{"running", "waiting", "kv_cache_usage", "tokens_per_step", "preemptions"}
 
 func (s *stats) init(cfg *resolved, name string) {
-	s.blocks, s.blockSize, s.poolToks = cfg.pool.Blocks, cfg.BlockSize, cfg.pool.Tokens
+	s.blocks, s.poolToks = cfg.pool.Blocks, cfg.pool.Tokens
 	s.series = sim.NewSeries(name, 0.01, seriesNames...)
 	if cfg.StepTime == nil {
 		d := cfg.Deployment()

@@ -19,7 +19,6 @@ type metrics struct {
 	sends                     int
 	lastEnd                   float64
 	firstArrival, lastArrival float64
-	arrivals                  int
 }
 
 // A latency names one per-request latency metric.
@@ -95,7 +94,6 @@ func (m *metrics) arrived(r *Request) {
 		return
 	}
 	m.measured++
-	m.arrivals++
 	if m.firstArrival < 0 {
 		m.firstArrival = r.Arrival
 	}

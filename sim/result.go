@@ -213,8 +213,8 @@ func (e *Env) result(end float64) *Result {
 	if end > 0 {
 		res.MeanInSystem = e.area / end
 	}
-	if m.arrivals > 1 && m.lastArrival > m.firstArrival {
-		res.ArrivalRate = float64(m.arrivals-1) / (m.lastArrival - m.firstArrival)
+	if m.measured > 1 && m.lastArrival > m.firstArrival {
+		res.ArrivalRate = float64(m.measured-1) / (m.lastArrival - m.firstArrival)
 	}
 	if !res.Closed {
 		res.Stability = e.trend.verdict()

@@ -15,20 +15,9 @@ import (
 // runBench is `servesim bench`.
 func runBench(args []string, e *env) error {
 	var o benchOptions
-	fs, groups := benchFlags("bench", &o)
-	pos, err := parseArgs(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(e.stdout, benchUsage)
-		printFlags(e.stdout, fs, groups)
-		return errHelp
-	}
+	pos, err := parseBenchStyle("bench", benchUsage, args, e, &o, nil)
 	if err != nil {
 		return err
-	}
-	o.set = setFlags(fs)
-	pos, err = o.goodputPairs(pos)
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
 	}
 	if len(pos) > 0 {
 		return fmt.Errorf("bench: unexpected argument %q (bench takes only flags; see servesim bench -h)", pos[0])
@@ -61,6 +50,33 @@ func runBench(args []string, e *env) error {
 		}
 	}
 	return nil
+}
+
+// parseBenchStyle parses the arguments of a subcommand that takes bench's
+// flags plus, when define is not nil, its own (define adds them and returns
+// their help group): it answers -h, reports flag errors, records which
+// flags were given, and takes vLLM's trailing --goodput pairs. It returns
+// the remaining positional arguments.
+func parseBenchStyle(name, usage string, args []string, e *env, o *benchOptions, define func(*flag.FlagSet) flagGroup) ([]string, error) {
+	fs, groups := benchFlags(name, o)
+	if define != nil {
+		groups = append([]flagGroup{define(fs)}, groups...)
+	}
+	pos, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(e.stdout, usage)
+		printFlags(e.stdout, fs, groups)
+		return nil, errHelp
+	}
+	if err != nil {
+		return nil, err
+	}
+	o.set = setFlags(fs)
+	pos, err = o.goodputPairs(pos)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return pos, nil
 }
 
 // goodputPairs takes vLLM's `--goodput ttft:800 tpot:50` form, where the

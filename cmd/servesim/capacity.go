@@ -63,21 +63,13 @@ func (c *capacityOptions) define(fs *flag.FlagSet) flagGroup {
 func runCapacity(args []string, e *env) error {
 	var o benchOptions
 	var c capacityOptions
-	fs, groups := benchFlags("capacity", &o)
-	own := c.define(fs)
-	groups = append([]flagGroup{own}, groups...)
-	pos, err := parseArgs(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(e.stdout, capacityUsage)
-		printFlags(e.stdout, fs, groups)
-		return errHelp
-	}
+	var own flagGroup
+	pos, err := parseBenchStyle("capacity", capacityUsage, args, e, &o, func(fs *flag.FlagSet) flagGroup {
+		own = c.define(fs)
+		return own
+	})
 	if err != nil {
 		return err
-	}
-	o.set = setFlags(fs)
-	if pos, err = o.goodputPairs(pos); err != nil {
-		return fmt.Errorf("capacity: %w", err)
 	}
 	if c.merge {
 		return mergeGrid(pos, c, e)

@@ -66,20 +66,9 @@ func parseCandidates(s string) ([]screen.Candidate, error) {
 func runTP(args []string, e *env) error {
 	var o benchOptions
 	var t tpOptions
-	fs, groups := benchFlags("tp", &o)
-	groups = append([]flagGroup{t.define(fs)}, groups...)
-	pos, err := parseArgs(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(e.stdout, tpUsage)
-		printFlags(e.stdout, fs, groups)
-		return errHelp
-	}
+	pos, err := parseBenchStyle("tp", tpUsage, args, e, &o, t.define)
 	if err != nil {
 		return err
-	}
-	o.set = setFlags(fs)
-	if pos, err = o.goodputPairs(pos); err != nil {
-		return fmt.Errorf("tp: %w", err)
 	}
 	if len(pos) > 0 {
 		return fmt.Errorf("tp: unexpected argument %q (tp takes only flags; see servesim tp -h)", pos[0])
