@@ -9,7 +9,7 @@
 // The work is split into small packages, each with one job; this root
 // package holds only this overview:
 //
-//   - dist: univariate distributions (service and think times, gaps).
+//   - distribution: univariate distributions (service and think times, gaps).
 //   - workload: arrival processes, (L, O) length distributions, traces,
 //     open and closed loops. Knows nothing of the engine.
 //   - sim: the event engine, Run, Result and its metrics, Replicate.

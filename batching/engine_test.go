@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/servesim/servesim/cost"
-	"github.com/servesim/servesim/dist"
+	"github.com/servesim/servesim/distribution"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
 )
@@ -384,7 +384,7 @@ func TestDeterministic(t *testing.T) {
 	assert.Equal(t, a.Server, b.Server)
 }
 
-var _ = dist.Exponential{}
+var _ = distribution.Exponential{}
 
 // TestTinyRunJSON: a ten-request run, whose backlog batch means can have
 // no scatter at all, still marshals to JSON (the stability verdict keeps

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/servesim/servesim/capacity"
-	"github.com/servesim/servesim/dist"
+	"github.com/servesim/servesim/distribution"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
@@ -21,7 +21,7 @@ import (
 func mm1(mu float64, requests int) sim.Config {
 	return sim.Config{
 		Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 1}, Lengths: workload.Fixed{Input: 1, Output: 1}},
-		Server:   queue.FCFS{Servers: 1, Service: dist.Exponential{Rate: mu}},
+		Server:   queue.FCFS{Servers: 1, Service: distribution.Exponential{Rate: mu}},
 		Requests: requests, Warmup: requests / 20,
 	}
 }

@@ -17,7 +17,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/servesim/servesim/dist"
+	"github.com/servesim/servesim/distribution"
 	"github.com/servesim/servesim/sim"
 )
 
@@ -41,7 +41,7 @@ type FCFS struct {
 	// Servers is the number of servers c ≥ 1.
 	Servers int `json:"servers" yaml:"servers"`
 	// Service is the service-time distribution, seconds.
-	Service dist.Dist `json:"service,omitempty" yaml:"service,omitempty"`
+	Service distribution.Dist `json:"service,omitempty" yaml:"service,omitempty"`
 	// ServiceOf computes the service from the request's lengths.
 	ServiceOf ServiceFunc `json:"-" yaml:"-"`
 	// QueueCap bounds the waiting line (not counting requests in service);

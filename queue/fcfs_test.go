@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/servesim/servesim/dist"
+	"github.com/servesim/servesim/distribution"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
@@ -29,7 +29,7 @@ func openLoop(rate float64, server queue.FCFS, n, warmup int, seed uint64) sim.C
 // recursion b_i = max(a_i, f_{i−1}), f_i = b_i + s_i on the run's own arrival
 // and service sequences, request by request.
 func TestLindleyOracle(t *testing.T) {
-	svc := dist.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2})
+	svc := distribution.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2})
 	res, err := sim.Run(openLoop(15, queue.FCFS{Servers: 1, Service: svc}, 100_000, 0, 42))
 	require.NoError(t, err)
 	require.Len(t, res.Requests, 100_000)
@@ -48,7 +48,7 @@ func TestLindleyOracle(t *testing.T) {
 // takes the earliest.
 func TestKieferWolfowitzOracle(t *testing.T) {
 	for _, c := range []int{2, 3, 8} {
-		svc := dist.Gamma{Shape: 0.5, Rate: 0.5 / 0.1} // mean 100 ms, CV² 2
+		svc := distribution.Gamma{Shape: 0.5, Rate: 0.5 / 0.1} // mean 100 ms, CV² 2
 		rate := 0.9 * float64(c) / 0.1
 		res, err := sim.Run(openLoop(rate, queue.FCFS{Servers: c, Service: svc}, 100_000, 0, uint64(c)))
 		require.NoError(t, err)
@@ -98,9 +98,9 @@ func erlangC(c int, a float64) float64 {
 // M/D/1 and M/G/1 by Pollaczek–Khinchine Wq = λE[S²]/(2(1−ρ)), M/M/c by
 // Erlang C Wq = C(c, λ/μ)/(cμ−λ).
 func TestQueueingTheory(t *testing.T) {
-	pk := func(rate float64, s dist.Dist) float64 {
+	pk := func(rate float64, s distribution.Dist) float64 {
 		rho := rate * s.Mean()
-		return rate * dist.SecondMoment(s) / (2 * (1 - rho))
+		return rate * distribution.SecondMoment(s) / (2 * (1 - rho))
 	}
 	mmc := func(c int, rate, mu float64) float64 {
 		return erlangC(c, rate/mu) / (float64(c)*mu - rate)
@@ -109,15 +109,15 @@ func TestQueueingTheory(t *testing.T) {
 		name    string
 		rate    float64
 		servers int
-		service dist.Dist
+		service distribution.Dist
 		want    float64
 	}{
-		{"M/M/1 rho 0.7", 7, 1, dist.Exponential{Rate: 10}, 0.7 / (10 - 7)},
-		{"M/D/1 rho 0.7", 7, 1, dist.Deterministic{Value: 0.1}, pk(7, dist.Deterministic{Value: 0.1})},
-		{"M/G/1 mixture rho 0.52", 10, 1, dist.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2}), pk(10, dist.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2}))},
-		{"M/G/1 lognormal rho 0.6", 6, 1, dist.LogNormalMeanCV(0.1, 1.5), pk(6, dist.LogNormalMeanCV(0.1, 1.5))},
-		{"M/M/4 rho 0.8", 32, 4, dist.Exponential{Rate: 10}, mmc(4, 32, 10)},
-		{"M/M/2 rho 0.6", 12, 2, dist.Exponential{Rate: 10}, mmc(2, 12, 10)},
+		{"M/M/1 rho 0.7", 7, 1, distribution.Exponential{Rate: 10}, 0.7 / (10 - 7)},
+		{"M/D/1 rho 0.7", 7, 1, distribution.Deterministic{Value: 0.1}, pk(7, distribution.Deterministic{Value: 0.1})},
+		{"M/G/1 mixture rho 0.52", 10, 1, distribution.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2}), pk(10, distribution.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2}))},
+		{"M/G/1 lognormal rho 0.6", 6, 1, distribution.LogNormalMeanCV(0.1, 1.5), pk(6, distribution.LogNormalMeanCV(0.1, 1.5))},
+		{"M/M/4 rho 0.8", 32, 4, distribution.Exponential{Rate: 10}, mmc(4, 32, 10)},
+		{"M/M/2 rho 0.6", 12, 2, distribution.Exponential{Rate: 10}, mmc(2, 12, 10)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,7 +132,7 @@ func TestQueueingTheory(t *testing.T) {
 // queues at the server; the client holds the requests, and the client
 // queue time equals the Lindley wait.
 func TestCapIsClientQueue(t *testing.T) {
-	cfg := openLoop(8, queue.FCFS{Servers: 1, Service: dist.Exponential{Rate: 10}}, 20_000, 0, 3)
+	cfg := openLoop(8, queue.FCFS{Servers: 1, Service: distribution.Exponential{Rate: 10}}, 20_000, 0, 3)
 	cfg.Workload.MaxConcurrency = 1
 	res, err := sim.Run(cfg)
 	require.NoError(t, err)
@@ -153,8 +153,8 @@ func TestCapIsClientQueue(t *testing.T) {
 // queues, so throughput is C/(E[S]+E[Z]) (the interactive response-time
 // law), within 4 standard errors.
 func TestClosedLoopThroughput(t *testing.T) {
-	svc := dist.Exponential{Rate: 20}  // 50 ms
-	think := dist.Exponential{Rate: 2} // 500 ms
+	svc := distribution.Exponential{Rate: 20}  // 50 ms
+	think := distribution.Exponential{Rate: 2} // 500 ms
 	cfg := sim.Config{
 		Workload: workload.Workload{Clients: 4, Think: think, Lengths: workload.Fixed{Input: 1, Output: 1}},
 		Server:   queue.FCFS{Servers: 4, Service: svc},
@@ -180,7 +180,7 @@ func TestClosedLoopThroughput(t *testing.T) {
 // TestQueueCapRejects: a full line rejects arrivals; rejections are misses
 // that stay in the attainment denominator, and nothing is lost.
 func TestQueueCapRejects(t *testing.T) {
-	cfg := openLoop(20, queue.FCFS{Servers: 1, Service: dist.Exponential{Rate: 10}, QueueCap: 2}, 10_000, 100, 5)
+	cfg := openLoop(20, queue.FCFS{Servers: 1, Service: distribution.Exponential{Rate: 10}, QueueCap: 2}, 10_000, 100, 5)
 	cfg.SLO = sim.SLO{E2E: 10}
 	res, err := sim.Run(cfg)
 	require.NoError(t, err)
@@ -224,7 +224,7 @@ func TestServiceOf(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	exp := dist.Exponential{Rate: 1}
+	exp := distribution.Exponential{Rate: 1}
 	f := func(int, int) (float64, float64) { return 0, 0 }
 	tests := []struct {
 		name string
@@ -234,8 +234,8 @@ func TestValidate(t *testing.T) {
 		{"no servers", queue.FCFS{Service: exp}, "fcfs servers 0 must be >= 1"},
 		{"no service", queue.FCFS{Servers: 1}, "exactly one of service"},
 		{"both services", queue.FCFS{Servers: 1, Service: exp, ServiceOf: f}, "exactly one of service"},
-		{"bad service", queue.FCFS{Servers: 1, Service: dist.Deterministic{Value: math.NaN()}}, "deterministic value NaN"},
-		{"negative service", queue.FCFS{Servers: 1, Service: dist.Deterministic{Value: -0.1}}, "deterministic value -0.1"},
+		{"bad service", queue.FCFS{Servers: 1, Service: distribution.Deterministic{Value: math.NaN()}}, "deterministic value NaN"},
+		{"negative service", queue.FCFS{Servers: 1, Service: distribution.Deterministic{Value: -0.1}}, "deterministic value -0.1"},
 		{"queue cap", queue.FCFS{Servers: 1, Service: exp, QueueCap: -1}, "queue_cap -1"},
 	}
 	for _, tt := range tests {

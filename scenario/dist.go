@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/servesim/servesim/dist"
+	"github.com/servesim/servesim/distribution"
 )
 
 // DistSyntax describes the text form of a distribution that ParseDist
@@ -24,7 +24,7 @@ const DistSyntax = "exp:MEAN, det:VALUE, uniform:MIN,MAX, gamma:MEAN,CV, lognorm
 //
 // Times are seconds unless they carry a unit (s, ms, us or µs). The
 // result is validated; errors quote the text.
-func ParseDist(s string) (dist.Dist, error) {
+func ParseDist(s string) (distribution.Dist, error) {
 	kind, params, ok := strings.Cut(strings.TrimSpace(s), ":")
 	if !ok {
 		return nil, fmt.Errorf("distribution %q: want KIND:PARAMS, one of %s", s, DistSyntax)
@@ -39,7 +39,7 @@ func ParseDist(s string) (dist.Dist, error) {
 		}
 		return nil
 	}
-	var d dist.Dist
+	var d distribution.Dist
 	switch strings.ToLower(kind) {
 	case "exp", "exponential":
 		if err := want(1); err != nil {
@@ -52,7 +52,7 @@ func ParseDist(s string) (dist.Dist, error) {
 		if !(mean > 0) {
 			return nil, bad("mean %v must be > 0", mean)
 		}
-		d = dist.Exponential{Rate: 1 / mean}
+		d = distribution.Exponential{Rate: 1 / mean}
 	case "det", "deterministic", "const":
 		if err := want(1); err != nil {
 			return nil, err
@@ -61,7 +61,7 @@ func ParseDist(s string) (dist.Dist, error) {
 		if err != nil {
 			return nil, bad("value: %v", err)
 		}
-		d = dist.Deterministic{Value: v}
+		d = distribution.Deterministic{Value: v}
 	case "uniform":
 		if err := want(2); err != nil {
 			return nil, err
@@ -74,7 +74,7 @@ func ParseDist(s string) (dist.Dist, error) {
 		if err != nil {
 			return nil, bad("max: %v", err)
 		}
-		d = dist.Uniform{Min: lo, Max: hi}
+		d = distribution.Uniform{Min: lo, Max: hi}
 	case "gamma", "lognormal":
 		if err := want(2); err != nil {
 			return nil, err
@@ -91,9 +91,9 @@ func ParseDist(s string) (dist.Dist, error) {
 			return nil, bad("mean %v and cv %v must be finite numbers > 0", mean, cv)
 		}
 		if strings.EqualFold(kind, "gamma") {
-			d = dist.GammaMeanCV(mean, cv)
+			d = distribution.GammaMeanCV(mean, cv)
 		} else {
-			d = dist.LogNormalMeanCV(mean, cv)
+			d = distribution.LogNormalMeanCV(mean, cv)
 		}
 	case "mix", "mixture", "discrete":
 		values := make([]float64, len(args))
@@ -111,7 +111,7 @@ func ParseDist(s string) (dist.Dist, error) {
 				return nil, bad("component %q: probability %q is not a number", a, p)
 			}
 		}
-		d = dist.Discrete(values, probs)
+		d = distribution.Discrete(values, probs)
 	default:
 		return nil, bad("unknown kind %q: want %s", kind, DistSyntax)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/servesim/servesim/dist"
+	"github.com/servesim/servesim/distribution"
 )
 
 func writeFile(t *testing.T, path, text string) {
@@ -40,8 +40,8 @@ func TestParseDist(t *testing.T) {
 			if math.Abs(d.Mean()-tt.mean) > 1e-12*tt.mean {
 				t.Errorf("mean = %v, want %v", d.Mean(), tt.mean)
 			}
-			if math.Abs(dist.CV2(d)-tt.cv2) > 1e-9 {
-				t.Errorf("cv² = %v, want %v", dist.CV2(d), tt.cv2)
+			if math.Abs(distribution.CV2(d)-tt.cv2) > 1e-9 {
+				t.Errorf("cv² = %v, want %v", distribution.CV2(d), tt.cv2)
 			}
 		})
 	}

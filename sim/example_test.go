@@ -3,7 +3,7 @@ package sim_test
 import (
 	"fmt"
 
-	"github.com/servesim/servesim/dist"
+	"github.com/servesim/servesim/distribution"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
@@ -16,7 +16,7 @@ import (
 func Example_openVsClosed() {
 	base := sim.Config{
 		Workload: workload.Workload{Lengths: workload.Fixed{Input: 1, Output: 1}},
-		Server:   queue.FCFS{Servers: 1, Service: dist.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2})},
+		Server:   queue.FCFS{Servers: 1, Service: distribution.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2})},
 		Requests: 20_000, Warmup: 2_000, Seed: 1,
 		SLO: sim.SLO{E2E: 0.250},
 	}
@@ -44,7 +44,7 @@ func ExampleRun() {
 			Arrivals: workload.Poisson{Rate: 8},
 			Lengths:  workload.Fixed{Input: 1, Output: 1},
 		},
-		Server:   queue.FCFS{Servers: 1, Service: dist.Exponential{Rate: 10}},
+		Server:   queue.FCFS{Servers: 1, Service: distribution.Exponential{Rate: 10}},
 		Requests: 50_000, Warmup: 5_000, Seed: 7,
 		SLO: sim.SLO{E2E: 1},
 	})

@@ -11,15 +11,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/servesim/servesim/dist"
+	"github.com/servesim/servesim/distribution"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
 )
 
-var mixture = dist.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2})
+var mixture = distribution.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2})
 
-func fcfs(c int, s dist.Dist) queue.FCFS { return queue.FCFS{Servers: c, Service: s} }
+func fcfs(c int, s distribution.Dist) queue.FCFS { return queue.FCFS{Servers: c, Service: s} }
 
 func open(rate float64) workload.Workload {
 	return workload.Workload{Arrivals: workload.Poisson{Rate: rate}, Lengths: workload.Random{InputLen: 100, OutputLen: 10, RangeRatio: 0.5}}
@@ -34,7 +34,7 @@ func scenarios() map[string]sim.Config {
 		"open capped":    {Workload: capped, Server: fcfs(3, mixture), Requests: 5000, Warmup: 100, Seed: 2},
 		"open horizon":   {Workload: open(15), Server: fcfs(1, mixture), Horizon: 200, Warmup: 10, Seed: 3, SLO: sim.SLO{E2E: 0.5}},
 		"closed":         {Workload: workload.Workload{Clients: 5, Lengths: workload.Fixed{Input: 3, Output: 2}}, Server: fcfs(2, mixture), Requests: 4000, Warmup: 50, Seed: 4},
-		"closed horizon": {Workload: workload.Workload{Clients: 5, Think: dist.Exponential{Rate: 5}, Lengths: workload.Fixed{Input: 3, Output: 2}}, Server: fcfs(2, mixture), Horizon: 100, Seed: 5},
+		"closed horizon": {Workload: workload.Workload{Clients: 5, Think: distribution.Exponential{Rate: 5}, Lengths: workload.Fixed{Input: 3, Output: 2}}, Server: fcfs(2, mixture), Horizon: 100, Seed: 5},
 		"rejecting":      {Workload: open(30), Server: queue.FCFS{Servers: 1, Service: mixture, QueueCap: 3}, Requests: 3000, Seed: 6, SLO: sim.SLO{E2E: 0.3}},
 	}
 }
@@ -147,7 +147,7 @@ func TestPairedSeeds(t *testing.T) {
 }
 
 func TestWarmupExcluded(t *testing.T) {
-	cfg := sim.Config{Workload: open(5), Server: fcfs(1, dist.Deterministic{Value: 0.01}), Requests: 1000, Warmup: 300, Seed: 1}
+	cfg := sim.Config{Workload: open(5), Server: fcfs(1, distribution.Deterministic{Value: 0.01}), Requests: 1000, Warmup: 300, Seed: 1}
 	res, err := sim.Run(cfg)
 	require.NoError(t, err)
 	assert.Equal(t, 700, res.Measured)
@@ -268,9 +268,9 @@ func TestBadInput(t *testing.T) {
 		{"rate zero", func(c *sim.Config) { c.Workload.Arrivals = workload.Poisson{Rate: 0} }, "poisson rate 0"},
 		{"rate NaN", func(c *sim.Config) { c.Workload.Arrivals = workload.Poisson{Rate: nan} }, "poisson rate NaN"},
 		{"rate negative", func(c *sim.Config) { c.Workload.Arrivals = workload.Gamma{Rate: -2, Burstiness: 1} }, "gamma rate -2"},
-		{"service negative", func(c *sim.Config) { c.Server = fcfs(1, dist.Deterministic{Value: -1}) }, "deterministic value -1"},
-		{"service NaN", func(c *sim.Config) { c.Server = fcfs(1, dist.Exponential{Rate: nan}) }, "exponential rate NaN"},
-		{"probabilities", func(c *sim.Config) { c.Server = fcfs(1, dist.Discrete([]float64{1, 2}, []float64{0.7, 0.2})) }, "sum to 0.8999"},
+		{"service negative", func(c *sim.Config) { c.Server = fcfs(1, distribution.Deterministic{Value: -1}) }, "deterministic value -1"},
+		{"service NaN", func(c *sim.Config) { c.Server = fcfs(1, distribution.Exponential{Rate: nan}) }, "exponential rate NaN"},
+		{"probabilities", func(c *sim.Config) { c.Server = fcfs(1, distribution.Discrete([]float64{1, 2}, []float64{0.7, 0.2})) }, "sum to 0.8999"},
 		{"clients zero", func(c *sim.Config) { c.Workload.Arrivals = nil }, "neither arrivals"},
 		{"clients negative", func(c *sim.Config) { c.Workload.Arrivals = nil; c.Workload.Clients = -1 }, "clients -1"},
 		{"requests zero", func(c *sim.Config) { c.Requests = 0 }, "requests 0 and horizon 0"},
@@ -338,7 +338,7 @@ func TestJSONFields(t *testing.T) {
 func TestNormalizedArrivals(t *testing.T) {
 	cfg := sim.Config{
 		Workload: workload.Workload{Arrivals: workload.Gamma{Rate: 4, Burstiness: 0.5, Normalize: true}, Lengths: workload.Fixed{Input: 1, Output: 1}},
-		Server:   fcfs(1, dist.Deterministic{Value: 0.01}), Requests: 1000, Seed: 2,
+		Server:   fcfs(1, distribution.Deterministic{Value: 0.01}), Requests: 1000, Seed: 2,
 	}
 	res, err := sim.Run(cfg)
 	require.NoError(t, err)
@@ -400,7 +400,7 @@ func TestNoProgressGuard(t *testing.T) {
 func TestIncludeClientQueue(t *testing.T) {
 	w := open(9)
 	w.MaxConcurrency = 1
-	cfg := sim.Config{Workload: w, Server: fcfs(1, dist.Exponential{Rate: 10}), Requests: 5000, Seed: 2, SLO: sim.SLO{E2E: 0.3}}
+	cfg := sim.Config{Workload: w, Server: fcfs(1, distribution.Exponential{Rate: 10}), Requests: 5000, Seed: 2, SLO: sim.SLO{E2E: 0.3}}
 	plain, err := sim.Run(cfg)
 	require.NoError(t, err)
 	cfg.SLO.IncludeClientQueue = true

@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/servesim/servesim/dist"
+	"github.com/servesim/servesim/distribution"
 )
 
 // A Process is an open-loop arrival process. It is a description; Stream
@@ -265,9 +265,9 @@ func (g *gapSampler) next(rate float64) float64 {
 	case math.IsInf(g.k, 1):
 		return 1 / rate
 	case g.k == 1:
-		return dist.Exponential{Rate: rate}.Sample(g.r)
+		return distribution.Exponential{Rate: rate}.Sample(g.r)
 	default:
-		return dist.StandardGamma(g.r, g.k) / (rate * g.k)
+		return distribution.StandardGamma(g.r, g.k) / (rate * g.k)
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/servesim/servesim/dist"
+	"github.com/servesim/servesim/distribution"
 )
 
 // ErrInvalid is wrapped by every validation error of this package.
@@ -24,7 +24,7 @@ type Workload struct {
 	Clients int
 	// Think is the closed-loop think time between a completion and the
 	// client's next request, seconds; nil means none.
-	Think dist.Dist
+	Think distribution.Dist
 	// Lengths draws each request's (input, output) token counts.
 	Lengths Lengths
 }

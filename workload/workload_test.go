@@ -3,7 +3,7 @@ package workload
 import (
 	"testing"
 
-	"github.com/servesim/servesim/dist"
+	"github.com/servesim/servesim/distribution"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,8 +20,8 @@ func TestWorkloadValidate(t *testing.T) {
 		{"clients negative", Workload{Clients: -1, Lengths: lengths}, "clients -1 must be > 0"},
 		{"max_concurrency negative", Workload{Arrivals: Poisson{Rate: 1}, MaxConcurrency: -1, Lengths: lengths}, "max_concurrency -1 must be >= 0"},
 		{"max_concurrency with clients", Workload{Clients: 4, MaxConcurrency: 2, Lengths: lengths}, "max_concurrency 2 applies to open loops; a closed loop's concurrency is clients 4"},
-		{"think with open loop", Workload{Arrivals: Poisson{Rate: 1}, Think: dist.Exponential{Rate: 1}, Lengths: lengths}, "think time applies to closed loops only"},
-		{"think invalid", Workload{Clients: 1, Think: dist.Exponential{Rate: 0}, Lengths: lengths}, "think: invalid distribution: exponential rate 0"},
+		{"think with open loop", Workload{Arrivals: Poisson{Rate: 1}, Think: distribution.Exponential{Rate: 1}, Lengths: lengths}, "think time applies to closed loops only"},
+		{"think invalid", Workload{Clients: 1, Think: distribution.Exponential{Rate: 0}, Lengths: lengths}, "think: invalid distribution: exponential rate 0"},
 		{"lengths nil", Workload{Arrivals: Poisson{Rate: 1}}, "lengths are not set"},
 		{"lengths nil closed", Workload{Clients: 3}, "lengths are not set"},
 		{"arrivals invalid", Workload{Arrivals: Poisson{Rate: 0}, Lengths: lengths}, "poisson rate 0"},
@@ -37,9 +37,9 @@ func TestWorkloadValidate(t *testing.T) {
 }
 
 func TestWorkloadValidateThinkWrapsDist(t *testing.T) {
-	err := Workload{Clients: 1, Think: dist.Uniform{Min: 2, Max: 1}, Lengths: Fixed{Output: 1}}.Validate()
+	err := Workload{Clients: 1, Think: distribution.Uniform{Min: 2, Max: 1}, Lengths: Fixed{Output: 1}}.Validate()
 	require.ErrorIs(t, err, ErrInvalid)
-	require.ErrorIs(t, err, dist.ErrInvalid)
+	require.ErrorIs(t, err, distribution.ErrInvalid)
 }
 
 func TestWorkloadValidateAccepts(t *testing.T) {
@@ -51,7 +51,7 @@ func TestWorkloadValidateAccepts(t *testing.T) {
 		{"open", Workload{Arrivals: Poisson{Rate: 2}, Lengths: Fixed{Input: 10, Output: 1}}, false},
 		{"open capped", Workload{Arrivals: Gamma{Rate: 2, Burstiness: 0.5}, MaxConcurrency: 8, Lengths: Random{InputLen: 100, OutputLen: 10, RangeRatio: 0.5}}, false},
 		{"closed", Workload{Clients: 16, Lengths: Fixed{Input: 0, Output: 1}}, true},
-		{"closed with think", Workload{Clients: 1, Think: dist.Deterministic{Value: 0.5}, Lengths: Fixed{Input: 1, Output: 1}}, true},
+		{"closed with think", Workload{Clients: 1, Think: distribution.Deterministic{Value: 0.5}, Lengths: Fixed{Input: 1, Output: 1}}, true},
 		{"trace replay", Trace{Rows: []TraceRow{{Time: 0, Input: 3, Output: 0}, {Time: 1, Input: 4, Output: 5}}}.Workload(2), false},
 	}
 	for _, tt := range tests {

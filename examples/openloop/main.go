@@ -17,7 +17,7 @@ import (
 	"math"
 	"os"
 
-	"github.com/servesim/servesim/dist"
+	"github.com/servesim/servesim/distribution"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
@@ -43,7 +43,7 @@ const (
 )
 
 func run(w io.Writer, n, warmup, runs int, seed uint64) error {
-	service := dist.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2})
+	service := distribution.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2})
 	server := queue.FCFS{Servers: 1, Service: service}
 	seeds := sim.Seeds(seed, runs)
 	base := sim.Config{

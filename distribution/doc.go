@@ -1,4 +1,4 @@
-// Package dist provides the univariate distributions servesim draws from:
+// Package distribution provides the univariate distributions servesim draws from:
 // service times, think times and arrival gaps, all non-negative reals in
 // seconds unless a caller says otherwise.
 //
@@ -16,4 +16,4 @@
 // consumes a variable number.
 //
 // The types are safe for concurrent use: they hold no state.
-package dist
+package distribution
