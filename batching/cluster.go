@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 )
 
 // Router names how a Cluster spreads requests over its replicas.
@@ -65,7 +66,7 @@ type cluster struct {
 	next    int
 }
 
-func (c *cluster) Arrive(r *sim.Request) {
+func (c *cluster) Arrive(r *metrics.Request) {
 	i := 0
 	switch c.cfg.Router {
 	case RoundRobin:
@@ -83,8 +84,8 @@ func (c *cluster) Arrive(r *sim.Request) {
 }
 
 // Series returns every replica's counters over time (sim.SeriesReporter).
-func (c *cluster) Series() []*sim.Series {
-	out := make([]*sim.Series, len(c.engines))
+func (c *cluster) Series() []*metrics.Series {
+	out := make([]*metrics.Series, len(c.engines))
 	for i, e := range c.engines {
 		out[i] = e.stats.series
 	}
@@ -97,8 +98,8 @@ func (c *cluster) GPUs() int { return c.cfg.GPUs() }
 // Stats reports the replicas' counters combined: counts and totals summed,
 // averages and maxima over replicas (mean of means, max of maxima), then
 // each replica's request count.
-func (c *cluster) Stats() []sim.Stat {
-	var out []sim.Stat
+func (c *cluster) Stats() []metrics.Stat {
+	var out []metrics.Stat
 	for i, e := range c.engines {
 		for j, s := range e.Stats() {
 			if i == 0 {
@@ -121,9 +122,9 @@ func (c *cluster) Stats() []sim.Stat {
 			out[j].Value /= k
 		}
 	}
-	out = append(out, sim.Stat{Name: "replicas", Value: k})
+	out = append(out, metrics.Stat{Name: "replicas", Value: k})
 	for _, e := range c.engines {
-		out = append(out, sim.Stat{Name: e.name + "_steps", Value: float64(e.stats.steps)})
+		out = append(out, metrics.Stat{Name: e.name + "_steps", Value: float64(e.stats.steps)})
 	}
 	return out
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/event"
+	"github.com/servesim/servesim/sim/metrics"
 )
 
 // seq is the engine's state of one request.
@@ -20,7 +22,7 @@ import (
 // Decoding requests are tracked in aggregate (see engine): their computed
 // count is base + (step − joinStep) and is not stored per step.
 type seq struct {
-	req       *sim.Request
+	req       *metrics.Request
 	target    int // tokens to (re)prefill
 	computed  int // KV entries in the cache (prefill phase)
 	generated int // output tokens emitted
@@ -68,8 +70,8 @@ type engine struct {
 
 	free    []*seq // seq pool
 	orders  int64
-	pending sim.Ring[*seq] // arrived, still in RequestOverhead
-	waiting sim.Ring[*seq]
+	pending event.Ring[*seq] // arrived, still in RequestOverhead
+	waiting event.Ring[*seq]
 
 	// Running list in admission order; decoders are counted in aggregate.
 	head, tail *seq
@@ -94,9 +96,9 @@ type engine struct {
 	stepStart   float64
 	stepDecodes int
 	chunks      []chunk
-	onStepEnd   sim.Handler
-	onKick      sim.Handler
-	onEnqueue   sim.Handler
+	onStepEnd   event.Handler
+	onKick      event.Handler
+	onEnqueue   event.Handler
 
 	stats stats
 	check func() // test hook: invariant checks after every step
@@ -116,7 +118,7 @@ func newEngine(cfg *resolved, env *sim.Env, name string) *engine {
 
 func (e *engine) blocks(tokens int) int { return (tokens + e.cfg.BlockSize - 1) / e.cfg.BlockSize }
 
-func (e *engine) newSeq(r *sim.Request) *seq {
+func (e *engine) newSeq(r *metrics.Request) *seq {
 	var q *seq
 	if k := len(e.free); k > 0 {
 		q = e.free[k-1]
@@ -135,7 +137,7 @@ func (e *engine) newSeq(r *sim.Request) *seq {
 // rejected at once: input+output above max_model_len, a KV footprint
 // (input+output−1 entries) larger than the whole pool, or, without chunked
 // prefill, a prompt larger than the token budget.
-func (e *engine) Arrive(r *sim.Request) {
+func (e *engine) Arrive(r *metrics.Request) {
 	c := e.cfg
 	switch {
 	case c.MaxModelLen > 0 && r.Input+r.Output > c.MaxModelLen,
@@ -148,7 +150,7 @@ func (e *engine) Arrive(r *sim.Request) {
 	q := e.newSeq(r)
 	if c.RequestOverhead > 0 {
 		e.pending.Push(q)
-		e.env.After(c.RequestOverhead, sim.Normal, e.onEnqueue, 0)
+		e.env.After(c.RequestOverhead, event.Normal, e.onEnqueue, 0)
 		return
 	}
 	e.wait(q)
@@ -163,7 +165,7 @@ func (e *engine) wait(q *seq) {
 	if !e.busy && !e.kicked {
 		// Start at the end of this instant, after same-time arrivals.
 		e.kicked = true
-		e.env.Schedule(e.env.Now(), sim.Late, e.onKick, 0)
+		e.env.Schedule(e.env.Now(), event.Late, e.onKick, 0)
 	}
 }
 
@@ -278,7 +280,6 @@ func (e *engine) preempt(q *seq) (neededBlock bool) {
 	e.usedBlocks -= e.blocks(c)
 	q.computed = 0
 	q.target = q.req.Input + q.generated
-	q.req.Preemptions++
 	e.stats.preemptions++
 	e.waiting.PushFront(q)
 	return neededBlock
@@ -322,7 +323,7 @@ func (e *engine) startStep() {
 	}
 	e.busy = true
 	e.stepStart = e.env.Now()
-	e.env.After(dt, sim.Normal, e.onStepEnd, 0)
+	e.env.After(dt, event.Normal, e.onStepEnd, 0)
 }
 
 // formChunked is vLLM v1's schedule(): running requests first (each

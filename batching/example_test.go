@@ -6,6 +6,7 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -21,7 +22,7 @@ func Example() {
 		},
 		Server:   batching.Defaults(model, gpu),
 		Requests: 2000, Warmup: 200, Seed: 1,
-		SLO: sim.SLO{TTFT: 2, TPOT: 0.1},
+		SLO: metrics.SLO{TTFT: 2, TPOT: 0.1},
 	})
 	if err != nil {
 		fmt.Println(err)

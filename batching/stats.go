@@ -2,7 +2,7 @@ package batching
 
 import (
 	"github.com/servesim/servesim/cost"
-	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 )
 
 // stats accumulates an engine's counters over its steps. Averages over
@@ -18,7 +18,7 @@ type stats struct {
 	bytes, flops, commTime   float64 // per rank, Σ over steps
 	peakBandwidth, peakFLOPS float64 // per rank; 0 when StepTime replaces the cost model
 	blocks, poolToks         int
-	series                   *sim.Series
+	series                   *metrics.Series
 }
 
 // seriesNames are the counters of an engine's time series.
@@ -26,7 +26,7 @@ var seriesNames = []string{"running", "waiting", "kv_cache_usage", "tokens_per_s
 
 func (s *stats) init(cfg *resolved, name string) {
 	s.blocks, s.poolToks = cfg.pool.Blocks, cfg.pool.Tokens
-	s.series = sim.NewSeries(name, 0.01, seriesNames...)
+	s.series = metrics.NewSeries(name, 0.01, seriesNames...)
 	if cfg.StepTime == nil {
 		d := cfg.Deployment()
 		s.peakBandwidth = d.GPU.BandwidthBytesPerS
@@ -59,14 +59,14 @@ func (s *stats) addStep(e *engine, b cost.Batch, dt float64, c cost.StepCost) {
 	s.commTime += c.CommTime
 }
 
-func (s *stats) list(end float64) []sim.Stat {
+func (s *stats) list(end float64) []metrics.Stat {
 	div := func(a, b float64) float64 {
 		if b == 0 {
 			return 0
 		}
 		return a / b
 	}
-	out := []sim.Stat{
+	out := []metrics.Stat{
 		{Name: "kv_cache_blocks", Value: float64(s.blocks)},
 		{Name: "kv_cache_tokens", Value: float64(s.poolToks)},
 		{Name: "preemptions", Value: float64(s.preemptions)},
@@ -85,9 +85,9 @@ func (s *stats) list(end float64) []sim.Stat {
 	}
 	if s.peakBandwidth > 0 {
 		out = append(out,
-			sim.Stat{Name: "mbu", Value: div(s.bytes, s.busy*s.peakBandwidth)},
-			sim.Stat{Name: "mfu", Value: div(s.flops, s.busy*s.peakFLOPS)},
-			sim.Stat{Name: "comm_fraction", Value: div(s.commTime, s.busy)},
+			metrics.Stat{Name: "mbu", Value: div(s.bytes, s.busy*s.peakBandwidth)},
+			metrics.Stat{Name: "mfu", Value: div(s.flops, s.busy*s.peakFLOPS)},
+			metrics.Stat{Name: "comm_fraction", Value: div(s.commTime, s.busy)},
 		)
 	}
 	return out
@@ -96,12 +96,12 @@ func (s *stats) list(end float64) []sim.Stat {
 // Stats reports the engine's counters (sim.StatsReporter). MBU and MFU are
 // achieved bytes/s and FLOP/s over busy time divided by one GPU's peaks
 // (per rank under tensor parallelism).
-func (e *engine) Stats() []sim.Stat { return e.stats.list(e.env.Now()) }
+func (e *engine) Stats() []metrics.Stat { return e.stats.list(e.env.Now()) }
 
 // Series returns the engine's counters over time (sim.SeriesReporter),
 // sampled at step starts: running and waiting requests, KV-cache usage,
 // tokens in the step, preemptions so far.
-func (e *engine) Series() []*sim.Series { return []*sim.Series{e.stats.series} }
+func (e *engine) Series() []*metrics.Series { return []*metrics.Series{e.stats.series} }
 
 // GPUs reports the replica's GPU count (sim.GPUCounter).
 func (e *engine) GPUs() int { return e.cfg.TensorParallelSize }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 )
 
 // ErrInvalid is wrapped by every configuration error of this package.
@@ -18,7 +19,7 @@ var ErrInvalid = errors.New("invalid capacity config")
 // of the target, and no sustained queue growth.
 type Criteria struct {
 	// SLO holds the per-request bounds (any subset of TTFT, TPOT, E2E).
-	SLO sim.SLO `json:"slo" yaml:"slo"`
+	SLO metrics.SLO `json:"slo" yaml:"slo"`
 	// Target is the attainment q a run must reach, in (0, 1].
 	Target float64 `json:"target" yaml:"target"`
 	// MaxFailureRate is ε: the largest share of failed or rejected requests
@@ -34,7 +35,7 @@ type Criteria struct {
 
 // DefaultCriteria returns q = target, ε = 0.1% and a 5% rate tolerance for
 // the given SLO.
-func DefaultCriteria(slo sim.SLO, target float64) Criteria {
+func DefaultCriteria(slo metrics.SLO, target float64) Criteria {
 	return Criteria{SLO: slo, Target: target, MaxFailureRate: 0.001, RateTolerance: 0.05}
 }
 
@@ -70,7 +71,7 @@ type Verdict struct {
 	// Unstable is the run's queue-growth verdict.
 	Unstable bool `json:"unstable"`
 	// StoppedBy is the run's early-stop reason, if any.
-	StoppedBy string `json:"stopped_by,omitempty"`
+	StoppedBy sim.StopReason `json:"stopped_by,omitempty"`
 	// Requests is the number of requests the run simulated.
 	Requests int `json:"requests"`
 	// Reasons lists each failed criterion, empty when Pass.
@@ -86,7 +87,7 @@ func (c Criteria) Judge(res *sim.Result, rate float64) Verdict {
 		Unstable: res.Stability.Unstable, StoppedBy: res.StoppedBy, Requests: res.Injected,
 	}
 	var why []string
-	if res.StoppedBy == "slo_misses" {
+	if res.StoppedBy == sim.StopSLOMisses {
 		why = append(why, fmt.Sprintf("more than %.4g%% of requests missed the SLO (stopped early)", 100*(1-c.Target)))
 	} else if res.Attainment < c.Target {
 		why = append(why, fmt.Sprintf("attainment %.4f < target %.4f", res.Attainment, c.Target))
@@ -94,7 +95,7 @@ func (c Criteria) Judge(res *sim.Result, rate float64) Verdict {
 	if v.FailureRate > c.MaxFailureRate {
 		why = append(why, fmt.Sprintf("failure rate %.4f > %.4f", v.FailureRate, c.MaxFailureRate))
 	}
-	if a := res.ArrivalRate; a > 0 && !math.IsInf(rate, 1) && res.StoppedBy == "" {
+	if a := res.ArrivalRate; a > 0 && !math.IsInf(rate, 1) && res.StoppedBy == sim.StopNone {
 		if gap := math.Abs(res.SendRate-a) / a; gap > c.RateTolerance {
 			why = append(why, fmt.Sprintf("send rate %.4g req/s falls %.1f%% short of the arrival rate %.4g (target %.4g) > %.1f%%: the client held requests back",
 				res.SendRate, 100*gap, a, rate, 100*c.RateTolerance))

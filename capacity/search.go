@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/event"
 )
 
 // Search finds λ*, the largest open-loop rate at which every independent
@@ -19,7 +20,7 @@ import (
 // inside the bracket, and the lower end before it is reported, use
 // BoundaryReplications (the min-over-runs rule is stricter with more runs,
 // so a pass is confirmed where it matters). Replication i uses seed
-// sim.ReplicationSeed(Seed, i) at every rate: rates are compared on the same
+// event.ReplicationSeed(Seed, i) at every rate: rates are compared on the same
 // random numbers (paired), and more replications extend, not replace, the
 // fewer.
 //
@@ -231,7 +232,7 @@ func (p *prober) eval(rate float64, reps int) (bool, error) {
 	cfgs := make([]sim.Config, reps-have)
 	for i := range cfgs {
 		cfgs[i] = cfg
-		cfgs[i].Seed = sim.ReplicationSeed(p.s.Seed, have+i)
+		cfgs[i].Seed = event.ReplicationSeed(p.s.Seed, have+i)
 	}
 	results, err := sim.RunAll(cfgs, p.s.Workers)
 	if err != nil {

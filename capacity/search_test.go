@@ -12,6 +12,7 @@ import (
 	"github.com/servesim/servesim/distribution"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -43,7 +44,7 @@ func TestSearchMM1KnownAnswer(t *testing.T) {
 	search := func(precision float64, requests int) *capacity.Result {
 		s := capacity.Search{
 			Base:     mm1(mu, requests),
-			Criteria: capacity.DefaultCriteria(sim.SLO{E2E: bound}, q),
+			Criteria: capacity.DefaultCriteria(metrics.SLO{E2E: bound}, q),
 			Seed:     1, Replications: 4, BoundaryReplications: 6,
 			Start: 1, Precision: precision,
 		}
@@ -84,7 +85,7 @@ func TestSearchMM1KnownAnswer(t *testing.T) {
 func TestSearchFailsFastWhenUnstable(t *testing.T) {
 	s := capacity.Search{
 		Base:     mm1(10, 20_000),
-		Criteria: capacity.DefaultCriteria(sim.SLO{E2E: 1}, 0.99),
+		Criteria: capacity.DefaultCriteria(metrics.SLO{E2E: 1}, 0.99),
 		Seed:     2, Replications: 2, Start: 64, Precision: 0.2,
 	}
 	res, err := s.Run()
@@ -93,7 +94,7 @@ func TestSearchFailsFastWhenUnstable(t *testing.T) {
 	require.Equal(t, 64.0, first.Rate)
 	require.False(t, first.Pass)
 	for _, v := range first.Runs {
-		assert.Equal(t, "slo_misses", v.StoppedBy)
+		assert.Equal(t, sim.StopSLOMisses, v.StoppedBy)
 		assert.Less(t, v.Requests, 20_000/10)
 	}
 	assert.True(t, res.Bracketed())
@@ -104,7 +105,7 @@ func TestSearchFailsFastWhenUnstable(t *testing.T) {
 		Server:   queue.FCFS{Servers: 1, ServiceOf: func(int, int) (float64, float64) { return 0.05, 0.1 }},
 		Requests: 20_000, Warmup: 1000,
 	}
-	v := capacity.DefaultCriteria(sim.SLO{TPOT: 0.1}, 0.99)
+	v := capacity.DefaultCriteria(metrics.SLO{TPOT: 0.1}, 0.99)
 	for _, rate := range []float64{5, 15} { // ρ = 0.5, 1.5
 		cfg := tpotOnly
 		cfg.Workload.Arrivals = workload.Poisson{Rate: rate}
@@ -121,7 +122,7 @@ func TestSearchFailsFastWhenUnstable(t *testing.T) {
 func TestSearchHalfOpen(t *testing.T) {
 	s := capacity.Search{
 		Base:     mm1(10, 5_000),
-		Criteria: capacity.DefaultCriteria(sim.SLO{E2E: 100}, 0.5),
+		Criteria: capacity.DefaultCriteria(metrics.SLO{E2E: 100}, 0.5),
 		Seed:     1, Replications: 2, Start: 1, MaxRate: 4, Precision: 0.1,
 	}
 	res, err := s.Run()
@@ -129,7 +130,7 @@ func TestSearchHalfOpen(t *testing.T) {
 	assert.Equal(t, 4.0, res.Lower)
 	assert.True(t, math.IsInf(res.Upper, 1))
 
-	s.Criteria = capacity.DefaultCriteria(sim.SLO{E2E: 0.001}, 0.99)
+	s.Criteria = capacity.DefaultCriteria(metrics.SLO{E2E: 0.001}, 0.99)
 	s.MinRate = 0.5
 	res, err = s.Run()
 	require.NoError(t, err)
@@ -138,7 +139,7 @@ func TestSearchHalfOpen(t *testing.T) {
 }
 
 func TestSearchValidate(t *testing.T) {
-	good := capacity.Search{Base: mm1(10, 1000), Criteria: capacity.DefaultCriteria(sim.SLO{E2E: 1}, 0.9), Replications: 2, Start: 1, Precision: 0.1}
+	good := capacity.Search{Base: mm1(10, 1000), Criteria: capacity.DefaultCriteria(metrics.SLO{E2E: 1}, 0.9), Replications: 2, Start: 1, Precision: 0.1}
 	closed := good
 	closed.Base.Workload = workload.Workload{Clients: 2, Lengths: workload.Fixed{Input: 1, Output: 1}}
 	ramp := good
@@ -149,7 +150,7 @@ func TestSearchValidate(t *testing.T) {
 		mutate func(*capacity.Search)
 		want   string
 	}{
-		{"no slo", good, func(s *capacity.Search) { s.Criteria.SLO = sim.SLO{} }, "slo sets no bound"},
+		{"no slo", good, func(s *capacity.Search) { s.Criteria.SLO = metrics.SLO{} }, "slo sets no bound"},
 		{"target", good, func(s *capacity.Search) { s.Criteria.Target = 1.5 }, "target 1.5"},
 		{"epsilon", good, func(s *capacity.Search) { s.Criteria.MaxFailureRate = -1 }, "max_failure_rate -1"},
 		{"replications", good, func(s *capacity.Search) { s.Replications = 0 }, "replications 0"},
@@ -176,9 +177,9 @@ func TestSearchValidate(t *testing.T) {
 }
 
 func TestJudge(t *testing.T) {
-	c := capacity.DefaultCriteria(sim.SLO{E2E: 1}, 0.95)
+	c := capacity.DefaultCriteria(metrics.SLO{E2E: 1}, 0.95)
 	base := func() *sim.Result {
-		return &sim.Result{Measured: 10_000, Completed: 10_000, Attainment: 0.97, ArrivalRate: 5.1, SendRate: 5.1}
+		return &sim.Result{Counts: metrics.Counts{Measured: 10_000, Completed: 10_000}, Attainment: 0.97, ArrivalRate: 5.1, SendRate: 5.1}
 	}
 	r := base()
 	assert.True(t, c.Judge(r, 5).Pass)
@@ -195,7 +196,7 @@ func TestJudge(t *testing.T) {
 	r.Stability.Unstable, r.Stability.Reason = true, "waiting queue growing"
 	assert.Contains(t, c.Judge(r, 5).String(), "unstable: waiting queue growing")
 	r = base()
-	r.StoppedBy = "slo_misses"
+	r.StoppedBy = sim.StopSLOMisses
 	assert.Contains(t, c.Judge(r, 5).String(), "stopped early")
 	// Random arrivals realise the target only up to noise: never a failure.
 	r = base()

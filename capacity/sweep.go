@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/event"
 )
 
 // Shard selects part of a job list, so one sweep can be spread over
@@ -50,7 +51,7 @@ func (s Shard) String() string { return strconv.Itoa(s.Index) + "/" + strconv.It
 
 // Sweep runs one configuration per value of a scalar parameter (a rate, a
 // concurrency, a TP degree, any number Config maps to a run), Replications
-// runs each. Replication i uses seed sim.ReplicationSeed(Seed, i) at every
+// runs each. Replication i uses seed event.ReplicationSeed(Seed, i) at every
 // value, so values are compared on common random numbers. Jobs (value ×
 // replication) run in parallel; results do not depend on the parallelism
 // or on the sharding.
@@ -91,7 +92,7 @@ func (s Sweep) Jobs() []Job {
 	jobs := make([]Job, 0, len(s.Values)*s.Replications)
 	for p, v := range s.Values {
 		for r := range s.Replications {
-			jobs = append(jobs, Job{Index: len(jobs), Point: p, Replication: r, Value: v, Seed: sim.ReplicationSeed(s.Seed, r)})
+			jobs = append(jobs, Job{Index: len(jobs), Point: p, Replication: r, Value: v, Seed: event.ReplicationSeed(s.Seed, r)})
 		}
 	}
 	return jobs

@@ -12,6 +12,8 @@ import (
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/event"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -21,7 +23,7 @@ func rateSweep(values []float64) capacity.Sweep {
 		Config: func(rate float64) (sim.Config, error) {
 			cfg := mm1(10, 20_000)
 			cfg.Workload.Arrivals = workload.Poisson{Rate: rate}
-			cfg.SLO = sim.SLO{E2E: 1}
+			cfg.SLO = metrics.SLO{E2E: 1}
 			return cfg, nil
 		},
 	}
@@ -62,7 +64,7 @@ func TestShardsPartitionTheSweep(t *testing.T) {
 
 	// Paired seeds: replication r has the same seed at every value.
 	for _, jr := range whole {
-		assert.Equal(t, sim.ReplicationSeed(5, jr.Replication), jr.Seed)
+		assert.Equal(t, event.ReplicationSeed(5, jr.Replication), jr.Seed)
 	}
 }
 
@@ -72,7 +74,7 @@ func TestGridBracket(t *testing.T) {
 	s := rateSweep([]float64{2, 4, 6, 7, 8, 9})
 	res, err := s.Run(capacity.All)
 	require.NoError(t, err)
-	points := capacity.Judge(capacity.DefaultCriteria(sim.SLO{E2E: 1}, 0.9), res)
+	points := capacity.Judge(capacity.DefaultCriteria(metrics.SLO{E2E: 1}, 0.9), res)
 	require.Len(t, points, 6)
 	for i, p := range points {
 		assert.Equal(t, s.Values[i], p.Rate)

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/servesim/servesim/sim"
 )
 
 // WriteTable writes the probes as a table — rate, PASS/FAIL, the floor
@@ -22,7 +24,7 @@ func WriteTable(w io.Writer, c Criteria, points []Point, lower, upper float64) e
 		runs := make([]string, len(p.Runs))
 		for i, v := range p.Runs {
 			mark := ""
-			if v.StoppedBy != "" {
+			if v.StoppedBy != sim.StopNone {
 				mark = "*"
 			}
 			runs[i] = fmt.Sprintf("%.2f%%%s", 100*v.Attainment, mark)
@@ -51,7 +53,7 @@ func failNote(c Criteria, p Point) string {
 		}
 	}
 	for _, v := range p.Runs {
-		if v.StoppedBy == "slo_misses" || v.Attainment < c.Target {
+		if v.StoppedBy == sim.StopSLOMisses || v.Attainment < c.Target {
 			add("SLO misses")
 		}
 		if v.FailureRate > c.MaxFailureRate {

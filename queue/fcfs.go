@@ -18,7 +18,10 @@ import (
 	"math/rand/v2"
 
 	"github.com/servesim/servesim/distribution"
+	"github.com/servesim/servesim/internal/errmark"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/event"
+	"github.com/servesim/servesim/sim/metrics"
 )
 
 // ErrInvalid is wrapped by every validation error of this package.
@@ -59,7 +62,7 @@ func (f FCFS) Validate() error {
 	}
 	if f.Service != nil {
 		if err := f.Service.Validate(); err != nil {
-			return fmt.Errorf("%w: fcfs service: %w", ErrInvalid, err)
+			return errmark.With(ErrInvalid, fmt.Errorf("fcfs service: %w", err))
 		}
 	}
 	if f.QueueCap < 0 {
@@ -85,7 +88,7 @@ func (f FCFS) NewServer(env *sim.Env) (sim.Server, error) {
 	s := &station{cfg: f, env: env, free: f.Servers, rng: env.Rand("service")}
 	s.onDepart = s.depart
 	s.onFirst = s.first
-	s.inService = make([]*sim.Request, 0, f.Servers)
+	s.inService = make([]*metrics.Request, 0, f.Servers)
 	return s, nil
 }
 
@@ -94,32 +97,42 @@ type station struct {
 	env       *sim.Env
 	rng       *rand.Rand
 	free      int
-	line      sim.Ring[*sim.Request]
-	inService []*sim.Request // slot i holds the request whose events carry arg i
-	slots     []int          // free indices into inService
-	firstAt   []float64      // per slot: total − first, to spread tokens
-	onDepart  sim.Handler
-	onFirst   sim.Handler
+	line      event.Ring[waiting]
+	inService []*metrics.Request // slot i holds the request whose events carry arg i
+	slots     []int              // free indices into inService
+	firstAt   []float64          // per slot: total − first, to spread tokens
+	onDepart  event.Handler
+	onFirst   event.Handler
 	served    int
 }
 
-func (s *station) Arrive(r *sim.Request) {
+// waiting is a request in the line with the service time drawn for it on
+// arrival (0 with ServiceOf).
+type waiting struct {
+	r       *metrics.Request
+	service float64
+}
+
+// Arrive draws the request's service time (in arrival order, from the
+// "service" stream) and starts it or puts it in the line.
+func (s *station) Arrive(r *metrics.Request) {
+	var service float64
 	if s.cfg.Service != nil {
-		r.Service = s.cfg.Service.Sample(s.rng)
+		service = s.cfg.Service.Sample(s.rng)
 	}
 	if s.free > 0 {
 		s.free--
-		s.begin(r)
+		s.begin(r, service)
 		return
 	}
 	if s.cfg.QueueCap > 0 && s.line.Len() >= s.cfg.QueueCap {
 		s.env.Reject(r)
 		return
 	}
-	s.line.Push(r)
+	s.line.Push(waiting{r, service})
 }
 
-func (s *station) begin(r *sim.Request) {
+func (s *station) begin(r *metrics.Request, service float64) {
 	s.env.Start(r)
 	var slot int
 	if k := len(s.slots); k > 0 {
@@ -132,22 +145,21 @@ func (s *station) begin(r *sim.Request) {
 		s.firstAt = append(s.firstAt, 0)
 	}
 	if s.cfg.ServiceOf == nil {
-		s.env.After(r.Service, sim.Normal, s.onDepart, int64(slot))
+		s.env.After(service, event.Normal, s.onDepart, int64(slot))
 		return
 	}
 	first, total := s.cfg.ServiceOf(r.Input, r.Output)
 	first = math.Max(first, 0)
 	total = math.Max(total, first)
-	r.Service = total
 	s.firstAt[slot] = total - first
-	s.env.After(first, sim.Normal, s.onFirst, int64(slot))
+	s.env.After(first, event.Normal, s.onFirst, int64(slot))
 }
 
 // first fires when a ServiceOf request's first token leaves.
 func (s *station) first(slot int64) {
 	r := s.inService[slot]
 	s.env.FirstToken(r)
-	s.env.After(s.firstAt[slot], sim.Normal, s.onDepart, slot)
+	s.env.After(s.firstAt[slot], event.Normal, s.onDepart, slot)
 }
 
 func (s *station) depart(slot int64) {
@@ -163,13 +175,14 @@ func (s *station) depart(slot int64) {
 	s.served++
 	s.env.Finish(r)
 	if s.line.Len() > 0 {
-		s.begin(s.line.Pop())
+		w := s.line.Pop()
+		s.begin(w.r, w.service)
 		return
 	}
 	s.free++
 }
 
 // Stats reports the requests served and the final line length.
-func (s *station) Stats() []sim.Stat {
-	return []sim.Stat{{Name: "served", Value: float64(s.served)}, {Name: "waiting_at_end", Value: float64(s.line.Len())}}
+func (s *station) Stats() []metrics.Stat {
+	return []metrics.Stat{{Name: "served", Value: float64(s.served)}, {Name: "waiting_at_end", Value: float64(s.line.Len())}}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/servesim/servesim/distribution"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/event"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -33,11 +35,14 @@ func TestLindleyOracle(t *testing.T) {
 	res, err := sim.Run(openLoop(15, queue.FCFS{Servers: 1, Service: svc}, 100_000, 0, 42))
 	require.NoError(t, err)
 	require.Len(t, res.Requests, 100_000)
+	// The station draws service times from the run's "service" stream in
+	// arrival order; the oracle draws them itself from the same stream.
+	draws := event.NewStream(42, "service")
 	var f float64
 	for i, r := range res.Requests {
 		require.Equal(t, i, r.ID)
 		b := math.Max(r.Arrival, f)
-		f = b + r.Service
+		f = b + svc.Sample(draws)
 		require.Equal(t, b, r.Start, "start of request %d", i)
 		require.Equal(t, f, r.Done, "completion of request %d", i)
 	}
@@ -53,12 +58,14 @@ func TestKieferWolfowitzOracle(t *testing.T) {
 		res, err := sim.Run(openLoop(rate, queue.FCFS{Servers: c, Service: svc}, 100_000, 0, uint64(c)))
 		require.NoError(t, err)
 		free := make([]float64, c)
+		draws := event.NewStream(uint64(c), "service")
 		for i, r := range res.Requests {
 			b := math.Max(r.Arrival, free[0])
-			free[0] = b + r.Service
+			service := svc.Sample(draws)
+			free[0] = b + service
 			slices.Sort(free)
 			require.Equal(t, b, r.Start, "c=%d start of request %d", c, i)
-			require.InDelta(t, b+r.Service, r.Done, 0, "c=%d completion of request %d", c, i)
+			require.InDelta(t, b+service, r.Done, 0, "c=%d completion of request %d", c, i)
 		}
 	}
 }
@@ -67,7 +74,7 @@ func TestKieferWolfowitzOracle(t *testing.T) {
 // per-run mean queue wait, and its standard error across runs.
 func meanWait(t *testing.T, cfg sim.Config, runs int) (mean, se float64) {
 	t.Helper()
-	res, err := sim.Replicate(cfg, sim.Seeds(cfg.Seed, runs))
+	res, err := sim.Replicate(cfg, event.Seeds(cfg.Seed, runs))
 	require.NoError(t, err)
 	var s, s2 float64
 	for _, r := range res {
@@ -136,10 +143,11 @@ func TestCapIsClientQueue(t *testing.T) {
 	cfg.Workload.MaxConcurrency = 1
 	res, err := sim.Run(cfg)
 	require.NoError(t, err)
+	draws := event.NewStream(3, "service")
 	var f float64
 	for i, r := range res.Requests {
 		b := math.Max(r.Arrival, f)
-		f = b + r.Service
+		f = b + cfg.Server.(queue.FCFS).Service.Sample(draws)
 		require.Equal(t, r.Sent, r.Start, "request %d waited at the server", i)
 		require.InDelta(t, b-r.Arrival, r.ClientQueueTime(), 1e-12, "request %d", i)
 	}
@@ -162,7 +170,7 @@ func TestClosedLoopThroughput(t *testing.T) {
 		Warmup:   1_000,
 		Seed:     9,
 	}
-	res, err := sim.Replicate(cfg, sim.Seeds(9, 8))
+	res, err := sim.Replicate(cfg, event.Seeds(9, 8))
 	require.NoError(t, err)
 	var s, s2 float64
 	for _, r := range res {
@@ -181,7 +189,7 @@ func TestClosedLoopThroughput(t *testing.T) {
 // that stay in the attainment denominator, and nothing is lost.
 func TestQueueCapRejects(t *testing.T) {
 	cfg := openLoop(20, queue.FCFS{Servers: 1, Service: distribution.Exponential{Rate: 10}, QueueCap: 2}, 10_000, 100, 5)
-	cfg.SLO = sim.SLO{E2E: 10}
+	cfg.SLO = metrics.SLO{E2E: 10}
 	res, err := sim.Run(cfg)
 	require.NoError(t, err)
 	assert.Greater(t, res.Rejected, 1000)

@@ -18,7 +18,7 @@
 // `vllm serve` defaults where they exist.
 //
 //	name: llama-8b-rate-sweep   # label for reports
-//	seed: 1                     # base seed (default 0); replication r uses sim.ReplicationSeed(seed, r)
+//	seed: 1                     # base seed (default 0); replication r uses event.ReplicationSeed(seed, r)
 //	requests: 2000              # per run, warm-up included (default 1000)
 //	warmup: 200                 # first requests left out of statistics (default 0)
 //	horizon: 0                  # stop each run at this simulated time, seconds (0: none)
@@ -92,7 +92,7 @@
 // YAML tree and decoding it afresh, so any scalar field can be swept and
 // each point is checked like a file of its own. Points lists them; Jobs
 // numbers every (point, replication) pair point-major and gives
-// replication r the seed sim.ReplicationSeed(seed, r) at every point, so
+// replication r the seed event.ReplicationSeed(seed, r) at every point, so
 // points share random numbers — the numbering and seeds of
 // capacity.Sweep. A shard i/n (capacity.Shard) is the jobs j with
 // j mod n = i: a deterministic function of the file and its index, ready

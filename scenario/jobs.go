@@ -1,6 +1,9 @@
 package scenario
 
-import "github.com/servesim/servesim/sim"
+import (
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/event"
+)
 
 // A Job is one run of an experiment: one replication at one sweep point.
 // Jobs are numbered point-major, Index = Point·Replications + Replication,
@@ -11,7 +14,7 @@ type Job struct {
 	Index       int
 	Point       int
 	Replication int
-	// Seed is sim.ReplicationSeed(Scenario.Seed, Replication): the same
+	// Seed is event.ReplicationSeed(Scenario.Seed, Replication): the same
 	// at every point, so points are compared on common random numbers.
 	Seed   uint64
 	Config sim.Config
@@ -33,7 +36,7 @@ func (s *Scenario) Jobs() ([]Point, []Job, error) {
 		}
 		for rep := range r {
 			c := cfg
-			c.Seed = sim.ReplicationSeed(s.Seed, rep)
+			c.Seed = event.ReplicationSeed(s.Seed, rep)
 			jobs = append(jobs, Job{Index: len(jobs), Point: p.Index, Replication: rep, Seed: c.Seed, Config: c})
 		}
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
-	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 )
 
 // Scenario is one experiment: a workload, a server, an SLO, how many
@@ -23,7 +23,7 @@ type Scenario struct {
 	// Name labels the scenario in reports.
 	Name string `yaml:"name"`
 	// Seed is the base seed; replication r runs with
-	// sim.ReplicationSeed(Seed, r), the same at every sweep point.
+	// event.ReplicationSeed(Seed, r), the same at every sweep point.
 	Seed uint64 `yaml:"seed"`
 	// Requests is the number of requests per run, warm-up included.
 	Requests int `yaml:"requests"`
@@ -178,8 +178,8 @@ type SLO struct {
 func (s SLO) Set() bool { return s.TTFTms > 0 || s.TPOTms > 0 || s.E2ELms > 0 }
 
 // Sim returns the bounds in seconds.
-func (s SLO) Sim() sim.SLO {
-	return sim.SLO{TTFT: s.TTFTms / 1000, TPOT: s.TPOTms / 1000, E2E: s.E2ELms / 1000}
+func (s SLO) Sim() metrics.SLO {
+	return metrics.SLO{TTFT: s.TTFTms / 1000, TPOT: s.TPOTms / 1000, E2E: s.E2ELms / 1000}
 }
 
 // Sweep varies one scalar parameter, named by its dotted path in the file

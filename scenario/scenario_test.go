@@ -12,6 +12,8 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/event"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -109,7 +111,7 @@ func TestParseKinds(t *testing.T) {
 			}
 		}},
 		{"slo", "workload: {arrival: {rate: 2}}\nslo: {ttft_ms: 800, tpot_ms: 50, target: 0.95}", func(t *testing.T, cfg sim.Config) {
-			if cfg.SLO != (sim.SLO{TTFT: 0.8, TPOT: 0.05}) {
+			if cfg.SLO != (metrics.SLO{TTFT: 0.8, TPOT: 0.05}) {
 				t.Errorf("%#v", cfg.SLO)
 			}
 		}},
@@ -212,7 +214,7 @@ sweep:
 		if j.Index != j.Point*2+j.Replication {
 			t.Errorf("job %d: point %d, replication %d: not point-major", j.Index, j.Point, j.Replication)
 		}
-		if want := sim.ReplicationSeed(5, j.Replication); j.Seed != want || j.Config.Seed != want {
+		if want := event.ReplicationSeed(5, j.Replication); j.Seed != want || j.Config.Seed != want {
 			t.Errorf("job %d: seed %d, config seed %d; want %d (paired across points)", j.Index, j.Seed, j.Config.Seed, want)
 		}
 		if got := j.Config.Server.(batching.Config).MaxNumSeqs; got != pts[j.Point].Value {

@@ -22,6 +22,7 @@ import (
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/event"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -215,7 +216,7 @@ func (s Study) common(r *Row, eng batching.Config) error {
 	}
 	cfg := sim.Config{Workload: s.Workload, Server: s.server(r.Candidate, eng), Requests: s.Requests, Warmup: s.Warmup, SLO: s.Criteria.SLO, SummaryOnly: true}
 	cfg.Workload.Arrivals = arr
-	res, err := sim.Replicate(cfg, sim.Seeds(s.Seed, s.Replications))
+	res, err := sim.Replicate(cfg, event.Seeds(s.Seed, s.Replications))
 	if err != nil {
 		return err
 	}

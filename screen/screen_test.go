@@ -11,7 +11,7 @@ import (
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/screen"
-	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -24,7 +24,7 @@ func study(t *testing.T, model, gpu string, cands ...screen.Candidate) screen.St
 		Engine: batching.Defaults(m, g), Router: batching.RoundRobin, Candidates: cands,
 		Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 1}, Lengths: workload.Random{InputLen: 1024, OutputLen: 256, RangeRatio: 0.5}},
 		Requests: 1500, Warmup: 150,
-		Criteria: capacity.DefaultCriteria(sim.SLO{TTFT: 2, TPOT: 0.1}, 0.99),
+		Criteria: capacity.DefaultCriteria(metrics.SLO{TTFT: 2, TPOT: 0.1}, 0.99),
 		Seed:     1, Replications: 2, Start: 4, Precision: 0.1, CommonRate: 4,
 	}
 }

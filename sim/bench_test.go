@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/event"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -16,7 +18,7 @@ func benchConfig() sim.Config {
 		Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 10}, Lengths: workload.Fixed{Input: 1, Output: 1}},
 		Server:   fcfs(1, mixture),
 		Requests: 50_000, Warmup: 5_000, Seed: 101,
-		SLO: sim.SLO{E2E: 0.250},
+		SLO: metrics.SLO{E2E: 0.250},
 	}
 }
 
@@ -50,8 +52,8 @@ func BenchmarkOpenLoop(b *testing.B) {
 // lindley computes the run's SLO-passing count by the Lindley recursion on
 // the same random streams the engine uses ("arrivals", "service").
 func lindley(cfg sim.Config) int {
-	arr, _ := cfg.Workload.Arrivals.Stream(sim.NewStream(cfg.Seed, "arrivals"), cfg.Requests)
-	svc := sim.NewStream(cfg.Seed, "service")
+	arr, _ := cfg.Workload.Arrivals.Stream(event.NewStream(cfg.Seed, "arrivals"), cfg.Requests)
+	svc := event.NewStream(cfg.Seed, "service")
 	var f float64
 	good := 0
 	for i := 0; i < cfg.Requests; i++ {

@@ -6,6 +6,7 @@ import (
 	"github.com/servesim/servesim/distribution"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -18,7 +19,7 @@ func Example_openVsClosed() {
 		Workload: workload.Workload{Lengths: workload.Fixed{Input: 1, Output: 1}},
 		Server:   queue.FCFS{Servers: 1, Service: distribution.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2})},
 		Requests: 20_000, Warmup: 2_000, Seed: 1,
-		SLO: sim.SLO{E2E: 0.250},
+		SLO: metrics.SLO{E2E: 0.250},
 	}
 	closed := base
 	closed.Workload.Clients = 1
@@ -46,7 +47,7 @@ func ExampleRun() {
 		},
 		Server:   queue.FCFS{Servers: 1, Service: distribution.Exponential{Rate: 10}},
 		Requests: 50_000, Warmup: 5_000, Seed: 7,
-		SLO: sim.SLO{E2E: 1},
+		SLO: metrics.SLO{E2E: 1},
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -1,12 +1,12 @@
 package sim
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
 	"strconv"
 	"sync"
 
+	"github.com/servesim/servesim/internal/jsonobj"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -29,24 +29,26 @@ type Result struct {
 	Closed         bool
 
 	// Injected counts every generated request, warm-up included; Warmup
-	// how many were warm-up; Measured the others.
-	Injected, Warmup, Measured int
-	// Completed, Failed, Rejected and InFlight split Measured by status at
-	// the end (InFlight includes requests still held in the client).
-	Completed, Failed, Rejected, InFlight int
+	// how many were warm-up.
+	Injected, Warmup int
+	// Counts tallies the measured requests: Measured, and Completed,
+	// Failed and Rejected by how they ended, Good (met every SLO bound),
+	// and the token totals of completed (TotalInput, TotalOutput) and good
+	// (GoodOutputTokens) requests.
+	metrics.Counts
+	// InFlight counts the measured requests not ended at the stop,
+	// including those still held in the client.
+	InFlight int
 
 	// Duration is from the first measured send to the last measured end
 	// (the drain tail included), or to the stop time when requests remain.
 	Duration float64
-	// TotalInput and TotalOutput sum the tokens of completed requests.
-	TotalInput, TotalOutput int64
 	// Throughputs over Duration: completed requests, output tokens (NOT
 	// 1/TPOT), input plus output tokens.
 	RequestThroughput, OutputThroughput, TotalTokenThroughput float64
 
-	// SLO is the run's objective; Good counts requests meeting every bound.
-	SLO  SLO
-	Good int
+	// SLO is the run's objective.
+	SLO metrics.SLO
 	// Attainment is Good over AttainmentDenominator: completed, failed and
 	// rejected requests, plus those still in flight that have already
 	// missed a bound (in-flight requests that may yet pass are censored).
@@ -54,11 +56,11 @@ type Result struct {
 	AttainmentDenominator int
 	// RequestGoodput is Good/Duration (vLLM's request_goodput).
 	RequestGoodput float64
-	// GoodOutputTokens sums the output of good requests; GoodputPerGPU is
-	// GoodOutputTokens/(Duration·GPUs): per-card goodput G_card, tokens/s.
-	GoodOutputTokens int64
-	GPUs             int
-	GoodputPerGPU    float64
+	// GPUs is the server's GPU count (1 unless it is a GPUCounter);
+	// GoodputPerGPU is GoodOutputTokens/(Duration·GPUs): per-card goodput
+	// G_card, tokens/s.
+	GPUs          int
+	GoodputPerGPU float64
 
 	// ArrivalRate is the rate the arrival process realised over the
 	// measured window: (n−1)/(last arrival − first arrival) of the n
@@ -72,9 +74,9 @@ type Result struct {
 	// MaxConcurrent is the most requests in flight at once.
 	MaxConcurrent int
 
-	itl     *Sample
-	lat     latencySamples // built from Requests on first use unless summary mode filled them
-	latOnce [numLatencies]sync.Once
+	itl     *metrics.Sample
+	lat     metrics.Latencies // built from Requests on first use unless summary mode filled them
+	latOnce [metrics.NumLatencies]sync.Once
 
 	// MeanInSystem is the time-average number of requests in the system
 	// (sent, not ended) over [0, End]; InSystemArea is its integral and
@@ -84,11 +86,10 @@ type Result struct {
 	MeanInSystem, InSystemArea, SojournSum float64
 
 	// Stability is the verdict on queue growth (open loops only).
-	Stability Stability
+	Stability metrics.Stability
 
-	// StoppedBy says why the run ended before its stop rule: "" (it did
-	// not), "max_in_system" (unstable) or "slo_misses" (StopAfterMisses).
-	StoppedBy string
+	// StoppedBy says why the run ended before its stop rule, if it did.
+	StoppedBy StopReason
 
 	// End is the simulated time the run stopped; Events the events fired.
 	End    float64
@@ -96,64 +97,52 @@ type Result struct {
 
 	// Server holds the server's own counters, if it reports any, and
 	// Series their bounded time series (not in the JSON form).
-	Server []Stat
-	Series []*Series
+	Server []metrics.Stat
+	Series []*metrics.Series
 
 	// Percentiles are those the JSON form reports.
 	Percentiles []float64
 
 	// Requests are the records of every injected request in ID order, nil
 	// in summary mode.
-	Requests []Request
+	Requests []metrics.Request
 }
 
 func (e *Env) result(end float64) *Result {
 	cfg := e.cfg
-	m := &e.m
-	e.eng.now = end
+	m := e.m
+	e.eng.SetNow(end)
 	e.advance()
 	res := &Result{
-		Seed:             cfg.Seed,
-		Closed:           cfg.Workload.Closed(),
-		MaxConcurrency:   cfg.Workload.MaxConcurrency,
-		Injected:         e.injected,
-		Warmup:           min(cfg.Warmup, e.injected),
-		Measured:         m.measured,
-		Completed:        m.completed,
-		Failed:           m.failed,
-		Rejected:         m.rejected,
-		TotalInput:       m.totalIn,
-		TotalOutput:      m.totalOut,
-		SLO:              cfg.SLO,
-		Good:             m.good,
-		GoodOutputTokens: m.goodOutput,
-		GPUs:             1,
-		MaxConcurrent:    e.maxConcurrent,
-		itl:              m.itl,
-		InSystemArea:     e.area,
-		End:              end,
-		Events:           e.eng.Fired(),
-		Percentiles:      cfg.Percentiles,
+		Seed:           cfg.Seed,
+		Closed:         cfg.Workload.Closed(),
+		MaxConcurrency: cfg.Workload.MaxConcurrency,
+		Injected:       e.injected,
+		Warmup:         min(cfg.Warmup, e.injected),
+		Counts:         m.Counts,
+		SLO:            cfg.SLO,
+		GPUs:           1,
+		MaxConcurrent:  e.maxConcurrent,
+		itl:            m.ITL,
+		InSystemArea:   e.area,
+		End:            end,
+		Events:         e.eng.Fired(),
+		Percentiles:    append([]float64(nil), cfg.Percentiles...),
 	}
 	if len(res.Percentiles) == 0 {
-		res.Percentiles = DefaultPercentiles
+		res.Percentiles = metrics.DefaultPercentiles()
 	}
 	if res.Closed {
 		res.RequestRate = math.Inf(1)
 		res.MaxConcurrency = cfg.Workload.Clients
 	} else {
 		res.RequestRate = cfg.Workload.Arrivals.MeanRate()
-		switch a := cfg.Workload.Arrivals.(type) {
-		case workload.Poisson:
-			res.Burstiness = 1
-		case workload.Gamma:
-			res.Burstiness = a.Burstiness
-		case workload.Ramp:
-			res.Burstiness = max(a.Burstiness, 1)
+		if g, ok := cfg.Workload.Arrivals.(workload.GammaGaps); ok {
+			res.Burstiness = g.GammaShape()
 		}
 	}
-	if m.lat != nil {
-		res.lat = *m.lat
+	if m.Latencies != nil {
+		res.lat = *m.Latencies
 	}
 	if g, ok := e.server.(GPUCounter); ok {
 		res.GPUs = g.GPUs()
@@ -173,14 +162,14 @@ func (e *Env) result(end float64) *Result {
 		if r.Status.Ended() {
 			continue
 		}
-		if r.Status == InFlight {
+		if r.Status == metrics.InFlight {
 			res.SojournSum += end - r.Sent
 		}
 		if r.Warmup {
 			continue
 		}
 		res.InFlight++
-		if cfg.SLO.violatedBy(r, end) {
+		if cfg.SLO.ViolatedBy(r, end) {
 			censoredMisses++
 		}
 	}
@@ -188,12 +177,12 @@ func (e *Env) result(end float64) *Result {
 		res.Requests = e.store.all()
 	}
 
-	if m.firstSend >= 0 {
-		last := m.lastEnd
+	if m.FirstSend >= 0 {
+		last := m.LastEnd
 		if res.InFlight > 0 || last < 0 {
 			last = end
 		}
-		res.Duration = last - m.firstSend
+		res.Duration = last - m.FirstSend
 	}
 	if res.Duration > 0 {
 		d := res.Duration
@@ -207,20 +196,20 @@ func (e *Env) result(end float64) *Result {
 	if res.AttainmentDenominator > 0 {
 		res.Attainment = float64(res.Good) / float64(res.AttainmentDenominator)
 	}
-	if m.sends > 1 && m.lastSend > m.firstSend {
-		res.SendRate = float64(m.sends-1) / (m.lastSend - m.firstSend)
+	if m.Sends > 1 && m.LastSend > m.FirstSend {
+		res.SendRate = float64(m.Sends-1) / (m.LastSend - m.FirstSend)
 	}
 	if end > 0 {
 		res.MeanInSystem = e.area / end
 	}
-	if m.measured > 1 && m.lastArrival > m.firstArrival {
-		res.ArrivalRate = float64(m.measured-1) / (m.lastArrival - m.firstArrival)
+	if m.Measured > 1 && m.LastArrival > m.FirstArrival {
+		res.ArrivalRate = float64(m.Measured-1) / (m.LastArrival - m.FirstArrival)
 	}
 	if !res.Closed {
-		res.Stability = e.trend.verdict()
+		res.Stability = e.trend.Verdict()
 	}
 	res.StoppedBy = e.stoppedBy
-	if e.stoppedBy == "max_in_system" {
+	if e.stoppedBy == StopMaxInSystem {
 		res.Stability.Unstable = true
 		res.Stability.StoppedEarly = true
 		res.Stability.Reason = "requests in the system reached max_in_system " + strconv.Itoa(e.maxSys)
@@ -230,54 +219,45 @@ func (e *Env) result(end float64) *Result {
 
 // latency returns the sample of metric l, building it from the records on
 // first use when the run kept records. Only the metrics asked for are built.
-func (r *Result) latency(l latency) *Sample {
+func (r *Result) latency(l metrics.Latency) *metrics.Sample {
 	r.latOnce[l].Do(func() {
-		if r.lat[l] != nil {
-			return
+		if r.lat[l] == nil {
+			r.lat[l] = metrics.FromRecords(l, r.Requests)
 		}
-		s := NewSample(r.Completed)
-		for i := range r.Requests {
-			q := &r.Requests[i]
-			if q.Warmup || q.Status != Completed {
-				continue
-			}
-			if v, ok := l.value(q); ok {
-				s.Add(v)
-			}
-		}
-		r.lat[l] = s
 	})
 	return r.lat[l]
 }
 
 // TTFT returns the time-to-first-token sample (FirstToken − Sent) of
 // completed measured requests, seconds.
-func (r *Result) TTFT() *Sample { return r.latency(latTTFT) }
+func (r *Result) TTFT() *metrics.Sample { return r.latency(metrics.TTFT) }
 
 // TPOT returns the time-per-output-token sample, (E2E − TTFT)/(O − 1),
 // leaving out requests with one output token.
-func (r *Result) TPOT() *Sample { return r.latency(latTPOT) }
+func (r *Result) TPOT() *metrics.Sample { return r.latency(metrics.TPOT) }
 
 // ITL returns the inter-token latency sample: every gap between
 // consecutive tokens of a measured request, pooled over requests
 // (token-weighted), as vLLM reports it. A batching engine records gaps as
 // tokens leave, so a run cut by a horizon includes the gaps of requests
 // still in flight (vLLM would report only finished requests').
-func (r *Result) ITL() *Sample { return r.itl }
+func (r *Result) ITL() *metrics.Sample { return r.itl }
 
 // E2E returns the end-to-end latency sample (Done − Sent; vLLM's e2el).
-func (r *Result) E2E() *Sample { return r.latency(latE2E) }
+func (r *Result) E2E() *metrics.Sample { return r.latency(metrics.E2E) }
 
 // Queue returns the server queue-time sample (Start − Sent).
-func (r *Result) Queue() *Sample { return r.latency(latQueue) }
+func (r *Result) Queue() *metrics.Sample { return r.latency(metrics.QueueTime) }
 
 // ClientQueue returns the client queue-time sample (Sent − Arrival): time
 // held back by a max_concurrency cap.
-func (r *Result) ClientQueue() *Sample { return r.latency(latClientQueue) }
+func (r *Result) ClientQueue() *metrics.Sample { return r.latency(metrics.ClientQueueTime) }
 
 // E2EWithClientQueue returns E2E + ClientQueue per request (vLLM's
 // e2el_including_client_queue): the latency a user behind the cap sees.
-func (r *Result) E2EWithClientQueue() *Sample { return r.latency(latE2EWithCQ) }
+func (r *Result) E2EWithClientQueue() *metrics.Sample {
+	return r.latency(metrics.E2EWithClientQueue)
+}
 
 // FailureRate returns (Failed+Rejected)/Measured, or 0 when nothing was
 // measured.
@@ -298,19 +278,15 @@ func (r *Result) Stat(name string) (float64, bool) {
 	return 0, false
 }
 
-// PercentileKey formats p the way vLLM names percentile fields: "99" for
-// whole numbers, "99.9" otherwise.
-func PercentileKey(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
-
 // latencyMetrics lists the JSON metric names and their samples, in output
 // order: vLLM's four, then servesim's queue times.
 func (r *Result) latencyMetrics() []struct {
 	name string
-	s    *Sample
+	s    *metrics.Sample
 } {
 	return []struct {
 		name string
-		s    *Sample
+		s    *metrics.Sample
 	}{
 		{"ttft", r.TTFT()}, {"tpot", r.TPOT()}, {"itl", r.ITL()}, {"e2el", r.E2E()},
 		{"queue_time", r.Queue()}, {"client_queue_time", r.ClientQueue()},
@@ -323,8 +299,7 @@ func (r *Result) latencyMetrics() []struct {
 // mean_/median_/std_/p{P}_{ttft,tpot,itl,e2el}_ms), then servesim's fields.
 // Key order is fixed, so equal results give identical bytes.
 func (r *Result) MarshalJSON() ([]byte, error) {
-	var o objectWriter
-	o.begin()
+	var o resultWriter
 	o.field("duration", r.Duration)
 	o.field("completed", r.Completed)
 	o.field("failed", r.Failed+r.Rejected)
@@ -340,7 +315,7 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		o.field("median_"+lm.name+"_ms", lm.s.Median()*1000)
 		o.field("std_"+lm.name+"_ms", lm.s.Std()*1000)
 		for _, p := range r.Percentiles {
-			o.field("p"+PercentileKey(p)+"_"+lm.name+"_ms", lm.s.Percentile(p)*1000)
+			o.field("p"+metrics.PercentileKey(p)+"_"+lm.name+"_ms", lm.s.Percentile(p)*1000)
 		}
 	}
 	if math.IsInf(r.RequestRate, 1) {
@@ -374,7 +349,7 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	o.field("goodput_per_gpu", r.GoodputPerGPU)
 	o.field("mean_in_system", r.MeanInSystem)
 	o.field("stability", r.Stability)
-	if r.StoppedBy != "" {
+	if r.StoppedBy != StopNone {
 		o.field("stopped_by", r.StoppedBy)
 	}
 	o.field("end_time", r.End)
@@ -385,39 +360,22 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	return o.end()
 }
 
-// objectWriter writes a JSON object with keys in call order. Non-finite
-// floats become null.
-type objectWriter struct {
-	buf bytes.Buffer
-	n   int
+// resultWriter adds fields to an ordered JSON object, keeping the first
+// error.
+type resultWriter struct {
+	obj jsonobj.Object
 	err error
 }
 
-func (o *objectWriter) begin() { o.buf.WriteByte('{') }
-
-func (o *objectWriter) field(key string, v any) {
-	if o.err != nil {
-		return
+func (o *resultWriter) field(key string, v any) {
+	if o.err == nil {
+		o.err = o.obj.Add(key, v)
 	}
-	if o.n > 0 {
-		o.buf.WriteByte(',')
-	}
-	o.n++
-	k, _ := json.Marshal(key)
-	o.buf.Write(k)
-	o.buf.WriteByte(':')
-	if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
-		v = nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		o.err = err
-		return
-	}
-	o.buf.Write(b)
 }
 
-func (o *objectWriter) end() ([]byte, error) {
-	o.buf.WriteByte('}')
-	return o.buf.Bytes(), o.err
+func (o *resultWriter) end() ([]byte, error) {
+	if o.err != nil {
+		return nil, o.err
+	}
+	return o.obj.MarshalJSON()
 }

@@ -6,11 +6,22 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/servesim/servesim/internal/errmark"
+	"github.com/servesim/servesim/sim/event"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
-// ErrInvalidConfig is wrapped by every configuration error of this package.
+// ErrInvalidConfig matches (errors.Is) every configuration error of Run,
+// Replicate and RunAll, including those of the workload, the server and
+// the SLO, whose own sentinels match too.
 var ErrInvalidConfig = errors.New("invalid config")
+
+func invalid(err error) error { return errmark.With(ErrInvalidConfig, err) }
+
+func invalidf(format string, args ...any) error {
+	return invalid(fmt.Errorf(format, args...))
+}
 
 // A Server serves requests inside one run. It learns of each request by
 // Arrive, schedules its own events on the Env, and reports milestones back
@@ -18,7 +29,7 @@ var ErrInvalidConfig = errors.New("invalid config")
 // A server must not call Arrive-triggering code re-entrantly: Env delivers
 // every arrival from its own event.
 type Server interface {
-	Arrive(r *Request)
+	Arrive(r *metrics.Request)
 }
 
 // A ServerConfig describes a server. NewServer builds a fresh one for each
@@ -33,7 +44,13 @@ type ServerConfig interface {
 // KV-cache usage, MBU, ...) at the end of a run. Names are snake_case JSON
 // field names; the order is kept.
 type StatsReporter interface {
-	Stats() []Stat
+	Stats() []metrics.Stat
+}
+
+// A SeriesReporter is a Server that keeps time series of its counters;
+// Result.Series carries them.
+type SeriesReporter interface {
+	Series() []*metrics.Series
 }
 
 // A GPUCounter is a Server that says how many GPUs it occupies, for
@@ -41,17 +58,6 @@ type StatsReporter interface {
 type GPUCounter interface {
 	GPUs() int
 }
-
-// A Stat is one named server counter.
-type Stat struct {
-	Name  string
-	Value float64
-}
-
-// DefaultPercentiles are reported when Config.Percentiles is empty:
-// vLLM's default --metric-percentiles 99, plus the median and p90/p95 that
-// capacity work asks for.
-var DefaultPercentiles = []float64{50, 90, 95, 99}
 
 // Config is one run: a workload, a server, a seed and a stop rule.
 type Config struct {
@@ -72,11 +78,11 @@ type Config struct {
 	// in flight are counted as such. 0 means no horizon.
 	Horizon float64
 	// SLO sets the per-request bounds for attainment and goodput.
-	SLO SLO
+	SLO metrics.SLO
 	// SummaryOnly keeps moments and quantile sketches instead of every
 	// value and request record, so memory is O(requests in the system)
 	// rather than O(Requests). Percentiles are then within
-	// DefaultSketchAccuracy (relative).
+	// metrics.DefaultSketchAccuracy (relative).
 	SummaryOnly bool
 	// MaxInSystem ends the run early, as unstable, when the requests sent
 	// but not finished plus those held in the client reach it. 0 means
@@ -89,50 +95,50 @@ type Config struct {
 	// token (or, without a TTFT bound, past the E2E bound). An acceptance
 	// test that needs attainment ≥ q over n requests has failed for certain
 	// once more than (1−q)·n have missed, so a capacity search stops there
-	// instead of simulating the rest. Result.StoppedBy then says
-	// "slo_misses".
+	// instead of simulating the rest. Result.StoppedBy is then
+	// StopSLOMisses.
 	StopAfterMisses int
 	// Percentiles lists the percentiles the JSON result reports for each
-	// latency metric; empty means DefaultPercentiles.
+	// latency metric; empty means metrics.DefaultPercentiles().
 	Percentiles []float64
 }
 
 // Validate checks the configuration and names the first bad field.
 func (c Config) Validate() error {
 	if err := c.Workload.Validate(); err != nil {
-		return fmt.Errorf("%w: workload: %w", ErrInvalidConfig, err)
+		return invalid(err)
 	}
 	if c.Server == nil {
-		return fmt.Errorf("%w: server is not set", ErrInvalidConfig)
+		return invalidf("server is not set")
 	}
 	if err := c.Server.Validate(); err != nil {
-		return fmt.Errorf("%w: server: %w", ErrInvalidConfig, err)
+		return invalid(err)
 	}
 	switch {
 	case c.Requests < 0:
-		return fmt.Errorf("%w: requests %d must be >= 0", ErrInvalidConfig, c.Requests)
+		return invalidf("requests %d must be >= 0", c.Requests)
 	case !(c.Horizon >= 0) || math.IsInf(c.Horizon, 1):
-		return fmt.Errorf("%w: horizon %v must be a finite number of seconds >= 0", ErrInvalidConfig, c.Horizon)
+		return invalidf("horizon %v must be a finite number of seconds >= 0", c.Horizon)
 	case c.Requests == 0 && c.Horizon == 0:
-		return fmt.Errorf("%w: requests 0 and horizon 0: set a request count or a horizon", ErrInvalidConfig)
+		return invalidf("requests 0 and horizon 0 leave the run unbounded: set a request count or a horizon")
 	case c.Warmup < 0:
-		return fmt.Errorf("%w: warmup %d must be >= 0", ErrInvalidConfig, c.Warmup)
+		return invalidf("warmup %d must be >= 0", c.Warmup)
 	case c.Requests > 0 && c.Warmup >= c.Requests:
-		return fmt.Errorf("%w: warmup %d must be < requests %d", ErrInvalidConfig, c.Warmup, c.Requests)
+		return invalidf("warmup %d must be < requests %d", c.Warmup, c.Requests)
 	case c.MaxInSystem < 0:
-		return fmt.Errorf("%w: max_in_system %d must be >= 0", ErrInvalidConfig, c.MaxInSystem)
+		return invalidf("max_in_system %d must be >= 0", c.MaxInSystem)
 	case c.StopAfterMisses < 0:
-		return fmt.Errorf("%w: stop_after_misses %d must be >= 0", ErrInvalidConfig, c.StopAfterMisses)
+		return invalidf("stop_after_misses %d must be >= 0", c.StopAfterMisses)
 	}
 	if c.Workload.Arrivals != nil && c.Requests == 0 && math.IsInf(c.Workload.Arrivals.MeanRate(), 1) {
-		return fmt.Errorf("%w: request rate inf sends every request at time 0: set a request count", ErrInvalidConfig)
+		return invalidf("request rate inf sends every request at time 0: set a request count")
 	}
 	for i, p := range c.Percentiles {
 		if !(p >= 0 && p <= 100) {
-			return fmt.Errorf("%w: percentiles[%d] %v must be in [0, 100]", ErrInvalidConfig, i, p)
+			return invalidf("percentiles[%d] %v must be in [0, 100]", i, p)
 		}
 	}
-	return c.SLO.Validate()
+	return invalid(c.SLO.Validate())
 }
 
 func (c Config) maxInSystem() int {
@@ -156,7 +162,7 @@ func Run(cfg Config) (*Result, error) {
 	env := newEnv(&cfg)
 	srv, err := cfg.Server.NewServer(env)
 	if err != nil {
-		return nil, fmt.Errorf("%w: server: %w", ErrInvalidConfig, err)
+		return nil, invalid(err)
 	}
 	env.server = srv
 	if err := env.start(); err != nil {
@@ -180,7 +186,7 @@ func Run(cfg Config) (*Result, error) {
 // Env is a run's world as a server sees it: the clock, the event queue,
 // random streams, and the calls that record a request's milestones.
 type Env struct {
-	eng    Engine
+	eng    event.Engine
 	cfg    *Config
 	server Server
 	cap    int // max_concurrency, 0 = none
@@ -196,19 +202,20 @@ type Env struct {
 	injected int
 	noMore   bool // injection has ended
 
-	clientQ Ring[*Request] // open loop: generated, held by the max_concurrency cap
-	sendQ   Ring[*Request] // released from clientQ, send event pending
-	onSend  Handler
-	onArr   Handler
-	onCli   Handler
-	onDue   Handler
+	clientQ event.Ring[*metrics.Request] // open loop: generated, held by the max_concurrency cap
+	sendQ   event.Ring[*metrics.Request] // released from clientQ, send event pending
+	onSend  event.Handler
+	onArr   event.Handler
+	onCli   event.Handler
+	onDue   event.Handler
 
 	// StopAfterMisses bookkeeping: requests in send order with their
 	// deadline pending, and those already past it.
 	deadline      float64 // seconds after the send; 0 when not tracked
 	ttftDeadline  bool    // the deadline is the TTFT bound (else E2E)
-	dueQ          Ring[due]
+	dueQ          event.Ring[due]
 	certainMisses int
+	certain       map[int]struct{} // IDs of in-flight certain misses
 	drained       bool
 
 	lastInject  float64 // no-progress guard for unbounded runs
@@ -221,18 +228,18 @@ type Env struct {
 	area          float64 // ∫ inSys dt, request·seconds
 	sojourn       float64 // Σ (Done − Sent) of ended requests, seconds
 	lastT         float64
-	trend         trend
+	trend         metrics.Trend
 	stopped       bool
-	stoppedBy     string
+	stoppedBy     StopReason
 	abortErr      error
 
-	m metrics
+	m *metrics.Collector
 }
 
 func newEnv(cfg *Config) *Env {
 	e := &Env{cfg: cfg, cap: cfg.Workload.MaxConcurrency, closed: cfg.Workload.Closed(), maxSys: cfg.maxInSystem(), lengths: cfg.Workload.Lengths}
-	e.lenRng = NewStream(cfg.Seed, "lengths")
-	e.thinkRng = NewStream(cfg.Seed, "think")
+	e.lenRng = event.NewStream(cfg.Seed, "lengths")
+	e.thinkRng = event.NewStream(cfg.Seed, "think")
 	e.onSend = e.sendNext
 	e.onArr = e.arrive
 	e.onCli = e.clientSend
@@ -245,7 +252,7 @@ func newEnv(cfg *Config) *Env {
 			e.deadline = cfg.SLO.E2E
 		}
 	}
-	e.m.init(cfg)
+	e.m = metrics.NewCollector(cfg.SLO, cfg.SummaryOnly)
 	if cfg.Requests > 0 && !cfg.SummaryOnly {
 		e.store.reserve(cfg.Requests)
 	}
@@ -256,31 +263,35 @@ func newEnv(cfg *Config) *Env {
 func (e *Env) Now() float64 { return e.eng.Now() }
 
 // Schedule arranges fn(arg) at time t ≥ Now() with priority p.
-func (e *Env) Schedule(t float64, p Priority, fn Handler, arg int64) { e.eng.Schedule(t, p, fn, arg) }
+func (e *Env) Schedule(t float64, p event.Priority, fn event.Handler, arg int64) {
+	e.eng.Schedule(t, p, fn, arg)
+}
 
 // After arranges fn(arg) at Now()+d.
-func (e *Env) After(d float64, p Priority, fn Handler, arg int64) { e.eng.After(d, p, fn, arg) }
+func (e *Env) After(d float64, p event.Priority, fn event.Handler, arg int64) {
+	e.eng.After(d, p, fn, arg)
+}
 
 // Rand returns a new random stream called name under the run's seed; call
 // it once at setup, not per event.
-func (e *Env) Rand(name string) *rand.Rand { return NewStream(e.cfg.Seed, name) }
+func (e *Env) Rand(name string) *rand.Rand { return event.NewStream(e.cfg.Seed, name) }
 
 // Seed returns the run's seed.
 func (e *Env) Seed() uint64 { return e.cfg.Seed }
 
 // Start records that the server first scheduled work of r now. Later calls
 // (after a preemption, say) keep the first time.
-func (e *Env) Start(r *Request) {
+func (e *Env) Start(r *metrics.Request) {
 	if r.Start < 0 {
-		r.Start = e.eng.now
+		r.Start = e.eng.Now()
 	}
 }
 
 // FirstToken records that r's first output token left the server now.
-func (e *Env) FirstToken(r *Request) {
+func (e *Env) FirstToken(r *metrics.Request) {
 	e.Start(r)
 	if r.FirstToken < 0 {
-		r.FirstToken = e.eng.now
+		r.FirstToken = e.eng.Now()
 	}
 }
 
@@ -288,43 +299,43 @@ func (e *Env) FirstToken(r *Request) {
 // decoding, measured (non-warm-up) request that received a token in an
 // engine step, the gap being the time since its previous token. Pooling a
 // step's tokens in one call keeps ITL statistics O(steps), not O(tokens).
-func (e *Env) Tokens(gap float64, n int) { e.m.itl.AddN(gap, n) }
+func (e *Env) Tokens(gap float64, n int) { e.m.ITL.AddN(gap, n) }
 
 // Abort ends the run at once; Run returns err (wrapped with the time)
 // instead of a result. Servers use it when the model they were given
 // produces an impossible value mid-run, such as a non-positive step time.
 func (e *Env) Abort(err error) {
 	if e.abortErr == nil {
-		e.abortErr = fmt.Errorf("sim: aborted at t=%v s: %w", e.eng.now, err)
+		e.abortErr = fmt.Errorf("run aborted at t=%v s: %w", e.eng.Now(), err)
 	}
-	e.stopped, e.stoppedBy = true, "abort"
+	e.stopped, e.stoppedBy = true, StopAbort
 }
 
 // Finish records that r completed now. The server must not touch r after.
-func (e *Env) Finish(r *Request) { e.end(r, Completed) }
+func (e *Env) Finish(r *metrics.Request) { e.end(r, metrics.Completed) }
 
 // Fail records that r failed now (reason for the error count). The server
 // must not touch r after.
-func (e *Env) Fail(r *Request) { e.end(r, Failed) }
+func (e *Env) Fail(r *metrics.Request) { e.end(r, metrics.Failed) }
 
 // Reject records that the server refused r on arrival.
-func (e *Env) Reject(r *Request) { e.end(r, Rejected) }
+func (e *Env) Reject(r *metrics.Request) { e.end(r, metrics.Rejected) }
 
 func (e *Env) advance() {
-	now := e.eng.now
+	now := e.eng.Now()
 	e.area += float64(e.inSys) * (now - e.lastT)
 	e.lastT = now
 }
 
-func (e *Env) end(r *Request, st Status) {
-	if r.Status != InFlight {
+func (e *Env) end(r *metrics.Request, st metrics.Status) {
+	if r.Status != metrics.InFlight {
 		panic(fmt.Sprintf("sim: request %d ended twice or before it was sent (status %v)", r.ID, r.Status))
 	}
 	e.advance()
-	now := e.eng.now
+	now := e.eng.Now()
 	r.Done = now
 	r.Status = st
-	if st == Completed {
+	if st == metrics.Completed {
 		e.Start(r)
 		if r.FirstToken < 0 {
 			r.FirstToken = now
@@ -334,8 +345,9 @@ func (e *Env) end(r *Request, st Status) {
 	e.inSys--
 	e.ended++
 	e.sojourn += now - r.Sent
-	e.m.record(r)
-	if r.certainMiss {
+	e.m.Ended(r)
+	if _, ok := e.certain[r.ID]; ok {
+		delete(e.certain, r.ID)
 		e.certainMisses-- // now among the ended misses
 	}
 	e.checkMisses()
@@ -346,7 +358,7 @@ func (e *Env) end(r *Request, st Status) {
 			if w := e.cfg.Workload.Think; w != nil {
 				think = w.Sample(e.thinkRng)
 			}
-			e.eng.After(think, Normal, e.onCli, int64(r.Client))
+			e.eng.After(think, event.Normal, e.onCli, int64(r.Client))
 		}
 	case e.clientQ.Len() > 0:
 		// Reserve the freed slot for the head of the client queue now, so a
@@ -354,7 +366,7 @@ func (e *Env) end(r *Request, st Status) {
 		next := e.clientQ.Pop()
 		e.inFlight++
 		e.sendQ.Push(next)
-		e.eng.Schedule(now, Normal, e.onSend, 0)
+		e.eng.Schedule(now, event.Normal, e.onSend, 0)
 	}
 	if e.cfg.SummaryOnly {
 		e.store.release(r)
@@ -365,13 +377,13 @@ func (e *Env) start() error {
 	w := e.cfg.Workload
 	if w.Closed() {
 		for c := 0; c < w.Clients; c++ {
-			e.eng.Schedule(0, Normal, e.onCli, int64(c))
+			e.eng.Schedule(0, event.Normal, e.onCli, int64(c))
 		}
 		return nil
 	}
-	s, err := w.Arrivals.Stream(NewStream(e.cfg.Seed, "arrivals"), e.cfg.Requests)
+	s, err := w.Arrivals.Stream(event.NewStream(e.cfg.Seed, "arrivals"), e.cfg.Requests)
 	if err != nil {
-		return fmt.Errorf("%w: workload: %w", ErrInvalidConfig, err)
+		return invalid(err)
 	}
 	e.arrivals = s
 	e.scheduleArrival()
@@ -390,7 +402,7 @@ func (e *Env) scheduleArrival() {
 		e.noMore = true
 		return
 	}
-	e.eng.Schedule(max(t, e.eng.now), Normal, e.onArr, 0)
+	e.eng.Schedule(max(t, e.eng.Now()), event.Normal, e.onArr, 0)
 }
 
 // maxSameInstant bounds the requests an unbounded run (Requests 0) may
@@ -398,27 +410,27 @@ func (e *Env) scheduleArrival() {
 // instantly would otherwise spin at one instant forever.
 const maxSameInstant = 100_000
 
-func (e *Env) newRequest() *Request {
+func (e *Env) newRequest() *metrics.Request {
 	if e.cfg.Requests == 0 {
-		if e.eng.now == e.lastInject {
+		if e.eng.Now() == e.lastInject {
 			e.sameInstant++
 			if e.sameInstant > max(maxSameInstant, 10*e.cfg.Workload.Clients) {
 				e.Abort(fmt.Errorf("no progress: %d requests sent at one instant without the clock advancing (does the server end every request at once?)", e.sameInstant))
 			}
 		} else {
-			e.lastInject, e.sameInstant = e.eng.now, 0
+			e.lastInject, e.sameInstant = e.eng.Now(), 0
 		}
 	}
 	id := e.injected
 	e.injected++
 	r := e.store.alloc(id)
-	r.Arrival = e.eng.now
+	r.Arrival = e.eng.Now()
 	r.Input, r.Output = e.lengths.Sample(e.lenRng, id)
 	r.Warmup = id < e.cfg.Warmup
-	r.Status = Queued
-	e.m.arrived(r)
+	r.Status = metrics.Queued
+	e.m.Arrived(r)
 	if !r.Warmup && !e.closed {
-		e.trend.add(e.eng.now, float64(e.inSys+e.clientQ.Len()+e.sendQ.Len()))
+		e.trend.Add(e.eng.Now(), float64(e.inSys+e.clientQ.Len()+e.sendQ.Len()))
 	}
 	return r
 }
@@ -446,7 +458,7 @@ func (e *Env) clientSend(client int64) {
 	if e.cfg.Requests > 0 && e.injected >= e.cfg.Requests {
 		e.noMore = true
 	}
-	if e.cfg.Horizon > 0 && e.eng.now > e.cfg.Horizon {
+	if e.cfg.Horizon > 0 && e.eng.Now() > e.cfg.Horizon {
 		e.noMore = true
 	}
 	e.inFlight++
@@ -457,19 +469,19 @@ func (e *Env) clientSend(client int64) {
 func (e *Env) sendNext(int64) { e.send(e.sendQ.Pop()) }
 
 // send hands r to the server; the caller has counted it in flight.
-func (e *Env) send(r *Request) {
+func (e *Env) send(r *metrics.Request) {
 	e.advance()
-	now := e.eng.now
+	now := e.eng.Now()
 	e.inSys++
 	r.Sent = now
-	r.Status = InFlight
+	r.Status = metrics.InFlight
 	e.maxConcurrent = max(e.maxConcurrent, e.inSys)
-	e.m.sent(r)
+	e.m.Sent(r)
 	e.checkBacklog()
 	if e.deadline > 0 && !r.Warmup {
 		e.dueQ.Push(due{r, r.ID})
 		// Late: a completion at the very deadline fires first and passes.
-		e.eng.Schedule(max(now, e.cfg.SLO.origin(r)+e.deadline), Late, e.onDue, 0)
+		e.eng.Schedule(max(now, e.cfg.SLO.Origin(r)+e.deadline), event.Late, e.onDue, 0)
 	}
 	e.server.Arrive(r)
 }
@@ -477,7 +489,7 @@ func (e *Env) send(r *Request) {
 // due is a measured request whose SLO deadline is pending. Deadlines are
 // send time plus a constant, so they fall in send order (FIFO).
 type due struct {
-	r  *Request
+	r  *metrics.Request
 	id int // the record may be reused in summary mode once r ended
 }
 
@@ -490,20 +502,23 @@ func (e *Env) due(int64) {
 	if r.ID != d.id || r.Status.Ended() || (e.ttftDeadline && r.FirstToken >= 0) {
 		return
 	}
-	r.certainMiss = true
+	if e.certain == nil {
+		e.certain = make(map[int]struct{})
+	}
+	e.certain[r.ID] = struct{}{}
 	e.certainMisses++
 	e.checkMisses()
 }
 
 func (e *Env) checkMisses() {
-	if lim := e.cfg.StopAfterMisses; lim > 0 && !e.stopped && e.m.misses()+e.certainMisses >= lim {
-		e.stopped, e.stoppedBy = true, "slo_misses"
+	if lim := e.cfg.StopAfterMisses; lim > 0 && !e.stopped && e.m.Misses()+e.certainMisses >= lim {
+		e.stopped, e.stoppedBy = true, StopSLOMisses
 	}
 }
 
 func (e *Env) checkBacklog() {
 	if e.inSys+e.clientQ.Len()+e.sendQ.Len() >= e.maxSys && !e.stopped {
-		e.stopped, e.stoppedBy = true, "max_in_system"
+		e.stopped, e.stoppedBy = true, StopMaxInSystem
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"github.com/servesim/servesim/distribution"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/event"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -32,10 +34,10 @@ func scenarios() map[string]sim.Config {
 	return map[string]sim.Config{
 		"open drained":   {Workload: open(10), Server: fcfs(1, mixture), Requests: 5000, Warmup: 100, Seed: 1},
 		"open capped":    {Workload: capped, Server: fcfs(3, mixture), Requests: 5000, Warmup: 100, Seed: 2},
-		"open horizon":   {Workload: open(15), Server: fcfs(1, mixture), Horizon: 200, Warmup: 10, Seed: 3, SLO: sim.SLO{E2E: 0.5}},
+		"open horizon":   {Workload: open(15), Server: fcfs(1, mixture), Horizon: 200, Warmup: 10, Seed: 3, SLO: metrics.SLO{E2E: 0.5}},
 		"closed":         {Workload: workload.Workload{Clients: 5, Lengths: workload.Fixed{Input: 3, Output: 2}}, Server: fcfs(2, mixture), Requests: 4000, Warmup: 50, Seed: 4},
 		"closed horizon": {Workload: workload.Workload{Clients: 5, Think: distribution.Exponential{Rate: 5}, Lengths: workload.Fixed{Input: 3, Output: 2}}, Server: fcfs(2, mixture), Horizon: 100, Seed: 5},
-		"rejecting":      {Workload: open(30), Server: queue.FCFS{Servers: 1, Service: mixture, QueueCap: 3}, Requests: 3000, Seed: 6, SLO: sim.SLO{E2E: 0.3}},
+		"rejecting":      {Workload: open(30), Server: queue.FCFS{Servers: 1, Service: mixture, QueueCap: 3}, Requests: 3000, Seed: 6, SLO: metrics.SLO{E2E: 0.3}},
 	}
 }
 
@@ -48,14 +50,14 @@ func TestConservationAndCausality(t *testing.T) {
 			res, err := sim.Run(cfg)
 			require.NoError(t, err)
 			require.Len(t, res.Requests, res.Injected)
-			counts := map[sim.Status]int{}
+			counts := map[metrics.Status]int{}
 			for i, r := range res.Requests {
 				require.Equal(t, i, r.ID)
 				if !r.Warmup {
 					counts[r.Status]++
 				}
 				require.LessOrEqual(t, r.Arrival, r.Sent+1e-15)
-				if r.Status == sim.Completed {
+				if r.Status == metrics.Completed {
 					require.LessOrEqual(t, r.Sent, r.Start, "request %d", i)
 					require.LessOrEqual(t, r.Start, r.FirstToken, "request %d", i)
 					require.LessOrEqual(t, r.FirstToken, r.Done, "request %d", i)
@@ -64,9 +66,9 @@ func TestConservationAndCausality(t *testing.T) {
 			}
 			assert.Equal(t, res.Injected, res.Warmup+res.Measured)
 			assert.Equal(t, res.Measured, res.Completed+res.Failed+res.Rejected+res.InFlight)
-			assert.Equal(t, counts[sim.Completed], res.Completed)
-			assert.Equal(t, counts[sim.Rejected], res.Rejected)
-			assert.Equal(t, counts[sim.InFlight]+counts[sim.Queued], res.InFlight)
+			assert.Equal(t, counts[metrics.Completed], res.Completed)
+			assert.Equal(t, counts[metrics.Rejected], res.Rejected)
+			assert.Equal(t, counts[metrics.InFlight]+counts[metrics.Queued], res.InFlight)
 			if cfg.Horizon > 0 {
 				assert.LessOrEqual(t, res.End, cfg.Horizon)
 			} else {
@@ -116,7 +118,7 @@ func TestReplicateIndependentOfParallelism(t *testing.T) {
 	run := func(procs int) []string {
 		old := runtime.GOMAXPROCS(procs)
 		defer runtime.GOMAXPROCS(old)
-		res, err := sim.Replicate(cfg, sim.Seeds(11, 6))
+		res, err := sim.Replicate(cfg, event.Seeds(11, 6))
 		require.NoError(t, err)
 		out := make([]string, len(res))
 		for i, r := range res {
@@ -141,7 +143,8 @@ func TestPairedSeeds(t *testing.T) {
 	require.NoError(t, err)
 	for i := range a.Requests {
 		require.Equal(t, a.Requests[i].Input, b.Requests[i].Input)
-		require.Equal(t, a.Requests[i].Service, b.Requests[i].Service)
+		// One server, no preemption: Done − Start is the drawn service time.
+		require.InDelta(t, a.Requests[i].Done-a.Requests[i].Start, b.Requests[i].Done-b.Requests[i].Start, 1e-12)
 		require.InDelta(t, a.Requests[i].Arrival, 2*b.Requests[i].Arrival, 1e-9)
 	}
 }
@@ -178,7 +181,7 @@ func TestSummaryModeMatchesFull(t *testing.T) {
 	assert.Equal(t, full.Duration, sum.Duration)
 	for _, p := range []struct {
 		name string
-		f, s *sim.Sample
+		f, s *metrics.Sample
 	}{{"ttft", full.TTFT(), sum.TTFT()}, {"e2e", full.E2E(), sum.E2E()}, {"queue", full.Queue(), sum.Queue()}} {
 		assert.InDelta(t, p.f.Mean(), p.s.Mean(), 1e-12, p.name)
 		for _, q := range []float64{50, 90, 99} {
@@ -196,7 +199,7 @@ func TestSLOAccounting(t *testing.T) {
 	require.NoError(t, err)
 	good := 0
 	for _, r := range res.Requests {
-		if r.Status == sim.Completed && r.E2E() <= 0.3 {
+		if r.Status == metrics.Completed && r.E2E() <= 0.3 {
 			good++
 		}
 	}
@@ -205,14 +208,14 @@ func TestSLOAccounting(t *testing.T) {
 	assert.InDelta(t, float64(good)/float64(res.Measured), res.Attainment, 1e-12)
 	assert.InDelta(t, float64(good)/res.Duration, res.RequestGoodput, 1e-9)
 
-	one := sim.SLO{TPOT: 1e-9}
-	assert.True(t, one.Passes(&sim.Request{Status: sim.Completed, Output: 1, Sent: 0, FirstToken: 1, Done: 1}))
-	assert.False(t, one.Passes(&sim.Request{Status: sim.Completed, Output: 2, Sent: 0, FirstToken: 1, Done: 2}))
-	assert.False(t, sim.SLO{}.Passes(&sim.Request{Status: sim.Failed}))
+	one := metrics.SLO{TPOT: 1e-9}
+	assert.True(t, one.Passes(&metrics.Request{Status: metrics.Completed, Output: 1, Sent: 0, FirstToken: 1, Done: 1}))
+	assert.False(t, one.Passes(&metrics.Request{Status: metrics.Completed, Output: 2, Sent: 0, FirstToken: 1, Done: 2}))
+	assert.False(t, metrics.SLO{}.Passes(&metrics.Request{Status: metrics.Failed}))
 
 	// An overloaded horizon run leaves a backlog; those already older than
 	// the E2E bound are certain misses.
-	over := sim.Config{Workload: open(30), Server: fcfs(1, mixture), Horizon: 60, Seed: 1, SLO: sim.SLO{E2E: 0.5}}
+	over := sim.Config{Workload: open(30), Server: fcfs(1, mixture), Horizon: 60, Seed: 1, SLO: metrics.SLO{E2E: 0.5}}
 	res, err = sim.Run(over)
 	require.NoError(t, err)
 	require.Greater(t, res.InFlight, 100)
@@ -278,7 +281,7 @@ func TestBadInput(t *testing.T) {
 		{"warmup too big", func(c *sim.Config) { c.Warmup = 100 }, "warmup 100 must be < requests 100"},
 		{"warmup negative", func(c *sim.Config) { c.Warmup = -1 }, "warmup -1"},
 		{"horizon NaN", func(c *sim.Config) { c.Horizon = nan }, "horizon NaN"},
-		{"slo negative", func(c *sim.Config) { c.SLO.TTFT = -1 }, "slo ttft -1"},
+		{"slo negative", func(c *sim.Config) { c.SLO.TTFT = -1 }, "slo: ttft -1"},
 		{"percentile", func(c *sim.Config) { c.Percentiles = []float64{101} }, "percentiles[0] 101"},
 		{"no server", func(c *sim.Config) { c.Server = nil }, "server is not set"},
 		{"no lengths", func(c *sim.Config) { c.Workload.Lengths = nil }, "lengths are not set"},
@@ -294,6 +297,8 @@ func TestBadInput(t *testing.T) {
 			assert.Nil(t, res)
 			assert.True(t, errors.Is(err, sim.ErrInvalidConfig), "%v", err)
 			assert.Contains(t, err.Error(), tt.want)
+			// One sentence: no layer repeats "invalid ...:" prefixes.
+			assert.LessOrEqual(t, strings.Count(err.Error(), "invalid"), 1, "%v", err)
 		})
 	}
 	_, err := sim.Replicate(good, nil)
@@ -304,7 +309,7 @@ func TestBadInput(t *testing.T) {
 func TestJSONFields(t *testing.T) {
 	cfg := scenarios()["open drained"]
 	cfg.Percentiles = []float64{50, 99, 99.9}
-	cfg.SLO = sim.SLO{TTFT: 0.2, E2E: 0.5}
+	cfg.SLO = metrics.SLO{TTFT: 0.2, E2E: 0.5}
 	res, err := sim.Run(cfg)
 	require.NoError(t, err)
 	b, err := json.Marshal(res)
@@ -348,10 +353,10 @@ func TestNormalizedArrivals(t *testing.T) {
 // TestStopAfterMisses: a run ends once the stated number of measured
 // requests have missed, and says so.
 func TestStopAfterMisses(t *testing.T) {
-	cfg := sim.Config{Workload: open(18), Server: fcfs(1, mixture), Requests: 50_000, Warmup: 100, Seed: 1, SLO: sim.SLO{E2E: 0.25}, StopAfterMisses: 500}
+	cfg := sim.Config{Workload: open(18), Server: fcfs(1, mixture), Requests: 50_000, Warmup: 100, Seed: 1, SLO: metrics.SLO{E2E: 0.25}, StopAfterMisses: 500}
 	res, err := sim.Run(cfg)
 	require.NoError(t, err)
-	assert.Equal(t, "slo_misses", res.StoppedBy)
+	assert.Equal(t, sim.StopSLOMisses, res.StoppedBy)
 	// Ended misses plus in-flight requests already past the bound: exactly
 	// the limit when the run stopped.
 	ended := res.Completed + res.Failed + res.Rejected - res.Good
@@ -376,7 +381,7 @@ func (rejectAll) NewServer(env *sim.Env) (sim.Server, error) {
 
 type rejector struct{ env *sim.Env }
 
-func (r rejector) Arrive(q *sim.Request) { r.env.Reject(q) }
+func (r rejector) Arrive(q *metrics.Request) { r.env.Reject(q) }
 
 // TestNoProgressGuard: an unbounded closed loop whose server rejects
 // everything at once would spin at t = 0 forever; it ends with an error.
@@ -400,7 +405,7 @@ func TestNoProgressGuard(t *testing.T) {
 func TestIncludeClientQueue(t *testing.T) {
 	w := open(9)
 	w.MaxConcurrency = 1
-	cfg := sim.Config{Workload: w, Server: fcfs(1, distribution.Exponential{Rate: 10}), Requests: 5000, Seed: 2, SLO: sim.SLO{E2E: 0.3}}
+	cfg := sim.Config{Workload: w, Server: fcfs(1, distribution.Exponential{Rate: 10}), Requests: 5000, Seed: 2, SLO: metrics.SLO{E2E: 0.3}}
 	plain, err := sim.Run(cfg)
 	require.NoError(t, err)
 	cfg.SLO.IncludeClientQueue = true

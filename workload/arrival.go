@@ -22,6 +22,24 @@ type Process interface {
 	Validate() error
 }
 
+// A RateSetter is a Process whose offered rate is one number that can be
+// changed without changing its shape: Poisson, Gamma and Constant. A
+// capacity search needs it to probe a process at other rates; a user's own
+// Process opts in by implementing it.
+type RateSetter interface {
+	Process
+	// WithRate returns a copy of the process offering rate requests per
+	// second (> 0), with every other parameter unchanged.
+	WithRate(rate float64) Process
+}
+
+// A GammaGaps is a Process whose gaps are Gamma distributed; it reports
+// their shape, which vLLM's result files record as "burstiness" (1 for
+// Poisson).
+type GammaGaps interface {
+	GammaShape() float64
+}
+
 // A Stream yields absolute arrival times in seconds, non-decreasing, and
 // +Inf once it is exhausted. It is not safe for concurrent use.
 type Stream interface {
@@ -48,6 +66,12 @@ func (p Poisson) Stream(r *rand.Rand, n int) (Stream, error) {
 // MeanRate returns Rate.
 func (p Poisson) MeanRate() float64 { return p.Rate }
 
+// WithRate returns p at another rate (RateSetter).
+func (p Poisson) WithRate(rate float64) Process { p.Rate = rate; return p }
+
+// GammaShape returns 1: Poisson gaps are Gamma with shape 1 (GammaGaps).
+func (Poisson) GammaShape() float64 { return 1 }
+
 // Validate requires Rate > 0 (+Inf allowed).
 func (p Poisson) Validate() error { return rate("poisson", "rate", p.Rate, true) }
 
@@ -70,6 +94,12 @@ type Gamma struct {
 
 // MeanRate returns Rate.
 func (g Gamma) MeanRate() float64 { return g.Rate }
+
+// WithRate returns g at another rate (RateSetter).
+func (g Gamma) WithRate(rate float64) Process { g.Rate = rate; return g }
+
+// GammaShape returns Burstiness, the shape of the gaps (GammaGaps).
+func (g Gamma) GammaShape() float64 { return g.Burstiness }
 
 // Validate requires Rate > 0 (+Inf allowed) and Burstiness > 0 (+Inf allowed).
 func (g Gamma) Validate() error {
@@ -120,6 +150,9 @@ type Constant struct {
 // MeanRate returns Rate.
 func (c Constant) MeanRate() float64 { return c.Rate }
 
+// WithRate returns c at another rate (RateSetter).
+func (c Constant) WithRate(rate float64) Process { c.Rate = rate; return c }
+
 // Validate requires a finite Rate > 0.
 func (c Constant) Validate() error { return rate("constant", "rate", c.Rate, false) }
 
@@ -151,6 +184,15 @@ type Ramp struct {
 	End        float64      `json:"end" yaml:"end"`
 	Strategy   RampStrategy `json:"strategy" yaml:"strategy"`
 	Burstiness float64      `json:"burstiness,omitempty" yaml:"burstiness,omitempty"`
+}
+
+// GammaShape returns the shape of the gaps: Burstiness, or 1 (Poisson)
+// when it is 0 (GammaGaps).
+func (p Ramp) GammaShape() float64 {
+	if p.Burstiness == 0 {
+		return 1
+	}
+	return p.Burstiness
 }
 
 // MeanRate returns the harmonic mean of the per-request rates over a long

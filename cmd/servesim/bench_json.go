@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/servesim/servesim/internal/jsonobj"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 )
 
 // dateLayout is vLLM's %Y%m%d-%H%M%S.
@@ -80,18 +82,18 @@ func benchResultJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, da
 	if err != nil {
 		return nil, err
 	}
-	ro, err := parseObject(rj)
+	ro, err := jsonobj.Parse(rj)
 	if err != nil {
 		return nil, err
 	}
-	var out object
+	var out jsonobj.Object
 	var label any
 	if o.label != "" {
 		label = o.label
 	}
 	add := func(k string, v any) {
 		if err == nil {
-			err = out.add(k, v)
+			err = out.Add(k, v)
 		}
 	}
 	add("date", date)
@@ -102,7 +104,7 @@ func benchResultJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, da
 	add("tokenizer_id", o.model)
 	add("num_prompts", o.numPrompts)
 	for _, k := range []string{"request_rate", "burstiness", "max_concurrency"} {
-		out = append(out, member{k, ro.take(k)})
+		out = append(out, jsonobj.Member{Key: k, Value: ro.Take(k)})
 	}
 	a := sc.Workload.Arrival
 	if a.Process == "ramp" {
@@ -116,7 +118,7 @@ func benchResultJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, da
 	}
 	if !o.goodputGiven {
 		// vLLM writes null without --goodput.
-		if err := ro.set("request_goodput", nil); err != nil {
+		if err := ro.Set("request_goodput", nil); err != nil {
 			return nil, err
 		}
 	}
@@ -217,7 +219,7 @@ func detailedJSON(add func(string, any), res *sim.Result) {
 			continue
 		}
 		in = append(in, r.Input)
-		done := r.Status == sim.Completed
+		done := r.Status == metrics.Completed
 		o, ttft, e2e, tpot, q := 0, any(nil), any(nil), any(nil), any(nil)
 		if done {
 			o, ttft, e2e, q = r.Output, num(r.TTFT()), num(r.E2E()), num(r.QueueTime())

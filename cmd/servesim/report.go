@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/internal/jsonobj"
 	"github.com/servesim/servesim/scenario"
 )
 
@@ -99,15 +100,15 @@ func (r *runOutput) writeJSON(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	obj, err := parseObject(b)
+	obj, err := jsonobj.Parse(b)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriter(w)
 	bw.WriteString("{\n")
 	for _, m := range obj {
-		k, _ := json.Marshal(m.key)
-		if m.key == "results" {
+		k, _ := json.Marshal(m.Key)
+		if m.Key == "results" {
 			bw.WriteString("  " + string(k) + ": [")
 			for i, rec := range r.Results {
 				line, err := json.Marshal(rec)
@@ -127,7 +128,7 @@ func (r *runOutput) writeJSON(w io.Writer) error {
 			continue
 		}
 		bw.WriteString("  " + string(k) + ": ")
-		bw.Write(m.val)
+		bw.Write(m.Value)
 		bw.WriteString(",\n")
 	}
 	bw.WriteString("}\n")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 )
 
 // summaryWidth is the width of vLLM's summary banners.
@@ -59,7 +60,7 @@ var metricSections = []struct{ key, name, header string }{
 	{"e2el", "E2EL", "End-to-end Latency"},
 }
 
-func sampleOf(res *sim.Result, key string) *sim.Sample {
+func sampleOf(res *sim.Result, key string) *metrics.Sample {
 	switch key {
 	case "ttft":
 		return res.TTFT()
@@ -129,7 +130,7 @@ func printSummary(out io.Writer, o *benchOptions, sc *scenario.Scenario, res *si
 		s.float("Mean "+m.name+" (ms):", 1000*smp.Mean())
 		s.float("Median "+m.name+" (ms):", 1000*smp.Median())
 		for _, p := range o.percentiles {
-			s.float("P"+sim.PercentileKey(p)+" "+m.name+" (ms):", 1000*smp.Percentile(p))
+			s.float("P"+metrics.PercentileKey(p)+" "+m.name+" (ms):", 1000*smp.Percentile(p))
 		}
 	}
 	fmt.Fprintln(w, strings.Repeat("=", summaryWidth))

@@ -18,6 +18,7 @@ import (
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -45,7 +46,7 @@ func run(w io.Writer, requests, reps, boundary int, precision float64, seed uint
 	if err != nil {
 		return err
 	}
-	slo := sim.SLO{TTFT: 2, TPOT: 0.100}
+	slo := metrics.SLO{TTFT: 2, TPOT: 0.100}
 	s := capacity.Search{
 		Base: sim.Config{
 			Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 1}, Lengths: workload.AzureConversation()},

@@ -20,6 +20,8 @@ import (
 	"github.com/servesim/servesim/distribution"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/event"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -45,12 +47,12 @@ const (
 func run(w io.Writer, n, warmup, runs int, seed uint64) error {
 	service := distribution.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2})
 	server := queue.FCFS{Servers: 1, Service: service}
-	seeds := sim.Seeds(seed, runs)
+	seeds := event.Seeds(seed, runs)
 	base := sim.Config{
 		Server:   server,
 		Requests: n,
 		Warmup:   warmup,
-		SLO:      sim.SLO{E2E: e2eSLO},
+		SLO:      metrics.SLO{E2E: e2eSLO},
 		// The single-token workload: lengths do not matter to this server.
 		Workload: workload.Workload{Lengths: workload.Fixed{Input: 1, Output: 1}},
 	}

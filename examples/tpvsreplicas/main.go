@@ -19,7 +19,7 @@ import (
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/screen"
-	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -50,7 +50,7 @@ func run(w io.Writer, requests int, seed uint64) error {
 		},
 		Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 1}, Lengths: workload.AzureConversation()},
 		Requests: requests, Warmup: requests / 10,
-		Criteria: capacity.DefaultCriteria(sim.SLO{TTFT: 2, TPOT: 0.2}, 0.99),
+		Criteria: capacity.DefaultCriteria(metrics.SLO{TTFT: 2, TPOT: 0.2}, 0.99),
 		Seed:     seed, Replications: 3, BoundaryReplications: 5,
 		Start: 2, Precision: 0.05, CommonRate: 4,
 	}

@@ -1,6 +1,7 @@
-package sim
+package metrics
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -24,6 +25,9 @@ type SLO struct {
 	IncludeClientQueue bool    `json:"include_client_queue,omitempty" yaml:"include_client_queue,omitempty"`
 }
 
+// ErrInvalidSLO is wrapped by SLO.Validate's errors.
+var ErrInvalidSLO = errors.New("invalid slo")
+
 // Set reports whether any bound is configured.
 func (s SLO) Set() bool { return s.TTFT > 0 || s.TPOT > 0 || s.E2E > 0 }
 
@@ -34,7 +38,7 @@ func (s SLO) Validate() error {
 		v    float64
 	}{{"ttft", s.TTFT}, {"tpot", s.TPOT}, {"e2el", s.E2E}} {
 		if !(b.v >= 0) || math.IsInf(b.v, 1) {
-			return fmt.Errorf("%w: slo %s %v must be a finite number of seconds >= 0", ErrInvalidConfig, b.name, b.v)
+			return fmt.Errorf("%w: %s %v must be a finite number of seconds >= 0", ErrInvalidSLO, b.name, b.v)
 		}
 	}
 	return nil
@@ -63,13 +67,13 @@ func (s SLO) Passes(r *Request) bool {
 	return true
 }
 
-// violatedBy reports whether a request still in flight when the run
+// ViolatedBy reports whether a request still in flight when the run
 // stopped at time now has already missed a bound, so that it is a certain
 // miss: its TTFT and E2E can only grow past their current age (every event
 // at or before now has fired, so it ends after now), and its TPOT is at
 // least (now − FirstToken)/(Output − 1).
-func (s SLO) violatedBy(r *Request, now float64) bool {
-	start := s.origin(r)
+func (s SLO) ViolatedBy(r *Request, now float64) bool {
+	start := s.Origin(r)
 	if start < 0 {
 		return false
 	}
@@ -85,8 +89,8 @@ func (s SLO) violatedBy(r *Request, now float64) bool {
 	return false
 }
 
-// origin returns the time TTFT and E2E bounds are measured from.
-func (s SLO) origin(r *Request) float64 {
+// Origin returns the time TTFT and E2E bounds are measured from.
+func (s SLO) Origin(r *Request) float64 {
 	if s.IncludeClientQueue {
 		return r.Arrival
 	}

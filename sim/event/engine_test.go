@@ -1,7 +1,8 @@
-package sim
+package event
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -117,20 +118,34 @@ func BenchmarkEngine(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
-// TestSeriesBounded: a series never exceeds MaxSeriesPoints, keeps its
-// times increasing and spans the whole run.
-func TestSeriesBounded(t *testing.T) {
-	s := NewSeries("x", 0.5, "a", "b")
-	for i := range 100_000 {
-		ti := float64(i) * 0.1
-		s.Record(ti, ti, 2*ti)
+// TestHeapSorts checks Heap against sort: pushing random values
+// interleaved with pops yields every popped value no greater than the
+// values still inside, and draining returns them in sorted order.
+func TestHeapSorts(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	var h Heap[int]
+	var inside []int
+	var popped []int
+	for range 5000 {
+		if r.IntN(3) > 0 || h.Len() == 0 {
+			v := r.IntN(1000)
+			h.Push(float64(v), 0, v)
+			inside = append(inside, v)
+			continue
+		}
+		_, v := h.Pop()
+		slices.Sort(inside)
+		require.Equal(t, inside[0], v, "Pop must return the minimum")
+		inside = inside[1:]
+		popped = append(popped, v)
 	}
-	require.LessOrEqual(t, len(s.Times), MaxSeriesPoints)
-	require.Greater(t, len(s.Times), MaxSeriesPoints/2)
-	for i := 1; i < len(s.Times); i++ {
-		require.Less(t, s.Times[i-1], s.Times[i])
-		require.Equal(t, 2*s.Values[i][0], s.Values[i][1])
+	var drained []int
+	for h.Len() > 0 {
+		_, v := h.Pop()
+		drained = append(drained, v)
 	}
-	assert.Equal(t, 0.0, s.Times[0])
-	assert.Greater(t, s.Times[len(s.Times)-1], 9000.0)
+	slices.Sort(inside)
+	assert.Equal(t, inside, drained)
+	assert.NotEmpty(t, popped)
 }

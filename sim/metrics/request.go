@@ -1,4 +1,4 @@
-package sim
+package metrics
 
 // Unset marks a request time that has not happened yet.
 const Unset = -1.0
@@ -38,8 +38,10 @@ func (s Status) Ended() bool { return s >= Completed }
 // Unset (−1) until they happen. The invariant
 // Arrival ≤ Sent ≤ Start ≤ FirstToken ≤ Done holds for completed requests.
 //
-// Servers receive *Request from Arrive and may keep it until they call
-// Env.Finish or Env.Fail; after that the record may be reused.
+// A record holds only what every server has: per-request state of one
+// kind of server (a drawn service time, a preemption count) lives in that
+// server. Servers receive *Request on arrival and may keep it until they
+// report its end; after that the record may be reused.
 type Request struct {
 	// ID is the request's index in arrival (open loop) or send (closed
 	// loop) order, from 0.
@@ -58,18 +60,11 @@ type Request struct {
 	FirstToken float64 `json:"first_token"`
 	// Done is when it completed, failed or was rejected.
 	Done float64 `json:"done"`
-	// Service is the service time an FCFS server drew for it, seconds
-	// (0 for servers that do not draw one).
-	Service float64 `json:"service,omitempty"`
-	// Preemptions counts how often a batching server evicted it.
-	Preemptions int `json:"preemptions,omitempty"`
 	// Status is where its life ended (or InFlight/Queued at a horizon).
 	Status Status `json:"-"`
-	// Warmup marks the first Config.Warmup requests, which every statistic
-	// leaves out.
+	// Warmup marks the warm-up requests (the first ones by arrival), which
+	// every statistic leaves out.
 	Warmup bool `json:"warmup,omitempty"`
-
-	certainMiss bool // counted as a miss before it ended (StopAfterMisses)
 	// Client is the closed-loop client that sent it (0 in open loops).
 	Client int `json:"client,omitempty"`
 }
@@ -95,65 +90,8 @@ func (r *Request) TPOT() (float64, bool) {
 	return (r.Done - r.FirstToken) / float64(r.Output-1), true
 }
 
-func (r *Request) reset(id int) {
+// Reset makes r a fresh record of request id with every time Unset.
+func (r *Request) Reset(id int) {
 	*r = Request{ID: id, Arrival: Unset, Sent: Unset, Start: Unset, FirstToken: Unset, Done: Unset}
 }
 
-// requestStore holds request records in fixed-size pages so that pointers
-// stay valid as it grows. In summary mode ended records go on a free list.
-//
-// When the run's request count is known and records are kept, reserve
-// makes one page of exactly that size, so the records end up contiguous and
-// all returns them without copying.
-type requestStore struct {
-	pages [][]Request
-	n     int // slots handed out
-	free  []*Request
-}
-
-func (s *requestStore) reserve(n int) { s.pages = [][]Request{make([]Request, n)} }
-
-const pageSize = 4096
-
-func (s *requestStore) alloc(id int) *Request {
-	if k := len(s.free); k > 0 {
-		r := s.free[k-1]
-		s.free = s.free[:k-1]
-		r.reset(id)
-		return r
-	}
-	// A fresh slot is zeroed memory: set only the fields that are not zero.
-	r := s.slot(s.n)
-	s.n++
-	r.ID = id
-	r.Arrival, r.Sent, r.Start, r.FirstToken, r.Done = Unset, Unset, Unset, Unset, Unset
-	return r
-}
-
-func (s *requestStore) release(r *Request) { s.free = append(s.free, r) }
-
-// slot returns record i, adding a page when i is one past the end.
-func (s *requestStore) slot(i int) *Request {
-	if len(s.pages) == 1 && len(s.pages[0]) != pageSize { // reserved
-		if i < len(s.pages[0]) {
-			return &s.pages[0][i]
-		}
-		panic("sim: more requests than reserved")
-	}
-	if i == len(s.pages)*pageSize {
-		s.pages = append(s.pages, make([]Request, pageSize))
-	}
-	return &s.pages[i/pageSize][i%pageSize]
-}
-
-// all returns the records in slot order (full mode: ID order).
-func (s *requestStore) all() []Request {
-	if len(s.pages) == 1 {
-		return s.pages[0][:s.n:s.n]
-	}
-	out := make([]Request, 0, s.n)
-	for i := 0; i < s.n; i++ {
-		out = append(out, *s.slot(i))
-	}
-	return out
-}

@@ -1,4 +1,4 @@
-package sim
+package metrics
 
 import "math"
 
@@ -19,7 +19,7 @@ import "math"
 //
 // A stable queue's backlog is stationary and fails the first test; at ρ ≥ 1
 // it grows like (λ−μ)t and passes all of them. A run also ends early,
-// unstable, when the backlog reaches Config.MaxInSystem.
+// unstable, when the backlog reaches a run's cap on requests in the system.
 //
 // The verdict needs a window that covers several relaxation times of the
 // queue: near ρ = 1 relaxation is slow, and short runs can go either way.
@@ -59,8 +59,9 @@ type batch struct{ n, sumT, sumY float64 }
 func (b batch) meanT() float64 { return b.sumT / b.n }
 func (b batch) meanY() float64 { return b.sumY / b.n }
 
-// trend keeps batch means of (arrival time, backlog) online.
-type trend struct {
+// A Trend is the stability detector: it keeps batch means of (arrival
+// time, backlog) online in constant memory. The zero Trend is ready.
+type Trend struct {
 	size    float64 // arrivals per batch, doubling
 	cur     batch
 	batches []batch
@@ -68,7 +69,8 @@ type trend struct {
 	last    float64
 }
 
-func (tr *trend) add(t, y float64) {
+// Add records the backlog y seen by an arrival at time t.
+func (tr *Trend) Add(t, y float64) {
 	if tr.size == 0 {
 		tr.size = 1
 		tr.batches = make([]batch, 0, maxBatches)
@@ -104,7 +106,8 @@ func means(bs []batch) (y, t float64) {
 	return y / k, t / k
 }
 
-func (tr *trend) verdict() Stability {
+// Verdict judges the backlog recorded so far.
+func (tr *Trend) Verdict() Stability {
 	st := Stability{EndInSystem: int(tr.last)}
 	if tr.n > 0 {
 		st.MeanInSystem = tr.sumY / tr.n

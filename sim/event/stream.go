@@ -1,4 +1,4 @@
-package sim
+package event
 
 import (
 	"hash/fnv"
@@ -9,7 +9,7 @@ import (
 // generator seeded with (seed, FNV-1a(name)). Streams of different names
 // are independent, and one name under one seed always gives the same
 // numbers, so two configurations run with one seed see the same arrivals
-// and lengths (common random numbers). sim itself uses "arrivals",
+// and lengths (common random numbers). the sim package uses "arrivals",
 // "lengths" and "think"; servers conventionally use "service".
 func NewStream(seed uint64, name string) *rand.Rand {
 	h := fnv.New64a()

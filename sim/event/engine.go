@@ -1,4 +1,4 @@
-package sim
+package event
 
 import (
 	"fmt"
@@ -25,15 +25,10 @@ const (
 
 const seqBits = 56
 
-type event struct {
-	time float64
-	key  uint64 // priority<<seqBits | insertion sequence
-	fn   Handler
-	arg  int64
-}
-
-func (a *event) before(b *event) bool {
-	return a.time < b.time || (a.time == b.time && a.key < b.key)
+// action is what an event does: fn(arg).
+type action struct {
+	fn  Handler
+	arg int64
 }
 
 // Engine is a discrete-event scheduler: a binary heap of value events
@@ -44,27 +39,28 @@ func (a *event) before(b *event) bool {
 //
 // An Engine is not safe for concurrent use; one run owns one Engine.
 type Engine struct {
-	now   float64
-	seq   uint64
-	heap  []event
-	fired uint64
+	now    float64
+	seq    uint64
+	events Heap[action] // tie: priority<<seqBits | insertion sequence
+	fired  uint64
 }
 
 // Now returns the simulated time in seconds.
 func (e *Engine) Now() float64 { return e.now }
 
 // Len returns the number of pending events.
-func (e *Engine) Len() int { return len(e.heap) }
+func (e *Engine) Len() int { return e.events.Len() }
 
 // Fired returns the number of events fired so far.
 func (e *Engine) Fired() uint64 { return e.fired }
 
 // NextTime returns the time of the earliest pending event, or +Inf.
 func (e *Engine) NextTime() float64 {
-	if len(e.heap) == 0 {
+	if e.events.Len() == 0 {
 		return math.Inf(1)
 	}
-	return e.heap[0].time
+	t, _ := e.events.Min()
+	return t
 }
 
 // Schedule arranges for fn(arg) to run at time t with priority p.
@@ -72,11 +68,10 @@ func (e *Engine) NextTime() float64 {
 // caller and panics.
 func (e *Engine) Schedule(t float64, p Priority, fn Handler, arg int64) {
 	if !(t >= e.now) {
-		panic(fmt.Sprintf("sim: event scheduled at %v, before now %v", t, e.now))
+		panic(fmt.Sprintf("event: scheduled at %v, before now %v", t, e.now))
 	}
 	e.seq++
-	e.heap = append(e.heap, event{time: t, key: uint64(p)<<seqBits | e.seq, fn: fn, arg: arg})
-	e.up(len(e.heap) - 1)
+	e.events.Push(t, uint64(p)<<seqBits|e.seq, action{fn, arg})
 }
 
 // After is Schedule at Now()+d.
@@ -86,27 +81,20 @@ func (e *Engine) After(d float64, p Priority, fn Handler, arg int64) {
 
 // Step fires the earliest event and reports whether there was one.
 func (e *Engine) Step() bool {
-	n := len(e.heap) - 1
-	if n < 0 {
+	if e.events.Len() == 0 {
 		return false
 	}
-	ev := e.heap[0]
-	e.heap[0] = e.heap[n]
-	e.heap[n] = event{}
-	e.heap = e.heap[:n]
-	if n > 0 {
-		e.down(0)
-	}
-	e.now = ev.time
+	t, a := e.events.Pop()
+	e.now = t
 	e.fired++
-	ev.fn(ev.arg)
+	a.fn(a.arg)
 	return true
 }
 
 // RunUntil fires events while the earliest is at or before t and stop
 // returns false; stop may be nil. It returns whether stop ended the loop.
 func (e *Engine) RunUntil(t float64, stop func() bool) bool {
-	for len(e.heap) > 0 && e.heap[0].time <= t {
+	for e.events.Len() > 0 && e.NextTime() <= t {
 		e.Step()
 		if stop != nil && stop() {
 			return true
@@ -115,34 +103,11 @@ func (e *Engine) RunUntil(t float64, stop func() bool) bool {
 	return false
 }
 
-func (e *Engine) up(i int) {
-	h := e.heap
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h[i].before(&h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
+// SetNow moves the clock forward to t without firing anything, for a run
+// that stops at a horizon between events. It panics if t is before Now.
+func (e *Engine) SetNow(t float64) {
+	if !(t >= e.now) {
+		panic(fmt.Sprintf("event: clock set to %v, before now %v", t, e.now))
 	}
-}
-
-func (e *Engine) down(i int) {
-	h := e.heap
-	n := len(h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && h[r].before(&h[l]) {
-			m = r
-		}
-		if !h[m].before(&h[i]) {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
+	e.now = t
 }

@@ -1,4 +1,4 @@
-package sim
+package event
 
 // Ring is a growable FIFO queue over a circular buffer: Push and Pop are
 // O(1) and allocate only when the buffer doubles, so a queue that has
@@ -42,7 +42,7 @@ func (q *Ring[T]) PushFront(v T) {
 // Pop removes and returns the front item. It panics when empty.
 func (q *Ring[T]) Pop() T {
 	if q.size == 0 {
-		panic("sim: Pop from empty Ring")
+		panic("event: Pop from empty Ring")
 	}
 	var zero T
 	v := q.buf[q.head]
@@ -55,7 +55,7 @@ func (q *Ring[T]) Pop() T {
 // Peek returns the front item without removing it. It panics when empty.
 func (q *Ring[T]) Peek() T {
 	if q.size == 0 {
-		panic("sim: Peek at empty Ring")
+		panic("event: Peek at empty Ring")
 	}
 	return q.buf[q.head]
 }

@@ -1,4 +1,4 @@
-package sim
+package metrics
 
 // A Series is a bounded time series of a server's counters, sampled
 // against simulated time. Servers keep one with Record; its memory is
@@ -50,10 +50,4 @@ func (s *Series) Record(t float64, values ...float64) {
 	s.Times = append(s.Times, t)
 	s.Values = append(s.Values, append([]float64(nil), values...))
 	s.next = t + s.interval
-}
-
-// A SeriesReporter is a Server that keeps time series of its counters;
-// Result.Series carries them.
-type SeriesReporter interface {
-	Series() []*Series
 }

@@ -1,0 +1,87 @@
+package event
+
+// Heap is a binary min-heap of values of T, each pushed with an ordering
+// key (a time and a tie-breaking integer): Pop returns the value with the
+// smallest time, and among equal times the smallest tie-breaker. Push and
+// Pop are O(log n) and allocate only when the backing array grows, so a
+// heap that has reached its working size no longer allocates.
+//
+// The ordering key is stored beside the value rather than computed by a
+// comparison function: comparing two concrete fields inlines, where a
+// function value or a method constraint would cost an indirect call per
+// comparison (about 1.5x slower on the engine's hot path, measured).
+//
+// The Engine keeps its events in one; a server uses one for its own
+// orderings (a batching engine's finish steps, say). The zero Heap is
+// empty and ready to use.
+type Heap[T any] struct {
+	items []heapItem[T]
+}
+
+type heapItem[T any] struct {
+	time float64
+	tie  uint64
+	v    T
+}
+
+func (a *heapItem[T]) before(b *heapItem[T]) bool {
+	return a.time < b.time || (a.time == b.time && a.tie < b.tie)
+}
+
+// Len returns the number of items.
+func (h *Heap[T]) Len() int { return len(h.items) }
+
+// Min returns the smallest item's time and a pointer to its value, valid
+// until the next Push or Pop. It panics when the heap is empty.
+func (h *Heap[T]) Min() (time float64, v *T) { return h.items[0].time, &h.items[0].v }
+
+// Push adds v under the key (time, tie).
+func (h *Heap[T]) Push(time float64, tie uint64, v T) {
+	h.items = append(h.items, heapItem[T]{time, tie, v})
+	s := h.items
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !s[i].before(&s[p]) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+// Pop removes the smallest item and returns its time and value. It panics
+// when the heap is empty.
+func (h *Heap[T]) Pop() (time float64, v T) {
+	n := len(h.items) - 1
+	top := h.items[0]
+	h.items[0] = h.items[n]
+	h.items[n] = heapItem[T]{} // drop references held by the removed slot
+	h.items = h.items[:n]
+	s := h.items
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && s[r].before(&s[l]) {
+			m = r
+		}
+		if !s[m].before(&s[i]) {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	return top.time, top.v
+}
+
+// Shift adds d to every item's time. The order is unchanged, so it costs
+// one pass and no sifting.
+func (h *Heap[T]) Shift(d float64) {
+	for i := range h.items {
+		h.items[i].time += d
+	}
+}
