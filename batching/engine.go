@@ -40,11 +40,11 @@ type seq struct {
 // computedAt returns a decoding seq's KV entries at step index s.
 func (q *seq) computedAt(s int64) int { return q.base + int(s-q.joinStep) }
 
-// finishEntry says seq q (if its epoch still matches) emits its last token
-// at the end of step index step.
+// finishEntry says seq q (if its epoch still matches) emits its last
+// token at the end of a step index, the entry's key in the finish heap
+// (ties broken by admission order). Step indices are exact in the heap's
+// float64 key up to 2⁵³ steps.
 type finishEntry struct {
-	step  int64
-	order int64
 	q     *seq
 	epoch int32
 }
@@ -84,7 +84,7 @@ type engine struct {
 	measuredDec   int
 	kvSum         int64 // Σ computed over decoders
 	phase         []int // decoders by (base − joinStep) mod block size
-	finish        []finishEntry
+	finish        event.Heap[finishEntry]
 	lastDecodeEnd float64
 	fresh         []freshGroup
 
@@ -232,7 +232,7 @@ func (e *engine) joinDecoders(q *seq) {
 	}
 	e.kvSum += int64(q.base)
 	e.phase[e.phaseOf(q)]++
-	e.pushFinish(finishEntry{step: e.step + int64(q.req.Output-q.generated), order: q.order, q: q, epoch: q.epoch})
+	e.finish.Push(float64(e.step+int64(q.req.Output-q.generated)), uint64(q.order), finishEntry{q: q, epoch: q.epoch})
 }
 
 // leaveDecoders removes decoder q at step index s, returning its computed
@@ -432,8 +432,8 @@ func (e *engine) endStep(int64) {
 	}
 	e.step++
 	if e.stepDecodes > 0 {
-		for len(e.finish) > 0 && e.finish[0].step <= e.step {
-			f := e.popFinish()
+		for e.finish.Len() > 0 && e.nextFinish() <= e.step {
+			_, f := e.finish.Pop()
 			if f.epoch != f.q.epoch {
 				continue // preempted since
 			}
@@ -512,52 +512,11 @@ func (e *engine) delayFinishes() {
 			e.phase[e.phaseOf(q)]++
 		}
 	}
-	for i := range e.finish {
-		e.finish[i].step++
-	}
+	e.finish.Shift(1)
 }
 
-func (e *engine) pushFinish(f finishEntry) {
-	e.finish = append(e.finish, f)
-	h := e.finish
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !finishLess(&h[i], &h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
-
-func (e *engine) popFinish() finishEntry {
-	h := e.finish
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h[n] = finishEntry{}
-	h = h[:n]
-	e.finish = h
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && finishLess(&h[r], &h[l]) {
-			m = r
-		}
-		if !finishLess(&h[m], &h[i]) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	return top
-}
-
-func finishLess(a, b *finishEntry) bool {
-	return a.step < b.step || (a.step == b.step && a.order < b.order)
+// nextFinish returns the step index of the earliest finish entry.
+func (e *engine) nextFinish() int64 {
+	step, _ := e.finish.Min()
+	return int64(step)
 }

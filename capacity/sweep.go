@@ -3,51 +3,9 @@ package capacity
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/servesim/servesim/sim"
-	"github.com/servesim/servesim/sim/event"
 )
-
-// Shard selects part of a job list, so one sweep can be spread over
-// machines: job j belongs to shard Index of Count when j mod Count == Index.
-// Each shard is a deterministic function of (sweep, index), so it runs
-// unchanged as a Kubernetes Indexed Job (--shard $JOB_COMPLETION_INDEX/n)
-// or a Slurm job array (--shard $SLURM_ARRAY_TASK_ID/n), and the shards'
-// outputs together are exactly the unsharded run's.
-type Shard struct {
-	Index, Count int
-}
-
-// All is the shard that owns every job.
-var All = Shard{Index: 0, Count: 1}
-
-// ParseShard parses "i/n" with 0 ≤ i < n.
-func ParseShard(s string) (Shard, error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(strings.TrimSpace(a))
-	n, err2 := strconv.Atoi(strings.TrimSpace(b))
-	if !ok || err1 != nil || err2 != nil {
-		return Shard{}, fmt.Errorf("%w: shard %q must look like i/n, e.g. 0/4", ErrInvalid, s)
-	}
-	sh := Shard{Index: i, Count: n}
-	return sh, sh.Validate()
-}
-
-// Validate requires Count ≥ 1 and 0 ≤ Index < Count.
-func (s Shard) Validate() error {
-	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
-		return fmt.Errorf("%w: shard %d/%d must have 0 <= index < count", ErrInvalid, s.Index, s.Count)
-	}
-	return nil
-}
-
-// Owns reports whether job j belongs to the shard.
-func (s Shard) Owns(j int) bool { return j%s.Count == s.Index }
-
-// String returns "i/n".
-func (s Shard) String() string { return strconv.Itoa(s.Index) + "/" + strconv.Itoa(s.Count) }
 
 // Sweep runs one configuration per value of a scalar parameter (a rate, a
 // concurrency, a TP degree, any number Config maps to a run), Replications
@@ -71,14 +29,11 @@ type Sweep struct {
 	Workers int
 }
 
-// Job is one run of a sweep: value Values[Point], replication Replication.
-// Index = Point·Replications + Replication orders all jobs.
+// Job is one run of a sweep: value Values[Point], replication
+// Replication, numbered and seeded by sim.JobAt.
 type Job struct {
-	Index       int     `json:"job"`
-	Point       int     `json:"point"`
-	Replication int     `json:"replication"`
-	Value       float64 `json:"value"`
-	Seed        uint64  `json:"seed"`
+	sim.Job
+	Value float64 `json:"value"`
 }
 
 // JobResult pairs a job with its run.
@@ -87,15 +42,13 @@ type JobResult struct {
 	Result *sim.Result `json:"result"`
 }
 
-// Jobs lists every job in index order.
-func (s Sweep) Jobs() []Job {
-	jobs := make([]Job, 0, len(s.Values)*s.Replications)
-	for p, v := range s.Values {
-		for r := range s.Replications {
-			jobs = append(jobs, Job{Index: len(jobs), Point: p, Replication: r, Value: v, Seed: event.ReplicationSeed(s.Seed, r)})
-		}
-	}
-	return jobs
+// Size returns the number of jobs, len(Values)·Replications.
+func (s Sweep) Size() int { return len(s.Values) * s.Replications }
+
+// Job returns job i (0 ≤ i < Size()).
+func (s Sweep) Job(i int) Job {
+	j := sim.JobAt(i, s.Replications, s.Seed)
+	return Job{Job: j, Value: s.Values[j.Point]}
 }
 
 // Validate checks the sweep's settings.
@@ -116,40 +69,34 @@ func (s Sweep) Validate() error {
 	return nil
 }
 
-// Run runs the jobs the shard owns and returns them in index order.
-func (s Sweep) Run(shard Shard) ([]JobResult, error) {
+// Run runs the jobs the shard owns (sim.Each) and returns them in index
+// order. On failure it returns the error of the lowest failed job beside
+// the jobs that completed (their Result set).
+func (s Sweep) Run(shard sim.Shard) ([]JobResult, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	if err := shard.Validate(); err != nil {
 		return nil, err
 	}
-	var jobs []Job
-	var cfgs []sim.Config
-	for _, j := range s.Jobs() {
-		if !shard.Owns(j.Index) {
-			continue
-		}
+	out := make([]JobResult, shard.Size(s.Size()))
+	err := sim.Each(s.Size(), shard, s.Workers, func(k, i int) error {
+		j := s.Job(i)
+		out[k].Job = j
 		cfg, err := s.Config(j.Value)
 		if err != nil {
-			return nil, fmt.Errorf("sweep %s=%v: %w", s.Param, j.Value, err)
+			return fmt.Errorf("sweep %s=%v: %w", s.Param, j.Value, err)
 		}
 		cfg.Seed = j.Seed
-		jobs = append(jobs, j)
-		cfgs = append(cfgs, cfg)
-	}
-	results, err := sim.RunAll(cfgs, s.Workers)
-	out := make([]JobResult, len(jobs))
-	for i, j := range jobs {
-		out[i] = JobResult{Job: j, Result: results[i]}
-		if results[i] != nil {
-			results[i].Replication = j.Replication
+		res, err := sim.Run(cfg)
+		if err != nil {
+			return fmt.Errorf("sweep %s=%v, replication %d: %w", s.Param, j.Value, j.Replication, err)
 		}
-	}
-	if err != nil {
-		return out, fmt.Errorf("sweep %s: %w", s.Param, err)
-	}
-	return out, nil
+		res.Replication = j.Replication
+		out[k].Result = res
+		return nil
+	})
+	return out, err
 }
 
 // Judge groups sweep results over rates into Points with the criteria's

@@ -44,14 +44,14 @@ func marshal(t *testing.T, rs []capacity.JobResult) []string {
 // whatever GOMAXPROCS.
 func TestShardsPartitionTheSweep(t *testing.T) {
 	s := rateSweep([]float64{2, 4, 6, 8, 9})
-	whole, err := s.Run(capacity.All)
+	whole, err := s.Run(sim.AllJobs)
 	require.NoError(t, err)
 	require.Len(t, whole, 15)
 
 	old := runtime.GOMAXPROCS(1)
 	var merged []capacity.JobResult
 	for i := range 4 {
-		part, err := s.Run(capacity.Shard{Index: i, Count: 4})
+		part, err := s.Run(sim.Shard{Index: i, Count: 4})
 		require.NoError(t, err)
 		for _, jr := range part {
 			assert.Equal(t, i, jr.Index%4)
@@ -72,7 +72,7 @@ func TestShardsPartitionTheSweep(t *testing.T) {
 // λ* = μ + ln(1−q)/t = 7.70 req/s.
 func TestGridBracket(t *testing.T) {
 	s := rateSweep([]float64{2, 4, 6, 7, 8, 9})
-	res, err := s.Run(capacity.All)
+	res, err := s.Run(sim.AllJobs)
 	require.NoError(t, err)
 	points := capacity.Judge(capacity.DefaultCriteria(metrics.SLO{E2E: 1}, 0.9), res)
 	require.Len(t, points, 6)
@@ -89,25 +89,25 @@ func TestGridBracket(t *testing.T) {
 }
 
 func TestParseShard(t *testing.T) {
-	sh, err := capacity.ParseShard("2/5")
+	sh, err := sim.ParseShard("2/5")
 	require.NoError(t, err)
-	assert.Equal(t, capacity.Shard{Index: 2, Count: 5}, sh)
+	assert.Equal(t, sim.Shard{Index: 2, Count: 5}, sh)
 	assert.Equal(t, "2/5", sh.String())
 	for _, bad := range []string{"5/5", "-1/3", "1", "a/b", "1/0", ""} {
-		_, err := capacity.ParseShard(bad)
+		_, err := sim.ParseShard(bad)
 		assert.Error(t, err, bad)
 	}
 }
 
 func TestSweepValidate(t *testing.T) {
 	s := rateSweep(nil)
-	_, err := s.Run(capacity.All)
+	_, err := s.Run(sim.AllJobs)
 	assert.ErrorContains(t, err, "no values")
 	s = rateSweep([]float64{1})
 	s.Replications = 0
-	_, err = s.Run(capacity.All)
+	_, err = s.Run(sim.AllJobs)
 	assert.ErrorContains(t, err, "replications 0")
 	s = rateSweep([]float64{-1})
-	_, err = s.Run(capacity.All)
+	_, err = s.Run(sim.AllJobs)
 	assert.ErrorContains(t, err, "poisson rate -1")
 }

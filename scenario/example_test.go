@@ -27,18 +27,19 @@ sweep: {param: workload.arrival.rate, values: [4, 8, 12]}
 		fmt.Println(err)
 		return
 	}
-	pts, jobs, err := s.Jobs()
+	x, err := s.Experiment()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	res, err := sim.Run(jobs[len(jobs)-1].Config)
+	last, cfg := x.Job(x.Size() - 1)
+	res, err := sim.Run(cfg)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Printf("%d points, %d jobs; last job: rate %v, replication %d, attainment %.2f\n",
-		len(pts), len(jobs), pts[jobs[len(jobs)-1].Point].Value, jobs[len(jobs)-1].Replication, res.Attainment)
+		len(x.Points), x.Size(), x.Points[last.Point].Value, last.Replication, res.Attainment)
 
 	_, err = scenario.Parse([]byte("workload:\n  arrival: {rate: 4}\nserver:\n  model: llama-2\n"), "bad.yaml")
 	fmt.Println(err)

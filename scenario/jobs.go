@@ -1,44 +1,46 @@
 package scenario
 
-import (
-	"github.com/servesim/servesim/sim"
-	"github.com/servesim/servesim/sim/event"
-)
+import "github.com/servesim/servesim/sim"
 
-// A Job is one run of an experiment: one replication at one sweep point.
-// Jobs are numbered point-major, Index = Point·Replications + Replication,
-// so the list — and every shard of it (capacity.Shard: the jobs with
-// Index mod n = i) — is a function of the scenario alone. The numbering and
-// the seeds are those of capacity.Sweep.
-type Job struct {
-	Index       int
-	Point       int
-	Replication int
-	// Seed is event.ReplicationSeed(Scenario.Seed, Replication): the same
-	// at every point, so points are compared on common random numbers.
-	Seed   uint64
-	Config sim.Config
+// An Experiment is a scenario ready to run: its sweep points, one run
+// configuration per point, and the replications of each. Its jobs are
+// numbered and seeded by sim.JobAt (point-major, the replication seed the
+// same at every point), so the job list, and every shard of it
+// (sim.Shard), is a function of the scenario alone. Jobs are built one at
+// a time by Job, never listed up front, so memory does not grow with the
+// replication count.
+type Experiment struct {
+	// Points are the sweep points (one point without a sweep).
+	Points []Point
+	// Configs[p] is point p's run configuration; its Seed is unset.
+	Configs []sim.Config
+	// Replications per point, and the Seed their seeds derive from.
+	Replications int
+	Seed         uint64
 }
 
-// Jobs returns the sweep points and every job, in index order. Each job's
-// Config carries its own seed.
-func (s *Scenario) Jobs() ([]Point, []Job, error) {
+// Experiment resolves every sweep point to its run configuration.
+func (s *Scenario) Experiment() (*Experiment, error) {
 	pts, err := s.Points()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	r := s.Replications
-	jobs := make([]Job, 0, len(pts)*r)
-	for _, p := range pts {
-		cfg, err := p.Scenario.Config()
-		if err != nil {
-			return nil, nil, err
-		}
-		for rep := range r {
-			c := cfg
-			c.Seed = event.ReplicationSeed(s.Seed, rep)
-			jobs = append(jobs, Job{Index: len(jobs), Point: p.Index, Replication: rep, Seed: c.Seed, Config: c})
+	x := &Experiment{Points: pts, Configs: make([]sim.Config, len(pts)), Replications: s.Replications, Seed: s.Seed}
+	for i, p := range pts {
+		if x.Configs[i], err = p.Scenario.Config(); err != nil {
+			return nil, err
 		}
 	}
-	return pts, jobs, nil
+	return x, nil
+}
+
+// Size returns the number of jobs: points × replications.
+func (x *Experiment) Size() int { return len(x.Points) * x.Replications }
+
+// Job returns job i (0 ≤ i < Size()) and its run configuration, seeded.
+func (x *Experiment) Job(i int) (sim.Job, sim.Config) {
+	j := sim.JobAt(i, x.Replications, x.Seed)
+	cfg := x.Configs[j.Point]
+	cfg.Seed = j.Seed
+	return j, cfg
 }

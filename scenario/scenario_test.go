@@ -195,9 +195,19 @@ sweep:
 	if err != nil {
 		t.Fatal(err)
 	}
-	pts, jobs, err := s.Jobs()
+	x, err := s.Experiment()
 	if err != nil {
 		t.Fatal(err)
+	}
+	pts := x.Points
+	type job struct {
+		sim.Job
+		Config sim.Config
+	}
+	var jobs []job
+	for i := range x.Size() {
+		j, cfg := x.Job(i)
+		jobs = append(jobs, job{j, cfg})
 	}
 	if len(pts) != 2 || len(jobs) != 4 {
 		t.Fatalf("%d points, %d jobs; want 2, 4", len(pts), len(jobs))
@@ -267,7 +277,7 @@ func TestExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := s.Jobs(); err != nil {
+			if _, err := s.Experiment(); err != nil {
 				t.Fatal(err)
 			}
 		})

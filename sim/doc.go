@@ -1,22 +1,20 @@
-// Package sim is servesim's discrete-event engine and experiment runner.
+// Package sim runs servesim experiments: it wires a workload (package
+// workload), a server (package queue's FCFS stations, package batching's
+// continuous-batching engines) and the measurement side (package
+// sim/metrics) onto the event engine (package sim/event).
 //
-// Run simulates one run: a workload (package workload) feeding a Server
-// (package queue's FCFS stations, package batching's continuous-batching
-// engines) under one seed, until Config.Requests have been injected and
-// drained or Config.Horizon is reached. It returns a Result with the
-// metrics of `vllm bench serve` — TTFT, TPOT, ITL, E2E (mean, median, std,
-// any percentile by numpy's linear interpolation), throughputs, request
-// goodput — plus joint SLO attainment, per-GPU goodput, queue times,
-// Little's-law bookkeeping and a stability verdict. Replicate runs
-// independent replications with pre-declared seeds in parallel; RunAll runs
-// any list of configurations (a sweep) the same way.
+// Run simulates one run under one seed, until Config.Requests have been
+// injected and drained or Config.Horizon is reached. It returns a Result
+// with the metrics of `vllm bench serve` — TTFT, TPOT, ITL, E2E (mean,
+// median, std, any percentile by numpy's linear interpolation),
+// throughputs, request goodput — plus joint SLO attainment, per-GPU
+// goodput, queue times, Little's-law bookkeeping and a stability verdict
+// (docs/metrics.md defines each).
 //
-// # Engine
-//
-// Engine is a typed binary heap of value events ordered by (time, priority,
-// insertion sequence): ties are FIFO, the run is deterministic, the clock
-// never goes back, and firing an event allocates nothing. Events are
-// callbacks (Handler), not goroutines.
+// Replicate runs independent replications with pre-declared seeds; RunAll
+// runs any list of configurations. Both go through Each, the project's one
+// job runner, with the one numbering and seeding rule of Job and JobAt;
+// capacity sweeps and the CLI's scenario runs and shards use the same.
 //
 // # Servers
 //
@@ -24,7 +22,10 @@
 // through the Env: Start (first scheduled), FirstToken, Tokens (pooled
 // inter-token gaps of one engine step), Finish, Fail, Reject. Servers draw
 // random numbers from named streams (Env.Rand) so that configurations run
-// with one seed share arrivals, lengths and service draws.
+// with one seed share arrivals, lengths and service draws. Optional
+// interfaces let a server report more: StatsReporter (its counters),
+// SeriesReporter (their time series) and GPUCounter (GPUs occupied, for
+// per-GPU goodput).
 //
 // # Metrics
 //

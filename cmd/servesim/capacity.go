@@ -162,9 +162,9 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 	if err != nil {
 		return fmt.Errorf("capacity: --grid %q: %v", c.grid, err)
 	}
-	shard := capacity.All
+	shard := sim.AllJobs
 	if c.shard != "" {
-		if shard, err = capacity.ParseShard(c.shard); err != nil {
+		if shard, err = sim.ParseShard(c.shard); err != nil {
 			return fmt.Errorf("capacity: --shard: %w", err)
 		}
 	}
@@ -255,7 +255,7 @@ type gridJob struct {
 
 const gridKind = "servesim-capacity-grid"
 
-func writeGridShard(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, rates []float64, reps int, sh capacity.Shard, results []capacity.JobResult) error {
+func writeGridShard(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, rates []float64, reps int, sh sim.Shard, results []capacity.JobResult) error {
 	g := gridShard{Kind: gridKind, Scenario: sc.Name, Server: sc.Server.String(), Criteria: crit, Grid: rates, Replications: reps, Shard: sh.String()}
 	for _, r := range results {
 		g.Jobs = append(g.Jobs, gridJob{Job: r.Job, Verdict: crit.Judge(r.Result, r.Value)})

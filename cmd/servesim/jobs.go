@@ -3,9 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
@@ -23,59 +20,35 @@ type jobRecord struct {
 	Result      json.RawMessage `json:"result"`
 }
 
-// runJobs runs the jobs on up to workers goroutines (0: GOMAXPROCS) and
-// returns their records in job order. Each result is turned into JSON as
-// soon as its run ends, so memory holds one run per worker, not every
-// run's request records. Every run is a function of its Config alone, so
-// the records do not depend on the parallelism. On failure it returns the
-// error of the lowest-numbered failed job.
-func runJobs(pts []scenario.Point, jobs []scenario.Job, workers int, p *progress) ([]jobRecord, error) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = max(1, min(workers, len(jobs)))
-	recs := make([]jobRecord, len(jobs))
-	errs := make([]error, len(jobs))
-	var next atomic.Int64
-	var failed atomic.Bool
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !failed.Load() {
-				i := int(next.Add(1) - 1)
-				if i >= len(jobs) {
-					return
-				}
-				recs[i], errs[i] = runJob(pts, jobs[i])
-				if errs[i] != nil {
-					failed.Store(true)
-				}
-				p.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			j := jobs[i]
-			return nil, fmt.Errorf("job %d (point %d = %s, replication %d): %w", j.Index, j.Point, pointText(pts[j.Point]), j.Replication, err)
+// runJobs runs the jobs of x that shard owns on up to workers goroutines
+// (0: GOMAXPROCS, sim.Each) and returns their records in job order. Each
+// result is turned into JSON as soon as its run ends, so memory holds one
+// run per worker, not every run's request records. adjust, when set, edits
+// each job's configuration before it runs.
+func runJobs(x *scenario.Experiment, shard sim.Shard, workers int, adjust func(*sim.Config), p *progress) ([]jobRecord, error) {
+	recs := make([]jobRecord, shard.Size(x.Size()))
+	err := sim.Each(x.Size(), shard, workers, func(k, i int) error {
+		defer p.Add(1)
+		j, cfg := x.Job(i)
+		if adjust != nil {
+			adjust(&cfg)
 		}
+		rec, err := runJob(x.Points, j, cfg)
+		if err != nil {
+			return fmt.Errorf("job %d (point %d = %s, replication %d): %w", j.Index, j.Point, pointText(x.Points[j.Point]), j.Replication, err)
+		}
+		recs[k] = rec
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return recs, nil
 }
 
-// runJob runs one job and encodes its result. A panic (a broken internal
-// invariant, never bad input) becomes the job's error, so one bad run
-// cannot kill the process from a worker goroutine.
-func runJob(pts []scenario.Point, j scenario.Job) (rec jobRecord, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error: %v (please report it with the scenario)", r)
-		}
-	}()
-	res, err := sim.Run(j.Config)
+// runJob runs one job and encodes its result.
+func runJob(pts []scenario.Point, j sim.Job, cfg sim.Config) (jobRecord, error) {
+	res, err := sim.Run(cfg)
 	if err != nil {
 		return jobRecord{}, err
 	}

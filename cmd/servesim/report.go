@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/internal/jsonobj"
 	"github.com/servesim/servesim/scenario"
+	"github.com/servesim/servesim/sim"
 )
 
 // runFormat marks the JSON output of `servesim run` and `servesim merge`.
@@ -53,7 +53,7 @@ type sloJSON struct {
 }
 
 // newRunOutput describes the experiment of sc (before any job ran).
-func newRunOutput(sc *scenario.Scenario, pts []scenario.Point, jobs int, shard capacity.Shard) (*runOutput, error) {
+func newRunOutput(sc *scenario.Scenario, pts []scenario.Point, jobs int, shard sim.Shard) (*runOutput, error) {
 	sum := sha256.Sum256(sc.Source())
 	out := &runOutput{
 		Format:       runFormat,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/scenario"
+	"github.com/servesim/servesim/sim"
 )
 
 const runUsage = `Usage: servesim run SCENARIO.yaml [flags]
@@ -66,9 +67,9 @@ func runScenario(args []string, e *env) error {
 	if len(pos) != 1 {
 		return fmt.Errorf("run: want one scenario file, got %d arguments (usage: servesim run SCENARIO.yaml [flags])", len(pos))
 	}
-	shard := capacity.All
+	shard := sim.AllJobs
 	if o.shard != "" {
-		if shard, err = capacity.ParseShard(o.shard); err != nil {
+		if shard, err = sim.ParseShard(o.shard); err != nil {
 			return fmt.Errorf("run: --shard: %s", strings.TrimPrefix(err.Error(), capacity.ErrInvalid.Error()+": "))
 		}
 		if o.format == "" {
@@ -88,26 +89,18 @@ func runScenario(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	pts, jobs, err := sc.Jobs()
+	x, err := sc.Experiment()
 	if err != nil {
 		return err
 	}
-	for i := range jobs {
-		// The table and the plots use p99 whatever the scenario asks for.
-		jobs[i].Config.Percentiles = withPercentile(jobs[i].Config.Percentiles, 99)
-	}
-	out, err := newRunOutput(sc, pts, len(jobs), shard)
+	out, err := newRunOutput(sc, x.Points, x.Size(), shard)
 	if err != nil {
 		return err
 	}
-	var mine []scenario.Job
-	for _, j := range jobs {
-		if shard.Owns(j.Index) {
-			mine = append(mine, j)
-		}
-	}
-	p := startProgress(e.stderr, e.tty && !o.quiet, "running "+pos[0], len(mine))
-	out.Results, err = runJobs(pts, mine, o.workers, p)
+	// The table and the plots use p99 whatever the scenario asks for.
+	p99 := func(c *sim.Config) { c.Percentiles = withPercentile(c.Percentiles, 99) }
+	p := startProgress(e.stderr, e.tty && !o.quiet, "running "+pos[0], shard.Size(x.Size()))
+	out.Results, err = runJobs(x, shard, o.workers, p99, p)
 	p.Stop()
 	if err != nil {
 		return fmt.Errorf("run: %s: %w", pos[0], err)
