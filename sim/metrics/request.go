@@ -94,4 +94,3 @@ func (r *Request) TPOT() (float64, bool) {
 func (r *Request) Reset(id int) {
 	*r = Request{ID: id, Arrival: Unset, Sent: Unset, Start: Unset, FirstToken: Unset, Done: Unset}
 }
-
