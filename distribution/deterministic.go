@@ -1,6 +1,9 @@
 package distribution
 
-import "math/rand/v2"
+import (
+	"fmt"
+	"math/rand/v2"
+)
 
 // Deterministic is the point mass at Value. It consumes no random numbers.
 type Deterministic struct {
@@ -16,5 +19,18 @@ func (d Deterministic) Mean() float64 { return d.Value }
 // Var returns 0.
 func (d Deterministic) Var() float64 { return 0 }
 
-// Validate requires a finite Value ≥ 0.
-func (d Deterministic) Validate() error { return nonNegative("deterministic", "value", d.Value) }
+// CDF returns 1 for x ≥ Value and 0 below.
+func (d Deterministic) CDF(x float64) float64 {
+	if x >= d.Value {
+		return 1
+	}
+	return 0
+}
+
+// Validate requires a finite Value ≥ 0 whose square is finite.
+func (d Deterministic) Validate() error {
+	if err := nonNegative("deterministic", "value", d.Value); err != nil {
+		return err
+	}
+	return finiteMoments(d, "deterministic", fmt.Sprintf("value %v", d.Value))
+}

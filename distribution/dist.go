@@ -12,13 +12,17 @@ var ErrInvalid = errors.New("invalid distribution")
 
 // A Dist is a distribution over the non-negative reals.
 type Dist interface {
-	// Sample draws one value using r.
+	// Sample draws one value using r. The parameters must be valid
+	// (Validate returns nil).
 	Sample(r *rand.Rand) float64
 	// Mean returns the expectation.
 	Mean() float64
 	// Var returns the variance.
 	Var() float64
-	// Validate reports whether the parameters describe a distribution.
+	// CDF returns P(X ≤ x).
+	CDF(x float64) float64
+	// Validate reports whether the parameters describe a distribution whose
+	// mean, variance and second moment are finite.
 	Validate() error
 }
 
@@ -34,13 +38,12 @@ func CV2(d Dist) float64 {
 	return d.Var() / (m * m)
 }
 
-// uniformOpen returns a uniform variate in (0, 1), suitable for inverse
-// transforms that take a logarithm or a normal quantile.
-func uniformOpen(r *rand.Rand) float64 {
-	// Float64 is in [0, 1); 1-u is in (0, 1].  Reject the single value 1.
+// openUnit returns a uniform variate in (0, 1), suitable for inverse
+// transforms that take a logarithm or a normal quantile of U or 1−U.
+// It consumes one Float64, or more with probability 2⁻⁵³.
+func openUnit(r *rand.Rand) float64 {
 	for {
-		u := 1 - r.Float64()
-		if u < 1 {
+		if u := r.Float64(); u > 0 {
 			return u
 		}
 	}
@@ -58,6 +61,31 @@ func positive(kind, field string, v float64) error {
 func nonNegative(kind, field string, v float64) error {
 	if !(v >= 0) || math.IsInf(v, 1) {
 		return fmt.Errorf("%w: %s %s %v must be a finite number >= 0", ErrInvalid, kind, field, v)
+	}
+	return nil
+}
+
+// finite reports an error unless v is a finite number.
+func finite(kind, field string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("%w: %s %s %v must be a finite number", ErrInvalid, kind, field, v)
+	}
+	return nil
+}
+
+// finiteMoments reports an error unless the mean, the variance and the
+// second moment E[X²] of d are finite numbers, so that queueing formulas
+// (Pollaczek–Khinchine needs E[X²]) never see an overflow. params names the
+// parameters for the message, such as "rate 1e-200" or "mu 800 with sigma 1".
+func finiteMoments(d Dist, kind, params string) error {
+	m, v := d.Mean(), d.Var()
+	for _, q := range [...]struct {
+		name string
+		v    float64
+	}{{"mean", m}, {"variance", v}, {"second moment E[X²]", v + m*m}} {
+		if math.IsNaN(q.v) || math.IsInf(q.v, 0) {
+			return fmt.Errorf("%w: %s %s gives %s %v, which must be finite", ErrInvalid, kind, params, q.name, q.v)
+		}
 	}
 	return nil
 }

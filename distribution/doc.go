@@ -3,17 +3,27 @@
 // seconds unless a caller says otherwise.
 //
 // Every distribution is a plain struct that can be written literally or
-// loaded from YAML/JSON, with a Validate method that names the offending
-// field and value, and Mean and Var methods that queueing theory needs
-// (Pollaczek–Khinchine uses E[S²] = Var + Mean²). Sampling takes the random
-// source as an argument: there is no package-level generator, so two
-// configurations can be driven by the same random numbers.
+// loaded from YAML/JSON, and satisfies Dist: Sample, Mean, Var (queueing
+// theory needs them: Pollaczek–Khinchine uses E[S²] = Var + Mean², see
+// SecondMoment), CDF, and Validate, whose errors name the kind, the field,
+// the value and the limit. Sampling takes the random source as an argument:
+// there is no package-level generator, so two configurations can be driven
+// by the same random numbers, and one generator gives the same draws on
+// every run.
 //
-// Where a closed-form inverse exists (Deterministic, Exponential, Uniform,
-// LogNormal, Mixture) a sample consumes exactly one uniform variate per
-// component choice, which keeps common random numbers aligned across
-// configurations. Gamma uses Marsaglia and Tsang's rejection method and
-// consumes a variable number.
+// The continuous families Exponential, Gamma, LogNormal and Uniform are thin
+// value types over gonum's stat/distuv, which supplies their sampling,
+// moments and CDFs. This package adds what distuv lacks: a common interface
+// over the families, Deterministic and Mixture (with Discrete, a mixture of
+// point masses), mean-and-CV constructors (GammaMeanCV, LogNormalMeanCV),
+// validation that also rejects parameters whose mean, variance or E[X²]
+// overflow, and inverse-transform sampling where it keeps common random
+// numbers aligned: Exponential, LogNormal and Uniform draw through distuv's
+// Quantile from exactly one uniform variate (distuv's Rand would use the
+// ziggurat, which consumes a variable number), and a Mixture spends one on
+// the choice of component. Gamma has no fast quantile and uses distuv's
+// rejection sampler, which consumes a variable number. No Sample allocates.
 //
-// The types are safe for concurrent use: they hold no state.
+// The types are safe for concurrent use: they hold no state. See Example
+// for a mixture's moments and seeded draws.
 package distribution

@@ -1,16 +1,19 @@
 package distribution
 
 import (
-	"math"
+	"fmt"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Gamma is the gamma distribution with the given Shape k and Rate β, so
 // mean k/β and variance k/β². Shape 1 is the exponential distribution;
 // shape < 1 is burstier (CV > 1), shape > 1 more regular.
 //
-// Sample uses Marsaglia and Tsang's method ("A simple method for generating
-// gamma variables", ACM TOMS 26(3), 2000), boosted by U^(1/k) for k < 1.
+// Sample is distuv's Gamma.Rand: Marsaglia and Tsang's rejection method
+// for k ≥ 0.2 and Liu, Martin and Syring's for smaller k, exponential
+// variates for k = 1. It consumes a variable number of random numbers.
 type Gamma struct {
 	Shape float64 `json:"shape" yaml:"shape"`
 	Rate  float64 `json:"rate" yaml:"rate"`
@@ -23,46 +26,40 @@ func GammaMeanCV(mean, cv float64) Gamma {
 	return Gamma{Shape: k, Rate: k / mean}
 }
 
-// Sample draws one value.
+// gonum returns the distuv Gamma with the same parameters and no source.
+func (g Gamma) gonum() distuv.Gamma { return distuv.Gamma{Alpha: g.Shape, Beta: g.Rate} }
+
+// Sample draws one value, passing r to distuv as its source; like
+// distuv, it panics if Shape or Rate is ≤ 0.
 func (g Gamma) Sample(r *rand.Rand) float64 {
-	return StandardGamma(r, g.Shape) / g.Rate
+	d := g.gonum()
+	d.Src = r
+	return d.Rand()
 }
 
-// StandardGamma draws from Gamma(shape, 1). shape must be > 0.
+// StandardGamma draws from Gamma(shape, 1) as Gamma.Sample does. shape
+// must be a finite number > 0.
 func StandardGamma(r *rand.Rand, shape float64) float64 {
-	boost := 1.0
-	if shape < 1 {
-		// X·U^(1/k) ~ Gamma(k) when X ~ Gamma(k+1).
-		boost = math.Pow(uniformOpen(r), 1/shape)
-		shape++
-	}
-	d := shape - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		x := r.NormFloat64()
-		v := 1 + c*x
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		u := uniformOpen(r)
-		x2 := x * x
-		if u < 1-0.0331*x2*x2 || math.Log(u) < 0.5*x2+d*(1-v+math.Log(v)) {
-			return d * v * boost
-		}
-	}
+	return distuv.Gamma{Alpha: shape, Beta: 1, Src: r}.Rand()
 }
 
 // Mean returns Shape/Rate.
-func (g Gamma) Mean() float64 { return g.Shape / g.Rate }
+func (g Gamma) Mean() float64 { return g.gonum().Mean() }
 
 // Var returns Shape/Rate².
-func (g Gamma) Var() float64 { return g.Shape / (g.Rate * g.Rate) }
+func (g Gamma) Var() float64 { return g.gonum().Variance() }
 
-// Validate requires finite Shape > 0 and Rate > 0.
+// CDF returns the regularised lower incomplete gamma function P(Shape, Rate·x).
+func (g Gamma) CDF(x float64) float64 { return g.gonum().CDF(x) }
+
+// Validate requires finite Shape > 0 and Rate > 0 that give a finite mean
+// and variance.
 func (g Gamma) Validate() error {
 	if err := positive("gamma", "shape", g.Shape); err != nil {
 		return err
 	}
-	return positive("gamma", "rate", g.Rate)
+	if err := positive("gamma", "rate", g.Rate); err != nil {
+		return err
+	}
+	return finiteMoments(g, "gamma", fmt.Sprintf("shape %v with rate %v", g.Shape, g.Rate))
 }

@@ -8,7 +8,8 @@ import (
 
 // Mixture draws component i with probability Weights[i], then samples it.
 // A discrete distribution such as "80% take 20 ms, 20% take 180 ms" is a
-// Mixture of Deterministic components; Discrete builds one.
+// Mixture of Deterministic components; Discrete builds one. distuv has no
+// mixture, so this one is written here.
 //
 // Weights must be non-negative and sum to 1 within 1e-9. The component is
 // chosen by one uniform compared against the cumulative weights, so the
@@ -49,18 +50,30 @@ func (m Mixture) Mean() float64 {
 	return s
 }
 
-// Var returns Σ wᵢ·E[Xᵢ²] − Mean².
+// Var returns Σ wᵢ·(Var[Xᵢ] + (E[Xᵢ] − Mean)²), the law of total variance,
+// which unlike E[X²] − Mean² cannot cancel to a negative number.
 func (m Mixture) Var() float64 {
-	var s2 float64
-	for i, w := range m.Weights {
-		s2 += w * SecondMoment(m.Components[i])
-	}
 	mean := m.Mean()
-	return math.Max(0, s2-mean*mean)
+	var v float64
+	for i, w := range m.Weights {
+		c := m.Components[i]
+		d := c.Mean() - mean
+		v += w * (c.Var() + d*d)
+	}
+	return v
+}
+
+// CDF returns Σ wᵢ·Fᵢ(x).
+func (m Mixture) CDF(x float64) float64 {
+	var p float64
+	for i, w := range m.Weights {
+		p += w * m.Components[i].CDF(x)
+	}
+	return p
 }
 
 // Validate requires matching, non-empty Weights and Components, weights
-// ≥ 0 summing to 1, and valid components.
+// ≥ 0 summing to 1, valid components, and a finite mean and variance.
 func (m Mixture) Validate() error {
 	if len(m.Weights) == 0 {
 		return fmt.Errorf("%w: mixture weights must not be empty", ErrInvalid)
@@ -86,5 +99,5 @@ func (m Mixture) Validate() error {
 			return fmt.Errorf("mixture components[%d]: %w", i, err)
 		}
 	}
-	return nil
+	return finiteMoments(m, "mixture", fmt.Sprintf("of %d components", len(m.Components)))
 }
