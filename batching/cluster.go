@@ -99,48 +99,18 @@ func (c *cluster) GPUs() int { return c.cfg.GPUs() }
 // averages and maxima over replicas (mean of means, max of maxima), then
 // each replica's request count.
 func (c *cluster) Stats() []metrics.Stat {
-	var out []metrics.Stat
+	lists := make([][]metrics.Stat, len(c.engines))
 	for i, e := range c.engines {
-		for j, s := range e.Stats() {
-			if i == 0 {
-				out = append(out, s)
-				continue
-			}
-			switch {
-			case isMean(s.Name):
-				out[j].Value += s.Value
-			case isMax(s.Name):
-				out[j].Value = max(out[j].Value, s.Value)
-			default:
-				out[j].Value += s.Value
-			}
-		}
+		lists[i] = e.Stats()
+	}
+	out, err := metrics.MergeStats(lists)
+	if err != nil {
+		panic("batching: replicas report different counters: " + err.Error())
 	}
 	k := float64(len(c.engines))
-	for j := range out {
-		if isMean(out[j].Name) {
-			out[j].Value /= k
-		}
-	}
 	out = append(out, metrics.Stat{Name: "replicas", Value: k})
 	for _, e := range c.engines {
 		out = append(out, metrics.Stat{Name: e.name + "_steps", Value: float64(e.stats.steps)})
 	}
 	return out
-}
-
-func isMean(name string) bool {
-	switch name {
-	case "busy_fraction", "mean_tokens_per_step", "mean_running", "mean_waiting", "mean_kv_cache_usage", "mbu", "mfu", "comm_fraction":
-		return true
-	}
-	return false
-}
-
-func isMax(name string) bool {
-	switch name {
-	case "max_running", "max_waiting", "max_kv_cache_usage":
-		return true
-	}
-	return false
 }

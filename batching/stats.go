@@ -72,22 +72,22 @@ func (s *stats) list(end float64) []metrics.Stat {
 		{Name: "preemptions", Value: float64(s.preemptions)},
 		{Name: "engine_rejected", Value: float64(s.rejected)},
 		{Name: "steps", Value: float64(s.steps)},
-		{Name: "busy_fraction", Value: div(s.busy, end)},
-		{Name: "mean_tokens_per_step", Value: div(float64(s.tokens), float64(s.steps))},
+		{Name: "busy_fraction", Merge: metrics.Mean, Value: div(s.busy, end)},
+		{Name: "mean_tokens_per_step", Merge: metrics.Mean, Value: div(float64(s.tokens), float64(s.steps))},
 		{Name: "prefill_tokens", Value: float64(s.prefill)},
 		{Name: "decode_tokens", Value: float64(s.decode)},
-		{Name: "mean_running", Value: div(s.runningArea, s.busy)},
-		{Name: "max_running", Value: float64(s.maxRunning)},
-		{Name: "mean_waiting", Value: div(s.waitingArea, s.busy)},
-		{Name: "max_waiting", Value: float64(s.maxWaiting)},
-		{Name: "mean_kv_cache_usage", Value: div(s.kvArea, s.busy)},
-		{Name: "max_kv_cache_usage", Value: s.maxKV},
+		{Name: "mean_running", Merge: metrics.Mean, Value: div(s.runningArea, s.busy)},
+		{Name: "max_running", Merge: metrics.Max, Value: float64(s.maxRunning)},
+		{Name: "mean_waiting", Merge: metrics.Mean, Value: div(s.waitingArea, s.busy)},
+		{Name: "max_waiting", Merge: metrics.Max, Value: float64(s.maxWaiting)},
+		{Name: "mean_kv_cache_usage", Merge: metrics.Mean, Value: div(s.kvArea, s.busy)},
+		{Name: "max_kv_cache_usage", Merge: metrics.Max, Value: s.maxKV},
 	}
 	if s.peakBandwidth > 0 {
 		out = append(out,
-			metrics.Stat{Name: "mbu", Value: div(s.bytes, s.busy*s.peakBandwidth)},
-			metrics.Stat{Name: "mfu", Value: div(s.flops, s.busy*s.peakFLOPS)},
-			metrics.Stat{Name: "comm_fraction", Value: div(s.commTime, s.busy)},
+			metrics.Stat{Name: "mbu", Merge: metrics.Mean, Value: div(s.bytes, s.busy*s.peakBandwidth)},
+			metrics.Stat{Name: "mfu", Merge: metrics.Mean, Value: div(s.flops, s.busy*s.peakFLOPS)},
+			metrics.Stat{Name: "comm_fraction", Merge: metrics.Mean, Value: div(s.commTime, s.busy)},
 		)
 	}
 	return out

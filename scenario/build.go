@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 )
 
 // Config returns the sim.Config of one run of the scenario as written
@@ -44,7 +45,7 @@ func (s *Scenario) config() (sim.Config, error) {
 		Percentiles: slices.Clone(s.Percentiles),
 	}
 	if len(cfg.Percentiles) == 0 {
-		cfg.Percentiles = slices.Clone(DefaultPercentiles)
+		cfg.Percentiles = metrics.DefaultPercentiles()
 	}
 	if err := cfg.Validate(); err != nil {
 		return sim.Config{}, &FieldError{Err: err}

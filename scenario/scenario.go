@@ -226,9 +226,6 @@ const (
 	DefaultTarget   = 0.99
 )
 
-// DefaultPercentiles are reported when a scenario sets none.
-var DefaultPercentiles = []float64{50, 90, 99}
-
 // Default returns the values a scenario file starts from: 1000 requests,
 // no warm-up, one replication, seed 0, percentiles 50/90/99, vLLM's random
 // lengths (1024 in, 128 out), a vLLM-v1 engine with vLLM's defaults

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,8 +53,8 @@ func TestParseMinimal(t *testing.T) {
 	if e.Model.Name != "qwen2.5-7b" || e.GPU.Name != "rtx4090" || e.MaxNumSeqs != batching.DefaultMaxNumSeqs || !e.EnableChunkedPrefill {
 		t.Errorf("engine = %s on %s, max_num_seqs %d, chunked %v", e.Model.Name, e.GPU.Name, e.MaxNumSeqs, e.EnableChunkedPrefill)
 	}
-	if got := cfg.Percentiles; len(got) != 3 || got[2] != 99 {
-		t.Errorf("percentiles = %v, want the defaults %v", got, DefaultPercentiles)
+	if got := cfg.Percentiles; !slices.Equal(got, []float64{50, 90, 95, 99}) {
+		t.Errorf("percentiles = %v, want the library's defaults 50, 90, 95, 99", got)
 	}
 	if s.SLO.Target != DefaultTarget {
 		t.Errorf("slo target = %v, want %v", s.SLO.Target, DefaultTarget)

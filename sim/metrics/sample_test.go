@@ -99,3 +99,26 @@ func TestSketchAccuracy(t *testing.T) {
 	assert.Equal(t, exact.Mean(), s.Mean())
 	assert.Nil(t, s.Values())
 }
+
+// TestMergeStats: two replicas' counters combine by each counter's rule,
+// checked against sums, means and maxima worked out by hand.
+func TestMergeStats(t *testing.T) {
+	t.Parallel()
+	a := []Stat{{Name: "steps", Value: 10}, {Name: "mbu", Value: 0.5, Merge: Mean}, {Name: "max_running", Value: 7, Merge: Max}}
+	b := []Stat{{Name: "steps", Value: 30}, {Name: "mbu", Value: 0.7, Merge: Mean}, {Name: "max_running", Value: 3, Merge: Max}}
+	got, err := MergeStats([][]Stat{a, b})
+	require.NoError(t, err)
+	assert.Equal(t, 40.0, got[0].Value)         // 10 + 30
+	assert.InDelta(t, 0.6, got[1].Value, 1e-15) // (0.5 + 0.7)/2
+	assert.Equal(t, 7.0, got[2].Value)          // max(7, 3)
+	assert.Equal(t, 10.0, a[0].Value, "inputs untouched")
+
+	_, err = MergeStats([][]Stat{a, b[:2]})
+	assert.ErrorContains(t, err, "replica 1 reports 2 counters")
+	b[1].Name = "mfu"
+	_, err = MergeStats([][]Stat{a, b})
+	assert.ErrorContains(t, err, `"mfu"`)
+	got, err = MergeStats(nil)
+	assert.NoError(t, err)
+	assert.Nil(t, got)
+}

@@ -1,12 +1,60 @@
 package metrics
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 // A Stat is one named server counter (preemptions, mean KV-cache usage,
-// MBU, ...). Names are snake_case result field names.
+// MBU, ...). Names are snake_case result field names; Merge says how the
+// counter combines over replicas.
 type Stat struct {
 	Name  string
 	Value float64
+	Merge Merge
+}
+
+// A Merge says how a counter of several replicas combines into one.
+type Merge uint8
+
+// Merge rules.
+const (
+	Sum  Merge = iota // counts and totals: the sum
+	Mean              // averages and fractions: the mean over replicas
+	Max               // maxima: the largest
+)
+
+// MergeStats combines the counters of several replicas, each list in the
+// same order with the same names, by each counter's Merge rule. It returns
+// nil for no lists and an error when the lists do not line up.
+func MergeStats(lists [][]Stat) ([]Stat, error) {
+	if len(lists) == 0 {
+		return nil, nil
+	}
+	out := append([]Stat(nil), lists[0]...)
+	for i, l := range lists[1:] {
+		if len(l) != len(out) {
+			return nil, fmt.Errorf("replica %d reports %d counters, replica 0 %d", i+1, len(l), len(out))
+		}
+		for j, s := range l {
+			if s.Name != out[j].Name || s.Merge != out[j].Merge {
+				return nil, fmt.Errorf("replica %d counter %d is %q, replica 0's %q", i+1, j, s.Name, out[j].Name)
+			}
+			switch s.Merge {
+			case Max:
+				out[j].Value = max(out[j].Value, s.Value)
+			default:
+				out[j].Value += s.Value
+			}
+		}
+	}
+	k := float64(len(lists))
+	for j := range out {
+		if out[j].Merge == Mean {
+			out[j].Value /= k
+		}
+	}
+	return out, nil
 }
 
 // DefaultPercentiles returns the percentiles results report when none are
