@@ -43,8 +43,10 @@ type ServiceFunc func(input, output int) (first, total float64)
 type FCFS struct {
 	// Servers is the number of servers c ≥ 1.
 	Servers int `json:"servers" yaml:"servers"`
-	// Service is the service-time distribution, seconds.
-	Service distribution.Dist `json:"service,omitempty" yaml:"service,omitempty"`
+	// Service is the service-time distribution, seconds. An interface
+	// value cannot be decoded from JSON or YAML, so it carries no tags:
+	// scenario files spell it as a spec string (scenario.ParseDist).
+	Service distribution.Dist `json:"-" yaml:"-"`
 	// ServiceOf computes the service from the request's lengths.
 	ServiceOf ServiceFunc `json:"-" yaml:"-"`
 	// QueueCap bounds the waiting line (not counting requests in service);
