@@ -12,7 +12,11 @@
 //   - distribution: univariate distributions (service and think times, gaps).
 //   - workload: arrival processes, (L, O) length distributions, traces,
 //     open and closed loops. Knows nothing of the engine.
-//   - sim: the event engine, Run, Result and its metrics, Replicate.
+//   - sim: the facade that wires a workload, a server and the collectors:
+//     Run, Result, Replicate, and the one job runner (Each, Job, Shard).
+//   - sim/event: the event engine (clock, typed event heap, FIFO ring,
+//     named random streams). Imports nothing of the project.
+//   - sim/metrics: request records, samples, SLO, stability, counters.
 //   - queue: FCFS(c) stations, exact against Lindley and Kiefer–Wolfowitz.
 //   - batching: the continuous-batching LLM engine (vLLM v1 scheduler,
 //     chunked prefill, paged KV cache, preemption) and replica clusters.
