@@ -253,7 +253,9 @@ func newEnv(cfg *Config) *Env {
 		}
 	}
 	e.m = metrics.NewCollector(cfg.SLO, cfg.SummaryOnly)
-	if cfg.Requests > 0 && !cfg.SummaryOnly {
+	if cfg.Requests > 0 && cfg.Requests <= maxReserve && cfg.Horizon == 0 && !cfg.SummaryOnly {
+		// Without a horizon every requested request arrives (barring an
+		// early stop), so one contiguous page saves the final copy.
 		e.store.reserve(cfg.Requests)
 	}
 	return e

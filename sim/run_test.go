@@ -420,3 +420,18 @@ func TestIncludeClientQueue(t *testing.T) {
 	assert.Equal(t, good, user.Good)
 	assert.Less(t, user.Attainment, plain.Attainment-0.2)
 }
+
+// TestMemoryFollowsArrivals: a run that asks for two billion requests but
+// stops at a 60 s horizon stores only the ~300 that arrive; reserving the
+// requested count up front would need ~180 GB and crash.
+func TestMemoryFollowsArrivals(t *testing.T) {
+	t.Parallel()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, err := sim.Run(sim.Config{Workload: open(5), Server: fcfs(1, mixture), Requests: 2_000_000_000, Horizon: 60, Seed: 1})
+	require.NoError(t, err)
+	runtime.ReadMemStats(&after)
+	// 5 req/s over 60 s: 300 arrivals, sd √300 ≈ 17; 6 sd either side.
+	assert.InDelta(t, 300, res.Injected, 104)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "allocated bytes")
+}

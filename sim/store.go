@@ -5,9 +5,12 @@ import "github.com/servesim/servesim/sim/metrics"
 // requestStore holds request records in fixed-size pages so that pointers
 // stay valid as it grows. In summary mode ended records go on a free list.
 //
-// When the run's request count is known and records are kept, reserve
-// makes one page of exactly that size, so the records end up contiguous and
-// all returns them without copying.
+// When the run's request count is known, every request will arrive (no
+// horizon) and records are kept, reserve makes one page of exactly that
+// size, so the records end up contiguous and all returns them without
+// copying. Memory otherwise grows with what actually arrives, one page at
+// a time, never with a requested maximum; maxReserve bounds what a
+// reservation may take up front.
 type requestStore struct {
 	pages [][]metrics.Request
 	n     int // slots handed out
@@ -17,6 +20,10 @@ type requestStore struct {
 func (s *requestStore) reserve(n int) { s.pages = [][]metrics.Request{make([]metrics.Request, n)} }
 
 const pageSize = 4096
+
+// maxReserve is the largest request count reserved up front: 1,048,576
+// records, about 90 MB.
+const maxReserve = 1 << 20
 
 func (s *requestStore) alloc(id int) *metrics.Request {
 	if k := len(s.free); k > 0 {
