@@ -205,7 +205,12 @@ func (e *Env) result(end float64) *Result {
 	if m.Measured > 1 && m.LastArrival > m.FirstArrival {
 		res.ArrivalRate = float64(m.Measured-1) / (m.LastArrival - m.FirstArrival)
 	}
-	if !res.Closed {
+	switch {
+	case res.Closed:
+		res.Stability.Judged = metrics.JudgedClosed
+	case math.IsInf(res.RequestRate, 1):
+		res.Stability.Judged = metrics.JudgedBurst
+	default:
 		res.Stability = e.trend.Verdict()
 	}
 	res.StoppedBy = e.stoppedBy

@@ -435,3 +435,21 @@ func TestMemoryFollowsArrivals(t *testing.T) {
 	assert.InDelta(t, 300, res.Injected, 104)
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "allocated bytes")
 }
+
+// TestBurstIsNotJudgedUnstable: rate inf sends a finite burst at t=0; with
+// or without a concurrency cap there is no sustained rate, so the verdict
+// says it does not apply instead of calling the run unstable.
+func TestBurstIsNotJudgedUnstable(t *testing.T) {
+	t.Parallel()
+	for _, maxConc := range []int{0, 32} {
+		w := workload.Workload{Arrivals: workload.Poisson{Rate: math.Inf(1)}, MaxConcurrency: maxConc, Lengths: workload.Fixed{Input: 10, Output: 10}}
+		res, err := sim.Run(sim.Config{Workload: w, Server: fcfs(1, mixture), Requests: 100, Seed: 1})
+		require.NoError(t, err)
+		assert.False(t, res.Stability.Unstable, "max_concurrency %d", maxConc)
+		assert.Equal(t, metrics.JudgedBurst, res.Stability.Judged)
+		assert.Equal(t, 100, res.Completed)
+	}
+	res, err := sim.Run(sim.Config{Workload: open(5), Server: fcfs(1, mixture), Requests: 2000, Seed: 1})
+	require.NoError(t, err)
+	assert.Equal(t, metrics.JudgedOpenLoop, res.Stability.Judged)
+}

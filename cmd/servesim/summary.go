@@ -169,6 +169,8 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 	switch {
 	case res.Closed:
 		stab = "n/a (closed loop)"
+	case math.IsInf(res.RequestRate, 1):
+		stab = "n/a (request rate inf: a finite burst)"
 	case res.Stability.Unstable:
 		stab = "UNSTABLE: " + res.Stability.Reason
 	}

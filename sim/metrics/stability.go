@@ -24,6 +24,11 @@ import "math"
 // The verdict needs a window that covers several relaxation times of the
 // queue: near ρ = 1 relaxation is slow, and short runs can go either way.
 type Stability struct {
+	// Judged says what the verdict judged, or why it does not apply:
+	// "open loop" (the backlog of requests sent and held, against time),
+	// "not applicable: ..." for a closed loop or a finite burst (request
+	// rate inf), where no sustained arrival rate exists to judge.
+	Judged string `json:"judged"`
 	// Unstable is true when the backlog grew without bound.
 	Unstable bool `json:"unstable"`
 	// Reason says why, empty when stable.
@@ -43,6 +48,13 @@ type Stability struct {
 	// StoppedEarly is true when MaxInSystem ended the run.
 	StoppedEarly bool `json:"stopped_early,omitempty"`
 }
+
+// What a Stability verdict judged.
+const (
+	JudgedOpenLoop = "open loop: the backlog (requests sent and not finished, plus those held in the client) against time at the offered rate"
+	JudgedBurst    = "not applicable: request rate inf sends every request at t=0, a finite burst with no sustained rate to judge"
+	JudgedClosed   = "not applicable: a closed loop sends only when a client is free, so its backlog cannot grow"
+)
 
 // Thresholds of the growth detector.
 const (
@@ -108,7 +120,7 @@ func means(bs []batch) (y, t float64) {
 
 // Verdict judges the backlog recorded so far.
 func (tr *Trend) Verdict() Stability {
-	st := Stability{EndInSystem: int(tr.last)}
+	st := Stability{Judged: JudgedOpenLoop, EndInSystem: int(tr.last)}
 	if tr.n > 0 {
 		st.MeanInSystem = tr.sumY / tr.n
 	}
