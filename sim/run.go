@@ -86,8 +86,12 @@ type Config struct {
 	SummaryOnly bool
 	// MaxInSystem ends the run early, as unstable, when the requests sent
 	// but not finished plus those held in the client reach it. 0 means
-	// the default: no cap when Requests bounds the run, 1,000,000 when only
-	// Horizon does.
+	// the default: no cap when Requests bounds the run, and when only
+	// Horizon does, 100,000 or ten times the closed loop's clients,
+	// whichever is more (DefaultMaxInSystem): a stable queue's backlog
+	// stays far below it, and an overloaded one is stopped within a few
+	// hundred thousand arrivals, in well under 100 MB, instead of growing
+	// until the horizon.
 	MaxInSystem int
 	// StopAfterMisses, when > 0, ends the run as soon as that many measured
 	// requests have certainly missed the SLO: ended ones that missed or
@@ -141,6 +145,10 @@ func (c Config) Validate() error {
 	return invalid(c.SLO.Validate())
 }
 
+// DefaultMaxInSystem is the backlog at which a run bounded only by its
+// horizon is stopped as unstable (Config.MaxInSystem).
+const DefaultMaxInSystem = 100_000
+
 func (c Config) maxInSystem() int {
 	switch {
 	case c.MaxInSystem > 0:
@@ -148,7 +156,7 @@ func (c Config) maxInSystem() int {
 	case c.Requests > 0:
 		return math.MaxInt
 	default:
-		return 1_000_000
+		return max(DefaultMaxInSystem, 10*c.Workload.Clients)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/servesim/servesim/distribution"
+	"github.com/servesim/servesim/internal/memwatch"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
@@ -257,7 +258,7 @@ func TestInstability(t *testing.T) {
 	res, err = sim.Run(capped)
 	require.NoError(t, err)
 	assert.True(t, res.Stability.StoppedEarly)
-	assert.LessOrEqual(t, res.InFlight, 1_000_000)
+	assert.LessOrEqual(t, res.InFlight, sim.DefaultMaxInSystem)
 }
 
 func TestBadInput(t *testing.T) {
@@ -452,4 +453,30 @@ func TestBurstIsNotJudgedUnstable(t *testing.T) {
 	res, err := sim.Run(sim.Config{Workload: open(5), Server: fcfs(1, mixture), Requests: 2000, Seed: 1})
 	require.NoError(t, err)
 	assert.Equal(t, metrics.JudgedOpenLoop, res.Stability.Judged)
+}
+
+// TestOverloadStopsSmall: Poisson at ρ = 2 into FCFS(1) bounded only by
+// a 1e9 s horizon (library defaults otherwise) is stopped as unstable at
+// DefaultMaxInSystem, after ~2·10⁵ arrivals, with a live heap under
+// 100 MB in full-record mode and under 40 MB in summary mode. Not
+// parallel: it reads process-wide heap counters.
+func TestOverloadStopsSmall(t *testing.T) {
+	for _, tc := range []struct {
+		summary bool
+		limit   uint64
+	}{{false, 100 << 20}, {true, 40 << 20}} {
+		var res *sim.Result
+		var err error
+		peak := memwatch.Peak(int64(tc.limit), func() {
+			res, err = sim.Run(sim.Config{Workload: open(20), Server: fcfs(1, distribution.Exponential{Rate: 10}), Horizon: 1e9, Seed: 1, SummaryOnly: tc.summary})
+		})
+		require.NoError(t, err)
+		assert.Equal(t, sim.StopMaxInSystem, res.StoppedBy)
+		assert.True(t, res.Stability.Unstable)
+		// Backlog grows at λ − μ = 10/s of the 20/s arrivals: half of
+		// them stay, so the cap is reached after about 2·10⁵ arrivals.
+		assert.InDelta(t, 2*sim.DefaultMaxInSystem, res.Injected, 5000)
+		assert.Less(t, peak, tc.limit, "summary %v: peak heap %d MB", tc.summary, peak>>20)
+		t.Logf("summary %v: peak heap %.1f MB", tc.summary, float64(peak)/(1<<20))
+	}
 }
