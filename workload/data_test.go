@@ -2,40 +2,23 @@ package workload
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/servesim/servesim/internal/shareddata"
 )
 
 // The real traces live beside the project in shared/data (see its
 // README.md); they are read from there, never copied into the project.
-
-// dataDir returns the shared/data directory found by walking up from the
-// working directory, or skips the test.
-func dataDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	require.NoError(t, err)
-	for {
-		d := filepath.Join(dir, "shared", "data")
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			return d
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("shared/data not found above the working directory; real-trace tests skipped")
-		}
-		dir = parent
-	}
-}
+// shareddata.Path finds them, and fails the test under CI when they are
+// missing rather than skipping it.
 
 func loadData(t *testing.T, name string) Trace {
 	t.Helper()
-	tr, err := LoadTrace(filepath.Join(dataDir(t), name))
+	tr, err := LoadTrace(shareddata.Path(t, name))
 	require.NoError(t, err)
 	return tr
 }
