@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,6 +27,7 @@ server: {model: qwen2.5-7b, gpu: rtx4090}
 `
 
 func TestParseMinimal(t *testing.T) {
+	t.Parallel()
 	s, err := Parse([]byte(minimal), "t.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +61,7 @@ func TestParseMinimal(t *testing.T) {
 }
 
 func TestParseKinds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, yaml string
 		check      func(t *testing.T, cfg sim.Config)
@@ -116,6 +119,7 @@ func TestParseKinds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			s, err := Parse([]byte(tt.yaml), "k.yaml")
 			if err != nil {
 				t.Fatal(err)
@@ -130,6 +134,7 @@ func TestParseKinds(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, yaml, want string
 	}{
@@ -168,6 +173,7 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := Parse([]byte(tt.yaml), "e.yaml")
 			if err == nil {
 				t.Fatalf("no error; want %q", tt.want)
@@ -183,6 +189,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestSweepPoints(t *testing.T) {
+	t.Parallel()
 	src := minimal + `
 replications: 2
 sweep:
@@ -222,6 +229,7 @@ sweep:
 }
 
 func TestSweepCreatesMissingField(t *testing.T) {
+	t.Parallel()
 	src := minimal + "sweep: {param: workload.max_concurrency, values: [2, 4]}\n"
 	s, err := Parse([]byte(src), "s.yaml")
 	if err != nil {
@@ -237,6 +245,7 @@ func TestSweepCreatesMissingField(t *testing.T) {
 }
 
 func TestSweepInCode(t *testing.T) {
+	t.Parallel()
 	s := Default()
 	s.Requests = 100
 	s.Workload.Arrival = &Arrival{Rate: 3}
@@ -254,25 +263,65 @@ func TestSweepInCode(t *testing.T) {
 	}
 }
 
+// TestExamples loads every shipped scenario and checks its sweep and jobs
+// against the file, read by hand: the swept values, and one job per value
+// and replication, each a valid run.
 func TestExamples(t *testing.T) {
-	files, err := filepath.Glob("../examples/scenarios/*.yaml")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no example scenarios (%v)", err)
+	t.Parallel()
+	tests := []struct {
+		file   string
+		values []string // the sweep's values as written; one "" without a sweep
+		reps   int
+	}{
+		{"bursty.yaml", []string{"4", "2", "1", "0.5", "0.25"}, 3},
+		{"closedloop.yaml", []string{""}, 12},
+		{"openloop.yaml", []string{"2", "4", "6", "8", "10", "14", "18"}, 12},
+		{"rate-slo.yaml", []string{"10", "15", "20", "25", "30", "35"}, 3},
+		{"sweep.yaml", []string{"1", "2", "4", "8", "16", "32", "64"}, 2},
 	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			s, err := Load(f)
+	files, err := filepath.Glob("../examples/scenarios/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, tt := range tests {
+		listed = append(listed, "../examples/scenarios/"+tt.file)
+	}
+	if !slices.Equal(files, listed) {
+		t.Errorf("example scenarios %v; the test lists %v", files, listed)
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			s, err := Load("../examples/scenarios/" + tt.file)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := s.Jobs(); err != nil {
+			pts, jobs, err := s.Jobs()
+			if err != nil {
 				t.Fatal(err)
+			}
+			var values []string
+			for _, p := range pts {
+				values = append(values, p.Text)
+			}
+			if !slices.Equal(values, tt.values) {
+				t.Errorf("sweep values %q, want %q", values, tt.values)
+			}
+			if len(jobs) != len(tt.values)*tt.reps {
+				t.Errorf("%d jobs, want %d values × %d replications", len(jobs), len(tt.values), tt.reps)
+			}
+			for _, j := range jobs {
+				if err := j.Config.Validate(); err != nil {
+					t.Errorf("job %d: %v", j.Index, err)
+				}
 			}
 		})
 	}
 }
 
 func TestRelativePaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := "workload:\n  arrival: {process: trace, path: t.csv}\n  lengths: {kind: trace, path: t.csv}\n"
 	writeFile(t, filepath.Join(dir, "t.csv"), "timestamp,input,output\n0,10,2\n0.5,20,3\n2,30,4\n")
