@@ -209,11 +209,14 @@ func TestQueueCapRejects(t *testing.T) {
 	assert.Equal(t, res.Measured, res.AttainmentDenominator)
 	assert.InDelta(t, float64(res.Completed)/float64(res.Measured), res.Attainment, 1e-12)
 	// M/M/1/K with K = 3 in the system: blocking probability
-	// ρ^K(1−ρ)/(1−ρ^{K+1}) with ρ = 2.
-	rho := 2.0
-	block := math.Pow(rho, 3) * (1 - rho) / (1 - math.Pow(rho, 4))
-	se := math.Sqrt(block * (1 - block) / float64(res.Measured))
-	assert.InDelta(t, block, res.FailureRate(), 6*se, "blocking probability")
+	// ρ^K(1−ρ)/(1−ρ^{K+1}) with ρ = 2: 8·(−1)/(−15) = 8/15 = 0.53333.
+	// Blocking events are correlated (a full line tends to stay full), so
+	// one run's standard deviation is 1.5 times the binomial
+	// √(p(1−p)/n) (0.0076 against 0.0050, measured over 48 runs); 4 of
+	// those are allowed.
+	const block = 8.0 / 15
+	se := 1.5 * math.Sqrt(block*(1-block)/float64(res.Measured))
+	assert.InDelta(t, block, res.FailureRate(), 4*se, "blocking probability")
 }
 
 // TestServiceOf: a service function splits first token and completion; the
