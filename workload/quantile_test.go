@@ -105,9 +105,12 @@ func TestQuantileTableCorrelation(t *testing.T) {
 		l, o := q.Sample(r, i)
 		xs[i], ys[i] = float64(l), float64(o)
 	}
-	// Uniform marginals under a Gaussian copula: Spearman ρ_s = (6/π)·asin(ρ/2).
+	// Uniform marginals under a Gaussian copula: the correlation of L and O
+	// is Spearman's ρ_s = (6/π)·asin(ρ/2) = 0.78594. Within 4 standard
+	// deviations of the sample correlation at n = 100,000: 0.0014 (measured
+	// over 30 seeds; the normal-theory (1−ρ_s²)/√n gives 0.0012).
 	want := 6 / math.Pi * math.Asin(0.4)
-	assert.InDelta(t, want, correlation(xs, ys), 0.01)
+	assert.InDelta(t, want, correlation(xs, ys), zTol*0.0014)
 }
 
 func TestQuantileTableValidate(t *testing.T) {
