@@ -2,6 +2,7 @@ package queue_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -27,24 +28,41 @@ func openLoop(rate float64, server queue.FCFS, n, warmup int, seed uint64) sim.C
 	}
 }
 
+// serviceDraws returns the first n service times an FCFS station draws
+// under seed: the station draws from the run's "service" stream in arrival
+// order, so the oracles below draw the same numbers themselves.
+func serviceDraws(d distribution.Dist, seed uint64, n int) []float64 {
+	r := event.NewStream(seed, "service")
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = d.Sample(r)
+	}
+	return out
+}
+
 // TestLindleyOracle: FCFS(1) start and completion times equal the Lindley
 // recursion b_i = max(a_i, f_{i−1}), f_i = b_i + s_i on the run's own arrival
 // and service sequences, request by request.
 func TestLindleyOracle(t *testing.T) {
+	t.Parallel()
 	svc := distribution.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2})
 	res, err := sim.Run(openLoop(15, queue.FCFS{Servers: 1, Service: svc}, 100_000, 0, 42))
 	require.NoError(t, err)
 	require.Len(t, res.Requests, 100_000)
-	// The station draws service times from the run's "service" stream in
-	// arrival order; the oracle draws them itself from the same stream.
-	draws := event.NewStream(42, "service")
+	service := serviceDraws(svc, 42, len(res.Requests))
 	var f float64
+	bad, want := -1, 0.0 // the first request that breaks the recursion, and its start
 	for i, r := range res.Requests {
-		require.Equal(t, i, r.ID)
 		b := math.Max(r.Arrival, f)
-		f = b + svc.Sample(draws)
-		require.Equal(t, b, r.Start, "start of request %d", i)
-		require.Equal(t, f, r.Done, "completion of request %d", i)
+		f = b + service[i]
+		if bad < 0 && (r.ID != i || r.Start != b || r.Done != f) {
+			bad, want = i, b
+		}
+	}
+	if bad >= 0 {
+		r := res.Requests[bad]
+		assert.Fail(t, "Lindley recursion broken", "request %d (ID %d): start %v, done %v; want start %v, done %v",
+			bad, r.ID, r.Start, r.Done, want, want+service[bad])
 	}
 }
 
@@ -52,21 +70,31 @@ func TestLindleyOracle(t *testing.T) {
 // the workload vector of the c servers' free times, sorted; each arrival
 // takes the earliest.
 func TestKieferWolfowitzOracle(t *testing.T) {
+	t.Parallel()
 	for _, c := range []int{2, 3, 8} {
-		svc := distribution.Gamma{Shape: 0.5, Rate: 0.5 / 0.1} // mean 100 ms, CV² 2
-		rate := 0.9 * float64(c) / 0.1
-		res, err := sim.Run(openLoop(rate, queue.FCFS{Servers: c, Service: svc}, 100_000, 0, uint64(c)))
-		require.NoError(t, err)
-		free := make([]float64, c)
-		draws := event.NewStream(uint64(c), "service")
-		for i, r := range res.Requests {
-			b := math.Max(r.Arrival, free[0])
-			service := svc.Sample(draws)
-			free[0] = b + service
-			slices.Sort(free)
-			require.Equal(t, b, r.Start, "c=%d start of request %d", c, i)
-			require.InDelta(t, b+service, r.Done, 0, "c=%d completion of request %d", c, i)
-		}
+		t.Run(fmt.Sprintf("c=%d", c), func(t *testing.T) {
+			t.Parallel()
+			svc := distribution.Gamma{Shape: 0.5, Rate: 0.5 / 0.1} // mean 100 ms, CV² 2
+			rate := 0.9 * float64(c) / 0.1
+			res, err := sim.Run(openLoop(rate, queue.FCFS{Servers: c, Service: svc}, 100_000, 0, uint64(c)))
+			require.NoError(t, err)
+			free := make([]float64, c)
+			service := serviceDraws(svc, uint64(c), len(res.Requests))
+			bad, want := -1, 0.0 // the first request that breaks the recursion, and its start
+			for i, r := range res.Requests {
+				b := math.Max(r.Arrival, free[0])
+				free[0] = b + service[i]
+				slices.Sort(free)
+				if bad < 0 && (r.Start != b || r.Done != b+service[i]) {
+					bad, want = i, b
+				}
+			}
+			if bad >= 0 {
+				r := res.Requests[bad]
+				assert.Fail(t, "Kiefer–Wolfowitz recursion broken", "request %d: start %v, done %v; want start %v, done %v",
+					bad, r.Start, r.Done, want, want+service[bad])
+			}
+		})
 	}
 }
 
@@ -87,31 +115,25 @@ func meanWait(t *testing.T, cfg sim.Config, runs int) (mean, se float64) {
 	return mean, math.Sqrt((s2/n - mean*mean) * n / (n - 1) / n)
 }
 
-// erlangC returns the probability an arrival waits in M/M/c with offered
-// load a = λ/μ.
-func erlangC(c int, a float64) float64 {
-	term, sum := 1.0, 1.0 // a^k/k!
-	for k := 1; k < c; k++ {
-		term *= a / float64(k)
-		sum += term
-	}
-	term *= a / float64(c)
-	last := term * float64(c) / (float64(c) - a)
-	return last / (sum + last)
-}
-
 // TestQueueingTheory checks mean waits against closed forms within 4
-// standard errors over independent replications: M/M/1 Wq = ρ/(μ−λ),
+// standard errors over 16 independent replications (the standard error is
+// estimated from them; with 15 degrees of freedom 4 of them is still a
+// two-sided false-alarm probability of about 0.1%): M/M/1 Wq = ρ/(μ−λ),
 // M/D/1 and M/G/1 by Pollaczek–Khinchine Wq = λE[S²]/(2(1−ρ)), M/M/c by
-// Erlang C Wq = C(c, λ/μ)/(cμ−λ).
+// Erlang C Wq = C(c, a)/(cμ−λ), a = λ/μ. The values are worked by hand:
+//
+//	M/M/1 λ=7, μ=10:        0.7/3 = 0.233333
+//	M/D/1 λ=7, S=0.1:       7·0.01/(2·0.3) = 0.116667
+//	M/G/1 λ=10, S 20 ms w.p. 0.8, 180 ms w.p. 0.2: E[S] = 0.052, ρ = 0.52,
+//	  E[S²] = 0.8·0.0004 + 0.2·0.0324 = 0.0068; 10·0.0068/(2·0.48) = 0.070833
+//	M/G/1 λ=6, log-normal mean 0.1, CV 1.5: E[S²] = 0.1²·(1+1.5²) = 0.0325,
+//	  ρ = 0.6; 6·0.0325/(2·0.4) = 0.24375
+//	M/M/4 λ=32, μ=10, a = 3.2: Σ_{k<4} aᵏ/k! = 1+3.2+5.12+5.461333 =
+//	  14.781333; a⁴/4!·4/(4−a) = 4.369067·5 = 21.845333; C = 21.845333/
+//	  (14.781333+21.845333) = 0.596432; Wq = 0.596432/(40−32) = 0.074554
+//	M/M/2 λ=12, μ=10, ρ = 0.6: C = 2ρ²/(1+ρ) = 0.45; Wq = 0.45/(20−12) = 0.05625
 func TestQueueingTheory(t *testing.T) {
-	pk := func(rate float64, s distribution.Dist) float64 {
-		rho := rate * s.Mean()
-		return rate * distribution.SecondMoment(s) / (2 * (1 - rho))
-	}
-	mmc := func(c int, rate, mu float64) float64 {
-		return erlangC(c, rate/mu) / (float64(c)*mu - rate)
-	}
+	t.Parallel()
 	tests := []struct {
 		name    string
 		rate    float64
@@ -119,15 +141,16 @@ func TestQueueingTheory(t *testing.T) {
 		service distribution.Dist
 		want    float64
 	}{
-		{"M/M/1 rho 0.7", 7, 1, distribution.Exponential{Rate: 10}, 0.7 / (10 - 7)},
-		{"M/D/1 rho 0.7", 7, 1, distribution.Deterministic{Value: 0.1}, pk(7, distribution.Deterministic{Value: 0.1})},
-		{"M/G/1 mixture rho 0.52", 10, 1, distribution.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2}), pk(10, distribution.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2}))},
-		{"M/G/1 lognormal rho 0.6", 6, 1, distribution.LogNormalMeanCV(0.1, 1.5), pk(6, distribution.LogNormalMeanCV(0.1, 1.5))},
-		{"M/M/4 rho 0.8", 32, 4, distribution.Exponential{Rate: 10}, mmc(4, 32, 10)},
-		{"M/M/2 rho 0.6", 12, 2, distribution.Exponential{Rate: 10}, mmc(2, 12, 10)},
+		{"M/M/1 rho 0.7", 7, 1, distribution.Exponential{Rate: 10}, 0.233333},
+		{"M/D/1 rho 0.7", 7, 1, distribution.Deterministic{Value: 0.1}, 0.116667},
+		{"M/G/1 mixture rho 0.52", 10, 1, distribution.Discrete([]float64{0.020, 0.180}, []float64{0.8, 0.2}), 0.070833},
+		{"M/G/1 lognormal rho 0.6", 6, 1, distribution.LogNormalMeanCV(0.1, 1.5), 0.24375},
+		{"M/M/4 rho 0.8", 32, 4, distribution.Exponential{Rate: 10}, 0.074554},
+		{"M/M/2 rho 0.6", 12, 2, distribution.Exponential{Rate: 10}, 0.05625},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			cfg := openLoop(tt.rate, queue.FCFS{Servers: tt.servers, Service: tt.service}, 60_000, 5_000, 7)
 			got, se := meanWait(t, cfg, 16)
 			assert.InDelta(t, tt.want, got, 4*se, "Wq: theory %.5f s, simulated %.5f ± %.5f s", tt.want, got, se)
@@ -139,18 +162,22 @@ func TestQueueingTheory(t *testing.T) {
 // queues at the server; the client holds the requests, and the client
 // queue time equals the Lindley wait.
 func TestCapIsClientQueue(t *testing.T) {
+	t.Parallel()
 	cfg := openLoop(8, queue.FCFS{Servers: 1, Service: distribution.Exponential{Rate: 10}}, 20_000, 0, 3)
 	cfg.Workload.MaxConcurrency = 1
 	res, err := sim.Run(cfg)
 	require.NoError(t, err)
-	draws := event.NewStream(3, "service")
-	var f float64
+	service := serviceDraws(cfg.Server.(queue.FCFS).Service, 3, len(res.Requests))
+	var f, worst float64
+	waited := 0
 	for i, r := range res.Requests {
 		b := math.Max(r.Arrival, f)
-		f = b + cfg.Server.(queue.FCFS).Service.Sample(draws)
-		require.Equal(t, r.Sent, r.Start, "request %d waited at the server", i)
-		require.InDelta(t, b-r.Arrival, r.ClientQueueTime(), 1e-12, "request %d", i)
+		f = b + service[i]
+		waited += b2i(r.Start != r.Sent)
+		worst = math.Max(worst, math.Abs(r.ClientQueueTime()-(b-r.Arrival)))
 	}
+	assert.Zero(t, waited, "requests that waited at the server")
+	assert.LessOrEqual(t, worst, 1e-12, "largest gap between the client queue time and the Lindley wait")
 	assert.Equal(t, 1, res.MaxConcurrent)
 	assert.Zero(t, res.Queue().Max())
 	assert.Greater(t, res.ClientQueue().Mean(), 0.1)
@@ -161,6 +188,7 @@ func TestCapIsClientQueue(t *testing.T) {
 // queues, so throughput is C/(E[S]+E[Z]) (the interactive response-time
 // law), within 4 standard errors.
 func TestClosedLoopThroughput(t *testing.T) {
+	t.Parallel()
 	svc := distribution.Exponential{Rate: 20}  // 50 ms
 	think := distribution.Exponential{Rate: 2} // 500 ms
 	cfg := sim.Config{
@@ -188,6 +216,7 @@ func TestClosedLoopThroughput(t *testing.T) {
 // TestQueueCapRejects: a full line rejects arrivals; rejections are misses
 // that stay in the attainment denominator, and nothing is lost.
 func TestQueueCapRejects(t *testing.T) {
+	t.Parallel()
 	cfg := openLoop(20, queue.FCFS{Servers: 1, Service: distribution.Exponential{Rate: 10}, QueueCap: 2}, 10_000, 100, 5)
 	cfg.SLO = metrics.SLO{E2E: 10}
 	res, err := sim.Run(cfg)
@@ -197,16 +226,20 @@ func TestQueueCapRejects(t *testing.T) {
 	assert.Equal(t, res.Measured, res.AttainmentDenominator)
 	assert.InDelta(t, float64(res.Completed)/float64(res.Measured), res.Attainment, 1e-12)
 	// M/M/1/K with K = 3 in the system: blocking probability
-	// ρ^K(1−ρ)/(1−ρ^{K+1}) with ρ = 2.
-	rho := 2.0
-	block := math.Pow(rho, 3) * (1 - rho) / (1 - math.Pow(rho, 4))
-	se := math.Sqrt(block * (1 - block) / float64(res.Measured))
-	assert.InDelta(t, block, res.FailureRate(), 6*se, "blocking probability")
+	// ρ^K(1−ρ)/(1−ρ^{K+1}) with ρ = 2: 8·(−1)/(−15) = 8/15 = 0.53333.
+	// Blocking events are correlated (a full line tends to stay full), so
+	// one run's standard deviation is 1.5 times the binomial
+	// √(p(1−p)/n) (0.0076 against 0.0050, measured over 48 runs); 4 of
+	// those are allowed.
+	const block = 8.0 / 15
+	se := 1.5 * math.Sqrt(block*(1-block)/float64(res.Measured))
+	assert.InDelta(t, block, res.FailureRate(), 4*se, "blocking probability")
 }
 
 // TestServiceOf: a service function splits first token and completion; the
 // remaining tokens are spread evenly (ITL), and E2E = TTFT + (O−1)·TPOT.
 func TestServiceOf(t *testing.T) {
+	t.Parallel()
 	f := func(in, out int) (float64, float64) {
 		return 0.001 * float64(in), 0.001*float64(in) + 0.01*float64(out-1)
 	}
@@ -218,20 +251,27 @@ func TestServiceOf(t *testing.T) {
 	}
 	res, err := sim.Run(cfg)
 	require.NoError(t, err)
+	// One client, one server: nobody waits, so TTFT is first = 1 ms per
+	// input token and E2E is total = TTFT + 10 ms per further token.
+	var ttftErr, tpotErr, e2eErr float64
+	undefined := 0
 	for _, r := range res.Requests {
-		assert.InDelta(t, 0.001*float64(r.Input), r.TTFT(), 1e-12)
+		ttftErr = math.Max(ttftErr, math.Abs(r.TTFT()-0.001*float64(r.Input)))
+		e2eErr = math.Max(e2eErr, math.Abs(r.E2E()-(0.001*float64(r.Input)+0.01*float64(r.Output-1))))
 		tpot, ok := r.TPOT()
-		if r.Output > 1 {
-			require.True(t, ok)
-			assert.InDelta(t, 0.01, tpot, 1e-12)
-			assert.InDelta(t, r.E2E(), r.TTFT()+float64(r.Output-1)*tpot, 1e-12)
-		}
+		undefined += b2i(ok != (r.Output > 1))
+		tpotErr = math.Max(tpotErr, math.Abs(tpot-0.01)*float64(b2i(ok)))
 	}
+	assert.LessOrEqual(t, ttftErr, 1e-12, "TTFT = 1 ms per input token")
+	assert.LessOrEqual(t, tpotErr, 1e-12, "TPOT = 10 ms")
+	assert.LessOrEqual(t, e2eErr, 1e-12, "E2E = TTFT + 10 ms per further token")
+	assert.Zero(t, undefined, "TPOT is defined exactly when O > 1")
 	assert.InDelta(t, 0.01, res.ITL().Mean(), 1e-12)
 	assert.Equal(t, int(res.TotalOutput)-res.Completed, res.ITL().Count())
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	exp := distribution.Exponential{Rate: 1}
 	f := func(int, int) (float64, float64) { return 0, 0 }
 	tests := []struct {
@@ -248,6 +288,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			err := tt.cfg.Validate()
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, queue.ErrInvalid))
@@ -258,4 +299,11 @@ func TestValidate(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -17,6 +17,7 @@ func writeFile(t *testing.T, path, text string) {
 }
 
 func TestParseDist(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in        string
 		mean, cv2 float64
@@ -33,6 +34,7 @@ func TestParseDist(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
 			d, err := ParseDist(tt.in)
 			if err != nil {
 				t.Fatal(err)
@@ -48,6 +50,7 @@ func TestParseDist(t *testing.T) {
 }
 
 func TestParseDistErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"exp", "want KIND:PARAMS"},
 		{"poisson:1", `unknown kind "poisson"`},
@@ -63,6 +66,7 @@ func TestParseDistErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
 			_, err := ParseDist(tt.in)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("ParseDist(%q) = %v, want an error containing %q", tt.in, err, tt.want)
@@ -72,6 +76,7 @@ func TestParseDistErrors(t *testing.T) {
 }
 
 func TestParseBytes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want float64
@@ -92,6 +97,7 @@ func TestParseBytes(t *testing.T) {
 }
 
 func TestParseRate(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"inf", "Inf", ".inf", "+inf"} {
 		if r, err := ParseRate(in); err != nil || !math.IsInf(r, 1) {
 			t.Errorf("ParseRate(%q) = %v, %v", in, r, err)
@@ -108,6 +114,7 @@ func TestParseRate(t *testing.T) {
 }
 
 func TestParseSeconds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want float64

@@ -29,6 +29,7 @@ server: {model: qwen2.5-7b, gpu: rtx4090}
 `
 
 func TestParseMinimal(t *testing.T) {
+	t.Parallel()
 	s, err := Parse([]byte(minimal), "t.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +63,7 @@ func TestParseMinimal(t *testing.T) {
 }
 
 func TestParseKinds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, yaml string
 		check      func(t *testing.T, cfg sim.Config)
@@ -119,6 +121,7 @@ func TestParseKinds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			s, err := Parse([]byte(tt.yaml), "k.yaml")
 			if err != nil {
 				t.Fatal(err)
@@ -133,6 +136,7 @@ func TestParseKinds(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, yaml, want string
 	}{
@@ -171,6 +175,7 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := Parse([]byte(tt.yaml), "e.yaml")
 			if err == nil {
 				t.Fatalf("no error; want %q", tt.want)
@@ -186,6 +191,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestSweepPoints(t *testing.T) {
+	t.Parallel()
 	src := minimal + `
 replications: 2
 sweep:
@@ -196,19 +202,9 @@ sweep:
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := s.Experiment()
+	pts, jobs, err := listJobs(s)
 	if err != nil {
 		t.Fatal(err)
-	}
-	pts := x.Points
-	type job struct {
-		sim.Job
-		Config sim.Config
-	}
-	var jobs []job
-	for i := range x.Size() {
-		j, cfg := x.Job(i)
-		jobs = append(jobs, job{j, cfg})
 	}
 	if len(pts) != 2 || len(jobs) != 4 {
 		t.Fatalf("%d points, %d jobs; want 2, 4", len(pts), len(jobs))
@@ -235,6 +231,7 @@ sweep:
 }
 
 func TestSweepCreatesMissingField(t *testing.T) {
+	t.Parallel()
 	src := minimal + "sweep: {param: workload.max_concurrency, values: [2, 4]}\n"
 	s, err := Parse([]byte(src), "s.yaml")
 	if err != nil {
@@ -250,6 +247,7 @@ func TestSweepCreatesMissingField(t *testing.T) {
 }
 
 func TestSweepInCode(t *testing.T) {
+	t.Parallel()
 	s := Default()
 	s.Requests = 100
 	s.Workload.Arrival = &Arrival{Rate: 3}
@@ -267,25 +265,65 @@ func TestSweepInCode(t *testing.T) {
 	}
 }
 
+// TestExamples loads every shipped scenario and checks its sweep and jobs
+// against the file, read by hand: the swept values, and one job per value
+// and replication, each a valid run.
 func TestExamples(t *testing.T) {
-	files, err := filepath.Glob("../examples/scenarios/*.yaml")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no example scenarios (%v)", err)
+	t.Parallel()
+	tests := []struct {
+		file   string
+		values []string // the sweep's values as written; one "" without a sweep
+		reps   int
+	}{
+		{"bursty.yaml", []string{"4", "2", "1", "0.5", "0.25"}, 3},
+		{"closedloop.yaml", []string{""}, 12},
+		{"openloop.yaml", []string{"2", "4", "6", "8", "10", "14", "18"}, 12},
+		{"rate-slo.yaml", []string{"10", "15", "20", "25", "30", "35"}, 3},
+		{"sweep.yaml", []string{"1", "2", "4", "8", "16", "32", "64"}, 2},
 	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			s, err := Load(f)
+	files, err := filepath.Glob("../examples/scenarios/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, tt := range tests {
+		listed = append(listed, "../examples/scenarios/"+tt.file)
+	}
+	if !slices.Equal(files, listed) {
+		t.Errorf("example scenarios %v; the test lists %v", files, listed)
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			s, err := Load("../examples/scenarios/" + tt.file)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.Experiment(); err != nil {
+			pts, jobs, err := listJobs(s)
+			if err != nil {
 				t.Fatal(err)
+			}
+			var values []string
+			for _, p := range pts {
+				values = append(values, p.Text)
+			}
+			if !slices.Equal(values, tt.values) {
+				t.Errorf("sweep values %q, want %q", values, tt.values)
+			}
+			if len(jobs) != len(tt.values)*tt.reps {
+				t.Errorf("%d jobs, want %d values × %d replications", len(jobs), len(tt.values), tt.reps)
+			}
+			for _, j := range jobs {
+				if err := j.Config.Validate(); err != nil {
+					t.Errorf("job %d: %v", j.Index, err)
+				}
 			}
 		})
 	}
 }
 
 func TestRelativePaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := "workload:\n  arrival: {process: trace, path: t.csv}\n  lengths: {kind: trace, path: t.csv}\n"
 	writeFile(t, filepath.Join(dir, "t.csv"), "timestamp,input,output\n0,10,2\n0.5,20,3\n2,30,4\n")
@@ -304,4 +342,23 @@ func TestRelativePaths(t *testing.T) {
 	if _, ok := cfg.Workload.Lengths.(workload.Sequence); !ok {
 		t.Errorf("lengths = %T, want Sequence (the arrivals replay the same trace)", cfg.Workload.Lengths)
 	}
+}
+
+// testJob is one job of an experiment with its seeded configuration.
+type testJob struct {
+	sim.Job
+	Config sim.Config
+}
+
+// listJobs lists every job of s, as the CLI builds them one by one.
+func listJobs(s *Scenario) ([]Point, []testJob, error) {
+	x, err := s.Experiment()
+	if err != nil {
+		return nil, nil, err
+	}
+	jobs := make([]testJob, x.Size())
+	for i := range jobs {
+		jobs[i].Job, jobs[i].Config = x.Job(i)
+	}
+	return x.Points, jobs, nil
 }

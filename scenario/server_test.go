@@ -3,6 +3,7 @@ package scenario
 import "testing"
 
 func TestCatalogName(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"llama-3.1-8b":                         "llama-3.1-8b",
 		"meta-llama/Llama-3.1-8B-Instruct":     "llama-3.1-8b",
@@ -20,6 +21,7 @@ func TestCatalogName(t *testing.T) {
 }
 
 func TestHFModelID(t *testing.T) {
+	t.Parallel()
 	s, err := Parse([]byte("workload: {arrival: {rate: 1}}\nserver: {model: Qwen/Qwen2.5-7B-Instruct}\n"), "hf.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -2,45 +2,36 @@ package workload
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/servesim/servesim/internal/shareddata"
 )
 
 // The real traces live beside the project in shared/data (see its
 // README.md); they are read from there, never copied into the project.
+// shareddata.Path finds them, and fails the test under CI when they are
+// missing rather than skipping it.
 
-// dataDir returns the shared/data directory found by walking up from the
-// working directory, or skips the test.
-func dataDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	require.NoError(t, err)
-	for {
-		d := filepath.Join(dir, "shared", "data")
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			return d
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("shared/data not found above the working directory; real-trace tests skipped")
-		}
-		dir = parent
-	}
-}
-
+// loadData returns the trace in the shared data file name. Each file is
+// parsed once per test binary and shared by the tests, which only read it.
 func loadData(t *testing.T, name string) Trace {
 	t.Helper()
-	tr, err := LoadTrace(filepath.Join(dataDir(t), name))
+	path := shareddata.Path(t, name)
+	load, _ := traceCache.LoadOrStore(path, sync.OnceValues(func() (Trace, error) { return LoadTrace(path) }))
+	tr, err := load.(func() (Trace, error))()
 	require.NoError(t, err)
 	return tr
 }
 
+var traceCache sync.Map // path → func() (Trace, error)
+
 func TestRealTraces(t *testing.T) {
+	t.Parallel()
 	// Expected values computed from the files independently (Python's csv
 	// and json modules); the README rounds them to 1155/211, 2048/28,
 	// 12035/343 tokens and 5.53, 2.57 req/s. Mean rate is (n−1)/span.
@@ -57,6 +48,7 @@ func TestRealTraces(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
 			tr := loadData(t, tt.file)
 			require.Len(t, tr.Rows, tt.rows)
 			var in, out float64
@@ -80,6 +72,7 @@ func TestRealTraces(t *testing.T) {
 }
 
 func TestAzureConvSummary(t *testing.T) {
+	t.Parallel()
 	// The README's summary of the conversation trace: L mean 1155 and O
 	// mean 211 within a token, 5.53 req/s over the hour within 0.05, gap
 	// CV ≈ 1.09 (Poisson-like).
@@ -100,6 +93,7 @@ func TestAzureConvSummary(t *testing.T) {
 }
 
 func TestMooncakeHashIDs(t *testing.T) {
+	t.Parallel()
 	tr := loadData(t, "mooncake_conversation_trace.jsonl")
 	first := tr.Rows[0]
 	require.NotEmpty(t, first.HashIDs)
@@ -107,14 +101,19 @@ func TestMooncakeHashIDs(t *testing.T) {
 	assert.Equal(t, 6758, first.Input)
 	assert.Equal(t, 500, first.Output)
 	// Each 512-token block has an id: ⌈L/512⌉ ids a request.
+	var bad []int
 	for i, r := range tr.Rows {
-		require.Len(t, r.HashIDs, (r.Input+511)/512, "row %d", i)
+		if len(r.HashIDs) != (r.Input+511)/512 {
+			bad = append(bad, i)
+		}
 	}
+	assert.Empty(t, bad[:min(len(bad), 10)], "%d rows without ⌈L/512⌉ hash ids (the first 10 shown)", len(bad))
 	// The second request shares the first block (id 0) with the first.
 	assert.Equal(t, first.HashIDs[0], tr.Rows[1].HashIDs[0])
 }
 
 func TestEmpiricalFromRealTrace(t *testing.T) {
+	t.Parallel()
 	// Resampling the conversation trace's rows: the mean of 200,000 drawn
 	// inputs (and outputs) is within 4 SE of the trace's mean, SE being the
 	// trace's standard deviation over √200,000.
@@ -144,6 +143,7 @@ func TestEmpiricalFromRealTrace(t *testing.T) {
 // the trace files (numpy-linear percentiles, outputs raised to 1) and
 // checks every entry, rounded, and the normal-scores correlation.
 func TestBuiltinTablesMatchTraces(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file  string
 		table QuantileTable
@@ -152,6 +152,7 @@ func TestBuiltinTablesMatchTraces(t *testing.T) {
 		{"AzureLLMInferenceTrace_code.csv", AzureCode()},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
+			t.Parallel()
 			tr := loadData(t, tc.file)
 			var in, out sortedValues
 			for _, p := range tr.Pairs() {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestFixed(t *testing.T) {
+	t.Parallel()
 	f := Fixed{Input: 2048, Output: 128}
 	require.NoError(t, f.Validate())
 	for i := range 10 {
@@ -22,6 +23,7 @@ func TestFixed(t *testing.T) {
 }
 
 func TestRandom(t *testing.T) {
+	t.Parallel()
 	// vLLM's `random`: L and O independent and uniform over the integers
 	// [⌊n(1−r)⌋, ⌈n(1+r)⌉], the output low end raised to 1. With the
 	// bounds written out by hand, every draw must lie inside, both ends must
@@ -44,6 +46,7 @@ func TestRandom(t *testing.T) {
 	}
 	for ti, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			require.NoError(t, tt.r.Validate())
 			ins, outs := sampleLengths(tt.r, uint64(300+ti), n)
 			assert.Equal(t, float64(tt.inLo), minOf(ins), "input low end")
@@ -62,6 +65,7 @@ func TestRandom(t *testing.T) {
 }
 
 func TestRandomIndependent(t *testing.T) {
+	t.Parallel()
 	// L and O are drawn independently: their sample correlation is within
 	// 4 SE (1/√n) of 0.
 	const n = 50_000
@@ -86,6 +90,7 @@ func maxOf(xs []float64) float64 {
 }
 
 func TestLogNormalMediansAndCorrelation(t *testing.T) {
+	t.Parallel()
 	// ln L and ln O are normal with means ln(median) and correlation ρ.
 	// The sample median of ln L has standard error σ·√(π/2)/√n; rounding
 	// to integers moves ln L by at most ln(1+0.5/median), added to the
@@ -103,6 +108,7 @@ func TestLogNormalMediansAndCorrelation(t *testing.T) {
 	}
 	for ti, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			require.NoError(t, tt.l.Validate())
 			lnIn, lnOut := sampleLengths(tt.l, uint64(400+ti), n)
 			require.GreaterOrEqual(t, minOf(lnIn), 1.0)
@@ -122,6 +128,7 @@ func TestLogNormalMediansAndCorrelation(t *testing.T) {
 }
 
 func TestLogNormalMean(t *testing.T) {
+	t.Parallel()
 	// Without caps and with large medians, E[L] = median·e^(σ²/2) within 4
 	// SE, SE = median·√((e^(σ²)−1)e^(σ²))/√n; rounding adds at most 0.5.
 	const n = 200_000
@@ -152,6 +159,7 @@ func sampleLengths(l Lengths, seed uint64, n int) (ins, outs []float64) {
 }
 
 func TestLogNormalCaps(t *testing.T) {
+	t.Parallel()
 	// Caps bound every draw and are reached: an output is 300 when the
 	// unrounded draw is ≥ 299.5, probability 1 − Φ(ln(299.5/200)/1.5) =
 	// 0.39389, checked within 4 SE.
@@ -172,6 +180,7 @@ func TestLogNormalCaps(t *testing.T) {
 }
 
 func TestLogNormalFloor(t *testing.T) {
+	t.Parallel()
 	// Draws that round to 0 are raised to 1, so nothing is below 1 and an
 	// output is 1 when the unrounded draw is < 1.5: with median 0.3 and
 	// σ = 1 that is Φ(ln(1.5/0.3)) = 0.94624, checked within 4 SE.
@@ -197,6 +206,7 @@ func b2i(b bool) int {
 }
 
 func TestEmpiricalKeepsJointDistribution(t *testing.T) {
+	t.Parallel()
 	// Rows are resampled whole: every draw is a row of the table (never a
 	// mix of one row's input and another's output), and a row present k
 	// times in m is drawn with frequency k/m within 4 SE (√(p(1−p)/n)).
@@ -222,6 +232,7 @@ func TestEmpiricalKeepsJointDistribution(t *testing.T) {
 }
 
 func TestSequence(t *testing.T) {
+	t.Parallel()
 	pairs := []Pair{{1, 2}, {3, 4}, {5, 6}}
 	s := Sequence{Pairs: pairs}
 	require.NoError(t, s.Validate())
@@ -237,6 +248,7 @@ func TestSequence(t *testing.T) {
 }
 
 func TestLengthsValidate(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	ok := LogNormal{InputMedian: 100, InputSigma: 1, OutputMedian: 10, OutputSigma: 1}
 	with := func(f func(*LogNormal)) LogNormal { l := ok; f(&l); return l }
@@ -266,6 +278,7 @@ func TestLengthsValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			err := tt.l.Validate()
 			require.ErrorIs(t, err, ErrInvalid)
 			assert.Contains(t, err.Error(), tt.want)

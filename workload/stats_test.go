@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -88,6 +89,7 @@ func gaps(t *testing.T, p Process, r *rand.Rand, n int) []float64 {
 }
 
 func TestHelpers(t *testing.T) {
+	t.Parallel()
 	// The helpers are oracles for everything else, so check them on data
 	// with known answers.
 	m, v := meanVar([]float64{1, 2, 3, 4})
@@ -109,4 +111,20 @@ func TestHelpers(t *testing.T) {
 	cv2, se := cv2WithSE(xs)
 	require.InDelta(t, math.Sqrt(4.0/float64(len(xs))), se, 0.1*se)
 	require.InDelta(t, 1, cv2, zTol*se)
+}
+
+// assertAllClose checks a whole slice with one assertion: got must have
+// want's length and every element within tol·max(1, |want[i]|) of want[i]
+// (tol 0: equal). It reports the first element that is not.
+func assertAllClose(t *testing.T, want, got []float64, tol float64, msg string) bool {
+	t.Helper()
+	if !assert.Len(t, got, len(want), msg) {
+		return false
+	}
+	for i := range want {
+		if d := math.Abs(got[i] - want[i]); !(d <= tol*max(1, math.Abs(want[i]))) {
+			return assert.Failf(t, msg, "element %d of %d: got %v, want %v (tolerance %v)", i, len(want), got[i], want[i], tol)
+		}
+	}
+	return true
 }

@@ -12,6 +12,7 @@ import (
 )
 
 func TestReadTrace(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		format TraceFormat
@@ -58,6 +59,7 @@ func TestReadTrace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			tr, err := ReadTrace(strings.NewReader(tt.text), tt.format)
 			require.NoError(t, err)
 			require.Len(t, tr.Rows, len(tt.want))
@@ -76,6 +78,7 @@ func TestReadTrace(t *testing.T) {
 }
 
 func TestReadTraceErrors(t *testing.T) {
+	t.Parallel()
 	const hdr = "TIMESTAMP,ContextTokens,GeneratedTokens\n"
 	tests := []struct {
 		name   string
@@ -110,6 +113,7 @@ func TestReadTraceErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := ReadTrace(strings.NewReader(tt.text), tt.format)
 			require.ErrorIs(t, err, ErrInvalid)
 			for _, w := range tt.want {
@@ -120,6 +124,7 @@ func TestReadTraceErrors(t *testing.T) {
 }
 
 func TestTraceConversions(t *testing.T) {
+	t.Parallel()
 	tr := Trace{Rows: []TraceRow{{Time: 0, Input: 10, Output: 0}, {Time: 2, Input: 20, Output: 5}, {Time: 3, Input: 30, Output: 1}}}
 	// Outputs are raised to 1: a request always returns a token.
 	wantPairs := []Pair{{10, 1}, {20, 5}, {30, 1}}
@@ -141,6 +146,7 @@ func TestTraceConversions(t *testing.T) {
 }
 
 func TestLoadTrace(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
@@ -159,6 +165,7 @@ func TestLoadTrace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			tr, err := LoadTrace(tt.path)
 			require.NoError(t, err)
 			require.Len(t, tr.Rows, 1)

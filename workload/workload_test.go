@@ -9,6 +9,7 @@ import (
 )
 
 func TestWorkloadValidate(t *testing.T) {
+	t.Parallel()
 	lengths := Fixed{Input: 512, Output: 64}
 	tests := []struct {
 		name string
@@ -29,6 +30,7 @@ func TestWorkloadValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			err := tt.w.Validate()
 			require.ErrorIs(t, err, ErrInvalid)
 			assert.Contains(t, err.Error(), tt.want)
@@ -37,12 +39,14 @@ func TestWorkloadValidate(t *testing.T) {
 }
 
 func TestWorkloadValidateThinkWrapsDist(t *testing.T) {
+	t.Parallel()
 	err := Workload{Clients: 1, Think: distribution.Uniform{Min: 2, Max: 1}, Lengths: Fixed{Output: 1}}.Validate()
 	require.ErrorIs(t, err, ErrInvalid)
 	require.ErrorIs(t, err, distribution.ErrInvalid)
 }
 
 func TestWorkloadValidateAccepts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		w      Workload
@@ -56,6 +60,7 @@ func TestWorkloadValidateAccepts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			require.NoError(t, tt.w.Validate())
 			assert.Equal(t, tt.closed, tt.w.Closed())
 		})

@@ -1,0 +1,58 @@
+package screen_test
+
+import (
+	"fmt"
+
+	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/screen"
+	"github.com/servesim/servesim/sim/metrics"
+	"github.com/servesim/servesim/workload"
+)
+
+// Screening tensor parallelism for Llama-3.1-8B on two H100s: two TP=1
+// replicas behind a round-robin router against one TP=2 replica. Each
+// candidate passes the cost model's shape and memory checks, then gets a
+// capacity search under one arrival process and SLO. The search here is
+// coarse — doubling from 4 req/s and stopping at the first factor-of-2
+// bracket (precision 1), one replication of 600 requests — so it runs in a
+// moment, the brackets overlap, and the verdict says to refine them.
+func Example() {
+	model, err := cost.Model("llama-3.1-8b")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	gpu, err := cost.GPU("h100-sxm")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	study := screen.Study{
+		Engine:     batching.Defaults(model, gpu),
+		Router:     batching.RoundRobin,
+		Candidates: []screen.Candidate{{TP: 1, Replicas: 2}, {TP: 2, Replicas: 1}},
+		Workload: workload.Workload{
+			Arrivals: workload.Poisson{Rate: 1}, // the search sets the rate
+			Lengths:  workload.Random{InputLen: 1024, OutputLen: 256, RangeRatio: 0.5},
+		},
+		Requests: 600, Warmup: 60,
+		Criteria: capacity.DefaultCriteria(metrics.SLO{TTFT: 2, TPOT: 0.1}, 0.99),
+		Seed:     1, Replications: 1, Start: 4, Precision: 1,
+	}
+	rep, err := study.Run()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range rep.Rows {
+		fmt.Printf("%s: %d GPUs, %d heads per rank, lambda* in [%g, %g) req/s, [%g, %g) per GPU\n",
+			r.Candidate, r.GPUs, r.Shape.HeadsPerRank, r.Search.Lower, r.Search.Upper, r.LowerPerGPU, r.UpperPerGPU)
+	}
+	fmt.Println(rep.Verdict())
+	// Output:
+	// TP=1 x2: 2 GPUs, 32 heads per rank, lambda* in [32, 64) req/s, [16, 32) per GPU
+	// TP=2 x1: 2 GPUs, 16 heads per rank, lambda* in [32, 64) req/s, [16, 32) per GPU
+	// the model fits one GPU, so TP must beat replicas per card: TP=1 x2 sustains the most per GPU, lambda* >= 16.00 req/s per GPU, but its bracket overlaps TP=2 x1: refine the search or measure
+}
