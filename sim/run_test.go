@@ -46,6 +46,7 @@ func scenarios() map[string]sim.Config {
 // failed, rejected or still in flight; for each record
 // Arrival ≤ Sent ≤ Start ≤ FirstToken ≤ Done; counts agree with the records.
 func TestConservationAndCausality(t *testing.T) {
+	t.Parallel()
 	for name, cfg := range scenarios() {
 		t.Run(name, func(t *testing.T) {
 			res, err := sim.Run(cfg)
@@ -84,6 +85,7 @@ func TestConservationAndCausality(t *testing.T) {
 // request's time in the system (Little's law on the sample path, exact up
 // to rounding), and the time average is L = λW for the run.
 func TestLittleSamplePath(t *testing.T) {
+	t.Parallel()
 	for name, cfg := range scenarios() {
 		t.Run(name, func(t *testing.T) {
 			res, err := sim.Run(cfg)
@@ -96,6 +98,7 @@ func TestLittleSamplePath(t *testing.T) {
 }
 
 func TestDeterminism(t *testing.T) {
+	t.Parallel()
 	for name, cfg := range scenarios() {
 		t.Run(name, func(t *testing.T) {
 			a, err := sim.Run(cfg)
@@ -138,6 +141,7 @@ func TestReplicateIndependentOfParallelism(t *testing.T) {
 // TestPairedSeeds: two rates run with one seed see the same lengths and
 // proportional arrival times (common random numbers).
 func TestPairedSeeds(t *testing.T) {
+	t.Parallel()
 	a, err := sim.Run(sim.Config{Workload: open(5), Server: fcfs(1, mixture), Requests: 500, Seed: 3})
 	require.NoError(t, err)
 	b, err := sim.Run(sim.Config{Workload: open(10), Server: fcfs(1, mixture), Requests: 500, Seed: 3})
@@ -151,6 +155,7 @@ func TestPairedSeeds(t *testing.T) {
 }
 
 func TestWarmupExcluded(t *testing.T) {
+	t.Parallel()
 	cfg := sim.Config{Workload: open(5), Server: fcfs(1, distribution.Deterministic{Value: 0.01}), Requests: 1000, Warmup: 300, Seed: 1}
 	res, err := sim.Run(cfg)
 	require.NoError(t, err)
@@ -170,6 +175,7 @@ func TestWarmupExcluded(t *testing.T) {
 // TestSummaryModeMatchesFull: summary mode keeps the same counts and
 // moments, percentiles within the sketch accuracy, and no records.
 func TestSummaryModeMatchesFull(t *testing.T) {
+	t.Parallel()
 	cfg := scenarios()["open drained"]
 	full, err := sim.Run(cfg)
 	require.NoError(t, err)
@@ -196,6 +202,7 @@ func TestSummaryModeMatchesFull(t *testing.T) {
 // keeps them in the denominator; a one-token response passes the TPOT
 // bound; in-flight requests that already missed count as misses.
 func TestSLOAccounting(t *testing.T) {
+	t.Parallel()
 	res, err := sim.Run(scenarios()["rejecting"])
 	require.NoError(t, err)
 	good := 0
@@ -227,6 +234,7 @@ func TestSLOAccounting(t *testing.T) {
 // TestInstability: an open loop at ρ ≥ 1 is reported unstable, in bounded
 // time and memory; a stable one is not.
 func TestInstability(t *testing.T) {
+	t.Parallel()
 	stable := sim.Config{Workload: open(14), Server: fcfs(1, mixture), Requests: 50_000, Warmup: 5_000, Seed: 1}
 	res, err := sim.Run(stable)
 	require.NoError(t, err)
@@ -262,6 +270,7 @@ func TestInstability(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	good := sim.Config{Workload: open(5), Server: fcfs(1, mixture), Requests: 100, Seed: 1}
 	nan := math.NaN()
 	tests := []struct {
@@ -308,6 +317,7 @@ func TestBadInput(t *testing.T) {
 
 // TestJSONFields: the result JSON carries vLLM's field names and types.
 func TestJSONFields(t *testing.T) {
+	t.Parallel()
 	cfg := scenarios()["open drained"]
 	cfg.Percentiles = []float64{50, 99, 99.9}
 	cfg.SLO = metrics.SLO{TTFT: 0.2, E2E: 0.5}
@@ -342,6 +352,7 @@ func TestJSONFields(t *testing.T) {
 // TestNormalizedArrivals: vLLM's normalized mode puts the last arrival at
 // exactly N/λ.
 func TestNormalizedArrivals(t *testing.T) {
+	t.Parallel()
 	cfg := sim.Config{
 		Workload: workload.Workload{Arrivals: workload.Gamma{Rate: 4, Burstiness: 0.5, Normalize: true}, Lengths: workload.Fixed{Input: 1, Output: 1}},
 		Server:   fcfs(1, distribution.Deterministic{Value: 0.01}), Requests: 1000, Seed: 2,
@@ -354,6 +365,7 @@ func TestNormalizedArrivals(t *testing.T) {
 // TestStopAfterMisses: a run ends once the stated number of measured
 // requests have missed, and says so.
 func TestStopAfterMisses(t *testing.T) {
+	t.Parallel()
 	cfg := sim.Config{Workload: open(18), Server: fcfs(1, mixture), Requests: 50_000, Warmup: 100, Seed: 1, SLO: metrics.SLO{E2E: 0.25}, StopAfterMisses: 500}
 	res, err := sim.Run(cfg)
 	require.NoError(t, err)
@@ -387,6 +399,7 @@ func (r rejector) Arrive(q *metrics.Request) { r.env.Reject(q) }
 // TestNoProgressGuard: an unbounded closed loop whose server rejects
 // everything at once would spin at t = 0 forever; it ends with an error.
 func TestNoProgressGuard(t *testing.T) {
+	t.Parallel()
 	cfg := sim.Config{Workload: workload.Workload{Clients: 2, Lengths: workload.Fixed{Input: 1, Output: 1}}, Server: rejectAll{}, Horizon: 10, Seed: 1, SummaryOnly: true}
 	_, err := sim.Run(cfg)
 	require.Error(t, err)
@@ -404,6 +417,7 @@ func TestNoProgressGuard(t *testing.T) {
 // TestIncludeClientQueue: with the option, time held in the client counts
 // against TTFT and E2E bounds.
 func TestIncludeClientQueue(t *testing.T) {
+	t.Parallel()
 	w := open(9)
 	w.MaxConcurrency = 1
 	cfg := sim.Config{Workload: w, Server: fcfs(1, distribution.Exponential{Rate: 10}), Requests: 5000, Seed: 2, SLO: metrics.SLO{E2E: 0.3}}

@@ -10,6 +10,7 @@ import (
 )
 
 func TestEngineOrder(t *testing.T) {
+	t.Parallel()
 	var e Engine
 	var got []int64
 	rec := func(arg int64) { got = append(got, arg) }
@@ -32,6 +33,7 @@ func TestEngineOrder(t *testing.T) {
 // random future offsets, and checks that the clock never goes back and
 // same-time events keep FIFO order.
 func TestEngineMonotone(t *testing.T) {
+	t.Parallel()
 	var e Engine
 	r := rand.New(rand.NewPCG(1, 1))
 	last := -1.0
@@ -60,6 +62,7 @@ func TestEngineMonotone(t *testing.T) {
 }
 
 func TestEnginePastPanics(t *testing.T) {
+	t.Parallel()
 	var e Engine
 	e.Schedule(1, Normal, func(int64) {}, 0)
 	e.Step()
@@ -81,6 +84,7 @@ func TestEngineNoAllocSteadyState(t *testing.T) {
 }
 
 func TestRing(t *testing.T) {
+	t.Parallel()
 	var q Ring[int]
 	for i := range 40 {
 		q.Push(i)

@@ -12,6 +12,7 @@ import (
 
 // The expected values are numpy.percentile(x, p) (method="linear").
 func TestPercentileMatchesNumpy(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		xs   []float64
@@ -40,6 +41,7 @@ func TestPercentileMatchesNumpy(t *testing.T) {
 
 // TestWeightedPercentile: AddN(v, n) is exactly n copies of v.
 func TestWeightedPercentile(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 3))
 	var w, u Sample
 	for range 2000 {
@@ -62,6 +64,7 @@ func TestWeightedPercentile(t *testing.T) {
 }
 
 func TestSampleMoments(t *testing.T) {
+	t.Parallel()
 	var s Sample
 	for _, x := range []float64{2, 4, 4, 4, 5, 5, 7, 9} {
 		s.Add(x)
@@ -79,6 +82,7 @@ func TestSampleMoments(t *testing.T) {
 // TestSketchAccuracy: every sketch quantile is within the relative accuracy
 // of the exact value at the same rank (lognormal data over 6 decades).
 func TestSketchAccuracy(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 5))
 	s := NewSummarySample()
 	var exact Sample

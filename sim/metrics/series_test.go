@@ -10,6 +10,7 @@ import (
 // TestSeriesBounded: a series never exceeds MaxSeriesPoints, keeps its
 // times increasing and spans the whole run.
 func TestSeriesBounded(t *testing.T) {
+	t.Parallel()
 	s := NewSeries("x", 0.5, "a", "b")
 	for i := range 100_000 {
 		ti := float64(i) * 0.1
