@@ -1,7 +1,6 @@
 package batching
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/servesim/servesim/sim"
@@ -32,10 +31,10 @@ type Cluster struct {
 // Validate checks the engine, Replicas ≥ 1 and a known router.
 func (c Cluster) Validate() error {
 	if c.Replicas < 1 {
-		return fmt.Errorf("%w: replicas %d must be >= 1", ErrInvalid, c.Replicas)
+		return invalidf("replicas %d must be >= 1", c.Replicas)
 	}
 	if c.Router != RoundRobin && c.Router != LeastOutstanding {
-		return fmt.Errorf("%w: router %q must be %q or %q", ErrInvalid, c.Router, RoundRobin, LeastOutstanding)
+		return invalidf("router %q must be %q or %q", c.Router, RoundRobin, LeastOutstanding)
 	}
 	return c.Engine.Validate()
 }

@@ -9,8 +9,28 @@ import (
 	"github.com/servesim/servesim/sim"
 )
 
-// ErrInvalid is wrapped by every configuration error of this package.
-var ErrInvalid = errors.New("invalid batching config")
+// ErrInvalid is matched (errors.Is) by every configuration error of this
+// package, including the deployment's errors from the cost package, which
+// keep their own words: errors read as one sentence that names the field
+// and its value, such as
+//
+//	batching: max_num_seqs 0 must be >= 1
+//	cost: model "qwen2.5-7b": tp 8 must divide heads 28
+var ErrInvalid = errors.New("batching: invalid config")
+
+// configError is an ErrInvalid error whose message is err's.
+type configError struct{ err error }
+
+func (e *configError) Error() string { return e.err.Error() }
+
+// Unwrap returns ErrInvalid and the cause, so that both match errors.Is.
+func (e *configError) Unwrap() []error { return []error{ErrInvalid, e.err} }
+
+// invalidf returns an ErrInvalid error that reads "batching: " + the
+// formatted message.
+func invalidf(format string, args ...any) error {
+	return &configError{fmt.Errorf("batching: "+format, args...)}
+}
 
 // vLLM's engine defaults, as Defaults sets them.
 const (
@@ -133,40 +153,40 @@ type resolved struct {
 func (c Config) resolve() (*resolved, error) {
 	switch {
 	case c.TensorParallelSize < 1:
-		return nil, fmt.Errorf("%w: tensor_parallel_size %d must be >= 1", ErrInvalid, c.TensorParallelSize)
+		return nil, invalidf("tensor_parallel_size %d must be >= 1", c.TensorParallelSize)
 	case c.MaxNumSeqs < 1:
-		return nil, fmt.Errorf("%w: max_num_seqs %d must be >= 1", ErrInvalid, c.MaxNumSeqs)
+		return nil, invalidf("max_num_seqs %d must be >= 1", c.MaxNumSeqs)
 	case c.MaxNumBatchedTokens < 1:
-		return nil, fmt.Errorf("%w: max_num_batched_tokens %d must be >= 1", ErrInvalid, c.MaxNumBatchedTokens)
+		return nil, invalidf("max_num_batched_tokens %d must be >= 1", c.MaxNumBatchedTokens)
 	case c.MaxNumBatchedTokens < c.MaxNumSeqs:
-		return nil, fmt.Errorf("%w: max_num_batched_tokens %d must be >= max_num_seqs %d (each running request needs a token per step)", ErrInvalid, c.MaxNumBatchedTokens, c.MaxNumSeqs)
+		return nil, invalidf("max_num_batched_tokens %d must be >= max_num_seqs %d (each running request needs a token per step)", c.MaxNumBatchedTokens, c.MaxNumSeqs)
 	case c.BlockSize < 1:
-		return nil, fmt.Errorf("%w: block_size %d must be >= 1", ErrInvalid, c.BlockSize)
+		return nil, invalidf("block_size %d must be >= 1", c.BlockSize)
 	case c.KVCacheMemory == 0 && c.KVBlocks == 0 && !(c.GPUMemoryUtilization > 0 && c.GPUMemoryUtilization <= 1):
-		return nil, fmt.Errorf("%w: gpu_memory_utilization %v must be in (0, 1]", ErrInvalid, c.GPUMemoryUtilization)
+		return nil, invalidf("gpu_memory_utilization %v must be in (0, 1]", c.GPUMemoryUtilization)
 	case !(c.KVCacheMemory >= 0) || math.IsInf(c.KVCacheMemory, 1):
-		return nil, fmt.Errorf("%w: kv_cache_memory %v must be a finite number of bytes >= 0", ErrInvalid, c.KVCacheMemory)
+		return nil, invalidf("kv_cache_memory %v must be a finite number of bytes >= 0", c.KVCacheMemory)
 	case c.KVBlocks < 0:
-		return nil, fmt.Errorf("%w: kv_blocks %d must be >= 0", ErrInvalid, c.KVBlocks)
+		return nil, invalidf("kv_blocks %d must be >= 0", c.KVBlocks)
 	case c.MaxModelLen < 0:
-		return nil, fmt.Errorf("%w: max_model_len %d must be >= 0", ErrInvalid, c.MaxModelLen)
+		return nil, invalidf("max_model_len %d must be >= 0", c.MaxModelLen)
 	case !c.EnableChunkedPrefill && c.MaxModelLen > c.MaxNumBatchedTokens:
-		return nil, fmt.Errorf("%w: max_num_batched_tokens %d must be >= max_model_len %d when chunked prefill is off (a whole prompt must fit one step)", ErrInvalid, c.MaxNumBatchedTokens, c.MaxModelLen)
+		return nil, invalidf("max_num_batched_tokens %d must be >= max_model_len %d when chunked prefill is off (a whole prompt must fit one step)", c.MaxNumBatchedTokens, c.MaxModelLen)
 	case !(c.RequestOverhead >= 0) || math.IsInf(c.RequestOverhead, 1):
-		return nil, fmt.Errorf("%w: request_overhead %v must be a finite number of seconds >= 0", ErrInvalid, c.RequestOverhead)
+		return nil, invalidf("request_overhead %v must be a finite number of seconds >= 0", c.RequestOverhead)
 	}
 	r := &resolved{Config: c}
 	modelFree := c.StepTime != nil && c.KVBlocks > 0
 	if !modelFree {
 		d := c.Deployment()
 		if err := d.Validate(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+			return nil, &configError{err}
 		}
 		r.pool.BytesPerToken = d.KVBytesPerTokenPerRank()
 		if c.StepTime == nil {
 			sm, err := d.Compile()
 			if err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+				return nil, &configError{err}
 			}
 			r.step = sm
 		}
@@ -180,17 +200,16 @@ func (c Config) resolve() (*resolved, error) {
 	default:
 		m, err := c.Deployment().Memory(c.GPUMemoryUtilization, c.BlockSize)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+			return nil, &configError{err}
 		}
 		r.pool.Blocks = m.KVBlocks
 	}
 	r.pool.Tokens = r.pool.Blocks * c.BlockSize
 	if r.pool.Tokens < c.MaxNumBatchedTokens {
-		return nil, fmt.Errorf("%w: the KV pool holds %d tokens (%d blocks of %d; kv_cache_memory %v bytes, gpu_memory_utilization %v), fewer than max_num_batched_tokens %d: it cannot hold one step's prompt tokens",
-			ErrInvalid, r.pool.Tokens, r.pool.Blocks, c.BlockSize, c.KVCacheMemory, c.GPUMemoryUtilization, c.MaxNumBatchedTokens)
+		return nil, invalidf("the KV pool holds %d tokens (%d blocks of %d; kv_cache_memory %v bytes, gpu_memory_utilization %v), fewer than max_num_batched_tokens %d: it cannot hold one step's prompt tokens", r.pool.Tokens, r.pool.Blocks, c.BlockSize, c.KVCacheMemory, c.GPUMemoryUtilization, c.MaxNumBatchedTokens)
 	}
 	if c.MaxModelLen > 0 && r.pool.Tokens < c.MaxModelLen {
-		return nil, fmt.Errorf("%w: the KV pool holds %d tokens, fewer than max_model_len %d", ErrInvalid, r.pool.Tokens, c.MaxModelLen)
+		return nil, invalidf("the KV pool holds %d tokens, fewer than max_model_len %d", r.pool.Tokens, c.MaxModelLen)
 	}
 	return r, nil
 }

@@ -334,19 +334,19 @@ func TestBadConfig(t *testing.T) {
 		mutate func(*Config)
 		want   string
 	}{
-		{"zero budget", func(c *Config) { c.MaxNumBatchedTokens = 0 }, "max_num_batched_tokens 0"},
+		{"zero budget", func(c *Config) { c.MaxNumBatchedTokens = 0 }, "batching: max_num_batched_tokens 0 must be >= 1"},
 		{"budget below seqs", func(c *Config) { c.MaxNumBatchedTokens = 100 }, "max_num_batched_tokens 100 must be >= max_num_seqs 256"},
-		{"zero seqs", func(c *Config) { c.MaxNumSeqs = 0 }, "max_num_seqs 0"},
+		{"zero seqs", func(c *Config) { c.MaxNumSeqs = 0 }, "batching: max_num_seqs 0 must be >= 1"},
 		{"block size 0", func(c *Config) { c.BlockSize = 0 }, "block_size 0"},
-		{"tp 0", func(c *Config) { c.TensorParallelSize = 0 }, "tensor_parallel_size 0"},
-		{"tp not dividing heads", func(c *Config) { c.TensorParallelSize = 8 }, "tp 8 must divide heads 28"},
+		{"tp 0", func(c *Config) { c.TensorParallelSize = 0 }, "batching: tensor_parallel_size 0 must be >= 1"},
+		{"tp not dividing heads", func(c *Config) { c.TensorParallelSize = 8 }, `cost: model "qwen2.5-7b": tp 8 must divide heads 28`},
 		{"kv memory too small", func(c *Config) { c.KVCacheMemory = 1 << 20 }, "fewer than max_num_batched_tokens 2048"},
 		{"kv memory NaN", func(c *Config) { c.KVCacheMemory = math.NaN() }, "kv_cache_memory NaN"},
 		{"memory utilization", func(c *Config) { c.KVCacheMemory = 0; c.GPUMemoryUtilization = 1.5 }, "gpu_memory_utilization 1.5"},
 		{"weights do not fit", func(c *Config) { c.KVCacheMemory = 0; c.GPUMemoryUtilization = 0.5 }, "does not fit"},
 		{"overhead", func(c *Config) { c.RequestOverhead = -1 }, "request_overhead -1"},
 		{"max model len", func(c *Config) { c.MaxModelLen = 1 << 20 }, "fewer than max_model_len 1048576"},
-		{"model invalid", func(c *Config) { c.Model.Layers = 0 }, "layers 0"},
+		{"model invalid", func(c *Config) { c.Model.Layers = 0 }, `cost: model "qwen2.5-7b": layers 0 must be >= 1`},
 		{"no chunking, short budget", func(c *Config) { c.EnableChunkedPrefill = false; c.MaxModelLen = 4096 }, "max_num_batched_tokens 2048 must be >= max_model_len 4096"},
 	}
 	for _, tt := range tests {

@@ -52,13 +52,13 @@ func DefaultEfficiency() Efficiency {
 func (e Efficiency) Validate() error {
 	var errs []error
 	if !(e.Bandwidth >= 0 && e.Bandwidth <= 1) {
-		errs = append(errs, fmt.Errorf("%w: efficiency bandwidth %v must be in (0, 1] (0 = ideal)", ErrInvalidSpec, e.Bandwidth))
+		errs = append(errs, invalidf("efficiency bandwidth %v must be in (0, 1] (0 = ideal)", e.Bandwidth))
 	}
 	if !(e.FLOPs >= 0 && e.FLOPs <= 1) {
-		errs = append(errs, fmt.Errorf("%w: efficiency flops %v must be in (0, 1] (0 = ideal)", ErrInvalidSpec, e.FLOPs))
+		errs = append(errs, invalidf("efficiency flops %v must be in (0, 1] (0 = ideal)", e.FLOPs))
 	}
 	if !nonNegativeFinite(e.StepOverhead) {
-		errs = append(errs, fmt.Errorf("%w: efficiency step_overhead_s %v must be a finite number ≥ 0", ErrInvalidSpec, e.StepOverhead))
+		errs = append(errs, invalidf("efficiency step_overhead_s %v must be a finite number >= 0", e.StepOverhead))
 	}
 	return errors.Join(errs...)
 }
@@ -111,7 +111,7 @@ func (s Shape) String() string {
 		s.TP, s.HeadsPerRank, s.KVHeadsPerRank, kv, rep, s.IntermediatePerRank)
 }
 
-// Shape splits m across p tensor-parallel ranks. It fails, wrapping
+// Shape splits m across p tensor-parallel ranks. It fails, matching
 // ErrInvalidSpec, when p < 1, when p does not divide heads or the MLP
 // intermediate size, or when neither p nor kv_heads divides the other (the
 // KV heads cannot be split evenly nor replicated evenly; vLLM refuses these).
@@ -119,10 +119,10 @@ func (s Shape) String() string {
 func (m ModelSpec) Shape(p int) (Shape, error) {
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%w: model %q: "+format, append([]any{ErrInvalidSpec, m.Name}, args...)...))
+		errs = append(errs, invalidf("model %q: "+format, append([]any{m.Name}, args...)...))
 	}
 	if p < 1 {
-		bad("tp %d must be ≥ 1", p)
+		bad("tp %d must be >= 1", p)
 		return Shape{}, errors.Join(errs...)
 	}
 	if m.Heads > 0 && m.Heads%p != 0 {
@@ -180,26 +180,26 @@ type Deployment struct {
 // Validate checks the model, the GPU, the efficiency knobs and the reserve,
 // and the shape checks that make the deployment impossible (SPEC §4): tp
 // must divide heads and the MLP intermediate size. Replicated KV heads
-// (tp > kv_heads) are allowed; see Shape. Every error wraps ErrInvalidSpec.
+// (tp > kv_heads) are allowed; see Shape. Every error matches ErrInvalidSpec.
 func (d Deployment) Validate() error {
 	errs := []error{d.Model.Validate(), d.GPU.Validate(), d.Eff.Validate()}
 	if d.TP < 1 {
-		errs = append(errs, fmt.Errorf("%w: deployment tp %d must be ≥ 1", ErrInvalidSpec, d.TP))
+		errs = append(errs, invalidf("deployment tp %d must be >= 1", d.TP))
 	} else if _, err := d.Model.Shape(d.TP); err != nil {
 		errs = append(errs, err)
 	}
 	if !nonNegativeFinite(d.RuntimeReserveBytes) {
-		errs = append(errs, fmt.Errorf("%w: deployment runtime_reserve_bytes %v must be a finite number ≥ 0", ErrInvalidSpec, d.RuntimeReserveBytes))
+		errs = append(errs, invalidf("deployment runtime_reserve_bytes %v must be a finite number >= 0", d.RuntimeReserveBytes))
 	}
 	if !nonNegativeFinite(d.PeakFLOPS) {
-		errs = append(errs, fmt.Errorf("%w: deployment peak_flops %v must be a finite number ≥ 0", ErrInvalidSpec, d.PeakFLOPS))
+		errs = append(errs, invalidf("deployment peak_flops %v must be a finite number >= 0", d.PeakFLOPS))
 	} else if d.peakFLOPS() <= 0 {
-		errs = append(errs, fmt.Errorf("%w: gpu %q has no peak_flops for %v-byte activations of model %q; set Deployment.PeakFLOPS",
-			ErrInvalidSpec, d.GPU.Name, d.Model.ActBytes, d.Model.Name))
+		errs = append(errs, invalidf("gpu %q has no peak_flops for %v-byte activations of model %q; set Deployment.PeakFLOPS",
+			d.GPU.Name, d.Model.ActBytes, d.Model.Name))
 	}
 	if d.TP > 1 && d.Comm == nil && len(d.GPU.AllReduce) == 0 {
-		errs = append(errs, fmt.Errorf("%w: gpu %q has no all_reduce parameters for tp %d; set GPU.AllReduce or Deployment.Comm",
-			ErrInvalidSpec, d.GPU.Name, d.TP))
+		errs = append(errs, invalidf("gpu %q has no all_reduce parameters for tp %d; set GPU.AllReduce or Deployment.Comm",
+			d.GPU.Name, d.TP))
 	}
 	return errors.Join(errs...)
 }
@@ -301,8 +301,8 @@ type Memory struct {
 // runtime reserve leave of it, counted in tokens and in blocks of blockSize
 // tokens (per-rank pool ÷ per-rank KV bytes per token, no ×TP).
 //
-// It returns an error wrapping ErrInvalidSpec for an invalid deployment,
-// utilisation outside (0, 1] or blockSize < 1, and one wrapping
+// It returns an error matching ErrInvalidSpec for an invalid deployment,
+// utilisation outside (0, 1] or blockSize < 1, and one matching
 // ErrDoesNotFit — together with the filled-in Memory — when not even one
 // block fits.
 func (d Deployment) Memory(gpuMemUtil float64, blockSize int) (Memory, error) {
@@ -310,10 +310,10 @@ func (d Deployment) Memory(gpuMemUtil float64, blockSize int) (Memory, error) {
 		return Memory{}, err
 	}
 	if !(gpuMemUtil > 0 && gpuMemUtil <= 1) {
-		return Memory{}, fmt.Errorf("%w: gpu_memory_utilization %v must be in (0, 1]", ErrInvalidSpec, gpuMemUtil)
+		return Memory{}, invalidf("gpu_memory_utilization %v must be in (0, 1]", gpuMemUtil)
 	}
 	if blockSize < 1 {
-		return Memory{}, fmt.Errorf("%w: block_size %d must be ≥ 1", ErrInvalidSpec, blockSize)
+		return Memory{}, invalidf("block_size %d must be >= 1", blockSize)
 	}
 	m := Memory{
 		TP:              d.TP,
@@ -332,8 +332,8 @@ func (d Deployment) Memory(gpuMemUtil float64, blockSize int) (Memory, error) {
 	}
 	m.Fits = m.KVBlocks >= 1
 	if !m.Fits {
-		return m, fmt.Errorf("%w: %s on %d×%s: weights %.1f GiB + runtime %.1f GiB per rank leave no %d-token KV block in usable %.1f GiB (%.2f × %.1f GiB)",
-			ErrDoesNotFit, d.Model.Name, d.TP, d.GPU.Name, m.WeightBytes/GiB, m.RuntimeBytes/GiB, blockSize,
+		return m, errorf(ErrDoesNotFit, "%s on %d×%s does not fit: weights %.1f GiB + runtime %.1f GiB per rank leave no %d-token KV block in usable %.1f GiB (%.2f × %.1f GiB)",
+			d.Model.Name, d.TP, d.GPU.Name, m.WeightBytes/GiB, m.RuntimeBytes/GiB, blockSize,
 			m.UsableBytes/GiB, gpuMemUtil, m.CapacityBytes/GiB)
 	}
 	return m, nil

@@ -22,7 +22,7 @@ func TestDeploymentValidate(t *testing.T) {
 		edit func(*Deployment)
 		msg  string
 	}{
-		{"tp zero", func(d *Deployment) { d.TP = 0 }, "tp 0 must be ≥ 1"},
+		{"tp zero", func(d *Deployment) { d.TP = 0 }, "cost: deployment tp 0 must be >= 1"},
 		{"tp does not divide heads", func(d *Deployment) { d.TP = 3 }, "tp 3 must divide heads 64"},
 		{"bad model", func(d *Deployment) { d.Model.Layers = -1 }, "layers -1"},
 		{"bad gpu", func(d *Deployment) { d.GPU.MemoryBytes = math.NaN() }, "memory_bytes NaN"},
@@ -151,7 +151,8 @@ func TestMemoryDoesNotFit(t *testing.T) {
 	mem, err := deployment(t, "llama-3.1-70b", "h100-sxm", 1).Memory(0.9, 16)
 	require.ErrorIs(t, err, ErrDoesNotFit)
 	assert.NotErrorIs(t, err, ErrInvalidSpec)
-	assert.Contains(t, err.Error(), "llama-3.1-70b on 1×h100-sxm: weights 131.4 GiB + runtime 1.0 GiB")
+	assert.Equal(t, "cost: llama-3.1-70b on 1×h100-sxm does not fit: weights 131.4 GiB + runtime 1.0 GiB per rank "+
+		"leave no 16-token KV block in usable 72.0 GiB (0.90 × 80.0 GiB)", err.Error())
 	assert.False(t, mem.Fits)
 	assert.Negative(t, mem.KVPoolBytes)
 }
@@ -179,7 +180,7 @@ func TestMemoryArgumentErrors(t *testing.T) {
 		{"util zero", d, 0, 16, "gpu_memory_utilization 0"},
 		{"util above one", d, 1.2, 16, "gpu_memory_utilization 1.2"},
 		{"util NaN", d, math.NaN(), 16, "gpu_memory_utilization NaN"},
-		{"block zero", d, 0.9, 0, "block_size 0"},
+		{"block zero", d, 0.9, 0, "cost: block_size 0 must be >= 1"},
 		{"invalid deployment", Deployment{Model: d.Model, GPU: d.GPU}, 0.9, 16, "tp 0"},
 	}
 	for _, tt := range tests {

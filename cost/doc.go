@@ -40,8 +40,9 @@
 // # Errors and concurrency
 //
 // Every Validate, loader and constructor rejects bad input with an error
-// wrapping ErrInvalidSpec that names the field and value; nothing panics on
-// user input. All values are immutable after construction and safe for
+// that reads as one sentence naming the field and its value,
+// `cost: model "x": layers 0 must be >= 1`, and matches ErrInvalidSpec under
+// errors.Is; nothing panics on user input. All values are immutable after construction and safe for
 // concurrent use. Deployment.Step and StepModel.Step are O(1) and do not
 // allocate: call them once per simulated step.
 //

@@ -121,7 +121,7 @@ func TestFitErrors(t *testing.T) {
 		target error
 		msg    string
 	}{
-		{"one point", d, []Measurement{DecodeMeasurement(1, 1000, 0.02)}, ErrFit, "need ≥ 2"},
+		{"one point", d, []Measurement{DecodeMeasurement(1, 1000, 0.02)}, ErrFit, "fit needs >= 2 measurements, got 1"},
 		{"invalid deployment", Deployment{}, nil, ErrInvalidSpec, "tp 0"},
 		{"empty batch", d, []Measurement{{Time: 1}, {Time: 1}}, ErrInvalidSpec, "measurement 0: empty batch"},
 		{"bad time", d, []Measurement{DecodeMeasurement(1, 1000, 0.02), DecodeMeasurement(2, 1000, -1)}, ErrInvalidSpec, "measurement 1: time -1"},

@@ -2,7 +2,6 @@ package cost
 
 import (
 	"errors"
-	"fmt"
 	"math"
 )
 
@@ -51,13 +50,13 @@ type ModelSpec struct {
 	ActBytes float64 `json:"act_bytes" yaml:"act_bytes"`
 }
 
-// Validate reports every problem with m, each wrapping ErrInvalidSpec and
+// Validate reports every problem with m, each matching ErrInvalidSpec and
 // naming the field and its value, joined with errors.Join. It returns nil for
 // a usable spec.
 func (m ModelSpec) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%w: model %q: "+format, append([]any{ErrInvalidSpec, m.Name}, args...)...))
+		errs = append(errs, invalidf("model %q: "+format, append([]any{m.Name}, args...)...))
 	}
 	ints := []struct {
 		name string
@@ -68,7 +67,7 @@ func (m ModelSpec) Validate() error {
 	}
 	for _, f := range ints {
 		if f.v <= 0 {
-			bad("%s %d must be > 0", f.name, f.v)
+			bad("%s %d must be >= 1", f.name, f.v)
 		}
 	}
 	if m.Heads > 0 && m.KVHeads > 0 && m.Heads%m.KVHeads != 0 {

@@ -152,8 +152,8 @@ func TestShapeErrors(t *testing.T) {
 		msg   string
 	}{
 		{"qwen2.5-7b", 8, "tp 8 must divide heads 28"},
-		{"qwen2.5-7b", 0, "tp 0 must be ≥ 1"},
-		{"llama-3.1-8b", -2, "tp -2 must be ≥ 1"},
+		{"qwen2.5-7b", 0, "tp 0 must be >= 1"},
+		{"llama-3.1-8b", -2, "tp -2 must be >= 1"},
 		{"llama-3.1-8b", 3, "tp 3 must divide heads 32"},
 		{"qwen2.5-7b", 7, "tp 7 and kv_heads 4: one must divide the other"},
 	}

@@ -2,7 +2,6 @@ package cost
 
 import (
 	"errors"
-	"fmt"
 	"math"
 )
 
@@ -87,7 +86,7 @@ func (b Batch) Validate() error {
 		{"prefill_context", b.PrefillContext}, {"prefill_pairs", b.PrefillPairs},
 	} {
 		if !nonNegativeFinite(f.v) {
-			errs = append(errs, fmt.Errorf("%w: batch %s %v must be a finite number ≥ 0", ErrInvalidSpec, f.name, f.v))
+			errs = append(errs, invalidf("batch %s %v must be a finite number >= 0", f.name, f.v))
 		}
 	}
 	return errors.Join(errs...)

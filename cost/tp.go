@@ -2,7 +2,6 @@ package cost
 
 import (
 	"errors"
-	"fmt"
 	"math"
 )
 
@@ -43,13 +42,13 @@ func ReferenceTPModel() TPModel {
 func (t TPModel) Validate() error {
 	errs := []error{t.Model.Validate(), t.Comm.Validate()}
 	if !positiveFinite(t.ProjFLOPS) {
-		errs = append(errs, fmt.Errorf("%w: tp model proj_flops %v must be a finite number > 0", ErrInvalidSpec, t.ProjFLOPS))
+		errs = append(errs, invalidf("tp model proj_flops %v must be a finite number > 0", t.ProjFLOPS))
 	}
 	if len(t.Comm) == 0 {
-		errs = append(errs, fmt.Errorf("%w: tp model needs at least one all_reduce entry", ErrInvalidSpec))
+		errs = append(errs, invalidf("tp model needs at least one all_reduce entry"))
 	}
 	if !nonNegativeFinite(t.OtherDelta) {
-		errs = append(errs, fmt.Errorf("%w: tp model other_delta %v must be a finite number ≥ 0", ErrInvalidSpec, t.OtherDelta))
+		errs = append(errs, invalidf("tp model other_delta %v must be a finite number >= 0", t.OtherDelta))
 	}
 	return errors.Join(errs...)
 }
