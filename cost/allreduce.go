@@ -43,10 +43,18 @@ type AlphaBeta struct {
 // ranks ranks (the ranks argument, not a.Ranks, sets the 2(p−1)/p factor),
 // or 0 when ranks ≤ 1.
 func (a AlphaBeta) Time(bytes float64, ranks int) float64 {
+	alpha, perByte := a.coefficients(ranks)
+	return alpha + perByte*bytes
+}
+
+// coefficients returns τ(S, ranks) = alpha + perByte·S as its two
+// coefficients: α and 2(p−1)/(p·B) seconds per payload byte; both 0 for
+// ranks ≤ 1.
+func (a AlphaBeta) coefficients(ranks int) (alpha, perByte float64) {
 	if ranks <= 1 {
-		return 0
+		return 0, 0
 	}
-	return a.Alpha + BusBytes(bytes, ranks)/a.BusBandwidth
+	return a.Alpha, BusBytes(1, ranks) / a.BusBandwidth
 }
 
 // Validate checks that α ≥ 0, B > 0 (both finite) and Ranks ≥ 0.

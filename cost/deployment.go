@@ -145,12 +145,20 @@ func (m ModelSpec) Shape(p int) (Shape, error) {
 func (m ModelSpec) split(p int) Shape {
 	p = max(p, 1)
 	s := Shape{TP: p, HeadsPerRank: m.Heads / p, IntermediatePerRank: m.Intermediate / p,
-		KVHeadsPerRank: m.KVHeads / p, KVReplication: 1}
-	if p > m.KVHeads && m.KVHeads > 0 {
-		s.KVHeadsPerRank = 1
+		KVHeadsPerRank: m.kvHeadsPerRank(p), KVReplication: 1}
+	if p > m.KVHeads && m.KVHeads > 0 { // one replicated head per rank
 		s.KVReplication = p / m.KVHeads
 	}
 	return s
+}
+
+// kvHeadsPerRank returns the KV heads each of p ≥ 1 ranks stores:
+// kv_heads/p, or 1 once p > kv_heads and the heads are replicated.
+func (m *ModelSpec) kvHeadsPerRank(p int) int {
+	if p > m.KVHeads && m.KVHeads > 0 {
+		return 1
+	}
+	return m.KVHeads / p
 }
 
 // Deployment is one engine replica: a model on TP GPUs of one kind, with the
@@ -207,7 +215,9 @@ func (d Deployment) Validate() error {
 // Shape returns the per-rank split of the model; see ModelSpec.Shape.
 func (d Deployment) Shape() (Shape, error) { return d.Model.Shape(d.TP) }
 
-func (d Deployment) peakFLOPS() float64 {
+// peakFLOPS returns the per-rank peak FLOP/s: PeakFLOPS, or the GPU's dense
+// peak for the model's activation size.
+func (d *Deployment) peakFLOPS() float64 {
 	if d.PeakFLOPS > 0 {
 		return d.PeakFLOPS
 	}
@@ -228,31 +238,58 @@ func (m ModelSpec) kvProjParams() float64 {
 	return float64(m.Layers) * 2 * float64(m.Hidden) * float64(m.KVWidth())
 }
 
-// perRank returns the share of params held by one rank: everything split p
-// ways except the K/V projections, of which each rank holds
-// KVHeadsPerRank heads.
-func (d Deployment) perRank(params float64) float64 {
-	s := d.Model.split(d.TP)
-	kv := d.Model.kvProjParams()
-	kvShare := 0.0
-	if d.Model.KVHeads > 0 {
-		kvShare = kv * float64(s.KVHeadsPerRank) / float64(d.Model.KVHeads)
+// rankShare is what one of tp ranks holds of a model. Every per-rank size
+// of the package is derived from a whole-model one through it, so that the
+// step model and the Deployment methods cannot disagree. It holds only what
+// the step model needs (see split for the full Shape): Deployment.Step
+// builds one on every call.
+type rankShare struct {
+	tp             int     // ranks, ≥ 1
+	headsPerRank   int     // query heads on the rank
+	kvHeadsPerRank int     // KV heads on the rank (see kvHeadsPerRank)
+	kvHeads        float64 // the model's KV heads
+	kvParams       float64 // K and V projection weights of all layers, elements
+}
+
+// share returns the share of one of p ranks; it never divides by zero.
+func (m *ModelSpec) share(p int) rankShare {
+	p = max(p, 1)
+	return rankShare{tp: p, headsPerRank: m.Heads / p, kvHeadsPerRank: m.kvHeadsPerRank(p),
+		kvHeads: float64(m.KVHeads), kvParams: m.kvProjParams()}
+}
+
+// kv returns the rank's part of x, a whole-model quantity proportional to
+// the number of KV heads (K/V projection weights, KV-cache bytes):
+// x·kvHeadsPerRank/kv_heads, which is x/p until p exceeds kv_heads and
+// x/kv_heads beyond (one replicated head per rank).
+func (r *rankShare) kv(x float64) float64 {
+	if r.kvHeads <= 0 {
+		return 0
 	}
-	return (params-kv)/float64(s.TP) + kvShare
+	return x * float64(r.kvHeadsPerRank) / r.kvHeads
+}
+
+// params returns the rank's part of params weight elements that count every
+// layer's K and V projections in full: those split as the KV heads do
+// (kv), everything else tp ways.
+func (r *rankShare) params(params float64) float64 {
+	return (params-r.kvParams)/float64(r.tp) + r.kv(r.kvParams)
 }
 
 // WeightBytesPerRank returns the bytes of weights resident on each rank:
 // every parameter (embedding included) split TP ways, except that with
 // replicated KV heads each rank keeps a whole K/V head.
 func (d Deployment) WeightBytesPerRank() float64 {
-	return d.perRank(d.Model.TotalParams()) * d.Model.WeightBytes
+	s := d.Model.share(d.TP)
+	return s.params(d.Model.TotalParams()) * d.Model.WeightBytes
 }
 
 // StreamedWeightBytesPerRank returns the weight bytes each rank reads from
 // memory in one step: its share of MatmulParams (the embedding lookup is not
-// streamed).
+// streamed). It is StepCost.WeightBytes of every non-empty step.
 func (d Deployment) StreamedWeightBytesPerRank() float64 {
-	return d.perRank(d.Model.MatmulParams()) * d.Model.WeightBytes
+	s := d.compile()
+	return s.weightBytes
 }
 
 // KVBytesPerTokenPerRank returns the KV-cache bytes one token occupies on
@@ -260,8 +297,8 @@ func (d Deployment) StreamedWeightBytesPerRank() float64 {
 // Model.KVBytesPerToken()/TP until TP exceeds kv_heads, and stays at one
 // head per rank beyond.
 func (d Deployment) KVBytesPerTokenPerRank() float64 {
-	s := d.Model.split(d.TP)
-	return 2 * float64(d.Model.Layers) * float64(s.KVHeadsPerRank*d.Model.HeadDim) * d.Model.KVBytes
+	s := d.compile()
+	return s.kvPerToken
 }
 
 // Memory is the per-rank memory budget of a deployment.

@@ -161,8 +161,16 @@ func (m ModelSpec) KVBytesPerToken() float64 {
 // F = 4T(H·H_Q + H·H_KV) + 6T·H·I, which is 4T(H² + H·H_KV) + 6T·H·I when
 // H_Q = H. Attention scores, norms and the LM head are not included.
 func (m ModelSpec) ProjectionFLOPsPerLayer(tokens float64) float64 {
-	return 2 * tokens * m.LayerMatmulParams()
+	return matmulFLOPs(m.LayerMatmulParams(), tokens)
 }
+
+// matmulFLOPs returns the FLOPs of multiplying tokens activations by params
+// weights: one multiply-add, 2 FLOPs, per weight per token.
+func matmulFLOPs(params, tokens float64) float64 { return 2 * params * tokens }
+
+// allReducesPerStep returns 2L: under tensor parallelism every block
+// all-reduces twice, after attention and after the MLP.
+func (m *ModelSpec) allReducesPerStep() float64 { return 2 * float64(m.Layers) }
 
 // AllReducePayload returns S = T·H·e_a, the bytes of the [T, H] activation
 // that each tensor-parallel all-reduce sums.
@@ -177,7 +185,7 @@ func (m ModelSpec) TPStepTraffic(tokens float64, p int) float64 {
 	if p <= 1 {
 		return 0
 	}
-	return 2 * float64(m.Layers) * BusBytes(m.AllReducePayload(tokens), p)
+	return m.allReducesPerStep() * BusBytes(m.AllReducePayload(tokens), p)
 }
 
 func positiveFinite(v float64) bool { return v > 0 && !math.IsInf(v, 1) }

@@ -75,7 +75,7 @@ func (t TPModel) StepTime(tokens float64, p int) float64 {
 	if p == 1 {
 		return t.ProjTime(tokens)
 	}
-	return t.ProjTime(tokens)/float64(p) + 2*float64(t.Model.Layers)*t.AllReduceTime(tokens, p) + t.OtherDelta
+	return t.ProjTime(tokens)/float64(p) + t.Model.allReducesPerStep()*t.AllReduceTime(tokens, p) + t.OtherDelta
 }
 
 // Speedup returns t_1/t_p for a step of tokens tokens; below 1 TP is slower.
