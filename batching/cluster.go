@@ -21,7 +21,7 @@ const (
 
 // Cluster is Replicas identical engine replicas behind a router, fed by one
 // arrival stream: the "p replicas of TP=1" side of a TP comparison, or any
-// data-parallel deployment. It occupies Replicas × TensorParallelSize GPUs.
+// data-parallel deployment. It occupies Replicas × Engine.Deployment.TP GPUs.
 type Cluster struct {
 	Engine   Config `json:"engine" yaml:"engine"`
 	Replicas int    `json:"replicas" yaml:"replicas"`
@@ -39,7 +39,7 @@ func (c Cluster) Validate() error {
 	return c.Engine.Validate()
 }
 
-// GPUs returns Replicas × TensorParallelSize.
+// GPUs returns Replicas × Engine.Deployment.TP.
 func (c Cluster) GPUs() int { return c.Replicas * c.Engine.GPUs() }
 
 // NewServer builds the replicas for one run.
@@ -90,7 +90,7 @@ func (c *cluster) Series() []*sim.Series {
 	return out
 }
 
-// GPUs reports Replicas × TensorParallelSize (sim.GPUCounter).
+// GPUs reports Replicas × Engine.Deployment.TP (sim.GPUCounter).
 func (c *cluster) GPUs() int { return c.cfg.GPUs() }
 
 // Stats reports the replicas' counters combined: counts and totals summed,

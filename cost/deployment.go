@@ -161,10 +161,13 @@ func (m *ModelSpec) kvHeadsPerRank(p int) int {
 	return m.KVHeads / p
 }
 
-// Deployment is one engine replica: a model on TP GPUs of one kind, with the
-// efficiency knobs that turn roofline floors into predicted step times.
-// Write it literally; the zero values of Eff, RuntimeReserveBytes, Comm and
-// PeakFLOPS select documented defaults.
+// Deployment is one engine replica: a model on TP GPUs of one kind, the
+// all-reduce model of their interconnect, the efficiency profile that turns
+// roofline floors into predicted step times, and the memory settings that
+// size the KV cache. It is the one description of a deployment: servers
+// such as batching.Config hold it whole. Write it literally; the zero values
+// of Eff, Comm, PeakFLOPS, GPUMemoryUtilization, KVCacheMemory and
+// RuntimeReserveBytes select documented defaults.
 type Deployment struct {
 	// Model is the served model.
 	Model ModelSpec `json:"model" yaml:"model"`
@@ -172,32 +175,49 @@ type Deployment struct {
 	GPU GPUSpec `json:"gpu" yaml:"gpu"`
 	// TP is the tensor-parallel degree p ≥ 1.
 	TP int `json:"tp" yaml:"tp"`
-	// Eff holds the efficiency knobs; the zero value is the ideal floor.
+	// Eff holds the efficiency knobs, e.g. from Fit; the zero value is the
+	// ideal floor.
 	Eff Efficiency `json:"efficiency" yaml:"efficiency"`
-	// RuntimeReserveBytes is per-rank memory kept for activations and the
-	// runtime, in bytes; 0 means DefaultRuntimeReserveBytes.
-	RuntimeReserveBytes float64 `json:"runtime_reserve_bytes,omitempty" yaml:"runtime_reserve_bytes,omitempty"`
-	// Comm times one all-reduce; nil means the GPU's α–β table GPU.AllReduce.
-	// An *AllReduceTable makes the deployment use NCCL measurements.
+	// Comm times one all-reduce; nil means the GPU's α–β table
+	// GPU.AllReduce. Set it to an *AllReduceTable (LoadNCCLTable) to use NCCL
+	// measurements, or to any AllReduce. It is not read from or written to
+	// files: a file describes the interconnect through the GPU's all_reduce
+	// table.
 	Comm AllReduce `json:"-" yaml:"-"`
 	// PeakFLOPS overrides the per-rank peak FLOP/s; 0 means the GPU's dense
 	// peak for the model's activation size (GPU.PeakFLOPS.ForBytes).
 	PeakFLOPS float64 `json:"peak_flops,omitempty" yaml:"peak_flops,omitempty"`
+	// GPUMemoryUtilization is the fraction of each GPU's memory the engine
+	// may use, in (0, 1] (vLLM's gpu_memory_utilization); the KV pool is
+	// what the weights and the runtime reserve leave of it. 0 means
+	// DefaultGPUMemoryUtilization. Ignored when KVCacheMemory is set.
+	GPUMemoryUtilization float64 `json:"gpu_memory_utilization,omitempty" yaml:"gpu_memory_utilization,omitempty"`
+	// KVCacheMemory, when > 0, is the KV pool of each GPU in bytes (vLLM's
+	// kv_cache_memory), overriding GPUMemoryUtilization.
+	KVCacheMemory float64 `json:"kv_cache_memory,omitempty" yaml:"kv_cache_memory,omitempty"`
+	// RuntimeReserveBytes is per-rank memory kept for activations and the
+	// runtime, in bytes; 0 means DefaultRuntimeReserveBytes.
+	RuntimeReserveBytes float64 `json:"runtime_reserve_bytes,omitempty" yaml:"runtime_reserve_bytes,omitempty"`
 }
 
-// Validate checks the model, the GPU, the efficiency knobs and the reserve,
-// and the shape checks that make the deployment impossible (SPEC §4): tp
-// must divide heads and the MLP intermediate size. Replicated KV heads
-// (tp > kv_heads) are allowed; see Shape. Every error matches ErrInvalidSpec.
+// DefaultGPUMemoryUtilization is the gpu_memory_utilization a Deployment
+// uses when GPUMemoryUtilization is 0: vLLM's default, 0.9.
+const DefaultGPUMemoryUtilization = 0.9
+
+// Validate checks the model, the GPU, the all-reduce model, the efficiency
+// knobs and the memory settings, and the shape checks that make the
+// deployment impossible (SPEC §4): tp must divide heads and the MLP
+// intermediate size. Replicated KV heads (tp > kv_heads) are allowed; see
+// Shape. Every error matches ErrInvalidSpec.
 func (d Deployment) Validate() error {
 	errs := []error{d.Model.Validate(), d.GPU.Validate(), d.Eff.Validate()}
+	if v, ok := d.Comm.(interface{ Validate() error }); ok {
+		errs = append(errs, v.Validate())
+	}
 	if d.TP < 1 {
 		errs = append(errs, invalidf("deployment tp %d must be >= 1", d.TP))
 	} else if _, err := d.Model.Shape(d.TP); err != nil {
 		errs = append(errs, err)
-	}
-	if !nonNegativeFinite(d.RuntimeReserveBytes) {
-		errs = append(errs, invalidf("deployment runtime_reserve_bytes %v must be a finite number >= 0", d.RuntimeReserveBytes))
 	}
 	if !nonNegativeFinite(d.PeakFLOPS) {
 		errs = append(errs, invalidf("deployment peak_flops %v must be a finite number >= 0", d.PeakFLOPS))
@@ -208,6 +228,16 @@ func (d Deployment) Validate() error {
 	if d.TP > 1 && d.Comm == nil && len(d.GPU.AllReduce) == 0 {
 		errs = append(errs, invalidf("gpu %q has no all_reduce parameters for tp %d; set GPU.AllReduce or Deployment.Comm",
 			d.GPU.Name, d.TP))
+	}
+	if !(d.GPUMemoryUtilization >= 0 && d.GPUMemoryUtilization <= 1) {
+		errs = append(errs, invalidf("deployment gpu_memory_utilization %v must be in (0, 1] (0 = %v)",
+			d.GPUMemoryUtilization, DefaultGPUMemoryUtilization))
+	}
+	if !nonNegativeFinite(d.KVCacheMemory) {
+		errs = append(errs, invalidf("deployment kv_cache_memory %v must be a finite number of bytes >= 0", d.KVCacheMemory))
+	}
+	if !nonNegativeFinite(d.RuntimeReserveBytes) {
+		errs = append(errs, invalidf("deployment runtime_reserve_bytes %v must be a finite number >= 0", d.RuntimeReserveBytes))
 	}
 	return errors.Join(errs...)
 }
@@ -229,6 +259,13 @@ func (d Deployment) reserve() float64 {
 		return DefaultRuntimeReserveBytes
 	}
 	return d.RuntimeReserveBytes
+}
+
+func (d Deployment) memoryUtilization() float64 {
+	if d.GPUMemoryUtilization == 0 {
+		return DefaultGPUMemoryUtilization
+	}
+	return d.GPUMemoryUtilization
 }
 
 // kvProjParams returns the K and V projection weights of all layers, in
@@ -307,7 +344,8 @@ type Memory struct {
 	TP int
 	// CapacityBytes is the GPU memory of one rank, in bytes.
 	CapacityBytes float64
-	// Utilization is the gpu_memory_utilization fraction used.
+	// Utilization is the gpu_memory_utilization fraction used; with
+	// KVCacheMemory set, the fraction weights, reserve and KV pool take.
 	Utilization float64
 	// UsableBytes is Utilization × CapacityBytes, in bytes.
 	UsableBytes float64
@@ -315,8 +353,9 @@ type Memory struct {
 	WeightBytes float64
 	// RuntimeBytes is the activation/runtime reserve of one rank, in bytes.
 	RuntimeBytes float64
-	// KVPoolBytes is UsableBytes − WeightBytes − RuntimeBytes, in bytes;
-	// negative when the weights do not fit.
+	// KVPoolBytes is UsableBytes − WeightBytes − RuntimeBytes, in bytes
+	// (KVCacheMemory when that is set); negative when the weights do not
+	// fit.
 	KVPoolBytes float64
 	// KVBytesPerToken is the KV bytes one token takes on one rank.
 	KVBytesPerToken float64
@@ -329,25 +368,24 @@ type Memory struct {
 	// its KV cache. Every rank holds its slice of the same tokens, so this is
 	// also the replica's capacity: it is not multiplied by TP.
 	KVTokens int
-	// Fits reports whether at least one KV block fits beside the weights.
+	// Fits reports whether at least one KV block fits beside the weights,
+	// within the GPU's memory.
 	Fits bool
 }
 
 // Memory computes the per-rank memory budget with vLLM semantics: usable =
-// gpuMemUtil × GPU memory; the KV pool is what the resident weights and the
-// runtime reserve leave of it, counted in tokens and in blocks of blockSize
-// tokens (per-rank pool ÷ per-rank KV bytes per token, no ×TP).
+// GPUMemoryUtilization × GPU memory; the KV pool is what the resident
+// weights and the runtime reserve leave of it, or KVCacheMemory when that
+// is set, counted in tokens and in blocks of blockSize tokens (per-rank pool
+// ÷ per-rank KV bytes per token, no ×TP).
 //
-// It returns an error matching ErrInvalidSpec for an invalid deployment,
-// utilisation outside (0, 1] or blockSize < 1, and one matching
-// ErrDoesNotFit — together with the filled-in Memory — when not even one
-// block fits.
-func (d Deployment) Memory(gpuMemUtil float64, blockSize int) (Memory, error) {
+// It returns an error matching ErrInvalidSpec for an invalid deployment or
+// blockSize < 1, and one matching ErrDoesNotFit — together with the
+// filled-in Memory — when not even one block fits, or when weights, reserve
+// and KVCacheMemory together exceed the GPU's memory.
+func (d Deployment) Memory(blockSize int) (Memory, error) {
 	if err := d.Validate(); err != nil {
 		return Memory{}, err
-	}
-	if !(gpuMemUtil > 0 && gpuMemUtil <= 1) {
-		return Memory{}, invalidf("gpu_memory_utilization %v must be in (0, 1]", gpuMemUtil)
 	}
 	if blockSize < 1 {
 		return Memory{}, invalidf("block_size %d must be >= 1", blockSize)
@@ -355,23 +393,38 @@ func (d Deployment) Memory(gpuMemUtil float64, blockSize int) (Memory, error) {
 	m := Memory{
 		TP:              d.TP,
 		CapacityBytes:   d.GPU.MemoryBytes,
-		Utilization:     gpuMemUtil,
-		UsableBytes:     gpuMemUtil * d.GPU.MemoryBytes,
 		WeightBytes:     d.WeightBytesPerRank(),
 		RuntimeBytes:    d.reserve(),
 		KVBytesPerToken: d.KVBytesPerTokenPerRank(),
 		BlockSize:       blockSize,
 	}
-	m.KVPoolBytes = m.UsableBytes - m.WeightBytes - m.RuntimeBytes
+	if d.KVCacheMemory > 0 {
+		m.KVPoolBytes = d.KVCacheMemory
+		m.UsableBytes = m.WeightBytes + m.RuntimeBytes + m.KVPoolBytes
+		m.Utilization = m.UsableBytes / m.CapacityBytes
+	} else {
+		m.Utilization = d.memoryUtilization()
+		m.UsableBytes = m.Utilization * m.CapacityBytes
+		m.KVPoolBytes = m.UsableBytes - m.WeightBytes - m.RuntimeBytes
+	}
 	if m.KVPoolBytes > 0 {
 		m.KVBlocks = int(math.Floor(m.KVPoolBytes / (float64(blockSize) * m.KVBytesPerToken)))
 		m.KVTokens = m.KVBlocks * blockSize
 	}
-	m.Fits = m.KVBlocks >= 1
-	if !m.Fits {
-		return m, errorf(ErrDoesNotFit, "%s on %d×%s does not fit: weights %.1f GiB + runtime %.1f GiB per rank leave no %d-token KV block in usable %.1f GiB (%.2f × %.1f GiB)",
-			d.Model.Name, d.TP, d.GPU.Name, m.WeightBytes/GiB, m.RuntimeBytes/GiB, blockSize,
-			m.UsableBytes/GiB, gpuMemUtil, m.CapacityBytes/GiB)
+	m.Fits = m.KVBlocks >= 1 && m.UsableBytes <= m.CapacityBytes
+	if m.Fits {
+		return m, nil
 	}
-	return m, nil
+	where := fmt.Sprintf("%s on %d×%s does not fit", d.Model.Name, d.TP, d.GPU.Name)
+	switch {
+	case d.KVCacheMemory == 0:
+		return m, errorf(ErrDoesNotFit, "%s: weights %.1f GiB + runtime %.1f GiB per rank leave no %d-token KV block in usable %.1f GiB (%.2f × %.1f GiB)",
+			where, m.WeightBytes/GiB, m.RuntimeBytes/GiB, blockSize, m.UsableBytes/GiB, m.Utilization, m.CapacityBytes/GiB)
+	case m.KVBlocks < 1:
+		return m, errorf(ErrDoesNotFit, "%s: kv_cache_memory %v bytes holds no %d-token KV block at %v bytes per token per rank",
+			where, d.KVCacheMemory, blockSize, m.KVBytesPerToken)
+	default:
+		return m, errorf(ErrDoesNotFit, "%s: weights %.1f GiB + runtime %.1f GiB + kv_cache_memory %.1f GiB per rank exceed the GPU's %.1f GiB",
+			where, m.WeightBytes/GiB, m.RuntimeBytes/GiB, m.KVPoolBytes/GiB, m.CapacityBytes/GiB)
+	}
 }

@@ -34,6 +34,11 @@ func TestDeploymentValidate(t *testing.T) {
 		{"negative peak override", func(d *Deployment) { d.PeakFLOPS = -1 }, "peak_flops -1"},
 		{"no peak for the dtype", func(d *Deployment) { d.GPU.PeakFLOPS = PeakFLOPS{FP32: 1} }, "no peak_flops for 2-byte activations"},
 		{"no all-reduce under TP", func(d *Deployment) { d.GPU.AllReduce = nil }, "no all_reduce parameters for tp 4"},
+		{"bad comm table", func(d *Deployment) { d.Comm = AlphaBetaTable{{Ranks: 4, BusBandwidth: 0}} }, "(ranks 4) bus_bandwidth_bytes_per_s 0"},
+		{"utilisation above one", func(d *Deployment) { d.GPUMemoryUtilization = 1.5 }, "cost: deployment gpu_memory_utilization 1.5 must be in (0, 1]"},
+		{"NaN utilisation", func(d *Deployment) { d.GPUMemoryUtilization = math.NaN() }, "gpu_memory_utilization NaN"},
+		{"negative kv cache memory", func(d *Deployment) { d.KVCacheMemory = -1 }, "cost: deployment kv_cache_memory -1 must be"},
+		{"infinite kv cache memory", func(d *Deployment) { d.KVCacheMemory = math.Inf(1) }, "kv_cache_memory +Inf"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,7 +144,8 @@ func TestWeightBytesSplitEvenly(t *testing.T) {
 func TestSPECKVPool(t *testing.T) {
 	t.Parallel()
 	d := deployment(t, "qwen2.5-7b", "rtx4090", 1)
-	mem, err := d.Memory(0.9, 16)
+	d.GPUMemoryUtilization = 0.9
+	mem, err := d.Memory(16)
 	require.NoError(t, err)
 	assert.Equal(t, "6.41", fmt.Sprintf("%.2f", mem.KVPoolBytes/GiB))
 	assert.Equal(t, 57344.0, mem.KVBytesPerToken)
@@ -171,7 +177,7 @@ func TestMemoryLlama70BOnH100(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("tp=%d", tt.tp), func(t *testing.T) {
 			t.Parallel()
-			mem, err := deployment(t, "llama-3.1-70b", "h100-sxm", tt.tp).Memory(0.9, 16)
+			mem, err := deployment(t, "llama-3.1-70b", "h100-sxm", tt.tp).Memory(16)
 			assert.Equal(t, tt.fits, err == nil)
 			assert.Equal(t, tt.fits, mem.Fits)
 			assert.InDelta(t, tt.weightGiB, mem.WeightBytes/GiB, 0.005)
@@ -182,7 +188,7 @@ func TestMemoryLlama70BOnH100(t *testing.T) {
 
 // TestMemoryNoTPInflation: the KV pool of a TP replica is the per-rank pool
 // divided by the per-rank bytes per token, not multiplied by TP. Llama-3.1-70B
-// at TP 4 on 80 GiB H100s at utilisation 0.9:
+// at TP 4 on 80 GiB H100s at the default utilisation 0.9:
 //
 //	usable   0.9 · 80 GiB               = 77,309,411,328 B
 //	weights  70,553,706,496 · 2 B / 4   = 35,276,853,248 B
@@ -194,7 +200,7 @@ func TestMemoryLlama70BOnH100(t *testing.T) {
 // (4 × 499,984 would count every token once per rank.)
 func TestMemoryNoTPInflation(t *testing.T) {
 	t.Parallel()
-	mem, err := deployment(t, "llama-3.1-70b", "h100-sxm", 4).Memory(0.9, 16)
+	mem, err := deployment(t, "llama-3.1-70b", "h100-sxm", 4).Memory(16)
 	require.NoError(t, err)
 	assert.Equal(t, 0.9, mem.Utilization)
 	assert.Equal(t, 40_958_816_256.0, mem.KVPoolBytes)
@@ -205,7 +211,7 @@ func TestMemoryNoTPInflation(t *testing.T) {
 
 func TestMemoryDoesNotFit(t *testing.T) {
 	t.Parallel()
-	mem, err := deployment(t, "llama-3.1-70b", "h100-sxm", 1).Memory(0.9, 16)
+	mem, err := deployment(t, "llama-3.1-70b", "h100-sxm", 1).Memory(16)
 	require.ErrorIs(t, err, ErrDoesNotFit)
 	assert.NotErrorIs(t, err, ErrInvalidSpec)
 	assert.Equal(t, "cost: llama-3.1-70b on 1×h100-sxm does not fit: weights 131.4 GiB + runtime 1.0 GiB per rank "+
@@ -217,11 +223,11 @@ func TestMemoryDoesNotFit(t *testing.T) {
 func TestMemoryRuntimeReserve(t *testing.T) {
 	t.Parallel()
 	d := deployment(t, "qwen2.5-7b", "rtx4090", 1)
-	def, err := d.Memory(0.9, 16)
+	def, err := d.Memory(16)
 	require.NoError(t, err)
 	assert.Equal(t, float64(DefaultRuntimeReserveBytes), def.RuntimeBytes)
 	d.RuntimeReserveBytes = 3 * GiB
-	more, err := d.Memory(0.9, 16)
+	more, err := d.Memory(16)
 	require.NoError(t, err)
 	assert.InDelta(t, def.KVPoolBytes-2*GiB, more.KVPoolBytes, 1)
 }
@@ -231,24 +237,73 @@ func TestMemoryArgumentErrors(t *testing.T) {
 	d := deployment(t, "qwen2.5-7b", "rtx4090", 1)
 	tests := []struct {
 		name  string
-		d     Deployment
-		util  float64
+		edit  func(*Deployment)
 		block int
 		msg   string
 	}{
-		{"util zero", d, 0, 16, "gpu_memory_utilization 0"},
-		{"util above one", d, 1.2, 16, "gpu_memory_utilization 1.2"},
-		{"util NaN", d, math.NaN(), 16, "gpu_memory_utilization NaN"},
-		{"block zero", d, 0.9, 0, "cost: block_size 0 must be >= 1"},
-		{"invalid deployment", Deployment{Model: d.Model, GPU: d.GPU}, 0.9, 16, "tp 0"},
+		{"util above one", func(d *Deployment) { d.GPUMemoryUtilization = 1.2 }, 16, "gpu_memory_utilization 1.2"},
+		{"util NaN", func(d *Deployment) { d.GPUMemoryUtilization = math.NaN() }, 16, "gpu_memory_utilization NaN"},
+		{"block zero", func(*Deployment) {}, 0, "cost: block_size 0 must be >= 1"},
+		{"invalid deployment", func(d *Deployment) { d.TP = 0 }, 16, "tp 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := tt.d.Memory(tt.util, tt.block)
+			t.Parallel()
+			d := d
+			tt.edit(&d)
+			_, err := d.Memory(tt.block)
 			require.ErrorIs(t, err, ErrInvalidSpec)
 			assert.Contains(t, err.Error(), tt.msg)
 		})
 	}
+}
+
+// TestMemoryUtilization: 0 means vLLM's 0.9; a lower fraction shrinks the
+// pool by exactly the memory it gives up (RTX 4090: 0.1 · 24 GiB).
+func TestMemoryUtilization(t *testing.T) {
+	t.Parallel()
+	d := deployment(t, "qwen2.5-7b", "rtx4090", 1)
+	def, err := d.Memory(16)
+	require.NoError(t, err)
+	d.GPUMemoryUtilization = 0.9
+	explicit, err := d.Memory(16)
+	require.NoError(t, err)
+	assert.Equal(t, def, explicit)
+	d.GPUMemoryUtilization = 0.8
+	less, err := d.Memory(16)
+	require.NoError(t, err)
+	assert.InDelta(t, def.KVPoolBytes-0.1*24*GiB, less.KVPoolBytes, 1)
+}
+
+// TestMemoryKVCacheMemory: kv_cache_memory sets the pool directly, whatever
+// the utilisation, and must fit beside the weights. Qwen2.5-7B on an RTX
+// 4090: 6.41 GiB / (16 · 57,344 B) = 7,501.4 → 7,501 blocks; weights
+// 14.19 GiB + 1 GiB + 9 GiB exceed 24 GiB.
+func TestMemoryKVCacheMemory(t *testing.T) {
+	t.Parallel()
+	d := deployment(t, "qwen2.5-7b", "rtx4090", 1)
+	d.GPUMemoryUtilization = 0.5 // ignored
+	d.KVCacheMemory = 6.41 * GiB
+	mem, err := d.Memory(16)
+	require.NoError(t, err)
+	assert.Equal(t, 6.41*GiB, mem.KVPoolBytes)
+	assert.Equal(t, 7_501, mem.KVBlocks)
+	assert.Equal(t, mem.WeightBytes+mem.RuntimeBytes+6.41*GiB, mem.UsableBytes)
+
+	d.KVCacheMemory = 9 * GiB
+	mem, err = d.Memory(16)
+	require.ErrorIs(t, err, ErrDoesNotFit)
+	assert.Contains(t, err.Error(), "kv_cache_memory 9.0 GiB per rank exceed the GPU's 24.0 GiB")
+	assert.False(t, mem.Fits)
+
+	d.KVCacheMemory = 1 << 20 // 1 MiB holds one 896 KiB block (16 · 56 KiB)
+	mem, err = d.Memory(16)
+	require.NoError(t, err)
+	assert.Equal(t, 1, mem.KVBlocks)
+	d.KVCacheMemory = 512 << 10 // 512 KiB < 16 · 56 KiB
+	_, err = d.Memory(16)
+	require.ErrorIs(t, err, ErrDoesNotFit)
+	assert.Contains(t, err.Error(), "holds no 16-token KV block")
 }
 
 func TestEfficiencyZeroMeansIdeal(t *testing.T) {

@@ -20,9 +20,11 @@
 //   - TPModel: the ideal tensor-parallel screen — projection FLOPs,
 //     all-reduce payload and traffic, step time and speed-up, and the token
 //     threshold T* above which TP=p beats one GPU.
-//   - Deployment: one engine replica (model × GPU × TP × Efficiency).
-//     Memory gives the per-rank memory budget and KV pool in tokens and
-//     blocks; Step predicts the time of one step of a Batch (decode requests
+//   - Deployment: one engine replica, defined once — model × GPU × TP, the
+//     all-reduce model (Comm, e.g. an NCCL table), the Efficiency profile
+//     and the memory settings (gpu_memory_utilization, kv_cache_memory,
+//     runtime reserve). Servers hold it whole. Memory gives the per-rank
+//     memory budget and KV pool in tokens and blocks; Step predicts the time of one step of a Batch (decode requests
 //     plus prefill chunks) as a roofline — max(bytes/bandwidth,
 //     FLOPs/peak) per rank, plus 2L all-reduces and a fixed overhead — and
 //     returns a StepCost breakdown from which a server reports MBU and MFU.

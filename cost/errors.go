@@ -19,7 +19,7 @@ var (
 	ErrInvalidSpec = errors.New("cost: invalid spec")
 	// ErrDoesNotFit is matched by the error of Deployment.Memory when the
 	// per-rank weights and runtime reserve leave no room for a single
-	// KV-cache block.
+	// KV-cache block, or a set KVCacheMemory does not fit beside them.
 	ErrDoesNotFit = errors.New("cost: does not fit in GPU memory")
 	// ErrUnknownName is matched by the error of Model and GPU when a catalog
 	// name is unknown.

@@ -217,6 +217,10 @@ func (d *Deployment) compile() StepModel {
 	return s
 }
 
+// Peaks returns the per-rank peaks the model divides by for MBU and MFU:
+// memory bandwidth in bytes/s and FLOP/s.
+func (s *StepModel) Peaks() (bytesPerS, flopsPerS float64) { return s.peakBandwidth, s.peakFLOPS }
+
 // Step predicts one step of batch b on d (SPEC §4), per rank:
 //
 //	bytes   = streamed weights + (DecodeContext + PrefillContext) × KV/token

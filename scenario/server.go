@@ -81,18 +81,18 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 		return batching.Config{}, err
 	}
 	c := batching.Defaults(model, gpu)
-	c.TensorParallelSize = v.TensorParallelSize
+	c.Deployment.TP = v.TensorParallelSize
+	c.Deployment.GPUMemoryUtilization = v.GPUMemoryUtilization
+	c.Deployment.KVCacheMemory = float64(v.KVCacheMemory)
+	if v.Efficiency != nil {
+		c.Deployment.Eff = *v.Efficiency
+	}
 	c.MaxNumSeqs = v.MaxNumSeqs
 	c.MaxNumBatchedTokens = v.MaxNumBatchedTokens
 	c.EnableChunkedPrefill = v.EnableChunkedPrefill
 	c.BlockSize = v.BlockSize
-	c.GPUMemoryUtilization = v.GPUMemoryUtilization
-	c.KVCacheMemory = float64(v.KVCacheMemory)
 	c.MaxModelLen = v.MaxModelLen
 	c.RequestOverhead = v.RequestOverheadMS / 1000
-	if v.Efficiency != nil {
-		c.Efficiency = *v.Efficiency
-	}
 	switch {
 	case v.TensorParallelSize < 1:
 		return c, fieldErr("server.tensor_parallel_size", "%d must be >= 1", v.TensorParallelSize)
