@@ -1,7 +1,6 @@
 package batching
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/servesim/servesim/sim"
@@ -23,7 +22,7 @@ const (
 
 // Cluster is Replicas identical engine replicas behind a router, fed by one
 // arrival stream: the "p replicas of TP=1" side of a TP comparison, or any
-// data-parallel deployment. It occupies Replicas × TensorParallelSize GPUs.
+// data-parallel deployment. It occupies Replicas × Engine.Deployment.TP GPUs.
 type Cluster struct {
 	Engine   Config `json:"engine" yaml:"engine"`
 	Replicas int    `json:"replicas" yaml:"replicas"`
@@ -33,15 +32,15 @@ type Cluster struct {
 // Validate checks the engine, Replicas ≥ 1 and a known router.
 func (c Cluster) Validate() error {
 	if c.Replicas < 1 {
-		return fmt.Errorf("%w: replicas %d must be >= 1", ErrInvalid, c.Replicas)
+		return invalidf("replicas %d must be >= 1", c.Replicas)
 	}
 	if c.Router != RoundRobin && c.Router != LeastOutstanding {
-		return fmt.Errorf("%w: router %q must be %q or %q", ErrInvalid, c.Router, RoundRobin, LeastOutstanding)
+		return invalidf("router %q must be %q or %q", c.Router, RoundRobin, LeastOutstanding)
 	}
 	return c.Engine.Validate()
 }
 
-// GPUs returns Replicas × TensorParallelSize.
+// GPUs returns Replicas × Engine.Deployment.TP.
 func (c Cluster) GPUs() int { return c.Replicas * c.Engine.GPUs() }
 
 // NewServer builds the replicas for one run.
@@ -92,7 +91,7 @@ func (c *cluster) Series() []*metrics.Series {
 	return out
 }
 
-// GPUs reports Replicas × TensorParallelSize (sim.GPUCounter).
+// GPUs reports Replicas × Engine.Deployment.TP (sim.GPUCounter).
 func (c *cluster) GPUs() int { return c.cfg.GPUs() }
 
 // Stats reports the replicas' counters combined: counts and totals summed,

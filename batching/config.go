@@ -9,23 +9,45 @@ import (
 	"github.com/servesim/servesim/sim"
 )
 
-// ErrInvalid is wrapped by every configuration error of this package.
-var ErrInvalid = errors.New("invalid batching config")
+// ErrInvalid is matched (errors.Is) by every configuration error of this
+// package, including the deployment's errors from the cost package, which
+// keep their own words: errors read as one sentence that names the field
+// and its value, such as
+//
+//	batching: max_num_seqs 0 must be >= 1
+//	cost: model "qwen2.5-7b": tp 8 must divide heads 28
+var ErrInvalid = errors.New("batching: invalid config")
 
-// vLLM's engine defaults, as Defaults sets them.
+// configError is an ErrInvalid error whose message is err's.
+type configError struct{ err error }
+
+func (e *configError) Error() string { return e.err.Error() }
+
+// Unwrap returns ErrInvalid and the cause, so that both match errors.Is.
+func (e *configError) Unwrap() []error { return []error{ErrInvalid, e.err} }
+
+// invalidf returns an ErrInvalid error that reads "batching: " + the
+// formatted message.
+func invalidf(format string, args ...any) error {
+	return &configError{fmt.Errorf("batching: "+format, args...)}
+}
+
+// vLLM's scheduler defaults, as Defaults sets them.
 const (
-	DefaultMaxNumSeqs           = 256
-	DefaultMaxNumBatchedTokens  = 2048 // with chunked prefill (vLLM v1 online serving)
-	DefaultBlockSize            = 16
-	DefaultGPUMemoryUtilization = 0.9
+	DefaultMaxNumSeqs          = 256
+	DefaultMaxNumBatchedTokens = 2048 // with chunked prefill (vLLM v1 online serving)
+	DefaultBlockSize           = 16
 )
 
-// Config is one vLLM-style engine replica: a model on TensorParallelSize
-// GPUs with vLLM's scheduler knobs. Field names follow `vllm serve`
-// (max_num_seqs, max_num_batched_tokens, enable_chunked_prefill,
-// block_size, gpu_memory_utilization, kv_cache_memory). Start from
-// Defaults, which fills in vLLM's defaults; a zero field is an error, not a
-// default, so a config file cannot silently mean something else.
+// Config is one vLLM-style engine replica: a cost.Deployment (model, GPU,
+// tensor parallelism, all-reduce model, efficiency profile and memory
+// settings) run by vLLM's scheduler with its knobs. Field names follow
+// `vllm serve` (max_num_seqs, max_num_batched_tokens,
+// enable_chunked_prefill, block_size; the deployment's
+// gpu_memory_utilization and kv_cache_memory). Start from Defaults, which
+// fills in vLLM's defaults; a zero scheduler knob is an error, not a
+// default, so a config file cannot silently mean something else. Zero
+// fields of the Deployment select the cost package's documented defaults.
 //
 // The scheduler profile is "vllm-v1": iteration-level scheduling where
 // every step gives each running decode one token, continues the one
@@ -36,18 +58,13 @@ const (
 // prefill-first scheduler: a step either prefills whole prompts (decodes
 // pause) or decodes.
 type Config struct {
-	// Model and GPU describe the served model and the accelerator; see the
-	// cost package's catalog (cost.Model, cost.GPU).
-	Model cost.ModelSpec `json:"model" yaml:"model"`
-	GPU   cost.GPUSpec   `json:"gpu" yaml:"gpu"`
-	// TensorParallelSize is the TP degree p ≥ 1.
-	TensorParallelSize int `json:"tensor_parallel_size" yaml:"tensor_parallel_size"`
-	// Efficiency turns roofline floors into step times (Defaults:
-	// cost.DefaultEfficiency(); the zero value is the ideal floor).
-	Efficiency cost.Efficiency `json:"efficiency" yaml:"efficiency"`
-	// RuntimeReserveBytes is per-rank memory for activations and the
-	// runtime (0 means cost.DefaultRuntimeReserveBytes).
-	RuntimeReserveBytes float64 `json:"runtime_reserve_bytes,omitempty" yaml:"runtime_reserve_bytes,omitempty"`
+	// Deployment is what the engine runs on: its step times are
+	// Deployment.Compile's and its KV pool is Deployment.Memory's (see the
+	// cost package's catalog, cost.Model and cost.GPU). Its TP is the
+	// replica's GPU count. Set Deployment.Comm to a measured all-reduce
+	// table or Deployment.Eff to a fitted profile (cost.Fit) to use them in
+	// a simulation.
+	Deployment cost.Deployment `json:"deployment" yaml:"deployment"`
 
 	// MaxNumSeqs caps the running requests (Defaults: 256).
 	MaxNumSeqs int `json:"max_num_seqs" yaml:"max_num_seqs"`
@@ -63,13 +80,6 @@ type Config struct {
 	EnableChunkedPrefill bool `json:"enable_chunked_prefill" yaml:"enable_chunked_prefill"`
 	// BlockSize is the paged-KV block size in tokens (Defaults: 16).
 	BlockSize int `json:"block_size" yaml:"block_size"`
-	// GPUMemoryUtilization is the fraction of each GPU's memory the engine
-	// may use (Defaults: 0.9); the KV pool is what weights and the runtime
-	// reserve leave of it. Ignored when KVCacheMemory or KVBlocks is set.
-	GPUMemoryUtilization float64 `json:"gpu_memory_utilization" yaml:"gpu_memory_utilization"`
-	// KVCacheMemory, when > 0, sets the KV pool per GPU in bytes directly
-	// (vLLM's --kv-cache-memory), overriding GPUMemoryUtilization.
-	KVCacheMemory float64 `json:"kv_cache_memory,omitempty" yaml:"kv_cache_memory,omitempty"`
 	// MaxModelLen, when > 0, rejects requests with input+output above it.
 	MaxModelLen int `json:"max_model_len,omitempty" yaml:"max_model_len,omitempty"`
 	// RequestOverhead is a fixed per-request latency before a request
@@ -82,38 +92,33 @@ type Config struct {
 	// measured step-time tables. MBU and MFU are then not reported.
 	StepTime func(cost.Batch) float64 `json:"-" yaml:"-"`
 	// KVBlocks, when > 0, sets the pool size in blocks directly (overriding
-	// both memory settings); with StepTime it makes the engine independent
-	// of Model and GPU memory, as tests and what-if studies want.
+	// the deployment's memory settings); with StepTime it makes the engine
+	// independent of the Deployment but for its TP, as tests and what-if
+	// studies want.
 	KVBlocks int `json:"kv_blocks,omitempty" yaml:"kv_blocks,omitempty"`
 }
 
 // Defaults returns the engine vLLM would start for model on one gpu:
-// TP 1, max_num_seqs 256, max_num_batched_tokens 2048, chunked prefill on,
-// block size 16, gpu_memory_utilization 0.9, and the cost package's
-// default efficiencies.
+// TP 1, gpu_memory_utilization 0.9, the cost package's default
+// efficiencies and the GPU's α–β all-reduce table; max_num_seqs 256,
+// max_num_batched_tokens 2048, chunked prefill on, block size 16.
 func Defaults(model cost.ModelSpec, gpu cost.GPUSpec) Config {
 	return Config{
-		Model: model, GPU: gpu,
-		TensorParallelSize:   1,
-		Efficiency:           cost.DefaultEfficiency(),
+		Deployment: cost.Deployment{Model: model, GPU: gpu, TP: 1, Eff: cost.DefaultEfficiency(),
+			GPUMemoryUtilization: cost.DefaultGPUMemoryUtilization},
 		MaxNumSeqs:           DefaultMaxNumSeqs,
 		MaxNumBatchedTokens:  DefaultMaxNumBatchedTokens,
 		EnableChunkedPrefill: true,
 		BlockSize:            DefaultBlockSize,
-		GPUMemoryUtilization: DefaultGPUMemoryUtilization,
 	}
-}
-
-// Deployment returns the cost model's view of the replica.
-func (c Config) Deployment() cost.Deployment {
-	return cost.Deployment{Model: c.Model, GPU: c.GPU, TP: c.TensorParallelSize, Eff: c.Efficiency, RuntimeReserveBytes: c.RuntimeReserveBytes}
 }
 
 // Pool describes a replica's paged KV cache.
 type Pool struct {
 	// Blocks is the number of KV blocks; Tokens = Blocks × BlockSize.
 	Blocks, BlockSize, Tokens int
-	// BytesPerToken is the KV bytes of one token on one GPU (0 with KVBlocks).
+	// BytesPerToken is the KV bytes of one token on one GPU (0 for an
+	// engine without a cost model: StepTime and KVBlocks set).
 	BytesPerToken float64
 }
 
@@ -132,65 +137,50 @@ type resolved struct {
 
 func (c Config) resolve() (*resolved, error) {
 	switch {
-	case c.TensorParallelSize < 1:
-		return nil, fmt.Errorf("%w: tensor_parallel_size %d must be >= 1", ErrInvalid, c.TensorParallelSize)
 	case c.MaxNumSeqs < 1:
-		return nil, fmt.Errorf("%w: max_num_seqs %d must be >= 1", ErrInvalid, c.MaxNumSeqs)
+		return nil, invalidf("max_num_seqs %d must be >= 1", c.MaxNumSeqs)
 	case c.MaxNumBatchedTokens < 1:
-		return nil, fmt.Errorf("%w: max_num_batched_tokens %d must be >= 1", ErrInvalid, c.MaxNumBatchedTokens)
+		return nil, invalidf("max_num_batched_tokens %d must be >= 1", c.MaxNumBatchedTokens)
 	case c.MaxNumBatchedTokens < c.MaxNumSeqs:
-		return nil, fmt.Errorf("%w: max_num_batched_tokens %d must be >= max_num_seqs %d (each running request needs a token per step)", ErrInvalid, c.MaxNumBatchedTokens, c.MaxNumSeqs)
+		return nil, invalidf("max_num_batched_tokens %d must be >= max_num_seqs %d (each running request needs a token per step)", c.MaxNumBatchedTokens, c.MaxNumSeqs)
 	case c.BlockSize < 1:
-		return nil, fmt.Errorf("%w: block_size %d must be >= 1", ErrInvalid, c.BlockSize)
-	case c.KVCacheMemory == 0 && c.KVBlocks == 0 && !(c.GPUMemoryUtilization > 0 && c.GPUMemoryUtilization <= 1):
-		return nil, fmt.Errorf("%w: gpu_memory_utilization %v must be in (0, 1]", ErrInvalid, c.GPUMemoryUtilization)
-	case !(c.KVCacheMemory >= 0) || math.IsInf(c.KVCacheMemory, 1):
-		return nil, fmt.Errorf("%w: kv_cache_memory %v must be a finite number of bytes >= 0", ErrInvalid, c.KVCacheMemory)
+		return nil, invalidf("block_size %d must be >= 1", c.BlockSize)
 	case c.KVBlocks < 0:
-		return nil, fmt.Errorf("%w: kv_blocks %d must be >= 0", ErrInvalid, c.KVBlocks)
+		return nil, invalidf("kv_blocks %d must be >= 0", c.KVBlocks)
 	case c.MaxModelLen < 0:
-		return nil, fmt.Errorf("%w: max_model_len %d must be >= 0", ErrInvalid, c.MaxModelLen)
+		return nil, invalidf("max_model_len %d must be >= 0", c.MaxModelLen)
 	case !c.EnableChunkedPrefill && c.MaxModelLen > c.MaxNumBatchedTokens:
-		return nil, fmt.Errorf("%w: max_num_batched_tokens %d must be >= max_model_len %d when chunked prefill is off (a whole prompt must fit one step)", ErrInvalid, c.MaxNumBatchedTokens, c.MaxModelLen)
+		return nil, invalidf("max_num_batched_tokens %d must be >= max_model_len %d when chunked prefill is off (a whole prompt must fit one step)", c.MaxNumBatchedTokens, c.MaxModelLen)
 	case !(c.RequestOverhead >= 0) || math.IsInf(c.RequestOverhead, 1):
-		return nil, fmt.Errorf("%w: request_overhead %v must be a finite number of seconds >= 0", ErrInvalid, c.RequestOverhead)
+		return nil, invalidf("request_overhead %v must be a finite number of seconds >= 0", c.RequestOverhead)
+	case c.StepTime != nil && c.KVBlocks > 0 && c.Deployment.TP < 1:
+		// The cost package checks TP below whenever it uses the deployment;
+		// a model-free engine still counts its GPUs by it.
+		return nil, invalidf("deployment tp %d must be >= 1", c.Deployment.TP)
 	}
-	r := &resolved{Config: c}
-	modelFree := c.StepTime != nil && c.KVBlocks > 0
-	if !modelFree {
-		d := c.Deployment()
-		if err := d.Validate(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-		}
-		r.pool.BytesPerToken = d.KVBytesPerTokenPerRank()
-		if c.StepTime == nil {
-			sm, err := d.Compile()
-			if err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-			}
-			r.step = sm
-		}
-	}
-	r.pool.BlockSize = c.BlockSize
-	switch {
-	case c.KVBlocks > 0:
-		r.pool.Blocks = c.KVBlocks
-	case c.KVCacheMemory > 0:
-		r.pool.Blocks = int(c.KVCacheMemory / (float64(c.BlockSize) * r.pool.BytesPerToken))
-	default:
-		m, err := c.Deployment().Memory(c.GPUMemoryUtilization, c.BlockSize)
+	r := &resolved{Config: c, pool: Pool{BlockSize: c.BlockSize, Blocks: c.KVBlocks}}
+	if c.StepTime == nil {
+		sm, err := c.Deployment.Compile()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+			return nil, &configError{err}
 		}
-		r.pool.Blocks = m.KVBlocks
+		r.step = sm
+		r.pool.BytesPerToken = c.Deployment.KVBytesPerTokenPerRank()
+	}
+	if c.KVBlocks == 0 {
+		m, err := c.Deployment.Memory(c.BlockSize)
+		if err != nil {
+			return nil, &configError{err}
+		}
+		r.pool.Blocks, r.pool.BytesPerToken = m.KVBlocks, m.KVBytesPerToken
 	}
 	r.pool.Tokens = r.pool.Blocks * c.BlockSize
 	if r.pool.Tokens < c.MaxNumBatchedTokens {
-		return nil, fmt.Errorf("%w: the KV pool holds %d tokens (%d blocks of %d; kv_cache_memory %v bytes, gpu_memory_utilization %v), fewer than max_num_batched_tokens %d: it cannot hold one step's prompt tokens",
-			ErrInvalid, r.pool.Tokens, r.pool.Blocks, c.BlockSize, c.KVCacheMemory, c.GPUMemoryUtilization, c.MaxNumBatchedTokens)
+		return nil, invalidf("the KV pool holds %d tokens (%d blocks of %d; kv_cache_memory %v bytes, gpu_memory_utilization %v), fewer than max_num_batched_tokens %d: it cannot hold one step's prompt tokens",
+			r.pool.Tokens, r.pool.Blocks, c.BlockSize, c.Deployment.KVCacheMemory, c.Deployment.GPUMemoryUtilization, c.MaxNumBatchedTokens)
 	}
 	if c.MaxModelLen > 0 && r.pool.Tokens < c.MaxModelLen {
-		return nil, fmt.Errorf("%w: the KV pool holds %d tokens, fewer than max_model_len %d", ErrInvalid, r.pool.Tokens, c.MaxModelLen)
+		return nil, invalidf("the KV pool holds %d tokens, fewer than max_model_len %d", r.pool.Tokens, c.MaxModelLen)
 	}
 	return r, nil
 }
@@ -204,8 +194,8 @@ func (c Config) Pool() (Pool, error) {
 	return r.pool, nil
 }
 
-// GPUs returns the replica's GPU count, TensorParallelSize.
-func (c Config) GPUs() int { return c.TensorParallelSize }
+// GPUs returns the replica's GPU count, Deployment.TP.
+func (c Config) GPUs() int { return c.Deployment.TP }
 
 // NewServer builds a fresh engine for one run.
 func (c Config) NewServer(env *sim.Env) (sim.Server, error) {

@@ -1,7 +1,8 @@
 // Package batching is a continuous-batching LLM engine as a sim.Server: a
 // vLLM v1 replica (profile "vllm-v1") with iteration-level scheduling, a
 // token budget, chunked prefill, a paged KV cache and preemption by
-// recompute, whose step times come from package cost.
+// recompute, whose step times and KV pool come from the cost.Deployment its
+// Config holds (Deployment.Compile, Deployment.Memory).
 //
 // # What each step does (vLLM v1's schedule())
 //

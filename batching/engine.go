@@ -318,7 +318,7 @@ func (e *engine) startStep() {
 		e.stats.addStep(e, b, dt, c)
 	}
 	if !(dt > 0) || math.IsInf(dt, 1) {
-		e.env.Abort(fmt.Errorf("%w: step time %v s for batch %+v must be a finite number > 0", ErrInvalid, dt, b))
+		e.env.Abort(invalidf("step time %v s for batch %+v must be a finite number > 0", dt, b))
 		return
 	}
 	e.busy = true

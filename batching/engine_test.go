@@ -24,7 +24,7 @@ func qwen4090(t testing.TB) Config {
 	g, err := cost.GPU("rtx4090")
 	require.NoError(t, err)
 	c := Defaults(m, g)
-	c.KVCacheMemory = 6.41 * cost.GiB
+	c.Deployment.KVCacheMemory = 6.41 * cost.GiB
 	return c
 }
 
@@ -97,7 +97,7 @@ type scenario struct {
 func scenarios(t *testing.T) []scenario {
 	base := qwen4090(t)
 	tiny := base
-	tiny.KVCacheMemory = 0
+	tiny.Deployment.KVCacheMemory = 0
 	tiny.KVBlocks = 300 // 4800 tokens: forces preemption
 	tiny.MaxNumBatchedTokens = 512
 	nochunk := base
@@ -185,7 +185,7 @@ func TestInvariants(t *testing.T) {
 func TestReducesToFCFS(t *testing.T) {
 	const tau = 0.01
 	cfg := Config{
-		TensorParallelSize: 1, MaxNumSeqs: 1, MaxNumBatchedTokens: 1000, EnableChunkedPrefill: true, BlockSize: 16,
+		Deployment: cost.Deployment{TP: 1}, MaxNumSeqs: 1, MaxNumBatchedTokens: 1000, EnableChunkedPrefill: true, BlockSize: 16,
 		KVBlocks: 10_000, StepTime: func(cost.Batch) float64 { return tau },
 	}
 	res, err := sim.Run(sim.Config{
@@ -214,7 +214,7 @@ func TestITLAtConcurrencyOne(t *testing.T) {
 		Server:   cfg, Requests: n, Seed: 1,
 	})
 	require.NoError(t, err)
-	sm, err := cfg.Deployment().Compile()
+	sm, err := cfg.Deployment.Compile()
 	require.NoError(t, err)
 	var want []float64
 	for range n {
@@ -239,7 +239,7 @@ func TestITLAtConcurrencyOne(t *testing.T) {
 // rejected.
 func TestChunkedPrefillSplits(t *testing.T) {
 	const tau = 0.02
-	cfg := Config{TensorParallelSize: 1, MaxNumSeqs: 8, MaxNumBatchedTokens: 1000, EnableChunkedPrefill: true, BlockSize: 16,
+	cfg := Config{Deployment: cost.Deployment{TP: 1}, MaxNumSeqs: 8, MaxNumBatchedTokens: 1000, EnableChunkedPrefill: true, BlockSize: 16,
 		KVBlocks: 1000, StepTime: func(cost.Batch) float64 { return tau }}
 	run := func(c Config) *sim.Result {
 		res, err := sim.Run(sim.Config{Workload: workload.Workload{Clients: 1, Lengths: workload.Fixed{Input: 3000, Output: 5}}, Server: c, Requests: 3, Seed: 1})
@@ -277,7 +277,7 @@ func TestPromptLargerThanPool(t *testing.T) {
 
 func TestPreemptedRequestsAllComplete(t *testing.T) {
 	cfg := qwen4090(t)
-	cfg.KVCacheMemory = 0
+	cfg.Deployment.KVCacheMemory = 0
 	cfg.KVBlocks = 200 // 3200 tokens
 	cfg.MaxNumBatchedTokens = 256
 	cfg.MaxNumSeqs = 64
@@ -330,19 +330,28 @@ func TestBadConfig(t *testing.T) {
 		mutate func(*Config)
 		want   string
 	}{
-		{"zero budget", func(c *Config) { c.MaxNumBatchedTokens = 0 }, "max_num_batched_tokens 0"},
+		{"zero budget", func(c *Config) { c.MaxNumBatchedTokens = 0 }, "batching: max_num_batched_tokens 0 must be >= 1"},
 		{"budget below seqs", func(c *Config) { c.MaxNumBatchedTokens = 100 }, "max_num_batched_tokens 100 must be >= max_num_seqs 256"},
-		{"zero seqs", func(c *Config) { c.MaxNumSeqs = 0 }, "max_num_seqs 0"},
+		{"zero seqs", func(c *Config) { c.MaxNumSeqs = 0 }, "batching: max_num_seqs 0 must be >= 1"},
 		{"block size 0", func(c *Config) { c.BlockSize = 0 }, "block_size 0"},
-		{"tp 0", func(c *Config) { c.TensorParallelSize = 0 }, "tensor_parallel_size 0"},
-		{"tp not dividing heads", func(c *Config) { c.TensorParallelSize = 8 }, "tp 8 must divide heads 28"},
-		{"kv memory too small", func(c *Config) { c.KVCacheMemory = 1 << 20 }, "fewer than max_num_batched_tokens 2048"},
-		{"kv memory NaN", func(c *Config) { c.KVCacheMemory = math.NaN() }, "kv_cache_memory NaN"},
-		{"memory utilization", func(c *Config) { c.KVCacheMemory = 0; c.GPUMemoryUtilization = 1.5 }, "gpu_memory_utilization 1.5"},
-		{"weights do not fit", func(c *Config) { c.KVCacheMemory = 0; c.GPUMemoryUtilization = 0.5 }, "does not fit"},
+		{"tp 0", func(c *Config) { c.Deployment.TP = 0 }, "cost: deployment tp 0 must be >= 1"},
+		{"tp 0 without a cost model", func(c *Config) {
+			c.Deployment.TP, c.KVBlocks, c.StepTime = 0, 1000, func(cost.Batch) float64 { return 1 }
+		}, "batching: deployment tp 0 must be >= 1"},
+		{"tp not dividing heads", func(c *Config) { c.Deployment.TP = 8 }, `cost: model "qwen2.5-7b": tp 8 must divide heads 28`},
+		{"kv memory too small", func(c *Config) { c.Deployment.KVCacheMemory = 1 << 20 }, "batching: the KV pool holds 16 tokens (1 blocks of 16; kv_cache_memory 1.048576e+06 bytes, gpu_memory_utilization 0.9), fewer than max_num_batched_tokens 2048"},
+		{"kv memory NaN", func(c *Config) { c.Deployment.KVCacheMemory = math.NaN() }, "cost: deployment kv_cache_memory NaN must be"},
+		{"memory utilization", func(c *Config) {
+			c.Deployment.KVCacheMemory = 0
+			c.Deployment.GPUMemoryUtilization = 1.5
+		}, "cost: deployment gpu_memory_utilization 1.5 must be in (0, 1]"},
+		{"weights do not fit", func(c *Config) {
+			c.Deployment.KVCacheMemory = 0
+			c.Deployment.GPUMemoryUtilization = 0.5
+		}, "cost: qwen2.5-7b on 1×rtx4090 does not fit: weights"},
 		{"overhead", func(c *Config) { c.RequestOverhead = -1 }, "request_overhead -1"},
 		{"max model len", func(c *Config) { c.MaxModelLen = 1 << 20 }, "fewer than max_model_len 1048576"},
-		{"model invalid", func(c *Config) { c.Model.Layers = 0 }, "layers 0"},
+		{"model invalid", func(c *Config) { c.Deployment.Model.Layers = 0 }, `cost: model "qwen2.5-7b": layers 0 must be >= 1`},
 		{"no chunking, short budget", func(c *Config) { c.EnableChunkedPrefill = false; c.MaxModelLen = 4096 }, "max_num_batched_tokens 2048 must be >= max_model_len 4096"},
 	}
 	for _, tt := range tests {
@@ -363,7 +372,7 @@ func TestBadConfig(t *testing.T) {
 // TestBadStepTime: a StepTime that returns an impossible value aborts the
 // run with an error instead of producing numbers.
 func TestBadStepTime(t *testing.T) {
-	cfg := Config{TensorParallelSize: 1, MaxNumSeqs: 4, MaxNumBatchedTokens: 100, EnableChunkedPrefill: true, BlockSize: 16, KVBlocks: 100,
+	cfg := Config{Deployment: cost.Deployment{TP: 1}, MaxNumSeqs: 4, MaxNumBatchedTokens: 100, EnableChunkedPrefill: true, BlockSize: 16, KVBlocks: 100,
 		StepTime: func(cost.Batch) float64 { return math.NaN() }}
 	_, err := sim.Run(sim.Config{Workload: workload.Workload{Clients: 1, Lengths: workload.Fixed{Input: 10, Output: 10}}, Server: cfg, Requests: 5})
 	require.Error(t, err)

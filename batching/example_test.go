@@ -34,3 +34,32 @@ func Example() {
 	// Output:
 	// output 2560 tok/s, TTFT p99 98 ms, ITL p50 8.2 ms, KV usage 7%, attainment 100.0%
 }
+
+// The deployment is one value: an all-reduce model set on it — here a slow
+// PCIe-like link in place of the H100's NVLink fit, or an NCCL table from
+// cost.LoadNCCLTable — prices every step of the simulation.
+func ExampleConfig_deployment() {
+	model, _ := cost.Model("llama-3.1-70b")
+	gpu, _ := cost.GPU("h100-sxm")
+	engine := batching.Defaults(model, gpu)
+	engine.Deployment.TP = 4
+	slow := engine
+	slow.Deployment.Comm = cost.AlphaBetaTable{{Ranks: 4, Alpha: 30e-6, BusBandwidth: 12e9}}
+	for _, c := range []struct {
+		name   string
+		engine batching.Config
+	}{{"NVLink (catalog fit)", engine}, {"slow link", slow}} {
+		res, err := sim.Run(sim.Config{
+			Workload: workload.Workload{Clients: 8, Lengths: workload.Fixed{Input: 1024, Output: 128}},
+			Server:   c.engine, Requests: 200, Seed: 1,
+		})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%-20s ITL p50 %.1f ms\n", c.name, 1000*res.ITL().Median())
+	}
+	// Output:
+	// NVLink (catalog fit) ITL p50 19.2 ms
+	// slow link            ITL p50 21.7 ms
+}

@@ -27,13 +27,8 @@ var seriesNames = []string{"running", "waiting", "kv_cache_usage", "tokens_per_s
 func (s *stats) init(cfg *resolved, name string) {
 	s.blocks, s.poolToks = cfg.pool.Blocks, cfg.pool.Tokens
 	s.series = metrics.NewSeries(name, 0.01, seriesNames...)
-	if cfg.StepTime == nil {
-		d := cfg.Deployment()
-		s.peakBandwidth = d.GPU.BandwidthBytesPerS
-		s.peakFLOPS = d.PeakFLOPS
-		if s.peakFLOPS == 0 {
-			s.peakFLOPS = d.GPU.PeakFLOPS.ForBytes(d.Model.ActBytes)
-		}
+	if cfg.step != nil {
+		s.peakBandwidth, s.peakFLOPS = cfg.step.Peaks()
 	}
 }
 
@@ -104,4 +99,4 @@ func (e *engine) Stats() []metrics.Stat { return e.stats.list(e.env.Now()) }
 func (e *engine) Series() []*metrics.Series { return []*metrics.Series{e.stats.series} }
 
 // GPUs reports the replica's GPU count (sim.GPUCounter).
-func (e *engine) GPUs() int { return e.cfg.TensorParallelSize }
+func (e *engine) GPUs() int { return e.cfg.GPUs() }

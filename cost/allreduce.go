@@ -43,22 +43,30 @@ type AlphaBeta struct {
 // ranks ranks (the ranks argument, not a.Ranks, sets the 2(p−1)/p factor),
 // or 0 when ranks ≤ 1.
 func (a AlphaBeta) Time(bytes float64, ranks int) float64 {
+	alpha, perByte := a.coefficients(ranks)
+	return alpha + perByte*bytes
+}
+
+// coefficients returns τ(S, ranks) = alpha + perByte·S as its two
+// coefficients: α and 2(p−1)/(p·B) seconds per payload byte; both 0 for
+// ranks ≤ 1.
+func (a AlphaBeta) coefficients(ranks int) (alpha, perByte float64) {
 	if ranks <= 1 {
-		return 0
+		return 0, 0
 	}
-	return a.Alpha + BusBytes(bytes, ranks)/a.BusBandwidth
+	return a.Alpha, BusBytes(1, ranks) / a.BusBandwidth
 }
 
 // Validate checks that α ≥ 0, B > 0 (both finite) and Ranks ≥ 0.
-func (a AlphaBeta) Validate() error { return problems("", a.problems()) }
+func (a AlphaBeta) Validate() error { return problems(a.problems()) }
 
 func (a AlphaBeta) problems() []string {
 	var out []string
 	if a.Ranks < 0 {
-		out = append(out, fmt.Sprintf("all_reduce ranks %d must be ≥ 0 (0 = any)", a.Ranks))
+		out = append(out, fmt.Sprintf("all_reduce ranks %d must be >= 0 (0 = any)", a.Ranks))
 	}
 	if !nonNegativeFinite(a.Alpha) {
-		out = append(out, fmt.Sprintf("all_reduce (ranks %d) alpha_s %v must be a finite number ≥ 0", a.Ranks, a.Alpha))
+		out = append(out, fmt.Sprintf("all_reduce (ranks %d) alpha_s %v must be a finite number >= 0", a.Ranks, a.Alpha))
 	}
 	if !positiveFinite(a.BusBandwidth) {
 		out = append(out, fmt.Sprintf("all_reduce (ranks %d) bus_bandwidth_bytes_per_s %v must be a finite number > 0", a.Ranks, a.BusBandwidth))
@@ -115,7 +123,7 @@ func (t AlphaBetaTable) Time(bytes float64, ranks int) float64 {
 }
 
 // Validate checks every entry and that no rank count appears twice.
-func (t AlphaBetaTable) Validate() error { return problems("", t.problems()) }
+func (t AlphaBetaTable) Validate() error { return problems(t.problems()) }
 
 func (t AlphaBetaTable) problems() []string {
 	var out []string
@@ -130,12 +138,12 @@ func (t AlphaBetaTable) problems() []string {
 	return out
 }
 
-// problems turns messages into one error joining one ErrInvalidSpec-wrapping
-// error per message, each prefixed by prefix; nil when there are none.
-func problems(prefix string, msgs []string) error {
+// problems turns messages into one error joining one ErrInvalidSpec error
+// per message; nil when there are none.
+func problems(msgs []string) error {
 	errs := make([]error, len(msgs))
 	for i, m := range msgs {
-		errs[i] = fmt.Errorf("%w: %s%s", ErrInvalidSpec, prefix, m)
+		errs[i] = invalidf("%s", m)
 	}
 	return errors.Join(errs...)
 }

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/internal/shareddata"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestAlphaBetaTime(t *testing.T) {
+	t.Parallel()
 	ab := AlphaBeta{Alpha: 8e-6, BusBandwidth: 150e9}
 	tests := []struct {
 		name  string
@@ -32,12 +34,14 @@ func TestAlphaBetaTime(t *testing.T) {
 }
 
 func TestBusBytes(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, 0.0, BusBytes(100, 1))
 	assert.Equal(t, 100.0, BusBytes(100, 2))
 	assert.Equal(t, 175.0, BusBytes(100, 8))
 }
 
 func TestAlphaBetaTableParams(t *testing.T) {
+	t.Parallel()
 	tab := AlphaBetaTable{{Ranks: 2, Alpha: 2}, {Ranks: 4, Alpha: 4}, {Ranks: 8, Alpha: 8}}
 	tests := []struct {
 		name string
@@ -64,6 +68,7 @@ func TestAlphaBetaTableParams(t *testing.T) {
 }
 
 func TestAlphaBetaTableTime(t *testing.T) {
+	t.Parallel()
 	assert.True(t, math.IsInf(AlphaBetaTable{}.Time(1, 2), 1))
 	assert.Equal(t, 0.0, AlphaBetaTable{}.Time(1, 1))
 	tab := AlphaBetaTable{{Ranks: 4, Alpha: 1e-5, BusBandwidth: 1e11}}
@@ -71,6 +76,7 @@ func TestAlphaBetaTableTime(t *testing.T) {
 }
 
 func TestAlphaBetaValidate(t *testing.T) {
+	t.Parallel()
 	err := AlphaBeta{Ranks: -1, Alpha: math.NaN(), BusBandwidth: 0}.Validate()
 	require.ErrorIs(t, err, ErrInvalidSpec)
 	for _, msg := range []string{"ranks -1", "alpha_s NaN", "bus_bandwidth_bytes_per_s 0"} {
@@ -82,6 +88,7 @@ func TestAlphaBetaValidate(t *testing.T) {
 // TestEmbeddedAllReduceFitsMatchData refits the α–β parameters embedded in
 // the catalog from the NCCL profiles they were derived from.
 func TestEmbeddedAllReduceFitsMatchData(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file string
 		want AlphaBetaTable
@@ -91,7 +98,7 @@ func TestEmbeddedAllReduceFitsMatchData(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			tab, err := LoadNCCLTable(sharedData(t, tt.file), NCCLOptions{})
+			tab, err := LoadNCCLTable(shareddata.Path(t, tt.file), NCCLOptions{})
 			require.NoError(t, err)
 			got, err := tab.FitAll(0, 0)
 			require.NoError(t, err)
@@ -106,15 +113,16 @@ func TestEmbeddedAllReduceFitsMatchData(t *testing.T) {
 }
 
 func TestNCCLTableFromData(t *testing.T) {
-	h100, err := LoadNCCLTable(sharedData(t, "h100_dgx_all_reduce.csv"), NCCLOptions{})
+	t.Parallel()
+	h100, err := LoadNCCLTable(shareddata.Path(t, "h100_dgx_all_reduce.csv"), NCCLOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []int{2, 4, 8}, h100.Ranks())
 
-	a100, err := LoadNCCLTable(sharedData(t, "a100_dgx_all_reduce.csv"), NCCLOptions{})
+	a100, err := LoadNCCLTable(shareddata.Path(t, "a100_dgx_all_reduce.csv"), NCCLOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []int{2, 4, 8}, a100.Ranks(), "multi-node rows are left out by default")
 
-	a100x8, err := LoadNCCLTable(sharedData(t, "a100_dgx_all_reduce.csv"), NCCLOptions{DevicesPerNode: 8, Statistic: "mean"})
+	a100x8, err := LoadNCCLTable(shareddata.Path(t, "a100_dgx_all_reduce.csv"), NCCLOptions{DevicesPerNode: 8, Statistic: "mean"})
 	require.NoError(t, err)
 	assert.Equal(t, []int{8, 16}, a100x8.Ranks())
 
@@ -131,7 +139,7 @@ func TestNCCLTableFromData(t *testing.T) {
 }
 
 func TestNCCLTableInterpolation(t *testing.T) {
-	tab, err := LoadNCCLTable(sharedData(t, "h100_dgx_all_reduce.csv"), NCCLOptions{})
+	tab, err := LoadNCCLTable(shareddata.Path(t, "h100_dgx_all_reduce.csv"), NCCLOptions{})
 	require.NoError(t, err)
 	sizes, _ := tab.Points(4)
 
@@ -176,6 +184,7 @@ const tinyNCCL = `,time_stats.all_reduce.min,time_stats.all_reduce.max,time_stat
 `
 
 func TestReadNCCLTableSmoothsAndAverages(t *testing.T) {
+	t.Parallel()
 	tab, err := ReadNCCLTable(strings.NewReader(tinyNCCL), NCCLOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []int{2}, tab.Ranks(), "the 4-rank row spans two nodes; all_gather is skipped")
@@ -188,6 +197,7 @@ func TestReadNCCLTableSmoothsAndAverages(t *testing.T) {
 }
 
 func TestReadNCCLTableErrors(t *testing.T) {
+	t.Parallel()
 	header := "size,num_workers,time_stats.all_reduce.median\n"
 	tests := []struct {
 		name, csv string
@@ -212,6 +222,7 @@ func TestReadNCCLTableErrors(t *testing.T) {
 }
 
 func TestFitAlphaBetaRecoversSyntheticParameters(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("size,num_workers,time_stats.all_reduce.median\n")
 	want := AlphaBeta{Ranks: 4, Alpha: 12e-6, BusBandwidth: 200e9}
@@ -236,6 +247,7 @@ func TestFitAlphaBetaRecoversSyntheticParameters(t *testing.T) {
 }
 
 func TestLoadNCCLTableMissingFile(t *testing.T) {
+	t.Parallel()
 	_, err := LoadNCCLTable("/nonexistent/all_reduce.csv", NCCLOptions{})
 	require.Error(t, err)
 }

@@ -1,7 +1,6 @@
 package cost
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -137,7 +136,7 @@ func scaleBusBandwidth(t AlphaBetaTable, k float64) AlphaBetaTable {
 func Model(name string) (ModelSpec, error) {
 	m, ok := models[name]
 	if !ok {
-		return ModelSpec{}, fmt.Errorf("%w: model %q (known: %s)", ErrUnknownName, name, strings.Join(ModelNames(), ", "))
+		return ModelSpec{}, errorf(ErrUnknownName, "unknown model %q (known: %s)", name, strings.Join(ModelNames(), ", "))
 	}
 	return m, nil
 }
@@ -148,7 +147,7 @@ func Model(name string) (ModelSpec, error) {
 func GPU(name string) (GPUSpec, error) {
 	g, ok := gpus[name]
 	if !ok {
-		return GPUSpec{}, fmt.Errorf("%w: gpu %q (known: %s)", ErrUnknownName, name, strings.Join(GPUNames(), ", "))
+		return GPUSpec{}, errorf(ErrUnknownName, "unknown gpu %q (known: %s)", name, strings.Join(GPUNames(), ", "))
 	}
 	g.AllReduce = slices.Clone(g.AllReduce)
 	return g, nil

@@ -11,11 +11,13 @@ import (
 )
 
 func TestCatalogNames(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, []string{"llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b", "mistral-7b", "qwen2.5-72b", "qwen2.5-7b"}, ModelNames())
 	assert.Equal(t, []string{"a100-80gb", "b200", "h100-sxm", "h200", "l40s", "mi300x", "rtx4090"}, GPUNames())
 }
 
 func TestCatalogEntriesValidate(t *testing.T) {
+	t.Parallel()
 	for _, name := range ModelNames() {
 		t.Run(name, func(t *testing.T) {
 			m := mustModel(t, name)
@@ -35,6 +37,7 @@ func TestCatalogEntriesValidate(t *testing.T) {
 }
 
 func TestCatalogUnknownNameListsKnown(t *testing.T) {
+	t.Parallel()
 	_, err := Model("gpt-5")
 	require.ErrorIs(t, err, ErrUnknownName)
 	assert.Contains(t, err.Error(), `"gpt-5"`)
@@ -46,6 +49,7 @@ func TestCatalogUnknownNameListsKnown(t *testing.T) {
 
 // TestCatalogGPUIsACopy: editing a returned spec must not change the catalog.
 func TestCatalogGPUIsACopy(t *testing.T) {
+	t.Parallel()
 	g := mustGPU(t, "h100-sxm")
 	g.AllReduce[0].Alpha = 1
 	assert.NotEqual(t, 1.0, mustGPU(t, "h100-sxm").AllReduce[0].Alpha)
@@ -53,6 +57,7 @@ func TestCatalogGPUIsACopy(t *testing.T) {
 }
 
 func TestPeakFLOPSForBytes(t *testing.T) {
+	t.Parallel()
 	a100 := mustGPU(t, "a100-80gb").PeakFLOPS
 	h100 := mustGPU(t, "h100-sxm").PeakFLOPS
 	tests := []struct {
@@ -76,6 +81,7 @@ func TestPeakFLOPSForBytes(t *testing.T) {
 }
 
 func TestGPUValidateNamesField(t *testing.T) {
+	t.Parallel()
 	good := mustGPU(t, "h100-sxm")
 	tests := []struct {
 		name string
@@ -111,6 +117,7 @@ func writeFile(t *testing.T, name, content string) string {
 }
 
 func TestLoadModelJSONAndYAML(t *testing.T) {
+	t.Parallel()
 	want := mustModel(t, "qwen2.5-7b")
 	tests := []struct{ file, content string }{
 		{"m.json", `{"name":"qwen2.5-7b","hidden":3584,"intermediate":18944,"layers":28,"heads":28,"kv_heads":4,
@@ -130,6 +137,7 @@ func TestLoadModelJSONAndYAML(t *testing.T) {
 }
 
 func TestLoadGPUYAML(t *testing.T) {
+	t.Parallel()
 	path := writeFile(t, "g.yaml", `name: my-gpu
 memory_bytes: 34359738368
 bandwidth_bytes_per_s: 1.0e12
@@ -146,6 +154,7 @@ all_reduce:
 }
 
 func TestLoadErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, file, content, msg string
 	}{
@@ -166,6 +175,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestLoadMissingFile(t *testing.T) {
+	t.Parallel()
 	_, err := LoadGPU(filepath.Join(t.TempDir(), "nope.json"))
 	require.ErrorIs(t, err, os.ErrNotExist)
 }

@@ -52,13 +52,13 @@ func DefaultEfficiency() Efficiency {
 func (e Efficiency) Validate() error {
 	var errs []error
 	if !(e.Bandwidth >= 0 && e.Bandwidth <= 1) {
-		errs = append(errs, fmt.Errorf("%w: efficiency bandwidth %v must be in (0, 1] (0 = ideal)", ErrInvalidSpec, e.Bandwidth))
+		errs = append(errs, invalidf("efficiency bandwidth %v must be in (0, 1] (0 = ideal)", e.Bandwidth))
 	}
 	if !(e.FLOPs >= 0 && e.FLOPs <= 1) {
-		errs = append(errs, fmt.Errorf("%w: efficiency flops %v must be in (0, 1] (0 = ideal)", ErrInvalidSpec, e.FLOPs))
+		errs = append(errs, invalidf("efficiency flops %v must be in (0, 1] (0 = ideal)", e.FLOPs))
 	}
 	if !nonNegativeFinite(e.StepOverhead) {
-		errs = append(errs, fmt.Errorf("%w: efficiency step_overhead_s %v must be a finite number ≥ 0", ErrInvalidSpec, e.StepOverhead))
+		errs = append(errs, invalidf("efficiency step_overhead_s %v must be a finite number >= 0", e.StepOverhead))
 	}
 	return errors.Join(errs...)
 }
@@ -111,7 +111,7 @@ func (s Shape) String() string {
 		s.TP, s.HeadsPerRank, s.KVHeadsPerRank, kv, rep, s.IntermediatePerRank)
 }
 
-// Shape splits m across p tensor-parallel ranks. It fails, wrapping
+// Shape splits m across p tensor-parallel ranks. It fails, matching
 // ErrInvalidSpec, when p < 1, when p does not divide heads or the MLP
 // intermediate size, or when neither p nor kv_heads divides the other (the
 // KV heads cannot be split evenly nor replicated evenly; vLLM refuses these).
@@ -119,10 +119,10 @@ func (s Shape) String() string {
 func (m ModelSpec) Shape(p int) (Shape, error) {
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%w: model %q: "+format, append([]any{ErrInvalidSpec, m.Name}, args...)...))
+		errs = append(errs, invalidf("model %q: "+format, append([]any{m.Name}, args...)...))
 	}
 	if p < 1 {
-		bad("tp %d must be ≥ 1", p)
+		bad("tp %d must be >= 1", p)
 		return Shape{}, errors.Join(errs...)
 	}
 	if m.Heads > 0 && m.Heads%p != 0 {
@@ -145,18 +145,29 @@ func (m ModelSpec) Shape(p int) (Shape, error) {
 func (m ModelSpec) split(p int) Shape {
 	p = max(p, 1)
 	s := Shape{TP: p, HeadsPerRank: m.Heads / p, IntermediatePerRank: m.Intermediate / p,
-		KVHeadsPerRank: m.KVHeads / p, KVReplication: 1}
-	if p > m.KVHeads && m.KVHeads > 0 {
-		s.KVHeadsPerRank = 1
+		KVHeadsPerRank: m.kvHeadsPerRank(p), KVReplication: 1}
+	if p > m.KVHeads && m.KVHeads > 0 { // one replicated head per rank
 		s.KVReplication = p / m.KVHeads
 	}
 	return s
 }
 
-// Deployment is one engine replica: a model on TP GPUs of one kind, with the
-// efficiency knobs that turn roofline floors into predicted step times.
-// Write it literally; the zero values of Eff, RuntimeReserveBytes, Comm and
-// PeakFLOPS select documented defaults.
+// kvHeadsPerRank returns the KV heads each of p ≥ 1 ranks stores:
+// kv_heads/p, or 1 once p > kv_heads and the heads are replicated.
+func (m *ModelSpec) kvHeadsPerRank(p int) int {
+	if p > m.KVHeads && m.KVHeads > 0 {
+		return 1
+	}
+	return m.KVHeads / p
+}
+
+// Deployment is one engine replica: a model on TP GPUs of one kind, the
+// all-reduce model of their interconnect, the efficiency profile that turns
+// roofline floors into predicted step times, and the memory settings that
+// size the KV cache. It is the one description of a deployment: servers
+// such as batching.Config hold it whole. Write it literally; the zero values
+// of Eff, Comm, PeakFLOPS, GPUMemoryUtilization, KVCacheMemory and
+// RuntimeReserveBytes select documented defaults.
 type Deployment struct {
 	// Model is the served model.
 	Model ModelSpec `json:"model" yaml:"model"`
@@ -164,42 +175,69 @@ type Deployment struct {
 	GPU GPUSpec `json:"gpu" yaml:"gpu"`
 	// TP is the tensor-parallel degree p ≥ 1.
 	TP int `json:"tp" yaml:"tp"`
-	// Eff holds the efficiency knobs; the zero value is the ideal floor.
+	// Eff holds the efficiency knobs, e.g. from Fit; the zero value is the
+	// ideal floor.
 	Eff Efficiency `json:"efficiency" yaml:"efficiency"`
-	// RuntimeReserveBytes is per-rank memory kept for activations and the
-	// runtime, in bytes; 0 means DefaultRuntimeReserveBytes.
-	RuntimeReserveBytes float64 `json:"runtime_reserve_bytes,omitempty" yaml:"runtime_reserve_bytes,omitempty"`
-	// Comm times one all-reduce; nil means the GPU's α–β table GPU.AllReduce.
-	// An *AllReduceTable makes the deployment use NCCL measurements.
+	// Comm times one all-reduce; nil means the GPU's α–β table
+	// GPU.AllReduce. Set it to an *AllReduceTable (LoadNCCLTable) to use NCCL
+	// measurements, or to any AllReduce. It is not read from or written to
+	// files: a file describes the interconnect through the GPU's all_reduce
+	// table.
 	Comm AllReduce `json:"-" yaml:"-"`
 	// PeakFLOPS overrides the per-rank peak FLOP/s; 0 means the GPU's dense
 	// peak for the model's activation size (GPU.PeakFLOPS.ForBytes).
 	PeakFLOPS float64 `json:"peak_flops,omitempty" yaml:"peak_flops,omitempty"`
+	// GPUMemoryUtilization is the fraction of each GPU's memory the engine
+	// may use, in (0, 1] (vLLM's gpu_memory_utilization); the KV pool is
+	// what the weights and the runtime reserve leave of it. 0 means
+	// DefaultGPUMemoryUtilization. Ignored when KVCacheMemory is set.
+	GPUMemoryUtilization float64 `json:"gpu_memory_utilization,omitempty" yaml:"gpu_memory_utilization,omitempty"`
+	// KVCacheMemory, when > 0, is the KV pool of each GPU in bytes (vLLM's
+	// kv_cache_memory), overriding GPUMemoryUtilization.
+	KVCacheMemory float64 `json:"kv_cache_memory,omitempty" yaml:"kv_cache_memory,omitempty"`
+	// RuntimeReserveBytes is per-rank memory kept for activations and the
+	// runtime, in bytes; 0 means DefaultRuntimeReserveBytes.
+	RuntimeReserveBytes float64 `json:"runtime_reserve_bytes,omitempty" yaml:"runtime_reserve_bytes,omitempty"`
 }
 
-// Validate checks the model, the GPU, the efficiency knobs and the reserve,
-// and the shape checks that make the deployment impossible (SPEC §4): tp
-// must divide heads and the MLP intermediate size. Replicated KV heads
-// (tp > kv_heads) are allowed; see Shape. Every error wraps ErrInvalidSpec.
+// DefaultGPUMemoryUtilization is the gpu_memory_utilization a Deployment
+// uses when GPUMemoryUtilization is 0: vLLM's default, 0.9.
+const DefaultGPUMemoryUtilization = 0.9
+
+// Validate checks the model, the GPU, the all-reduce model, the efficiency
+// knobs and the memory settings, and the shape checks that make the
+// deployment impossible (SPEC §4): tp must divide heads and the MLP
+// intermediate size. Replicated KV heads (tp > kv_heads) are allowed; see
+// Shape. Every error matches ErrInvalidSpec.
 func (d Deployment) Validate() error {
 	errs := []error{d.Model.Validate(), d.GPU.Validate(), d.Eff.Validate()}
+	if v, ok := d.Comm.(interface{ Validate() error }); ok {
+		errs = append(errs, v.Validate())
+	}
 	if d.TP < 1 {
-		errs = append(errs, fmt.Errorf("%w: deployment tp %d must be ≥ 1", ErrInvalidSpec, d.TP))
+		errs = append(errs, invalidf("deployment tp %d must be >= 1", d.TP))
 	} else if _, err := d.Model.Shape(d.TP); err != nil {
 		errs = append(errs, err)
 	}
-	if !nonNegativeFinite(d.RuntimeReserveBytes) {
-		errs = append(errs, fmt.Errorf("%w: deployment runtime_reserve_bytes %v must be a finite number ≥ 0", ErrInvalidSpec, d.RuntimeReserveBytes))
-	}
 	if !nonNegativeFinite(d.PeakFLOPS) {
-		errs = append(errs, fmt.Errorf("%w: deployment peak_flops %v must be a finite number ≥ 0", ErrInvalidSpec, d.PeakFLOPS))
+		errs = append(errs, invalidf("deployment peak_flops %v must be a finite number >= 0", d.PeakFLOPS))
 	} else if d.peakFLOPS() <= 0 {
-		errs = append(errs, fmt.Errorf("%w: gpu %q has no peak_flops for %v-byte activations of model %q; set Deployment.PeakFLOPS",
-			ErrInvalidSpec, d.GPU.Name, d.Model.ActBytes, d.Model.Name))
+		errs = append(errs, invalidf("gpu %q has no peak_flops for %v-byte activations of model %q; set Deployment.PeakFLOPS",
+			d.GPU.Name, d.Model.ActBytes, d.Model.Name))
 	}
 	if d.TP > 1 && d.Comm == nil && len(d.GPU.AllReduce) == 0 {
-		errs = append(errs, fmt.Errorf("%w: gpu %q has no all_reduce parameters for tp %d; set GPU.AllReduce or Deployment.Comm",
-			ErrInvalidSpec, d.GPU.Name, d.TP))
+		errs = append(errs, invalidf("gpu %q has no all_reduce parameters for tp %d; set GPU.AllReduce or Deployment.Comm",
+			d.GPU.Name, d.TP))
+	}
+	if !(d.GPUMemoryUtilization >= 0 && d.GPUMemoryUtilization <= 1) {
+		errs = append(errs, invalidf("deployment gpu_memory_utilization %v must be in (0, 1] (0 = %v)",
+			d.GPUMemoryUtilization, DefaultGPUMemoryUtilization))
+	}
+	if !nonNegativeFinite(d.KVCacheMemory) {
+		errs = append(errs, invalidf("deployment kv_cache_memory %v must be a finite number of bytes >= 0", d.KVCacheMemory))
+	}
+	if !nonNegativeFinite(d.RuntimeReserveBytes) {
+		errs = append(errs, invalidf("deployment runtime_reserve_bytes %v must be a finite number >= 0", d.RuntimeReserveBytes))
 	}
 	return errors.Join(errs...)
 }
@@ -207,7 +245,9 @@ func (d Deployment) Validate() error {
 // Shape returns the per-rank split of the model; see ModelSpec.Shape.
 func (d Deployment) Shape() (Shape, error) { return d.Model.Shape(d.TP) }
 
-func (d Deployment) peakFLOPS() float64 {
+// peakFLOPS returns the per-rank peak FLOP/s: PeakFLOPS, or the GPU's dense
+// peak for the model's activation size.
+func (d *Deployment) peakFLOPS() float64 {
 	if d.PeakFLOPS > 0 {
 		return d.PeakFLOPS
 	}
@@ -221,6 +261,13 @@ func (d Deployment) reserve() float64 {
 	return d.RuntimeReserveBytes
 }
 
+func (d Deployment) memoryUtilization() float64 {
+	if d.GPUMemoryUtilization == 0 {
+		return DefaultGPUMemoryUtilization
+	}
+	return d.GPUMemoryUtilization
+}
+
 // kvProjParams returns the K and V projection weights of all layers, in
 // elements: the part of the weights that stops shrinking with p once KV
 // heads are replicated.
@@ -228,31 +275,58 @@ func (m ModelSpec) kvProjParams() float64 {
 	return float64(m.Layers) * 2 * float64(m.Hidden) * float64(m.KVWidth())
 }
 
-// perRank returns the share of params held by one rank: everything split p
-// ways except the K/V projections, of which each rank holds
-// KVHeadsPerRank heads.
-func (d Deployment) perRank(params float64) float64 {
-	s := d.Model.split(d.TP)
-	kv := d.Model.kvProjParams()
-	kvShare := 0.0
-	if d.Model.KVHeads > 0 {
-		kvShare = kv * float64(s.KVHeadsPerRank) / float64(d.Model.KVHeads)
+// rankShare is what one of tp ranks holds of a model. Every per-rank size
+// of the package is derived from a whole-model one through it, so that the
+// step model and the Deployment methods cannot disagree. It holds only what
+// the step model needs (see split for the full Shape): Deployment.Step
+// builds one on every call.
+type rankShare struct {
+	tp             int     // ranks, ≥ 1
+	headsPerRank   int     // query heads on the rank
+	kvHeadsPerRank int     // KV heads on the rank (see kvHeadsPerRank)
+	kvHeads        float64 // the model's KV heads
+	kvParams       float64 // K and V projection weights of all layers, elements
+}
+
+// share returns the share of one of p ranks; it never divides by zero.
+func (m *ModelSpec) share(p int) rankShare {
+	p = max(p, 1)
+	return rankShare{tp: p, headsPerRank: m.Heads / p, kvHeadsPerRank: m.kvHeadsPerRank(p),
+		kvHeads: float64(m.KVHeads), kvParams: m.kvProjParams()}
+}
+
+// kv returns the rank's part of x, a whole-model quantity proportional to
+// the number of KV heads (K/V projection weights, KV-cache bytes):
+// x·kvHeadsPerRank/kv_heads, which is x/p until p exceeds kv_heads and
+// x/kv_heads beyond (one replicated head per rank).
+func (r *rankShare) kv(x float64) float64 {
+	if r.kvHeads <= 0 {
+		return 0
 	}
-	return (params-kv)/float64(s.TP) + kvShare
+	return x * float64(r.kvHeadsPerRank) / r.kvHeads
+}
+
+// params returns the rank's part of params weight elements that count every
+// layer's K and V projections in full: those split as the KV heads do
+// (kv), everything else tp ways.
+func (r *rankShare) params(params float64) float64 {
+	return (params-r.kvParams)/float64(r.tp) + r.kv(r.kvParams)
 }
 
 // WeightBytesPerRank returns the bytes of weights resident on each rank:
 // every parameter (embedding included) split TP ways, except that with
 // replicated KV heads each rank keeps a whole K/V head.
 func (d Deployment) WeightBytesPerRank() float64 {
-	return d.perRank(d.Model.TotalParams()) * d.Model.WeightBytes
+	s := d.Model.share(d.TP)
+	return s.params(d.Model.TotalParams()) * d.Model.WeightBytes
 }
 
 // StreamedWeightBytesPerRank returns the weight bytes each rank reads from
 // memory in one step: its share of MatmulParams (the embedding lookup is not
-// streamed).
+// streamed). It is StepCost.WeightBytes of every non-empty step.
 func (d Deployment) StreamedWeightBytesPerRank() float64 {
-	return d.perRank(d.Model.MatmulParams()) * d.Model.WeightBytes
+	s := d.compile()
+	return s.weightBytes
 }
 
 // KVBytesPerTokenPerRank returns the KV-cache bytes one token occupies on
@@ -260,8 +334,8 @@ func (d Deployment) StreamedWeightBytesPerRank() float64 {
 // Model.KVBytesPerToken()/TP until TP exceeds kv_heads, and stays at one
 // head per rank beyond.
 func (d Deployment) KVBytesPerTokenPerRank() float64 {
-	s := d.Model.split(d.TP)
-	return 2 * float64(d.Model.Layers) * float64(s.KVHeadsPerRank*d.Model.HeadDim) * d.Model.KVBytes
+	s := d.compile()
+	return s.kvPerToken
 }
 
 // Memory is the per-rank memory budget of a deployment.
@@ -270,7 +344,8 @@ type Memory struct {
 	TP int
 	// CapacityBytes is the GPU memory of one rank, in bytes.
 	CapacityBytes float64
-	// Utilization is the gpu_memory_utilization fraction used.
+	// Utilization is the gpu_memory_utilization fraction used; with
+	// KVCacheMemory set, the fraction weights, reserve and KV pool take.
 	Utilization float64
 	// UsableBytes is Utilization × CapacityBytes, in bytes.
 	UsableBytes float64
@@ -278,8 +353,9 @@ type Memory struct {
 	WeightBytes float64
 	// RuntimeBytes is the activation/runtime reserve of one rank, in bytes.
 	RuntimeBytes float64
-	// KVPoolBytes is UsableBytes − WeightBytes − RuntimeBytes, in bytes;
-	// negative when the weights do not fit.
+	// KVPoolBytes is UsableBytes − WeightBytes − RuntimeBytes, in bytes
+	// (KVCacheMemory when that is set); negative when the weights do not
+	// fit.
 	KVPoolBytes float64
 	// KVBytesPerToken is the KV bytes one token takes on one rank.
 	KVBytesPerToken float64
@@ -292,49 +368,63 @@ type Memory struct {
 	// its KV cache. Every rank holds its slice of the same tokens, so this is
 	// also the replica's capacity: it is not multiplied by TP.
 	KVTokens int
-	// Fits reports whether at least one KV block fits beside the weights.
+	// Fits reports whether at least one KV block fits beside the weights,
+	// within the GPU's memory.
 	Fits bool
 }
 
 // Memory computes the per-rank memory budget with vLLM semantics: usable =
-// gpuMemUtil × GPU memory; the KV pool is what the resident weights and the
-// runtime reserve leave of it, counted in tokens and in blocks of blockSize
-// tokens (per-rank pool ÷ per-rank KV bytes per token, no ×TP).
+// GPUMemoryUtilization × GPU memory; the KV pool is what the resident
+// weights and the runtime reserve leave of it, or KVCacheMemory when that
+// is set, counted in tokens and in blocks of blockSize tokens (per-rank pool
+// ÷ per-rank KV bytes per token, no ×TP).
 //
-// It returns an error wrapping ErrInvalidSpec for an invalid deployment,
-// utilisation outside (0, 1] or blockSize < 1, and one wrapping
-// ErrDoesNotFit — together with the filled-in Memory — when not even one
-// block fits.
-func (d Deployment) Memory(gpuMemUtil float64, blockSize int) (Memory, error) {
+// It returns an error matching ErrInvalidSpec for an invalid deployment or
+// blockSize < 1, and one matching ErrDoesNotFit — together with the
+// filled-in Memory — when not even one block fits, or when weights, reserve
+// and KVCacheMemory together exceed the GPU's memory.
+func (d Deployment) Memory(blockSize int) (Memory, error) {
 	if err := d.Validate(); err != nil {
 		return Memory{}, err
 	}
-	if !(gpuMemUtil > 0 && gpuMemUtil <= 1) {
-		return Memory{}, fmt.Errorf("%w: gpu_memory_utilization %v must be in (0, 1]", ErrInvalidSpec, gpuMemUtil)
-	}
 	if blockSize < 1 {
-		return Memory{}, fmt.Errorf("%w: block_size %d must be ≥ 1", ErrInvalidSpec, blockSize)
+		return Memory{}, invalidf("block_size %d must be >= 1", blockSize)
 	}
 	m := Memory{
 		TP:              d.TP,
 		CapacityBytes:   d.GPU.MemoryBytes,
-		Utilization:     gpuMemUtil,
-		UsableBytes:     gpuMemUtil * d.GPU.MemoryBytes,
 		WeightBytes:     d.WeightBytesPerRank(),
 		RuntimeBytes:    d.reserve(),
 		KVBytesPerToken: d.KVBytesPerTokenPerRank(),
 		BlockSize:       blockSize,
 	}
-	m.KVPoolBytes = m.UsableBytes - m.WeightBytes - m.RuntimeBytes
+	if d.KVCacheMemory > 0 {
+		m.KVPoolBytes = d.KVCacheMemory
+		m.UsableBytes = m.WeightBytes + m.RuntimeBytes + m.KVPoolBytes
+		m.Utilization = m.UsableBytes / m.CapacityBytes
+	} else {
+		m.Utilization = d.memoryUtilization()
+		m.UsableBytes = m.Utilization * m.CapacityBytes
+		m.KVPoolBytes = m.UsableBytes - m.WeightBytes - m.RuntimeBytes
+	}
 	if m.KVPoolBytes > 0 {
 		m.KVBlocks = int(math.Floor(m.KVPoolBytes / (float64(blockSize) * m.KVBytesPerToken)))
 		m.KVTokens = m.KVBlocks * blockSize
 	}
-	m.Fits = m.KVBlocks >= 1
-	if !m.Fits {
-		return m, fmt.Errorf("%w: %s on %d×%s: weights %.1f GiB + runtime %.1f GiB per rank leave no %d-token KV block in usable %.1f GiB (%.2f × %.1f GiB)",
-			ErrDoesNotFit, d.Model.Name, d.TP, d.GPU.Name, m.WeightBytes/GiB, m.RuntimeBytes/GiB, blockSize,
-			m.UsableBytes/GiB, gpuMemUtil, m.CapacityBytes/GiB)
+	m.Fits = m.KVBlocks >= 1 && m.UsableBytes <= m.CapacityBytes
+	if m.Fits {
+		return m, nil
 	}
-	return m, nil
+	where := fmt.Sprintf("%s on %d×%s does not fit", d.Model.Name, d.TP, d.GPU.Name)
+	switch {
+	case d.KVCacheMemory == 0:
+		return m, errorf(ErrDoesNotFit, "%s: weights %.1f GiB + runtime %.1f GiB per rank leave no %d-token KV block in usable %.1f GiB (%.2f × %.1f GiB)",
+			where, m.WeightBytes/GiB, m.RuntimeBytes/GiB, blockSize, m.UsableBytes/GiB, m.Utilization, m.CapacityBytes/GiB)
+	case m.KVBlocks < 1:
+		return m, errorf(ErrDoesNotFit, "%s: kv_cache_memory %v bytes holds no %d-token KV block at %v bytes per token per rank",
+			where, d.KVCacheMemory, blockSize, m.KVBytesPerToken)
+	default:
+		return m, errorf(ErrDoesNotFit, "%s: weights %.1f GiB + runtime %.1f GiB + kv_cache_memory %.1f GiB per rank exceed the GPU's %.1f GiB",
+			where, m.WeightBytes/GiB, m.RuntimeBytes/GiB, m.KVPoolBytes/GiB, m.CapacityBytes/GiB)
+	}
 }

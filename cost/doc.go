@@ -20,9 +20,11 @@
 //   - TPModel: the ideal tensor-parallel screen — projection FLOPs,
 //     all-reduce payload and traffic, step time and speed-up, and the token
 //     threshold T* above which TP=p beats one GPU.
-//   - Deployment: one engine replica (model × GPU × TP × Efficiency).
-//     Memory gives the per-rank memory budget and KV pool in tokens and
-//     blocks; Step predicts the time of one step of a Batch (decode requests
+//   - Deployment: one engine replica, defined once — model × GPU × TP, the
+//     all-reduce model (Comm, e.g. an NCCL table), the Efficiency profile
+//     and the memory settings (gpu_memory_utilization, kv_cache_memory,
+//     runtime reserve). Servers hold it whole. Memory gives the per-rank
+//     memory budget and KV pool in tokens and blocks; Step predicts the time of one step of a Batch (decode requests
 //     plus prefill chunks) as a roofline — max(bytes/bandwidth,
 //     FLOPs/peak) per rank, plus 2L all-reduces and a fixed overhead — and
 //     returns a StepCost breakdown from which a server reports MBU and MFU.
@@ -40,8 +42,9 @@
 // # Errors and concurrency
 //
 // Every Validate, loader and constructor rejects bad input with an error
-// wrapping ErrInvalidSpec that names the field and value; nothing panics on
-// user input. All values are immutable after construction and safe for
+// that reads as one sentence naming the field and its value,
+// `cost: model "x": layers 0 must be >= 1`, and matches ErrInvalidSpec under
+// errors.Is; nothing panics on user input. All values are immutable after construction and safe for
 // concurrent use. Deployment.Step and StepModel.Step are O(1) and do not
 // allocate: call them once per simulated step.
 //

@@ -1,23 +1,101 @@
 package cost
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
-// ErrInvalidSpec is wrapped by every error that rejects a model, GPU,
-// deployment, batch or measurement description. The wrapping message names
-// the offending field and its value, e.g.
+// The errors of this package read as one sentence that starts with "cost: "
+// and names the offending field and its value, e.g.
 //
-//	invalid spec: model "x": kv_heads 3 must divide heads 32
+//	cost: model "x": kv_heads 3 must divide heads 32
 //
-// Test for it with errors.Is.
-var ErrInvalidSpec = errors.New("invalid spec")
+// and each matches one of the sentinels below under errors.Is. A Validate
+// that finds several problems joins one such error per problem
+// (errors.Join), one line each.
+var (
+	// ErrInvalidSpec is matched by every error that rejects a model, GPU,
+	// deployment, batch or measurement description.
+	ErrInvalidSpec = errors.New("cost: invalid spec")
+	// ErrDoesNotFit is matched by the error of Deployment.Memory when the
+	// per-rank weights and runtime reserve leave no room for a single
+	// KV-cache block, or a set KVCacheMemory does not fit beside them.
+	ErrDoesNotFit = errors.New("cost: does not fit in GPU memory")
+	// ErrUnknownName is matched by the error of Model and GPU when a catalog
+	// name is unknown.
+	ErrUnknownName = errors.New("cost: unknown catalog name")
+	// ErrFit is matched by the error of Fit and of the all-reduce fits when
+	// the measurements cannot determine the parameters (too few points, or
+	// a fitted value outside its range).
+	ErrFit = errors.New("cost: cannot fit efficiency")
+)
 
-// ErrDoesNotFit is wrapped by Deployment.Memory when the per-rank weights and
-// runtime reserve leave no room for a single KV-cache block.
-var ErrDoesNotFit = errors.New("does not fit in GPU memory")
+// costError is an error of this package: "cost: " + msg, followed by the
+// cause's message when there is one. It matches kind (one of the sentinels,
+// or nil for a cause from outside the package such as a CSV syntax error)
+// and unwraps to cause.
+type costError struct {
+	kind  error
+	msg   string
+	cause error
+}
 
-// ErrUnknownName is wrapped by Model and GPU when a catalog name is unknown.
-var ErrUnknownName = errors.New("unknown catalog name")
+func (e *costError) Error() string {
+	if e.cause == nil {
+		return "cost: " + e.msg
+	}
+	return "cost: " + e.msg + ": " + e.cause.Error()
+}
 
-// ErrFit is wrapped by Fit when the measurements cannot determine the
-// efficiency knobs (too few points, or a fitted value outside its range).
-var ErrFit = errors.New("cannot fit efficiency")
+// Unwrap returns the sentinel the error matches and its cause.
+func (e *costError) Unwrap() []error {
+	out := make([]error, 0, 2)
+	for _, err := range []error{e.kind, e.cause} {
+		if err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
+}
+
+// errorf returns an error of kind that reads "cost: " + the formatted
+// message.
+func errorf(kind error, format string, args ...any) error {
+	return &costError{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+// invalidf returns an ErrInvalidSpec error that reads "cost: " + the
+// formatted message.
+func invalidf(format string, args ...any) error {
+	return errorf(ErrInvalidSpec, format, args...)
+}
+
+// wrapf returns an error of kind that reads "cost: " + the formatted
+// message + ": " + cause's message, and unwraps to cause.
+func wrapf(kind, cause error, format string, args ...any) error {
+	return &costError{kind: kind, msg: fmt.Sprintf(format, args...), cause: cause}
+}
+
+// within places context (a file name, a measurement's index) after the
+// "cost: " of every problem err holds, so that each still reads as one
+// sentence: "cost: m.yaml: model "x": hidden 0 must be >= 1". Errors from
+// outside the package are wrapped as "cost: context: err".
+func within(context string, err error) error {
+	switch e := err.(type) {
+	case nil:
+		return nil
+	case *costError:
+		c := *e
+		c.msg = context + ": " + c.msg
+		return &c
+	case interface{ Unwrap() []error }: // errors.Join
+		errs := e.Unwrap()
+		out := make([]error, len(errs))
+		for i, err := range errs {
+			out[i] = within(context, err)
+		}
+		return errors.Join(out...)
+	default:
+		return wrapf(nil, err, "%s", context)
+	}
+}

@@ -51,8 +51,8 @@ func ExampleDeployment_Step() {
 func ExampleDeployment_Memory() {
 	model, _ := cost.Model("qwen2.5-7b")
 	gpu, _ := cost.GPU("rtx4090")
-	d := cost.Deployment{Model: model, GPU: gpu, TP: 1}
-	mem, err := d.Memory(0.9, 16)
+	d := cost.Deployment{Model: model, GPU: gpu, TP: 1, GPUMemoryUtilization: 0.9}
+	mem, err := d.Memory(16)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -67,7 +67,7 @@ func Fit(d Deployment, points []Measurement) (FitResult, error) {
 		return FitResult{}, err
 	}
 	if len(points) < 2 {
-		return FitResult{}, fmt.Errorf("%w: %d measurements, need ≥ 2", ErrFit, len(points))
+		return FitResult{}, errorf(ErrFit, "fit needs >= 2 measurements, got %d", len(points))
 	}
 	ideal := d
 	ideal.Eff = Efficiency{}
@@ -76,13 +76,13 @@ func Fit(d Deployment, points []Measurement) (FitResult, error) {
 	m, c, y := make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, p := range points {
 		if err := p.Batch.Validate(); err != nil {
-			return FitResult{}, fmt.Errorf("measurement %d: %w", i, err)
+			return FitResult{}, within(fmt.Sprintf("measurement %d", i), err)
 		}
 		if p.Batch.Tokens() == 0 {
-			return FitResult{}, fmt.Errorf("%w: measurement %d: empty batch", ErrInvalidSpec, i)
+			return FitResult{}, invalidf("measurement %d: empty batch", i)
 		}
 		if !positiveFinite(p.Time) {
-			return FitResult{}, fmt.Errorf("%w: measurement %d: time %v must be a finite number > 0", ErrInvalidSpec, i, p.Time)
+			return FitResult{}, invalidf("measurement %d: time %v must be a finite number > 0", i, p.Time)
 		}
 		sc := sm.Step(p.Batch)
 		m[i], c[i], y[i] = sc.MemoryTime, sc.ComputeTime, p.Time-sc.CommTime
@@ -141,16 +141,14 @@ func Fit(d Deployment, points []Measurement) (FitResult, error) {
 		}
 	}
 	if math.IsInf(bestSSE, 1) {
-		return FitResult{}, fmt.Errorf("%w: %v", ErrFit, lastErr)
+		return FitResult{}, errorf(ErrFit, "%v", lastErr)
 	}
 	const tol = 1e-9
 	if best.Eff.Bandwidth > 1+tol {
-		return best, fmt.Errorf("%w: fitted bandwidth efficiency %.3f > 1: steps are faster than gpu %q's %.4g B/s allows",
-			ErrFit, best.Eff.Bandwidth, d.GPU.Name, d.GPU.BandwidthBytesPerS)
+		return best, errorf(ErrFit, "fitted bandwidth efficiency %.3f > 1: steps are faster than gpu %q's %.4g B/s allows", best.Eff.Bandwidth, d.GPU.Name, d.GPU.BandwidthBytesPerS)
 	}
 	if best.Eff.FLOPs > 1+tol {
-		return best, fmt.Errorf("%w: fitted flops efficiency %.3f > 1: steps are faster than gpu %q's peak allows",
-			ErrFit, best.Eff.FLOPs, d.GPU.Name)
+		return best, errorf(ErrFit, "fitted flops efficiency %.3f > 1: steps are faster than gpu %q's peak allows", best.Eff.FLOPs, d.GPU.Name)
 	}
 	best.Eff.Bandwidth = math.Min(best.Eff.Bandwidth, 1)
 	best.Eff.FLOPs = math.Min(best.Eff.FLOPs, 1)

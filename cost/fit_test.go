@@ -36,6 +36,7 @@ func countBound(d Deployment, batches []Batch, bound string) int {
 // TestFitRecoversKnownParameters generates step times from known knobs and
 // fits them back, with and without tensor parallelism.
 func TestFitRecoversKnownParameters(t *testing.T) {
+	t.Parallel()
 	truth := Efficiency{Bandwidth: 0.72, FLOPs: 0.55, StepOverhead: 1.3e-3}
 	batches := []Batch{
 		DecodeBatch(1, 512), DecodeBatch(8, 1024), DecodeBatch(32, 2048), DecodeBatch(128, 4096),
@@ -73,6 +74,7 @@ func TestFitRecoversKnownParameters(t *testing.T) {
 // TestFitDecodeITLOnly: (batch, context, ITL) points determine bandwidth and
 // overhead; the FLOP fraction keeps its prior.
 func TestFitDecodeITLOnly(t *testing.T) {
+	t.Parallel()
 	d := deployment(t, "qwen2.5-7b", "rtx4090", 1)
 	truth := Efficiency{Bandwidth: 0.85, FLOPs: 0.6, StepOverhead: 0.8e-3}
 	d.Eff = truth
@@ -95,6 +97,7 @@ func TestFitDecodeITLOnly(t *testing.T) {
 
 // TestFitNoisyPoints: noise of ±1% leaves the knobs within a few percent.
 func TestFitNoisyPoints(t *testing.T) {
+	t.Parallel()
 	d := deployment(t, "llama-3.1-8b", "a100-80gb", 1)
 	d.Eff = Efficiency{Bandwidth: 0.8, FLOPs: 0.6, StepOverhead: 2e-3}
 	points := synthetic(d, []Batch{DecodeBatch(1, 500), DecodeBatch(16, 1500), DecodeBatch(64, 1500),
@@ -112,6 +115,7 @@ func TestFitNoisyPoints(t *testing.T) {
 }
 
 func TestFitErrors(t *testing.T) {
+	t.Parallel()
 	d := deployment(t, "qwen2.5-7b", "rtx4090", 1)
 	floor := d.Step(DecodeBatch(1, 1000)).Time
 	tests := []struct {
@@ -121,7 +125,7 @@ func TestFitErrors(t *testing.T) {
 		target error
 		msg    string
 	}{
-		{"one point", d, []Measurement{DecodeMeasurement(1, 1000, 0.02)}, ErrFit, "need ≥ 2"},
+		{"one point", d, []Measurement{DecodeMeasurement(1, 1000, 0.02)}, ErrFit, "fit needs >= 2 measurements, got 1"},
 		{"invalid deployment", Deployment{}, nil, ErrInvalidSpec, "tp 0"},
 		{"empty batch", d, []Measurement{{Time: 1}, {Time: 1}}, ErrInvalidSpec, "measurement 0: empty batch"},
 		{"bad time", d, []Measurement{DecodeMeasurement(1, 1000, 0.02), DecodeMeasurement(2, 1000, -1)}, ErrInvalidSpec, "measurement 1: time -1"},

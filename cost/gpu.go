@@ -2,7 +2,6 @@ package cost
 
 import (
 	"errors"
-	"fmt"
 )
 
 // GPUSpec describes one accelerator as far as the cost model needs it:
@@ -64,12 +63,12 @@ func firstPositive(vs ...float64) float64 {
 	return 0
 }
 
-// Validate reports every problem with g, each wrapping ErrInvalidSpec and
+// Validate reports every problem with g, each matching ErrInvalidSpec and
 // naming the field and its value, joined with errors.Join.
 func (g GPUSpec) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%w: gpu %q: "+format, append([]any{ErrInvalidSpec, g.Name}, args...)...))
+		errs = append(errs, invalidf("gpu %q: "+format, append([]any{g.Name}, args...)...))
 	}
 	if !positiveFinite(g.MemoryBytes) {
 		bad("memory_bytes %v must be a finite number > 0", g.MemoryBytes)
@@ -87,7 +86,7 @@ func (g GPUSpec) Validate() error {
 	anyPeak := false
 	for _, p := range peaks {
 		if !nonNegativeFinite(p.v) {
-			bad("peak_flops.%s %v must be a finite number ≥ 0", p.name, p.v)
+			bad("peak_flops.%s %v must be a finite number >= 0", p.name, p.v)
 		}
 		anyPeak = anyPeak || p.v > 0
 	}

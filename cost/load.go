@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -34,7 +33,7 @@ func LoadModel(path string) (ModelSpec, error) {
 		return ModelSpec{}, err
 	}
 	if err := m.Validate(); err != nil {
-		return ModelSpec{}, fmt.Errorf("%s: %w", path, err)
+		return ModelSpec{}, within(path, err)
 	}
 	return m, nil
 }
@@ -55,7 +54,7 @@ func LoadGPU(path string) (GPUSpec, error) {
 		return GPUSpec{}, err
 	}
 	if err := g.Validate(); err != nil {
-		return GPUSpec{}, fmt.Errorf("%s: %w", path, err)
+		return GPUSpec{}, within(path, err)
 	}
 	return g, nil
 }
@@ -78,10 +77,10 @@ func decodeFile(path string, v any) error {
 			err = errors.New("empty document")
 		}
 	default:
-		return fmt.Errorf("%w: %s: extension %q must be .json, .yaml or .yml", ErrInvalidSpec, path, ext)
+		return invalidf("%s: extension %q must be .json, .yaml or .yml", path, ext)
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrInvalidSpec, path, err)
+		return invalidf("%s: %v", path, err)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package cost
 
 import (
 	"errors"
-	"fmt"
 	"math"
 )
 
@@ -51,13 +50,13 @@ type ModelSpec struct {
 	ActBytes float64 `json:"act_bytes" yaml:"act_bytes"`
 }
 
-// Validate reports every problem with m, each wrapping ErrInvalidSpec and
+// Validate reports every problem with m, each matching ErrInvalidSpec and
 // naming the field and its value, joined with errors.Join. It returns nil for
 // a usable spec.
 func (m ModelSpec) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%w: model %q: "+format, append([]any{ErrInvalidSpec, m.Name}, args...)...))
+		errs = append(errs, invalidf("model %q: "+format, append([]any{m.Name}, args...)...))
 	}
 	ints := []struct {
 		name string
@@ -68,7 +67,7 @@ func (m ModelSpec) Validate() error {
 	}
 	for _, f := range ints {
 		if f.v <= 0 {
-			bad("%s %d must be > 0", f.name, f.v)
+			bad("%s %d must be >= 1", f.name, f.v)
 		}
 	}
 	if m.Heads > 0 && m.KVHeads > 0 && m.Heads%m.KVHeads != 0 {
@@ -162,8 +161,16 @@ func (m ModelSpec) KVBytesPerToken() float64 {
 // F = 4T(H·H_Q + H·H_KV) + 6T·H·I, which is 4T(H² + H·H_KV) + 6T·H·I when
 // H_Q = H. Attention scores, norms and the LM head are not included.
 func (m ModelSpec) ProjectionFLOPsPerLayer(tokens float64) float64 {
-	return 2 * tokens * m.LayerMatmulParams()
+	return matmulFLOPs(m.LayerMatmulParams(), tokens)
 }
+
+// matmulFLOPs returns the FLOPs of multiplying tokens activations by params
+// weights: one multiply-add, 2 FLOPs, per weight per token.
+func matmulFLOPs(params, tokens float64) float64 { return 2 * params * tokens }
+
+// allReducesPerStep returns 2L: under tensor parallelism every block
+// all-reduces twice, after attention and after the MLP.
+func (m *ModelSpec) allReducesPerStep() float64 { return 2 * float64(m.Layers) }
 
 // AllReducePayload returns S = T·H·e_a, the bytes of the [T, H] activation
 // that each tensor-parallel all-reduce sums.
@@ -178,7 +185,7 @@ func (m ModelSpec) TPStepTraffic(tokens float64, p int) float64 {
 	if p <= 1 {
 		return 0
 	}
-	return 2 * float64(m.Layers) * BusBytes(m.AllReducePayload(tokens), p)
+	return m.allReducesPerStep() * BusBytes(m.AllReducePayload(tokens), p)
 }
 
 func positiveFinite(v float64) bool { return v > 0 && !math.IsInf(v, 1) }

@@ -26,6 +26,7 @@ func mustGPU(t testing.TB, name string) GPUSpec {
 // TestPublishedParameterCounts checks derived totals against the counts the
 // model cards publish.
 func TestPublishedParameterCounts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		model     string
 		total     float64 // published, rounded as published
@@ -47,6 +48,7 @@ func TestPublishedParameterCounts(t *testing.T) {
 }
 
 func TestQwen7BDerivedValues(t *testing.T) {
+	t.Parallel()
 	m := mustModel(t, "qwen2.5-7b")
 	assert.Equal(t, 7_615_616_512.0, m.TotalParams(), "7.62e9 with Q/K/V biases and norms")
 	assert.Equal(t, 7_070_285_824.0, m.MatmulParams(), "7.07e9: blocks + untied LM head, no embedding lookup")
@@ -57,6 +59,7 @@ func TestQwen7BDerivedValues(t *testing.T) {
 }
 
 func TestLlama8BDerivedValues(t *testing.T) {
+	t.Parallel()
 	m := mustModel(t, "llama-3.1-8b")
 	assert.Equal(t, 8_030_261_248.0, m.TotalParams())
 	assert.Equal(t, 128.0*1024, m.KVBytesPerToken(), "2·32·8·128·2 bytes")
@@ -65,6 +68,7 @@ func TestLlama8BDerivedValues(t *testing.T) {
 // TestTiedEmbeddings: tying removes one vocab×hidden matrix from the count
 // but not from the bytes streamed per step (the LM head is still read).
 func TestTiedEmbeddings(t *testing.T) {
+	t.Parallel()
 	untied := mustModel(t, "llama-3.1-8b")
 	tied := untied
 	tied.TiedEmbeddings = true
@@ -73,6 +77,7 @@ func TestTiedEmbeddings(t *testing.T) {
 }
 
 func TestProjectionFLOPsMatchSPECFormula(t *testing.T) {
+	t.Parallel()
 	m := mustModel(t, "llama-3.1-70b")
 	h, i, hkv, tok := 8192.0, 28672.0, 1024.0, 32.0
 	want := 4*tok*(h*h+h*hkv) + 6*tok*h*i
@@ -80,6 +85,7 @@ func TestProjectionFLOPsMatchSPECFormula(t *testing.T) {
 }
 
 func TestModelValidateNamesField(t *testing.T) {
+	t.Parallel()
 	good := mustModel(t, "llama-3.1-8b")
 	tests := []struct {
 		name  string
@@ -111,6 +117,7 @@ func TestModelValidateNamesField(t *testing.T) {
 }
 
 func TestModelValidateReportsEveryProblem(t *testing.T) {
+	t.Parallel()
 	err := ModelSpec{Name: "empty"}.Validate()
 	require.ErrorIs(t, err, ErrInvalidSpec)
 	for _, field := range []string{"hidden", "intermediate", "layers", "heads", "kv_heads", "head_dim", "vocab", "weight_bytes", "kv_bytes", "act_bytes"} {
@@ -119,6 +126,7 @@ func TestModelValidateReportsEveryProblem(t *testing.T) {
 }
 
 func TestShape(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		model string
 		p     int
@@ -139,6 +147,7 @@ func TestShape(t *testing.T) {
 }
 
 func TestShapeReportsReplicatedKV(t *testing.T) {
+	t.Parallel()
 	s, err := mustModel(t, "llama-3.1-8b").Shape(16)
 	require.NoError(t, err)
 	assert.True(t, s.ReplicatedKV())
@@ -146,14 +155,15 @@ func TestShapeReportsReplicatedKV(t *testing.T) {
 }
 
 func TestShapeErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		model string
 		p     int
 		msg   string
 	}{
 		{"qwen2.5-7b", 8, "tp 8 must divide heads 28"},
-		{"qwen2.5-7b", 0, "tp 0 must be ≥ 1"},
-		{"llama-3.1-8b", -2, "tp -2 must be ≥ 1"},
+		{"qwen2.5-7b", 0, "tp 0 must be >= 1"},
+		{"llama-3.1-8b", -2, "tp -2 must be >= 1"},
 		{"llama-3.1-8b", 3, "tp 3 must divide heads 32"},
 		{"qwen2.5-7b", 7, "tp 7 and kv_heads 4: one must divide the other"},
 	}
@@ -167,6 +177,7 @@ func TestShapeErrors(t *testing.T) {
 }
 
 func TestShapeIntermediateMustDivide(t *testing.T) {
+	t.Parallel()
 	m := mustModel(t, "llama-3.1-8b")
 	m.Intermediate = 14338
 	_, err := m.Shape(4)

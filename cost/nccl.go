@@ -3,7 +3,6 @@ package cost
 import (
 	"encoding/csv"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"os"
@@ -58,7 +57,7 @@ func LoadNCCLTable(path string, opt NCCLOptions) (*AllReduceTable, error) {
 	defer f.Close()
 	t, err := ReadNCCLTable(f, opt)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, within(path, err)
 	}
 	return t, nil
 }
@@ -76,15 +75,15 @@ func ReadNCCLTable(r io.Reader, opt NCCLOptions) (*AllReduceTable, error) {
 	switch statName {
 	case "median", "mean", "min", "max":
 	default:
-		return nil, fmt.Errorf("%w: nccl statistic %q must be median, mean, min or max", ErrInvalidSpec, statName)
+		return nil, invalidf("nccl statistic %q must be median, mean, min or max", statName)
 	}
 	if opt.DevicesPerNode < 0 {
-		return nil, fmt.Errorf("%w: nccl devices_per_node %d must be ≥ 0", ErrInvalidSpec, opt.DevicesPerNode)
+		return nil, invalidf("nccl devices_per_node %d must be >= 0", opt.DevicesPerNode)
 	}
 	cr := csv.NewReader(r)
 	header, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("nccl table header: %w", err)
+		return nil, wrapf(ErrInvalidSpec, err, "nccl table header")
 	}
 	col := map[string]int{}
 	for i, h := range header {
@@ -93,7 +92,7 @@ func ReadNCCLTable(r io.Reader, opt NCCLOptions) (*AllReduceTable, error) {
 	timeCol := "time_stats.all_reduce." + statName
 	for _, name := range []string{"size", "num_workers", timeCol} {
 		if _, ok := col[name]; !ok {
-			return nil, fmt.Errorf("%w: nccl table has no %q column", ErrInvalidSpec, name)
+			return nil, invalidf("nccl table has no %q column", name)
 		}
 	}
 	dpnCol, hasDPN := col["devices_per_node"]
@@ -109,19 +108,19 @@ func ReadNCCLTable(r io.Reader, opt NCCLOptions) (*AllReduceTable, error) {
 		}
 		line++
 		if err != nil {
-			return nil, fmt.Errorf("nccl table line %d: %w", line, err)
+			return nil, wrapf(ErrInvalidSpec, err, "nccl table line %d", line)
 		}
 		if hasColl && rec[collCol] != "all_reduce" {
 			continue
 		}
 		ranks, err := strconv.Atoi(rec[col["num_workers"]])
 		if err != nil || ranks < 1 {
-			return nil, fmt.Errorf("%w: nccl table line %d: num_workers %q must be an integer ≥ 1", ErrInvalidSpec, line, rec[col["num_workers"]])
+			return nil, invalidf("nccl table line %d: num_workers %q must be an integer >= 1", line, rec[col["num_workers"]])
 		}
 		if hasDPN {
 			dpn, err := strconv.Atoi(rec[dpnCol])
 			if err != nil {
-				return nil, fmt.Errorf("%w: nccl table line %d: devices_per_node %q is not an integer", ErrInvalidSpec, line, rec[dpnCol])
+				return nil, invalidf("nccl table line %d: devices_per_node %q is not an integer", line, rec[dpnCol])
 			}
 			want := opt.DevicesPerNode
 			if want == 0 {
@@ -133,16 +132,16 @@ func ReadNCCLTable(r io.Reader, opt NCCLOptions) (*AllReduceTable, error) {
 		}
 		size, err := strconv.ParseFloat(rec[col["size"]], 64)
 		if err != nil || !positiveFinite(size) {
-			return nil, fmt.Errorf("%w: nccl table line %d: size %q must be a number > 0", ErrInvalidSpec, line, rec[col["size"]])
+			return nil, invalidf("nccl table line %d: size %q must be a number > 0", line, rec[col["size"]])
 		}
 		ms, err := strconv.ParseFloat(rec[col[timeCol]], 64)
 		if err != nil || !positiveFinite(ms) {
-			return nil, fmt.Errorf("%w: nccl table line %d: %s %q must be a number > 0", ErrInvalidSpec, line, timeCol, rec[col[timeCol]])
+			return nil, invalidf("nccl table line %d: %s %q must be a number > 0", line, timeCol, rec[col[timeCol]])
 		}
 		byRanks[ranks] = append(byRanks[ranks], point{size, ms * 1e-3})
 	}
 	if len(byRanks) == 0 {
-		return nil, fmt.Errorf("%w: nccl table has no all_reduce rows for the selected layout", ErrInvalidSpec)
+		return nil, invalidf("nccl table has no all_reduce rows for the selected layout")
 	}
 	t := &AllReduceTable{}
 	for ranks, pts := range byRanks {
@@ -261,11 +260,11 @@ func (c *ncclCurve) at(s float64) float64 {
 // α is clamped to 0 and B refitted through the origin.
 func (t *AllReduceTable) FitAlphaBeta(ranks int, minBytes, maxBytes float64) (AlphaBeta, error) {
 	if ranks < 2 {
-		return AlphaBeta{}, fmt.Errorf("%w: all-reduce fit ranks %d must be ≥ 2", ErrInvalidSpec, ranks)
+		return AlphaBeta{}, invalidf("all-reduce fit ranks %d must be >= 2", ranks)
 	}
 	sizes, times := t.Points(ranks)
 	if sizes == nil {
-		return AlphaBeta{}, fmt.Errorf("%w: all-reduce fit: no measurements at %d ranks (have %v)", ErrInvalidSpec, ranks, t.Ranks())
+		return AlphaBeta{}, invalidf("all-reduce fit: no measurements at %d ranks (have %v)", ranks, t.Ranks())
 	}
 	var x, y, w []float64
 	for i, s := range sizes {
@@ -277,7 +276,7 @@ func (t *AllReduceTable) FitAlphaBeta(ranks int, minBytes, maxBytes float64) (Al
 		w = append(w, 1/(times[i]*times[i]))
 	}
 	if len(x) < 2 {
-		return AlphaBeta{}, fmt.Errorf("%w: all-reduce fit at %d ranks: %d sizes in [%v, %v] bytes, need ≥ 2", ErrFit, ranks, len(x), minBytes, maxBytes)
+		return AlphaBeta{}, errorf(ErrFit, "all-reduce fit at %d ranks: %d sizes in [%v, %v] bytes, need >= 2", ranks, len(x), minBytes, maxBytes)
 	}
 	alpha, invB := stat.LinearRegression(x, y, w, false)
 	if alpha < 0 {
@@ -285,7 +284,7 @@ func (t *AllReduceTable) FitAlphaBeta(ranks int, minBytes, maxBytes float64) (Al
 		_, invB = stat.LinearRegression(x, y, w, true)
 	}
 	if !(invB > 0) || math.IsInf(invB, 0) {
-		return AlphaBeta{}, fmt.Errorf("%w: all-reduce fit at %d ranks: slope %v s/byte is not positive", ErrFit, ranks, invB)
+		return AlphaBeta{}, errorf(ErrFit, "all-reduce fit at %d ranks: slope %v s/byte is not positive", ranks, invB)
 	}
 	return AlphaBeta{Ranks: ranks, Alpha: alpha, BusBandwidth: 1 / invB}, nil
 }

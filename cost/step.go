@@ -2,7 +2,6 @@ package cost
 
 import (
 	"errors"
-	"fmt"
 	"math"
 )
 
@@ -87,7 +86,7 @@ func (b Batch) Validate() error {
 		{"prefill_context", b.PrefillContext}, {"prefill_pairs", b.PrefillPairs},
 	} {
 		if !nonNegativeFinite(f.v) {
-			errs = append(errs, fmt.Errorf("%w: batch %s %v must be a finite number ≥ 0", ErrInvalidSpec, f.name, f.v))
+			errs = append(errs, invalidf("batch %s %v must be a finite number >= 0", f.name, f.v))
 		}
 	}
 	return errors.Join(errs...)
@@ -161,7 +160,7 @@ type StepModel struct {
 	overhead          float64
 	allReduceCalls    float64 // 2L under TP, else 0
 	busFactor         float64 // 2(p−1)/p
-	alpha, invBusBW   float64 // α–β fast path
+	alpha, perByte    float64 // α–β fast path: τ = alpha + perByte·S
 	comm              AllReduce
 }
 
@@ -175,49 +174,41 @@ func (d Deployment) Compile() (*StepModel, error) {
 }
 
 // compile builds the step model without validation; it does not allocate.
-// It mirrors StreamedWeightBytesPerRank and KVBytesPerTokenPerRank, inlined
-// through pointers because Deployment.Step calls it on every step.
+// It is the one place where the per-rank constants of a step are derived
+// (through rankShare); StreamedWeightBytesPerRank and
+// KVBytesPerTokenPerRank read them from here.
 func (d *Deployment) compile() StepModel {
 	m := &d.Model
-	p := max(d.TP, 1)
-	pf := float64(p)
-	l, h, hd := float64(m.Layers), float64(m.Hidden), float64(m.HeadDim)
-	q := float64(m.Heads) * hd
-	kvPerRank := m.KVHeads / p
-	if p > m.KVHeads && m.KVHeads > 0 {
-		kvPerRank = 1 // replicated KV heads
-	}
-	kvW := float64(kvPerRank) * hd // K (or V) projection width per rank
-	layerParams := (2*h*q+3*h*float64(m.Intermediate))/pf + 2*h*kvW
-	emb := float64(m.Vocab) * h
+	r := m.share(d.TP)
+	blocks := r.params(float64(m.Layers) * m.LayerMatmulParams()) // every block's projections
+	lmHead := m.EmbeddingParams() / float64(r.tp)                 // the rank's vocab slice
 	bwFrac, flFrac := d.Eff.fractions()
-	peak := d.PeakFLOPS
-	if peak <= 0 {
-		peak = d.GPU.PeakFLOPS.ForBytes(m.ActBytes)
-	}
+	peak := d.peakFLOPS()
 	s := StepModel{
-		p:                 p,
-		weightBytes:       (l*layerParams + emb/pf) * m.WeightBytes,
-		kvPerToken:        2 * l * kvW * m.KVBytes,
-		projFLOPsPerToken: 2 * l * layerParams,
-		lmHeadFLOPsPerSeq: 2 * emb / pf,
-		attnFLOPsPerPair:  4 * l * float64(m.Heads/p) * hd,
-		payloadPerToken:   h * m.ActBytes,
-		peakBandwidth:     d.GPU.BandwidthBytesPerS,
-		peakFLOPS:         peak,
-		invEffBandwidth:   1 / (d.GPU.BandwidthBytesPerS * bwFrac),
-		invEffFLOPS:       1 / (peak * flFrac),
-		invPeakBandwidth:  1 / d.GPU.BandwidthBytesPerS,
-		invPeakFLOPS:      1 / peak,
-		overhead:          d.Eff.StepOverhead,
-		comm:              d.Comm,
+		p:                 r.tp,
+		weightBytes:       (blocks + lmHead) * m.WeightBytes,
+		kvPerToken:        r.kv(m.KVBytesPerToken()),
+		projFLOPsPerToken: matmulFLOPs(blocks, 1),
+		lmHeadFLOPsPerSeq: matmulFLOPs(lmHead, 1),
+		// QKᵀ and PV: 2 multiply-adds per head_dim element, per head and
+		// layer, for each query-key pair.
+		attnFLOPsPerPair: 4 * float64(m.Layers) * float64(r.headsPerRank) * float64(m.HeadDim),
+		payloadPerToken:  m.AllReducePayload(1),
+		peakBandwidth:    d.GPU.BandwidthBytesPerS,
+		peakFLOPS:        peak,
+		invEffBandwidth:  1 / (d.GPU.BandwidthBytesPerS * bwFrac),
+		invEffFLOPS:      1 / (peak * flFrac),
+		invPeakBandwidth: 1 / d.GPU.BandwidthBytesPerS,
+		invPeakFLOPS:     1 / peak,
+		overhead:         d.Eff.StepOverhead,
+		comm:             d.Comm,
 	}
-	if p > 1 {
-		s.allReduceCalls = 2 * l
-		s.busFactor = 2 * (pf - 1) / pf
+	if r.tp > 1 {
+		s.allReduceCalls = m.allReducesPerStep()
+		s.busFactor = BusBytes(1, r.tp)
 		if s.comm == nil {
-			if ab, ok := d.GPU.AllReduce.Params(p); ok {
-				s.alpha, s.invBusBW = ab.Alpha, 1/ab.BusBandwidth
+			if ab, ok := d.GPU.AllReduce.Params(r.tp); ok {
+				s.alpha, s.perByte = ab.coefficients(r.tp)
 			} else {
 				s.alpha = math.Inf(1)
 			}
@@ -225,6 +216,10 @@ func (d *Deployment) compile() StepModel {
 	}
 	return s
 }
+
+// Peaks returns the per-rank peaks the model divides by for MBU and MFU:
+// memory bandwidth in bytes/s and FLOP/s.
+func (s *StepModel) Peaks() (bytesPerS, flopsPerS float64) { return s.peakBandwidth, s.peakFLOPS }
 
 // Step predicts one step of batch b on d (SPEC §4), per rank:
 //
@@ -267,7 +262,7 @@ func (s *StepModel) Step(b Batch) StepCost {
 		if s.comm != nil {
 			tau = s.comm.Time(payload, s.p)
 		} else {
-			tau = s.alpha + s.busFactor*payload*s.invBusBW
+			tau = s.alpha + s.perByte*payload
 		}
 		c.CommTime = s.allReduceCalls * tau
 	}

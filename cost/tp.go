@@ -2,7 +2,6 @@ package cost
 
 import (
 	"errors"
-	"fmt"
 	"math"
 )
 
@@ -43,13 +42,13 @@ func ReferenceTPModel() TPModel {
 func (t TPModel) Validate() error {
 	errs := []error{t.Model.Validate(), t.Comm.Validate()}
 	if !positiveFinite(t.ProjFLOPS) {
-		errs = append(errs, fmt.Errorf("%w: tp model proj_flops %v must be a finite number > 0", ErrInvalidSpec, t.ProjFLOPS))
+		errs = append(errs, invalidf("tp model proj_flops %v must be a finite number > 0", t.ProjFLOPS))
 	}
 	if len(t.Comm) == 0 {
-		errs = append(errs, fmt.Errorf("%w: tp model needs at least one all_reduce entry", ErrInvalidSpec))
+		errs = append(errs, invalidf("tp model needs at least one all_reduce entry"))
 	}
 	if !nonNegativeFinite(t.OtherDelta) {
-		errs = append(errs, fmt.Errorf("%w: tp model other_delta %v must be a finite number ≥ 0", ErrInvalidSpec, t.OtherDelta))
+		errs = append(errs, invalidf("tp model other_delta %v must be a finite number >= 0", t.OtherDelta))
 	}
 	return errors.Join(errs...)
 }
@@ -76,7 +75,7 @@ func (t TPModel) StepTime(tokens float64, p int) float64 {
 	if p == 1 {
 		return t.ProjTime(tokens)
 	}
-	return t.ProjTime(tokens)/float64(p) + 2*float64(t.Model.Layers)*t.AllReduceTime(tokens, p) + t.OtherDelta
+	return t.ProjTime(tokens)/float64(p) + t.Model.allReducesPerStep()*t.AllReduceTime(tokens, p) + t.OtherDelta
 }
 
 // Speedup returns t_1/t_p for a step of tokens tokens; below 1 TP is slower.

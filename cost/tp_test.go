@@ -12,6 +12,7 @@ import (
 // TestSPECSpeedupTable reproduces SPEC §6's TP speed-up table to two
 // decimals.
 func TestSPECSpeedupTable(t *testing.T) {
+	t.Parallel()
 	ref := ReferenceTPModel()
 	require.NoError(t, ref.Validate())
 	tests := []struct {
@@ -36,6 +37,7 @@ func TestSPECSpeedupTable(t *testing.T) {
 }
 
 func TestSPECPayloadAndTraffic(t *testing.T) {
+	t.Parallel()
 	m := ReferenceTPModel().Model
 	assert.Equal(t, 524288.0, m.AllReducePayload(32), "512 KiB per call at T=32")
 	assert.Equal(t, 120.0*(1<<20), m.TPStepTraffic(32, 4), "120 MiB per rank per step at p=4")
@@ -43,6 +45,7 @@ func TestSPECPayloadAndTraffic(t *testing.T) {
 }
 
 func TestTPStepTimeComponents(t *testing.T) {
+	t.Parallel()
 	ref := ReferenceTPModel()
 	t1 := ref.ProjTime(8)
 	assert.InDelta(t, 80*ref.Model.ProjectionFLOPsPerLayer(8)/120e12, t1, 1e-18)
@@ -55,6 +58,7 @@ func TestTPStepTimeComponents(t *testing.T) {
 // TestThresholds checks T* against the speed-up it predicts: just below T*
 // TP is slower, just above it is faster, and at T* the two are equal.
 func TestThresholds(t *testing.T) {
+	t.Parallel()
 	ref := ReferenceTPModel()
 	tests := []struct {
 		p    int
@@ -77,6 +81,7 @@ func TestThresholds(t *testing.T) {
 }
 
 func TestThresholdNoTokenCountHelps(t *testing.T) {
+	t.Parallel()
 	slowLink := ReferenceTPModel()
 	slowLink.Comm = AlphaBetaTable{{Alpha: 8e-6, BusBandwidth: 1e9}}
 	tests := []struct {
@@ -102,6 +107,7 @@ func TestThresholdNoTokenCountHelps(t *testing.T) {
 }
 
 func TestThresholdWithOtherDelta(t *testing.T) {
+	t.Parallel()
 	ref := ReferenceTPModel()
 	ref.OtherDelta = 1e-3
 	star, ok := ref.Threshold(4)
@@ -110,6 +116,7 @@ func TestThresholdWithOtherDelta(t *testing.T) {
 }
 
 func TestTPModelValidate(t *testing.T) {
+	t.Parallel()
 	err := TPModel{Model: ReferenceTPModel().Model, ProjFLOPS: math.NaN(), OtherDelta: -1}.Validate()
 	require.ErrorIs(t, err, ErrInvalidSpec)
 	for _, msg := range []string{"proj_flops NaN", "at least one all_reduce", "other_delta -1"} {

@@ -51,8 +51,8 @@ func TestParseMinimal(t *testing.T) {
 	if !ok {
 		t.Fatalf("server = %T, want batching.Config", cfg.Server)
 	}
-	if e.Model.Name != "qwen2.5-7b" || e.GPU.Name != "rtx4090" || e.MaxNumSeqs != batching.DefaultMaxNumSeqs || !e.EnableChunkedPrefill {
-		t.Errorf("engine = %s on %s, max_num_seqs %d, chunked %v", e.Model.Name, e.GPU.Name, e.MaxNumSeqs, e.EnableChunkedPrefill)
+	if e.Deployment.Model.Name != "qwen2.5-7b" || e.Deployment.GPU.Name != "rtx4090" || e.MaxNumSeqs != batching.DefaultMaxNumSeqs || !e.EnableChunkedPrefill {
+		t.Errorf("engine = %s on %s, max_num_seqs %d, chunked %v", e.Deployment.Model.Name, e.Deployment.GPU.Name, e.MaxNumSeqs, e.EnableChunkedPrefill)
 	}
 	if got := cfg.Percentiles; !slices.Equal(got, []float64{50, 90, 95, 99}) {
 		t.Errorf("percentiles = %v, want the library's defaults 50, 90, 95, 99", got)
@@ -109,7 +109,7 @@ func TestParseKinds(t *testing.T) {
 		}},
 		{"cluster", "workload: {arrival: {rate: 2}}\nserver: {replicas: 2, router: least-outstanding, kv_cache_memory: 8GiB, enable_chunked_prefill: false}", func(t *testing.T, cfg sim.Config) {
 			c := cfg.Server.(batching.Cluster)
-			if c.Replicas != 2 || c.Router != batching.LeastOutstanding || c.Engine.KVCacheMemory != 8<<30 || c.Engine.EnableChunkedPrefill {
+			if c.Replicas != 2 || c.Router != batching.LeastOutstanding || c.Engine.Deployment.KVCacheMemory != 8<<30 || c.Engine.EnableChunkedPrefill {
 				t.Errorf("%#v", c)
 			}
 		}},

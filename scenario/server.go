@@ -81,18 +81,18 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 		return batching.Config{}, err
 	}
 	c := batching.Defaults(model, gpu)
-	c.TensorParallelSize = v.TensorParallelSize
+	c.Deployment.TP = v.TensorParallelSize
+	c.Deployment.GPUMemoryUtilization = v.GPUMemoryUtilization
+	c.Deployment.KVCacheMemory = float64(v.KVCacheMemory)
+	if v.Efficiency != nil {
+		c.Deployment.Eff = *v.Efficiency
+	}
 	c.MaxNumSeqs = v.MaxNumSeqs
 	c.MaxNumBatchedTokens = v.MaxNumBatchedTokens
 	c.EnableChunkedPrefill = v.EnableChunkedPrefill
 	c.BlockSize = v.BlockSize
-	c.GPUMemoryUtilization = v.GPUMemoryUtilization
-	c.KVCacheMemory = float64(v.KVCacheMemory)
 	c.MaxModelLen = v.MaxModelLen
 	c.RequestOverhead = v.RequestOverheadMS / 1000
-	if v.Efficiency != nil {
-		c.Efficiency = *v.Efficiency
-	}
 	switch {
 	case v.TensorParallelSize < 1:
 		return c, fieldErr("server.tensor_parallel_size", "%d must be >= 1", v.TensorParallelSize)
@@ -132,15 +132,16 @@ func (s *Scenario) engine() (sim.ServerConfig, error) {
 	return batching.Cluster{Engine: c, Replicas: v.Replicas, Router: r}, nil
 }
 
-// fieldRE finds the snake_case field a batching error starts with.
-var fieldRE = regexp.MustCompile(`^(?:invalid batching config: )?([a-z_]+) `)
+// fieldRE finds the snake_case field a batching error, or a cost error
+// about the deployment, starts with.
+var fieldRE = regexp.MustCompile(`^(?:batching: |cost: deployment )?([a-z_]+) `)
 
 // tpRE finds the cost model's shape errors, which name the TP degree.
 var tpRE = regexp.MustCompile(`\btp \d+`)
 
 // engineError places a batching validation error at the server field it
 // names, or at server when it names none, and drops the packages'
-// "invalid ..." prefixes, which the path makes redundant.
+// "batching: " and "cost: " prefixes, which the path makes redundant.
 func engineError(err error) error {
 	path := "server"
 	msg := err.Error()
@@ -154,9 +155,11 @@ func engineError(err error) error {
 	if path == "server" && tpRE.MatchString(msg) {
 		path = "server.tensor_parallel_size"
 	}
-	for _, prefix := range []string{batching.ErrInvalid.Error() + ": ", cost.ErrInvalidSpec.Error() + ": "} {
-		msg = strings.ReplaceAll(msg, prefix, "")
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(strings.TrimPrefix(l, "batching: "), "cost: ")
 	}
+	msg = strings.Join(lines, "\n")
 	return &FieldError{Path: path, Err: errors.New(msg)}
 }
 

@@ -43,8 +43,8 @@ func (c Candidate) String() string { return fmt.Sprintf("TP=%d x%d", c.TP, c.Rep
 
 // Study screens candidates for one model on one GPU type.
 type Study struct {
-	// Engine is the replica template: model, GPU and scheduler knobs. Its
-	// TensorParallelSize is set from each candidate.
+	// Engine is the replica template: deployment and scheduler knobs. Its
+	// Deployment.TP is set from each candidate.
 	Engine batching.Config
 	// Router spreads requests over a candidate's replicas.
 	Router batching.Router
@@ -76,7 +76,7 @@ type Row struct {
 	// Shape is the per-rank split; ShapeErr says why it is impossible.
 	Shape    cost.Shape
 	ShapeErr string
-	// Memory is the per-rank budget at the engine's memory utilisation;
+	// Memory is the per-rank budget under the deployment's memory settings;
 	// Fits reports whether the engine can run (weights leave a KV pool
 	// that holds a step's tokens), FitErr why not.
 	Memory cost.Memory
@@ -135,7 +135,7 @@ func (s Study) server(c Candidate, eng batching.Config) sim.ServerConfig {
 }
 
 func (s Study) search(c Candidate, eng batching.Config) capacity.Search {
-	eng.TensorParallelSize = c.TP
+	eng.Deployment.TP = c.TP
 	return capacity.Search{
 		Base:     sim.Config{Workload: s.Workload, Server: s.server(c, eng), Requests: s.Requests, Warmup: s.Warmup},
 		Criteria: s.Criteria, Seed: s.Seed,
@@ -159,7 +159,7 @@ func (s Study) Run() (*Report, error) {
 		return nil, err
 	}
 	one := s.Engine
-	one.TensorParallelSize = 1
+	one.Deployment.TP = 1
 	_, err := one.Pool()
 	rep := &Report{FitsOneGPU: err == nil}
 	rows := make([]Row, len(s.Candidates))
@@ -167,19 +167,15 @@ func (s Study) Run() (*Report, error) {
 		r := &rows[i]
 		r.Candidate, r.GPUs = c, c.GPUs()
 		eng := s.Engine
-		eng.TensorParallelSize = c.TP
-		d := eng.Deployment()
+		eng.Deployment.TP = c.TP
+		d := eng.Deployment
 		shape, err := d.Shape()
 		if err != nil {
 			r.ShapeErr = err.Error()
 			continue
 		}
 		r.Shape = shape
-		util := eng.GPUMemoryUtilization
-		if util == 0 {
-			util = batching.DefaultGPUMemoryUtilization
-		}
-		mem, err := d.Memory(util, eng.BlockSize)
+		mem, err := d.Memory(eng.BlockSize)
 		if err != nil && !errors.Is(err, cost.ErrDoesNotFit) {
 			return nil, fmt.Errorf("%s: %w", c, err)
 		}

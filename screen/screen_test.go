@@ -88,7 +88,7 @@ func TestScreenInfeasible(t *testing.T) {
 	// kv_cache_memory decides the pool: a pool too small for a step's
 	// tokens makes the candidate infeasible even though weights fit.
 	s = study(t, "llama-3.1-8b", "h100-sxm", screen.Candidate{TP: 1, Replicas: 1})
-	s.Engine.KVCacheMemory = 64 << 20
+	s.Engine.Deployment.KVCacheMemory = 64 << 20
 	rep, err = s.Run()
 	require.NoError(t, err)
 	assert.False(t, rep.Rows[0].Fits)

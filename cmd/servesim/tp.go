@@ -121,6 +121,6 @@ func runTP(args []string, e *env) error {
 }
 
 func printTP(w io.Writer, eng batching.Config, s screen.Study, rep *screen.Report) {
-	fmt.Fprintf(w, "TP screen: %s on %s; %s\n", eng.Model.Name, eng.GPU.Name, criteriaText(s.Criteria))
+	fmt.Fprintf(w, "TP screen: %s on %s; %s\n", eng.Deployment.Model.Name, eng.Deployment.GPU.Name, criteriaText(s.Criteria))
 	rep.WriteTable(w, s.CommonRate)
 }

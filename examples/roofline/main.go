@@ -65,11 +65,12 @@ func run(w io.Writer) error {
 	tokens := kvGiB * cost.GiB / kv
 	fmt.Fprintf(w, "  %.2f GiB / %.0f KiB per token = %.0f tokens ≈ %.1f requests of %d tokens\n",
 		kvGiB, kv/1024, tokens, tokens/reqTokens, reqTokens)
-	mem, err := floor.Memory(0.90, 16)
+	floor.GPUMemoryUtilization = 0.90
+	mem, err := floor.Memory(16)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "  Memory(0.90, 16): usable %.2f GiB − weights %.2f GiB − runtime %.2f GiB = %.2f GiB\n",
+	fmt.Fprintf(w, "  Memory at gpu_memory_utilization 0.90, blocks of 16: usable %.2f GiB − weights %.2f GiB − runtime %.2f GiB = %.2f GiB\n",
 		mem.UsableBytes/cost.GiB, mem.WeightBytes/cost.GiB, mem.RuntimeBytes/cost.GiB, mem.KVPoolBytes/cost.GiB)
 	fmt.Fprintf(w, "  → %d blocks of %d = %d tokens ≈ %.1f requests of %d tokens\n",
 		mem.KVBlocks, mem.BlockSize, mem.KVTokens, float64(mem.KVTokens)/reqTokens, reqTokens)

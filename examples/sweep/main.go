@@ -39,7 +39,7 @@ func run(w io.Writer, n int, seed uint64) error {
 		return err
 	}
 	engine := batching.Defaults(model, gpu)
-	engine.KVCacheMemory = 6.41 * cost.GiB
+	engine.Deployment.KVCacheMemory = 6.41 * cost.GiB
 	pool, err := engine.Pool()
 	if err != nil {
 		return err

@@ -106,7 +106,7 @@ func screen(w io.Writer, modelName, gpuName string, degrees []int) error {
 		model.WeightBytesTotal()/cost.GiB, model.TotalParams(), model.KVBytesPerToken()/1024)
 	tpm := cost.TPModel{Model: model, ProjFLOPS: gpu.PeakFLOPS.BF16 * eff.FLOPs, Comm: gpu.AllReduce}
 	for _, p := range degrees {
-		d := cost.Deployment{Model: model, GPU: gpu, TP: p, Eff: eff}
+		d := cost.Deployment{Model: model, GPU: gpu, TP: p, Eff: eff, GPUMemoryUtilization: util}
 		fmt.Fprintf(w, "\nTP=%d\n", p)
 		shape, err := d.Shape()
 		if err != nil {
@@ -118,7 +118,7 @@ func screen(w io.Writer, modelName, gpuName string, degrees []int) error {
 			verdict = "ok, KV heads replicated"
 		}
 		fmt.Fprintf(w, "  shape: %s; %s\n", verdict, shape)
-		mem, err := d.Memory(util, blockSize)
+		mem, err := d.Memory(blockSize)
 		fits := true
 		switch {
 		case errors.Is(err, cost.ErrDoesNotFit):

@@ -1,0 +1,163 @@
+package batching
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/internal/shareddata"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/workload"
+)
+
+// llama70BTP4 is Llama-3.1-70B on four H100s with vLLM's defaults.
+func llama70BTP4(t *testing.T) Config {
+	t.Helper()
+	m, err := cost.Model("llama-3.1-70b")
+	require.NoError(t, err)
+	g, err := cost.GPU("h100-sxm")
+	require.NoError(t, err)
+	c := Defaults(m, g)
+	c.Deployment.TP = 4
+	return c
+}
+
+// itl runs three requests one after another (one client, so every output
+// gap is one single-sequence decode step) and returns the sorted ITLs.
+func itl(t *testing.T, c Config) []float64 {
+	t.Helper()
+	res, err := sim.Run(sim.Config{
+		Workload: workload.Workload{Clients: 1, Lengths: workload.Fixed{Input: 512, Output: 32}},
+		Server:   c, Requests: 3, Seed: 1,
+	})
+	require.NoError(t, err)
+	got := res.ITL().Values()
+	slices.Sort(got)
+	require.Len(t, got, 3*31)
+	return got
+}
+
+// TestDeploymentCommReachesSteps: an all-reduce model set on the deployment
+// prices every simulated step. Each decode step of one sequence runs 2·80
+// all-reduces of 1 · 8192 · 2 B = 16,384 B, so replacing the GPU's α–β fit
+// for 4 ranks (α = 30.61 µs, B = 379.5 GB/s) by another all-reduce model τ
+// moves every ITL by 160 · (τ(16,384) − τ_H100(16,384)), and nothing else.
+func TestDeploymentCommReachesSteps(t *testing.T) {
+	base := llama70BTP4(t)
+	want := itl(t, base)
+	const payload = 16_384.0
+	tauH100 := 30.61e-6 + 2*3.0/4*payload/379.5e9
+	tests := []struct {
+		name string
+		comm func(t *testing.T) (cost.AllReduce, float64) // and its τ(payload, 4)
+	}{
+		{"slow α–β link", func(*testing.T) (cost.AllReduce, float64) {
+			// 1 ms and 1 GB/s: 1e-3 + 1.5 · 16,384 / 1e9 = 1.024576 ms.
+			return cost.AlphaBetaTable{{Ranks: 4, Alpha: 1e-3, BusBandwidth: 1e9}}, 1.024576e-3
+		}},
+		{"NCCL measurements", func(t *testing.T) (cost.AllReduce, float64) {
+			tab, err := cost.LoadNCCLTable(shareddata.Path(t, "h100_dgx_all_reduce.csv"), cost.NCCLOptions{})
+			require.NoError(t, err)
+			return tab, tab.Time(payload, 4)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			comm, tau := tt.comm(t)
+			c := base
+			c.Deployment.Comm = comm
+			got := itl(t, c)
+			shift := 160 * (tau - tauH100)
+			require.Greater(t, shift*shift, 1e-12, "the test needs an all-reduce model other than the catalog's")
+			for i := range want {
+				require.InDelta(t, want[i]+shift, got[i], 1e-12, "ITL %d", i)
+			}
+		})
+	}
+}
+
+// TestDeploymentEffReachesSteps: a fitted efficiency profile set on the
+// deployment sets the simulated step times: the ITLs of an engine are its
+// cost model's decode steps under that profile.
+func TestDeploymentEffReachesSteps(t *testing.T) {
+	c := llama70BTP4(t)
+	c.Deployment.Eff = cost.Efficiency{Bandwidth: 0.5, FLOPs: 0.5, StepOverhead: 3e-3}
+	got := itl(t, c)
+	sm, err := c.Deployment.Compile()
+	require.NoError(t, err)
+	var want []float64
+	for range 3 {
+		for j := 1; j < 32; j++ {
+			want = append(want, sm.Step(cost.DecodeBatch(1, float64(512+j))).Time)
+		}
+	}
+	slices.Sort(want)
+	assert.InDeltaSlice(t, want, got, 1e-12)
+}
+
+// TestConfigRoundTrips: a Config written to JSON or YAML reads back equal;
+// the fields that cannot be written (StepTime, Deployment.Comm) are left
+// out rather than written half.
+func TestConfigRoundTrips(t *testing.T) {
+	c := llama70BTP4(t)
+	c.Deployment.KVCacheMemory = 20 * cost.GiB
+	c.MaxModelLen = 8192
+	t.Run("json", func(t *testing.T) {
+		data, err := json.Marshal(c)
+		require.NoError(t, err)
+		var back Config
+		require.NoError(t, json.Unmarshal(data, &back))
+		assert.Equal(t, c, back)
+	})
+	t.Run("yaml", func(t *testing.T) {
+		data, err := yaml.Marshal(c)
+		require.NoError(t, err)
+		var back Config
+		require.NoError(t, yaml.Unmarshal(data, &back))
+		assert.Equal(t, c, back)
+	})
+	t.Run("comm is not written", func(t *testing.T) {
+		withComm := c
+		withComm.Deployment.Comm = cost.AlphaBetaTable{{Alpha: 1e-3, BusBandwidth: 1e9}}
+		data, err := json.Marshal(withComm)
+		require.NoError(t, err)
+		var back Config
+		require.NoError(t, json.Unmarshal(data, &back))
+		assert.Nil(t, back.Deployment.Comm)
+		assert.Equal(t, c, back)
+	})
+}
+
+// TestErrorsReadAsOneSentence: a configuration error names the package that
+// rejected it, the field and the value once (one line per problem), and
+// matches ErrInvalid and, for the deployment's errors, cost's sentinels.
+func TestErrorsReadAsOneSentence(t *testing.T) {
+	c := llama70BTP4(t)
+	c.MaxNumSeqs = 0
+	err := c.Validate()
+	require.ErrorIs(t, err, ErrInvalid)
+	assert.Equal(t, "batching: max_num_seqs 0 must be >= 1", err.Error())
+
+	c = llama70BTP4(t)
+	c.Deployment.TP = 3
+	err = c.Validate()
+	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, cost.ErrInvalidSpec)
+	assert.False(t, errors.Is(err, cost.ErrDoesNotFit))
+	assert.Equal(t, `cost: model "llama-3.1-70b": tp 3 must divide heads 64`+"\n"+
+		`cost: model "llama-3.1-70b": tp 3 must divide intermediate 28672`+"\n"+
+		`cost: model "llama-3.1-70b": tp 3 and kv_heads 8: one must divide the other`, err.Error(), "one line per problem")
+
+	c = llama70BTP4(t)
+	c.Deployment.TP = 1
+	err = c.Validate()
+	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, cost.ErrDoesNotFit)
+	assert.Regexp(t, `^cost: llama-3.1-70b on 1×h100-sxm does not fit: weights 131.4 GiB`, err.Error())
+}
