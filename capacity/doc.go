@@ -1,4 +1,5 @@
-// Package capacity turns runs into capacity answers (SPEC §5).
+// Package capacity turns runs into capacity answers
+// (docs/metrics.md#capacity-search).
 //
 // Criteria judges one run at a target rate: joint SLO attainment ≥ q
 // (failed and rejected requests are misses and stay in the denominator),

@@ -11,8 +11,9 @@ import (
 )
 
 // Search finds λ*, the largest open-loop rate at which every independent
-// replication passes the Criteria (SPEC §5). It reports a bracket — the
-// largest rate seen to pass and the smallest seen to fail — never a point.
+// replication passes the Criteria (docs/metrics.md#capacity-search). It
+// reports a bracket — the largest rate seen to pass and the smallest seen
+// to fail — never a point.
 //
 // The search doubles (or halves) from Start until it has a pass and a
 // fail, then bisects geometrically inside the bracket until its relative

@@ -10,7 +10,8 @@ import (
 // for activations, CUDA graphs, the CUDA context and allocator slack when
 // RuntimeReserveBytes is 0: 1 GiB, the order of vLLM's profiled peak for a
 // 7B–70B model at its default 8192-token batch budget. With it, Qwen2.5-7B on
-// an RTX 4090 at 0.9 utilisation keeps the 6.41 GiB KV pool of SPEC §6.
+// an RTX 4090 at 0.9 utilisation keeps the 6.41 GiB KV pool of
+// docs/reference-numbers.md#kv-pool.
 const DefaultRuntimeReserveBytes = 1 * GiB
 
 // Efficiency turns the roofline floor into a prediction: the achieved
@@ -206,9 +207,9 @@ const DefaultGPUMemoryUtilization = 0.9
 
 // Validate checks the model, the GPU, the all-reduce model, the efficiency
 // knobs and the memory settings, and the shape checks that make the
-// deployment impossible (SPEC §4): tp must divide heads and the MLP
-// intermediate size. Replicated KV heads (tp > kv_heads) are allowed; see
-// Shape. Every error matches ErrInvalidSpec.
+// deployment impossible (docs/cost-model.md#tp-shape): tp must divide
+// heads and the MLP intermediate size. Replicated KV heads (tp > kv_heads)
+// are allowed; see Shape. Every error matches ErrInvalidSpec.
 func (d Deployment) Validate() error {
 	errs := []error{d.Model.Validate(), d.GPU.Validate(), d.Eff.Validate()}
 	if v, ok := d.Comm.(interface{ Validate() error }); ok {

@@ -139,9 +139,10 @@ func TestWeightBytesSplitEvenly(t *testing.T) {
 	assert.InEpsilon(t, m.MatmulWeightBytes()/4, d.StreamedWeightBytesPerRank(), 1e-15)
 }
 
-// TestSPECKVPool: 6.41 GiB of KV memory / 56 KiB per token ≈ 120,000 tokens
-// ≈ 93.8 requests of 1280 tokens (SPEC §6).
-func TestSPECKVPool(t *testing.T) {
+// TestReferenceKVPool: 6.41 GiB of KV memory / 56 KiB per token ≈ 120,000
+// tokens ≈ 93.8 requests of 1280 tokens
+// (docs/reference-numbers.md#kv-pool).
+func TestReferenceKVPool(t *testing.T) {
 	t.Parallel()
 	d := deployment(t, "qwen2.5-7b", "rtx4090", 1)
 	d.GPUMemoryUtilization = 0.9

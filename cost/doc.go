@@ -1,6 +1,6 @@
 // Package cost is servesim's analytic cost model of LLM inference: pure
 // functions of a model, a GPU, a tensor-parallel degree and the shape of a
-// batch, with no simulation engine behind them (SPEC §4).
+// batch, with no simulation engine behind them (docs/cost-model.md).
 //
 // # Main types
 //
@@ -37,7 +37,8 @@
 // A multiply-add counts 2 FLOPs. Byte and FLOP counts in a StepCost are per
 // rank. The zero Efficiency is the ideal roofline floor; DefaultEfficiency is
 // a realistic starting point. KV writes of the step's new tokens are reported
-// (StepCost.KVWriteBytes) but, as in SPEC §6, not charged to the roofline.
+// (StepCost.KVWriteBytes) but, as in
+// docs/reference-numbers.md#roofline-floors, not charged to the roofline.
 //
 // # Errors and concurrency
 //
@@ -52,9 +53,10 @@
 //
 // See the package examples (Example_tpSpeedup, ExampleDeployment_Step,
 // ExampleDeployment_Memory, ExampleFit) and the runnable programs
-// examples/tpscreen (SPEC §6 TP table and a TP screen of Llama-3.1-70B on
-// H100) and examples/roofline (SPEC §6 decode floors of Qwen2.5-7B on an
-// RTX 4090):
+// examples/tpscreen (the TP table of
+// docs/reference-numbers.md#tp-speed-up-table and a TP screen of
+// Llama-3.1-70B on H100) and examples/roofline (the decode floors of
+// docs/reference-numbers.md#roofline-floors: Qwen2.5-7B on an RTX 4090):
 //
 //	go run ./examples/tpscreen
 //	go run ./examples/roofline

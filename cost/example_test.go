@@ -6,8 +6,9 @@ import (
 	"github.com/servesim/servesim/cost"
 )
 
-// The ideal TP screen of SPEC §6: projections at 120 TFLOP/s split 1/p,
-// 2L all-reduces at α = 8 µs and B = 150 GB/s.
+// The ideal TP screen of docs/reference-numbers.md#tp-cost-model:
+// projections at 120 TFLOP/s split 1/p, 2L all-reduces at α = 8 µs and
+// B = 150 GB/s.
 func Example_tpSpeedup() {
 	ref := cost.ReferenceTPModel()
 	fmt.Println(" T   TP=2   TP=4   TP=8")
@@ -30,8 +31,9 @@ func Example_tpSpeedup() {
 	// TP=4 pays off above T* = 1.54 tokens
 }
 
-// Decode-step roofline floors of Qwen2.5-7B on an RTX 4090 (SPEC §6); the
-// zero Efficiency is the ideal floor.
+// Decode-step roofline floors of Qwen2.5-7B on an RTX 4090
+// (docs/reference-numbers.md#roofline-floors); the zero Efficiency is the
+// ideal floor.
 func ExampleDeployment_Step() {
 	model, _ := cost.Model("qwen2.5-7b")
 	gpu, _ := cost.GPU("rtx4090")

@@ -157,9 +157,10 @@ func (m ModelSpec) KVBytesPerToken() float64 {
 }
 
 // ProjectionFLOPsPerLayer returns the FLOPs of one block's projections for
-// tokens tokens (SPEC §4), counting a multiply-add as 2 FLOPs:
-// F = 4T(H·H_Q + H·H_KV) + 6T·H·I, which is 4T(H² + H·H_KV) + 6T·H·I when
-// H_Q = H. Attention scores, norms and the LM head are not included.
+// tokens tokens (docs/cost-model.md#projection-flops), counting a
+// multiply-add as 2 FLOPs: F = 4T(H·H_Q + H·H_KV) + 6T·H·I, which is
+// 4T(H² + H·H_KV) + 6T·H·I when H_Q = H. Attention scores, norms and the
+// LM head are not included.
 func (m ModelSpec) ProjectionFLOPsPerLayer(tokens float64) float64 {
 	return matmulFLOPs(m.LayerMatmulParams(), tokens)
 }

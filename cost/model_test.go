@@ -53,7 +53,7 @@ func TestQwen7BDerivedValues(t *testing.T) {
 	assert.Equal(t, 7_615_616_512.0, m.TotalParams(), "7.62e9 with Q/K/V biases and norms")
 	assert.Equal(t, 7_070_285_824.0, m.MatmulParams(), "7.07e9: blocks + untied LM head, no embedding lookup")
 	assert.InDelta(t, 6.53e9, m.NonEmbeddingParams(), 0.005e9, "model card: 6.53B non-embedding")
-	assert.InDelta(t, 14.1406e9, m.MatmulWeightBytes(), 0.00005e9, "SPEC §6: 14.14 GB of BF16 weights streamed")
+	assert.InDelta(t, 14.1406e9, m.MatmulWeightBytes(), 0.00005e9, "docs/reference-numbers.md: 14.14 GB of BF16 weights streamed")
 	assert.Equal(t, 56.0*1024, m.KVBytesPerToken(), "56 KiB of KV per token")
 	assert.Equal(t, 7_615_616_512.0*2, m.WeightBytesTotal())
 }
@@ -76,7 +76,7 @@ func TestTiedEmbeddings(t *testing.T) {
 	assert.Equal(t, untied.MatmulParams(), tied.MatmulParams())
 }
 
-func TestProjectionFLOPsMatchSPECFormula(t *testing.T) {
+func TestProjectionFLOPsMatchFormula(t *testing.T) {
 	t.Parallel()
 	m := mustModel(t, "llama-3.1-70b")
 	h, i, hkv, tok := 8192.0, 28672.0, 1024.0, 32.0

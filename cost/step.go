@@ -23,7 +23,8 @@ const (
 // prompt tokens producing its k-th output token, k ≥ 2, has context
 // L + k − 1). Those entries are read once; the write of the new entry is
 // reported separately (StepCost.KVWriteBytes) and left out of the roofline
-// bytes, so the floors of SPEC §6 hold as printed.
+// bytes, so the floors of docs/reference-numbers.md#roofline-floors hold
+// as printed.
 type Batch struct {
 	// DecodeSeqs is the number of requests generating one token this step.
 	DecodeSeqs int
@@ -221,7 +222,8 @@ func (d *Deployment) compile() StepModel {
 // memory bandwidth in bytes/s and FLOP/s.
 func (s *StepModel) Peaks() (bytesPerS, flopsPerS float64) { return s.peakBandwidth, s.peakFLOPS }
 
-// Step predicts one step of batch b on d (SPEC §4), per rank:
+// Step predicts one step of batch b on d
+// (docs/cost-model.md#step-time), per rank:
 //
 //	bytes   = streamed weights + (DecodeContext + PrefillContext) × KV/token
 //	FLOPs   = 2·weights·T + LM head per sampling sequence + 4·head_dim·heads·L·pairs

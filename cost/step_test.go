@@ -10,9 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestSPECRooflineFloors: Qwen2.5-7B on an RTX 4090, average context 1152
-// tokens: 14.09, 14.55, 16.13 and 18.22 ms at C = 1, 8, 32, 64 (SPEC §6).
-func TestSPECRooflineFloors(t *testing.T) {
+// TestReferenceRooflineFloors: Qwen2.5-7B on an RTX 4090, average context
+// 1152 tokens: 14.09, 14.55, 16.13 and 18.22 ms at C = 1, 8, 32, 64
+// (docs/reference-numbers.md#roofline-floors).
+func TestReferenceRooflineFloors(t *testing.T) {
 	t.Parallel()
 	d := deployment(t, "qwen2.5-7b", "rtx4090", 1)
 	tests := []struct {

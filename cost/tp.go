@@ -5,15 +5,17 @@ import (
 	"math"
 )
 
-// TPModel is the ideal tensor-parallel screen of SPEC §4: the projections of
-// a step run at a fixed effective rate and split perfectly 1/p across ranks,
-// and each of the 2L all-reduces per step costs α_p + 2(p−1)S/(p·B_p). It
-// ignores memory traffic, attention scores and GEMM efficiency loss at small
-// per-rank widths, so it is optimistic; it answers "can TP=p pay for its
+// TPModel is the ideal tensor-parallel screen of
+// docs/cost-model.md#tp-speed-up: the projections of a step run at a fixed
+// effective rate and split perfectly 1/p across ranks, and each of the 2L
+// all-reduces per step costs α_p + 2(p−1)S/(p·B_p). It ignores memory
+// traffic, attention scores and GEMM efficiency loss at small per-rank
+// widths, so it is optimistic; it answers "can TP=p pay for its
 // communication at T active tokens at all?".
 //
-// Every assumption is an explicit field, so SPEC §6's reference table
-// reproduces exactly (see ReferenceTPModel).
+// Every assumption is an explicit field, so the reference table of
+// docs/reference-numbers.md#tp-speed-up-table reproduces exactly (see
+// ReferenceTPModel).
 type TPModel struct {
 	// Model supplies H, I, H_KV, L and e_a (Model.ActBytes).
 	Model ModelSpec
@@ -29,10 +31,11 @@ type TPModel struct {
 	OtherDelta float64
 }
 
-// ReferenceTPModel returns the assumptions of SPEC §6's TP table: the
-// Llama-3.1-70B shape (H=8192, I=28672, H_KV=1024, L=80, BF16 activations),
-// 120 TFLOP/s effective single-GPU projection rate, α = 8 µs and
-// B = 150 GB/s at every rank count, ideal 1/p GEMM split.
+// ReferenceTPModel returns the assumptions of the TP table of
+// docs/reference-numbers.md#tp-speed-up-table: the Llama-3.1-70B shape
+// (H=8192, I=28672, H_KV=1024, L=80, BF16 activations), 120 TFLOP/s
+// effective single-GPU projection rate, α = 8 µs and B = 150 GB/s at every
+// rank count, ideal 1/p GEMM split.
 func ReferenceTPModel() TPModel {
 	m := models["llama-3.1-70b"]
 	return TPModel{Model: m, ProjFLOPS: 120e12, Comm: AlphaBetaTable{{Alpha: 8e-6, BusBandwidth: 150e9}}}
@@ -84,7 +87,7 @@ func (t TPModel) Speedup(tokens float64, p int) float64 {
 }
 
 // Threshold returns T*, the number of active tokens above which TP=p beats
-// one GPU in this model (SPEC §4):
+// one GPU in this model (docs/cost-model.md#token-threshold):
 //
 //	T* = (2L·α_p + Δt_other) / (a(1 − 1/p) − 4L·(p−1)/p · H·e_a/B_p)
 //

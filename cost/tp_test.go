@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestSPECSpeedupTable reproduces SPEC §6's TP speed-up table to two
-// decimals.
-func TestSPECSpeedupTable(t *testing.T) {
+// TestReferenceSpeedupTable reproduces the TP speed-up table of
+// docs/reference-numbers.md#tp-speed-up-table to two decimals.
+func TestReferenceSpeedupTable(t *testing.T) {
 	t.Parallel()
 	ref := ReferenceTPModel()
 	require.NoError(t, ref.Validate())
@@ -36,7 +36,7 @@ func TestSPECSpeedupTable(t *testing.T) {
 	}
 }
 
-func TestSPECPayloadAndTraffic(t *testing.T) {
+func TestReferencePayloadAndTraffic(t *testing.T) {
 	t.Parallel()
 	m := ReferenceTPModel().Model
 	assert.Equal(t, 524288.0, m.AllReducePayload(32), "512 KiB per call at T=32")

@@ -1,9 +1,10 @@
 // Package screen pre-screens tensor-parallel deployments before GPU hours
-// are spent (SPEC §5): for each candidate — Replicas replicas of TP=p
-// behind a router — it applies the cost model's shape and memory checks,
-// then runs the capacity search under one arrival process and SLO, and
-// compares the candidates per GPU: λ* per GPU (the sustainable rate each
-// card contributes) and per-card goodput G_card at a common rate.
+// are spent (docs/cost-model.md#tp-screening): for each candidate —
+// Replicas replicas of TP=p behind a router — it applies the cost model's
+// shape and memory checks, then runs the capacity search under one
+// arrival process and SLO, and compares the candidates per GPU: λ* per
+// GPU (the sustainable rate each card contributes) and per-card goodput
+// G_card at a common rate.
 //
 // The rule it reports follows the reference article: when the model fits
 // one card, TP is worth its cards only if its per-card capacity beats the

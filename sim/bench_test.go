@@ -10,9 +10,10 @@ import (
 	"github.com/servesim/servesim/workload"
 )
 
-// benchConfig is one run of the SPEC §6 open-loop experiment: Poisson
-// arrivals at 10 req/s into FCFS(1) with the 20/180 ms mixture, 50,000
-// requests, 5,000 warm-up, E2E ≤ 250 ms.
+// benchConfig is one run of the open-loop experiment of
+// docs/reference-numbers.md#open-vs-closed-loop: Poisson arrivals at
+// 10 req/s into FCFS(1) with the 20/180 ms mixture, 50,000 requests,
+// 5,000 warm-up, E2E ≤ 250 ms.
 func benchConfig() sim.Config {
 	return sim.Config{
 		Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 10}, Lengths: workload.Fixed{Input: 1, Output: 1}},

@@ -10,10 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestOpenLoopReproducesSpec runs the example as shipped and checks it
-// against SPEC §6: closed loop ≈ 19.2 req/s with full attainment; rates 2
-// and 4 pass, 8 and above fail; floors near the reference; bracket (4, 6).
-func TestOpenLoopReproducesSpec(t *testing.T) {
+// TestOpenLoopReproducesReference runs the example as shipped and checks
+// it against docs/reference-numbers.md#open-vs-closed-loop: closed
+// loop ≈ 19.2 req/s with full attainment; rates 2 and 4 pass, 8 and above
+// fail; floors near the reference; bracket (4, 6).
+func TestOpenLoopReproducesReference(t *testing.T) {
 	var b strings.Builder
 	require.NoError(t, run(&b, 50_000, 5_000, 12, 101))
 	out := b.String()
@@ -27,10 +28,11 @@ func TestOpenLoopReproducesSpec(t *testing.T) {
 	assert.InDelta(t, 19.23, lo, 0.45)
 	assert.InDelta(t, 19.23, hi, 0.45)
 
-	// SPEC floors: Python's RNG differs, so each floor is compared within
-	// run-to-run noise, 3 standard deviations of one run's attainment at that
-	// rate (measured over 48 seeded runs: 0.05, 0.10, 0.15, 0.26, 0.44, 0.96
-	// and 2.15 points for rates 2 … 18).
+	// Reference floors (docs/reference-numbers.md#open-vs-closed-loop):
+	// Python's RNG differs, so each floor is compared within run-to-run
+	// noise, 3 standard deviations of one run's attainment at that rate
+	// (measured over 48 seeded runs: 0.05, 0.10, 0.15, 0.26, 0.44, 0.96 and
+	// 2.15 points for rates 2 … 18).
 	want := map[string]struct {
 		floor, tol float64
 		verdict    string

@@ -1,6 +1,7 @@
 // Command roofline prints the decode-step roofline floors and the KV-pool
-// arithmetic of SPEC §6: Qwen2.5-7B in BF16 on an RTX 4090, 1024 prompt
-// tokens and 256 output tokens per request.
+// arithmetic of docs/reference-numbers.md#roofline-floors: Qwen2.5-7B in
+// BF16 on an RTX 4090, 1024 prompt tokens and 256 output tokens per
+// request.
 //
 //	go run ./examples/roofline
 package main

@@ -8,9 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestOutputHoldsSPECNumbers checks the SPEC §6 roofline floors and KV-pool
-// arithmetic in the program's output.
-func TestOutputHoldsSPECNumbers(t *testing.T) {
+// TestOutputHoldsReferenceNumbers checks the roofline floors of
+// docs/reference-numbers.md#roofline-floors and KV-pool arithmetic in the
+// program's output.
+func TestOutputHoldsReferenceNumbers(t *testing.T) {
 	var out strings.Builder
 	require.NoError(t, run(&out))
 	for _, line := range []string{

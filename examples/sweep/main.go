@@ -3,8 +3,9 @@
 // chunked prefill), 1024 input and 256 output tokens, C = 1 … 64 clients.
 // It prints, per C, the throughput, latency percentiles, KV-cache usage,
 // MBU/MFU and preemptions, beside the roofline floor of a decode step at C
-// running requests — the SPEC's worked example, now with queueing,
-// batching and prefill interference.
+// running requests — the worked example of
+// docs/reference-numbers.md#roofline-floors, now with queueing, batching
+// and prefill interference.
 package main
 
 import (

@@ -10,8 +10,9 @@ import (
 )
 
 // TestSweep runs the example and checks its shape: seven concurrency rows,
-// throughput rising with C, the roofline floors of SPEC §6 in the last
-// column, and ITL never below the floor.
+// throughput rising with C, the roofline floors of
+// docs/reference-numbers.md#roofline-floors in the last column, and ITL
+// never below the floor.
 func TestSweep(t *testing.T) {
 	var b strings.Builder
 	require.NoError(t, run(&b, 500, 1))

@@ -1,6 +1,7 @@
 // Command tpscreen pre-screens tensor-parallel degrees with the cost model.
 //
-// It first reproduces the reference TP screen of SPEC §6 (the ideal
+// It first reproduces the reference TP screen of
+// docs/reference-numbers.md#tp-cost-model (the ideal
 // projection-plus-all-reduce model with explicit assumptions: 120 TFLOP/s,
 // α = 8 µs, B = 150 GB/s), then screens Llama-3.1-70B on H100 SXM for
 // p = 1, 2, 4, 8: shape, memory, KV pool, predicted decode step times and
@@ -36,12 +37,13 @@ func run(w io.Writer) error {
 	return shapes(w)
 }
 
-// reference prints the SPEC §6 TP table and figures.
+// reference prints the TP table and figures of
+// docs/reference-numbers.md#tp-cost-model.
 func reference(w io.Writer) {
 	ref := cost.ReferenceTPModel()
 	m := ref.Model
 	ab, _ := ref.Comm.Params(2)
-	fmt.Fprintf(w, "Reference TP screen (SPEC §6): H=%d, I=%d, H_KV=%d, L=%d, e_a=%g bytes\n",
+	fmt.Fprintf(w, "Reference TP screen (docs/reference-numbers.md): H=%d, I=%d, H_KV=%d, L=%d, e_a=%g bytes\n",
 		m.Hidden, m.Intermediate, m.KVWidth(), m.Layers, m.ActBytes)
 	fmt.Fprintf(w, "assumptions: %.0f TFLOP/s effective projections, α=%.0f µs, B=%.0f GB/s, ideal 1/p GEMM split\n",
 		ref.ProjFLOPS/1e12, ab.Alpha*1e6, ab.BusBandwidth/1e9)
@@ -157,7 +159,7 @@ func screen(w io.Writer, modelName, gpuName string, degrees []int) error {
 		}
 	}
 	fmt.Fprintln(w, "\nDecode at small batch is memory-bound, so the roofline step times above still fall")
-	fmt.Fprintln(w, "with p (each rank streams 1/p of the weights); T* is SPEC §4's compute-only criterion.")
+	fmt.Fprintln(w, "with p (each rank streams 1/p of the weights); T* is the compute-only criterion of docs/cost-model.md.")
 	return nil
 }
 

@@ -8,9 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestOutputHoldsSPECNumbers checks the lines of SPEC §6 the program must
-// print, and the screen's verdicts.
-func TestOutputHoldsSPECNumbers(t *testing.T) {
+// TestOutputHoldsReferenceNumbers checks the lines of
+// docs/reference-numbers.md#tp-cost-model the program must print, and the
+// screen's verdicts.
+func TestOutputHoldsReferenceNumbers(t *testing.T) {
 	var out strings.Builder
 	require.NoError(t, run(&out))
 	for _, line := range []string{
