@@ -10,8 +10,8 @@ import (
 // Sweep runs one configuration per value of a scalar parameter (a rate, a
 // concurrency, a TP degree, any number Config maps to a run), Replications
 // runs each. Replication i uses seed event.ReplicationSeed(Seed, i) at every
-// value, so values are compared on common random numbers. Jobs (value ×
-// replication) run in parallel; results do not depend on the parallelism
+// value (sim.JobAt), so values are compared on common random numbers. Jobs (value ×
+// replication) run in parallel (sim.Each); results do not depend on the parallelism
 // or on the sharding.
 type Sweep struct {
 	// Param names the swept parameter, for reports.

@@ -90,16 +90,16 @@
 //
 // A sweep sets its parameter to each value in turn by editing the parsed
 // YAML tree and decoding it afresh, so any scalar field can be swept and
-// each point is checked like a file of its own. Points lists them; Jobs
-// numbers every (point, replication) pair point-major and gives
-// replication r the seed event.ReplicationSeed(seed, r) at every point, so
-// points share random numbers — the numbering and seeds of
-// capacity.Sweep. A shard i/n (capacity.Shard) is the jobs j with
+// each point is checked like a file of its own. Points lists them;
+// Experiment resolves each point's run configuration, and its jobs follow
+// the project's one numbering and seeding rule (sim.JobAt): point-major,
+// replication r seeded event.ReplicationSeed(seed, r) at every point, so
+// points share random numbers. A shard i/n (sim.Shard) is the jobs j with
 // j mod n = i: a deterministic function of the file and its index, ready
 // for a Kubernetes Indexed Job or a Slurm array.
 //
 // # Concurrency
 //
-// A Scenario is read-only after Parse; Config, Points and Jobs may be
-// called from several goroutines.
+// A Scenario is read-only after Parse; Config, Points and Experiment may
+// be called from several goroutines, and so may Experiment.Job.
 package scenario
