@@ -23,7 +23,7 @@ func synthetic(d Deployment, batches []Batch) []Measurement {
 	return out
 }
 
-func countBound(d Deployment, batches []Batch, bound string) int {
+func countBound(d Deployment, batches []Batch, bound Bound) int {
 	n := 0
 	for _, b := range batches {
 		if d.Step(b).Bound == bound {

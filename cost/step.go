@@ -5,14 +5,32 @@ import (
 	"math"
 )
 
+// Bound says which roofline term limits a step.
+type Bound uint8
+
 // Bound values of StepCost.Bound.
 const (
+	// BoundNone marks an empty step.
+	BoundNone Bound = iota
 	// BoundMemory marks a step whose memory time exceeds its compute time.
-	BoundMemory = "memory"
+	BoundMemory
 	// BoundCompute marks a step whose compute time is at least its memory
 	// time.
-	BoundCompute = "compute"
+	BoundCompute
 )
+
+var boundNames = [...]string{"", "memory", "compute"}
+
+// String returns "memory", "compute", or "" for BoundNone.
+func (b Bound) String() string {
+	if int(b) < len(boundNames) {
+		return boundNames[b]
+	}
+	return "unknown"
+}
+
+// MarshalText writes String.
+func (b Bound) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
 
 // Batch is the aggregate shape of one engine step. Every field is a sum a
 // scheduler can maintain in O(1) as requests join and leave the batch.
@@ -133,8 +151,8 @@ type StepCost struct {
 	CommBytes float64
 	// Tokens is T = DecodeSeqs + PrefillTokens.
 	Tokens int
-	// Bound is BoundMemory or BoundCompute; empty for an empty batch.
-	Bound string
+	// Bound is BoundMemory or BoundCompute; BoundNone for an empty batch.
+	Bound Bound
 	// MBU is achieved bytes/s over peak bandwidth: Bytes / (Time × peak).
 	MBU float64
 	// MFU is achieved FLOP/s over peak FLOP/s: FLOPs / (Time × peak).
