@@ -14,32 +14,33 @@ const GiB = 1 << 30
 // Catalog model entries. Shapes are the public Hugging Face config.json of
 // each model (hidden_size, intermediate_size, num_hidden_layers,
 // num_attention_heads, num_key_value_heads, head_dim, vocab_size,
-// tie_word_embeddings), in BF16 weights, KV cache and activations.
+// tie_word_embeddings, max_position_embeddings), in BF16 weights, KV cache
+// and activations.
 var models = map[string]ModelSpec{
 	// https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json
 	// Published size: 8.03B parameters.
 	"llama-3.1-8b": bf16Model(ModelSpec{Name: "llama-3.1-8b", Hidden: 4096, Intermediate: 14336, Layers: 32,
-		Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 128256}),
+		Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 128256, MaxContext: 131072}),
 	// https://huggingface.co/meta-llama/Llama-3.1-70B/blob/main/config.json
 	// Published size: 70.6B parameters.
 	"llama-3.1-70b": bf16Model(ModelSpec{Name: "llama-3.1-70b", Hidden: 8192, Intermediate: 28672, Layers: 80,
-		Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 128256}),
+		Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 128256, MaxContext: 131072}),
 	// https://huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json
 	// Published size: 405.9B parameters ("406B").
 	"llama-3.1-405b": bf16Model(ModelSpec{Name: "llama-3.1-405b", Hidden: 16384, Intermediate: 53248, Layers: 126,
-		Heads: 128, KVHeads: 8, HeadDim: 128, Vocab: 128256}),
+		Heads: 128, KVHeads: 8, HeadDim: 128, Vocab: 128256, MaxContext: 131072}),
 	// https://huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json
 	// Model card: 7.61B parameters, 6.53B non-embedding. Q/K/V carry biases.
 	"qwen2.5-7b": bf16Model(ModelSpec{Name: "qwen2.5-7b", Hidden: 3584, Intermediate: 18944, Layers: 28,
-		Heads: 28, KVHeads: 4, HeadDim: 128, Vocab: 152064, QKVBias: true}),
+		Heads: 28, KVHeads: 4, HeadDim: 128, Vocab: 152064, QKVBias: true, MaxContext: 131072}),
 	// https://huggingface.co/Qwen/Qwen2.5-72B/blob/main/config.json
 	// Model card: 72.7B parameters. Q/K/V carry biases.
 	"qwen2.5-72b": bf16Model(ModelSpec{Name: "qwen2.5-72b", Hidden: 8192, Intermediate: 29568, Layers: 80,
-		Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 152064, QKVBias: true}),
+		Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 152064, QKVBias: true, MaxContext: 131072}),
 	// https://huggingface.co/mistralai/Mistral-7B-v0.3/blob/main/config.json
 	// Published size: 7.25B parameters (vocabulary 32768).
 	"mistral-7b": bf16Model(ModelSpec{Name: "mistral-7b", Hidden: 4096, Intermediate: 14336, Layers: 32,
-		Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 32768}),
+		Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 32768, MaxContext: 32768}),
 }
 
 func bf16Model(m ModelSpec) ModelSpec {

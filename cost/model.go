@@ -33,6 +33,10 @@ type ModelSpec struct {
 	HeadDim int `json:"head_dim" yaml:"head_dim"`
 	// Vocab is the vocabulary size (vocab_size).
 	Vocab int `json:"vocab" yaml:"vocab"`
+	// MaxContext is the longest sequence (prompt plus output, tokens) the
+	// model was trained for (max_position_embeddings): vLLM's default
+	// max_model_len. 0 means unknown.
+	MaxContext int `json:"max_context,omitempty" yaml:"max_context,omitempty"`
 	// TiedEmbeddings is true when the LM head reuses the input embedding
 	// matrix (tie_word_embeddings). It changes the parameter count, not the
 	// bytes streamed per step: a tied LM head is still read in full.
@@ -69,6 +73,9 @@ func (m ModelSpec) Validate() error {
 		if f.v <= 0 {
 			bad("%s %d must be >= 1", f.name, f.v)
 		}
+	}
+	if m.MaxContext < 0 {
+		bad("max_context %d must be >= 0 (0: unknown)", m.MaxContext)
 	}
 	if m.Heads > 0 && m.KVHeads > 0 && m.Heads%m.KVHeads != 0 {
 		bad("kv_heads %d must divide heads %d", m.KVHeads, m.Heads)
