@@ -121,11 +121,11 @@ func TestLoadModelJSONAndYAML(t *testing.T) {
 	want := mustModel(t, "qwen2.5-7b")
 	tests := []struct{ file, content string }{
 		{"m.json", `{"name":"qwen2.5-7b","hidden":3584,"intermediate":18944,"layers":28,"heads":28,"kv_heads":4,
-			"head_dim":128,"vocab":152064,"tied_embeddings":false,"qkv_bias":true,"weight_bytes":2,"kv_bytes":2,"act_bytes":2}`},
+			"head_dim":128,"vocab":152064,"max_context":131072,"tied_embeddings":false,"qkv_bias":true,"weight_bytes":2,"kv_bytes":2,"act_bytes":2}`},
 		{"m.yaml", "name: qwen2.5-7b\nhidden: 3584\nintermediate: 18944\nlayers: 28\nheads: 28\nkv_heads: 4\n" +
-			"head_dim: 128\nvocab: 152064\nqkv_bias: true\nweight_bytes: 2\nkv_bytes: 2\nact_bytes: 2\n"},
+			"head_dim: 128\nvocab: 152064\nmax_context: 131072\nqkv_bias: true\nweight_bytes: 2\nkv_bytes: 2\nact_bytes: 2\n"},
 		{"m.YML", "{name: qwen2.5-7b, hidden: 3584, intermediate: 18944, layers: 28, heads: 28, kv_heads: 4, " +
-			"head_dim: 128, vocab: 152064, qkv_bias: true, weight_bytes: 2, kv_bytes: 2, act_bytes: 2}"},
+			"head_dim: 128, vocab: 152064, max_context: 131072, qkv_bias: true, weight_bytes: 2, kv_bytes: 2, act_bytes: 2}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
