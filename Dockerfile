@@ -10,8 +10,10 @@ RUN go mod download
 COPY . .
 RUN CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o /out/servesim ./cmd/servesim
 
-FROM scratch
-COPY --from=build /out/servesim /servesim
+# busybox, not scratch: a shard writes JSON to stdout, and a shell in the
+# image lets a Job redirect it to a file (docs/scale-out.md).
+FROM busybox:1.36
+COPY --from=build /out/servesim /usr/local/bin/servesim
 COPY examples/scenarios /scenarios
 WORKDIR /work
-ENTRYPOINT ["/servesim"]
+ENTRYPOINT ["servesim"]
