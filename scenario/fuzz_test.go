@@ -132,7 +132,7 @@ func FuzzParseSeconds(f *testing.F) {
 	f.Add("1", 1e308, uint8(2))
 	f.Add("1", math.MaxFloat64, uint8(1))
 	f.Add("1", 5e-324, uint8(3))
-	f.Add("1", -0.0, uint8(0))
+	f.Add("1", math.Copysign(0, -1), uint8(0))
 	f.Add("1", -1.0, uint8(4))
 	f.Fuzz(func(t *testing.T, s string, x float64, u uint8) {
 		checkNumber(t, "ParseSeconds", ParseSeconds, timeUnits, s, x, u)
