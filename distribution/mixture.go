@@ -63,13 +63,14 @@ func (m Mixture) Var() float64 {
 	return v
 }
 
-// CDF returns Σ wᵢ·Fᵢ(x).
+// CDF returns Σ wᵢ·Fᵢ(x), at most 1: weights that sum to 1 + 1e-9 would
+// give 1 + 1e-9 above the largest atom.
 func (m Mixture) CDF(x float64) float64 {
 	var p float64
 	for i, w := range m.Weights {
 		p += w * m.Components[i].CDF(x)
 	}
-	return p
+	return min(p, 1)
 }
 
 // Validate requires matching, non-empty Weights and Components, weights

@@ -123,20 +123,20 @@ func ParseDist(s string) (distribution.Dist, error) {
 
 // ParseSeconds reads a time in seconds, with an optional unit suffix s,
 // ms, us or µs ("0.05", "50ms"). It rejects NaN, infinities and negative
-// times.
+// times; errors quote the text with its unit.
 func ParseSeconds(s string) (float64, error) {
 	s = strings.TrimSpace(s)
-	scale := 1.0
+	t, scale := s, 1.0
 	for _, u := range []struct {
 		suffix string
 		scale  float64
 	}{{"ms", 1e-3}, {"us", 1e-6}, {"µs", 1e-6}, {"s", 1}} {
 		if strings.HasSuffix(s, u.suffix) {
-			s, scale = strings.TrimSuffix(s, u.suffix), u.scale
+			t, scale = strings.TrimSuffix(s, u.suffix), u.scale
 			break
 		}
 	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 		return 0, fmt.Errorf("%q is not a finite time >= 0 (seconds, or with a unit: 50ms)", s)
 	}
@@ -146,7 +146,7 @@ func ParseSeconds(s string) (float64, error) {
 // ParseBytes reads a byte count: a plain number ("8589934592", "8e9") or
 // one with a decimal (K, M, G, T, or KB, MB, GB, TB) or binary (KiB, MiB,
 // GiB, TiB) unit, case-insensitive ("8GiB", "512MiB"). It rejects negative
-// and non-finite values.
+// and non-finite values, and counts beyond the largest float64 ("1e308GiB").
 func ParseBytes(s string) (float64, error) {
 	t := strings.TrimSpace(s)
 	lower := strings.ToLower(t)
@@ -168,15 +168,19 @@ func ParseBytes(s string) (float64, error) {
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 		return 0, fmt.Errorf("%q is not a byte count >= 0 (a number, or with a unit: 8GiB, 512MiB, 16GB)", s)
 	}
+	if b := v * scale; math.IsInf(b, 1) {
+		return 0, fmt.Errorf("%q is too large: a byte count must be at most %v", s, math.MaxFloat64)
+	}
 	return v * scale, nil
 }
 
-// ParseRate reads a request rate in requests per second: a number > 0, or
-// "inf" (every request at time 0).
+// ParseRate reads a request rate in requests per second: a finite number
+// > 0, or inf (every request at time 0), spelled inf, +inf, .inf, +.inf,
+// infinity or +infinity in any case.
 func ParseRate(s string) (float64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	switch t {
-	case "inf", "+inf", ".inf", "infinity":
+	case "inf", "+inf", ".inf", "+.inf", "infinity", "+infinity":
 		return math.Inf(1), nil
 	}
 	v, err := strconv.ParseFloat(t, 64)

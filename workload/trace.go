@@ -184,7 +184,8 @@ func parseTime(s string) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("not seconds or a date-time like %q", dateTimeLayout)
 	}
-	return float64(d.UnixNano()) / 1e9, nil
+	// Not UnixNano, which wraps outside the years 1678 to 2262.
+	return float64(d.Unix()) + float64(d.Nanosecond())/1e9, nil
 }
 
 func parseTokens(s string) (int, error) {

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 )
 
@@ -19,7 +20,8 @@ type Member struct {
 // Object is a JSON object whose keys keep their order.
 type Object []Member
 
-// Parse reads a JSON object, keeping its keys in order.
+// Parse reads a JSON object, keeping its keys in order. data must hold
+// the one object and nothing else but white space.
 func Parse(data []byte) (Object, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -42,6 +44,20 @@ func Parse(data []byte) (Object, error) {
 			return nil, err
 		}
 		o = append(o, Member{key, raw})
+	}
+	// The closing brace, then nothing: a truncated object ("{\"a\":1") or
+	// trailing data ("{} {}") is an error, as for json.Unmarshal.
+	if _, err := dec.Token(); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			err = fmt.Errorf("invalid JSON: data after the object at offset %d", dec.InputOffset())
+		}
+		return nil, err
 	}
 	return o, nil
 }
