@@ -414,7 +414,9 @@ func (d Deployment) WeightBytesPerRank() float64 {
 
 // StreamedWeightBytesPerRank returns the weight bytes each rank reads from
 // memory in one step: its share of MatmulParams (the embedding lookup is not
-// streamed). It is StepCost.WeightBytes of every non-empty step.
+// streamed). It is StepCost.WeightBytes of every non-empty step of a dense
+// model; for a mixture of experts it leaves out the routed experts, which a
+// step adds as its tokens touch them (docs/cost-model.md#mixture-of-experts).
 func (d Deployment) StreamedWeightBytesPerRank() float64 {
 	s := d.compile()
 	return s.weightBytes
@@ -423,7 +425,9 @@ func (d Deployment) StreamedWeightBytesPerRank() float64 {
 // KVBytesPerTokenPerRank returns the KV-cache bytes one token occupies on
 // each rank: 2 · layers · (kv heads per rank) · head_dim · kv_bytes. It is
 // Model.KVBytesPerToken()/TP until TP exceeds kv_heads, and stays at one
-// head per rank beyond.
+// head per rank beyond; with MLA it is Model.KVBytesPerToken() (the latent
+// is replicated). Sliding-window layers are left out (see
+// ModelSpec.SlidingKVBytesPerToken).
 func (d Deployment) KVBytesPerTokenPerRank() float64 {
 	s := d.compile()
 	return s.kvPerToken
