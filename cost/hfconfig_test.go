@@ -70,8 +70,9 @@ func TestHFConfigsPublishedParameterCounts(t *testing.T) {
 	}
 }
 
-// TestHFConfigsCoverSharedData: the table above names every file of
-// shared/data/model_configs, so a new config is not silently skipped.
+// TestHFConfigsCoverSharedData: every file of shared/data/model_configs
+// loads, and there are the 10 the table above checks; a new file fails here
+// until the table has its published size.
 func TestHFConfigsCoverSharedData(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob(filepath.Join(shareddata.Path(t, "model_configs"), "*.json"))
