@@ -67,13 +67,39 @@ var (
 )
 
 // Catalog GPU entries: dense (not sparse) tensor peaks from the vendor
-// datasheets, which usually print the 2:4-sparse figure first.
+// datasheets, which usually print the 2:4-sparse figure first (the dense
+// figure is half of it). AllReduce holds α–β parameters only where a
+// measurement or an earlier documented estimate exists; entries without
+// them need Deployment.Comm (an NCCL table) for TP > 1.
 var gpus = map[string]GPUSpec{
+	// AWS A10G (EC2 G5): NVIDIA publishes no A10G datasheet. 24 GB GDDR6 at
+	// 600 GB/s and its tensor rate, 70 TFLOPS FP16/BF16 dense, and 35 TFLOPS
+	// FP32 as reported by Baseten, "NVIDIA A10 vs A10G for ML model
+	// inference" (baseten.co/blog/nvidia-a10-vs-a10g-for-ml-model-inference);
+	// the tensor figures are not re-verified from an NVIDIA source. PCIe
+	// Gen4 x16, no NVLink. No all-reduce measurement.
+	"a10g": {Name: "a10g", MemoryBytes: 24 * GiB, BandwidthBytesPerS: 600e9,
+		PeakFLOPS:    PeakFLOPS{FP32: 35e12, BF16: 70e12, FP16: 70e12},
+		Interconnect: "PCIe Gen4 x16, no NVLink"},
+	// NVIDIA L4 datasheet: 24GB GDDR6 300 GB/s; FP8 485 TFLOPS, BF16/FP16
+	// 242 TFLOPS, INT8 485 TOPS, all with sparsity (242.5, 121, 242.5
+	// dense); FP32 30.3 TFLOPS; PCIe Gen4 x16, no NVLink. No all-reduce
+	// measurement.
+	"l4": {Name: "l4", MemoryBytes: 24 * GiB, BandwidthBytesPerS: 300e9,
+		PeakFLOPS:    PeakFLOPS{FP32: 30.3e12, BF16: 121e12, FP16: 121e12, FP8: 242.5e12, INT8: 242.5e12},
+		Interconnect: "PCIe Gen4 x16, no NVLink"},
+	// NVIDIA A100 Tensor Core GPU datasheet, SXM4 40GB: HBM2 1,555 GB/s,
+	// otherwise the A100 80GB figures below (the A100 architecture
+	// whitepaper lists INT4 1,248 TOPS dense). All-reduce: the DGX A100 fit
+	// (same NVLink 3 + NVSwitch).
+	"a100-40gb": {Name: "a100-40gb", MemoryBytes: 40 * GiB, BandwidthBytesPerS: 1555e9,
+		PeakFLOPS:    PeakFLOPS{FP32: 19.5e12, BF16: 312e12, FP16: 312e12, INT8: 624e12, INT4: 1248e12},
+		Interconnect: "NVLink 3 + NVSwitch, 600 GB/s per GPU", AllReduce: a100DGXAllReduce},
 	// NVIDIA A100 Tensor Core GPU datasheet, SXM4 80GB: HBM2e 2,039 GB/s,
 	// BF16/FP16 312 TFLOPS, INT8 624 TOPS, FP32 19.5 TFLOPS, no FP8;
 	// NVLink 3 600 GB/s. All-reduce fitted from the DGX A100 NCCL profile.
 	"a100-80gb": {Name: "a100-80gb", MemoryBytes: 80 * GiB, BandwidthBytesPerS: 2039e9,
-		PeakFLOPS:    PeakFLOPS{FP32: 19.5e12, BF16: 312e12, FP16: 312e12, INT8: 624e12},
+		PeakFLOPS:    PeakFLOPS{FP32: 19.5e12, BF16: 312e12, FP16: 312e12, INT8: 624e12, INT4: 1248e12},
 		Interconnect: "NVLink 3 + NVSwitch, 600 GB/s per GPU", AllReduce: a100DGXAllReduce},
 	// NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: 80GB HBM3 3.35 TB/s,
 	// BF16/FP16 989 TFLOPS, FP8/INT8 1,979 T(FL)OPS dense, FP32 67 TFLOPS;
@@ -81,6 +107,13 @@ var gpus = map[string]GPUSpec{
 	"h100-sxm": {Name: "h100-sxm", MemoryBytes: 80 * GiB, BandwidthBytesPerS: 3.35e12,
 		PeakFLOPS:    PeakFLOPS{FP32: 67e12, BF16: 989.4e12, FP16: 989.4e12, FP8: 1978.9e12, INT8: 1978.9e12},
 		Interconnect: "NVLink 4 + NVSwitch, 900 GB/s per GPU", AllReduce: h100DGXAllReduce},
+	// NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe: 80GB HBM2e 2 TB/s,
+	// BF16/FP16 1,513 TFLOPS and FP8/INT8 3,026 T(FL)OPS with sparsity
+	// (756.5 and 1,513 dense), FP32 51 TFLOPS; PCIe Gen5 x16 128 GB/s, NVLink
+	// bridge 600 GB/s between pairs. No all-reduce measurement.
+	"h100-pcie": {Name: "h100-pcie", MemoryBytes: 80 * GiB, BandwidthBytesPerS: 2e12,
+		PeakFLOPS:    PeakFLOPS{FP32: 51e12, BF16: 756.5e12, FP16: 756.5e12, FP8: 1513e12, INT8: 1513e12},
+		Interconnect: "PCIe Gen5 x16, NVLink bridge 600 GB/s per pair"},
 	// NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: 141GB HBM3e 4.8 TB/s,
 	// same tensor peaks and NVLink 4 as H100 SXM. All-reduce: estimate, the
 	// DGX H100 fit (same NVLink generation and NVSwitch).
@@ -92,9 +125,33 @@ var gpus = map[string]GPUSpec{
 	// with sparsity (2.25 / 4.5 PFLOPS dense each); FP32 75 TFLOPS each;
 	// NVLink 5 1.8 TB/s per GPU. All-reduce: estimate, the DGX H100 α and
 	// twice its bus bandwidth (NVLink 5 doubles per-GPU link bandwidth).
+	// FP4 72 PFLOPS dense for 8 GPUs (9 PFLOPS each; HGX B200 at 1,000 W,
+	// glennklockwood.com/garden/processors/B200 lists the same).
 	"b200": {Name: "b200", MemoryBytes: 180 * GiB, BandwidthBytesPerS: 8e12,
-		PeakFLOPS:    PeakFLOPS{FP32: 75e12, BF16: 2.25e15, FP16: 2.25e15, FP8: 4.5e15, INT8: 4.5e15},
+		PeakFLOPS:    PeakFLOPS{FP32: 75e12, BF16: 2.25e15, FP16: 2.25e15, FP8: 4.5e15, INT8: 4.5e15, FP4: 9e15},
 		Interconnect: "NVLink 5 + NVSwitch, 1.8 TB/s per GPU", AllReduce: scaleBusBandwidth(h100DGXAllReduce, 2)},
+	// NVIDIA HGX B300 (Blackwell Ultra) platform: 8 GPUs with FP4 144 PFLOPS
+	// sparse / 108 PFLOPS dense (13.5 PFLOPS dense each), FP8 72 PFLOPS and
+	// BF16 36 PFLOPS sparse (4.5 and 2.25 PFLOPS dense each), FP32 75 TFLOPS
+	// each, 8 TB/s HBM3e per GPU, NVLink 5 1.8 TB/s per GPU. Secondary
+	// tables disagree on dense FP4 (glennklockwood.com/garden/processors/B300
+	// 13.1 PFLOPS, Verda's GB300 NVL72 article 14). Memory: 270 GB per GPU
+	// as Verda's per-GPU table lists it (the part is sold as 288 GB; B200's
+	// 180 GB above is the same kind of figure). INT8 is cut on Blackwell
+	// Ultra (Verda: 0.15 POPS) and left out. No all-reduce measurement.
+	"b300": {Name: "b300", MemoryBytes: 270 * GiB, BandwidthBytesPerS: 8e12,
+		PeakFLOPS:    PeakFLOPS{FP32: 75e12, BF16: 2.25e15, FP16: 2.25e15, FP8: 4.5e15, FP4: 13.5e15},
+		Interconnect: "NVLink 5 + NVSwitch, 1.8 TB/s per GPU"},
+	// NVIDIA GB200 NVL72: 72 GPUs with FP4 1,440 PFLOPS, FP8 720 PFLOPS and
+	// BF16 360 PFLOPS with sparsity (10, 5 and 2.5 PFLOPS dense per GPU;
+	// glennklockwood.com/garden/processors/B200 lists the same for the
+	// 1,200 W GB200 part, and FP32 90 TFLOPS), 576 TB/s HBM3e (8 TB/s per
+	// GPU), NVLink 5 1.8 TB/s per GPU across the rack. Memory: 186 GB per
+	// GPU, as MLCommons inference submissions name the part (GB200-186GB).
+	// No all-reduce measurement.
+	"gb200": {Name: "gb200", MemoryBytes: 186 * GiB, BandwidthBytesPerS: 8e12,
+		PeakFLOPS:    PeakFLOPS{FP32: 90e12, BF16: 2.5e15, FP16: 2.5e15, FP8: 5e15, INT8: 5e15, FP4: 10e15},
+		Interconnect: "NVLink 5 + NVLink Switch (NVL72), 1.8 TB/s per GPU"},
 	// NVIDIA L40S datasheet: 48GB GDDR6 864 GB/s, BF16/FP16 362 TFLOPS,
 	// FP8/INT8 733 T(FL)OPS dense, FP32 91.6 TFLOPS; PCIe Gen4 x16, no NVLink.
 	// All-reduce: estimate for PCIe Gen4 rings (α 25 µs, 20 GB/s bus).
@@ -103,12 +160,23 @@ var gpus = map[string]GPUSpec{
 		Interconnect: "PCIe Gen4 x16", AllReduce: AlphaBetaTable{{Alpha: 25e-6, BusBandwidth: 20e9}}},
 	// NVIDIA Ada Lovelace architecture whitepaper, GeForce RTX 4090: 24GB
 	// GDDR6X 1,008 GB/s, FP16/BF16 tensor with FP32 accumulate 165.2 TFLOPS,
-	// FP8 330.3 TFLOPS, INT8 660.6 TOPS dense, FP32 82.6 TFLOPS; PCIe Gen4
+	// FP8 330.3 TFLOPS, INT8 660.6 TOPS, INT4 1,321.2 TOPS dense, FP32 82.6
+	// TFLOPS; PCIe Gen4
 	// x16 without peer-to-peer. All-reduce: estimate for host-staged PCIe
 	// traffic (α 30 µs, 12 GB/s bus).
 	"rtx4090": {Name: "rtx4090", MemoryBytes: 24 * GiB, BandwidthBytesPerS: 1008e9,
-		PeakFLOPS:    PeakFLOPS{FP32: 82.6e12, BF16: 165.2e12, FP16: 165.2e12, FP8: 330.3e12, INT8: 660.6e12},
+		PeakFLOPS:    PeakFLOPS{FP32: 82.6e12, BF16: 165.2e12, FP16: 165.2e12, FP8: 330.3e12, INT8: 660.6e12, INT4: 1321.2e12},
 		Interconnect: "PCIe Gen4 x16, no P2P", AllReduce: AlphaBetaTable{{Alpha: 30e-6, BusBandwidth: 12e9}}},
+	// NVIDIA RTX Blackwell GPU architecture whitepaper, GeForce RTX 5090:
+	// 32GB GDDR7 1,792 GB/s; 3,352 AI TOPS = FP4 with sparsity (1,676
+	// dense); FP16/BF16 tensor with FP32 accumulate 209.5 TFLOPS and FP8 with
+	// FP32 accumulate 419 TFLOPS dense (GeForce runs FP32 accumulation at half
+	// rate, as the RTX 4090 above); FP32 104.8 TFLOPS. The tensor figures
+	// other than AI TOPS are not re-verified from the whitepaper in this
+	// change. PCIe Gen5 x16, no NVLink. No all-reduce measurement.
+	"rtx5090": {Name: "rtx5090", MemoryBytes: 32 * GiB, BandwidthBytesPerS: 1792e9,
+		PeakFLOPS:    PeakFLOPS{FP32: 104.8e12, BF16: 209.5e12, FP16: 209.5e12, FP8: 419e12, FP4: 1676e12},
+		Interconnect: "PCIe Gen5 x16, no NVLink"},
 	// AMD Instinct MI300X datasheet: 192 GB HBM3 5.3 TB/s, BF16/FP16
 	// 1,307.4 TFLOPS, FP8/INT8 2,614.9 T(FL)OPS dense, FP32 vector 81.7
 	// TFLOPS; Infinity Fabric, 7 links of 128 GB/s (64 GB/s each way) per GPU.

@@ -13,7 +13,8 @@ import (
 func TestCatalogNames(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, []string{"llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b", "mistral-7b", "qwen2.5-72b", "qwen2.5-7b"}, ModelNames())
-	assert.Equal(t, []string{"a100-80gb", "b200", "h100-sxm", "h200", "l40s", "mi300x", "rtx4090"}, GPUNames())
+	assert.Equal(t, []string{"a100-40gb", "a100-80gb", "a10g", "b200", "b300", "gb200", "h100-pcie", "h100-sxm",
+		"h200", "l4", "l40s", "mi300x", "rtx4090", "rtx5090"}, GPUNames())
 }
 
 func TestCatalogEntriesValidate(t *testing.T) {
@@ -31,9 +32,28 @@ func TestCatalogEntriesValidate(t *testing.T) {
 			require.NoError(t, g.Validate())
 			assert.Equal(t, name, g.Name)
 			assert.Positive(t, g.PeakFLOPS.BF16)
-			assert.NotEmpty(t, g.AllReduce)
+			assert.Positive(t, g.MemoryBytes)
 		})
 	}
+}
+
+// TestCatalogAllReduceOnlyWhereSourced: the GPUs whose all-reduce has a
+// measurement or a documented estimate carry α–β parameters; the others
+// carry none, and a TP > 1 deployment on them asks for Deployment.Comm
+// instead of inventing a number.
+func TestCatalogAllReduceOnlyWhereSourced(t *testing.T) {
+	t.Parallel()
+	with := []string{"a100-40gb", "a100-80gb", "b200", "h100-sxm", "h200", "l40s", "mi300x", "rtx4090"}
+	for _, name := range GPUNames() {
+		t.Run(name, func(t *testing.T) {
+			g := mustGPU(t, name)
+			assert.Equal(t, slices.Contains(with, name), len(g.AllReduce) > 0)
+		})
+	}
+	d := Deployment{Model: mustModel(t, "llama-3.1-8b"), GPU: mustGPU(t, "b300"), TP: 2}
+	err := d.Validate()
+	require.ErrorIs(t, err, ErrInvalidSpec)
+	assert.Contains(t, err.Error(), `gpu "b300" has no all_reduce parameters for tp 2`)
 }
 
 func TestCatalogUnknownNameListsKnown(t *testing.T) {
@@ -44,7 +64,7 @@ func TestCatalogUnknownNameListsKnown(t *testing.T) {
 	assert.Contains(t, err.Error(), "llama-3.1-405b, llama-3.1-70b, llama-3.1-8b")
 	_, err = GPU("tpu")
 	require.ErrorIs(t, err, ErrUnknownName)
-	assert.Contains(t, err.Error(), "a100-80gb, b200, h100-sxm")
+	assert.Contains(t, err.Error(), "a100-40gb, a100-80gb, a10g, b200")
 }
 
 // TestCatalogGPUIsACopy: editing a returned spec must not change the catalog.

@@ -113,10 +113,13 @@ func (s Shape) String() string {
 }
 
 // Shape splits m across p tensor-parallel ranks. It fails, matching
-// ErrInvalidSpec, when p < 1, when p does not divide heads or the MLP
-// intermediate size, or when neither p nor kv_heads divides the other (the
-// KV heads cannot be split evenly nor replicated evenly; vLLM refuses these).
-// p > kv_heads is allowed and reported through KVReplication.
+// ErrInvalidSpec, when p < 1, when p does not divide heads, the MLP
+// intermediate size (when a layer has a dense MLP) or the shared-expert
+// width, or when neither p nor kv_heads divides the other (the KV heads
+// cannot be split evenly nor replicated evenly; vLLM refuses these).
+// p > kv_heads is allowed and reported through KVReplication. With MLA the
+// latent cache is one head replicated on every rank (KVReplication p).
+// Routed experts split by Deployment.EP, not here.
 func (m ModelSpec) Shape(p int) (Shape, error) {
 	var errs []error
 	bad := func(format string, args ...any) {
@@ -129,10 +132,13 @@ func (m ModelSpec) Shape(p int) (Shape, error) {
 	if m.Heads > 0 && m.Heads%p != 0 {
 		bad("tp %d must divide heads %d", p, m.Heads)
 	}
-	if m.Intermediate > 0 && m.Intermediate%p != 0 {
+	if m.Intermediate > 0 && m.Intermediate%p != 0 && m.hasDenseMLP() {
 		bad("tp %d must divide intermediate %d", p, m.Intermediate)
 	}
-	if m.KVHeads > 0 && m.KVHeads%p != 0 && p%m.KVHeads != 0 {
+	if m.SharedIntermediate%p != 0 {
+		bad("tp %d must divide shared_intermediate %d", p, m.SharedIntermediate)
+	}
+	if !m.MLA() && m.KVHeads > 0 && m.KVHeads%p != 0 && p%m.KVHeads != 0 {
 		bad("tp %d and kv_heads %d: one must divide the other", p, m.KVHeads)
 	}
 	if len(errs) > 0 {
@@ -147,16 +153,24 @@ func (m ModelSpec) split(p int) Shape {
 	p = max(p, 1)
 	s := Shape{TP: p, HeadsPerRank: m.Heads / p, IntermediatePerRank: m.Intermediate / p,
 		KVHeadsPerRank: m.kvHeadsPerRank(p), KVReplication: 1}
-	if p > m.KVHeads && m.KVHeads > 0 { // one replicated head per rank
+	switch {
+	case m.MLA(): // the latent is one KV head, replicated on every rank
+		s.KVReplication = p
+	case p > m.KVHeads && m.KVHeads > 0: // one replicated head per rank
 		s.KVReplication = p / m.KVHeads
 	}
 	return s
 }
 
+// hasDenseMLP reports whether some layer has a dense MLP of width
+// Intermediate: every layer of a dense model, DenseLayers of a MoE one.
+func (m *ModelSpec) hasDenseMLP() bool { return m.Experts == 0 || m.DenseLayers > 0 }
+
 // kvHeadsPerRank returns the KV heads each of p ≥ 1 ranks stores:
-// kv_heads/p, or 1 once p > kv_heads and the heads are replicated.
+// kv_heads/p, or 1 once p > kv_heads and the heads are replicated, or 1
+// with MLA (the latent).
 func (m *ModelSpec) kvHeadsPerRank(p int) int {
-	if p > m.KVHeads && m.KVHeads > 0 {
+	if m.MLA() || (p > m.KVHeads && m.KVHeads > 0) {
 		return 1
 	}
 	return m.KVHeads / p
@@ -174,8 +188,21 @@ type Deployment struct {
 	Model ModelSpec `json:"model" yaml:"model"`
 	// GPU is the accelerator of every rank.
 	GPU GPUSpec `json:"gpu" yaml:"gpu"`
-	// TP is the tensor-parallel degree p ≥ 1.
+	// TP is the tensor-parallel degree p ≥ 1 of attention (and of dense
+	// MLPs, shared experts and the LM head).
 	TP int `json:"tp" yaml:"tp"`
+	// DP is the attention data-parallel degree D (vLLM's
+	// --data-parallel-size with a MoE model): D groups of TP ranks, each
+	// running its own batch through its own attention and KV cache, all
+	// sharing the MoE layers. 0 or 1 means none. The deployment then spans
+	// TP·DP GPUs (GPUs), Step describes one group's step with every group
+	// assumed to run a batch like it, and Memory one group's KV pool
+	// (docs/cost-model.md#mixture-of-experts).
+	DP int `json:"dp,omitempty" yaml:"dp,omitempty"`
+	// EP is the expert-parallel degree: the routed experts of each MoE layer
+	// are split EP ways over the TP·DP ranks, and each expert TP·DP/EP ways
+	// (vLLM's --enable-expert-parallel is EP = TP·DP). 0 or 1 means none.
+	EP int `json:"ep,omitempty" yaml:"ep,omitempty"`
 	// Eff holds the efficiency knobs, e.g. from Fit; the zero value is the
 	// ideal floor.
 	Eff Efficiency `json:"efficiency" yaml:"efficiency"`
@@ -230,6 +257,7 @@ func (d Deployment) Validate() error {
 		errs = append(errs, invalidf("gpu %q has no all_reduce parameters for tp %d; set GPU.AllReduce or Deployment.Comm",
 			d.GPU.Name, d.TP))
 	}
+	errs = append(errs, d.validateMoE()...)
 	if !(d.GPUMemoryUtilization >= 0 && d.GPUMemoryUtilization <= 1) {
 		errs = append(errs, invalidf("deployment gpu_memory_utilization %v must be in (0, 1] (0 = %v)",
 			d.GPUMemoryUtilization, DefaultGPUMemoryUtilization))
@@ -243,14 +271,50 @@ func (d Deployment) Validate() error {
 	return errors.Join(errs...)
 }
 
+// validateMoE checks the data- and expert-parallel degrees.
+func (d Deployment) validateMoE() []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, invalidf("deployment "+format, args...)) }
+	if d.DP < 0 || d.EP < 0 {
+		bad("dp %d and ep %d must be >= 0 (0: none)", d.DP, d.EP)
+		return errs
+	}
+	dp, ep, m := max(d.DP, 1), max(d.EP, 1), &d.Model
+	if (dp > 1 || ep > 1) && m.Experts == 0 {
+		bad("dp %d and ep %d need a mixture-of-experts model; model %q is dense (use replicas)", d.DP, d.EP, m.Name)
+		return errs
+	}
+	if d.TP < 1 || m.Experts == 0 {
+		return errs
+	}
+	ranks := d.TP * dp
+	if ranks%ep != 0 || m.Experts%ep != 0 {
+		bad("ep %d must divide tp×dp %d and experts %d", ep, ranks, m.Experts)
+	} else if m.ExpertIntermediate%(ranks/ep) != 0 {
+		bad("tp×dp/ep %d must divide expert_intermediate %d", ranks/ep, m.ExpertIntermediate)
+	}
+	if dp > 1 && d.Comm == nil {
+		if _, ok := d.GPU.AllReduce.Params(dp); !ok {
+			bad("dp %d: gpu %q has no all_reduce parameters for the MoE token exchange; set GPU.AllReduce or Deployment.Comm", dp, d.GPU.Name)
+		}
+	}
+	return errs
+}
+
+// GPUs returns the GPUs of the deployment, TP·DP.
+func (d Deployment) GPUs() int { return d.TP * max(d.DP, 1) }
+
 // Shape returns the per-rank split of the model; see ModelSpec.Shape.
 func (d Deployment) Shape() (Shape, error) { return d.Model.Shape(d.TP) }
 
-// peakFLOPS returns the per-rank peak FLOP/s: PeakFLOPS, or the GPU's dense
-// peak for the model's activation size.
+// peakFLOPS returns the per-rank peak FLOP/s: PeakFLOPS, else the GPU's
+// dense peak for the model's GEMM precision, else for its activation size.
 func (d *Deployment) peakFLOPS() float64 {
 	if d.PeakFLOPS > 0 {
 		return d.PeakFLOPS
+	}
+	if d.Model.GEMM != PrecisionUnset {
+		return d.Model.GEMM.Peak(d.GPU.PeakFLOPS)
 	}
 	return d.GPU.PeakFLOPS.ForBytes(d.Model.ActBytes)
 }
@@ -271,9 +335,19 @@ func (d Deployment) memoryUtilization() float64 {
 
 // kvProjParams returns the K and V projection weights of all layers, in
 // elements: the part of the weights that stops shrinking with p once KV
-// heads are replicated.
+// heads are replicated. It is 0 with MLA (see replicatedParams).
 func (m ModelSpec) kvProjParams() float64 {
+	if m.MLA() {
+		return 0
+	}
 	return float64(m.Layers) * 2 * float64(m.Hidden) * float64(m.KVWidth())
+}
+
+// replicatedParams returns the weights every tensor-parallel rank holds in
+// full, as vLLM builds them (ReplicatedLinear): the MLA down-projections and
+// the MoE routers. It is 0 for a dense grouped-query model.
+func (m ModelSpec) replicatedParams() float64 {
+	return float64(m.Layers)*m.mlaDownParams() + float64(m.MoELayers())*float64(m.Experts)*float64(m.Hidden)
 }
 
 // rankShare is what one of tp ranks holds of a model. Every per-rank size
@@ -285,15 +359,25 @@ type rankShare struct {
 	tp             int     // ranks, ≥ 1
 	headsPerRank   int     // query heads on the rank
 	kvHeadsPerRank int     // KV heads on the rank (see kvHeadsPerRank)
-	kvHeads        float64 // the model's KV heads
+	kvHeads        float64 // the model's KV heads (1 with MLA)
 	kvParams       float64 // K and V projection weights of all layers, elements
+	dp             float64 // attention data-parallel groups, ≥ 1
+	experts        float64 // routed experts of one MoE layer held by the rank: E/EP
+	expertTP       float64 // ranks each routed expert is split over: TP·DP/EP
 }
 
-// share returns the share of one of p ranks; it never divides by zero.
-func (m *ModelSpec) share(p int) rankShare {
-	p = max(p, 1)
-	return rankShare{tp: p, headsPerRank: m.Heads / p, kvHeadsPerRank: m.kvHeadsPerRank(p),
-		kvHeads: float64(m.KVHeads), kvParams: m.kvProjParams()}
+// share returns the share of one of the deployment's ranks; it never
+// divides by zero.
+func (d *Deployment) share() rankShare {
+	m := &d.Model
+	p, dp, ep := max(d.TP, 1), max(d.DP, 1), max(d.EP, 1)
+	r := rankShare{tp: p, headsPerRank: m.Heads / p, kvHeadsPerRank: m.kvHeadsPerRank(p),
+		kvHeads: float64(m.KVHeads), kvParams: m.kvProjParams(),
+		dp: float64(dp), experts: float64(m.Experts) / float64(ep), expertTP: float64(p*dp) / float64(ep)}
+	if m.MLA() {
+		r.kvHeads = 1
+	}
+	return r
 }
 
 // kv returns the rank's part of x, a whole-model quantity proportional to
@@ -316,15 +400,23 @@ func (r *rankShare) params(params float64) float64 {
 
 // WeightBytesPerRank returns the bytes of weights resident on each rank:
 // every parameter (embedding included) split TP ways, except that with
-// replicated KV heads each rank keeps a whole K/V head.
+// replicated KV heads each rank keeps a whole K/V head, the MLA
+// down-projections and MoE routers are replicated, and the routed experts
+// (all of them resident) are split over all TP·DP ranks.
 func (d Deployment) WeightBytesPerRank() float64 {
-	s := d.Model.share(d.TP)
-	return s.params(d.Model.TotalParams()) * d.Model.WeightBytes
+	m := &d.Model
+	s := d.share()
+	routed, repl := m.RoutedExpertParams(), m.replicatedParams()
+	b := s.params(m.TotalParams()-routed-repl) * m.WeightBytes
+	b += m.embeddingTotalParams() / float64(s.tp) * (m.embeddingBytes() - m.WeightBytes)
+	return b + repl*m.WeightBytes + routed/(float64(s.tp)*s.dp)*m.expertBytes()
 }
 
 // StreamedWeightBytesPerRank returns the weight bytes each rank reads from
 // memory in one step: its share of MatmulParams (the embedding lookup is not
-// streamed). It is StepCost.WeightBytes of every non-empty step.
+// streamed). It is StepCost.WeightBytes of every non-empty step of a dense
+// model; for a mixture of experts it leaves out the routed experts, which a
+// step adds as its tokens touch them (docs/cost-model.md#mixture-of-experts).
 func (d Deployment) StreamedWeightBytesPerRank() float64 {
 	s := d.compile()
 	return s.weightBytes
@@ -333,7 +425,9 @@ func (d Deployment) StreamedWeightBytesPerRank() float64 {
 // KVBytesPerTokenPerRank returns the KV-cache bytes one token occupies on
 // each rank: 2 · layers · (kv heads per rank) · head_dim · kv_bytes. It is
 // Model.KVBytesPerToken()/TP until TP exceeds kv_heads, and stays at one
-// head per rank beyond.
+// head per rank beyond; with MLA it is Model.KVBytesPerToken() (the latent
+// is replicated). Sliding-window layers are left out (see
+// ModelSpec.SlidingKVBytesPerToken).
 func (d Deployment) KVBytesPerTokenPerRank() float64 {
 	s := d.compile()
 	return s.kvPerToken

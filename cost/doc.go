@@ -4,15 +4,24 @@
 //
 // # Main types
 //
-//   - ModelSpec: a dense GQA transformer (hidden, intermediate, layers,
-//     heads, KV heads, head dim, vocab, dtype sizes) and its derived values:
-//     TotalParams, MatmulParams (what a step streams: projections and LM
-//     head, not the embedding lookup), KVBytesPerToken, Shape(p).
+//   - ModelSpec: a decoder-only transformer (hidden, intermediate, layers,
+//     heads, KV heads, head dim, vocab, dtype sizes), dense or mixture of
+//     experts (experts, experts per token, expert width, dense layers,
+//     shared experts), with grouped-query or multi-head latent attention
+//     and optional sliding-window layers, and its derived values:
+//     TotalParams, ActiveParams, MatmulParams (what a step streams:
+//     projections and LM head, not the embedding lookup),
+//     ExpectedDistinctExperts, KVBytesPerToken, Shape(p). LoadHFConfig and
+//     ParseHFConfig read one from a Hugging Face config.json.
+//   - Precision: BF16, FP16, FP8, INT8, FP4 (NVFP4), MXFP4, INT4 with their
+//     bits per weight (block scales included) and GEMM peak;
+//     ModelSpec.WithWeights and WithKVCache serve a model in them.
 //   - GPUSpec: memory, bandwidth, dense peak FLOP/s per dtype and α–β
 //     all-reduce parameters per rank count.
 //   - Model, GPU, ModelNames, GPUNames: the catalog (llama-3.1-8b/70b/405b,
-//     qwen2.5-7b/72b, mistral-7b; a100-80gb, h100-sxm, h200, b200, l40s,
-//     rtx4090, mi300x), each entry citing its public source. LoadModel and
+//     qwen2.5-7b/72b, mistral-7b; a10g, l4, l40s, a100-40gb, a100-80gb,
+//     h100-pcie, h100-sxm, h200, b200, b300, gb200, mi300x, rtx4090,
+//     rtx5090), each entry citing its public source. LoadModel and
 //     LoadGPU read user-defined specs from JSON or YAML.
 //   - AllReduce: the time of one all-reduce. AlphaBeta and AlphaBetaTable
 //     implement τ(S, p) = α_p + 2(p−1)S/(p·B_p); AllReduceTable interpolates
@@ -20,7 +29,9 @@
 //   - TPModel: the ideal tensor-parallel screen — projection FLOPs,
 //     all-reduce payload and traffic, step time and speed-up, and the token
 //     threshold T* above which TP=p beats one GPU.
-//   - Deployment: one engine replica, defined once — model × GPU × TP, the
+//   - Deployment: one engine replica, defined once — model × GPU × TP
+//     (× attention data-parallel groups DP and expert parallelism EP for a
+//     mixture of experts), the
 //     all-reduce model (Comm, e.g. an NCCL table), the Efficiency profile
 //     and the memory settings (gpu_memory_utilization, kv_cache_memory,
 //     runtime reserve). Servers hold it whole. Memory gives the per-rank

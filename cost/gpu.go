@@ -37,6 +37,11 @@ type PeakFLOPS struct {
 	FP8 float64 `json:"fp8,omitempty" yaml:"fp8,omitempty"`
 	// INT8 is the INT8 tensor peak in OP/s.
 	INT8 float64 `json:"int8,omitempty" yaml:"int8,omitempty"`
+	// FP4 is the FP4 (NVFP4, MXFP4) tensor peak; Blackwell and later.
+	FP4 float64 `json:"fp4,omitempty" yaml:"fp4,omitempty"`
+	// INT4 is the INT4 tensor peak in OP/s (Ampere, Ada). Serving engines
+	// run INT4 weights as W4A16 (Precision.Peak), so it is informational.
+	INT4 float64 `json:"int4,omitempty" yaml:"int4,omitempty"`
 }
 
 // ForBytes returns the peak for operands of bytesPerElement bytes: FP32 for
@@ -81,7 +86,7 @@ func (g GPUSpec) Validate() error {
 		v    float64
 	}{
 		{"fp32", g.PeakFLOPS.FP32}, {"bf16", g.PeakFLOPS.BF16}, {"fp16", g.PeakFLOPS.FP16},
-		{"fp8", g.PeakFLOPS.FP8}, {"int8", g.PeakFLOPS.INT8},
+		{"fp8", g.PeakFLOPS.FP8}, {"int8", g.PeakFLOPS.INT8}, {"fp4", g.PeakFLOPS.FP4}, {"int4", g.PeakFLOPS.INT4},
 	}
 	anyPeak := false
 	for _, p := range peaks {

@@ -50,8 +50,63 @@ type ModelSpec struct {
 	// KVBytes is the storage size of one KV-cache element in bytes.
 	KVBytes float64 `json:"kv_bytes" yaml:"kv_bytes"`
 	// ActBytes is the size of one activation element in bytes; it sets the
-	// all-reduce payload and selects the GPU's peak FLOP/s (2 → BF16).
+	// all-reduce payload and, when GEMM is unset, selects the GPU's peak
+	// FLOP/s (2 → BF16).
 	ActBytes float64 `json:"act_bytes" yaml:"act_bytes"`
+
+	// ExpertWeightBytes is the storage size of one routed-expert weight in
+	// bytes when it differs from WeightBytes (gpt-oss: MXFP4 experts, BF16
+	// attention); 0 means WeightBytes.
+	ExpertWeightBytes float64 `json:"expert_weight_bytes,omitempty" yaml:"expert_weight_bytes,omitempty"`
+	// EmbeddingBytes is the storage size of one element of the input
+	// embedding and the LM head when it differs from WeightBytes (quantized
+	// checkpoints keep them in 16 bits); 0 means WeightBytes.
+	EmbeddingBytes float64 `json:"embedding_bytes,omitempty" yaml:"embedding_bytes,omitempty"`
+	// GEMM is the precision the matrix multiplications run at; it selects
+	// the GPU's peak FLOP/s (Precision.Peak). Unset means the peak for
+	// ActBytes (PeakFLOPS.ForBytes).
+	GEMM Precision `json:"gemm,omitempty" yaml:"gemm,omitempty"`
+
+	// Experts is the number of routed experts of each mixture-of-experts
+	// layer (num_local_experts, num_experts, n_routed_experts); 0 for a
+	// dense model (docs/cost-model.md#mixture-of-experts).
+	Experts int `json:"experts,omitempty" yaml:"experts,omitempty"`
+	// ExpertsPerToken is k, the routed experts each token uses
+	// (num_experts_per_tok).
+	ExpertsPerToken int `json:"experts_per_token,omitempty" yaml:"experts_per_token,omitempty"`
+	// ExpertIntermediate is the SwiGLU width of one routed expert
+	// (moe_intermediate_size, else intermediate_size).
+	ExpertIntermediate int `json:"expert_intermediate,omitempty" yaml:"expert_intermediate,omitempty"`
+	// DenseLayers is the number of layers whose MLP is dense, of width
+	// Intermediate, instead of a mixture of experts (first_k_dense_replace,
+	// mlp_only_layers, decoder_sparse_step).
+	DenseLayers int `json:"dense_layers,omitempty" yaml:"dense_layers,omitempty"`
+	// SharedIntermediate is the total SwiGLU width of the shared experts
+	// every token of a MoE layer uses (n_shared_experts ×
+	// moe_intermediate_size, shared_expert_intermediate_size); 0 for none.
+	SharedIntermediate int `json:"shared_intermediate,omitempty" yaml:"shared_intermediate,omitempty"`
+
+	// KVLoRARank is the latent width of multi-head latent attention
+	// (DeepSeek-V3, Kimi-K2 kv_lora_rank); 0 for grouped-query attention
+	// (docs/cost-model.md#mla). With MLA, HeadDim is the query/key head
+	// width qk_nope_head_dim + qk_rope_head_dim and KVWidth is unused.
+	KVLoRARank int `json:"kv_lora_rank,omitempty" yaml:"kv_lora_rank,omitempty"`
+	// QLoRARank is the latent width of the MLA query projection; 0 means a
+	// full-rank query projection.
+	QLoRARank int `json:"q_lora_rank,omitempty" yaml:"q_lora_rank,omitempty"`
+	// QKRopeHeadDim is the rotary part of each MLA query/key head, cached
+	// once per token beside the latent.
+	QKRopeHeadDim int `json:"qk_rope_head_dim,omitempty" yaml:"qk_rope_head_dim,omitempty"`
+	// QKNopeHeadDim is the non-rotary part of each MLA query/key head.
+	QKNopeHeadDim int `json:"qk_nope_head_dim,omitempty" yaml:"qk_nope_head_dim,omitempty"`
+	// VHeadDim is the width of each MLA value head.
+	VHeadDim int `json:"v_head_dim,omitempty" yaml:"v_head_dim,omitempty"`
+
+	// SlidingLayers is the number of layers that attend only to the last
+	// SlidingWindow tokens (gpt-oss, Gemma 2/3); 0 for none.
+	SlidingLayers int `json:"sliding_layers,omitempty" yaml:"sliding_layers,omitempty"`
+	// SlidingWindow is the window of those layers, in tokens.
+	SlidingWindow int `json:"sliding_window,omitempty" yaml:"sliding_window,omitempty"`
 }
 
 // Validate reports every problem with m, each matching ErrInvalidSpec and
@@ -91,7 +146,98 @@ func (m ModelSpec) Validate() error {
 			bad("%s %v must be a finite number > 0", f.name, f.v)
 		}
 	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"expert_weight_bytes", m.ExpertWeightBytes}, {"embedding_bytes", m.EmbeddingBytes}} {
+		if !nonNegativeFinite(f.v) {
+			bad("%s %v must be a finite number >= 0 (0: weight_bytes)", f.name, f.v)
+		}
+	}
+	if !m.GEMM.Valid() {
+		bad("gemm %v is not a known precision", uint8(m.GEMM))
+	}
+	m.validateMoE(bad)
+	m.validateAttention(bad)
 	return errors.Join(errs...)
+}
+
+// validateMoE checks the mixture-of-experts fields through bad.
+func (m ModelSpec) validateMoE(bad func(string, ...any)) {
+	moe := []struct {
+		name string
+		v    int
+	}{
+		{"experts_per_token", m.ExpertsPerToken}, {"expert_intermediate", m.ExpertIntermediate},
+		{"dense_layers", m.DenseLayers}, {"shared_intermediate", m.SharedIntermediate},
+	}
+	switch {
+	case m.Experts < 0:
+		bad("experts %d must be >= 0 (0: dense)", m.Experts)
+	case m.Experts == 0:
+		for _, f := range moe {
+			if f.v != 0 {
+				bad("%s %d needs experts > 0", f.name, f.v)
+			}
+		}
+	default:
+		if m.ExpertsPerToken < 1 || m.ExpertsPerToken > m.Experts {
+			bad("experts_per_token %d must be in [1, experts %d]", m.ExpertsPerToken, m.Experts)
+		}
+		if m.ExpertIntermediate < 1 {
+			bad("expert_intermediate %d must be >= 1", m.ExpertIntermediate)
+		}
+		if m.DenseLayers < 0 || (m.Layers > 0 && m.DenseLayers >= m.Layers) {
+			bad("dense_layers %d must be in [0, layers %d)", m.DenseLayers, m.Layers)
+		}
+		if m.SharedIntermediate < 0 {
+			bad("shared_intermediate %d must be >= 0", m.SharedIntermediate)
+		}
+	}
+}
+
+// validateAttention checks the MLA and sliding-window fields through bad.
+func (m ModelSpec) validateAttention(bad func(string, ...any)) {
+	mla := []struct {
+		name string
+		v    int
+	}{
+		{"qk_rope_head_dim", m.QKRopeHeadDim}, {"qk_nope_head_dim", m.QKNopeHeadDim}, {"v_head_dim", m.VHeadDim},
+	}
+	switch {
+	case m.KVLoRARank < 0:
+		bad("kv_lora_rank %d must be >= 0 (0: no MLA)", m.KVLoRARank)
+	case m.KVLoRARank > 0:
+		for _, f := range mla {
+			if f.v < 1 {
+				bad("%s %d must be >= 1 with kv_lora_rank %d", f.name, f.v, m.KVLoRARank)
+			}
+		}
+		if m.QLoRARank < 0 {
+			bad("q_lora_rank %d must be >= 0 (0: full-rank queries)", m.QLoRARank)
+		}
+		if m.SlidingLayers != 0 {
+			bad("sliding_layers %d: sliding windows with MLA are not modelled", m.SlidingLayers)
+		}
+	default:
+		for _, f := range append(mla, struct {
+			name string
+			v    int
+		}{"q_lora_rank", m.QLoRARank}) {
+			if f.v != 0 {
+				bad("%s %d needs kv_lora_rank > 0", f.name, f.v)
+			}
+		}
+	}
+	if m.SlidingLayers < 0 || (m.Layers > 0 && m.SlidingLayers > m.Layers) {
+		bad("sliding_layers %d must be in [0, layers %d]", m.SlidingLayers, m.Layers)
+	}
+	if m.SlidingLayers > 0 && m.SlidingWindow < 1 {
+		bad("sliding_window %d must be >= 1 with sliding_layers %d", m.SlidingWindow, m.SlidingLayers)
+	}
+	if m.SlidingWindow < 0 {
+		bad("sliding_window %d must be >= 0", m.SlidingWindow)
+	}
 }
 
 // QWidth returns heads·head_dim, the output width of the Q projection
@@ -102,12 +248,57 @@ func (m ModelSpec) QWidth() int { return m.Heads * m.HeadDim }
 // K and V projections, in elements.
 func (m ModelSpec) KVWidth() int { return m.KVHeads * m.HeadDim }
 
-// LayerMatmulParams returns the weight elements of one transformer block that
-// take part in matrix multiplications: Q, K, V, O and the three SwiGLU
-// matrices. Biases and norms are left out.
+// LayerMatmulParams returns the weight elements of one dense transformer
+// block that take part in matrix multiplications: the attention projections
+// (AttentionParams: Q, K, V, O) and the three SwiGLU matrices of width
+// Intermediate. Biases and norms are left out. A mixture-of-experts layer
+// holds AttentionParams plus its experts instead (MoELayerParams).
 func (m ModelSpec) LayerMatmulParams() float64 {
-	h, q, kv, i := float64(m.Hidden), float64(m.QWidth()), float64(m.KVWidth()), float64(m.Intermediate)
-	return 2*h*q + 2*h*kv + 3*h*i
+	h, i := float64(m.Hidden), float64(m.Intermediate)
+	return m.AttentionParams() + 3*h*i
+}
+
+// AttentionParams returns the matmul weight elements of one layer's
+// attention. Grouped-query attention: Q and O (H × H_Q each), K and V
+// (H × H_KV each), 2·H·H_Q + 2·H·H_KV. Multi-head latent attention
+// (docs/cost-model.md#mla): the query down- and up-projections
+// H·r_q + r_q·n_h·(d_nope + d_rope) (or H·n_h·(d_nope + d_rope) without a
+// query latent), the joint KV down-projection H·(r_kv + d_rope), the KV
+// up-projection r_kv·n_h·(d_nope + d_v) and the output n_h·d_v·H.
+func (m ModelSpec) AttentionParams() float64 {
+	h := float64(m.Hidden)
+	if !m.MLA() {
+		q, kv := float64(m.QWidth()), float64(m.KVWidth())
+		return 2*h*q + 2*h*kv
+	}
+	return m.mlaDownParams() + m.mlaUpParams() + float64(m.Heads)*float64(m.VHeadDim)*h
+}
+
+// MLA reports whether the model uses multi-head latent attention.
+func (m ModelSpec) MLA() bool { return m.KVLoRARank > 0 }
+
+// mlaDownParams returns the MLA projections from the residual stream into
+// the latents, H·r_q + H·(r_kv + d_rope), which vLLM replicates on every
+// tensor-parallel rank; 0 without MLA. Without a query latent the query
+// projection is full-rank and split like any other (mlaUpParams).
+func (m ModelSpec) mlaDownParams() float64 {
+	if !m.MLA() {
+		return 0
+	}
+	h := float64(m.Hidden)
+	return h*float64(m.QLoRARank) + h*float64(m.KVLoRARank+m.QKRopeHeadDim)
+}
+
+// mlaUpParams returns the MLA projections split across tensor-parallel
+// ranks by head, except the output: the query up-projection (or the
+// full-rank query projection) and the KV up-projection.
+func (m ModelSpec) mlaUpParams() float64 {
+	n, qk, v := float64(m.Heads), float64(m.QKNopeHeadDim+m.QKRopeHeadDim), float64(m.VHeadDim)
+	qIn := float64(m.QLoRARank)
+	if m.QLoRARank == 0 {
+		qIn = float64(m.Hidden)
+	}
+	return qIn*n*qk + float64(m.KVLoRARank)*n*(float64(m.QKNopeHeadDim)+v)
 }
 
 // EmbeddingParams returns vocab·hidden, the size of the input embedding
@@ -118,24 +309,45 @@ func (m ModelSpec) EmbeddingParams() float64 { return float64(m.Vocab) * float64
 // forward step: every block's projections plus the LM head. The input
 // embedding is a row lookup and is not streamed; the LM head is, whether or
 // not it is tied to the embedding. Qwen2.5-7B has 7.07e9.
+//
+// For a mixture-of-experts model it counts every expert: the weights all
+// resident experts hold, which a step reads only when its tokens route to
+// all of them (see RoutedExpertParams and ExpectedDistinctExperts).
 func (m ModelSpec) MatmulParams() float64 {
-	return float64(m.Layers)*m.LayerMatmulParams() + m.EmbeddingParams()
+	return m.blockParams() + m.RoutedExpertParams() + m.EmbeddingParams()
 }
 
-// TotalParams returns the model's parameter count: projections, biases,
-// RMSNorm weights, the embedding, and the LM head when it is not tied.
-// Llama-3.1-8B has 8.03e9, Qwen2.5-7B 7.62e9.
+// blockParams returns the matmul weights of all layers except the routed
+// experts: attention, dense MLPs, shared experts and routers.
+func (m ModelSpec) blockParams() float64 {
+	if m.Experts == 0 {
+		return float64(m.Layers) * m.LayerMatmulParams()
+	}
+	h := float64(m.Hidden)
+	moe := float64(m.MoELayers()) * (3*h*float64(m.SharedIntermediate) + h*float64(m.Experts)) // shared experts, router
+	return float64(m.Layers)*m.AttentionParams() + float64(m.DenseLayers)*3*h*float64(m.Intermediate) + moe
+}
+
+// TotalParams returns the model's parameter count: projections (every
+// expert of every MoE layer, the routers), biases, RMSNorm weights, the
+// embedding, and the LM head when it is not tied. Llama-3.1-8B has 8.03e9,
+// Qwen2.5-7B 7.62e9, DeepSeek-V3 6.71e11 (without its multi-token
+// prediction module).
 func (m ModelSpec) TotalParams() float64 {
 	h := float64(m.Hidden)
-	perLayer := m.LayerMatmulParams() + 2*h // two RMSNorm weight vectors
+	perLayer := m.AttentionParams() + 2*h // two RMSNorm weight vectors
 	if m.QKVBias {
 		perLayer += float64(m.QWidth() + 2*m.KVWidth())
+	}
+	if m.MLA() {
+		perLayer += float64(m.QLoRARank + m.KVLoRARank) // latent RMSNorms
 	}
 	embeddings := m.EmbeddingParams()
 	if !m.TiedEmbeddings {
 		embeddings *= 2
 	}
-	return float64(m.Layers)*perLayer + h + embeddings // h: final norm
+	mlps := m.blockParams() - float64(m.Layers)*m.AttentionParams() + m.RoutedExpertParams()
+	return float64(m.Layers)*perLayer + mlps + h + embeddings // h: final norm
 }
 
 // NonEmbeddingParams returns TotalParams less the embedding and the untied
@@ -149,18 +361,73 @@ func (m ModelSpec) NonEmbeddingParams() float64 {
 }
 
 // WeightBytesTotal returns the bytes all weights occupy in memory, all ranks
-// together: TotalParams × WeightBytes.
-func (m ModelSpec) WeightBytesTotal() float64 { return m.TotalParams() * m.WeightBytes }
+// together: TotalParams × WeightBytes, with the routed experts at
+// ExpertWeightBytes and the embedding and LM head at EmbeddingBytes when
+// those are set.
+func (m ModelSpec) WeightBytesTotal() float64 {
+	return m.TotalParams()*m.WeightBytes + m.mixedPrecisionBytes(m.embeddingTotalParams())
+}
 
 // MatmulWeightBytes returns the weight bytes one forward step streams from
-// memory, all ranks together: MatmulParams × WeightBytes.
-func (m ModelSpec) MatmulWeightBytes() float64 { return m.MatmulParams() * m.WeightBytes }
+// memory when it touches every expert, all ranks together: MatmulParams ×
+// WeightBytes, with the precisions of WeightBytesTotal.
+func (m ModelSpec) MatmulWeightBytes() float64 {
+	return m.MatmulParams()*m.WeightBytes + m.mixedPrecisionBytes(m.EmbeddingParams())
+}
 
-// KVBytesPerToken returns the KV-cache bytes one token occupies in the whole
-// model (all ranks together): 2 · layers · kv_heads · head_dim · kv_bytes.
-// Qwen2.5-7B in BF16 has 57344 (56 KiB).
+// mixedPrecisionBytes returns what the routed experts and embed embedding
+// elements add to a count priced at WeightBytes when they are stored at
+// other widths; 0 when every weight is at WeightBytes.
+func (m ModelSpec) mixedPrecisionBytes(embed float64) float64 {
+	return m.RoutedExpertParams()*(m.expertBytes()-m.WeightBytes) + embed*(m.embeddingBytes()-m.WeightBytes)
+}
+
+// embeddingTotalParams returns the embedding, counted twice when the LM head
+// is not tied to it.
+func (m ModelSpec) embeddingTotalParams() float64 {
+	if m.TiedEmbeddings {
+		return m.EmbeddingParams()
+	}
+	return 2 * m.EmbeddingParams()
+}
+
+// KVBytesPerToken returns the KV-cache bytes one token of context occupies
+// in the whole model (all ranks together), in the layers that keep every
+// token: 2 · layers · kv_heads · head_dim · kv_bytes. Qwen2.5-7B in BF16
+// has 57344 (56 KiB).
+//
+// With MLA each layer caches the latent and the rotary key once,
+// layers · (kv_lora_rank + qk_rope_head_dim) · kv_bytes (DeepSeek-V3 in
+// BF16: 61·576·2 = 70272). With sliding-window layers beside full ones
+// (gpt-oss, Gemma), only the full layers count here: a sliding layer holds
+// at most SlidingWindow tokens of a sequence (SlidingKVBytesPerToken). When
+// every layer slides, all count.
 func (m ModelSpec) KVBytesPerToken() float64 {
-	return 2 * float64(m.Layers) * float64(m.KVWidth()) * m.KVBytes
+	if m.MLA() {
+		return float64(m.Layers) * float64(m.KVLoRARank+m.QKRopeHeadDim) * m.KVBytes
+	}
+	return 2 * float64(m.fullLayers()) * float64(m.KVWidth()) * m.KVBytes
+}
+
+// SlidingKVBytesPerToken returns the KV-cache bytes one token takes in the
+// sliding-window layers (all ranks together), 2 · sliding_layers · kv_heads
+// · head_dim · kv_bytes, for the last SlidingWindow tokens of a sequence
+// only. It is 0 without sliding layers, and when every layer slides (then
+// KVBytesPerToken counts them).
+func (m ModelSpec) SlidingKVBytesPerToken() float64 {
+	if m.SlidingLayers == 0 || m.SlidingLayers >= m.Layers || m.MLA() {
+		return 0
+	}
+	return 2 * float64(m.SlidingLayers) * float64(m.KVWidth()) * m.KVBytes
+}
+
+// fullLayers returns the layers whose KV cache holds every token: all of
+// them, less the sliding-window layers when some layers are full.
+func (m ModelSpec) fullLayers() int {
+	if m.SlidingLayers > 0 && m.SlidingLayers < m.Layers {
+		return m.Layers - m.SlidingLayers
+	}
+	return m.Layers
 }
 
 // ProjectionFLOPsPerLayer returns the FLOPs of one block's projections for

@@ -181,6 +181,19 @@ type StepModel struct {
 	busFactor         float64 // 2(p−1)/p
 	alpha, perByte    float64 // α–β fast path: τ = alpha + perByte·S
 	comm              AllReduce
+
+	// Mixture of experts, MLA, sliding windows and attention data
+	// parallelism; all 0 for a dense grouped-query model.
+	moeBytes         float64 // all local routed experts of all MoE layers, per rank
+	logMiss          float64 // log(1 − k/E)
+	dp               float64 // attention data-parallel groups (1 without)
+	attnPrefillExtra float64 // MLA: prefill minus decode FLOPs per query-key pair
+	slideKVPerToken  float64 // sliding-window layers' KV bytes per token, per rank
+	window           float64 // sliding window, tokens
+	attnSlidePerPair float64 // sliding layers' FLOPs per query-key pair
+	dpCalls          float64 // MoE token exchanges per step across the DP groups
+	dpBusFactor      float64 // 2(D−1)/D
+	dpAlpha, dpByte  float64 // α–β of one exchange at D ranks
 }
 
 // Compile validates d and precomputes the constants of its step model.
@@ -198,20 +211,23 @@ func (d Deployment) Compile() (*StepModel, error) {
 // KVBytesPerTokenPerRank read them from here.
 func (d *Deployment) compile() StepModel {
 	m := &d.Model
-	r := m.share(d.TP)
-	blocks := r.params(float64(m.Layers) * m.LayerMatmulParams()) // every block's projections
-	lmHead := m.EmbeddingParams() / float64(r.tp)                 // the rank's vocab slice
+	r := d.share()
+	repl := m.replicatedParams()                  // MLA down-projections, routers: whole on every rank
+	blocks := r.params(m.blockParams() - repl)    // every block's projections but routed experts
+	lmHead := m.EmbeddingParams() / float64(r.tp) // the rank's vocab slice
+	// routed experts: k per token, balanced over the ranks (docs/cost-model.md#mixture-of-experts)
+	routed := float64(m.MoELayers()) * float64(m.ExpertsPerToken) * m.ExpertParams() / float64(r.tp)
 	bwFrac, flFrac := d.Eff.fractions()
 	peak := d.peakFLOPS()
 	s := StepModel{
 		p:                 r.tp,
-		weightBytes:       (blocks + lmHead) * m.WeightBytes,
+		weightBytes:       (blocks+lmHead)*m.WeightBytes + lmHead*(m.embeddingBytes()-m.WeightBytes) + repl*m.WeightBytes,
 		kvPerToken:        r.kv(m.KVBytesPerToken()),
-		projFLOPsPerToken: matmulFLOPs(blocks, 1),
+		projFLOPsPerToken: matmulFLOPs(blocks+repl+routed, 1),
 		lmHeadFLOPsPerSeq: matmulFLOPs(lmHead, 1),
 		// QKᵀ and PV: 2 multiply-adds per head_dim element, per head and
 		// layer, for each query-key pair.
-		attnFLOPsPerPair: 4 * float64(m.Layers) * float64(r.headsPerRank) * float64(m.HeadDim),
+		attnFLOPsPerPair: 4 * float64(m.fullLayers()) * float64(r.headsPerRank) * float64(m.HeadDim),
 		payloadPerToken:  m.AllReducePayload(1),
 		peakBandwidth:    d.GPU.BandwidthBytesPerS,
 		peakFLOPS:        peak,
@@ -222,6 +238,7 @@ func (d *Deployment) compile() StepModel {
 		overhead:         d.Eff.StepOverhead,
 		comm:             d.Comm,
 	}
+	d.compileMoE(&s, &r)
 	if r.tp > 1 {
 		s.allReduceCalls = m.allReducesPerStep()
 		s.busFactor = BusBytes(1, r.tp)
@@ -234,6 +251,45 @@ func (d *Deployment) compile() StepModel {
 		}
 	}
 	return s
+}
+
+// compileMoE fills the step model's constants for mixture of experts, MLA,
+// sliding windows and attention data parallelism; it leaves them 0 for a
+// dense grouped-query model.
+func (d *Deployment) compileMoE(s *StepModel, r *rankShare) {
+	m := &d.Model
+	s.dp = r.dp
+	if m.Experts > 0 {
+		s.moeBytes = float64(m.MoELayers()) * r.experts * m.ExpertParams() / r.expertTP * m.expertBytes()
+		s.logMiss = m.logMissProbability()
+	}
+	heads := float64(m.Layers) * float64(r.headsPerRank)
+	if m.MLA() {
+		// decode runs the absorbed form over the cached latent: scores over
+		// r_kv + d_rope, values over r_kv; prefill decompresses K and V
+		// (d_nope + d_rope, d_v), as vLLM's MLA backends do.
+		decode := 2*float64(m.KVLoRARank+m.QKRopeHeadDim) + 2*float64(m.KVLoRARank)
+		prefill := 2*float64(m.QKNopeHeadDim+m.QKRopeHeadDim) + 2*float64(m.VHeadDim)
+		s.attnFLOPsPerPair = heads * decode
+		s.attnPrefillExtra = heads * (prefill - decode)
+	}
+	if kv := m.SlidingKVBytesPerToken(); kv > 0 {
+		s.slideKVPerToken = r.kv(kv)
+		s.window = float64(m.SlidingWindow)
+		s.attnSlidePerPair = 4 * float64(m.SlidingLayers) * float64(r.headsPerRank) * float64(m.HeadDim)
+	}
+	if r.dp > 1 {
+		dp := int(r.dp)
+		s.dpCalls = float64(m.MoELayers())
+		s.dpBusFactor = BusBytes(1, dp)
+		if d.Comm == nil {
+			if ab, ok := d.GPU.AllReduce.Params(dp); ok {
+				s.dpAlpha, s.dpByte = ab.coefficients(dp)
+			} else {
+				s.dpAlpha = math.Inf(1)
+			}
+		}
+	}
 }
 
 // Peaks returns the per-rank peaks the model divides by for MBU and MFU:
@@ -269,9 +325,12 @@ func (s *StepModel) Step(b Batch) StepCost {
 	c.WeightBytes = s.weightBytes
 	c.KVReadBytes = (b.DecodeContext + b.PrefillContext) * s.kvPerToken
 	c.KVWriteBytes = t * s.kvPerToken
+	c.AttnFLOPs = (b.DecodeContext + b.PrefillPairs) * s.attnFLOPsPerPair
+	if s.moeBytes > 0 || s.slideKVPerToken > 0 || s.attnPrefillExtra != 0 {
+		s.moeStep(&c, &b, t)
+	}
 	c.Bytes = c.WeightBytes + c.KVReadBytes
 	c.ProjFLOPs = t*s.projFLOPsPerToken + float64(b.DecodeSeqs+b.PrefillSeqs)*s.lmHeadFLOPsPerSeq
-	c.AttnFLOPs = (b.DecodeContext + b.PrefillPairs) * s.attnFLOPsPerPair
 	c.FLOPs = c.ProjFLOPs + c.AttnFLOPs
 	c.MemoryTime = c.Bytes * s.invEffBandwidth
 	c.ComputeTime = c.FLOPs * s.invEffFLOPS
@@ -285,6 +344,9 @@ func (s *StepModel) Step(b Batch) StepCost {
 			tau = s.alpha + s.perByte*payload
 		}
 		c.CommTime = s.allReduceCalls * tau
+	}
+	if s.dpCalls > 0 {
+		s.dpExchange(&c, t)
 	}
 	c.Overhead = s.overhead
 	c.Bound = BoundMemory
@@ -300,4 +362,46 @@ func (s *StepModel) Step(b Batch) StepCost {
 		c.MFU = c.FLOPs * inv * s.invPeakFLOPS
 	}
 	return c
+}
+
+// moeStep adds to c what mixture of experts, MLA and sliding windows add to
+// a step of t tokens (docs/cost-model.md#mixture-of-experts):
+//
+//   - the routed experts the step touches: of the E/EP experts of each MoE
+//     layer held by the rank, the expected distinct ones touched by the
+//     D·t tokens of all data-parallel groups, (E/EP)·(1 − (1 − k/E)^(D·t));
+//   - the sliding-window layers' KV reads, at most SlidingWindow entries per
+//     sequence: min(DecodeContext, DecodeSeqs·W) + min(PrefillContext,
+//     PrefillSeqs·W) entries, and their attention over min(DecodeContext,
+//     DecodeSeqs·W) + min(PrefillPairs, PrefillTokens·W) pairs;
+//   - MLA's prefill attention, which costs attnPrefillExtra per pair more
+//     (or less) than decode.
+func (s *StepModel) moeStep(c *StepCost, b *Batch, t float64) {
+	if s.moeBytes > 0 {
+		c.WeightBytes += s.moeBytes * distinctFraction(s.logMiss, t*s.dp)
+	}
+	c.AttnFLOPs += b.PrefillPairs * s.attnPrefillExtra
+	if s.slideKVPerToken > 0 {
+		decode := min(b.DecodeContext, float64(b.DecodeSeqs)*s.window)
+		prefill := min(b.PrefillContext, float64(b.PrefillSeqs)*s.window)
+		c.KVReadBytes += (decode + prefill) * s.slideKVPerToken
+		c.KVWriteBytes += t * s.slideKVPerToken
+		c.AttnFLOPs += (decode + min(b.PrefillPairs, float64(b.PrefillTokens)*s.window)) * s.attnSlidePerPair
+	}
+}
+
+// dpExchange adds the MoE token exchange across D data-parallel groups to
+// c: per MoE layer, an all-gather of every group's t·H activations before
+// the experts and a reduce-scatter after them, which move what one
+// all-reduce of D·t·H·e_a bytes over D ranks moves and are timed as one.
+func (s *StepModel) dpExchange(c *StepCost, t float64) {
+	payload := s.dp * t * s.payloadPerToken
+	c.CommBytes += s.dpCalls * s.dpBusFactor * payload
+	var tau float64
+	if s.comm != nil {
+		tau = s.comm.Time(payload, int(s.dp))
+	} else {
+		tau = s.dpAlpha + s.dpByte*payload
+	}
+	c.CommTime += s.dpCalls * tau
 }

@@ -180,7 +180,12 @@ func TestStepInvalidDeploymentDoesNotPanic(t *testing.T) {
 func TestStepProperties(t *testing.T) {
 	t.Parallel()
 	for _, name := range GPUNames() {
-		d := Deployment{Model: mustModel(t, "llama-3.1-8b"), GPU: mustGPU(t, name), TP: 2, Eff: DefaultEfficiency()}
+		g := mustGPU(t, name)
+		tp := 2
+		if len(g.AllReduce) == 0 { // no all-reduce source: one GPU
+			tp = 1
+		}
+		d := Deployment{Model: mustModel(t, "llama-3.1-8b"), GPU: g, TP: tp, Eff: DefaultEfficiency()}
 		prev := 0.0
 		for _, b := range []Batch{DecodeBatch(1, 10), DecodeBatch(1, 1000), DecodeBatch(64, 1000),
 			{DecodeSeqs: 64, DecodeContext: 64000, PrefillTokens: 2048, PrefillSeqs: 1, PrefillPairs: PrefillPairs(2048, 0)}} {

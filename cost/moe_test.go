@@ -1,0 +1,218 @@
+package cost
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestExpectedDistinctExpertsMatchesMonteCarlo checks E·(1 − (1 − k/E)^T)
+// against a simulation of uniform top-k routing: each of T tokens picks k
+// distinct experts of E at random (a partial Fisher–Yates shuffle), and the
+// mean number of distinct experts over R steps must lie within 4 standard
+// errors of the formula.
+func TestExpectedDistinctExpertsMatchesMonteCarlo(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ experts, k, tokens int }{
+		{8, 2, 1}, {8, 2, 3}, {8, 2, 10}, // Mixtral
+		{128, 8, 1}, {128, 8, 4}, {128, 8, 16}, {128, 8, 64}, {128, 8, 128}, // Qwen3 MoE
+		{384, 8, 32}, // Kimi-K2
+	}
+	const reps = 4000
+	for _, tt := range tests {
+		m := ModelSpec{Experts: tt.experts, ExpertsPerToken: tt.k}
+		want := m.ExpectedDistinctExperts(float64(tt.tokens))
+		rng := rand.New(rand.NewPCG(uint64(tt.experts), uint64(tt.tokens)))
+		perm := make([]int, tt.experts)
+		for i := range perm {
+			perm[i] = i
+		}
+		touched := make([]bool, tt.experts)
+		var sum, sumSq float64
+		for range reps {
+			clear(touched)
+			n := 0
+			for range tt.tokens {
+				for j := range tt.k { // perm[:k] becomes a uniform k-subset
+					r := j + rng.IntN(tt.experts-j)
+					perm[j], perm[r] = perm[r], perm[j]
+					if !touched[perm[j]] {
+						touched[perm[j]] = true
+						n++
+					}
+				}
+			}
+			sum += float64(n)
+			sumSq += float64(n * n)
+		}
+		mean := sum / reps
+		se := math.Sqrt((sumSq/reps - mean*mean) / reps)
+		assert.InDelta(t, want, mean, 4*se+1e-9, "E=%d k=%d T=%d: formula %.3f, simulated %.3f ± %.3f", tt.experts, tt.k, tt.tokens, want, mean, se)
+	}
+}
+
+func TestExpectedDistinctExpertsLimits(t *testing.T) {
+	t.Parallel()
+	m := ModelSpec{Experts: 128, ExpertsPerToken: 8}
+	assert.InEpsilon(t, 8.0, m.ExpectedDistinctExperts(1), 1e-12, "one token touches its k experts")
+	assert.InEpsilon(t, 128.0, m.ExpectedDistinctExperts(1e5), 1e-12, "many tokens touch them all")
+	assert.Zero(t, m.ExpectedDistinctExperts(0))
+	assert.Zero(t, ModelSpec{}.ExpectedDistinctExperts(10), "dense")
+	all := ModelSpec{Experts: 4, ExpertsPerToken: 4}
+	assert.Equal(t, 4.0, all.ExpectedDistinctExperts(1), "k = E")
+}
+
+// qwen30B is Qwen3-30B-A3B's shape (its config.json), written out so the
+// step arithmetic below can be followed by hand.
+func qwen30B() ModelSpec {
+	return bf16Model(ModelSpec{Name: "qwen3-30b-a3b", Hidden: 2048, Intermediate: 6144, Layers: 48, Heads: 32,
+		KVHeads: 4, HeadDim: 128, Vocab: 151936, Experts: 128, ExpertsPerToken: 8, ExpertIntermediate: 768})
+}
+
+// TestMoEStepDecodeArithmetic: one decode token of Qwen3-30B-A3B on one
+// GPU reads the non-expert weights and its 8 experts per layer, and
+// computes 2 FLOPs per weight it reads.
+func TestMoEStepDecodeArithmetic(t *testing.T) {
+	t.Parallel()
+	d := Deployment{Model: qwen30B(), GPU: mustGPU(t, "h100-sxm"), TP: 1}
+	require.NoError(t, d.Validate())
+	const (
+		attention = 2*2048*4096 + 2*2048*512 // Q, O: 2048×4096; K, V: 2048×512 → 18,874,368 per layer
+		router    = 128 * 2048               // 262,144 per layer
+		lmHead    = 151936 * 2048            // 311,164,928
+		expert    = 3 * 2048 * 768           // 4,718,592
+		static    = 48*(attention+router) + lmHead
+		active    = 48 * 8 * expert // 1,811,939,328
+	)
+	s := d.Step(DecodeBatch(1, 0))
+	assert.InEpsilon(t, 2.0*(static+active), s.WeightBytes, 1e-12, "6,083,313,664 bytes")
+	assert.InEpsilon(t, 2.0*(static+active), s.ProjFLOPs, 1e-12, "2 FLOPs per weight read")
+
+	many := d.Step(DecodeBatch(256, 0))
+	want := 2.0 * (static + 48*128*expert*(1-math.Pow(1-8.0/128, 256)))
+	assert.InEpsilon(t, want, many.WeightBytes, 1e-12, "256 tokens touch 128·(1 − (15/16)^256) experts per layer")
+	assert.InEpsilon(t, 2.0*256*(static+active), many.ProjFLOPs, 1e-12, "FLOPs: k experts per token")
+
+	huge := d.Step(DecodeBatch(100000, 0))
+	assert.InEpsilon(t, d.Model.MatmulWeightBytes(), huge.WeightBytes, 1e-12, "every expert")
+}
+
+// TestMoEWeightsPerRankHoldEveryExpert: the resident weights are the whole
+// model split over the ranks, whatever the split of the experts.
+func TestMoEWeightsPerRankHoldEveryExpert(t *testing.T) {
+	t.Parallel()
+	m := qwen30B()
+	g := mustGPU(t, "h100-sxm")
+	total := m.WeightBytesTotal()
+	tp4 := Deployment{Model: m, GPU: g, TP: 4}
+	ep4 := Deployment{Model: m, GPU: g, TP: 4, EP: 4}
+	require.NoError(t, ep4.Validate())
+	router := 48.0 * 128 * 2048 * 2 // replicated on every rank
+	assert.InEpsilon(t, (total-router)/4+router, tp4.WeightBytesPerRank(), 1e-12)
+	assert.Equal(t, tp4.WeightBytesPerRank(), ep4.WeightBytesPerRank(), "EP moves experts, not bytes")
+
+	dp4 := Deployment{Model: m, GPU: g, TP: 1, DP: 4, EP: 4}
+	require.NoError(t, dp4.Validate())
+	assert.Equal(t, 4, dp4.GPUs())
+	routed := m.RoutedExpertParams() * 2
+	assert.InEpsilon(t, total-routed+routed/4, dp4.WeightBytesPerRank(), 1e-12, "attention whole on each DP rank, experts split 4 ways")
+}
+
+// TestMoEDataParallelStep: with D attention groups, the experts of a rank
+// see the tokens of every group, and each MoE layer exchanges D·T·H·e_a
+// bytes across the groups.
+func TestMoEDataParallelStep(t *testing.T) {
+	t.Parallel()
+	g := mustGPU(t, "h100-sxm")
+	d := Deployment{Model: qwen30B(), GPU: g, TP: 1, DP: 4, EP: 4}
+	s := d.Step(DecodeBatch(8, 0))
+	expert := 3.0 * 2048 * 768 * 2
+	experts := 48 * 32 * (1 - math.Pow(1-8.0/128, 4*8)) * expert // 32 local experts, 32 tokens across the groups
+	one := Deployment{Model: qwen30B(), GPU: g, TP: 1}
+	static := one.Step(DecodeBatch(8, 0)).WeightBytes - 48*128*(1-math.Pow(1-8.0/128, 8))*expert
+	assert.InEpsilon(t, static+experts, s.WeightBytes, 1e-12)
+
+	payload := 4 * 8 * 2048 * 2.0 // D·T·H·e_a
+	assert.InEpsilon(t, 48*2*3.0/4*payload, s.CommBytes, 1e-12, "48 exchanges of 2(D−1)/D·payload")
+	ab, ok := g.AllReduce.Params(4)
+	require.True(t, ok)
+	assert.InEpsilon(t, 48*ab.Time(payload, 4), s.CommTime, 1e-12)
+}
+
+func TestMoEDeploymentValidate(t *testing.T) {
+	t.Parallel()
+	g := mustGPU(t, "h100-sxm")
+	tests := []struct {
+		name string
+		d    Deployment
+		msg  string
+	}{
+		{"dense with ep", Deployment{Model: mustModel(t, "llama-3.1-8b"), GPU: g, TP: 2, EP: 2}, "need a mixture-of-experts model"},
+		{"ep does not divide ranks", Deployment{Model: qwen30B(), GPU: g, TP: 2, EP: 4}, "ep 4 must divide tp×dp 2"},
+		{"negative dp", Deployment{Model: qwen30B(), GPU: g, TP: 1, DP: -1}, "dp -1 and ep 0 must be >= 0"},
+		{"dp without exchange model", Deployment{Model: qwen30B(), GPU: mustGPU(t, "b300"), TP: 1, DP: 2, EP: 2}, `gpu "b300" has no all_reduce parameters for the MoE token exchange`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := tt.d.Validate()
+			require.ErrorIs(t, err, ErrInvalidSpec)
+			assert.Contains(t, err.Error(), tt.msg)
+		})
+	}
+}
+
+// TestMLAStep: Kimi-K2.5's latent cache is replicated on every TP rank,
+// decode attention runs over the latent (2·(512+64) + 2·512 FLOPs per pair
+// and head), prefill over decompressed heads (2·(128+64) + 2·128).
+func TestMLAStep(t *testing.T) {
+	t.Parallel()
+	m := hfModel(t, "moonshotai--Kimi-K2.5")
+	d := Deployment{Model: m, GPU: mustGPU(t, "b200"), TP: 8}
+	require.NoError(t, d.Validate())
+	assert.Equal(t, 61.0*576*2, d.KVBytesPerTokenPerRank(), "not divided by TP")
+
+	dec := d.Step(DecodeBatch(1, 1000))
+	assert.Equal(t, 1000*61.0*8*(2*576+2*512), dec.AttnFLOPs)
+	assert.Equal(t, 1000*61.0*576*2, dec.KVReadBytes)
+
+	var b Batch
+	b.AddPrefill(512, 0)
+	pre := d.Step(b)
+	assert.InEpsilon(t, PrefillPairs(512, 0)*61*8*(2*192+2*128), pre.AttnFLOPs, 1e-12)
+
+	sh, err := m.Shape(8)
+	require.NoError(t, err)
+	assert.Equal(t, Shape{TP: 8, HeadsPerRank: 8, KVHeadsPerRank: 1, KVReplication: 8, IntermediatePerRank: 18432 / 8}, sh)
+}
+
+// TestSlidingWindowStep: gpt-oss-120b's 18 sliding layers read at most 128
+// entries per sequence.
+func TestSlidingWindowStep(t *testing.T) {
+	t.Parallel()
+	m := hfModel(t, "openai--gpt-oss-120b")
+	d := Deployment{Model: m, GPU: mustGPU(t, "h200"), TP: 1}
+	require.NoError(t, d.Validate())
+	perLayer := 2 * 8 * 64 * 2.0 // K and V, 8 heads of 64, BF16
+	s := d.Step(DecodeBatch(2, 1000))
+	assert.Equal(t, 2000*18*perLayer+2*128*18*perLayer, s.KVReadBytes)
+	assert.Equal(t, 2*36*perLayer, s.KVWriteBytes)
+	assert.Equal(t, 2000*4*18*64*64.0+2*128*4*18*64*64.0, s.AttnFLOPs)
+	short := d.Step(DecodeBatch(2, 50))
+	assert.Equal(t, 100*36*perLayer, short.KVReadBytes, "inside the window every layer reads all")
+}
+
+// TestDenseModelsTakeTheDensePath: the MoE, MLA and sliding-window terms
+// add nothing to a dense grouped-query model.
+func TestDenseModelsTakeTheDensePath(t *testing.T) {
+	t.Parallel()
+	m := mustModel(t, "llama-3.1-70b")
+	assert.Equal(t, m.TotalParams(), m.ActiveParams())
+	assert.Equal(t, 0, m.MoELayers())
+	assert.Zero(t, m.replicatedParams())
+	assert.Zero(t, m.SlidingKVBytesPerToken())
+	assert.Equal(t, m.MatmulParams(), float64(m.Layers)*m.LayerMatmulParams()+m.EmbeddingParams())
+}
