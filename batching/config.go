@@ -194,8 +194,8 @@ func (c Config) Pool() (Pool, error) {
 	return r.pool, nil
 }
 
-// GPUs returns the replica's GPU count, Deployment.TP.
-func (c Config) GPUs() int { return c.Deployment.TP }
+// GPUs returns the replica's GPU count, Deployment.GPUs() (TP·DP).
+func (c Config) GPUs() int { return c.Deployment.GPUs() }
 
 // NewServer builds a fresh engine for one run.
 func (c Config) NewServer(env *sim.Env) (sim.Server, error) {
