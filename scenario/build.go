@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"fmt"
+
+	"github.com/servesim/servesim/batching"
 	"math"
 	"slices"
 
@@ -32,6 +34,15 @@ func (s *Scenario) config() (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, err
 	}
+	if eng, ok := engineOf(srv); ok {
+		pool, err := eng.Pool()
+		if err != nil {
+			return sim.Config{}, engineError(err)
+		}
+		if err := s.checkFit(w.Lengths, eng, &pool); err != nil {
+			return sim.Config{}, err
+		}
+	}
 	cfg := sim.Config{
 		Workload:    w,
 		Server:      srv,
@@ -53,6 +64,17 @@ func (s *Scenario) config() (sim.Config, error) {
 	return cfg, nil
 }
 
+// engineOf returns the engine of one replica of srv.
+func engineOf(srv sim.ServerConfig) (batching.Config, bool) {
+	switch v := srv.(type) {
+	case batching.Config:
+		return v, true
+	case batching.Cluster:
+		return v.Engine, true
+	}
+	return batching.Config{}, false
+}
+
 // checkTop validates the top-level counts and the SLO.
 func (s *Scenario) checkTop() error {
 	switch {
@@ -70,6 +92,9 @@ func (s *Scenario) checkTop() error {
 		return fieldErr("max_in_system", "%d must be >= 0", s.MaxInSystem)
 	case s.Replications < 1:
 		return fieldErr("replications", "%d must be >= 1", s.Replications)
+	}
+	if err := s.checkSize(); err != nil {
+		return err
 	}
 	for i, p := range s.Percentiles {
 		if !(p >= 0 && p <= 100) {

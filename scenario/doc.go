@@ -56,12 +56,12 @@
 //	  gpu: h100-sxm             # catalog name or a spec file (cost.LoadGPU)
 //	  tensor_parallel_size: 1
 //	  max_num_seqs: 256
-//	  max_num_batched_tokens: 2048
+//	  max_num_batched_tokens: 0 # token budget per step (0: vLLM's: 2048; max(max_model_len, 2048) without chunked prefill)
 //	  enable_chunked_prefill: true
 //	  block_size: 16
 //	  gpu_memory_utilization: 0.9
 //	  kv_cache_memory: 0        # bytes per GPU ("8GiB" works); overrides gpu_memory_utilization
-//	  max_model_len: 0          # reject longer requests (0: no limit)
+//	  max_model_len: 0          # reject longer requests (0: the model's context length; no limit if unknown)
 //	  request_overhead_ms: 0    # fixed per-request latency added to TTFT and E2E
 //	  efficiency: {bandwidth: 0.8, flops: 0.6, step_overhead_s: 0.001}
 //	  replicas: 1               # engine replicas behind router

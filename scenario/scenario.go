@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 
 	"go.yaml.in/yaml/v3"
 
@@ -137,7 +138,9 @@ type Server struct {
 	Model              string `yaml:"model"`
 	GPU                string `yaml:"gpu"`
 	TensorParallelSize int    `yaml:"tensor_parallel_size"`
-	// Engine knobs (kind vllm); see batching.Config.
+	// Engine knobs (kind vllm); see batching.Config. MaxNumBatchedTokens
+	// 0 is vLLM's default: 2048, or max(max_model_len, 2048) with chunked
+	// prefill off (a whole prompt must fit one step).
 	MaxNumSeqs           int     `yaml:"max_num_seqs"`
 	MaxNumBatchedTokens  int     `yaml:"max_num_batched_tokens"`
 	EnableChunkedPrefill bool    `yaml:"enable_chunked_prefill"`
@@ -146,7 +149,11 @@ type Server struct {
 	// KVCacheMemory sets the KV pool per GPU in bytes ("8GiB" works),
 	// overriding GPUMemoryUtilization. 0: derived from memory.
 	KVCacheMemory Bytes `yaml:"kv_cache_memory"`
-	// MaxModelLen rejects requests longer than it (0: no limit).
+	// MaxModelLen rejects requests whose input+output exceeds it, tokens.
+	// 0 is vLLM's default: the model's context length (cost.ModelSpec
+	// MaxContext, max_position_embeddings), or no limit when the model spec
+	// does not give it. It may not exceed the model's context length, and
+	// the KV pool must hold it.
 	MaxModelLen int `yaml:"max_model_len"`
 	// RequestOverheadMS is a fixed per-request latency (tokenize, HTTP)
 	// in milliseconds, added to TTFT and E2E.
@@ -241,7 +248,6 @@ func Default() Scenario {
 			Kind: "vllm", Model: DefaultModel, GPU: DefaultGPU,
 			TensorParallelSize:   e.Deployment.TP,
 			MaxNumSeqs:           e.MaxNumSeqs,
-			MaxNumBatchedTokens:  e.MaxNumBatchedTokens,
 			EnableChunkedPrefill: e.EnableChunkedPrefill,
 			BlockSize:            e.BlockSize,
 			GPUMemoryUtilization: e.Deployment.GPUMemoryUtilization,
@@ -290,9 +296,21 @@ func Parse(data []byte, filename string) (*Scenario, error) {
 	return s, nil
 }
 
-// decode decodes data over Default with unknown fields rejected.
+// decode decodes data over Default with unknown fields rejected and
+// numbers checked against their fields (checkNumbers).
 func decode(data []byte, filename string) (*Scenario, error) {
 	s := Default()
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, yamlError(filename, err)
+	}
+	if err := checkNumbers(&root, reflect.TypeFor[Scenario](), ""); err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			fe.File = filename
+		}
+		return nil, err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&s); err != nil {
@@ -324,6 +342,9 @@ func (s *Scenario) Check() error {
 	pts, err := s.Points()
 	if err != nil {
 		return err
+	}
+	if err := s.checkJobs(len(pts)); err != nil {
+		return s.locate(err)
 	}
 	for _, p := range pts {
 		if _, err := p.Scenario.Config(); err != nil {
