@@ -43,7 +43,7 @@ func (o *runOptions) define(fs *flag.FlagSet, withShard bool) []flagGroup {
 	names := []string{"format", "plot"}
 	if withShard {
 		fs.StringVar(&o.shard, "shard", "", "run only shard `i/n` of the jobs and write JSON for servesim merge")
-		fs.IntVar(&o.workers, "workers", 0, "simulations run at once (default GOMAXPROCS); results do not depend on it")
+		fs.Var(intValue{p: &o.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 		names = append(names, "shard", "workers")
 	}
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")

@@ -148,6 +148,9 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 	if v, ok := res.Stat("kv_cache_tokens"); ok {
 		s.int("KV-cache capacity (tokens):", int64(v))
 	}
+	if eng, err := sc.Engine(); err == nil && sc.Server.Kind != scenario.KindFCFS && eng.MaxModelLen > 0 {
+		s.int("Max model length (tokens):", int64(eng.MaxModelLen))
+	}
 	if res.Warmup > 0 {
 		s.int("Warm-up requests (not measured):", int64(res.Warmup))
 	}
