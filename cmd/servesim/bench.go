@@ -64,6 +64,18 @@ func reportFailures(w io.Writer, o *benchOptions, sc *scenario.Scenario, res *si
 	if failed == 0 {
 		return
 	}
+	why := failureReason(sc, true)
+	switch {
+	case res.Completed == 0:
+		fmt.Fprintf(w, "servesim: warning: all %d requests failed: %s\n", failed, why)
+	case !o.quiet:
+		fmt.Fprintf(w, "servesim: note: %d of %d requests failed: %s\n", failed, res.Measured, why)
+	}
+}
+
+// failureReason names the limits a server rejects requests by, in flag
+// names (flags) or scenario field names, and how long the lengths get.
+func failureReason(sc *scenario.Scenario, flags bool) string {
 	why := "the server rejected them"
 	if eng, err := sc.Engine(); err == nil && sc.Server.Kind != scenario.KindFCFS {
 		var limits []string
@@ -84,13 +96,14 @@ func reportFailures(w io.Writer, o *benchOptions, sc *scenario.Scenario, res *si
 			}
 		}
 	}
-	switch {
-	case res.Completed == 0:
-		fmt.Fprintf(w, "servesim: warning: all %d requests failed: %s\n", failed, why)
-	case !o.quiet:
-		fmt.Fprintf(w, "servesim: note: %d of %d requests failed: %s\n", failed, res.Measured, why)
+	if !flags {
+		why = fieldOfFlag.Replace(why)
 	}
+	return why
 }
+
+// fieldOfFlag names the scenario fields behind the engine flags.
+var fieldOfFlag = strings.NewReplacer("--max-model-len", "max_model_len", "--max-num-batched-tokens", "max_num_batched_tokens", "the dataset's", "the workload's")
 
 // parseBenchStyle parses the arguments of a subcommand that takes bench's
 // flags plus, when define is not nil, its own (define adds them and returns

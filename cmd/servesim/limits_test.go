@@ -79,6 +79,9 @@ func TestLimits(t *testing.T) {
 		{"every request fails", []string{"bench", "--num-prompts", "1", "--random-input-len", "1000", "--random-range-ratio", "0.5", "--max-model-len", "1200", "--seed", "4"}, 0,
 			[]string{"servesim: warning: all 1 requests failed: the engine rejects requests with input+output above --max-model-len 1200", "reach input 1500 + output 192 = 1692 tokens"},
 			[]string{"Successful requests:                     0 ", "Failed requests:                         1 "}},
+		{"every request of a point fails", []string{"run", "--quiet", yaml("fail.yaml", "requests: 1\n"+open+"  lengths: {input: 1000, output: 100, range_ratio: 0.5}\nserver: {max_model_len: 1200}\n")}, 0,
+			[]string{"servesim: warning: every request failed (1): the engine rejects requests with input+output above max_model_len 1200"}, []string{"failed"}},
+		{"seed sweep", []string{"run", yaml("seeds.yaml", open+"sweep: {param: seed, values: [1, 2]}\n")}, 2, []string{"sweep.param: seed cannot be swept"}, nil},
 
 		// Zero and negative values: an error, or a documented meaning.
 		{"negative workers", []string{"capacity", "--goodput", "ttft:500", "--workers", "-1"}, 2, []string{`invalid value "-1" for --workers: must be >= 0`}, nil},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -105,7 +106,38 @@ func runScenario(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("run: %s: %w", pos[0], err)
 	}
+	warnAllFailed(e.stderr, sc.Param(), x, out.Results)
 	return writeRunOutput(e.stdout, out, &o)
+}
+
+// warnAllFailed says on stderr which sweep points had no request complete
+// in any replication, and why requests fail there. The output keeps the
+// numbers as they are (zeros).
+func warnAllFailed(w io.Writer, param string, x *scenario.Experiment, recs []jobRecord) {
+	type tally struct{ completed, failed int }
+	byPoint := map[int]*tally{}
+	for _, r := range recs {
+		var c struct{ Completed, Failed int }
+		if json.Unmarshal(r.Result, &c) != nil {
+			continue
+		}
+		t := byPoint[r.Point]
+		if t == nil {
+			t = &tally{}
+			byPoint[r.Point] = t
+		}
+		t.completed += c.Completed
+		t.failed += c.Failed
+	}
+	for p := range x.Points {
+		if t := byPoint[p]; t != nil && t.completed == 0 && t.failed > 0 {
+			at := ""
+			if x.Points[p].Value != nil {
+				at = fmt.Sprintf(" at %s = %s", param, pointText(x.Points[p]))
+			}
+			fmt.Fprintf(w, "servesim: warning: every request failed%s (%d): %s\n", at, t.failed, failureReason(x.Points[p].Scenario, false))
+		}
+	}
 }
 
 // checkOutputFlags validates --format and --plot.
