@@ -292,7 +292,7 @@ func (o *benchOptions) checkSize() error {
 	case o.summaryOnly && o.saveDetailed:
 		return errors.New("--save-detailed needs every request's record: drop --summary-only")
 	case !o.summaryOnly && n > scenario.MaxRecordedRequests:
-		return fmt.Errorf("%s exceeds %d, the limit with every request's record kept (about 300 bytes each, 3 GB at the limit): add --summary-only to keep quantile sketches instead (percentiles within 1%%; memory follows the requests in flight)",
+		return fmt.Errorf("%s exceeds %d, the limit with every request's record kept (about 300 bytes each, 3 GB at the limit): add --summary-only to keep quantile sketches instead (percentiles within 0.5%%; memory follows the requests in flight)",
 			what, scenario.MaxRecordedRequests)
 	case n > scenario.MaxRequests:
 		return fmt.Errorf("%s exceeds %d, the limit with --summary-only (a run that long takes ten minutes or more): run fewer requests", what, scenario.MaxRequests)

@@ -127,7 +127,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.BoolVar(&o.normalize, "normalize-arrivals", false, "rescale arrival times as vLLM does so the last lands at n/rate (off: independent gaps)")
 	fs.BoolVar(&o.traceTimestamps, "trace-timestamps", false, "--dataset-name trace: replay the trace's arrival times instead of --request-rate")
 	fs.Var(positiveFloat{p: &o.traceSpeedup}, "trace-speedup", "--trace-timestamps: replay this many times faster")
-	fs.BoolVar(&o.summaryOnly, "summary-only", false, "keep quantile sketches (percentiles within 1%) instead of every request's record: memory follows the requests in flight, for runs of up to "+fmt.Sprint(scenario.MaxRequests)+" requests")
+	fs.BoolVar(&o.summaryOnly, "summary-only", false, "keep quantile sketches (percentiles within 0.5%) instead of every request's record: memory follows the requests in flight, for runs of up to "+fmt.Sprint(scenario.MaxRequests)+" requests")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar or notes on stderr")
 
 	groups := []flagGroup{

@@ -161,6 +161,9 @@ func setupJSON(add func(string, any), o *benchOptions, sc *scenario.Scenario) {
 		add("max_model_len", nullIfZero(float64(eng.MaxModelLen)))
 	}
 	add("request_overhead_ms", v.RequestOverheadMS)
+	if o.summaryOnly {
+		add("summary_only", true) // percentiles from quantile sketches
+	}
 	add("dataset_name", o.datasetName)
 	if o.datasetName == "trace" {
 		add("dataset_path", o.datasetPath)

@@ -180,3 +180,18 @@ func TestZeroMeansInHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryOnly: --summary-only runs with sketches and says so in the
+// summary and the JSON.
+func TestSummaryOnly(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "r.json")
+	r := mustRunCLI(t, "bench", "--quiet", "--summary-only", "--num-prompts", "100", "--save-result", "--result-filename", path)
+	if !strings.Contains(r.stdout, "Percentiles:                             from quantile sketches, within 0.5% (--summary-only)") {
+		t.Errorf("summary does not say its percentiles are sketched:\n%s", r.stdout)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(b), `"summary_only":true`) {
+		t.Errorf("result JSON lacks summary_only: %v %.300s", err, b)
+	}
+}

@@ -154,6 +154,9 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 	if res.Warmup > 0 {
 		s.int("Warm-up requests (not measured):", int64(res.Warmup))
 	}
+	if o.summaryOnly {
+		s.line("Percentiles:", "from quantile sketches, within 0.5% (--summary-only)")
+	}
 	s.float("Actual send rate (req/s):", res.SendRate)
 	s.float("Mean queue time (ms):", 1000*res.Queue().Mean())
 	if o.maxConcurrency > 0 {
