@@ -24,6 +24,13 @@ const (
 	// merge, about 4 KB of JSON each, so 400 MB at the limit. Split a
 	// larger experiment into several files.
 	MaxJobs = 100_000
+	// MaxReplicas is the most engine replicas (server.replicas) a run may
+	// simulate: each has its own scheduler, KV pool and counters, and the
+	// largest deployments run hundreds.
+	MaxReplicas = 1024
+	// MaxServers is the most FCFS servers (server.servers): their state is
+	// allocated up front, 8 bytes each, so 8 MB at the limit.
+	MaxServers = 1_000_000
 )
 
 // checkSize rejects request counts above the limits, and a horizon-bound

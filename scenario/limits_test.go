@@ -37,6 +37,10 @@ func TestLimits(t *testing.T) {
 		{"above the pool", open + "  lengths: {kind: fixed, input: 20000, output: 100}\nserver: {kv_cache_memory: 1GiB}\n", "the KV pool holds 8192 tokens, fewer than max_model_len 131072 (llama-3.1-8b's context length, vLLM's default)"},
 		{"max_model_len above the context", open + "server: {max_model_len: 200000}\n", "e.yaml:3: server.max_model_len: 200000 exceeds llama-3.1-8b's context length 131072"},
 		{"negative budget", open + "server: {max_num_batched_tokens: -1}\n", "server.max_num_batched_tokens: -1 must be >= 1 (or 0: vLLM's default)"},
+		{"clients", "workload:\n  closed: {clients: 2000000000}\n", "e.yaml:2: workload.closed.clients: 2000000000 exceeds 1000000"},
+		{"sweep values", open + "replications: 2\nsweep: {param: requests, values: [" + strings.Repeat("10, ", 50000) + "10]}\n", "e.yaml:3: replications: 2 replications × 50001 sweep points = 100002 jobs exceed 100000"},
+		{"replicas", open + "server: {replicas: 1025}\n", "server.replicas: 1025 exceeds 1024, the most engine replicas"},
+		{"servers", open + "server: {kind: fcfs, servers: 2147483647, service: exp:1}\n", "server.servers: 2147483647 exceeds 1000000, the most FCFS servers"},
 		{"does not fit the card", open + "server: {kv_cache_memory: 1000GiB}\n", "server.kv_cache_memory: llama-3.1-8b on 1×h100-sxm does not fit"},
 	}
 	for _, tt := range tests {

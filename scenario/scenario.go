@@ -339,6 +339,11 @@ func (s *Scenario) Check() error {
 	if err := s.checkSweep(); err != nil {
 		return s.locate(err)
 	}
+	if s.Sweep != nil { // before the points are built
+		if err := s.checkJobs(len(s.Sweep.Values)); err != nil {
+			return s.locate(err)
+		}
+	}
 	pts, err := s.Points()
 	if err != nil {
 		return err

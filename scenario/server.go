@@ -142,6 +142,9 @@ func (s *Scenario) engine() (sim.ServerConfig, error) {
 	if err := positive("server.replicas", v.Replicas); err != nil {
 		return nil, err
 	}
+	if v.Replicas > MaxReplicas {
+		return nil, fieldErr("server.replicas", "%d exceeds %d, the most engine replicas a run simulates (each with its own scheduler and KV pool)", v.Replicas, MaxReplicas)
+	}
 	r := batching.Router(v.Router)
 	if r != batching.RoundRobin && r != batching.LeastOutstanding {
 		return nil, fieldErr("server.router", "unknown router %q (known: %q, %q)", v.Router, batching.RoundRobin, batching.LeastOutstanding)
@@ -198,6 +201,9 @@ func (s *Scenario) fcfs() (sim.ServerConfig, error) {
 	v := s.Server
 	if err := positive("server.servers", v.Servers); err != nil {
 		return nil, err
+	}
+	if v.Servers > MaxServers {
+		return nil, fieldErr("server.servers", "%d exceeds %d, the most FCFS servers a run simulates (each server's state is allocated up front)", v.Servers, MaxServers)
 	}
 	if err := nonNegative("server.queue_cap", v.QueueCap); err != nil {
 		return nil, err

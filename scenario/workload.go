@@ -48,6 +48,9 @@ func (s *Scenario) workload() (workload.Workload, error) {
 		if err := positive("workload.closed.clients", w.Closed.Clients); err != nil {
 			return out, err
 		}
+		if w.Closed.Clients > workload.MaxClients {
+			return out, fieldErr("workload.closed.clients", "%d exceeds %d, the most clients a run simulates (each holds an event from time 0)", w.Closed.Clients, workload.MaxClients)
+		}
 		if w.MaxConcurrency != 0 {
 			return out, fieldErr("workload.max_concurrency", "applies to open loops; a closed loop's concurrency is closed.clients")
 		}

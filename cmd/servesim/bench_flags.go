@@ -192,7 +192,7 @@ var flagOfPath = map[string]string{
 	"server.kv_cache_memory":        "--kv-cache-memory",
 	"server.max_model_len":          "--max-model-len",
 	"server.request_overhead_ms":    "--request-overhead-ms",
-	"server.replicas":               "--replicas",
+	"server.replicas":               "--data-parallel-size",
 	"server.router":                 "--router",
 	"server.servers":                "--servers",
 	"server.service":                "--service-time",

@@ -66,6 +66,8 @@ func TestLimits(t *testing.T) {
 		{"scenario horizon", []string{"run", yaml("horizon.yaml", "requests: 0\nhorizon: 1e9\n"+open)}, 2, []string{"horizon: 1e+09 s at 5 requests/s brings about 5e+09 requests, more than 10000000"}, nil},
 		{"kv-cache-memory 2e24", []string{"bench", "--kv-cache-memory", "2e24"}, 2, []string{"--kv-cache-memory: llama-3.1-8b on 1×h100-sxm does not fit", "exceed the GPU's 80.0 GiB"}, nil},
 		{"kv-cache-memory 1e30", []string{"bench", "--kv-cache-memory", "1e30"}, 2, []string{"--kv-cache-memory: llama-3.1-8b on 1×h100-sxm does not fit", "exceed the GPU's 80.0 GiB"}, nil},
+		{"replicas", []string{"bench", "--data-parallel-size", "2147483647"}, 2, []string{"--data-parallel-size: 2147483647 exceeds 1024, the most engine replicas"}, nil},
+		{"fcfs servers", []string{"bench", "--server", "fcfs", "--servers", "2147483647"}, 2, []string{"--servers: 2147483647 exceeds 1000000, the most FCFS servers"}, nil},
 		{"input length overflow", []string{"bench", "--random-input-len", "2000000000"}, 2, []string{"--random-input-len: 2000000000 exceeds 536870912 tokens"}, nil},
 		{"scenario input length overflow", []string{"run", yaml("len.yaml", open+"  lengths: {kind: fixed, input: 2e9, output: 1}\n")}, 2, []string{"workload.lengths.input: 2000000000 exceeds 1073741824 tokens"}, nil},
 
