@@ -241,7 +241,11 @@ func (r *runOutput) rows() ([]pointRow, error) {
 		row.KVUsage += m.num("mean_kv_cache_usage")
 		a := m.num("slo_attainment")
 		row.AttainMin, row.AttainMax = math.Min(row.AttainMin, a), math.Max(row.AttainMax, a)
-		row.Failed += int(m.num("failed"))
+		failed := m.num("failed")
+		if !(failed >= 0 && failed <= math.MaxInt32) || failed != math.Trunc(failed) {
+			return nil, fmt.Errorf("job %d: failed %v is not a request count", rec.Job, failed)
+		}
+		row.Failed += int(failed)
 		if m.unstable() {
 			row.Unstable++
 		}
