@@ -58,6 +58,12 @@ func (s *Scenario) config() (sim.Config, error) {
 	if len(cfg.Percentiles) == 0 {
 		cfg.Percentiles = metrics.DefaultPercentiles()
 	}
+	if cfg.SummaryOnly && cfg.MaxInSystem == 0 && cfg.Requests > MaxRecordedRequests {
+		// Sketches keep memory to the requests in the system, which an
+		// overloaded run (or rate inf) makes all of them: stop it, as
+		// unstable, where records would have stopped it (MaxInSystem).
+		cfg.MaxInSystem = MaxInSystem
+	}
 	if err := cfg.Validate(); err != nil {
 		return sim.Config{}, &FieldError{Err: err}
 	}

@@ -24,6 +24,12 @@ const (
 	// merge, about 4 KB of JSON each, so 400 MB at the limit. Split a
 	// larger experiment into several files.
 	MaxJobs = 100_000
+	// MaxInSystem is the backlog at which a summary-mode run of more than
+	// MaxRecordedRequests requests stops as unstable, unless max_in_system
+	// says otherwise: sketches keep memory to the requests in the system,
+	// and an overloaded run (or rate inf) would hold them all, about 170
+	// bytes each. Smaller runs never reach it.
+	MaxInSystem = MaxRecordedRequests
 	// MaxReplicas is the most engine replicas (server.replicas) a run may
 	// simulate: each has its own scheduler, KV pool and counters, and the
 	// largest deployments run hundreds.

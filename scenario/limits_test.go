@@ -90,3 +90,30 @@ func TestVLLMDefaults(t *testing.T) {
 		t.Errorf("Default() server: max_model_len %d, max_num_batched_tokens %d; want 0, 0 (vLLM's defaults, resolved per model)", d.MaxModelLen, d.MaxNumBatchedTokens)
 	}
 }
+
+// TestSummaryBacklogCap: a summary-mode run past MaxRecordedRequests stops
+// at MaxInSystem requests in the system, the memory records would take,
+// unless max_in_system is set; smaller runs keep sim's default.
+func TestSummaryBacklogCap(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		head string
+		want int
+	}{
+		{"requests: 20000000\nsummary_only: true\n", MaxInSystem},
+		{"requests: 20000000\nsummary_only: true\nmax_in_system: 500\n", 500},
+		{"requests: 5000000\nsummary_only: true\n", 0},
+	} {
+		s, err := Parse([]byte(tt.head+"workload:\n  arrival: {rate: inf}\n"), "c.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := s.Config()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.MaxInSystem != tt.want {
+			t.Errorf("%q: max_in_system %d, want %d", tt.head, cfg.MaxInSystem, tt.want)
+		}
+	}
+}

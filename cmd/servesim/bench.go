@@ -60,6 +60,10 @@ func runBench(args []string, e *env) error {
 // they broke), otherwise a note, unless --quiet. The summary and the JSON
 // stay as vLLM writes them.
 func reportFailures(w io.Writer, o *benchOptions, sc *scenario.Scenario, res *sim.Result) {
+	if res.StoppedBy != sim.StopNone {
+		fmt.Fprintf(w, "servesim: warning: the run stopped early (%s): the statistics cover the %d measured requests that ended, of %d sent\n",
+			res.Stability.Reason, res.Completed+res.Failed+res.Rejected, res.Measured)
+	}
 	failed := res.Failed + res.Rejected
 	if failed == 0 {
 		return

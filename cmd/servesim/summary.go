@@ -173,6 +173,8 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 	}
 	stab := "stable"
 	switch {
+	case res.StoppedBy == sim.StopMaxInSystem:
+		stab = "UNSTABLE: stopped early: " + res.Stability.Reason
 	case res.Closed:
 		stab = "n/a (closed loop)"
 	case math.IsInf(res.RequestRate, 1):
