@@ -376,8 +376,15 @@ func printFlags(w io.Writer, fs *flag.FlagSet, groups []flagGroup) {
 				continue
 			}
 			arg, usage := flag.UnquoteUsage(f)
-			if _, ok := f.Value.(ignored); ok {
+			switch f.Value.(type) {
+			case ignored:
 				arg = ""
+			case intValue:
+				arg = strings.Replace(arg, "value", "int", 1)
+			case seedValue:
+				arg = strings.Replace(arg, "value", "uint", 1)
+			case positiveFloat, nonNegativeFloat:
+				arg = strings.Replace(arg, "value", "float", 1)
 			}
 			line := "  --" + f.Name
 			if arg != "" {
