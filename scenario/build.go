@@ -2,11 +2,10 @@ package scenario
 
 import (
 	"fmt"
-
-	"github.com/servesim/servesim/batching"
 	"math"
 	"slices"
 
+	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
 )

@@ -81,6 +81,11 @@
 // Fields that do not apply to the chosen kind or process (start with
 // process poisson, say) are errors rather than silently ignored. Paths to
 // traces and spec files are relative to the scenario file's directory.
+// Integer fields take whole numbers (1e6 is one; 1.5 is an error, not 1).
+// Sizes have hard limits, each documented with its reason
+// (MaxRecordedRequests, MaxRequests, MaxJobs, MaxReplicas, MaxServers,
+// workload.MaxClients, workload.MaxTokens), and lengths that no request
+// can fit into the engine (max_model_len, the KV pool) are errors.
 //
 // Distributions of times (think, service) are written KIND:PARAMS, see
 // ParseDist: exp:0.05, det:20ms, uniform:10ms,30ms, gamma:50ms,2,

@@ -348,9 +348,6 @@ func (s *Scenario) Check() error {
 	if err != nil {
 		return err
 	}
-	if err := s.checkJobs(len(pts)); err != nil {
-		return s.locate(err)
-	}
 	for _, p := range pts {
 		if _, err := p.Scenario.Config(); err != nil {
 			return err

@@ -167,8 +167,8 @@ func (v seedValue) Set(s string) error {
 	return nil
 }
 
-// nonNegativeFloat is a finite number >= 0; zero, when not plain zero,
-// means what zero says.
+// nonNegativeFloat is a finite number >= 0; zero, when set, is what 0
+// stands for ("the workload's rate"), which errors repeat.
 type nonNegativeFloat struct {
 	p    *float64
 	zero string
