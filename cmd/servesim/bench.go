@@ -288,18 +288,18 @@ func (o *benchOptions) scenario() (*scenario.Scenario, error) {
 // scenario.MaxRequests) on --num-prompts + --num-warmups.
 func (o *benchOptions) checkSize() error {
 	n := int64(o.numPrompts) + int64(o.numWarmups)
-	what := fmt.Sprintf("--num-prompts %d", o.numPrompts)
+	what := fmt.Sprintf("--num-prompts %d exceeds", o.numPrompts)
 	if o.numWarmups > 0 {
-		what = fmt.Sprintf("--num-prompts %d + --num-warmups %d = %d requests", o.numPrompts, o.numWarmups, n)
+		what = fmt.Sprintf("--num-prompts %d + --num-warmups %d = %d requests exceed", o.numPrompts, o.numWarmups, n)
 	}
 	switch {
 	case o.summaryOnly && o.saveDetailed:
 		return errors.New("--save-detailed needs every request's record: drop --summary-only")
 	case !o.summaryOnly && n > scenario.MaxRecordedRequests:
-		return fmt.Errorf("%s exceeds %d, the limit with every request's record kept (about 300 bytes each, 3 GB at the limit): add --summary-only to keep quantile sketches instead (percentiles within 0.5%%; memory follows the requests in flight)",
+		return fmt.Errorf("%s %d, the limit with every request's record kept (about 300 bytes each, 3 GB at the limit): add --summary-only to keep quantile sketches instead (percentiles within 0.5%%; memory follows the requests in flight)",
 			what, scenario.MaxRecordedRequests)
 	case n > scenario.MaxRequests:
-		return fmt.Errorf("%s exceeds %d, the limit with --summary-only (a run that long takes ten minutes or more): run fewer requests", what, scenario.MaxRequests)
+		return fmt.Errorf("%s %d, the limit with --summary-only (a run that long takes ten minutes or more): run fewer requests", what, scenario.MaxRequests)
 	}
 	return nil
 }
