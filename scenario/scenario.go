@@ -26,7 +26,8 @@ type Scenario struct {
 	// Seed is the base seed; replication r runs with
 	// event.ReplicationSeed(Seed, r), the same at every sweep point.
 	Seed uint64 `yaml:"seed"`
-	// Requests is the number of requests per run, warm-up included.
+	// Requests is the number of requests per run, warm-up included: at
+	// most MaxRecordedRequests, or MaxRequests with SummaryOnly.
 	Requests int `yaml:"requests"`
 	// Warmup is the number of first requests left out of every statistic.
 	Warmup int `yaml:"warmup"`
@@ -38,7 +39,8 @@ type Scenario struct {
 	// SummaryOnly keeps quantile sketches instead of every request
 	// record, so memory stays O(requests in the system).
 	SummaryOnly bool `yaml:"summary_only"`
-	// Replications is the number of independent runs per sweep point.
+	// Replications is the number of independent runs per sweep point;
+	// replications × sweep points is at most MaxJobs.
 	Replications int `yaml:"replications"`
 	// Percentiles are the percentiles reported for each latency metric.
 	Percentiles []float64 `yaml:"percentiles"`
