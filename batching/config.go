@@ -80,7 +80,10 @@ type Config struct {
 	EnableChunkedPrefill bool `json:"enable_chunked_prefill" yaml:"enable_chunked_prefill"`
 	// BlockSize is the paged-KV block size in tokens (Defaults: 16).
 	BlockSize int `json:"block_size" yaml:"block_size"`
-	// MaxModelLen, when > 0, rejects requests with input+output above it.
+	// MaxModelLen, when > 0, rejects requests with input+output above it;
+	// 0 means no limit. Defaults leaves it 0; vLLM, and servesim's scenarios
+	// and CLI, default it to the model's context length
+	// (Deployment.Model.MaxContext). The KV pool must hold it.
 	MaxModelLen int `json:"max_model_len,omitempty" yaml:"max_model_len,omitempty"`
 	// RequestOverhead is a fixed per-request latency before a request
 	// reaches the scheduler (tokenisation, HTTP, IPC), seconds; it adds to
@@ -174,13 +177,21 @@ func (c Config) resolve() (*resolved, error) {
 		}
 		r.pool.Blocks, r.pool.BytesPerToken = m.KVBlocks, m.KVBytesPerToken
 	}
+	if r.pool.Blocks > math.MaxInt/2/c.BlockSize {
+		return nil, invalidf("the KV pool of %d blocks of %d tokens overflows a token count (at most %d tokens)", r.pool.Blocks, c.BlockSize, math.MaxInt/2)
+	}
 	r.pool.Tokens = r.pool.Blocks * c.BlockSize
 	if r.pool.Tokens < c.MaxNumBatchedTokens {
 		return nil, invalidf("the KV pool holds %d tokens (%d blocks of %d; kv_cache_memory %v bytes, gpu_memory_utilization %v), fewer than max_num_batched_tokens %d: it cannot hold one step's prompt tokens",
 			r.pool.Tokens, r.pool.Blocks, c.BlockSize, c.Deployment.KVCacheMemory, c.Deployment.GPUMemoryUtilization, c.MaxNumBatchedTokens)
 	}
 	if c.MaxModelLen > 0 && r.pool.Tokens < c.MaxModelLen {
-		return nil, invalidf("the KV pool holds %d tokens, fewer than max_model_len %d", r.pool.Tokens, c.MaxModelLen)
+		what := ""
+		if m := c.Deployment.Model; c.MaxModelLen == m.MaxContext {
+			what = fmt.Sprintf(" (%s's context length, vLLM's default)", m.Name)
+		}
+		return nil, invalidf("the KV pool holds %d tokens, fewer than max_model_len %d%s: one request that long would not fit, and vLLM refuses to start; set max_model_len <= %d or give the KV cache more memory",
+			r.pool.Tokens, c.MaxModelLen, what, r.pool.Tokens)
 	}
 	return r, nil
 }

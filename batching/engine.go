@@ -134,13 +134,15 @@ func (e *engine) newSeq(r *metrics.Request) *seq {
 }
 
 // Arrive takes a request from the client. Requests that can never run are
-// rejected at once: input+output above max_model_len, a KV footprint
-// (input+output−1 entries) larger than the whole pool, or, without chunked
-// prefill, a prompt larger than the token budget.
+// rejected at once: an empty prompt (vLLM answers 400), input+output above
+// max_model_len, a KV footprint (input+output−1 entries) larger than the
+// whole pool, or, without chunked prefill, a prompt larger than the token
+// budget.
 func (e *engine) Arrive(r *metrics.Request) {
 	c := e.cfg
 	switch {
-	case c.MaxModelLen > 0 && r.Input+r.Output > c.MaxModelLen,
+	case r.Input < 1,
+		c.MaxModelLen > 0 && r.Input+r.Output > c.MaxModelLen,
 		e.blocks(r.Input+r.Output-1) > c.pool.Blocks,
 		!c.EnableChunkedPrefill && r.Input+r.Output-1 > c.MaxNumBatchedTokens:
 		e.stats.rejected++

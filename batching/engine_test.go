@@ -353,6 +353,10 @@ func TestBadConfig(t *testing.T) {
 		{"max model len", func(c *Config) { c.MaxModelLen = 1 << 20 }, "fewer than max_model_len 1048576"},
 		{"model invalid", func(c *Config) { c.Deployment.Model.Layers = 0 }, `cost: model "qwen2.5-7b": layers 0 must be >= 1`},
 		{"no chunking, short budget", func(c *Config) { c.EnableChunkedPrefill = false; c.MaxModelLen = 4096 }, "max_num_batched_tokens 2048 must be >= max_model_len 4096"},
+		{"max model len is the context", func(c *Config) { c.MaxModelLen = c.Deployment.Model.MaxContext },
+			"fewer than max_model_len 131072 (qwen2.5-7b's context length, vLLM's default): one request that long would not fit, and vLLM refuses to start; set max_model_len <= 120016"},
+		{"kv blocks overflow", func(c *Config) { c.KVBlocks = math.MaxInt / 4 }, "the KV pool of 2305843009213693951 blocks of 16 tokens overflows a token count"},
+		{"kv memory far beyond the card", func(c *Config) { c.Deployment.KVCacheMemory = 1e30 }, "exceed the GPU's 24.0 GiB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -367,6 +371,15 @@ func TestBadConfig(t *testing.T) {
 			assert.True(t, errors.Is(err, sim.ErrInvalidConfig))
 		})
 	}
+}
+
+// TestEmptyPromptRejected: a request without a prompt is rejected on
+// arrival, as vLLM answers it with an error, instead of a step of no work.
+func TestEmptyPromptRejected(t *testing.T) {
+	res, err := sim.Run(sim.Config{Workload: workload.Workload{Clients: 2, Lengths: workload.Fixed{Input: 0, Output: 4}}, Server: qwen4090(t), Requests: 6})
+	require.NoError(t, err)
+	assert.Equal(t, 6, res.Rejected)
+	assert.Equal(t, 0, res.Completed)
 }
 
 // TestBadStepTime: a StepTime that returns an impossible value aborts the

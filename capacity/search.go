@@ -49,7 +49,8 @@ type Search struct {
 	// Start·1024). A search that passes at MaxRate or fails at MinRate
 	// reports a half-open bracket.
 	MinRate, MaxRate float64
-	// Workers bounds the parallel runs (0 means GOMAXPROCS).
+	// Workers bounds the parallel runs (0 means GOMAXPROCS; negative is an
+	// error).
 	Workers int
 	// Progress, if set, is called after each probe.
 	Progress func(Point)
@@ -90,6 +91,8 @@ func (s Search) Validate() error {
 	switch {
 	case s.Replications < 1:
 		return fmt.Errorf("%w: replications %d must be >= 1", ErrInvalid, s.Replications)
+	case s.Workers < 0:
+		return fmt.Errorf("%w: workers %d must be >= 0 (0: GOMAXPROCS)", ErrInvalid, s.Workers)
 	case s.BoundaryReplications != 0 && s.BoundaryReplications < s.Replications:
 		return fmt.Errorf("%w: boundary_replications %d must be >= replications %d", ErrInvalid, s.BoundaryReplications, s.Replications)
 	case !(s.Start > 0) || math.IsInf(s.Start, 1):

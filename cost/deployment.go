@@ -503,7 +503,10 @@ func (d Deployment) Memory(blockSize int) (Memory, error) {
 		m.KVPoolBytes = m.UsableBytes - m.WeightBytes - m.RuntimeBytes
 	}
 	if m.KVPoolBytes > 0 {
-		m.KVBlocks = int(math.Floor(m.KVPoolBytes / (float64(blockSize) * m.KVBytesPerToken)))
+		// The block count saturates where KVTokens would overflow an int:
+		// only a pool far beyond any card gets there, and it does not fit.
+		blocks := math.Floor(m.KVPoolBytes / (float64(blockSize) * m.KVBytesPerToken))
+		m.KVBlocks = int(min(blocks, float64(math.MaxInt/blockSize/2)))
 		m.KVTokens = m.KVBlocks * blockSize
 	}
 	m.Fits = m.KVBlocks >= 1 && m.UsableBytes <= m.CapacityBytes
@@ -515,11 +518,11 @@ func (d Deployment) Memory(blockSize int) (Memory, error) {
 	case d.KVCacheMemory == 0:
 		return m, errorf(ErrDoesNotFit, "%s: weights %.1f GiB + runtime %.1f GiB per rank leave no %d-token KV block in usable %.1f GiB (%.2f × %.1f GiB)",
 			where, m.WeightBytes/GiB, m.RuntimeBytes/GiB, blockSize, m.UsableBytes/GiB, m.Utilization, m.CapacityBytes/GiB)
-	case m.KVBlocks < 1:
-		return m, errorf(ErrDoesNotFit, "%s: kv_cache_memory %v bytes holds no %d-token KV block at %v bytes per token per rank",
-			where, d.KVCacheMemory, blockSize, m.KVBytesPerToken)
-	default:
+	case m.UsableBytes > m.CapacityBytes:
 		return m, errorf(ErrDoesNotFit, "%s: weights %.1f GiB + runtime %.1f GiB + kv_cache_memory %.1f GiB per rank exceed the GPU's %.1f GiB",
 			where, m.WeightBytes/GiB, m.RuntimeBytes/GiB, m.KVPoolBytes/GiB, m.CapacityBytes/GiB)
+	default:
+		return m, errorf(ErrDoesNotFit, "%s: kv_cache_memory %v bytes holds no %d-token KV block at %v bytes per token per rank",
+			where, d.KVCacheMemory, blockSize, m.KVBytesPerToken)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
 )
@@ -32,6 +33,15 @@ func (s *Scenario) config() (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, err
 	}
+	if eng, ok := engineOf(srv); ok {
+		pool, err := eng.Pool()
+		if err != nil {
+			return sim.Config{}, engineError(err)
+		}
+		if err := s.checkFit(w.Lengths, eng, &pool); err != nil {
+			return sim.Config{}, err
+		}
+	}
 	cfg := sim.Config{
 		Workload:    w,
 		Server:      srv,
@@ -47,10 +57,27 @@ func (s *Scenario) config() (sim.Config, error) {
 	if len(cfg.Percentiles) == 0 {
 		cfg.Percentiles = metrics.DefaultPercentiles()
 	}
+	if cfg.SummaryOnly && cfg.MaxInSystem == 0 && cfg.Requests > MaxRecordedRequests {
+		// Sketches keep memory to the requests in the system, which an
+		// overloaded run (or rate inf) makes all of them: stop it, as
+		// unstable, where records would have stopped it (MaxInSystem).
+		cfg.MaxInSystem = MaxInSystem
+	}
 	if err := cfg.Validate(); err != nil {
 		return sim.Config{}, &FieldError{Err: err}
 	}
 	return cfg, nil
+}
+
+// engineOf returns the engine of one replica of srv.
+func engineOf(srv sim.ServerConfig) (batching.Config, bool) {
+	switch v := srv.(type) {
+	case batching.Config:
+		return v, true
+	case batching.Cluster:
+		return v.Engine, true
+	}
+	return batching.Config{}, false
 }
 
 // checkTop validates the top-level counts and the SLO.
@@ -70,6 +97,9 @@ func (s *Scenario) checkTop() error {
 		return fieldErr("max_in_system", "%d must be >= 0", s.MaxInSystem)
 	case s.Replications < 1:
 		return fieldErr("replications", "%d must be >= 1", s.Replications)
+	}
+	if err := s.checkSize(); err != nil {
+		return err
 	}
 	for i, p := range s.Percentiles {
 		if !(p >= 0 && p <= 100) {

@@ -56,12 +56,12 @@
 //	  gpu: h100-sxm             # catalog name or a spec file (cost.LoadGPU)
 //	  tensor_parallel_size: 1
 //	  max_num_seqs: 256
-//	  max_num_batched_tokens: 2048
+//	  max_num_batched_tokens: 0 # token budget per step (0: vLLM's: 2048; max(max_model_len, 2048) without chunked prefill)
 //	  enable_chunked_prefill: true
 //	  block_size: 16
 //	  gpu_memory_utilization: 0.9
 //	  kv_cache_memory: 0        # bytes per GPU ("8GiB" works); overrides gpu_memory_utilization
-//	  max_model_len: 0          # reject longer requests (0: no limit)
+//	  max_model_len: 0          # reject longer requests (0: the model's context length; no limit if unknown)
 //	  request_overhead_ms: 0    # fixed per-request latency added to TTFT and E2E
 //	  efficiency: {bandwidth: 0.8, flops: 0.6, step_overhead_s: 0.001}
 //	  replicas: 1               # engine replicas behind router
@@ -81,6 +81,11 @@
 // Fields that do not apply to the chosen kind or process (start with
 // process poisson, say) are errors rather than silently ignored. Paths to
 // traces and spec files are relative to the scenario file's directory.
+// Integer fields take whole numbers (1e6 is one; 1.5 is an error, not 1).
+// Sizes have hard limits, each documented with its reason
+// (MaxRecordedRequests, MaxRequests, MaxJobs, MaxReplicas, MaxServers,
+// workload.MaxClients, workload.MaxTokens), and lengths that no request
+// can fit into the engine (max_model_len, the KV pool) are errors.
 //
 // Distributions of times (think, service) are written KIND:PARAMS, see
 // ParseDist: exp:0.05, det:20ms, uniform:10ms,30ms, gamma:50ms,2,

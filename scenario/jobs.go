@@ -25,6 +25,9 @@ func (s *Scenario) Experiment() (*Experiment, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkJobs(len(pts)); err != nil {
+		return nil, s.locate(err)
+	}
 	x := &Experiment{Points: pts, Configs: make([]sim.Config, len(pts)), Replications: s.Replications, Seed: s.Seed}
 	for i, p := range pts {
 		if x.Configs[i], err = p.Scenario.Config(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 
 	"go.yaml.in/yaml/v3"
 
@@ -25,7 +26,8 @@ type Scenario struct {
 	// Seed is the base seed; replication r runs with
 	// event.ReplicationSeed(Seed, r), the same at every sweep point.
 	Seed uint64 `yaml:"seed"`
-	// Requests is the number of requests per run, warm-up included.
+	// Requests is the number of requests per run, warm-up included: at
+	// most MaxRecordedRequests, or MaxRequests with SummaryOnly.
 	Requests int `yaml:"requests"`
 	// Warmup is the number of first requests left out of every statistic.
 	Warmup int `yaml:"warmup"`
@@ -37,7 +39,8 @@ type Scenario struct {
 	// SummaryOnly keeps quantile sketches instead of every request
 	// record, so memory stays O(requests in the system).
 	SummaryOnly bool `yaml:"summary_only"`
-	// Replications is the number of independent runs per sweep point.
+	// Replications is the number of independent runs per sweep point;
+	// replications × sweep points is at most MaxJobs.
 	Replications int `yaml:"replications"`
 	// Percentiles are the percentiles reported for each latency metric.
 	Percentiles []float64 `yaml:"percentiles"`
@@ -137,7 +140,9 @@ type Server struct {
 	Model              string `yaml:"model"`
 	GPU                string `yaml:"gpu"`
 	TensorParallelSize int    `yaml:"tensor_parallel_size"`
-	// Engine knobs (kind vllm); see batching.Config.
+	// Engine knobs (kind vllm); see batching.Config. MaxNumBatchedTokens
+	// 0 is vLLM's default: 2048, or max(max_model_len, 2048) with chunked
+	// prefill off (a whole prompt must fit one step).
 	MaxNumSeqs           int     `yaml:"max_num_seqs"`
 	MaxNumBatchedTokens  int     `yaml:"max_num_batched_tokens"`
 	EnableChunkedPrefill bool    `yaml:"enable_chunked_prefill"`
@@ -146,7 +151,11 @@ type Server struct {
 	// KVCacheMemory sets the KV pool per GPU in bytes ("8GiB" works),
 	// overriding GPUMemoryUtilization. 0: derived from memory.
 	KVCacheMemory Bytes `yaml:"kv_cache_memory"`
-	// MaxModelLen rejects requests longer than it (0: no limit).
+	// MaxModelLen rejects requests whose input+output exceeds it, tokens.
+	// 0 is vLLM's default: the model's context length (cost.ModelSpec
+	// MaxContext, max_position_embeddings), or no limit when the model spec
+	// does not give it. It may not exceed the model's context length, and
+	// the KV pool must hold it.
 	MaxModelLen int `yaml:"max_model_len"`
 	// RequestOverheadMS is a fixed per-request latency (tokenize, HTTP)
 	// in milliseconds, added to TTFT and E2E.
@@ -241,7 +250,6 @@ func Default() Scenario {
 			Kind: "vllm", Model: DefaultModel, GPU: DefaultGPU,
 			TensorParallelSize:   e.Deployment.TP,
 			MaxNumSeqs:           e.MaxNumSeqs,
-			MaxNumBatchedTokens:  e.MaxNumBatchedTokens,
 			EnableChunkedPrefill: e.EnableChunkedPrefill,
 			BlockSize:            e.BlockSize,
 			GPUMemoryUtilization: e.Deployment.GPUMemoryUtilization,
@@ -290,9 +298,21 @@ func Parse(data []byte, filename string) (*Scenario, error) {
 	return s, nil
 }
 
-// decode decodes data over Default with unknown fields rejected.
+// decode decodes data over Default with unknown fields rejected and
+// numbers checked against their fields (checkNumbers).
 func decode(data []byte, filename string) (*Scenario, error) {
 	s := Default()
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, yamlError(filename, err)
+	}
+	if err := checkNumbers(&root, reflect.TypeFor[Scenario](), ""); err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			fe.File = filename
+		}
+		return nil, err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&s); err != nil {
@@ -320,6 +340,11 @@ func (s *Scenario) SetDir(dir string) { s.dir = dir }
 func (s *Scenario) Check() error {
 	if err := s.checkSweep(); err != nil {
 		return s.locate(err)
+	}
+	if s.Sweep != nil { // before the points are built
+		if err := s.checkJobs(len(s.Sweep.Values)); err != nil {
+			return s.locate(err)
+		}
 	}
 	pts, err := s.Points()
 	if err != nil {

@@ -25,7 +25,7 @@ requests: 300
 warmup: 30
 workload:
   arrival: {rate: 4}
-server: {model: qwen2.5-7b, gpu: rtx4090}
+server: {model: qwen2.5-7b, gpu: rtx4090, max_model_len: 32768}
 `
 
 func TestParseMinimal(t *testing.T) {
@@ -107,7 +107,7 @@ func TestParseKinds(t *testing.T) {
 				t.Errorf("service of (1024, 128) = %v, %v", first, total)
 			}
 		}},
-		{"cluster", "workload: {arrival: {rate: 2}}\nserver: {replicas: 2, router: least-outstanding, kv_cache_memory: 8GiB, enable_chunked_prefill: false}", func(t *testing.T, cfg sim.Config) {
+		{"cluster", "workload: {arrival: {rate: 2}}\nserver: {replicas: 2, router: least-outstanding, kv_cache_memory: 8GiB, enable_chunked_prefill: false, max_model_len: 8192}", func(t *testing.T, cfg sim.Config) {
 			c := cfg.Server.(batching.Cluster)
 			if c.Replicas != 2 || c.Router != batching.LeastOutstanding || c.Engine.Deployment.KVCacheMemory != 8<<30 || c.Engine.EnableChunkedPrefill {
 				t.Errorf("%#v", c)
@@ -145,7 +145,7 @@ func TestParseErrors(t *testing.T) {
 		{"not a mapping", "- 1\n- 2\n", "e.yaml:1: a scenario must be a mapping"},
 		{"unknown top field", "workload: {arrival: {rate: 1}}\nreplication: 3\n", `e.yaml:2: unknown field "replication" in the top level`},
 		{"unknown nested field", "workload:\n  arrival: {rate: 1}\nserver:\n  max_num_seq: 4\n", `e.yaml:4: unknown field "max_num_seq" in server`},
-		{"bad type", "workload: {arrival: {rate: 1}}\nrequests: many\n", "e.yaml:2: cannot unmarshal"},
+		{"bad type", "workload: {arrival: {rate: 1}}\nrequests: many\n", `e.yaml:2: requests: "many" is not a whole number`},
 		{"bad rate", "workload:\n  arrival: {rate: abc}\n", `e.yaml:2: workload.arrival.rate: "abc" must be a number > 0`},
 		{"bad bytes", "workload: {arrival: {rate: 1}}\nserver:\n  kv_cache_memory: lots\n", `e.yaml:3: server.kv_cache_memory: "lots" is not a byte count`},
 		{"zero rate", "workload:\n  arrival:\n    process: poisson\n", "e.yaml:2: workload.arrival.rate: 0 must be a number > 0"},

@@ -56,6 +56,11 @@ func (s *Scenario) EngineTemplate() (batching.Config, error) {
 	if err != nil {
 		return batching.Config{}, s.locate(err)
 	}
+	if l, err := s.lengths(); err == nil {
+		if err := s.checkFit(l, c, nil); err != nil {
+			return batching.Config{}, s.locate(err)
+		}
+	}
 	return c, nil
 }
 
@@ -88,26 +93,41 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 		c.Deployment.Eff = *v.Efficiency
 	}
 	c.MaxNumSeqs = v.MaxNumSeqs
-	c.MaxNumBatchedTokens = v.MaxNumBatchedTokens
 	c.EnableChunkedPrefill = v.EnableChunkedPrefill
 	c.BlockSize = v.BlockSize
-	c.MaxModelLen = v.MaxModelLen
 	c.RequestOverhead = v.RequestOverheadMS / 1000
 	switch {
 	case v.TensorParallelSize < 1:
 		return c, fieldErr("server.tensor_parallel_size", "%d must be >= 1", v.TensorParallelSize)
 	case v.MaxNumSeqs < 1:
 		return c, fieldErr("server.max_num_seqs", "%d must be >= 1", v.MaxNumSeqs)
-	case v.MaxNumBatchedTokens < 1:
-		return c, fieldErr("server.max_num_batched_tokens", "%d must be >= 1", v.MaxNumBatchedTokens)
+	case v.MaxNumBatchedTokens < 0:
+		return c, fieldErr("server.max_num_batched_tokens", "%d must be >= 1 (or 0: vLLM's default)", v.MaxNumBatchedTokens)
 	case v.BlockSize < 1:
 		return c, fieldErr("server.block_size", "%d must be >= 1", v.BlockSize)
 	case v.KVCacheMemory == 0 && !(v.GPUMemoryUtilization > 0 && v.GPUMemoryUtilization <= 1):
 		return c, fieldErr("server.gpu_memory_utilization", "%v must be in (0, 1]", v.GPUMemoryUtilization)
 	case v.MaxModelLen < 0:
-		return c, fieldErr("server.max_model_len", "%d must be >= 0", v.MaxModelLen)
+		return c, fieldErr("server.max_model_len", "%d must be >= 1 (or 0: the model's context length)", v.MaxModelLen)
+	case model.MaxContext > 0 && v.MaxModelLen > model.MaxContext:
+		return c, fieldErr("server.max_model_len", "%d exceeds %s's context length %d (max_position_embeddings in its config.json): vLLM refuses it",
+			v.MaxModelLen, model.Name, model.MaxContext)
 	case !(v.RequestOverheadMS >= 0) || math.IsInf(v.RequestOverheadMS, 1):
 		return c, fieldErr("server.request_overhead_ms", "%v must be a finite number >= 0", v.RequestOverheadMS)
+	}
+	// vLLM's defaults: max_model_len is the model's context length, and
+	// the token budget 2048, or, without chunked prefill, enough for the
+	// longest request: max(max_model_len, 2048).
+	c.MaxModelLen = v.MaxModelLen
+	if c.MaxModelLen == 0 {
+		c.MaxModelLen = model.MaxContext
+	}
+	c.MaxNumBatchedTokens = v.MaxNumBatchedTokens
+	if c.MaxNumBatchedTokens == 0 {
+		c.MaxNumBatchedTokens = batching.DefaultMaxNumBatchedTokens
+		if !c.EnableChunkedPrefill {
+			c.MaxNumBatchedTokens = max(c.MaxModelLen, batching.DefaultMaxNumBatchedTokens)
+		}
 	}
 	return c, nil
 }
@@ -122,6 +142,9 @@ func (s *Scenario) engine() (sim.ServerConfig, error) {
 	if err := positive("server.replicas", v.Replicas); err != nil {
 		return nil, err
 	}
+	if v.Replicas > MaxReplicas {
+		return nil, fieldErr("server.replicas", "%d exceeds %d, the most engine replicas a run simulates (each with its own scheduler and KV pool)", v.Replicas, MaxReplicas)
+	}
 	r := batching.Router(v.Router)
 	if r != batching.RoundRobin && r != batching.LeastOutstanding {
 		return nil, fieldErr("server.router", "unknown router %q (known: %q, %q)", v.Router, batching.RoundRobin, batching.LeastOutstanding)
@@ -135,6 +158,10 @@ func (s *Scenario) engine() (sim.ServerConfig, error) {
 // fieldRE finds the snake_case field a batching error, or a cost error
 // about the deployment, starts with.
 var fieldRE = regexp.MustCompile(`^(?:batching: |cost: deployment )?([a-z_]+) `)
+
+// fewerRE finds the engine's "the KV pool holds N tokens ..., fewer than
+// FIELD" errors.
+var fewerRE = regexp.MustCompile(`^(?:batching: )?the KV pool holds .* fewer than (max_model_len|max_num_batched_tokens) `)
 
 // tpRE finds the cost model's shape errors, which name the TP degree.
 var tpRE = regexp.MustCompile(`\btp \d+`)
@@ -152,6 +179,12 @@ func engineError(err error) error {
 			path = "server." + m[1]
 		}
 	}
+	if m := fewerRE.FindStringSubmatch(msg); path == "server" && m != nil {
+		path = "server." + m[1] // the KV pool holds fewer tokens than max_model_len
+	}
+	if path == "server" && strings.Contains(msg, "does not fit") && strings.Contains(msg, "kv_cache_memory") {
+		path = "server.kv_cache_memory"
+	}
 	if path == "server" && tpRE.MatchString(msg) {
 		path = "server.tensor_parallel_size"
 	}
@@ -168,6 +201,9 @@ func (s *Scenario) fcfs() (sim.ServerConfig, error) {
 	v := s.Server
 	if err := positive("server.servers", v.Servers); err != nil {
 		return nil, err
+	}
+	if v.Servers > MaxServers {
+		return nil, fieldErr("server.servers", "%d exceeds %d, the most FCFS servers a run simulates (each server's state is allocated up front)", v.Servers, MaxServers)
 	}
 	if err := nonNegative("server.queue_cap", v.QueueCap); err != nil {
 		return nil, err

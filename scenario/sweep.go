@@ -75,6 +75,8 @@ func (s *Scenario) checkSweep() error {
 		return fieldErr("sweep.param", "is required: the dotted path of the swept field, e.g. workload.arrival.rate")
 	case w.Param == "sweep" || strings.HasPrefix(w.Param, "sweep."):
 		return fieldErr("sweep.param", "%q: a sweep cannot sweep itself", w.Param)
+	case w.Param == "seed":
+		return fieldErr("sweep.param", "seed cannot be swept: every point runs replication r with the seed derived from the top-level seed and r (common random numbers), so the points would be identical; set replications for independent runs")
 	case len(w.Values) == 0:
 		return fieldErr("sweep.values", "must list at least one value")
 	}

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"math"
+	"os"
 	"sync"
 
 	"github.com/servesim/servesim/workload"
@@ -46,6 +47,9 @@ func (s *Scenario) workload() (workload.Workload, error) {
 	} else {
 		if err := positive("workload.closed.clients", w.Closed.Clients); err != nil {
 			return out, err
+		}
+		if w.Closed.Clients > workload.MaxClients {
+			return out, fieldErr("workload.closed.clients", "%d exceeds %d, the most clients a run simulates (each holds an event from time 0)", w.Closed.Clients, workload.MaxClients)
 		}
 		if w.MaxConcurrency != 0 {
 			return out, fieldErr("workload.max_concurrency", "applies to open loops; a closed loop's concurrency is closed.clients")
@@ -167,12 +171,18 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 		{"correlation", l.Correlation != 0}, {"input_max", l.InputMax != 0}, {"output_max", l.OutputMax != 0}}
 	trace := []field{{"path", l.Path != ""}, {"order", l.Order != ""}}
 	ratio := field{"range_ratio", l.RangeRatio != 0}
-	pair := func() error {
-		if l.Input < 0 {
+	// pair checks input and output against [0 or 1, limit].
+	pair := func(limit int) error {
+		const why = "tokens (far beyond any model's context; it keeps token sums from overflowing)"
+		switch {
+		case l.Input < 0:
 			return fieldErr(at+".input", "%d must be >= 0", l.Input)
-		}
-		if l.Output < 1 {
+		case l.Output < 1:
 			return fieldErr(at+".output", "%d must be >= 1", l.Output)
+		case l.Input > limit:
+			return fieldErr(at+".input", "%d exceeds %d %s", l.Input, limit, why)
+		case l.Output > limit:
+			return fieldErr(at+".output", "%d exceeds %d %s", l.Output, limit, why)
 		}
 		return nil
 	}
@@ -186,7 +196,7 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 		if err := unused(at, "kind random", append(logn, trace...)...); err != nil {
 			return nil, err
 		}
-		if err := pair(); err != nil {
+		if err := pair(workload.MaxTokens / 2); err != nil { // draws reach n(1+r) < 2n
 			return nil, err
 		}
 		if !(l.RangeRatio >= 0 && l.RangeRatio < 1) {
@@ -197,7 +207,7 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 		if err := unused(at, "kind fixed", append(append(logn, trace...), ratio)...); err != nil {
 			return nil, err
 		}
-		if err := pair(); err != nil {
+		if err := pair(workload.MaxTokens); err != nil {
 			return nil, err
 		}
 		out = workload.Fixed{Input: l.Input, Output: l.Output}
@@ -208,8 +218,16 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 		if l.Input < 1 {
 			return nil, fieldErr(at+".input", "%d (the median) must be >= 1", l.Input)
 		}
-		if l.Output < 1 {
-			return nil, fieldErr(at+".output", "%d (the median) must be >= 1", l.Output)
+		if err := pair(workload.MaxTokens); err != nil {
+			return nil, err
+		}
+		for _, c := range []struct {
+			name string
+			v    int
+		}{{"input_max", l.InputMax}, {"output_max", l.OutputMax}} {
+			if c.v < 0 || c.v > workload.MaxTokens {
+				return nil, fieldErr(at+"."+c.name, "%d must be in [0, %d] tokens (0: no cap below %d)", c.v, workload.MaxTokens, workload.MaxTokens)
+			}
 		}
 		out = workload.LogNormal{InputMedian: float64(l.Input), InputSigma: l.InputSigma,
 			OutputMedian: float64(l.Output), OutputSigma: l.OutputSigma, Correlation: l.Correlation,
@@ -268,6 +286,9 @@ func (s *Scenario) trace(path string) (workload.Trace, error) {
 	defer s.traces.mu.Unlock()
 	if t, ok := s.traces.m[full]; ok {
 		return t, nil
+	}
+	if st, err := os.Stat(full); err == nil && st.IsDir() {
+		return workload.Trace{}, fmt.Errorf("%s is a directory: want a CSV or JSONL file of input and output lengths", path)
 	}
 	t, err := workload.LoadTrace(full)
 	if err != nil {

@@ -12,8 +12,19 @@ import (
 // WriteTable writes one line per candidate — shape and per-rank memory,
 // KV tokens, the λ* bracket and λ* per GPU, and, when commonRate > 0, the
 // floor of attainment and per-card goodput at that rate — then the verdict.
+// A candidate that cannot run gets one short reason in its row, marked
+// [n] when there is more to say, and the full reasons follow the table.
 func (rep *Report) WriteTable(w io.Writer, commonRate float64) error {
 	var b strings.Builder
+	var details []string
+	short := func(r Row, err string) string {
+		s, more := shortReason(err)
+		if !more {
+			return s
+		}
+		details = append(details, fmt.Sprintf("[%d] %s: %s", len(details)+1, r.Candidate, strings.Join(reasonLines(err), "; ")))
+		return fmt.Sprintf("%s [%d]", s, len(details))
+	}
 	common := ""
 	if commonRate > 0 {
 		common = fmt.Sprintf("at %g req/s: floor, G_card", commonRate)
@@ -22,14 +33,14 @@ func (rep *Report) WriteTable(w io.Writer, commonRate float64) error {
 	for _, r := range rep.Rows {
 		switch {
 		case r.ShapeErr != "":
-			fmt.Fprintf(&b, "%-9s %4d  impossible: %s\n", r.Candidate, r.GPUs, r.ShapeErr)
+			fmt.Fprintf(&b, "%-9s %4d  impossible: %s\n", r.Candidate, r.GPUs, short(r, r.ShapeErr))
 			continue
 		case !r.Fits && r.Memory.KVPoolBytes <= 0:
 			fmt.Fprintf(&b, "%-9s %4d  does not fit: weights %.1f GiB + runtime %.1f GiB > usable %.1f GiB\n",
 				r.Candidate, r.GPUs, r.Memory.WeightBytes/cost.GiB, r.Memory.RuntimeBytes/cost.GiB, r.Memory.UsableBytes/cost.GiB)
 			continue
 		case !r.Fits:
-			fmt.Fprintf(&b, "%-9s %4d  cannot run: %s\n", r.Candidate, r.GPUs, r.FitErr)
+			fmt.Fprintf(&b, "%-9s %4d  cannot run: %s\n", r.Candidate, r.GPUs, short(r, r.FitErr))
 			continue
 		}
 		shape := fmt.Sprintf("%d heads, %d kv; weights %.1f + KV %.1f GiB",
@@ -41,9 +52,41 @@ func (rep *Report) WriteTable(w io.Writer, commonRate float64) error {
 		}
 		b.WriteByte('\n')
 	}
+	for _, d := range details {
+		fmt.Fprintln(&b, d)
+	}
 	fmt.Fprintf(&b, "verdict: %s\n", rep.Verdict())
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// reasonLines splits an error message into its lines, without the
+// packages' prefixes ("cost: model \"m\": ", "batching: ").
+func reasonLines(err string) []string {
+	var out []string
+	for _, l := range strings.Split(err, "\n") {
+		l = strings.TrimPrefix(strings.TrimPrefix(l, "batching: "), "cost: ")
+		if strings.HasPrefix(l, "model ") {
+			if _, rest, ok := strings.Cut(l, ": "); ok {
+				l = rest
+			}
+		}
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// shortReason returns the first clause of an error's first line, and
+// whether it leaves anything out.
+func shortReason(err string) (string, bool) {
+	lines := reasonLines(err)
+	if len(lines) == 0 {
+		return "", false
+	}
+	first, rest, cut := strings.Cut(lines[0], ": ")
+	return first, cut && rest != "" || len(lines) > 1
 }
 
 func rate(x float64) string {

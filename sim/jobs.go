@@ -81,7 +81,8 @@ func (s Shard) Size(n int) int {
 func (s Shard) String() string { return strconv.Itoa(s.Index) + "/" + strconv.Itoa(s.Count) }
 
 // Each runs do(k, i) for the k-th job index i (k = 0, 1, ...) of the n jobs
-// that shard owns, on up to workers goroutines (0 means GOMAXPROCS). do
+// that shard owns, on up to workers goroutines (0 means GOMAXPROCS; a
+// negative count is an error). do
 // stores its outcome in slot k of the caller's own storage (length
 // shard.Size(n)); since every run is a function of its job alone, the
 // outcome does not depend on the parallelism.
@@ -95,8 +96,11 @@ func Each(n int, shard Shard, workers int, do func(k, i int) error) error {
 	if err := shard.Validate(); err != nil {
 		return err
 	}
+	if workers < 0 {
+		return invalidf("workers %d must be >= 0 (0: GOMAXPROCS)", workers)
+	}
 	size := shard.Size(n)
-	if workers <= 0 {
+	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = max(1, min(workers, size))

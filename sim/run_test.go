@@ -494,3 +494,14 @@ func TestOverloadStopsSmall(t *testing.T) {
 		t.Logf("summary %v: peak heap %.1f MB", tc.summary, float64(peak)/(1<<20))
 	}
 }
+
+// TestEachRejectsNegativeWorkers: 0 workers means GOMAXPROCS; a negative
+// count is an error naming it, not a silent default.
+func TestEachRejectsNegativeWorkers(t *testing.T) {
+	t.Parallel()
+	err := sim.Each(3, sim.AllJobs, -2, func(int, int) error { return nil })
+	require.Error(t, err)
+	assert.ErrorIs(t, err, sim.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "workers -2 must be >= 0 (0: GOMAXPROCS)")
+	require.NoError(t, sim.Each(3, sim.AllJobs, 0, func(int, int) error { return nil }))
+}

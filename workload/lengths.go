@@ -20,6 +20,21 @@ type Lengths interface {
 	Validate() error
 }
 
+// MaxTokens is the largest input or output length, in tokens, a length
+// distribution may give: 2^30, far beyond any model's context (the longest
+// are millions of tokens), and small enough that sums of lengths, KV-block
+// counts and token totals never overflow an int.
+const MaxTokens = 1 << 30
+
+// A Bounded length distribution knows the range of its draws. Every
+// distribution of this package is Bounded.
+type Bounded interface {
+	// Bounds returns the smallest and largest input and output lengths a
+	// draw can have, tokens. The pairs need not be reachable together: the
+	// shortest request has at least inLo + outLo tokens.
+	Bounds() (inLo, inHi, outLo, outHi int)
+}
+
 // Fixed gives every request Input prompt and Output response tokens.
 type Fixed struct {
 	Input  int `json:"input" yaml:"input"`
@@ -32,15 +47,22 @@ func (f Fixed) Sample(*rand.Rand, int) (int, int) { return f.Input, f.Output }
 // Mean returns (Input, Output).
 func (f Fixed) Mean() (float64, float64) { return float64(f.Input), float64(f.Output) }
 
-// Validate requires Input ≥ 0 and Output ≥ 1.
+// Bounds returns (Input, Input, Output, Output).
+func (f Fixed) Bounds() (int, int, int, int) { return f.Input, f.Input, f.Output, f.Output }
+
+// Validate requires 0 ≤ Input ≤ MaxTokens and 1 ≤ Output ≤ MaxTokens.
 func (f Fixed) Validate() error { return checkPair("fixed", f.Input, f.Output) }
 
 func checkPair(kind string, in, out int) error {
-	if in < 0 {
+	switch {
+	case in < 0:
 		return fmt.Errorf("%w: %s input %d must be >= 0", ErrInvalid, kind, in)
-	}
-	if out < 1 {
+	case out < 1:
 		return fmt.Errorf("%w: %s output %d must be >= 1", ErrInvalid, kind, out)
+	case in > MaxTokens:
+		return fmt.Errorf("%w: %s input %d exceeds MaxTokens %d", ErrInvalid, kind, in, MaxTokens)
+	case out > MaxTokens:
+		return fmt.Errorf("%w: %s output %d exceeds MaxTokens %d", ErrInvalid, kind, out, MaxTokens)
 	}
 	return nil
 }
@@ -69,16 +91,23 @@ func (r Random) Sample(rng *rand.Rand, _ int) (int, int) {
 	return inLo + rng.IntN(inHi-inLo+1), outLo + rng.IntN(outHi-outLo+1)
 }
 
+// Bounds returns the two ranges.
+func (r Random) Bounds() (int, int, int, int) { return r.bounds() }
+
 // Mean returns the midpoints of the two ranges.
 func (r Random) Mean() (float64, float64) {
 	inLo, inHi, outLo, outHi := r.bounds()
 	return float64(inLo+inHi) / 2, float64(outLo+outHi) / 2
 }
 
-// Validate requires InputLen ≥ 0, OutputLen ≥ 1 and 0 ≤ RangeRatio < 1.
+// Validate requires 0 ≤ InputLen ≤ MaxTokens/2, 1 ≤ OutputLen ≤
+// MaxTokens/2 and 0 ≤ RangeRatio < 1 (so draws stay within MaxTokens).
 func (r Random) Validate() error {
 	if err := checkPair("random", r.InputLen, r.OutputLen); err != nil {
 		return err
+	}
+	if r.InputLen > MaxTokens/2 || r.OutputLen > MaxTokens/2 {
+		return fmt.Errorf("%w: random input_len %d and output_len %d must be <= MaxTokens/2 %d", ErrInvalid, r.InputLen, r.OutputLen, MaxTokens/2)
 	}
 	if !(r.RangeRatio >= 0 && r.RangeRatio < 1) {
 		return fmt.Errorf("%w: random range_ratio %v must be in [0, 1)", ErrInvalid, r.RangeRatio)
@@ -90,7 +119,7 @@ func (r Random) Validate() error {
 // normal with medians InputMedian and OutputMedian, log-scale deviations
 // InputSigma and OutputSigma, and correlation Correlation. Values are
 // rounded to integers and clamped to [1, InputMax] and [1, OutputMax]
-// (a zero maximum means no cap). Each draw takes two uniforms.
+// (a zero maximum means MaxTokens). Each draw takes two uniforms.
 type LogNormal struct {
 	InputMedian  float64 `json:"input_median" yaml:"input_median"`
 	InputSigma   float64 `json:"input_sigma" yaml:"input_sigma"`
@@ -112,10 +141,25 @@ func (l LogNormal) Sample(r *rand.Rand, _ int) (int, int) {
 }
 
 func clampRound(x float64, hi int) int {
-	if hi > 0 && x > float64(hi) {
+	if hi <= 0 {
+		hi = MaxTokens
+	}
+	if x > float64(hi) {
 		return hi
 	}
 	return max(int(math.Round(x)), 1)
+}
+
+// Bounds returns [1, InputMax] and [1, OutputMax], MaxTokens for a zero
+// cap.
+func (l LogNormal) Bounds() (int, int, int, int) {
+	or := func(hi int) int {
+		if hi <= 0 {
+			return MaxTokens
+		}
+		return hi
+	}
+	return 1, or(l.InputMax), 1, or(l.OutputMax)
 }
 
 func openUnit(r *rand.Rand) float64 {
@@ -155,8 +199,8 @@ func (l LogNormal) Validate() error {
 	if !(l.Correlation >= -1 && l.Correlation <= 1) {
 		return fmt.Errorf("%w: lognormal correlation %v must be in [-1, 1]", ErrInvalid, l.Correlation)
 	}
-	if l.InputMax < 0 || l.OutputMax < 0 {
-		return fmt.Errorf("%w: lognormal caps input_max %d, output_max %d must be >= 0", ErrInvalid, l.InputMax, l.OutputMax)
+	if l.InputMax < 0 || l.OutputMax < 0 || l.InputMax > MaxTokens || l.OutputMax > MaxTokens {
+		return fmt.Errorf("%w: lognormal caps input_max %d, output_max %d must be in [0, MaxTokens %d] (0: MaxTokens)", ErrInvalid, l.InputMax, l.OutputMax, MaxTokens)
 	}
 	return nil
 }
@@ -183,6 +227,9 @@ func (e Empirical) Sample(r *rand.Rand, _ int) (int, int) {
 // Mean returns the row means.
 func (e Empirical) Mean() (float64, float64) { return meanPairs(e.Pairs) }
 
+// Bounds returns the smallest and largest input and output of the rows.
+func (e Empirical) Bounds() (int, int, int, int) { return boundsPairs(e.Pairs) }
+
 // Validate requires at least one row, each with input ≥ 0 and output ≥ 1.
 func (e Empirical) Validate() error { return checkPairs("empirical", e.Pairs) }
 
@@ -201,6 +248,21 @@ func (s Sequence) Sample(_ *rand.Rand, i int) (int, int) {
 
 // Mean returns the row means.
 func (s Sequence) Mean() (float64, float64) { return meanPairs(s.Pairs) }
+
+// Bounds returns the smallest and largest input and output of the rows.
+func (s Sequence) Bounds() (int, int, int, int) { return boundsPairs(s.Pairs) }
+
+func boundsPairs(ps []Pair) (inLo, inHi, outLo, outHi int) {
+	if len(ps) == 0 {
+		return 0, 0, 0, 0
+	}
+	inLo, inHi, outLo, outHi = ps[0].Input, ps[0].Input, ps[0].Output, ps[0].Output
+	for _, p := range ps[1:] {
+		inLo, inHi = min(inLo, p.Input), max(inHi, p.Input)
+		outLo, outHi = min(outLo, p.Output), max(outHi, p.Output)
+	}
+	return
+}
 
 // Validate requires at least one row, each with input ≥ 0 and output ≥ 1.
 func (s Sequence) Validate() error { return checkPairs("sequence", s.Pairs) }
@@ -226,3 +288,12 @@ func checkPairs(kind string, ps []Pair) error {
 	}
 	return nil
 }
+
+var (
+	_ Bounded = Fixed{}
+	_ Bounded = Random{}
+	_ Bounded = LogNormal{}
+	_ Bounded = Empirical{}
+	_ Bounded = Sequence{}
+	_ Bounded = QuantileTable{}
+)

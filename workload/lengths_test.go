@@ -2,6 +2,7 @@ package workload
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -275,6 +276,11 @@ func TestLengthsValidate(t *testing.T) {
 		{"empirical output 0", Empirical{Pairs: []Pair{{1, 1}, {2, 0}}}, "empirical pairs[1] output 0"},
 		{"sequence empty", Sequence{}, "sequence pairs must not be empty"},
 		{"sequence input negative", Sequence{Pairs: []Pair{{-3, 1}}}, "sequence pairs[0] input -3"},
+		{"fixed input above MaxTokens", Fixed{Input: MaxTokens + 1, Output: 1}, "fixed input 1073741825 exceeds MaxTokens 1073741824"},
+		{"random input above MaxTokens/2", Random{InputLen: MaxTokens/2 + 1, OutputLen: 1}, "must be <= MaxTokens/2 536870912"},
+		{"lognormal cap above MaxTokens", with(func(l *LogNormal) { l.InputMax = MaxTokens + 1 }), "input_max 1073741825"},
+		{"empirical output above MaxTokens", Empirical{Pairs: []Pair{{1, MaxTokens + 1}}}, "empirical pairs[0] output 1073741825 exceeds MaxTokens"},
+		{"quantile above MaxTokens", QuantileTable{Probs: []float64{0, 1}, Input: []float64{1, 2e9}, Output: []float64{1, 2}}, "quantile table input[1] 2e+09 must be in [0, MaxTokens 1073741824]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -283,5 +289,29 @@ func TestLengthsValidate(t *testing.T) {
 			require.ErrorIs(t, err, ErrInvalid)
 			assert.Contains(t, err.Error(), tt.want)
 		})
+	}
+}
+
+// TestBounds: every draw falls within Bounds, and a log-normal without
+// caps saturates at MaxTokens instead of overflowing an int.
+func TestBounds(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, l := range []Lengths{
+		Fixed{Input: 7, Output: 3},
+		Random{InputLen: 100, OutputLen: 20, RangeRatio: 0.5},
+		LogNormal{InputMedian: 100, InputSigma: 2, OutputMedian: 10, OutputSigma: 1, InputMax: 500},
+		LogNormal{InputMedian: 1e6, InputSigma: 30, OutputMedian: 10},
+		Empirical{Pairs: []Pair{{5, 1}, {50, 9}, {20, 30}}},
+		Sequence{Pairs: []Pair{{5, 1}, {50, 9}}},
+		AzureConversation(),
+	} {
+		inLo, inHi, outLo, outHi := l.(Bounded).Bounds()
+		for i := range 2000 {
+			in, out := l.Sample(r, i)
+			if in < inLo || in > inHi || out < outLo || out > outHi {
+				t.Fatalf("%T: draw (%d, %d) outside bounds [%d, %d] x [%d, %d]", l, in, out, inLo, inHi, outLo, outHi)
+			}
+		}
 	}
 }

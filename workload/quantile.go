@@ -50,6 +50,12 @@ func (q QuantileTable) at(xs []float64, u float64) float64 {
 	return xs[i-1] + (u-p0)/(p1-p0)*(xs[i]-xs[i-1])
 }
 
+// Bounds returns the rounded first and last quantiles (output at least 1).
+func (q QuantileTable) Bounds() (int, int, int, int) {
+	r := func(x float64) int { return int(math.Round(x)) }
+	return r(q.Input[0]), r(q.Input[len(q.Input)-1]), max(r(q.Output[0]), 1), max(r(q.Output[len(q.Output)-1]), 1)
+}
+
 // Mean returns the means of the piecewise-linear marginals (before
 // rounding): Σ over table intervals of width × midpoint.
 func (q QuantileTable) Mean() (float64, float64) {
@@ -88,8 +94,8 @@ func (q QuantileTable) Validate() error {
 		xs   []float64
 	}{{"input", q.Input}, {"output", q.Output}} {
 		for i, x := range col.xs {
-			if !(x >= 0) || math.IsInf(x, 1) {
-				return fmt.Errorf("%w: quantile table %s[%d] %v must be a finite number >= 0", ErrInvalid, col.name, i, x)
+			if !(x >= 0 && x <= MaxTokens) {
+				return fmt.Errorf("%w: quantile table %s[%d] %v must be in [0, MaxTokens %d]", ErrInvalid, col.name, i, x, MaxTokens)
 			}
 			if i > 0 && x < col.xs[i-1] {
 				return fmt.Errorf("%w: quantile table %s[%d] %v is below %s[%d] %v", ErrInvalid, col.name, i, x, col.name, i-1, col.xs[i-1])

@@ -20,7 +20,8 @@ type Workload struct {
 	// --max-concurrency); excess requests wait in the client, FIFO, and
 	// that wait is reported as client queue time. 0 means no cap.
 	MaxConcurrency int
-	// Clients is the number of closed-loop clients (fixed concurrency C).
+	// Clients is the number of closed-loop clients (fixed concurrency C),
+	// at most MaxClients.
 	Clients int
 	// Think is the closed-loop think time between a completion and the
 	// client's next request, seconds; nil means none.
@@ -28,6 +29,11 @@ type Workload struct {
 	// Lengths draws each request's (input, output) token counts.
 	Lengths Lengths
 }
+
+// MaxClients is the most closed-loop clients a workload may have: every
+// client's first request is an event from time 0, so a run holds one
+// event per client (about 50 MB at the limit).
+const MaxClients = 1_000_000
 
 // Closed reports whether w is a closed loop.
 func (w Workload) Closed() bool { return w.Clients > 0 }
@@ -43,6 +49,9 @@ func (w Workload) Validate() error {
 		return fmt.Errorf("%w: neither arrivals (open loop) nor clients (closed loop) is set", ErrInvalid)
 	case w.Arrivals != nil && w.Clients != 0:
 		return fmt.Errorf("%w: both arrivals and clients %d are set; choose open or closed loop", ErrInvalid, w.Clients)
+	}
+	if w.Clients > MaxClients {
+		return fmt.Errorf("%w: clients %d exceeds MaxClients %d (a run holds an event per client from time 0)", ErrInvalid, w.Clients, MaxClients)
 	}
 	if w.MaxConcurrency < 0 {
 		return fmt.Errorf("%w: max_concurrency %d must be >= 0", ErrInvalid, w.MaxConcurrency)

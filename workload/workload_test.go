@@ -20,6 +20,7 @@ func TestWorkloadValidate(t *testing.T) {
 		{"both loops", Workload{Arrivals: Poisson{Rate: 1}, Clients: 2, Lengths: lengths}, "both arrivals and clients 2 are set"},
 		{"clients negative", Workload{Clients: -1, Lengths: lengths}, "clients -1 must be > 0"},
 		{"max_concurrency negative", Workload{Arrivals: Poisson{Rate: 1}, MaxConcurrency: -1, Lengths: lengths}, "max_concurrency -1 must be >= 0"},
+		{"too many clients", Workload{Clients: MaxClients + 1, Lengths: lengths}, "clients 1000001 exceeds MaxClients 1000000"},
 		{"max_concurrency with clients", Workload{Clients: 4, MaxConcurrency: 2, Lengths: lengths}, "max_concurrency 2 applies to open loops; a closed loop's concurrency is clients 4"},
 		{"think with open loop", Workload{Arrivals: Poisson{Rate: 1}, Think: distribution.Exponential{Rate: 1}, Lengths: lengths}, "think time applies to closed loops only"},
 		{"think invalid", Workload{Clients: 1, Think: distribution.Exponential{Rate: 0}, Lengths: lengths}, "think: invalid distribution: exponential rate 0"},

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/workload"
 )
 
 // runBench is `servesim bench`.
@@ -40,6 +42,7 @@ func runBench(args []string, e *env) error {
 	if err := printSummary(e.stdout, &o, sc, res); err != nil {
 		return err
 	}
+	reportFailures(e.stderr, &o, sc, res)
 	if o.saveResult {
 		path, err := saveBenchResult(&o, sc, res)
 		if err != nil {
@@ -51,6 +54,60 @@ func runBench(args []string, e *env) error {
 	}
 	return nil
 }
+
+// reportFailures says on stderr why requests failed: a warning when none
+// completed (vLLM warns "All requests failed"; servesim knows the limits
+// they broke), otherwise a note, unless --quiet. The summary and the JSON
+// stay as vLLM writes them.
+func reportFailures(w io.Writer, o *benchOptions, sc *scenario.Scenario, res *sim.Result) {
+	if res.StoppedBy != sim.StopNone {
+		fmt.Fprintf(w, "servesim: warning: the run stopped early (%s): the statistics cover the %d measured requests that ended, of %d sent\n",
+			res.Stability.Reason, res.Completed+res.Failed+res.Rejected, res.Measured)
+	}
+	failed := res.Failed + res.Rejected
+	if failed == 0 {
+		return
+	}
+	why := failureReason(sc, true)
+	switch {
+	case res.Completed == 0:
+		fmt.Fprintf(w, "servesim: warning: all %d requests failed: %s\n", failed, why)
+	case !o.quiet:
+		fmt.Fprintf(w, "servesim: note: %d of %d requests failed: %s\n", failed, res.Measured, why)
+	}
+}
+
+// failureReason names the limits a server rejects requests by, in flag
+// names (flags) or scenario field names, and how long the lengths get.
+func failureReason(sc *scenario.Scenario, flags bool) string {
+	why := "the server rejected them"
+	if eng, err := sc.Engine(); err == nil && sc.Server.Kind != scenario.KindFCFS {
+		var limits []string
+		if eng.MaxModelLen > 0 {
+			limits = append(limits, fmt.Sprintf("input+output above --max-model-len %d", eng.MaxModelLen))
+		}
+		if pool, err := eng.Pool(); err == nil {
+			limits = append(limits, fmt.Sprintf("a KV footprint (input+output-1) above the pool's %d tokens", pool.Tokens))
+		}
+		if !eng.EnableChunkedPrefill {
+			limits = append(limits, fmt.Sprintf("input+output-1 above --max-num-batched-tokens %d (chunked prefill off)", eng.MaxNumBatchedTokens))
+		}
+		why = "the engine rejects requests with " + strings.Join(limits, ", or ")
+		if w, err := sc.BuildWorkload(); err == nil {
+			if b, ok := w.Lengths.(workload.Bounded); ok {
+				_, inHi, _, outHi := b.Bounds()
+				why += fmt.Sprintf("; the dataset's lengths reach input %d + output %d = %d tokens", inHi, outHi, inHi+outHi)
+			}
+		}
+	}
+	if !flags {
+		why = fieldOfFlag.Replace(why)
+	}
+	return why
+}
+
+// fieldOfFlag names the scenario fields behind the engine flags.
+var fieldOfFlag = strings.NewReplacer("--max-model-len", "max_model_len", "--max-num-batched-tokens", "max_num_batched_tokens", "the dataset's", "the workload's")
 
 // parseBenchStyle parses the arguments of a subcommand that takes bench's
 // flags plus, when define is not nil, its own (define adds them and returns
@@ -72,11 +129,39 @@ func parseBenchStyle(name, usage string, args []string, e *env, o *benchOptions,
 		return nil, err
 	}
 	o.set = setFlags(fs)
+	if err := o.mergeAliases(fs); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	pos, err = o.goodputPairs(pos)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return pos, nil
+}
+
+// mergeAliases folds each second name of a setting (-tp,
+// --kv-cache-memory-bytes, --replicas, --disable-tqdm) into the first.
+// Both names given with different values is an error naming both.
+func (o *benchOptions) mergeAliases(fs *flag.FlagSet) error {
+	for _, a := range [][2]string{{"tensor-parallel-size", "tp"}, {"kv-cache-memory", "kv-cache-memory-bytes"}, {"data-parallel-size", "replicas"}, {"quiet", "disable-tqdm"}} {
+		if !o.set[a[0]] || !o.set[a[1]] {
+			continue
+		}
+		if v0, v1 := fs.Lookup(a[0]).Value.String(), fs.Lookup(a[1]).Value.String(); v0 != v1 {
+			return fmt.Errorf("--%s %s and --%s %s set the same thing to different values: give one", a[0], v0, a[1], v1)
+		}
+	}
+	if o.set["tp"] {
+		o.server.TensorParallelSize = o.tpAlias
+	}
+	if o.set["kv-cache-memory-bytes"] {
+		o.server.KVCacheMemory = scenario.Bytes(o.kvBytesAlias)
+	}
+	if o.set["replicas"] {
+		o.server.Replicas = o.replicasAlias
+	}
+	o.quiet = o.quiet || o.disableTqdm
+	return nil
 }
 
 // goodputPairs takes vLLM's `--goodput ttft:800 tpot:50` form, where the
@@ -98,13 +183,8 @@ func (o *benchOptions) goodputPairs(pos []string) ([]string, error) {
 
 // scenario turns the flags into a scenario (one run, seed --seed).
 func (o *benchOptions) scenario() (*scenario.Scenario, error) {
-	switch {
-	case o.numPrompts < 1:
-		return nil, fmt.Errorf("--num-prompts %d must be >= 1", o.numPrompts)
-	case o.numWarmups < 0:
-		return nil, fmt.Errorf("--num-warmups %d must be >= 0", o.numWarmups)
-	case o.maxConcurrency < 0:
-		return nil, fmt.Errorf("--max-concurrency %d must be >= 0", o.maxConcurrency)
+	if err := o.checkSize(); err != nil {
+		return nil, err
 	}
 	ps, err := parseFloatList(o.metricPercentiles)
 	if err != nil {
@@ -129,6 +209,7 @@ func (o *benchOptions) scenario() (*scenario.Scenario, error) {
 	sc.Seed = o.seed
 	sc.Requests = o.numPrompts + o.numWarmups
 	sc.Warmup = o.numWarmups
+	sc.SummaryOnly = o.summaryOnly
 	sc.Percentiles = ps
 	sc.SLO = o.slo
 	sc.Server = o.server
@@ -146,6 +227,9 @@ func (o *benchOptions) scenario() (*scenario.Scenario, error) {
 	}
 	sc.Workload.MaxConcurrency = o.maxConcurrency
 
+	if o.set["trace-speedup"] && !o.traceTimestamps {
+		return nil, errors.New("--trace-speedup applies to --trace-timestamps (a trace replay)")
+	}
 	switch o.datasetName {
 	case "random":
 		if o.set["dataset-path"] || o.traceTimestamps {
@@ -198,6 +282,26 @@ func (o *benchOptions) scenario() (*scenario.Scenario, error) {
 	}
 	sc.Workload.Arrival = a
 	return &sc, nil
+}
+
+// checkSize enforces the request limits of a run (scenario.MaxRecordedRequests,
+// scenario.MaxRequests) on --num-prompts + --num-warmups.
+func (o *benchOptions) checkSize() error {
+	n := int64(o.numPrompts) + int64(o.numWarmups)
+	what := fmt.Sprintf("--num-prompts %d exceeds", o.numPrompts)
+	if o.numWarmups > 0 {
+		what = fmt.Sprintf("--num-prompts %d + --num-warmups %d = %d requests exceed", o.numPrompts, o.numWarmups, n)
+	}
+	switch {
+	case o.summaryOnly && o.saveDetailed:
+		return errors.New("--save-detailed needs every request's record: drop --summary-only")
+	case !o.summaryOnly && n > scenario.MaxRecordedRequests:
+		return fmt.Errorf("%s %d, the limit with every request's record kept (about 300 bytes each, 3 GB at the limit): add --summary-only to keep quantile sketches instead (percentiles within 0.5%%; memory follows the requests in flight)",
+			what, scenario.MaxRecordedRequests)
+	case n > scenario.MaxRequests:
+		return fmt.Errorf("%s %d, the limit with --summary-only (a run that long takes ten minutes or more): run fewer requests", what, scenario.MaxRequests)
+	}
+	return nil
 }
 
 // withPercentile returns ps with p added when missing, sorted.

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
+	"strings"
 
 	"github.com/servesim/servesim/scenario"
 )
@@ -42,6 +44,13 @@ type benchOptions struct {
 	serviceTime                string
 	normalize, traceTimestamps bool
 	traceSpeedup               float64
+	summaryOnly                bool
+
+	// second names of one setting (-tp, --replicas, --kv-cache-memory-bytes,
+	// --disable-tqdm), merged by mergeAliases
+	tpAlias, replicasAlias int
+	kvBytesAlias           float64
+	disableTqdm            bool
 
 	// derived
 	percentiles  []float64       // from metricPercentiles
@@ -58,18 +67,20 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	o.server = d.Server
 	o.slo = scenario.SLO{Target: scenario.DefaultTarget}
 	o.requestRate, o.burstiness = benchRate, 1
+	o.numPrompts, o.randomInputLen, o.randomOutputLen, o.traceSpeedup = 1000, 1024, 128, 1
+	o.servers, o.server.Replicas, o.replicasAlias, o.tpAlias = 1, 1, 1, d.Server.TensorParallelSize
 
 	fs.StringVar(&o.model, "model", scenario.DefaultModel, "model: a catalog `name` (llama-3.1-8b, qwen2.5-7b, ...) or a path to a model spec file (.json, .yaml)")
 	fs.Var(rateValue{&o.requestRate}, "request-rate", "open-loop arrival `rate`, requests/s, or inf (all at time 0; vLLM's default)")
 	fs.Var(positiveFloat{&o.burstiness, true}, "burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, < 1 burstier, > 1 more regular, inf constant")
-	fs.IntVar(&o.maxConcurrency, "max-concurrency", 0, "cap on requests in flight; excess requests wait in the client (0: none)")
-	fs.IntVar(&o.numPrompts, "num-prompts", 1000, "measured requests")
-	fs.IntVar(&o.numWarmups, "num-warmups", 0, "warm-up requests sent first and left out of every statistic")
-	fs.Uint64Var(&o.seed, "seed", 0, "random seed: the same seed gives the same result")
+	fs.Var(intValue{p: &o.maxConcurrency}, "max-concurrency", "cap on requests in flight; excess requests wait in the client (0: none)")
+	fs.Var(intValue{p: &o.numPrompts, min: 1, max: scenario.MaxRequests, why: "the most requests a run may have"}, "num-prompts", fmt.Sprintf("measured requests; with --num-warmups at most %d (%d with --summary-only)", scenario.MaxRecordedRequests, scenario.MaxRequests))
+	fs.Var(intValue{p: &o.numWarmups}, "num-warmups", "warm-up requests sent first and left out of every statistic")
+	fs.Var(seedValue{&o.seed}, "seed", "random seed, a whole number >= 0: the same seed gives the same result")
 	fs.StringVar(&o.datasetName, "dataset-name", "random", "dataset `name`: random (vLLM's random lengths) or trace (lengths from --dataset-path)")
 	fs.StringVar(&o.datasetPath, "dataset-path", "", "trace `file` (CSV or JSONL with input and output lengths) for --dataset-name trace")
-	fs.IntVar(&o.randomInputLen, "random-input-len", 1024, "input tokens per request (random dataset)")
-	fs.IntVar(&o.randomOutputLen, "random-output-len", 128, "output tokens per request (random dataset)")
+	fs.Var(intValue{p: &o.randomInputLen, min: 1}, "random-input-len", "input tokens per request (random dataset)")
+	fs.Var(intValue{p: &o.randomOutputLen, min: 1}, "random-output-len", "output tokens per request (random dataset)")
 	fs.Float64Var(&o.randomRangeRatio, "random-range-ratio", 0, "lengths drawn uniformly from [n(1-r), n(1+r)] (random dataset)")
 	fs.Var(goodputValue{&o.slo}, "goodput", "SLO for goodput as `KEY:MS` pairs: --goodput ttft:800 tpot:50 (keys ttft, tpot, e2el)")
 	fs.StringVar(&o.percentileMetrics, "percentile-metrics", "ttft,tpot,itl", "comma-separated `metrics` the summary shows: ttft, tpot, itl, e2el")
@@ -82,7 +93,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.StringVar(&o.rampStrategy, "ramp-up-strategy", "", "ramp the rate from --ramp-up-start-rps to --ramp-up-end-rps: linear or exponential")
 	fs.Float64Var(&o.rampStart, "ramp-up-start-rps", 0, "first rate of the ramp, requests/s")
 	fs.Float64Var(&o.rampEnd, "ramp-up-end-rps", 0, "last rate of the ramp, requests/s")
-	fs.BoolVar(&o.quiet, "disable-tqdm", false, "no progress bar (same as --quiet)")
+	fs.BoolVar(&o.disableTqdm, "disable-tqdm", false, "no progress bar (same as --quiet)")
 	for _, name := range []string{"backend", "base-url", "host", "port", "endpoint", "tokenizer", "tokenizer-mode", "served-model-name", "request-id-prefix", "ready-check-timeout-sec", "temperature", "top-p", "top-k", "min-p"} {
 		fs.Var(ignored{}, name, "accepted for compatibility; no effect in a simulation")
 	}
@@ -92,30 +103,31 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 
 	// vllm serve
 	fs.StringVar(&o.server.GPU, "gpu", scenario.DefaultGPU, "GPU: a catalog `name` (h100-sxm, a100-80gb, ...) or a path to a GPU spec file")
-	fs.IntVar(&o.server.TensorParallelSize, "tensor-parallel-size", d.Server.TensorParallelSize, "tensor-parallel degree")
-	fs.IntVar(&o.server.TensorParallelSize, "tp", d.Server.TensorParallelSize, "same as --tensor-parallel-size")
-	fs.IntVar(&o.server.MaxNumSeqs, "max-num-seqs", d.Server.MaxNumSeqs, "cap on running requests")
-	fs.IntVar(&o.server.MaxNumBatchedTokens, "max-num-batched-tokens", d.Server.MaxNumBatchedTokens, "token budget per engine step")
+	fs.Var(intValue{p: &o.server.TensorParallelSize, min: 1}, "tensor-parallel-size", "tensor-parallel degree")
+	fs.Var(intValue{p: &o.tpAlias, min: 1}, "tp", "same as --tensor-parallel-size")
+	fs.Var(intValue{p: &o.server.MaxNumSeqs, min: 1}, "max-num-seqs", "cap on running requests")
+	fs.Var(intValue{p: &o.server.MaxNumBatchedTokens}, "max-num-batched-tokens", "token budget per engine step (0: vLLM's default: 2048, or max(--max-model-len, 2048) with chunked prefill off)")
 	fs.Var(boolTarget{&o.server.EnableChunkedPrefill, true}, "enable-chunked-prefill", "split long prompts across steps, mixed with decodes (default on)")
 	fs.Var(boolTarget{&o.server.EnableChunkedPrefill, false}, "no-enable-chunked-prefill", "turn chunked prefill off (prefill-first scheduling)")
-	fs.IntVar(&o.server.BlockSize, "block-size", d.Server.BlockSize, "KV-cache block size, tokens")
+	fs.Var(intValue{p: &o.server.BlockSize, min: 1}, "block-size", "KV-cache block size, tokens")
 	fs.Float64Var(&o.server.GPUMemoryUtilization, "gpu-memory-utilization", d.Server.GPUMemoryUtilization, "fraction of GPU memory the engine may use")
-	fs.Var(bytesValue{(*float64)(&o.server.KVCacheMemory)}, "kv-cache-memory", "KV-cache `bytes` per GPU (8GiB works); overrides --gpu-memory-utilization")
-	fs.Var(bytesValue{(*float64)(&o.server.KVCacheMemory)}, "kv-cache-memory-bytes", "same as --kv-cache-memory (vLLM's name; `bytes`)")
-	fs.IntVar(&o.server.MaxModelLen, "max-model-len", 0, "reject requests with more input+output tokens (0: no limit)")
-	fs.IntVar(&o.server.Replicas, "data-parallel-size", 1, "engine replicas behind the router (same as --replicas)")
+	fs.Var(bytesValue{(*float64)(&o.server.KVCacheMemory)}, "kv-cache-memory", "KV-cache `bytes` per GPU (8GiB works); overrides --gpu-memory-utilization (0: derived from it)")
+	fs.Var(bytesValue{&o.kvBytesAlias}, "kv-cache-memory-bytes", "same as --kv-cache-memory (vLLM's name; `bytes`)")
+	fs.Var(intValue{p: &o.server.MaxModelLen}, "max-model-len", "reject requests with more input+output tokens (0: the model's context length, as vLLM; no limit when its spec gives none)")
+	fs.Var(intValue{p: &o.server.Replicas, min: 1}, "data-parallel-size", "engine replicas behind the router (same as --replicas)")
 
 	// servesim
 	fs.StringVar(&o.server.Kind, "server", scenario.KindVLLM, "simulated server: vllm (continuous-batching engine) or fcfs (FCFS queue)")
-	fs.IntVar(&o.servers, "servers", 1, "--server fcfs: number of servers c")
+	fs.Var(intValue{p: &o.servers, min: 1}, "servers", "--server fcfs: number of servers c")
 	fs.StringVar(&o.serviceTime, "service-time", "", "--server fcfs: service-time `dist`ribution: "+scenario.DistSyntax+"; default: the cost model of --model on --gpu")
-	fs.IntVar(&o.server.Replicas, "replicas", 1, "engine replicas behind the router")
+	fs.Var(intValue{p: &o.replicasAlias, min: 1}, "replicas", "engine replicas behind the router (same as --data-parallel-size)")
 	fs.StringVar(&o.server.Router, "router", d.Server.Router, "how replicas share requests: round-robin or least-outstanding")
-	fs.Float64Var(&o.server.RequestOverheadMS, "request-overhead-ms", 0, "fixed per-request latency (tokenize, HTTP), ms, added to TTFT and E2E")
+	fs.Var(nonNegativeFloat{p: &o.server.RequestOverheadMS}, "request-overhead-ms", "fixed per-request latency (tokenize, HTTP), ms, added to TTFT and E2E")
 	fs.Float64Var(&o.slo.Target, "slo-target", scenario.DefaultTarget, "attainment target q for the --goodput SLO, in (0, 1]")
 	fs.BoolVar(&o.normalize, "normalize-arrivals", false, "rescale arrival times as vLLM does so the last lands at n/rate (off: independent gaps)")
 	fs.BoolVar(&o.traceTimestamps, "trace-timestamps", false, "--dataset-name trace: replay the trace's arrival times instead of --request-rate")
-	fs.Float64Var(&o.traceSpeedup, "trace-speedup", 1, "--trace-timestamps: replay this many times faster")
+	fs.Var(positiveFloat{p: &o.traceSpeedup}, "trace-speedup", "--trace-timestamps: replay this many times faster")
+	fs.BoolVar(&o.summaryOnly, "summary-only", false, "keep quantile sketches (percentiles within 0.5%) instead of every request's record: memory follows the requests in flight, for runs of up to "+fmt.Sprint(scenario.MaxRequests)+" requests")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar or notes on stderr")
 
 	groups := []flagGroup{
@@ -127,7 +139,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 			"enable-chunked-prefill", "no-enable-chunked-prefill", "block-size", "gpu-memory-utilization", "kv-cache-memory",
 			"kv-cache-memory-bytes", "max-model-len", "data-parallel-size"}},
 		{"servesim flags", []string{"server", "servers", "service-time", "replicas", "router", "request-overhead-ms",
-			"slo-target", "normalize-arrivals", "trace-timestamps", "trace-speedup", "quiet"}},
+			"slo-target", "normalize-arrivals", "trace-timestamps", "trace-speedup", "summary-only", "quiet"}},
 	}
 	return fs, groups
 }
@@ -180,7 +192,7 @@ var flagOfPath = map[string]string{
 	"server.kv_cache_memory":        "--kv-cache-memory",
 	"server.max_model_len":          "--max-model-len",
 	"server.request_overhead_ms":    "--request-overhead-ms",
-	"server.replicas":               "--replicas",
+	"server.replicas":               "--data-parallel-size",
 	"server.router":                 "--router",
 	"server.servers":                "--servers",
 	"server.service":                "--service-time",
@@ -190,17 +202,37 @@ var flagOfPath = map[string]string{
 	"slo.e2el_ms":                   "--goodput",
 }
 
-// benchFieldError names the flag behind a scenario field error.
+// flagOfField names the engine flag behind each field name that engine
+// messages quote ("max_num_batched_tokens 100 must be >= max_num_seqs 256").
+var flagOfField = strings.NewReplacer(
+	"max_num_batched_tokens", "--max-num-batched-tokens",
+	"max_num_seqs", "--max-num-seqs",
+	"max_model_len", "--max-model-len",
+	"block_size", "--block-size",
+	"gpu_memory_utilization", "--gpu-memory-utilization",
+	"kv_cache_memory", "--kv-cache-memory",
+	"tensor_parallel_size", "--tensor-parallel-size",
+)
+
+// benchFieldError names the flag behind a scenario field error, and the
+// flags behind the engine fields its message quotes.
 func benchFieldError(err error) string {
 	var fe *scenario.FieldError
 	if !errors.As(err, &fe) {
 		return err.Error()
 	}
+	msg := fe.Err.Error()
+	if strings.HasPrefix(fe.Path, "server") || strings.HasPrefix(fe.Path, "workload.lengths") {
+		msg = flagOfField.Replace(msg)
+	}
 	if f, ok := flagOfPath[fe.Path]; ok {
-		return f + ": " + fe.Err.Error()
+		if strings.HasPrefix(msg, f+" ") {
+			return msg
+		}
+		return f + ": " + msg
 	}
 	if fe.Path != "" {
-		return fe.Path + ": " + fe.Err.Error()
+		return fe.Path + ": " + msg
 	}
-	return fe.Err.Error()
+	return msg
 }

@@ -150,15 +150,20 @@ func setupJSON(add func(string, any), o *benchOptions, sc *scenario.Scenario) {
 		if v.Replicas > 1 {
 			add("router", v.Router)
 		}
+		// The engine's values: a 0 budget or max_model_len is vLLM's default.
+		eng, _ := sc.Engine()
 		add("max_num_seqs", v.MaxNumSeqs)
-		add("max_num_batched_tokens", v.MaxNumBatchedTokens)
+		add("max_num_batched_tokens", eng.MaxNumBatchedTokens)
 		add("enable_chunked_prefill", v.EnableChunkedPrefill)
 		add("block_size", v.BlockSize)
 		add("gpu_memory_utilization", v.GPUMemoryUtilization)
 		add("kv_cache_memory", nullIfZero(float64(v.KVCacheMemory)))
-		add("max_model_len", nullIfZero(float64(v.MaxModelLen)))
+		add("max_model_len", nullIfZero(float64(eng.MaxModelLen)))
 	}
 	add("request_overhead_ms", v.RequestOverheadMS)
+	if o.summaryOnly {
+		add("summary_only", true) // percentiles from quantile sketches
+	}
 	add("dataset_name", o.datasetName)
 	if o.datasetName == "trace" {
 		add("dataset_path", o.datasetPath)

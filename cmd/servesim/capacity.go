@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
+	"strings"
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/scenario"
@@ -46,16 +46,25 @@ type capacityOptions struct {
 	workers            int
 }
 
+// maxProbeReplications caps the runs of one probe of a capacity search:
+// each probe runs them all and lists every one's attainment in its row,
+// and the acceptance rule (the minimum over runs) only gets stricter with
+// more, so a thousand is already far past what a bracket needs.
+const maxProbeReplications = 1000
+
+const probeLimitWhy = "the most runs a probe may have (each probe runs and lists them all)"
+
 func (c *capacityOptions) define(fs *flag.FlagSet) flagGroup {
-	fs.Float64Var(&c.start, "start", 0, "first rate probed, req/s (default: the workload's rate)")
-	fs.Float64Var(&c.precision, "precision", 0.05, "stop when the bracket's relative width (hi-lo)/lo is at most this")
-	fs.IntVar(&c.reps, "replications", 0, "independent runs per probe (default: the scenario's, or 3)")
-	fs.IntVar(&c.boundaryReps, "boundary-replications", 0, "runs per probe near the answer (default: twice --replications)")
+	c.precision = 0.05
+	fs.Var(nonNegativeFloat{&c.start, "the workload's rate"}, "start", "first rate probed, req/s (0: the workload's rate)")
+	fs.Var(positiveFloat{p: &c.precision}, "precision", "stop when the bracket's relative width (hi-lo)/lo is at most this")
+	fs.Var(intValue{p: &c.reps, max: maxProbeReplications, why: probeLimitWhy}, "replications", "independent runs per probe (0: the scenario's, at least 3)")
+	fs.Var(intValue{p: &c.boundaryReps, max: 2 * maxProbeReplications, why: probeLimitWhy}, "boundary-replications", "runs per probe near the answer (0: twice --replications)")
 	fs.StringVar(&c.grid, "grid", "", "comma-separated `rates` to evaluate instead of searching")
 	fs.StringVar(&c.shard, "shard", "", "with --grid: run only shard `i/n` of the jobs and write JSON for --merge")
 	fs.BoolVar(&c.merge, "merge", false, "the arguments are --grid --shard JSON files to join into one table")
 	fs.BoolVar(&c.asJSON, "json", false, "write the result as JSON instead of a table")
-	fs.IntVar(&c.workers, "workers", 0, "simulations run at once (default GOMAXPROCS); results do not depend on it")
+	fs.Var(intValue{p: &c.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 	return flagGroup{"capacity flags", []string{"start", "precision", "replications", "boundary-replications", "grid", "shard", "merge", "json", "workers"}}
 }
 
@@ -88,9 +97,15 @@ func runCapacity(args []string, e *env) error {
 	crit := capacity.DefaultCriteria(sc.SLO.Sim(), sc.SLO.Target)
 	if c.reps == 0 {
 		c.reps = max(sc.Replications, 3)
+		if c.reps > maxProbeReplications {
+			return fmt.Errorf("capacity: the scenario's replications %d exceed %d, %s: give --replications", c.reps, maxProbeReplications, probeLimitWhy)
+		}
 	}
 	if c.boundaryReps == 0 {
 		c.boundaryReps = 2 * c.reps
+	}
+	if c.boundaryReps < c.reps {
+		return fmt.Errorf("capacity: --boundary-replications %d must be >= --replications %d", c.boundaryReps, c.reps)
 	}
 	if c.start == 0 && base.Workload.Arrivals != nil {
 		c.start = base.Workload.Arrivals.MeanRate()
@@ -116,7 +131,7 @@ func runCapacity(args []string, e *env) error {
 	if c.asJSON {
 		return writeCapacityJSON(e.stdout, sc, crit, res.Lower, res.Upper, res.Points, res.Runs, res.Requests)
 	}
-	printCapacity(e.stdout, sc.Server.String(), crit, res.Points, res.Lower, res.Upper)
+	printCapacity(e.stdout, sc.Server.String(), workloadText(sc), crit, res.Points, res.Lower, res.Upper)
 	fmt.Fprintf(e.stdout, "search: %d runs, %d simulated requests\n", res.Runs, res.Requests)
 	return nil
 }
@@ -162,6 +177,14 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 	if err != nil {
 		return fmt.Errorf("capacity: --grid %q: %v", c.grid, err)
 	}
+	for _, r := range rates {
+		if !(r > 0) || math.IsInf(r, 1) {
+			return fmt.Errorf("capacity: --grid %q: rate %v must be a finite number > 0 (requests/s)", c.grid, r)
+		}
+	}
+	if n := len(rates) * c.reps; n > scenario.MaxJobs {
+		return fmt.Errorf("capacity: --grid of %d rates × %d replications = %d runs exceed %d, the most a grid may run (every run's result is kept)", len(rates), c.reps, n, scenario.MaxJobs)
+	}
 	shard := sim.AllJobs
 	if c.shard != "" {
 		if shard, err = sim.ParseShard(c.shard); err != nil {
@@ -191,7 +214,7 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 	if c.asJSON {
 		return writeCapacityJSON(e.stdout, sc, crit, lo, hi, points, len(results), totalRequests(results))
 	}
-	printCapacity(e.stdout, sc.Server.String(), crit, points, lo, hi)
+	printCapacity(e.stdout, sc.Server.String(), workloadText(sc), crit, points, lo, hi)
 	return nil
 }
 
@@ -203,9 +226,13 @@ func totalRequests(rs []capacity.JobResult) int64 {
 	return n
 }
 
-// printCapacity writes the criteria line, the probe table and the bracket.
-func printCapacity(w io.Writer, server string, crit capacity.Criteria, points []capacity.Point, lo, hi float64) {
+// printCapacity writes the criteria line, the workload (when known), the
+// probe table and the bracket.
+func printCapacity(w io.Writer, server, workload string, crit capacity.Criteria, points []capacity.Point, lo, hi float64) {
 	fmt.Fprintf(w, "capacity of %s: %s\n", server, criteriaText(crit))
+	if workload != "" {
+		fmt.Fprintf(w, "workload: %s\n", workload)
+	}
 	capacity.WriteTable(w, crit, points, lo, hi)
 }
 
@@ -241,6 +268,7 @@ type gridShard struct {
 	Kind         string            `json:"kind"`
 	Scenario     string            `json:"scenario"`
 	Server       string            `json:"server"`
+	Workload     string            `json:"workload,omitempty"`
 	Criteria     capacity.Criteria `json:"criteria"`
 	Grid         []float64         `json:"grid"`
 	Replications int               `json:"replications"`
@@ -256,7 +284,7 @@ type gridJob struct {
 const gridKind = "servesim-capacity-grid"
 
 func writeGridShard(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, rates []float64, reps int, sh sim.Shard, results []capacity.JobResult) error {
-	g := gridShard{Kind: gridKind, Scenario: sc.Name, Server: sc.Server.String(), Criteria: crit, Grid: rates, Replications: reps, Shard: sh.String()}
+	g := gridShard{Kind: gridKind, Scenario: sc.Name, Server: sc.Server.String(), Workload: workloadText(sc), Criteria: crit, Grid: rates, Replications: reps, Shard: sh.String()}
 	for _, r := range results {
 		g.Jobs = append(g.Jobs, gridJob{Job: r.Job, Verdict: crit.Judge(r.Result, r.Value)})
 	}
@@ -278,13 +306,13 @@ func mergeGrid(files []string, c capacityOptions, e *env) error {
 	var points []capacity.Point
 	byPoint := map[int]*capacity.Point{}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := readShardFile(f)
 		if err != nil {
-			return fmt.Errorf("capacity: %w", err)
+			return fmt.Errorf("capacity: --merge: %w", err)
 		}
 		var g gridShard
 		if err := json.Unmarshal(data, &g); err != nil || g.Kind != gridKind {
-			return fmt.Errorf("capacity: %s is not a 'servesim capacity --grid --shard' output", f)
+			return fmt.Errorf("capacity: --merge: %s", notShard(f, data, gridKind))
 		}
 		if first == nil {
 			first = &g
@@ -319,6 +347,40 @@ func mergeGrid(files []string, c capacityOptions, e *env) error {
 	if c.asJSON {
 		return writeCapacityJSON(e.stdout, sc, first.Criteria, lo, hi, points, len(seen), 0)
 	}
-	printCapacity(e.stdout, first.Server, first.Criteria, points, lo, hi)
+	printCapacity(e.stdout, first.Server, first.Workload, first.Criteria, points, lo, hi)
 	return nil
+}
+
+// workloadText describes the workload capacity and tp simulate at every
+// rate they probe: the arrival process (its rate is the probe's), the
+// lengths, the requests per run and the seed.
+func workloadText(sc *scenario.Scenario) string {
+	w := sc.Workload
+	var parts []string
+	if a := w.Arrival; a != nil {
+		switch a.Process {
+		case "", "poisson":
+			parts = append(parts, "Poisson arrivals at each probed rate")
+		case "gamma":
+			parts = append(parts, fmt.Sprintf("Gamma arrivals (burstiness %g) at each probed rate", a.Burstiness))
+		default:
+			parts = append(parts, a.Process+" arrivals scaled to each probed rate")
+		}
+	}
+	if w.MaxConcurrency > 0 {
+		parts = append(parts, fmt.Sprintf("max concurrency %d", w.MaxConcurrency))
+	}
+	l := w.Lengths
+	switch l.Kind {
+	case "", "random":
+		parts = append(parts, fmt.Sprintf("random lengths %d in / %d out (range ratio %g)", l.Input, l.Output, l.RangeRatio))
+	case "fixed":
+		parts = append(parts, fmt.Sprintf("fixed lengths %d in / %d out", l.Input, l.Output))
+	case "lognormal":
+		parts = append(parts, fmt.Sprintf("log-normal lengths, medians %d in / %d out", l.Input, l.Output))
+	case "trace":
+		parts = append(parts, "lengths from "+l.Path)
+	}
+	parts = append(parts, fmt.Sprintf("%d requests per run (%d warm-up)", sc.Requests, sc.Warmup), fmt.Sprintf("seed %d", sc.Seed))
+	return strings.Join(parts, "; ")
 }

@@ -93,7 +93,7 @@ func TestTP(t *testing.T) {
 			t.Errorf("missing %q in:\n%s", want, r.stdout)
 		}
 	}
-	r = mustRun(t, "tp", "--model", "qwen2.5-7b", "--gpu", "rtx4090", "--goodput", "ttft:2000", "tpot:100", "--candidates", "1x2,8x1",
+	r = mustRun(t, "tp", "--model", "qwen2.5-7b", "--gpu", "rtx4090", "--max-model-len", "32768", "--goodput", "ttft:2000", "tpot:100", "--candidates", "1x2,8x1",
 		"--request-rate", "4", "--num-prompts", "800", "--replications", "2", "--quiet")
 	for _, want := range []string{"TP=8 x1      8  impossible", "tp 8 must divide heads 28", "the model fits one GPU"} {
 		if !strings.Contains(r.stdout, want) {

@@ -24,7 +24,8 @@ func newFlagSet(name string) *flag.FlagSet {
 
 // parseArgs parses flags that may come before, between or after the
 // positional arguments (`servesim run a.yaml --format csv`), and returns
-// the positional ones. Flag errors read like "unknown flag --x".
+// the positional ones. Flag errors read like "unknown flag --x" or
+// "invalid value "x" for --n: must be a whole number >= 0".
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
@@ -32,7 +33,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, fmt.Errorf("%s: %s (see servesim %s -h)", fs.Name(), flagMessage(err), fs.Name())
+			return nil, fmt.Errorf("%s: %s (see servesim %s -h)", fs.Name(), withReason(fs, flagMessage(err)), fs.Name())
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -65,11 +66,131 @@ func flagMessage(err error) string {
 	return m
 }
 
+// withReason completes a bad-value message that gives no reason (the flag
+// package's own types give none) with what the flag takes.
+func withReason(fs *flag.FlagSet, m string) string {
+	s := badValueRE.FindStringSubmatch(m)
+	if s == nil || strings.TrimSpace(strings.TrimPrefix(m, fmt.Sprintf("invalid value %s for --%s:", s[1], s[2]))) != "" {
+		return m
+	}
+	f := fs.Lookup(s[2])
+	if f == nil {
+		return m
+	}
+	want := "a valid value"
+	if g, ok := f.Value.(flag.Getter); ok {
+		switch g.Get().(type) {
+		case bool:
+			want = "true or false"
+		case int, int64:
+			want = "a whole number"
+		case uint, uint64:
+			want = "a whole number >= 0"
+		case float64:
+			want = "a number"
+		}
+	}
+	return strings.TrimRight(m, " ") + " must be " + want
+}
+
 // setFlags returns the names of the flags given on the command line.
 func setFlags(fs *flag.FlagSet) map[string]bool {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return set
+}
+
+// intValue is a whole-number flag of at least min and at most max (why
+// says why); max 0 means math.MaxInt32, the largest count a flag takes.
+// It takes exact floats too: 1e6 is 1000000.
+type intValue struct {
+	p        *int
+	min, max int
+	why      string
+}
+
+func (v intValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strconv.Itoa(*v.p)
+}
+
+func (v intValue) Set(s string) error {
+	hi, why := v.max, v.why
+	if hi == 0 {
+		hi, why = math.MaxInt32, "the largest count a flag takes"
+	}
+	n, err := parseWhole(s)
+	switch {
+	case err != nil:
+		return fmt.Errorf("must be a whole number in [%d, %d]", v.min, hi)
+	case n < int64(v.min):
+		return fmt.Errorf("must be >= %d", v.min)
+	case n > int64(hi):
+		return fmt.Errorf("exceeds %d, %s", hi, why)
+	}
+	*v.p = int(n)
+	return nil
+}
+
+// parseWhole reads a whole number written as an integer or as an exact
+// float ("1e6").
+func parseWhole(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<63 {
+		return 0, errors.New("not a whole number")
+	}
+	return int64(f), nil
+}
+
+// seedValue is a random seed: a whole number in [0, 2^64).
+type seedValue struct{ p *uint64 }
+
+func (v seedValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strconv.FormatUint(*v.p, 10)
+}
+
+func (v seedValue) Set(s string) error {
+	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return errors.New("must be a whole number in [0, 18446744073709551615]")
+	}
+	*v.p = n
+	return nil
+}
+
+// nonNegativeFloat is a finite number >= 0; zero, when set, is what 0
+// stands for ("the workload's rate"), which errors repeat.
+type nonNegativeFloat struct {
+	p    *float64
+	zero string
+}
+
+func (v nonNegativeFloat) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v.p, 'g', -1, 64)
+}
+
+func (v nonNegativeFloat) Set(s string) error {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || !(f >= 0) || math.IsInf(f, 1) {
+		if v.zero != "" {
+			return fmt.Errorf("must be a finite number >= 0 (0: %s)", v.zero)
+		}
+		return errors.New("must be a finite number >= 0")
+	}
+	*v.p = f
+	return nil
 }
 
 // rateValue is a request rate: a number > 0 or inf.
@@ -184,8 +305,8 @@ func (g goodputValue) add(pair string) error {
 	if !ok || err != nil {
 		return fmt.Errorf("%q: want KEY:VALUE pairs such as ttft:800 tpot:50 (milliseconds; keys ttft, tpot, e2el)", pair)
 	}
-	if !(ms >= 0) || math.IsInf(ms, 1) {
-		return fmt.Errorf("%q: the value must be a finite number of milliseconds >= 0", pair)
+	if !(ms > 0) || math.IsInf(ms, 1) {
+		return fmt.Errorf("%q: the bound must be a finite number of milliseconds > 0 (leave a metric out to set no bound on it)", pair)
 	}
 	switch strings.ToLower(k) {
 	case "ttft":
@@ -255,8 +376,15 @@ func printFlags(w io.Writer, fs *flag.FlagSet, groups []flagGroup) {
 				continue
 			}
 			arg, usage := flag.UnquoteUsage(f)
-			if _, ok := f.Value.(ignored); ok {
+			switch f.Value.(type) {
+			case ignored:
 				arg = ""
+			case intValue:
+				arg = strings.Replace(arg, "value", "int", 1)
+			case seedValue:
+				arg = strings.Replace(arg, "value", "uint", 1)
+			case positiveFloat, nonNegativeFloat:
+				arg = strings.Replace(arg, "value", "float", 1)
 			}
 			line := "  --" + f.Name
 			if arg != "" {

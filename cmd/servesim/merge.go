@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 )
@@ -42,7 +41,7 @@ func runMerge(args []string, e *env) error {
 	}
 	outs := make([]*runOutput, len(pos))
 	for i, name := range pos {
-		data, err := os.ReadFile(name)
+		data, err := readShardFile(name)
 		if err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}

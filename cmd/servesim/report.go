@@ -6,9 +6,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -140,13 +142,49 @@ func readRunOutput(data []byte, name string) (*runOutput, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var r runOutput
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("%s: not a servesim run output: %v", name, err)
-	}
-	if r.Format != runFormat {
-		return nil, fmt.Errorf("%s: format %q, want %q (the JSON of servesim run --format json or --shard)", name, r.Format, runFormat)
+	if err := dec.Decode(&r); err != nil || r.Format != runFormat {
+		return nil, errors.New(notShard(name, data, runFormat))
 	}
 	return &r, nil
+}
+
+// notShard says what a file given to a merge is, when it is not what the
+// merge joins (want: runFormat or gridKind).
+func notShard(name string, data []byte, want string) string {
+	var head struct{ Format, Kind string }
+	err := json.Unmarshal(data, &head)
+	switch {
+	case head.Kind == gridKind:
+		return fmt.Sprintf("%s is a 'servesim capacity --grid --shard' output: join those with servesim capacity --merge", name)
+	case head.Format == runFormat:
+		return fmt.Sprintf("%s is a 'servesim run --format json' (or --shard) output: join those with servesim merge", name)
+	case err != nil:
+		what := "not JSON"
+		if _, ok := err.(*json.UnmarshalTypeError); ok {
+			what = "JSON, but not an object"
+		}
+		return fmt.Sprintf("%s is %s, not a servesim %s output (%v)", name, what, shardKindText(want), err)
+	case head.Format != "":
+		return fmt.Sprintf("%s has format %q, not %q: not a servesim %s output", name, head.Format, want, shardKindText(want))
+	default:
+		return fmt.Sprintf("%s is JSON without a servesim format: not a servesim %s output", name, shardKindText(want))
+	}
+}
+
+func shardKindText(kind string) string {
+	if kind == gridKind {
+		return "capacity --grid --shard"
+	}
+	return "run"
+}
+
+// readShardFile reads a file given to a merge; a directory is named as
+// such.
+func readShardFile(name string) ([]byte, error) {
+	if st, err := os.Stat(name); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory: give the shard files themselves (%s/*.json)", name, strings.TrimSuffix(name, "/"))
+	}
+	return os.ReadFile(name)
 }
 
 // A pointRow summarises one sweep point over its replications: latency
@@ -203,7 +241,11 @@ func (r *runOutput) rows() ([]pointRow, error) {
 		row.KVUsage += m.num("mean_kv_cache_usage")
 		a := m.num("slo_attainment")
 		row.AttainMin, row.AttainMax = math.Min(row.AttainMin, a), math.Max(row.AttainMax, a)
-		row.Failed += int(m.num("failed"))
+		failed := m.num("failed")
+		if !(failed >= 0 && failed <= math.MaxInt32) || failed != math.Trunc(failed) {
+			return nil, fmt.Errorf("job %d: failed %v is not a request count", rec.Job, failed)
+		}
+		row.Failed += int(failed)
 		if m.unstable() {
 			row.Unstable++
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -43,7 +44,7 @@ func (o *runOptions) define(fs *flag.FlagSet, withShard bool) []flagGroup {
 	names := []string{"format", "plot"}
 	if withShard {
 		fs.StringVar(&o.shard, "shard", "", "run only shard `i/n` of the jobs and write JSON for servesim merge")
-		fs.IntVar(&o.workers, "workers", 0, "simulations run at once (default GOMAXPROCS); results do not depend on it")
+		fs.Var(intValue{p: &o.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 		names = append(names, "shard", "workers")
 	}
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
@@ -105,7 +106,38 @@ func runScenario(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("run: %s: %w", pos[0], err)
 	}
+	warnAllFailed(e.stderr, sc.Param(), x, out.Results)
 	return writeRunOutput(e.stdout, out, &o)
+}
+
+// warnAllFailed says on stderr which sweep points had no request complete
+// in any replication, and why requests fail there. The output keeps the
+// numbers as they are (zeros).
+func warnAllFailed(w io.Writer, param string, x *scenario.Experiment, recs []jobRecord) {
+	type tally struct{ completed, failed int }
+	byPoint := map[int]*tally{}
+	for _, r := range recs {
+		var c struct{ Completed, Failed int }
+		if json.Unmarshal(r.Result, &c) != nil {
+			continue
+		}
+		t := byPoint[r.Point]
+		if t == nil {
+			t = &tally{}
+			byPoint[r.Point] = t
+		}
+		t.completed += c.Completed
+		t.failed += c.Failed
+	}
+	for p := range x.Points {
+		if t := byPoint[p]; t != nil && t.completed == 0 && t.failed > 0 {
+			at := ""
+			if x.Points[p].Value != nil {
+				at = fmt.Sprintf(" at %s = %s", param, pointText(x.Points[p]))
+			}
+			fmt.Fprintf(w, "servesim: warning: every request failed%s (%d): %s\n", at, t.failed, failureReason(x.Points[p].Scenario, false))
+		}
+	}
 }
 
 // checkOutputFlags validates --format and --plot.

@@ -148,8 +148,14 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 	if v, ok := res.Stat("kv_cache_tokens"); ok {
 		s.int("KV-cache capacity (tokens):", int64(v))
 	}
+	if eng, err := sc.Engine(); err == nil && sc.Server.Kind != scenario.KindFCFS && eng.MaxModelLen > 0 {
+		s.int("Max model length (tokens):", int64(eng.MaxModelLen))
+	}
 	if res.Warmup > 0 {
 		s.int("Warm-up requests (not measured):", int64(res.Warmup))
+	}
+	if o.summaryOnly {
+		s.line("Percentiles:", "from quantile sketches, within 0.5% (--summary-only)")
 	}
 	s.float("Actual send rate (req/s):", res.SendRate)
 	s.float("Mean queue time (ms):", 1000*res.Queue().Mean())
@@ -167,6 +173,8 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 	}
 	stab := "stable"
 	switch {
+	case res.StoppedBy == sim.StopMaxInSystem:
+		stab = "UNSTABLE: stopped early: " + res.Stability.Reason
 	case res.Closed:
 		stab = "n/a (closed loop)"
 	case math.IsInf(res.RequestRate, 1):

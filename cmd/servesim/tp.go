@@ -37,15 +37,20 @@ type tpOptions struct {
 }
 
 func (t *tpOptions) define(fs *flag.FlagSet) flagGroup {
+	t.precision, t.reps, t.boundaryReps = 0.05, 3, 5
 	fs.StringVar(&t.candidates, "candidates", "1x1,2x1,4x1,8x1", "comma-separated `PxK`: K replicas of tensor-parallel degree P")
-	fs.Float64Var(&t.commonRate, "common-rate", 0, "also run every candidate at this rate, req/s, for per-card goodput side by side (0: skip)")
-	fs.Float64Var(&t.start, "start", 0, "first rate each search probes, req/s (default: --request-rate)")
-	fs.Float64Var(&t.precision, "precision", 0.05, "relative width of each lambda* bracket")
-	fs.IntVar(&t.reps, "replications", 3, "independent runs per probe")
-	fs.IntVar(&t.boundaryReps, "boundary-replications", 5, "runs per probe near each answer")
-	fs.IntVar(&t.workers, "workers", 0, "simulations run at once (default GOMAXPROCS); results do not depend on it")
+	fs.Var(nonNegativeFloat{&t.commonRate, "skip"}, "common-rate", "also run every candidate at this rate, req/s, for per-card goodput side by side (0: skip)")
+	fs.Var(nonNegativeFloat{&t.start, "--request-rate"}, "start", "first rate each search probes, req/s (0: --request-rate)")
+	fs.Var(positiveFloat{p: &t.precision}, "precision", "relative width of each lambda* bracket")
+	fs.Var(intValue{p: &t.reps, min: 1, max: maxProbeReplications, why: probeLimitWhy}, "replications", "independent runs per probe")
+	fs.Var(intValue{p: &t.boundaryReps, min: 1, max: 2 * maxProbeReplications, why: probeLimitWhy}, "boundary-replications", "runs per probe near each answer (at least --replications)")
+	fs.Var(intValue{p: &t.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 	return flagGroup{"tp flags", []string{"candidates", "common-rate", "start", "precision", "replications", "boundary-replications", "workers"}}
 }
+
+// maxCandidateGPUs bounds P and K of a candidate: a tensor-parallel
+// group or a replica count beyond it is not a deployment to screen.
+const maxCandidateGPUs = 1024
 
 // parseCandidates parses "4x1,2x2".
 func parseCandidates(s string) ([]screen.Candidate, error) {
@@ -54,8 +59,8 @@ func parseCandidates(s string) ([]screen.Candidate, error) {
 		p, k, ok := strings.Cut(strings.TrimSpace(f), "x")
 		tp, err1 := strconv.Atoi(p)
 		reps, err2 := strconv.Atoi(k)
-		if !ok || err1 != nil || err2 != nil || tp < 1 || reps < 1 {
-			return nil, fmt.Errorf("--candidates: %q is not PxK with P, K >= 1 (e.g. 4x1,2x2)", f)
+		if !ok || err1 != nil || err2 != nil || tp < 1 || reps < 1 || tp > maxCandidateGPUs || reps > maxCandidateGPUs {
+			return nil, fmt.Errorf("--candidates: %q is not PxK with P, K in [1, %d] (e.g. 4x1,2x2)", f, maxCandidateGPUs)
 		}
 		out = append(out, screen.Candidate{TP: tp, Replicas: reps})
 	}
@@ -76,6 +81,9 @@ func runTP(args []string, e *env) error {
 	cands, err := parseCandidates(t.candidates)
 	if err != nil {
 		return fmt.Errorf("tp: %w", err)
+	}
+	if t.boundaryReps < t.reps {
+		return fmt.Errorf("tp: --boundary-replications %d must be >= --replications %d", t.boundaryReps, t.reps)
 	}
 	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "server"} {
 		if o.set[f] {
@@ -116,11 +124,14 @@ func runTP(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("tp: %w", err)
 	}
-	printTP(e.stdout, eng, study, rep)
+	printTP(e.stdout, eng, study, rep, workloadText(sc))
 	return nil
 }
 
-func printTP(w io.Writer, eng batching.Config, s screen.Study, rep *screen.Report) {
+func printTP(w io.Writer, eng batching.Config, s screen.Study, rep *screen.Report, workload string) {
 	fmt.Fprintf(w, "TP screen: %s on %s; %s\n", eng.Deployment.Model.Name, eng.Deployment.GPU.Name, criteriaText(s.Criteria))
-	rep.WriteTable(w, s.CommonRate)
+	fmt.Fprintf(w, "workload: %s\n", workload)
+	var b strings.Builder
+	rep.WriteTable(&b, s.CommonRate)
+	io.WriteString(w, flagOfField.Replace(b.String())) // name the flags behind the engine fields
 }

@@ -28,7 +28,7 @@ func TestCapacityExample(t *testing.T) {
 	lo, _ := strconv.ParseFloat(m[1], 64)
 	hi, _ := strconv.ParseFloat(m[2], 64)
 	assert.LessOrEqual(t, (hi-lo)/lo, 0.05)
-	rows := regexp.MustCompile(`(?m)^\s+([\d.]+)\s+(PASS|FAIL)\s+([\d.]+)%\s+((?:[\d.]+%\*? ?)+)`).FindAllStringSubmatch(out, -1)
+	rows := regexp.MustCompile(`(?m)^\s+([\d.]+)\s+(PASS|FAIL)[*+]?\s+([\d.]+)%\s+((?:[\d.]+%\*? ?)+)`).FindAllStringSubmatch(out, -1)
 	require.NotEmpty(t, rows)
 	rates := map[float64]int{} // rate → replications
 	for _, r := range rows {

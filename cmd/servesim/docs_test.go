@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// docSamples are the command lines whose output docs/cli.md shows. Each
+// output is the golden file testdata/golden/NAME, and docs/cli.md holds
+// it verbatim in the fenced block after "<!-- golden: NAME -->". Paths
+// are relative to the repository root, as the documentation writes them.
+var docSamples = []struct {
+	name string
+	args []string
+}{
+	{"bench.txt", []string{"bench"}},
+	{"run-sweep.txt", []string{"run", "examples/scenarios/sweep.yaml"}},
+	{"run-rate-slo.txt", []string{"run", "examples/scenarios/rate-slo.yaml"}},
+	{"capacity.txt", []string{"capacity", "--goodput", "ttft:2000", "tpot:100"}},
+	{"tp.txt", []string{"tp", "--model", "llama-3.1-70b", "--goodput", "ttft:2000", "tpot:200", "--candidates", "2x2,4x1,8x1"}},
+	{"tp-max-model-len.txt", []string{"tp", "--model", "llama-3.1-70b", "--max-model-len", "8192", "--goodput", "ttft:2000", "tpot:200", "--candidates", "2x2,4x1,8x1"}},
+}
+
+// docBlockRE finds the golden blocks of docs/cli.md.
+var docBlockRE = regexp.MustCompile("(?s)<!-- golden: ([^ ]+) -->\n```\n(.*?)```\n")
+
+const cliDoc = "../../docs/cli.md"
+
+// TestDocSamples runs every documented command line, compares its output
+// with its golden file and the golden file with docs/cli.md. go test
+// -update rewrites the golden files and the blocks of docs/cli.md.
+func TestDocSamples(t *testing.T) {
+	t.Parallel()
+	outputs := map[string]string{}
+	for _, s := range docSamples {
+		args := make([]string, len(s.args))
+		for i, a := range s.args {
+			if strings.HasPrefix(a, "examples/") {
+				a = "../../" + a
+			}
+			args[i] = a
+		}
+		r := runCLI(args...)
+		if r.code != 0 {
+			t.Fatalf("servesim %s: exit %d: %s", strings.Join(s.args, " "), r.code, r.stderr)
+		}
+		out := "$ servesim " + strings.Join(s.args, " ") + "\n" + r.stdout
+		golden(t, filepath.Join("golden", s.name), out)
+		outputs[s.name] = out
+	}
+
+	doc, err := os.ReadFile(cliDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	updated := docBlockRE.ReplaceAllStringFunc(string(doc), func(block string) string {
+		m := docBlockRE.FindStringSubmatch(block)
+		name, text := m[1], m[2]
+		seen[name] = true
+		want, ok := outputs[name]
+		switch {
+		case !ok:
+			t.Errorf("%s shows golden %s, which no documented command makes (docSamples)", cliDoc, name)
+		case *update:
+			return fmt.Sprintf("<!-- golden: %s -->\n```\n%s```\n", name, want)
+		case text != want:
+			t.Errorf("%s: the block of %s differs from testdata/golden/%s (go test -update rewrites both)\ndoc:\n%s\ngolden:\n%s", cliDoc, name, name, text, want)
+		}
+		return block
+	})
+	for _, s := range docSamples {
+		if !seen[s.name] {
+			t.Errorf("%s has no block <!-- golden: %s --> for servesim %s", cliDoc, s.name, strings.Join(s.args, " "))
+		}
+	}
+	if *update && updated != string(doc) {
+		if err := os.WriteFile(cliDoc, []byte(updated), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
