@@ -39,6 +39,10 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		if len(rest) == 0 {
 			return pos, nil
 		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			// "--" ends the flags: everything after it is positional.
+			return append(pos, rest...), nil
+		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
@@ -250,6 +254,9 @@ func (v bytesValue) String() string {
 func (v bytesValue) Set(s string) error {
 	b, err := scenario.ParseBytes(s)
 	if err != nil {
+		if strings.Contains(err.Error(), "too large") {
+			return fmt.Errorf("is too large: a byte count must be at most %v", math.MaxFloat64)
+		}
 		return errors.New("must be a byte count >= 0 (a number, or with a unit: 8GiB, 512MiB)")
 	}
 	*v.p = b
@@ -349,6 +356,9 @@ func parseFloatList(s string) ([]float64, error) {
 			continue
 		}
 		v, err := strconv.ParseFloat(f, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			return nil, fmt.Errorf("%q is out of range for a float64", f)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a number", f)
 		}

@@ -54,11 +54,10 @@ func FuzzParseCandidates(f *testing.F) {
 	})
 }
 
-// TestCandidatesGPUsOverflow records a known bug of parseCandidates: it
-// accepts TP and replicas whose product overflows int, and `servesim tp
-// --candidates 9223372036854775807x2` prints -2 GPUs.
+// TestCandidatesGPUsOverflow: parseCandidates rejects TP and replicas
+// whose product would overflow int (it once printed -2 GPUs for
+// 9223372036854775807x2).
 func TestCandidatesGPUsOverflow(t *testing.T) {
-	t.Skip("known bug, reported to the owner of cmd/servesim/tp.go: parseCandidates should reject TP×replicas beyond a sane GPU count")
 	for _, s := range []string{"9223372036854775807x2", "4611686018427387904x2"} {
 		if cs, err := parseCandidates(s); err == nil {
 			t.Errorf("parseCandidates(%q) = %v (GPUs %d), want an error", s, cs, cs[0].GPUs())
@@ -249,11 +248,10 @@ func FuzzParseArgs(f *testing.F) {
 	})
 }
 
-// TestParseArgsAfterDoubleDash records a known bug of parseArgs: "--" ends
-// the flags only up to the next positional argument, so in `servesim run
-// -- a.yaml -b.yaml` the second file is read as an unknown flag --b.yaml.
+// TestParseArgsAfterDoubleDash: "--" ends the flags for good, so in
+// `servesim run -- a.yaml -b.yaml` both are positional (the second was once
+// read as an unknown flag --b.yaml).
 func TestParseArgsAfterDoubleDash(t *testing.T) {
-	t.Skip("known bug, reported to the owner of cmd/servesim/flags.go: parseArgs should treat every argument after -- as positional")
 	v := newFuzzFlags()
 	pos, err := parseArgs(v.fs, []string{"--", "a.yaml", "-b.yaml"})
 	if err != nil || !slices.Equal(pos, []string{"a.yaml", "-b.yaml"}) {
