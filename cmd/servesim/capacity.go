@@ -185,11 +185,9 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 	if n := len(rates) * c.reps; n > scenario.MaxJobs {
 		return fmt.Errorf("capacity: --grid of %d rates × %d replications = %d runs exceed %d, the most a grid may run (every run's result is kept)", len(rates), c.reps, n, scenario.MaxJobs)
 	}
-	shard := sim.AllJobs
-	if c.shard != "" {
-		if shard, err = sim.ParseShard(c.shard); err != nil {
-			return fmt.Errorf("capacity: --shard: %w", err)
-		}
+	shard, sharded, err := e.shard("capacity", c.shard)
+	if err != nil {
+		return err
 	}
 	sw := capacity.Sweep{
 		Param: "rate", Values: rates, Replications: c.reps, Seed: sc.Seed, Workers: c.workers,
@@ -206,7 +204,7 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 	if err != nil {
 		return fmt.Errorf("capacity: %w", err)
 	}
-	if c.shard != "" {
+	if sharded {
 		return writeGridShard(e.stdout, sc, crit, rates, c.reps, shard, results)
 	}
 	points := capacity.Judge(crit, results)

@@ -15,6 +15,8 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+
+	"github.com/servesim/servesim/sim"
 )
 
 func main() {
@@ -52,6 +54,32 @@ type env struct {
 	stdout, stderr io.Writer
 	// tty is true when stderr is a terminal, so a progress bar may be drawn.
 	tty bool
+	// getenv reads the environment (os.Getenv): the schedulers' shard
+	// variables.
+	getenv func(string) string
+}
+
+// shard returns the shard of the jobs this process runs: --shard when
+// given (flagValue), else the one a Kubernetes Indexed Job or a Slurm array
+// assigned (sim.ShardFromEnv), said on stderr; sharded is false when
+// neither chose one.
+func (e *env) shard(cmd, flagValue string) (s sim.Shard, sharded bool, err error) {
+	if flagValue != "" {
+		s, err := sim.ParseShard(flagValue)
+		if err != nil {
+			return s, false, fmt.Errorf("%s: --shard: %w", cmd, err)
+		}
+		return s, true, nil
+	}
+	s, source, ok, err := sim.ShardFromEnv(e.getenv)
+	if err != nil {
+		return s, false, fmt.Errorf("%s: %w (or give --shard i/n)", cmd, err)
+	}
+	if !ok {
+		return sim.AllJobs, false, nil
+	}
+	fmt.Fprintf(e.stderr, "servesim %s: shard %s from %s (give --shard to choose another)\n", cmd, s, source)
+	return s, true, nil
 }
 
 // exitUsage is the exit status of every error.
@@ -73,7 +101,7 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 			status = exitUsage
 		}
 	}()
-	e := &env{stdout: stdout, stderr: stderr, tty: isTerminal(stderr)}
+	e := &env{stdout: stdout, stderr: stderr, tty: isTerminal(stderr), getenv: os.Getenv}
 	if len(args) == 0 {
 		usage(stderr)
 		fmt.Fprintln(stderr, "servesim: no command given (try: servesim bench)")

@@ -6,9 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
-	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 )
@@ -23,8 +21,10 @@ github.com/servesim/servesim/scenario'. Examples live in examples/scenarios/.
 With --shard i/n only the jobs j (point-major: j = point*replications +
 replication) with j mod n = i run, and the output is JSON for
 'servesim merge'. Each shard is a deterministic function of the file and i,
-so it runs unchanged as a Kubernetes Indexed Job (--shard
-$JOB_COMPLETION_INDEX/n) or a Slurm array (--shard $SLURM_ARRAY_TASK_ID/n).
+so it runs unchanged as a Kubernetes Indexed Job or a Slurm array: without
+--shard, the shard comes from JOB_COMPLETION_INDEX and JOB_COMPLETIONS, or
+from SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_COUNT
+(docs/scale-out.md).
 `
 
 // runOptions are the flags of `servesim run` and `servesim merge`.
@@ -68,11 +68,11 @@ func runScenario(args []string, e *env) error {
 	if len(pos) != 1 {
 		return fmt.Errorf("run: want one scenario file, got %d arguments (usage: servesim run SCENARIO.yaml [flags])", len(pos))
 	}
-	shard := sim.AllJobs
-	if o.shard != "" {
-		if shard, err = sim.ParseShard(o.shard); err != nil {
-			return fmt.Errorf("run: --shard: %s", strings.TrimPrefix(err.Error(), capacity.ErrInvalid.Error()+": "))
-		}
+	shard, sharded, err := e.shard("run", o.shard)
+	if err != nil {
+		return err
+	}
+	if sharded {
 		if o.format == "" {
 			o.format = "json"
 		}
