@@ -211,7 +211,7 @@ func Model(name string) (ModelSpec, error) {
 }
 
 // GPU returns the catalog entry called name (see GPUNames), with its own
-// copy of the all-reduce table. The error wraps ErrUnknownName and lists the
+// copies of the all-reduce tables. The error wraps ErrUnknownName and lists the
 // known names.
 func GPU(name string) (GPUSpec, error) {
 	g, ok := gpus[name]
@@ -219,6 +219,7 @@ func GPU(name string) (GPUSpec, error) {
 		return GPUSpec{}, errorf(ErrUnknownName, "unknown gpu %q (known: %s)", name, strings.Join(GPUNames(), ", "))
 	}
 	g.AllReduce = slices.Clone(g.AllReduce)
+	g.VLLMAllReduce = slices.Clone(g.VLLMAllReduce)
 	return g, nil
 }
 
