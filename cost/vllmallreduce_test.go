@@ -242,8 +242,8 @@ var vllmFitOutliers = map[string]float64{
 // than 40%.
 var ncclVsVLLMOutliers = map[string]string{
 	// vLLM's all-reduce at 2 GB200 ranks from 16 MiB up runs at 150–210
-	// GB/s bus bandwidth; nccl-tests on GB200 reach 476 GB/s.
-	"gb200/2": "vLLM's pynccl at 2 ranks is 2.4× slower than nccl-tests",
+	// GB/s bus bandwidth; aiconfigurator's NCCL table for GB200 reaches 476.
+	"gb200/2": "vLLM's pynccl at 2 ranks is 2.4× slower than NCCL's own table",
 	// 4 MiB at 2 B300 ranks is vLLM's symmetric memory (39 µs), which the
 	// catalog leaves to NCCL (20 µs).
 	"b300/2/4194304": "symmetric memory's only size",
@@ -256,7 +256,8 @@ var ncclVsVLLMOutliers = map[string]string{
 // (outliers listed in vllmFitOutliers), and within 40% where it runs NCCL
 // on messages a step can carry (≤ 128 MiB; outliers in
 // ncclVsVLLMOutliers): the NCCL fits come from another source, the DGX
-// profiles for A100 and H100 and nccl-tests for Blackwell.
+// profiles for A100 and H100 and aiconfigurator's NCCL 2.29.2 tables for
+// Blackwell.
 func TestCatalogVLLMAllReduceAgainstMeasurements(t *testing.T) {
 	t.Parallel()
 	for _, m := range vllmMeasurements {
