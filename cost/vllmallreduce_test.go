@@ -354,3 +354,41 @@ func TestDeploymentDispatchMatchesVLLMAllReduce(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadGPUWithVLLMAllReduce: a GPU file describes vLLM's all-reduce
+// with vllm_all_reduce entries; a PCIe peer-to-peer pair is an entry for 2
+// ranks only.
+func TestLoadGPUWithVLLMAllReduce(t *testing.T) {
+	t.Parallel()
+	path := writeFile(t, "g.yaml", `name: pcie-pair
+memory_bytes: 25769803776
+bandwidth_bytes_per_s: 1.0e12
+peak_flops: {bf16: 2.0e14}
+all_reduce:
+  - {ranks: 0, alpha_s: 2.5e-5, bus_bandwidth_bytes_per_s: 2.0e10}
+vllm_all_reduce:
+  - ranks: 2
+    custom_max_bytes: 8388608
+    one_shot: {alpha_s: 6.0e-6, bandwidth_bytes_per_s: 2.0e10}
+`)
+	g, err := LoadGPU(path)
+	require.NoError(t, err)
+	assert.Equal(t, VLLMAllReduceTable{{Ranks: 2, CustomMaxBytes: 8 * miB, OneShot: LinkCost{Alpha: 6e-6, Bandwidth: 20e9}}}, g.VLLMAllReduce)
+	d := Deployment{Model: mustModel(t, "llama-3.1-8b"), GPU: g, TP: 2}
+	require.NoError(t, d.Validate())
+	// 2·32 all-reduces of 4096·2 B = 8 KiB, one-shot: 6 µs + 8192 B / 20 GB/s.
+	assert.InDelta(t, 64*(6e-6+8192/20e9), d.Step(DecodeBatch(1, 100)).CommTime, 1e-15)
+	// TP 4 over PCIe: no custom kernel, NCCL α–β: 25 µs + 1.5·4·8192 B / 20 GB/s.
+	d.TP = 4
+	assert.InDelta(t, 64*(25e-6+1.5*4*8192/20e9), d.Step(DecodeBatch(4, 100)).CommTime, 1e-15)
+
+	_, err = LoadGPU(writeFile(t, "bad.yaml", `name: x
+memory_bytes: 1
+bandwidth_bytes_per_s: 1
+peak_flops: {bf16: 1}
+vllm_all_reduce:
+  - {ranks: 3, custom_max_bytes: 1, one_shot: {alpha_s: 0, bandwidth_bytes_per_s: 1}}
+`))
+	require.ErrorIs(t, err, ErrInvalidSpec)
+	assert.Contains(t, err.Error(), "vllm_all_reduce ranks 3")
+}
