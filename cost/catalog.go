@@ -66,11 +66,105 @@ var (
 	}
 )
 
+// Fitted vLLM tensor-parallel all-reduce parameters per rank count
+// (docs/cost-model.md#vllms-all-reduce). Size limits from vLLM's source
+// (vllm-project/vllm@00d618aa, Apache-2.0): the custom kernel takes
+// S < CustomMaxBytes, 8 MiB (CustomAllreduce max_size) unless PyTorch
+// symmetric memory is on (VLLM_ALLREDUCE_USE_SYMM_MEM, default 1), when
+// all_reduce_utils.CUSTOM_ALL_REDUCE_MAX_SIZES lowers it per compute
+// capability and SYMM_MEM_ALL_REDUCE_MAX_SIZES gives the symmetric-memory
+// limit (SM 8.0 has neither table: no symmetric memory). Times from
+// ai-dynamo/aiconfigurator@095f58a5 (Apache-2.0),
+// aic-core/src/aiconfigurator_core/systems/data/<system>/comm/vllm/<version>/custom_allreduce_perf.parquet,
+// vLLM's own tensor_model_parallel_all_reduce replayed in a CUDA graph
+// (bf16), kept in testdata/aiconfigurator. Each algorithm is fitted on the
+// measured sizes vLLM routes to it (FitAlphaBeta, relative error); the
+// tests refit them from those files.
+var (
+	// A100-SXM4-80GB, vLLM 0.14.0; SM 8.0: custom below 8 MiB, then NCCL.
+	a100VLLMAllReduce = VLLMAllReduceTable{
+		{Ranks: 2, CustomMaxBytes: 8 * miB, OneShot: LinkCost{5.045e-6, 200.1e9}},
+		{Ranks: 4, CustomMaxBytes: 8 * miB, OneShot: LinkCost{5.283e-6, 162.3e9}, TwoShot: LinkCost{10.68e-6, 204.6e9}},
+		{Ranks: 8, CustomMaxBytes: 8 * miB, OneShot: LinkCost{5.923e-6, 175.3e9}, TwoShot: LinkCost{15.06e-6, 258.6e9}},
+	}
+	// H100 80GB HBM3 (DGX/HGX), vLLM 0.19.0; SM 9.0.
+	h100VLLMAllReduce = VLLMAllReduceTable{
+		{Ranks: 2, CustomMaxBytes: 8 * miB, OneShot: LinkCost{4.271e-6, 262.0e9},
+			SymmMemMaxBytes: 64 * miB, SymmMem: LinkCost{15.54e-6, 265.3e9}},
+		{Ranks: 4, CustomMaxBytes: 8 * miB, OneShot: LinkCost{4.576e-6, 308.9e9}, TwoShot: LinkCost{7.956e-6, 292.4e9},
+			SymmMemMaxBytes: 32 * miB, SymmMem: LinkCost{12.76e-6, 305.6e9}},
+		{Ranks: 8, CustomMaxBytes: 256 * kiB, OneShot: LinkCost{4.611e-6, 277.4e9},
+			SymmMemMaxBytes: 64 * miB, SymmMem: LinkCost{9.455e-6, 359.0e9}},
+	}
+	// H200, vLLM 0.19.0; SM 9.0.
+	h200VLLMAllReduce = VLLMAllReduceTable{
+		{Ranks: 2, CustomMaxBytes: 8 * miB, OneShot: LinkCost{4.416e-6, 266.6e9},
+			SymmMemMaxBytes: 64 * miB, SymmMem: LinkCost{13.38e-6, 274.3e9}},
+		{Ranks: 4, CustomMaxBytes: 8 * miB, OneShot: LinkCost{4.583e-6, 314.0e9}, TwoShot: LinkCost{7.320e-6, 293.3e9},
+			SymmMemMaxBytes: 32 * miB, SymmMem: LinkCost{12.63e-6, 316.7e9}},
+		{Ranks: 8, CustomMaxBytes: 256 * kiB, OneShot: LinkCost{4.732e-6, 273.9e9},
+			SymmMemMaxBytes: 64 * miB, SymmMem: LinkCost{8.739e-6, 374.1e9}},
+	}
+	// B200, vLLM 0.19.0; SM 10.0. The two-shot kernel is flat (about
+	// 18 µs at 4 ranks, 26 µs at 8) over the two sizes it serves: its
+	// fitted bandwidths are not link rates.
+	b200VLLMAllReduce = VLLMAllReduceTable{
+		{Ranks: 2, CustomMaxBytes: 2 * miB, OneShot: LinkCost{6.798e-6, 182.2e9},
+			SymmMemMaxBytes: 8 * miB, SymmMem: LinkCost{19.25e-6, 308.5e9}},
+		{Ranks: 4, CustomMaxBytes: 2 * miB, OneShot: LinkCost{7.243e-6, 484.6e9}, TwoShot: LinkCost{17.18e-6, 880.5e9},
+			SymmMemMaxBytes: 32 * miB, SymmMem: LinkCost{17.07e-6, 481.7e9}},
+		{Ranks: 8, CustomMaxBytes: 1 * miB, OneShot: LinkCost{7.658e-6, 481.2e9}, TwoShot: LinkCost{25.86e-6, 4843e9},
+			SymmMemMaxBytes: 128 * miB, SymmMem: LinkCost{14.02e-6, 596.0e9}},
+	}
+	// B300 SXM6, vLLM 0.19.0; SM 10.3. At 2 ranks symmetric memory would
+	// take exactly S = 4 MiB (its limit equals the custom one), one
+	// measured size: left to NCCL.
+	b300VLLMAllReduce = VLLMAllReduceTable{
+		{Ranks: 2, CustomMaxBytes: 4 * miB, OneShot: LinkCost{6.705e-6, 169.6e9}},
+		{Ranks: 4, CustomMaxBytes: 4 * miB, OneShot: LinkCost{6.870e-6, 402.3e9}, TwoShot: LinkCost{13.83e-6, 247.1e9},
+			SymmMemMaxBytes: 32 * miB, SymmMem: LinkCost{15.36e-6, 477.0e9}},
+		{Ranks: 8, CustomMaxBytes: 4 * miB, OneShot: LinkCost{7.226e-6, 400.7e9}, TwoShot: LinkCost{25.57e-6, 1025e9},
+			SymmMemMaxBytes: 64 * miB, SymmMem: LinkCost{10.84e-6, 534.0e9}},
+	}
+	// GB200 (4 GPUs per compute tray), vLLM 0.19.0; SM 10.0; measured at 2
+	// and 4 ranks. Tensor parallelism beyond a tray spans nodes, where vLLM
+	// disables its custom all-reduce.
+	gb200VLLMAllReduce = VLLMAllReduceTable{
+		{Ranks: 2, CustomMaxBytes: 2 * miB, OneShot: LinkCost{4.539e-6, 177.7e9},
+			SymmMemMaxBytes: 8 * miB, SymmMem: LinkCost{0.5413e-6, 153.6e9}},
+		{Ranks: 4, CustomMaxBytes: 2 * miB, OneShot: LinkCost{5.146e-6, 458.1e9}, TwoShot: LinkCost{9.746e-6, 563.9e9},
+			SymmMemMaxBytes: 32 * miB, SymmMem: LinkCost{11.17e-6, 425.9e9}},
+	}
+)
+
+// Fitted NCCL all-reduce α–β of Blackwell systems, all sizes 512 B–1 GiB,
+// relative-error least squares (FitAll with no size limits), like the DGX
+// fits above. Source: ai-dynamo/aiconfigurator@095f58a5 (Apache-2.0),
+// aic-core/src/aiconfigurator_core/systems/data/<system>/comm/nccl/2.29.2/nccl_perf.parquet
+// (NCCL 2.29.2, fp16), kept in testdata/aiconfigurator.
+var (
+	b200NCCLAllReduce = AlphaBetaTable{
+		{Ranks: 2, Alpha: 11.02e-6, BusBandwidth: 474.4e9},
+		{Ranks: 4, Alpha: 16.36e-6, BusBandwidth: 556.0e9},
+		{Ranks: 8, Alpha: 27.19e-6, BusBandwidth: 584.5e9},
+	}
+	b300NCCLAllReduce = AlphaBetaTable{
+		{Ranks: 2, Alpha: 10.82e-6, BusBandwidth: 479.8e9},
+		{Ranks: 4, Alpha: 15.88e-6, BusBandwidth: 562.4e9},
+		{Ranks: 8, Alpha: 26.67e-6, BusBandwidth: 587.5e9},
+	}
+	gb200NCCLAllReduce = AlphaBetaTable{
+		{Ranks: 2, Alpha: 11.67e-6, BusBandwidth: 475.7e9},
+		{Ranks: 4, Alpha: 16.99e-6, BusBandwidth: 554.3e9},
+	}
+)
+
 // Catalog GPU entries: dense (not sparse) tensor peaks from the vendor
 // datasheets, which usually print the 2:4-sparse figure first (the dense
-// figure is half of it). AllReduce holds α–β parameters only where a
+// figure is half of it). AllReduce holds NCCL α–β parameters only where a
 // measurement or an earlier documented estimate exists; entries without
-// them need Deployment.Comm (an NCCL table) for TP > 1.
+// them need Deployment.Comm (an NCCL table) for TP > 1. VLLMAllReduce is
+// set where vLLM's own all-reduce was measured: the NVLink systems.
 var gpus = map[string]GPUSpec{
 	// AWS A10G (EC2 G5): NVIDIA publishes no A10G datasheet. 24 GB GDDR6 at
 	// 600 GB/s and its tensor rate, 70 TFLOPS FP16/BF16 dense, and 35 TFLOPS
@@ -91,22 +185,28 @@ var gpus = map[string]GPUSpec{
 	// NVIDIA A100 Tensor Core GPU datasheet, SXM4 40GB: HBM2 1,555 GB/s,
 	// otherwise the A100 80GB figures below (the A100 architecture
 	// whitepaper lists INT4 1,248 TOPS dense). All-reduce: the DGX A100 fit
-	// (same NVLink 3 + NVSwitch).
+	// and the A100-SXM4-80GB vLLM measurement (same NVLink 3 + NVSwitch).
 	"a100-40gb": {Name: "a100-40gb", MemoryBytes: 40 * GiB, BandwidthBytesPerS: 1555e9,
 		PeakFLOPS:    PeakFLOPS{FP32: 19.5e12, BF16: 312e12, FP16: 312e12, INT8: 624e12, INT4: 1248e12},
-		Interconnect: "NVLink 3 + NVSwitch, 600 GB/s per GPU", AllReduce: a100DGXAllReduce},
+		Interconnect: "NVLink 3 + NVSwitch, 600 GB/s per GPU", AllReduce: a100DGXAllReduce,
+		VLLMAllReduce: a100VLLMAllReduce},
 	// NVIDIA A100 Tensor Core GPU datasheet, SXM4 80GB: HBM2e 2,039 GB/s,
 	// BF16/FP16 312 TFLOPS, INT8 624 TOPS, FP32 19.5 TFLOPS, no FP8;
-	// NVLink 3 600 GB/s. All-reduce fitted from the DGX A100 NCCL profile.
+	// NVLink 3 600 GB/s. All-reduce: NCCL fitted from the DGX A100 profile,
+	// vLLM's custom all-reduce from the A100-SXM4-80GB measurement.
 	"a100-80gb": {Name: "a100-80gb", MemoryBytes: 80 * GiB, BandwidthBytesPerS: 2039e9,
 		PeakFLOPS:    PeakFLOPS{FP32: 19.5e12, BF16: 312e12, FP16: 312e12, INT8: 624e12, INT4: 1248e12},
-		Interconnect: "NVLink 3 + NVSwitch, 600 GB/s per GPU", AllReduce: a100DGXAllReduce},
+		Interconnect: "NVLink 3 + NVSwitch, 600 GB/s per GPU", AllReduce: a100DGXAllReduce,
+		VLLMAllReduce: a100VLLMAllReduce},
 	// NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: 80GB HBM3 3.35 TB/s,
 	// BF16/FP16 989 TFLOPS, FP8/INT8 1,979 T(FL)OPS dense, FP32 67 TFLOPS;
-	// NVLink 4 900 GB/s. All-reduce fitted from the DGX H100 NCCL profile.
+	// NVLink 4 900 GB/s. All-reduce: NCCL fitted from the DGX H100 profile,
+	// vLLM's custom and symmetric-memory all-reduces from the H100 SXM
+	// measurement.
 	"h100-sxm": {Name: "h100-sxm", MemoryBytes: 80 * GiB, BandwidthBytesPerS: 3.35e12,
 		PeakFLOPS:    PeakFLOPS{FP32: 67e12, BF16: 989.4e12, FP16: 989.4e12, FP8: 1978.9e12, INT8: 1978.9e12},
-		Interconnect: "NVLink 4 + NVSwitch, 900 GB/s per GPU", AllReduce: h100DGXAllReduce},
+		Interconnect: "NVLink 4 + NVSwitch, 900 GB/s per GPU", AllReduce: h100DGXAllReduce,
+		VLLMAllReduce: h100VLLMAllReduce},
 	// NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe: 80GB HBM2e 2 TB/s,
 	// BF16/FP16 1,513 TFLOPS and FP8/INT8 3,026 T(FL)OPS with sparsity
 	// (756.5 and 1,513 dense), FP32 51 TFLOPS; PCIe Gen5 x16 128 GB/s, NVLink
@@ -115,21 +215,24 @@ var gpus = map[string]GPUSpec{
 		PeakFLOPS:    PeakFLOPS{FP32: 51e12, BF16: 756.5e12, FP16: 756.5e12, FP8: 1513e12, INT8: 1513e12},
 		Interconnect: "PCIe Gen5 x16, NVLink bridge 600 GB/s per pair"},
 	// NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: 141GB HBM3e 4.8 TB/s,
-	// same tensor peaks and NVLink 4 as H100 SXM. All-reduce: estimate, the
-	// DGX H100 fit (same NVLink generation and NVSwitch).
+	// same tensor peaks and NVLink 4 as H100 SXM. All-reduce: NCCL estimated
+	// by the DGX H100 fit (same NVLink generation and NVSwitch); vLLM's
+	// custom and symmetric-memory all-reduces from the H200 measurement.
 	"h200": {Name: "h200", MemoryBytes: 141 * GiB, BandwidthBytesPerS: 4.8e12,
 		PeakFLOPS:    PeakFLOPS{FP32: 67e12, BF16: 989.4e12, FP16: 989.4e12, FP8: 1978.9e12, INT8: 1978.9e12},
-		Interconnect: "NVLink 4 + NVSwitch, 900 GB/s per GPU", AllReduce: h100DGXAllReduce},
+		Interconnect: "NVLink 4 + NVSwitch, 900 GB/s per GPU", AllReduce: h100DGXAllReduce,
+		VLLMAllReduce: h200VLLMAllReduce},
 	// NVIDIA DGX B200 / HGX B200 datasheets: 1,440 GB HBM3e and 64 TB/s for
 	// 8 GPUs (180 GB, 8 TB/s each); 36 PFLOPS BF16, 72 PFLOPS FP8 for 8 GPUs
 	// with sparsity (2.25 / 4.5 PFLOPS dense each); FP32 75 TFLOPS each;
-	// NVLink 5 1.8 TB/s per GPU. All-reduce: estimate, the DGX H100 α and
-	// twice its bus bandwidth (NVLink 5 doubles per-GPU link bandwidth).
+	// NVLink 5 1.8 TB/s per GPU. All-reduce: NCCL and vLLM's all-reduces
+	// fitted from the aiconfigurator B200 measurements.
 	// FP4 72 PFLOPS dense for 8 GPUs (9 PFLOPS each; HGX B200 at 1,000 W,
 	// glennklockwood.com/garden/processors/B200 lists the same).
 	"b200": {Name: "b200", MemoryBytes: 180 * GiB, BandwidthBytesPerS: 8e12,
 		PeakFLOPS:    PeakFLOPS{FP32: 75e12, BF16: 2.25e15, FP16: 2.25e15, FP8: 4.5e15, INT8: 4.5e15, FP4: 9e15},
-		Interconnect: "NVLink 5 + NVSwitch, 1.8 TB/s per GPU", AllReduce: scaleBusBandwidth(h100DGXAllReduce, 2)},
+		Interconnect: "NVLink 5 + NVSwitch, 1.8 TB/s per GPU", AllReduce: b200NCCLAllReduce,
+		VLLMAllReduce: b200VLLMAllReduce},
 	// NVIDIA HGX B300 (Blackwell Ultra) platform: 8 GPUs with FP4 144 PFLOPS
 	// sparse / 108 PFLOPS dense (13.5 PFLOPS dense each), FP8 72 PFLOPS and
 	// BF16 36 PFLOPS sparse (4.5 and 2.25 PFLOPS dense each), FP32 75 TFLOPS
@@ -138,20 +241,25 @@ var gpus = map[string]GPUSpec{
 	// 13.1 PFLOPS, Verda's GB300 NVL72 article 14). Memory: 270 GB per GPU
 	// as Verda's per-GPU table lists it (the part is sold as 288 GB; B200's
 	// 180 GB above is the same kind of figure). INT8 is cut on Blackwell
-	// Ultra (Verda: 0.15 POPS) and left out. No all-reduce measurement.
+	// Ultra (Verda: 0.15 POPS) and left out. All-reduce: NCCL and vLLM's
+	// all-reduces fitted from the aiconfigurator B300 SXM6 measurements.
 	"b300": {Name: "b300", MemoryBytes: 270 * GiB, BandwidthBytesPerS: 8e12,
 		PeakFLOPS:    PeakFLOPS{FP32: 75e12, BF16: 2.25e15, FP16: 2.25e15, FP8: 4.5e15, FP4: 13.5e15},
-		Interconnect: "NVLink 5 + NVSwitch, 1.8 TB/s per GPU"},
+		Interconnect: "NVLink 5 + NVSwitch, 1.8 TB/s per GPU", AllReduce: b300NCCLAllReduce,
+		VLLMAllReduce: b300VLLMAllReduce},
 	// NVIDIA GB200 NVL72: 72 GPUs with FP4 1,440 PFLOPS, FP8 720 PFLOPS and
 	// BF16 360 PFLOPS with sparsity (10, 5 and 2.5 PFLOPS dense per GPU;
 	// glennklockwood.com/garden/processors/B200 lists the same for the
 	// 1,200 W GB200 part, and FP32 90 TFLOPS), 576 TB/s HBM3e (8 TB/s per
 	// GPU), NVLink 5 1.8 TB/s per GPU across the rack. Memory: 186 GB per
 	// GPU, as MLCommons inference submissions name the part (GB200-186GB).
-	// No all-reduce measurement.
+	// All-reduce: NCCL and vLLM's all-reduces fitted from the aiconfigurator
+	// GB200 measurements, at 2 and 4 ranks (one compute tray); more ranks
+	// take the 4-rank NCCL fit.
 	"gb200": {Name: "gb200", MemoryBytes: 186 * GiB, BandwidthBytesPerS: 8e12,
 		PeakFLOPS:    PeakFLOPS{FP32: 90e12, BF16: 2.5e15, FP16: 2.5e15, FP8: 5e15, INT8: 5e15, FP4: 10e15},
-		Interconnect: "NVLink 5 + NVLink Switch (NVL72), 1.8 TB/s per GPU"},
+		Interconnect: "NVLink 5 + NVLink Switch (NVL72), 1.8 TB/s per GPU", AllReduce: gb200NCCLAllReduce,
+		VLLMAllReduce: gb200VLLMAllReduce},
 	// NVIDIA L40S datasheet: 48GB GDDR6 864 GB/s, BF16/FP16 362 TFLOPS,
 	// FP8/INT8 733 T(FL)OPS dense, FP32 91.6 TFLOPS; PCIe Gen4 x16, no NVLink.
 	// All-reduce: estimate for PCIe Gen4 rings (α 25 µs, 20 GB/s bus).
@@ -192,14 +300,6 @@ var gpus = map[string]GPUSpec{
 		}},
 }
 
-func scaleBusBandwidth(t AlphaBetaTable, k float64) AlphaBetaTable {
-	out := slices.Clone(t)
-	for i := range out {
-		out[i].BusBandwidth *= k
-	}
-	return out
-}
-
 // Model returns the catalog entry called name (see ModelNames). The error
 // wraps ErrUnknownName and lists the known names.
 func Model(name string) (ModelSpec, error) {
@@ -211,7 +311,7 @@ func Model(name string) (ModelSpec, error) {
 }
 
 // GPU returns the catalog entry called name (see GPUNames), with its own
-// copy of the all-reduce table. The error wraps ErrUnknownName and lists the
+// copies of the all-reduce tables. The error wraps ErrUnknownName and lists the
 // known names.
 func GPU(name string) (GPUSpec, error) {
 	g, ok := gpus[name]
@@ -219,6 +319,7 @@ func GPU(name string) (GPUSpec, error) {
 		return GPUSpec{}, errorf(ErrUnknownName, "unknown gpu %q (known: %s)", name, strings.Join(GPUNames(), ", "))
 	}
 	g.AllReduce = slices.Clone(g.AllReduce)
+	g.VLLMAllReduce = slices.Clone(g.VLLMAllReduce)
 	return g, nil
 }
 

@@ -38,22 +38,26 @@ func TestCatalogEntriesValidate(t *testing.T) {
 }
 
 // TestCatalogAllReduceOnlyWhereSourced: the GPUs whose all-reduce has a
-// measurement or a documented estimate carry α–β parameters; the others
-// carry none, and a TP > 1 deployment on them asks for Deployment.Comm
-// instead of inventing a number.
+// measurement or a documented estimate carry NCCL α–β parameters; the
+// others carry none, and a TP > 1 deployment on them asks for
+// Deployment.Comm instead of inventing a number. vLLM's own all-reduce is
+// described exactly for the NVLink systems it was measured on; the PCIe
+// cards run NCCL.
 func TestCatalogAllReduceOnlyWhereSourced(t *testing.T) {
 	t.Parallel()
-	with := []string{"a100-40gb", "a100-80gb", "b200", "h100-sxm", "h200", "l40s", "mi300x", "rtx4090"}
+	with := []string{"a100-40gb", "a100-80gb", "b200", "b300", "gb200", "h100-sxm", "h200", "l40s", "mi300x", "rtx4090"}
+	withVLLM := []string{"a100-40gb", "a100-80gb", "b200", "b300", "gb200", "h100-sxm", "h200"}
 	for _, name := range GPUNames() {
 		t.Run(name, func(t *testing.T) {
 			g := mustGPU(t, name)
 			assert.Equal(t, slices.Contains(with, name), len(g.AllReduce) > 0)
+			assert.Equal(t, slices.Contains(withVLLM, name), len(g.VLLMAllReduce) > 0)
 		})
 	}
-	d := Deployment{Model: mustModel(t, "llama-3.1-8b"), GPU: mustGPU(t, "b300"), TP: 2}
+	d := Deployment{Model: mustModel(t, "llama-3.1-8b"), GPU: mustGPU(t, "h100-pcie"), TP: 2}
 	err := d.Validate()
 	require.ErrorIs(t, err, ErrInvalidSpec)
-	assert.Contains(t, err.Error(), `gpu "b300" has no all_reduce parameters for tp 2`)
+	assert.Contains(t, err.Error(), `gpu "h100-pcie" has no all_reduce parameters for tp 2`)
 }
 
 func TestCatalogUnknownNameListsKnown(t *testing.T) {
@@ -72,8 +76,10 @@ func TestCatalogGPUIsACopy(t *testing.T) {
 	t.Parallel()
 	g := mustGPU(t, "h100-sxm")
 	g.AllReduce[0].Alpha = 1
+	g.VLLMAllReduce[0].OneShot.Alpha = 1
 	assert.NotEqual(t, 1.0, mustGPU(t, "h100-sxm").AllReduce[0].Alpha)
 	assert.NotEqual(t, 1.0, mustGPU(t, "h200").AllReduce[0].Alpha)
+	assert.NotEqual(t, 1.0, mustGPU(t, "h100-sxm").VLLMAllReduce[0].OneShot.Alpha)
 }
 
 func TestPeakFLOPSForBytes(t *testing.T) {

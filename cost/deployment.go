@@ -206,11 +206,15 @@ type Deployment struct {
 	// Eff holds the efficiency knobs, e.g. from Fit; the zero value is the
 	// ideal floor.
 	Eff Efficiency `json:"efficiency" yaml:"efficiency"`
-	// Comm times one all-reduce; nil means the GPU's α–β table
-	// GPU.AllReduce. Set it to an *AllReduceTable (LoadNCCLTable) to use NCCL
-	// measurements, or to any AllReduce. It is not read from or written to
-	// files: a file describes the interconnect through the GPU's all_reduce
-	// table.
+	// Comm times one all-reduce; nil means vLLM's dispatch on the GPU's
+	// tables: its custom and symmetric-memory all-reduces from
+	// GPU.VLLMAllReduce where they apply, NCCL α–β from GPU.AllReduce
+	// otherwise and for the MoE data-parallel exchange
+	// (docs/cost-model.md#vllms-all-reduce). Set it to an *AllReduceTable
+	// (LoadNCCLTable) to use NCCL measurements, to a VLLMAllReduce, or to
+	// any AllReduce. It is not read from or written to files: a file
+	// describes the interconnect through the GPU's all_reduce and
+	// vllm_all_reduce tables.
 	Comm AllReduce `json:"-" yaml:"-"`
 	// PeakFLOPS overrides the per-rank peak FLOP/s; 0 means the GPU's dense
 	// peak for the model's activation size (GPU.PeakFLOPS.ForBytes).

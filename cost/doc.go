@@ -16,8 +16,9 @@
 //   - Precision: BF16, FP16, FP8, INT8, FP4 (NVFP4), MXFP4, INT4 with their
 //     bits per weight (block scales included) and GEMM peak;
 //     ModelSpec.WithWeights and WithKVCache serve a model in them.
-//   - GPUSpec: memory, bandwidth, dense peak FLOP/s per dtype and α–β
-//     all-reduce parameters per rank count.
+//   - GPUSpec: memory, bandwidth, dense peak FLOP/s per dtype, NCCL α–β
+//     all-reduce parameters per rank count and, on NVLink systems, vLLM's
+//     custom and symmetric-memory all-reduces (VLLMAllReduce).
 //   - Model, GPU, ModelNames, GPUNames: the catalog (llama-3.1-8b/70b/405b,
 //     qwen2.5-7b/72b, mistral-7b; a10g, l4, l40s, a100-40gb, a100-80gb,
 //     h100-pcie, h100-sxm, h200, b200, b300, gb200, mi300x, rtx4090,
@@ -25,7 +26,10 @@
 //     LoadGPU read user-defined specs from JSON or YAML.
 //   - AllReduce: the time of one all-reduce. AlphaBeta and AlphaBetaTable
 //     implement τ(S, p) = α_p + 2(p−1)S/(p·B_p); AllReduceTable interpolates
-//     NCCL measurements and fits α and B to them by least squares.
+//     NCCL measurements and fits α and B to them by least squares;
+//     VLLMAllReduce dispatches a message as vLLM does (one-shot or
+//     two-shot custom kernel, PyTorch symmetric memory, else NCCL), the
+//     default of a Deployment.
 //   - TPModel: the ideal tensor-parallel screen — projection FLOPs,
 //     all-reduce payload and traffic, step time and speed-up, and the token
 //     threshold T* above which TP=p beats one GPU.

@@ -19,9 +19,16 @@ type GPUSpec struct {
 	PeakFLOPS PeakFLOPS `json:"peak_flops" yaml:"peak_flops"`
 	// Interconnect describes the GPU-to-GPU link, for reports only.
 	Interconnect string `json:"interconnect,omitempty" yaml:"interconnect,omitempty"`
-	// AllReduce holds α–β all-reduce parameters per rank count inside one
-	// node; Deployment uses it unless given a Comm model.
+	// AllReduce holds α–β parameters of NCCL all-reduces per rank count
+	// inside one node; Deployment uses it, after VLLMAllReduce, unless given
+	// a Comm model.
 	AllReduce AlphaBetaTable `json:"all_reduce,omitempty" yaml:"all_reduce,omitempty"`
+	// VLLMAllReduce describes vLLM's custom and symmetric-memory all-reduces
+	// per rank count (docs/cost-model.md#vllms-all-reduce); a Deployment
+	// times tensor-parallel all-reduces as vLLM dispatches them between
+	// these and AllReduce. Empty means NCCL for every message: no
+	// peer-to-peer, or no measurement.
+	VLLMAllReduce VLLMAllReduceTable `json:"vllm_all_reduce,omitempty" yaml:"vllm_all_reduce,omitempty"`
 }
 
 // PeakFLOPS lists dense peak throughput per operand type in FLOP/s; 0 means
@@ -99,6 +106,9 @@ func (g GPUSpec) Validate() error {
 		bad("peak_flops: at least one data type needs a peak > 0")
 	}
 	for _, msg := range g.AllReduce.problems() {
+		bad("%s", msg)
+	}
+	for _, msg := range g.VLLMAllReduce.problems() {
 		bad("%s", msg)
 	}
 	return errors.Join(errs...)

@@ -153,7 +153,7 @@ func TestMoEDeploymentValidate(t *testing.T) {
 		{"dense with ep", Deployment{Model: mustModel(t, "llama-3.1-8b"), GPU: g, TP: 2, EP: 2}, "need a mixture-of-experts model"},
 		{"ep does not divide ranks", Deployment{Model: qwen30B(), GPU: g, TP: 2, EP: 4}, "ep 4 must divide tp×dp 2"},
 		{"negative dp", Deployment{Model: qwen30B(), GPU: g, TP: 1, DP: -1}, "dp -1 and ep 0 must be >= 0"},
-		{"dp without exchange model", Deployment{Model: qwen30B(), GPU: mustGPU(t, "b300"), TP: 1, DP: 2, EP: 2}, `gpu "b300" has no all_reduce parameters for the MoE token exchange`},
+		{"dp without exchange model", Deployment{Model: qwen30B(), GPU: mustGPU(t, "h100-pcie"), TP: 1, DP: 2, EP: 2}, `gpu "h100-pcie" has no all_reduce parameters for the MoE token exchange`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -179,7 +179,7 @@ type StepModel struct {
 	overhead          float64
 	allReduceCalls    float64 // 2L under TP, else 0
 	busFactor         float64 // 2(p−1)/p
-	alpha, perByte    float64 // α–β fast path: τ = alpha + perByte·S
+	tpAR              arCurve // τ(S) of vLLM's dispatch at p ranks, when comm is nil
 	comm              AllReduce
 
 	// Mixture of experts, MLA, sliding windows and attention data
@@ -243,11 +243,7 @@ func (d *Deployment) compile() StepModel {
 		s.allReduceCalls = m.allReducesPerStep()
 		s.busFactor = BusBytes(1, r.tp)
 		if s.comm == nil {
-			if ab, ok := d.GPU.AllReduce.Params(r.tp); ok {
-				s.alpha, s.perByte = ab.coefficients(r.tp)
-			} else {
-				s.alpha = math.Inf(1)
-			}
+			s.tpAR = d.GPU.tpAllReduce(r.tp)
 		}
 	}
 	return s
@@ -341,7 +337,7 @@ func (s *StepModel) Step(b Batch) StepCost {
 		if s.comm != nil {
 			tau = s.comm.Time(payload, s.p)
 		} else {
-			tau = s.alpha + s.perByte*payload
+			tau = s.tpAR.at(payload)
 		}
 		c.CommTime = s.allReduceCalls * tau
 	}

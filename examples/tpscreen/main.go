@@ -102,8 +102,9 @@ func screen(w io.Writer, modelName, gpuName string, degrees []int) error {
 		model.Name, gpu.Name, gpu.MemoryBytes/cost.GiB, gpu.BandwidthBytesPerS/1e12, gpu.PeakFLOPS.BF16/1e12, gpu.Interconnect)
 	fmt.Fprintf(w, "gpu_memory_utilization %.2f, block %d tokens, runtime reserve %.1f GiB per rank\n",
 		util, blockSize, float64(cost.DefaultRuntimeReserveBytes)/cost.GiB)
-	fmt.Fprintf(w, "efficiency: bandwidth %.2f, FLOPs %.2f, step overhead %.1f ms; all-reduce α–β fitted from DGX H100 NCCL data\n",
-		eff.Bandwidth, eff.FLOPs, eff.StepOverhead*1e3)
+	fmt.Fprintf(w, "efficiency: bandwidth %.2f, FLOPs %.2f, step overhead %.1f ms\n", eff.Bandwidth, eff.FLOPs, eff.StepOverhead*1e3)
+	fmt.Fprintln(w, "all-reduce: decode steps as vLLM dispatches it (custom and symmetric-memory fits, NCCL above);"+
+		" T* with the NCCL α–β fitted from DGX H100 data")
 	fmt.Fprintf(w, "weights %.1f GiB in all (%.4g parameters), KV %.0f KiB per token for the whole model\n",
 		model.WeightBytesTotal()/cost.GiB, model.TotalParams(), model.KVBytesPerToken()/1024)
 	tpm := cost.TPModel{Model: model, ProjFLOPS: gpu.PeakFLOPS.BF16 * eff.FLOPs, Comm: gpu.AllReduce}

@@ -1,0 +1,319 @@
+package cost
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// ARAlgorithm names the implementation vLLM's CudaCommunicator.all_reduce
+// dispatches one tensor-parallel all-reduce to (docs/cost-model.md#vllms-all-reduce).
+type ARAlgorithm uint8
+
+// ARAlgorithm values, in the order vLLM tries them on NVIDIA GPUs.
+const (
+	// ARNCCL is NCCL through vLLM's pynccl: every size the others decline.
+	ARNCCL ARAlgorithm = iota
+	// AROneShot is vLLM's custom kernel cross_device_reduce_1stage: every
+	// rank reads the whole message from each of its p−1 peers over
+	// peer-to-peer and sums it locally.
+	AROneShot
+	// ARTwoShot is cross_device_reduce_2stage: a reduce-scatter and an
+	// all-gather over peer reads, 2(p−1)/p·S bytes read per rank.
+	ARTwoShot
+	// ARSymmMem is PyTorch's symmetric-memory all-reduce (multimem on
+	// NVSwitch, else two-shot), which vLLM tries after its custom kernel.
+	ARSymmMem
+)
+
+// String returns "nccl", "one-shot", "two-shot" or "symm-mem".
+func (a ARAlgorithm) String() string {
+	switch a {
+	case AROneShot:
+		return "one-shot"
+	case ARTwoShot:
+		return "two-shot"
+	case ARSymmMem:
+		return "symm-mem"
+	default:
+		return "nccl"
+	}
+}
+
+// MarshalText encodes a as its String.
+func (a ARAlgorithm) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+const (
+	kiB = 1 << 10
+	miB = 1 << 20
+)
+
+// VLLMCustomMaxBytes is the default max_size of vLLM's CustomAllreduce,
+// 8 MiB: the custom kernel takes messages strictly smaller than it. With
+// PyTorch symmetric memory available (Hopper and Blackwell) vLLM lowers it
+// per rank count (VLLMAllReduceParams.CustomMaxBytes).
+const VLLMCustomMaxBytes = 8 * miB
+
+// VLLMCustomRanks reports whether vLLM's custom all-reduce supports p
+// ranks: 2, 4, 6 or 8 (CustomAllreduce._SUPPORTED_WORLD_SIZES).
+func VLLMCustomRanks(p int) bool { return p == 2 || p == 4 || p == 6 || p == 8 }
+
+// OneShotMaxBytes returns the message size in bytes from which vLLM's
+// custom kernel runs two-shot instead of one-shot at p ranks, as
+// csrc/custom_all_reduce.cuh chooses on fully NVLink-connected GPUs: 512 KiB
+// up to 4 ranks, 256 KiB up to 8; +Inf at 2 ranks (always one-shot, which
+// is also what a PCIe peer-to-peer pair runs).
+func OneShotMaxBytes(p int) float64 {
+	switch {
+	case p <= 2:
+		return math.Inf(1)
+	case p <= 4:
+		return 512 * kiB
+	default:
+		return 256 * kiB
+	}
+}
+
+// LinkCost is the latency and bandwidth of one all-reduce algorithm.
+type LinkCost struct {
+	// Alpha is the fixed time of one call, in seconds.
+	Alpha float64 `json:"alpha_s" yaml:"alpha_s"`
+	// Bandwidth is in bytes per second; what it divides depends on the
+	// algorithm (VLLMAllReduceParams).
+	Bandwidth float64 `json:"bandwidth_bytes_per_s" yaml:"bandwidth_bytes_per_s"`
+}
+
+// VLLMAllReduceParams is vLLM's tensor-parallel all-reduce at one rank count
+// on one kind of system: where its custom kernel and PyTorch's symmetric
+// memory take over from NCCL, and what each costs. A message of S bytes
+// over p = Ranks ranks runs
+//
+//	S < min(OneShotMaxBytes(p), CustomMaxBytes)   one-shot  τ = α₁ + (p−1)·S/B₁
+//	OneShotMaxBytes(p) ≤ S < CustomMaxBytes       two-shot  τ = α₂ + 2(p−1)/p·S/B₂
+//	CustomMaxBytes ≤ S ≤ SymmMemMaxBytes          symm-mem  τ = α₃ + 2(p−1)/p·S/B₃
+//	otherwise                                     NCCL (VLLMAllReduce.NCCL)
+//
+// B₁ is the rate at which each rank reads its p−1 peers' buffers; B₂ and B₃
+// are bus bandwidths as nccl-tests reports them.
+type VLLMAllReduceParams struct {
+	// Ranks is the rank count p, one of 2, 4, 6, 8. An entry for more than
+	// 2 ranks means the GPUs are fully connected by NVLink (vLLM's custom
+	// kernel needs that beyond 2 GPUs); a PCIe peer-to-peer pair has an
+	// entry for 2 ranks only.
+	Ranks int `json:"ranks" yaml:"ranks"`
+	// CustomMaxBytes is vLLM's max_size: the custom kernel takes messages
+	// strictly smaller, in bytes. VLLMCustomMaxBytes by default.
+	CustomMaxBytes float64 `json:"custom_max_bytes" yaml:"custom_max_bytes"`
+	// OneShot prices the one-shot kernel; Bandwidth is B₁.
+	OneShot LinkCost `json:"one_shot" yaml:"one_shot"`
+	// TwoShot prices the two-shot kernel; Bandwidth is the bus bandwidth
+	// B₂. Zero when CustomMaxBytes ≤ OneShotMaxBytes(Ranks) (never run).
+	TwoShot LinkCost `json:"two_shot,omitzero" yaml:"two_shot,omitempty"`
+	// SymmMemMaxBytes is the largest message PyTorch's symmetric-memory
+	// all-reduce takes, in bytes (inclusive); 0 when it is unavailable
+	// (before Hopper, or with VLLM_ALLREDUCE_USE_SYMM_MEM=0).
+	SymmMemMaxBytes float64 `json:"symm_mem_max_bytes,omitempty" yaml:"symm_mem_max_bytes,omitempty"`
+	// SymmMem prices the symmetric-memory all-reduce; Bandwidth is the bus
+	// bandwidth B₃. Zero when SymmMemMaxBytes is 0.
+	SymmMem LinkCost `json:"symm_mem,omitzero" yaml:"symm_mem,omitempty"`
+}
+
+// Algorithm returns the implementation vLLM runs for a message of bytes
+// bytes at e.Ranks ranks.
+func (e VLLMAllReduceParams) Algorithm(bytes float64) ARAlgorithm {
+	switch {
+	case bytes < e.CustomMaxBytes && bytes < OneShotMaxBytes(e.Ranks):
+		return AROneShot
+	case bytes < e.CustomMaxBytes:
+		return ARTwoShot
+	case bytes <= e.SymmMemMaxBytes:
+		return ARSymmMem
+	default:
+		return ARNCCL
+	}
+}
+
+// twoShotUsed reports whether some message size runs two-shot.
+func (e VLLMAllReduceParams) twoShotUsed() bool { return e.CustomMaxBytes > OneShotMaxBytes(e.Ranks) }
+
+// coefficients returns τ = alpha + perByte·S for algorithm a at e.Ranks
+// ranks; a must not be ARNCCL.
+func (e VLLMAllReduceParams) coefficients(a ARAlgorithm) (alpha, perByte float64) {
+	switch a {
+	case AROneShot:
+		return e.OneShot.Alpha, float64(e.Ranks-1) / e.OneShot.Bandwidth
+	case ARTwoShot:
+		return e.TwoShot.Alpha, BusBytes(1, e.Ranks) / e.TwoShot.Bandwidth
+	default:
+		return e.SymmMem.Alpha, BusBytes(1, e.Ranks) / e.SymmMem.Bandwidth
+	}
+}
+
+func (e VLLMAllReduceParams) problems() []string {
+	var out []string
+	if !VLLMCustomRanks(e.Ranks) {
+		out = append(out, fmt.Sprintf("vllm_all_reduce ranks %d must be 2, 4, 6 or 8 (vLLM's custom all-reduce sizes)", e.Ranks))
+	}
+	if !positiveFinite(e.CustomMaxBytes) {
+		out = append(out, fmt.Sprintf("vllm_all_reduce (ranks %d) custom_max_bytes %v must be a finite number > 0", e.Ranks, e.CustomMaxBytes))
+	}
+	if !nonNegativeFinite(e.SymmMemMaxBytes) {
+		out = append(out, fmt.Sprintf("vllm_all_reduce (ranks %d) symm_mem_max_bytes %v must be a finite number >= 0", e.Ranks, e.SymmMemMaxBytes))
+	}
+	link := func(name string, c LinkCost) {
+		if !nonNegativeFinite(c.Alpha) {
+			out = append(out, fmt.Sprintf("vllm_all_reduce (ranks %d) %s.alpha_s %v must be a finite number >= 0", e.Ranks, name, c.Alpha))
+		}
+		if !positiveFinite(c.Bandwidth) {
+			out = append(out, fmt.Sprintf("vllm_all_reduce (ranks %d) %s.bandwidth_bytes_per_s %v must be a finite number > 0", e.Ranks, name, c.Bandwidth))
+		}
+	}
+	link("one_shot", e.OneShot)
+	if e.twoShotUsed() || e.TwoShot != (LinkCost{}) {
+		link("two_shot", e.TwoShot)
+	}
+	if e.SymmMemMaxBytes > 0 || e.SymmMem != (LinkCost{}) {
+		link("symm_mem", e.SymmMem)
+	}
+	return out
+}
+
+// VLLMAllReduceTable holds VLLMAllReduceParams for the rank counts at which
+// vLLM's custom all-reduce runs on one kind of system. Unlike
+// AlphaBetaTable it matches rank counts exactly: a rank count without an
+// entry has no custom all-reduce (vLLM falls back to NCCL).
+type VLLMAllReduceTable []VLLMAllReduceParams
+
+// Params returns the entry for exactly p ranks; ok is false when there is
+// none or p is not a size vLLM's custom all-reduce supports.
+func (t VLLMAllReduceTable) Params(p int) (e VLLMAllReduceParams, ok bool) {
+	if !VLLMCustomRanks(p) {
+		return VLLMAllReduceParams{}, false
+	}
+	for _, e := range t {
+		if e.Ranks == p {
+			return e, true
+		}
+	}
+	return VLLMAllReduceParams{}, false
+}
+
+// Validate checks every entry and that no rank count appears twice; every
+// error matches ErrInvalidSpec.
+func (t VLLMAllReduceTable) Validate() error { return problems(t.problems()) }
+
+func (t VLLMAllReduceTable) problems() []string {
+	var out []string
+	seen := make(map[int]bool, len(t))
+	for _, e := range t {
+		out = append(out, e.problems()...)
+		if seen[e.Ranks] {
+			out = append(out, fmt.Sprintf("vllm_all_reduce ranks %d listed twice", e.Ranks))
+		}
+		seen[e.Ranks] = true
+	}
+	return out
+}
+
+// VLLMAllReduce times an all-reduce as vLLM dispatches a tensor-parallel
+// one: its custom one-shot or two-shot kernel, then PyTorch's symmetric
+// memory, where Custom has an entry for the rank count and the message
+// falls in their ranges, and NCCL otherwise. It implements AllReduce; a
+// Deployment whose Comm is nil builds the same dispatch from its GPU's
+// VLLMAllReduce and AllReduce tables.
+type VLLMAllReduce struct {
+	// Custom describes the custom and symmetric-memory algorithms; empty
+	// means NCCL for every message (no peer-to-peer, as on GeForce cards).
+	Custom VLLMAllReduceTable
+	// NCCL times every message the others decline: an AlphaBetaTable, an
+	// *AllReduceTable of measurements or any AllReduce. A nil NCCL makes
+	// those messages cost +Inf.
+	NCCL AllReduce
+}
+
+// Algorithm returns what vLLM runs for a message of bytes bytes over ranks
+// ranks.
+func (v VLLMAllReduce) Algorithm(bytes float64, ranks int) ARAlgorithm {
+	if e, ok := v.Custom.Params(ranks); ok {
+		return e.Algorithm(bytes)
+	}
+	return ARNCCL
+}
+
+// Time returns the time of one all-reduce of bytes bytes over ranks ranks,
+// in seconds; 0 for ranks ≤ 1. It does not allocate.
+func (v VLLMAllReduce) Time(bytes float64, ranks int) float64 {
+	if ranks <= 1 {
+		return 0
+	}
+	if e, ok := v.Custom.Params(ranks); ok {
+		if a := e.Algorithm(bytes); a != ARNCCL {
+			alpha, perByte := e.coefficients(a)
+			return alpha + perByte*bytes
+		}
+	}
+	if v.NCCL == nil {
+		return math.Inf(1)
+	}
+	return v.NCCL.Time(bytes, ranks)
+}
+
+// Validate checks Custom and, when it has a Validate method, NCCL.
+func (v VLLMAllReduce) Validate() error {
+	err := v.Custom.Validate()
+	if n, ok := v.NCCL.(interface{ Validate() error }); ok {
+		return errors.Join(err, n.Validate())
+	}
+	return err
+}
+
+// arCurve is a Deployment's all-reduce time at its TP degree as a piecewise
+// linear function of the message size: piece i covers sizes below upTo[i]
+// (the last piece every size), τ = alpha[i] + perByte[i]·S.
+type arCurve struct {
+	n              int
+	upTo           [4]float64
+	alpha, perByte [4]float64
+}
+
+func (c *arCurve) add(upTo, alpha, perByte float64) {
+	c.upTo[c.n], c.alpha[c.n], c.perByte[c.n] = upTo, alpha, perByte
+	c.n++
+}
+
+// at returns the time of one all-reduce of s bytes. O(pieces), no
+// allocation.
+func (c *arCurve) at(s float64) float64 {
+	i := 0
+	for i < c.n-1 && s >= c.upTo[i] {
+		i++
+	}
+	return c.alpha[i] + c.perByte[i]*s
+}
+
+// tpAllReduce builds the all-reduce curve of vLLM's dispatch at p ranks on
+// g: g.VLLMAllReduce's algorithms in their ranges, then g.AllReduce (NCCL
+// α–β; +Inf without an entry).
+func (g *GPUSpec) tpAllReduce(p int) arCurve {
+	var c arCurve
+	if e, ok := g.VLLMAllReduce.Params(p); ok {
+		oneShotEnd := min(OneShotMaxBytes(p), e.CustomMaxBytes)
+		a, b := e.coefficients(AROneShot)
+		c.add(oneShotEnd, a, b)
+		if e.twoShotUsed() {
+			a, b = e.coefficients(ARTwoShot)
+			c.add(e.CustomMaxBytes, a, b)
+		}
+		if e.SymmMemMaxBytes >= e.CustomMaxBytes {
+			a, b = e.coefficients(ARSymmMem)
+			c.add(math.Nextafter(e.SymmMemMaxBytes, math.Inf(1)), a, b) // ≤ SymmMemMaxBytes
+		}
+	}
+	if ab, ok := g.AllReduce.Params(p); ok {
+		a, b := ab.coefficients(p)
+		c.add(math.Inf(1), a, b)
+	} else {
+		c.add(math.Inf(1), math.Inf(1), 0)
+	}
+	return c
+}
