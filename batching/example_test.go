@@ -60,6 +60,6 @@ func ExampleConfig_deployment() {
 		fmt.Printf("%-20s ITL p50 %.1f ms\n", c.name, 1000*res.ITL().Median())
 	}
 	// Output:
-	// NVLink (catalog fit) ITL p50 19.2 ms
+	// NVLink (catalog fit) ITL p50 15.2 ms
 	// slow link            ITL p50 21.7 ms
 }
