@@ -1,0 +1,150 @@
+package plan
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Plot geometry: two panels side by side.
+const (
+	panelWidth  = 5 * vg.Inch
+	panelHeight = 3.8 * vg.Inch
+	plotDPI     = 96
+)
+
+var (
+	grey = color.RGBA{R: 150, G: 150, B: 150, A: 255}
+	blue = color.RGBA{R: 31, G: 119, B: 180, A: 255}
+	red  = color.RGBA{R: 214, G: 39, B: 40, A: 255}
+)
+
+// WritePlot draws the cost–latency frontier at the target rate and writes
+// it to w as "svg" or "png": p99 TTFT (left) and p99 TPOT (right) against
+// cost an hour, one point per ranked candidate (grey), the Pareto frontier
+// of cost, p99 TTFT and p99 TPOT in blue with labels, the winners in red,
+// and the SLO's bound as a dashed line.
+func (r *Result) WritePlot(w io.Writer, format string) error {
+	var canvas vg.CanvasWriterTo
+	width, height := 2*panelWidth, panelHeight
+	switch format {
+	case "png":
+		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(plotDPI))}
+	case "svg":
+		canvas = vgsvg.New(width, height)
+	default:
+		return fmt.Errorf("%w: plot format %q must be svg or png", ErrInvalid, format)
+	}
+	panels := make([]*plot.Plot, 2)
+	for i, m := range []struct {
+		name  string
+		get   func(Ranked) float64
+		bound float64
+	}{
+		{"p99 TTFT (ms)", func(x Ranked) float64 { return x.TTFT.P99 }, r.Criteria.SLO.TTFT},
+		{"p99 TPOT (ms)", func(x Ranked) float64 { return x.TPOT.P99 }, r.Criteria.SLO.TPOT},
+	} {
+		p, err := r.panel(m.name, m.get, m.bound)
+		if err != nil {
+			return err
+		}
+		panels[i] = p
+	}
+	dc := draw.New(canvas)
+	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: 8 * vg.Millimeter, PadTop: 2 * vg.Millimeter,
+		PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
+	cells := plot.Align([][]*plot.Plot{panels}, tiles, dc)
+	for i, p := range panels {
+		p.Draw(cells[0][i])
+	}
+	_, err := canvas.WriteTo(w)
+	return err
+}
+
+// panel draws one latency against cost.
+func (r *Result) panel(ylabel string, get func(Ranked) float64, bound float64) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "Cost vs " + ylabel[:len(ylabel)-5] + fmt.Sprintf(" at %s req/s", strconv.FormatFloat(r.Rate, 'g', -1, 64))
+	p.X.Label.Text = "cost ($/h)"
+	p.Y.Label.Text = ylabel
+	p.Add(plotter.NewGrid())
+	var all, front, win plotter.XYs
+	var labels plotter.XYLabels
+	seen := map[plotter.XY]bool{}
+	for i, x := range r.Ranked {
+		xy := plotter.XY{X: x.CostPerHour, Y: 1000 * get(x)}
+		all = append(all, xy)
+		if x.Frontier {
+			front = append(front, xy)
+			if !seen[xy] {
+				seen[xy] = true
+				labels.XYs = append(labels.XYs, xy)
+				labels.Labels = append(labels.Labels, x.shortLabel())
+			}
+		}
+		if i < r.Winners {
+			win = append(win, xy)
+		}
+	}
+	for _, s := range []struct {
+		xys    plotter.XYs
+		c      color.Color
+		radius vg.Length
+		legend string
+	}{{all, grey, 3, "meets the SLO"}, {front, blue, 4, "Pareto frontier"}, {win, red, 5, "cheapest"}} {
+		if len(s.xys) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(s.xys)
+		if err != nil {
+			return nil, err
+		}
+		sc.Color, sc.Radius, sc.Shape = s.c, s.radius, draw.CircleGlyph{}
+		p.Add(sc)
+		p.Legend.Add(s.legend, sc)
+	}
+	if len(labels.XYs) > 0 {
+		lab, err := plotter.NewLabels(labels)
+		if err != nil {
+			return nil, err
+		}
+		for i := range lab.TextStyle {
+			lab.TextStyle[i].XAlign = draw.XLeft
+			lab.TextStyle[i].Font.Size = vg.Points(7)
+		}
+		lab.Offset = vg.Point{X: 5, Y: 3}
+		p.Add(lab)
+	}
+	if bound > 0 && len(all) > 0 {
+		lo, hi := all[0].X, all[0].X
+		for _, xy := range all {
+			lo, hi = min(lo, xy.X), max(hi, xy.X)
+		}
+		l, err := plotter.NewLine(plotter.XYs{{X: lo, Y: 1000 * bound}, {X: hi, Y: 1000 * bound}})
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Dashes = red, []vg.Length{vg.Points(5), vg.Points(3)}
+		p.Add(l)
+		p.Legend.Add("SLO bound", l)
+	}
+	p.Y.Min = 0
+	p.Legend.Top = true
+	return p, nil
+}
+
+// shortLabel names a ranked candidate in a plot: "h100-sxm tp4 fp8 x2".
+func (x Ranked) shortLabel() string {
+	if x.Settings.TP == 0 {
+		return fmt.Sprintf("%s x%d", x.label(), x.Replicas)
+	}
+	return fmt.Sprintf("%s tp%d %s x%d", x.Settings.GPU, x.Settings.TP, x.Settings.Precision, x.Replicas)
+}
