@@ -125,12 +125,12 @@ func (c Candidate) validate() error {
 	return nil
 }
 
-// demand draws the fixed length sample: n requests from the stream
-// "plan-lengths" of seed 0, so every plan over the same lengths screens
-// the same requests.
-func demand(c capacity.Criteria, l workload.Lengths, n int) Demand {
+// NewDemand returns the demand a plan screens its candidates against: the
+// criteria and 4,096 lengths drawn from l (stream "plan-lengths" of seed
+// 0), so every plan over the same lengths screens the same requests.
+func NewDemand(c capacity.Criteria, l workload.Lengths) Demand {
 	r := event.NewStream(0, "plan-lengths")
-	d := Demand{Criteria: c, Lengths: make([]Lengths, n)}
+	d := Demand{Criteria: c, Lengths: make([]Lengths, screenSample)}
 	for i := range d.Lengths {
 		in, out := l.Sample(r, i)
 		d.Lengths[i] = Lengths{in, out}

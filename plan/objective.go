@@ -96,7 +96,7 @@ type Search struct {
 	// Seed derives the replication seeds.
 	Seed uint64
 	// MaxReplicas caps the replicas of one candidate (≥ 1); the λ* search
-	// probes down to Rate/MaxReplicas.
+	// probes down to a 16th of Rate/MaxReplicas.
 	MaxReplicas int
 	// Round is the number of candidates simulated side by side before the
 	// cheapest verified cost is updated and the rest pruned against it

@@ -49,8 +49,8 @@ func (r *Result) WritePlot(w io.Writer, format string) error {
 		get   func(Ranked) float64
 		bound float64
 	}{
-		{"p99 TTFT (ms)", func(x Ranked) float64 { return x.TTFT.P99 }, r.Criteria.SLO.TTFT},
-		{"p99 TPOT (ms)", func(x Ranked) float64 { return x.TPOT.P99 }, r.Criteria.SLO.TPOT},
+		{"p99 TTFT", func(x Ranked) float64 { return x.TTFT.P99 }, r.Criteria.SLO.TTFT},
+		{"p99 TPOT", func(x Ranked) float64 { return x.TPOT.P99 }, r.Criteria.SLO.TPOT},
 	} {
 		p, err := r.panel(m.name, m.get, m.bound)
 		if err != nil {
@@ -69,12 +69,12 @@ func (r *Result) WritePlot(w io.Writer, format string) error {
 	return err
 }
 
-// panel draws one latency against cost.
-func (r *Result) panel(ylabel string, get func(Ranked) float64, bound float64) (*plot.Plot, error) {
+// panel draws one latency (named metric) against cost.
+func (r *Result) panel(metric string, get func(Ranked) float64, bound float64) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = "Cost vs " + ylabel[:len(ylabel)-5] + fmt.Sprintf(" at %s req/s", strconv.FormatFloat(r.Rate, 'g', -1, 64))
+	p.Title.Text = fmt.Sprintf("Cost vs %s at %s req/s", metric, strconv.FormatFloat(r.Rate, 'g', -1, 64))
 	p.X.Label.Text = "cost ($/h)"
-	p.Y.Label.Text = ylabel
+	p.Y.Label.Text = metric + " (ms)"
 	p.Add(plotter.NewGrid())
 	var all, front, win plotter.XYs
 	var labels plotter.XYLabels

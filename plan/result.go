@@ -68,9 +68,9 @@ type Ranked struct {
 	// MaxRate is the throughput roofline of one replica (0: unknown).
 	MaxRate float64 `json:"roofline_rate_per_replica,omitempty"`
 	// Replicas is the fewest replicas that meet the objective at the
-	// target rate behind the router; GPUs = Replicas × GPUs per replica.
-	Replicas int `json:"replicas"`
-	GPUs     int `json:"gpus"`
+	// target rate behind the router; TotalGPUs is Replicas × GPUs.
+	Replicas  int `json:"replicas"`
+	TotalGPUs int `json:"gpus"`
 	// CostPerHour is GPUs × price, dollars; CostPerMTok the dollars per
 	// million output tokens at the target rate (CostPerHour over Rate ×
 	// MeanOutput × 3600, times 10^6).

@@ -15,6 +15,10 @@ import (
 // screenSample is the number of requests a Demand holds.
 const screenSample = 4096
 
+// lowRateFactor: the λ* search probes down to Rate/(lowRateFactor ×
+// MaxReplicas).
+const lowRateFactor = 16
+
 // Solve finds the cheapest candidate that meets the objective, and says
 // why every other one did not win.
 //
@@ -29,8 +33,9 @@ const screenSample = 4096
 //     cutoff — the cheapest cost found so far that meets the SLO, and the
 //     Budget — is rejected as TooExpensive without a run.
 //  3. λ*: the bracketed capacity search of one replica (capacity.Search,
-//     from Rate/MaxReplicas up to Rate) for the round's candidates side by
-//     side. A replica that fails even at the lowest rate is Unreachable.
+//     up to Rate, down to Rate/(16·MaxReplicas)) for the round's
+//     candidates side by side. A replica that fails even at the lowest
+//     rate is Unreachable.
 //  4. The replica count: k0 = max(kmin, ⌈Rate/λ*⌉) replicas behind the
 //     router are run at the target rate (BoundaryReplications runs, all
 //     must pass), then the count gallops down while it passes, or up
@@ -158,7 +163,7 @@ func (st *solver) settle(ct *counter) {
 // screen screens every candidate in parallel, rejects those that fail,
 // and returns the others in order of their cost lower bound.
 func (st *solver) screen(cands []Candidate) ([]*counter, error) {
-	d := demand(st.obj.Criteria, st.obj.Workload.Lengths, screenSample)
+	d := NewDemand(st.obj.Criteria, st.obj.Workload.Lengths)
 	screens := make([]Screening, len(cands))
 	if err := sim.Each(len(cands), sim.AllJobs, st.s.Workers, func(k, _ int) error {
 		screens[k] = Screening{MaxRate: math.Inf(1)}
@@ -206,7 +211,11 @@ func (st *solver) config(srv sim.ServerConfig, k int) sim.Config {
 // round, side by side; those that fail at every rate are Unreachable.
 func (st *solver) lambda(round []*counter) error {
 	rate := st.obj.Rate
-	minRate := rate / float64(st.s.MaxReplicas)
+	// The search goes down to a 16th of what MaxReplicas replicas would
+	// each carry: a replica that fails even there cannot meet the SLO at
+	// any useful rate; one that passes only below Rate/MaxReplicas is left
+	// to the replica count, which tells too many replicas from too few.
+	minRate := rate / float64(lowRateFactor*st.s.MaxReplicas)
 	err := sim.Each(len(round), sim.AllJobs, st.s.Workers, func(k, _ int) error {
 		ct := round[k]
 		start := rate / 2
@@ -233,7 +242,8 @@ func (st *solver) lambda(round []*counter) error {
 	}
 	for _, ct := range round {
 		if ct.lambda.Lower == 0 {
-			ct.reject(Unreachable, fmt.Sprintf("one replica misses the SLO even at %.3g req/s, the target over max_replicas %d", ct.lambda.Upper, st.s.MaxReplicas), 0)
+			ct.reject(Unreachable, fmt.Sprintf("one replica misses the SLO even at %.3g req/s, a %dth of the load each of max_replicas %d replicas would carry",
+				ct.lambda.Upper, lowRateFactor, st.s.MaxReplicas), 0)
 			continue
 		}
 		k0 := ct.kmin
@@ -325,7 +335,7 @@ type check struct {
 
 // ranked summarises a passing check as the candidate's row.
 func (ch *check) ranked(c Candidate, rate float64) Ranked {
-	r := Ranked{Candidate: c, Replicas: ch.Replicas, GPUs: ch.Replicas * c.GPUs,
+	r := Ranked{Candidate: c, Replicas: ch.Replicas, TotalGPUs: ch.Replicas * c.GPUs,
 		CostPerHour: c.CostPerHour(ch.Replicas), Attainment: ch.MinAttainment}
 	var out float64
 	n := float64(len(ch.results))

@@ -3,6 +3,7 @@ package plan_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -133,10 +134,20 @@ func TestSolveMM1KnownAnswer(t *testing.T) {
 	for _, r := range res.Ranked {
 		replicas[r.Name] = r.Replicas
 		want := lambdaStar(r.Replica.(mm1).mu)
-		// The bracket holds the closed form, up to the 5% precision and
-		// the min-over-runs rule, which lands a little below it.
+		// The bracket lies at the closed form, within the 5% precision and
+		// the min-over-runs rule's lean to low rates. At 3,000 requests a
+		// run near λ* (ρ ≈ 0.8: M/M/1 relaxes slowly) varies by several
+		// points of attainment, and the least of 3 lands below q early:
+		// over seeds 1 to 10 the lower end lies at 0.89 to 1.00 λ*, the
+		// upper end at 0.93 to 1.05 λ*.
+		if math.IsInf(r.Lambda.Upper, 1) { // one replica passes at the target
+			assert.Equal(t, target, r.Lambda.Lower)
+			assert.Greater(t, want, target)
+			continue
+		}
 		assert.Less(t, r.Lambda.Lower, want*1.03, "%s lower", r.Name)
-		assert.Greater(t, r.Lambda.Upper, want*0.95, "%s upper", r.Name)
+		assert.Greater(t, r.Lambda.Lower, want*0.85, "%s lower", r.Name)
+		assert.Greater(t, r.Lambda.Upper, want*0.9, "%s upper", r.Name)
 		assert.GreaterOrEqual(t, r.Attainment, q, "%s", r.Name)
 		for _, c := range r.Checks {
 			assert.Equal(t, c.Replicas >= r.Replicas, c.Pass, "%s at %d replicas", r.Name, c.Replicas)
@@ -186,10 +197,13 @@ func TestSolvePruningKeepsTheWinner(t *testing.T) {
 func TestSolveSeedStability(t *testing.T) {
 	t.Parallel()
 	for seed := uint64(1); seed <= 5; seed++ {
-		res := solve(t, search(seed))
-		require.Equal(t, 1, res.Winners, "seed %d", seed)
-		assert.Equal(t, "C", res.Best()[0].Name, "seed %d", seed)
-		assert.Equal(t, 3, res.Best()[0].Replicas, "seed %d", seed)
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			t.Parallel()
+			res := solve(t, search(seed))
+			require.Equal(t, 1, res.Winners)
+			assert.Equal(t, "C", res.Best()[0].Name)
+			assert.Equal(t, 3, res.Best()[0].Replicas)
+		})
 	}
 }
 

@@ -144,6 +144,9 @@ func (p Plan) Validate() error {
 			}
 		}
 	}
+	if p.Engine.BlockSize < 1 {
+		return fmt.Errorf("%w: engine block_size %d must be >= 1", ErrInvalid, p.Engine.BlockSize)
+	}
 	if p.MaxModelLen < 0 {
 		return fmt.Errorf("%w: max_model_len %d must be >= 0", ErrInvalid, p.MaxModelLen)
 	}
@@ -201,7 +204,7 @@ func (p Plan) Candidates() ([]Candidate, error) {
 						for _, prec := range orDefault(s.Precisions, BF16) {
 							set := Settings{GPU: g.GPU.Name, TP: tp, MaxNumSeqs: seqs, MaxNumBatchedTokens: mnbt,
 								ChunkedPrefill: chunk, Precision: prec, MaxModelLen: maxLen}
-							c := Candidate{Index: len(out), Settings: set, GPUs: tp, PricePerGPUHour: price}
+							c := Candidate{Index: len(out), Name: set.String(), Settings: set, GPUs: tp, PricePerGPUHour: price}
 							c.Replica = p.engine(g, set)
 							out = append(out, c)
 						}

@@ -64,7 +64,7 @@ func (r *Result) WriteTable(w io.Writer) error {
 				mark += "F"
 			}
 			fmt.Fprintf(&b, "%-6s %-44s %4d %4d %8s %8s %-16s %9s %9s %9s %7.2f%%\n",
-				strconv.Itoa(i+1)+mark, x.label(), x.Replicas, x.GPUs, formatMoney(x.CostPerHour), formatMoney(x.CostPerMTok),
+				strconv.Itoa(i+1)+mark, x.label(), x.Replicas, x.TotalGPUs, formatMoney(x.CostPerHour), formatMoney(x.CostPerMTok),
 				x.Lambda.String(), latency(x.TTFT.P99), latency(x.TPOT.P99), latency(x.ITL.P99), 100*x.Attainment)
 		}
 		b.WriteByte('\n')
@@ -74,11 +74,11 @@ func (r *Result) WriteTable(w io.Writer) error {
 		b.WriteString("no candidate meets the SLO at the target rate\n")
 	case r.Winners == 1:
 		x := r.Ranked[0]
-		fmt.Fprintf(&b, "winner: %s x%d (%d GPUs), $%s/h, $%s per million output tokens\n", x.label(), x.Replicas, x.GPUs, formatMoney(x.CostPerHour), formatMoney(x.CostPerMTok))
+		fmt.Fprintf(&b, "winner: %s x%d (%s), $%s/h, $%s per million output tokens\n", x.label(), x.Replicas, gpusText(x.TotalGPUs), formatMoney(x.CostPerHour), formatMoney(x.CostPerMTok))
 	default:
 		fmt.Fprintf(&b, "tie: %d candidates at $%s/h:\n", r.Winners, formatMoney(r.Ranked[0].CostPerHour))
 		for _, x := range r.Best() {
-			fmt.Fprintf(&b, "  %s x%d (%d GPUs)\n", x.label(), x.Replicas, x.GPUs)
+			fmt.Fprintf(&b, "  %s x%d (%s)\n", x.label(), x.Replicas, gpusText(x.TotalGPUs))
 		}
 	}
 	if len(r.Rejected) > 0 {
@@ -160,7 +160,7 @@ func (r *Result) WriteCSV(w io.Writer) error {
 	}
 	for i, x := range r.Ranked {
 		row := append(head(x.Candidate), "ok", strconv.Itoa(i+1), strconv.FormatBool(i < r.Winners), strconv.FormatBool(x.Frontier),
-			strconv.Itoa(x.Replicas), strconv.Itoa(x.GPUs), f(x.CostPerHour), f(x.CostPerMTok),
+			strconv.Itoa(x.Replicas), strconv.Itoa(x.TotalGPUs), f(x.CostPerHour), f(x.CostPerMTok),
 			f(x.Lambda.Lower), f(x.Lambda.Upper), f(x.MaxRate), f(x.Attainment),
 			f(x.TTFT.P50), f(x.TTFT.P99), f(x.TPOT.P50), f(x.TPOT.P99), f(x.ITL.P50), f(x.ITL.P99), f(x.E2E.P50), f(x.E2E.P99),
 			"", "")
@@ -185,4 +185,12 @@ func (r *Result) WriteCSV(w io.Writer) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// gpusText writes "1 GPU" or "n GPUs".
+func gpusText(n int) string {
+	if n == 1 {
+		return "1 GPU"
+	}
+	return strconv.Itoa(n) + " GPUs"
 }
