@@ -19,6 +19,7 @@ type counter struct {
 	k0      int // the first count: max(kmin, ⌈Rate/λ*⌉)
 
 	lo, hi int  // lo fails, hi passes (0: none has yet)
+	closed bool // hi − lo = 1: hi is the count
 	down   bool // galloping down from a first count that passed
 	step   int  // the gallop's next step
 	checks []Check
@@ -30,8 +31,8 @@ type counter struct {
 	rejected Rejection
 }
 
-// done reports whether the candidate is settled.
-func (ct *counter) done() bool { return ct.ranked != nil || ct.rejected.Reason != NoReason }
+// done reports whether the candidate's count is found or it is rejected.
+func (ct *counter) done() bool { return ct.closed || ct.rejected.Reason != NoReason }
 
 // reject settles the candidate as rejected.
 func (ct *counter) reject(r Reason, why string, costLB float64) *counter {
@@ -61,7 +62,7 @@ func (ct *counter) tooExpensive(st *solver) *counter {
 // when it would need more than MaxReplicas.
 func (ct *counter) propose(st *solver, cut float64) int {
 	if ct.hi > 0 && ct.hi-ct.lo == 1 {
-		ct.ranked = &Ranked{} // filled in by finish
+		ct.closed = true
 		return 0
 	}
 	maxReps := st.s.MaxReplicas

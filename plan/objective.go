@@ -109,6 +109,12 @@ type Search struct {
 	// simulated to its replica count. The winner is the same (see Solve);
 	// the table and frontier then cover every candidate.
 	NoPrune bool
+	// Frontier, when > 0, prunes against (1+Frontier) times the cheapest
+	// cost found instead of the cheapest cost itself, so that the table
+	// and the Pareto frontier also show the deployments up to that much
+	// dearer (and faster) than the winner; the winner is the same. 0.5
+	// keeps everything within 1.5 times the cheapest.
+	Frontier float64
 	// Budget, when > 0, is the most a deployment may cost, dollars an hour:
 	// dearer candidates are rejected as TooExpensive.
 	Budget float64
@@ -155,6 +161,8 @@ func (s Search) Validate() error {
 		return fmt.Errorf("%w: workers %d must be >= 0", ErrInvalid, s.Workers)
 	case !(s.Budget >= 0) || math.IsInf(s.Budget, 1):
 		return fmt.Errorf("%w: budget %v must be a finite number of dollars an hour >= 0", ErrInvalid, s.Budget)
+	case !(s.Frontier >= 0) || math.IsInf(s.Frontier, 1):
+		return fmt.Errorf("%w: frontier %v must be a finite number >= 0", ErrInvalid, s.Frontier)
 	case !(s.Slack >= 0) || math.IsInf(s.Slack, 1):
 		return fmt.Errorf("%w: slack %v must be a finite number >= 0", ErrInvalid, s.Slack)
 	}

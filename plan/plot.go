@@ -31,7 +31,8 @@ var (
 // it to w as "svg" or "png": p99 TTFT (left) and p99 TPOT (right) against
 // cost an hour, one point per ranked candidate (grey), the Pareto frontier
 // of cost, p99 TTFT and p99 TPOT in blue with labels, the winners in red,
-// and the SLO's bound as a dashed line.
+// and the SLO's bound as a dashed line. With pruning, only the candidates
+// within Search.Frontier of the cheapest are there to draw.
 func (r *Result) WritePlot(w io.Writer, format string) error {
 	var canvas vg.CanvasWriterTo
 	width, height := 2*panelWidth, panelHeight
@@ -55,6 +56,9 @@ func (r *Result) WritePlot(w io.Writer, format string) error {
 		p, err := r.panel(m.name, m.get, m.bound)
 		if err != nil {
 			return err
+		}
+		if i > 0 {
+			p.Legend = plot.NewLegend() // one legend, on the left panel
 		}
 		panels[i] = p
 	}
@@ -123,12 +127,18 @@ func (r *Result) panel(metric string, get func(Ranked) float64, bound float64) (
 		lab.Offset = vg.Point{X: 5, Y: 3}
 		p.Add(lab)
 	}
-	if bound > 0 && len(all) > 0 {
-		lo, hi := all[0].X, all[0].X
-		for _, xy := range all {
-			lo, hi = min(lo, xy.X), max(hi, xy.X)
-		}
-		l, err := plotter.NewLine(plotter.XYs{{X: lo, Y: 1000 * bound}, {X: hi, Y: 1000 * bound}})
+	if len(all) == 0 {
+		return p, nil
+	}
+	// The cost axis spans the points with 5% to spare on each side.
+	lo, hi := all[0].X, all[0].X
+	for _, xy := range all {
+		lo, hi = min(lo, xy.X), max(hi, xy.X)
+	}
+	pad := 0.05 * max(hi-lo, hi)
+	p.X.Min, p.X.Max = lo-pad, hi+pad
+	if bound > 0 {
+		l, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: 1000 * bound}, {X: p.X.Max, Y: 1000 * bound}})
 		if err != nil {
 			return nil, err
 		}
@@ -136,15 +146,27 @@ func (r *Result) panel(metric string, get func(Ranked) float64, bound float64) (
 		p.Add(l)
 		p.Legend.Add("SLO bound", l)
 	}
-	p.Y.Min = 0
+	top := 1000 * bound
+	for _, xy := range all {
+		top = max(top, xy.Y)
+	}
+	if top <= 0 {
+		top = 1 // a latency the server does not have (an FCFS station's TPOT)
+	}
+	p.Y.Min, p.Y.Max = 0, 1.15*top
 	p.Legend.Top = true
 	return p, nil
 }
 
-// shortLabel names a ranked candidate in a plot: "h100-sxm tp4 fp8 x2".
+// shortLabel names a ranked candidate in a plot: "h100-sxm tp4 fp8 x2"
+// ("no-chunk" when chunked prefill is off).
 func (x Ranked) shortLabel() string {
 	if x.Settings.TP == 0 {
 		return fmt.Sprintf("%s x%d", x.label(), x.Replicas)
 	}
-	return fmt.Sprintf("%s tp%d %s x%d", x.Settings.GPU, x.Settings.TP, x.Settings.Precision, x.Replicas)
+	chunk := ""
+	if !x.Settings.ChunkedPrefill {
+		chunk = " no-chunk"
+	}
+	return fmt.Sprintf("%s tp%d %s%s x%d", x.Settings.GPU, x.Settings.TP, x.Settings.Precision, chunk, x.Replicas)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/sim"
@@ -30,8 +31,9 @@ const lowRateFactor = 16
 //     replicas and costs at least kmin·GPUs·price: its cost lower bound.
 //  2. Order the screened candidates by that bound (then index) and take
 //     them in rounds of Search.Round. A candidate whose bound exceeds the
-//     cutoff — the cheapest cost found so far that meets the SLO, and the
-//     Budget — is rejected as TooExpensive without a run.
+//     cutoff — the cheapest cost found so far that meets the SLO (times
+//     1+Frontier), and the Budget — is rejected as TooExpensive without a
+//     run.
 //  3. λ*: the bracketed capacity search of one replica (capacity.Search,
 //     up to Rate, down to Rate/(16·MaxReplicas)) for the round's
 //     candidates side by side. A replica that fails even at the lowest
@@ -55,10 +57,15 @@ const lowRateFactor = 16
 // Pruning never changes the winner: a candidate is pruned only when a
 // lower bound on its cost is strictly above the cost of a replica count
 // seen to pass the SLO, so it could neither win nor tie. The bounds hold
-// because the roofline bounds the throughput of any replica count, and
-// because more replicas never serve the same traffic worse (a count that
-// fails means every smaller one fails). NoPrune turns the cutoff off (the
-// Budget stays), for the full table and frontier.
+// because the roofline bounds the throughput of any replica count (up to
+// Slack, for finite runs), and because more replicas do not serve the same
+// traffic worse: the verdicts are taken to be monotone in the replica
+// count, a count that fails meaning every smaller one fails. That holds in
+// expectation; a seeded run near the boundary can break it, and then the
+// search, whose path pruning changes, may settle a candidate one count
+// apart. The tests compare pruned and unpruned plans. NoPrune turns the
+// cutoff off (the Budget stays), for the full table and frontier; Frontier
+// widens it.
 //
 // The result is a function of the arguments alone: rounds are fixed
 // batches of the ordered list, every step's runs are listed before they
@@ -125,22 +132,27 @@ type solver struct {
 }
 
 // cutoff returns the most a candidate may cost and still be run: the
-// budget, and with pruning the cheapest cost seen to pass.
+// budget, and with pruning (1+Frontier) times the cheapest cost seen to
+// pass.
 func (st *solver) cutoff() float64 {
 	cut := math.Inf(1)
 	if st.s.Budget > 0 {
 		cut = st.s.Budget
 	}
 	if !st.s.NoPrune {
-		cut = math.Min(cut, st.best)
+		cut = math.Min(cut, st.best*(1+st.s.Frontier))
 	}
 	return cut
 }
 
 // above names what a TooExpensive candidate's bound exceeds.
 func (st *solver) above() string {
-	if st.s.Budget > 0 && (st.s.NoPrune || st.s.Budget < st.best) {
+	if st.s.Budget > 0 && st.cutoff() == st.s.Budget {
 		return fmt.Sprintf("above the budget $%s/h", formatMoney(st.s.Budget))
+	}
+	if st.s.Frontier > 0 {
+		return fmt.Sprintf("above $%s/h, %s times the cheapest deployment found ($%s/h)",
+			formatMoney(st.cutoff()), strconv.FormatFloat(1+st.s.Frontier, 'g', -1, 64), formatMoney(st.best))
 	}
 	return fmt.Sprintf("above $%s/h, the cheapest deployment found", formatMoney(st.best))
 }

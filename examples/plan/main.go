@@ -81,6 +81,9 @@ func newPlan(seed uint64, quick bool) (plan.Plan, error) {
 		Criteria: capacity.DefaultCriteria(metrics.SLO{TTFT: 2, TPOT: 0.05}, 0.99),
 	}
 	p.Search.Seed = seed
+	// Simulate what costs up to 1.5 times the winner too, for the table
+	// and the frontier; the winner is the same.
+	p.Search.Frontier = 0.5
 	if quick {
 		p.Space.TP = []int{2, 4, 8}
 		p.Space.MaxNumSeqs, p.Space.MaxNumBatchedTokens, p.Space.ChunkedPrefill = nil, nil, nil
