@@ -80,52 +80,55 @@ type Search struct {
 	// warm-up included, and the warm-up; a run of k replicas at the target
 	// rate simulates k times as many, so that it spans the same simulated
 	// time as a one-replica run at 1/k of the rate.
-	Requests, Warmup int
+	Requests int `json:"requests" yaml:"requests"`
+	Warmup   int `json:"warmup" yaml:"warmup"`
 	// Replications is the number of runs per coarse probe of the λ*
 	// search; BoundaryReplications the number per probe near λ* and per
 	// check of a replica count at the target (≥ Replications; 0 means
 	// Replications). Run r has seed event.ReplicationSeed(Seed, r) in every
 	// probe and check of every candidate: candidates are compared on the
 	// same random numbers.
-	Replications, BoundaryReplications int
+	Replications         int `json:"replications" yaml:"replications"`
+	BoundaryReplications int `json:"boundary_replications,omitempty" yaml:"boundary_replications,omitempty"`
 	// Precision is the relative width at which the λ* search stops (> 0).
 	// λ* only proposes the first replica count; the count is then checked
 	// at the target rate, so a coarse λ* costs a check or two, not the
 	// answer.
-	Precision float64
+	Precision float64 `json:"precision" yaml:"precision"`
 	// Seed derives the replication seeds.
-	Seed uint64
+	Seed uint64 `json:"seed" yaml:"seed"`
 	// MaxReplicas caps the replicas of one candidate (≥ 1); the λ* search
 	// probes down to a 16th of Rate/MaxReplicas.
-	MaxReplicas int
-	// Round is the number of candidates simulated side by side before the
-	// cheapest verified cost is updated and the rest pruned against it
-	// (≥ 1). It fixes the order of evaluation whatever the parallelism, so
-	// the result does not depend on GOMAXPROCS or Workers.
-	Round int
+	MaxReplicas int `json:"max_replicas" yaml:"max_replicas"`
+	// Round is the number of candidates taken at a time (≥ 1): their λ*
+	// searches run side by side, then their replica counts step in
+	// lockstep, the cutoff falling after each step; the next round is
+	// pruned against it. Rounds fix the order of evaluation whatever the
+	// parallelism, so the result does not depend on GOMAXPROCS or Workers.
+	Round int `json:"round" yaml:"round"`
 	// Workers bounds the parallel runs (0 means GOMAXPROCS).
-	Workers int
+	Workers int `json:"workers,omitempty" yaml:"workers,omitempty"`
 	// NoPrune turns pruning off: every candidate that passes its screen is
 	// simulated to its replica count. The winner is the same (see Solve);
 	// the table and frontier then cover every candidate.
-	NoPrune bool
+	NoPrune bool `json:"no_prune,omitempty" yaml:"no_prune,omitempty"`
 	// Frontier, when > 0, prunes against (1+Frontier) times the cheapest
 	// cost found instead of the cheapest cost itself, so that the table
 	// and the Pareto frontier also show the deployments up to that much
 	// dearer (and faster) than the winner; the winner is the same. 0.5
 	// keeps everything within 1.5 times the cheapest.
-	Frontier float64
+	Frontier float64 `json:"frontier,omitempty" yaml:"frontier,omitempty"`
 	// Budget, when > 0, is the most a deployment may cost, dollars an hour:
 	// dearer candidates are rejected as TooExpensive.
-	Budget float64
+	Budget float64 `json:"budget,omitempty" yaml:"budget,omitempty"`
 	// Slack widens a Screener's MaxRate before it bounds the replica count
 	// from below (kmin = ⌈Rate/(MaxRate·(1+Slack))⌉), a margin for finite
 	// runs, which can pass a little above a replica's steady-state
 	// capacity (≥ 0; 0 means DefaultSlack).
-	Slack float64
+	Slack float64 `json:"slack,omitempty" yaml:"slack,omitempty"`
 	// Progress, if set, is called after each round with the candidates
 	// settled so far and their total.
-	Progress func(done, total int)
+	Progress func(done, total int) `json:"-" yaml:"-"`
 }
 
 // DefaultSlack is the Slack a Search uses when it is 0.
