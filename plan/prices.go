@@ -1,9 +1,14 @@
 package plan
 
 import (
+	"fmt"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/servesim/servesim/cost"
 )
 
 // Prices maps a GPU's catalog name (cost.GPU) to its on-demand price in US
@@ -49,4 +54,42 @@ func (p Prices) String() string {
 		b.WriteString(n + " $" + formatMoney(p[n]) + "/h")
 	}
 	return b.String()
+}
+
+// ParsePrices parses "name=dollars,name=dollars" ("h100-sxm=2.99,l40s=0.89"),
+// dollars per GPU-hour, as a command line passes prices that override
+// DefaultPrices.
+func ParsePrices(s string) (Prices, error) {
+	out := Prices{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, v, ok := strings.Cut(part, "=")
+		name = strings.TrimSpace(name)
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if !ok || name == "" || err != nil || !(x >= 0) || math.IsInf(x, 1) {
+			return nil, fmt.Errorf("%w: price %q must look like gpu=dollars-per-hour, e.g. h100-sxm=2.99", ErrInvalid, part)
+		}
+		out[name] = x
+	}
+	return out, nil
+}
+
+// DefaultSpace returns the space a plan searches when asked nothing more:
+// every GPU with a built-in price, at that price; TP 1, 2, 4 and 8; the
+// engine template's scheduler settings; BF16 and FP8.
+func DefaultSpace() (Space, error) {
+	var s Space
+	for _, name := range defaultPrices.Names() {
+		g, err := cost.GPU(name)
+		if err != nil {
+			return Space{}, err
+		}
+		s.GPUs = append(s.GPUs, GPUOption{GPU: g})
+	}
+	s.TP = []int{1, 2, 4, 8}
+	s.Precisions = []Precision{BF16, FP8}
+	return s, nil
 }

@@ -72,6 +72,25 @@ func TestPrices(t *testing.T) {
 	assert.Equal(t, "a100-80gb $2.50/h, h100-sxm $0.00/h, l40s $1.95/h", p.String())
 }
 
+func TestParsePricesAndDefaultSpace(t *testing.T) {
+	t.Parallel()
+	p, err := plan.ParsePrices("h100-sxm=2.99, l40s = 0.89,")
+	require.NoError(t, err)
+	assert.Equal(t, plan.Prices{"h100-sxm": 2.99, "l40s": 0.89}, p)
+	for _, bad := range []string{"h100-sxm", "=1", "l40s=-1", "l40s=inf", "l40s=x"} {
+		_, err := plan.ParsePrices(bad)
+		assert.ErrorIs(t, err, plan.ErrInvalid, bad)
+	}
+	s, err := plan.DefaultSpace()
+	require.NoError(t, err)
+	var names []string
+	for _, g := range s.GPUs {
+		names = append(names, g.GPU.Name)
+	}
+	assert.Equal(t, []string{"a100-80gb", "h100-sxm", "l40s"}, names)
+	assert.Equal(t, []int{1, 2, 4, 8}, s.TP)
+}
+
 func TestPlanValidate(t *testing.T) {
 	t.Parallel()
 	good := func() plan.Plan { return smallPlan(t, 1) }
