@@ -8,13 +8,17 @@
 // cost-latency frontier to frontier.svg (and, on request, the JSON and
 // CSV).
 //
-// With seed 1, on 2 busy cores, it settles the 384 candidates in about
-// 20 s (10 s of CPU): 240 are invalid (TP 3, 5, 6, 7 do not divide the 64
-// heads; chunked prefill off needs a token budget >= max-model-len),
-// 30 do not fit, 18 cannot meet the SLO at any load, and of the 96 that
-// pass the screen 10 are simulated to a replica count, 86 pruned on cost
-// bounds. The winner is a 10-way tie at $31.59/h: 8 H100s as 2 x TP4 or
-// 4 x TP2, in FP8; seeds 1 to 5 agree (see main_test.go).
+// With seed 1 it settles the 384 candidates in 15 s of CPU (2.9 million
+// simulated requests; wall time is that over the cores free): 240 are
+// invalid (TP 3, 5, 6 and 7 do not divide the 64 heads; chunked prefill
+// off needs a token budget >= max-model-len 14,336), 30 do not fit, 30
+// cannot meet the SLO at any load (the roofline floor, or the simulation
+// at a 16th of the lowest useful rate), and of the 96 that pass the
+// screen 58 are simulated and 68 pruned as too expensive. The winner is a
+// tie at $31.59/h: 8 H100s in FP8, as 2 x TP4 or 4 x TP2 (chunked
+// prefill, either token budget and either max-num-seqs; with chunked
+// prefill off some seeds need one replica more). Seeds 1 to 5 agree on
+// the cost and on those 8 winners.
 package main
 
 import (
