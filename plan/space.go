@@ -1,0 +1,256 @@
+package plan
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/cost"
+)
+
+// GPUOption is a GPU type of the search space: its spec, its price, and
+// the efficiency profile and all-reduce model measured on it.
+type GPUOption struct {
+	// GPU is the accelerator (cost.GPU for a catalog entry).
+	GPU cost.GPUSpec
+	// PricePerHour is the price of one GPU, dollars an hour; 0 takes the
+	// built-in price of GPU.Name (DefaultPrices), and is an error for a
+	// GPU without one.
+	PricePerHour float64
+	// Efficiency, when set, is the efficiency profile fitted on this GPU
+	// (`servesim calibrate`, cost.Fit); nil keeps the plan's
+	// Engine.Deployment.Eff.
+	Efficiency *cost.Efficiency
+	// Comm, when set, times the all-reduce among these GPUs (an NCCL table,
+	// cost.LoadNCCLTable); nil uses the GPU's α–β table.
+	Comm cost.AllReduce
+}
+
+// Space is the search space of LLM deployments: every combination of its
+// lists is a candidate. An empty scheduler list takes the value of the
+// plan's Engine template; an empty Precisions means BF16.
+type Space struct {
+	GPUs                []GPUOption
+	TP                  []int
+	MaxNumSeqs          []int
+	MaxNumBatchedTokens []int
+	ChunkedPrefill      []bool
+	Precisions          []Precision
+}
+
+// Plan asks for the cheapest deployment of one model that meets an
+// objective: which GPU, how many per replica (TP), which engine settings
+// and precision, and how many replicas behind the router. Run builds a
+// candidate per point of Space and hands them to Solve.
+type Plan struct {
+	// Model is the served model (cost.Model for a catalog entry).
+	Model cost.ModelSpec
+	// ServedModel is the model id of the vLLM command lines; "" takes the
+	// Hugging Face id of a catalog model (HFModelID), else Model.Name.
+	ServedModel string
+	// Engine is the template of every candidate's engine
+	// (batching.Defaults): its memory settings (gpu_memory_utilization,
+	// kv_cache_memory, runtime reserve), block size, request overhead and
+	// efficiency profile carry over; the model, GPU, TP, peak FLOP/s and
+	// all-reduce come from the candidate, and its scheduler knobs stand
+	// where Space leaves a list empty.
+	Engine batching.Config
+	// Router spreads requests over a candidate's replicas; "" means
+	// batching.LeastOutstanding.
+	Router batching.Router
+	// Space is the search space.
+	Space Space
+	// MaxModelLen is every engine's max-model-len, tokens; 0 takes
+	// MaxLen(Objective.Workload.Lengths, 100,000) capped at the model's
+	// MaxContext.
+	MaxModelLen int
+	// Objective is the traffic, the target rate and the SLO.
+	Objective Objective
+	// Search is how hard the planner searches.
+	Search Search
+}
+
+// NewPlan returns a plan for model with vLLM's engine defaults
+// (batching.Defaults), a least-outstanding router and DefaultSearch; the
+// caller sets the Space and the Objective.
+func NewPlan(model cost.ModelSpec) Plan {
+	return Plan{Model: model, Engine: batching.Defaults(model, cost.GPUSpec{}), Router: batching.LeastOutstanding, Search: DefaultSearch()}
+}
+
+// maxLenDraws is the number of length draws MaxModelLen's default looks
+// at.
+const maxLenDraws = 100_000
+
+// maxModelLen returns the max-model-len of the plan's engines.
+func (p Plan) maxModelLen() int {
+	if p.MaxModelLen > 0 {
+		return p.MaxModelLen
+	}
+	n := MaxLen(p.Objective.Workload.Lengths, maxLenDraws)
+	if p.Model.MaxContext > 0 {
+		n = min(n, p.Model.MaxContext)
+	}
+	return n
+}
+
+// served returns the model id of the command lines.
+func (p Plan) served() string {
+	if p.ServedModel != "" {
+		return p.ServedModel
+	}
+	return HFModelID(p.Model.Name)
+}
+
+// Validate checks the model, the space and the settings.
+func (p Plan) Validate() error {
+	if err := p.Model.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if p.Objective.Workload.Lengths == nil {
+		return fmt.Errorf("%w: the workload has no lengths", ErrInvalid)
+	}
+	if err := p.Objective.Validate(); err != nil {
+		return err
+	}
+	if err := p.Search.Validate(); err != nil {
+		return err
+	}
+	s := p.Space
+	if len(s.GPUs) == 0 {
+		return fmt.Errorf("%w: space has no gpus", ErrInvalid)
+	}
+	if len(s.TP) == 0 {
+		return fmt.Errorf("%w: space has no tp degrees", ErrInvalid)
+	}
+	for i, g := range s.GPUs {
+		if err := g.GPU.Validate(); err != nil {
+			return fmt.Errorf("%w: gpus[%d]: %w", ErrInvalid, i, err)
+		}
+		if _, err := g.price(); err != nil {
+			return err
+		}
+	}
+	ints := []struct {
+		name string
+		vs   []int
+		def  int
+	}{{"tp", s.TP, 1}, {"max_num_seqs", s.MaxNumSeqs, p.Engine.MaxNumSeqs}, {"max_num_batched_tokens", s.MaxNumBatchedTokens, p.Engine.MaxNumBatchedTokens}}
+	for _, f := range ints {
+		for i, v := range orDefault(f.vs, f.def) {
+			if v < 1 {
+				return fmt.Errorf("%w: %s[%d] %d must be >= 1", ErrInvalid, f.name, i, v)
+			}
+		}
+	}
+	if p.Engine.BlockSize < 1 {
+		return fmt.Errorf("%w: engine block_size %d must be >= 1", ErrInvalid, p.Engine.BlockSize)
+	}
+	if p.MaxModelLen < 0 {
+		return fmt.Errorf("%w: max_model_len %d must be >= 0", ErrInvalid, p.MaxModelLen)
+	}
+	if p.Router != "" && p.Router != batching.RoundRobin && p.Router != batching.LeastOutstanding {
+		return fmt.Errorf("%w: router %q must be %q or %q", ErrInvalid, p.Router, batching.RoundRobin, batching.LeastOutstanding)
+	}
+	return nil
+}
+
+func (g GPUOption) price() (float64, error) {
+	switch {
+	case !(g.PricePerHour >= 0) || math.IsInf(g.PricePerHour, 1):
+		return 0, fmt.Errorf("%w: gpu %q price %v must be a finite number of dollars an hour >= 0", ErrInvalid, g.GPU.Name, g.PricePerHour)
+	case g.PricePerHour > 0:
+		return g.PricePerHour, nil
+	}
+	if p, ok := defaultPrices[g.GPU.Name]; ok {
+		return p, nil
+	}
+	return 0, fmt.Errorf("%w: gpu %q has no built-in price (built in: %s): set its price", ErrInvalid, g.GPU.Name, strings.Join(defaultPrices.Names(), ", "))
+}
+
+func orDefault[T any](vs []T, def T) []T {
+	if len(vs) == 0 {
+		return []T{def}
+	}
+	return vs
+}
+
+// Size returns the number of candidates of the space for engine template
+// e.
+func (s Space) size(e batching.Config) int {
+	return len(s.GPUs) * len(s.TP) * len(orDefault(s.MaxNumSeqs, e.MaxNumSeqs)) *
+		len(orDefault(s.MaxNumBatchedTokens, e.MaxNumBatchedTokens)) *
+		len(orDefault(s.ChunkedPrefill, e.EnableChunkedPrefill)) * len(orDefault(s.Precisions, BF16))
+}
+
+// Candidates returns one candidate per point of the space, GPU-major
+// (then TP, max-num-seqs, max-num-batched-tokens, chunked prefill,
+// precision), each an Engine replica. A point whose precision the model
+// does not allow is a candidate the screen rejects as Invalid.
+func (p Plan) Candidates() ([]Candidate, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	s := p.Space
+	maxLen := p.maxModelLen()
+	out := make([]Candidate, 0, s.size(p.Engine))
+	for _, g := range s.GPUs {
+		price, _ := g.price()
+		for _, tp := range s.TP {
+			for _, seqs := range orDefault(s.MaxNumSeqs, p.Engine.MaxNumSeqs) {
+				for _, mnbt := range orDefault(s.MaxNumBatchedTokens, p.Engine.MaxNumBatchedTokens) {
+					for _, chunk := range orDefault(s.ChunkedPrefill, p.Engine.EnableChunkedPrefill) {
+						for _, prec := range orDefault(s.Precisions, BF16) {
+							set := Settings{GPU: g.GPU.Name, TP: tp, MaxNumSeqs: seqs, MaxNumBatchedTokens: mnbt,
+								ChunkedPrefill: chunk, Precision: prec, MaxModelLen: maxLen}
+							c := Candidate{Index: len(out), Name: set.String(), Settings: set, GPUs: tp, PricePerGPUHour: price}
+							c.Replica = p.engine(g, set)
+							out = append(out, c)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// engine builds the replica of one point of the space.
+func (p Plan) engine(g GPUOption, s Settings) Replica {
+	cfg := p.Engine
+	d := &cfg.Deployment
+	d.Model, d.GPU, d.TP, d.PeakFLOPS, d.Comm = p.Model, g.GPU, s.TP, 0, g.Comm
+	if g.Efficiency != nil {
+		d.Eff = *g.Efficiency
+	}
+	dep, args, err := s.Precision.Apply(*d)
+	if err != nil {
+		return unbuildable{reason: Invalid, why: err.Error()}
+	}
+	cfg.Deployment = dep
+	cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens, cfg.EnableChunkedPrefill, cfg.MaxModelLen = s.MaxNumSeqs, s.MaxNumBatchedTokens, s.ChunkedPrefill, s.MaxModelLen
+	return Engine{Config: cfg, Router: p.Router, ServeArgs: slices.Clone(args)}
+}
+
+// Run plans: it builds the candidates, solves (see Solve) and adds the
+// vLLM command lines of each ranked candidate.
+func (p Plan) Run() (*Result, error) {
+	cands, err := p.Candidates()
+	if err != nil {
+		return nil, err
+	}
+	res, err := Solve(p.Objective, p.Search, cands)
+	if err != nil {
+		return nil, err
+	}
+	res.Model = p.Model.Name
+	for i := range res.Ranked {
+		r := &res.Ranked[i]
+		if e, ok := r.Replica.(Engine); ok {
+			r.Serve = ServeCommand(p.served(), e, r.Replicas)
+			r.Bench = BenchCommand(p.served(), p.Objective, r.Replicas*p.Search.Requests, r.Replicas*p.Search.Warmup)
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,179 @@
+package plan_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/sim/metrics"
+	"github.com/servesim/servesim/workload"
+)
+
+func gpu(t *testing.T, name string) plan.GPUOption {
+	t.Helper()
+	g, err := cost.GPU(name)
+	require.NoError(t, err)
+	return plan.GPUOption{GPU: g}
+}
+
+// TestPlanCandidates: one candidate per point of the space, GPU-major,
+// with the built-in or the given price, the plan's engine template and
+// max-model-len, and each GPU's own profile.
+func TestPlanCandidates(t *testing.T) {
+	t.Parallel()
+	p := smallPlan(t, 1)
+	eff := cost.Efficiency{Bandwidth: 0.7, FLOPs: 0.5, StepOverhead: 2e-3}
+	l40s := gpu(t, "l40s")
+	l40s.PricePerHour, l40s.Efficiency = 1.5, &eff
+	p.Space = plan.Space{GPUs: []plan.GPUOption{gpu(t, "h100-sxm"), l40s}, TP: []int{1, 2},
+		MaxNumSeqs: []int{64, 256}, ChunkedPrefill: []bool{true, false}, Precisions: []plan.Precision{plan.FP8}}
+	p.Engine.Deployment.GPUMemoryUtilization = 0.85
+	cands, err := p.Candidates()
+	require.NoError(t, err)
+	require.Len(t, cands, 2*2*2*2)
+	for i, c := range cands {
+		assert.Equal(t, i, c.Index)
+		assert.Equal(t, c.Settings.TP, c.GPUs)
+		assert.Equal(t, 14336, c.Settings.MaxModelLen, "Azure's longest request, rounded up to 1024")
+		assert.Equal(t, 2048, c.Settings.MaxNumBatchedTokens, "the template's budget")
+		e := c.Replica.(plan.Engine)
+		assert.Equal(t, c.Settings.MaxNumSeqs, e.Config.MaxNumSeqs)
+		assert.Equal(t, c.Settings.ChunkedPrefill, e.Config.EnableChunkedPrefill)
+		assert.Equal(t, 0.85, e.Config.Deployment.GPUMemoryUtilization)
+		assert.Equal(t, 1.0, e.Config.Deployment.Model.WeightBytes, "fp8")
+	}
+	first, last := cands[0], cands[len(cands)-1]
+	assert.Equal(t, plan.Settings{GPU: "h100-sxm", TP: 1, MaxNumSeqs: 64, MaxNumBatchedTokens: 2048, ChunkedPrefill: true, Precision: plan.FP8, MaxModelLen: 14336}, first.Settings)
+	assert.Equal(t, plan.Settings{GPU: "l40s", TP: 2, MaxNumSeqs: 256, MaxNumBatchedTokens: 2048, ChunkedPrefill: false, Precision: plan.FP8, MaxModelLen: 14336}, last.Settings)
+	assert.Equal(t, plan.DefaultPrices()["h100-sxm"], first.PricePerGPUHour)
+	assert.Equal(t, 1.5, last.PricePerGPUHour)
+	assert.Equal(t, eff, last.Replica.(plan.Engine).Config.Deployment.Eff)
+	assert.Equal(t, cost.DefaultEfficiency(), first.Replica.(plan.Engine).Config.Deployment.Eff)
+	assert.InDelta(t, 2*1.5, last.CostPerHour(1), 1e-12)
+}
+
+// TestPrices: the built-in list is Modal's per-second rates times 3600,
+// and a copy.
+func TestPrices(t *testing.T) {
+	t.Parallel()
+	p := plan.DefaultPrices()
+	assert.InDelta(t, 3.9492, p["h100-sxm"], 1e-9)
+	assert.InDelta(t, 2.4984, p["a100-80gb"], 1e-9)
+	assert.InDelta(t, 1.9512, p["l40s"], 1e-9)
+	p["h100-sxm"] = 0
+	assert.NotZero(t, plan.DefaultPrices()["h100-sxm"])
+	assert.Equal(t, "a100-80gb $2.50/h, h100-sxm $0.00/h, l40s $1.95/h", p.String())
+}
+
+func TestParsePricesAndDefaultSpace(t *testing.T) {
+	t.Parallel()
+	p, err := plan.ParsePrices("h100-sxm=2.99, l40s = 0.89,")
+	require.NoError(t, err)
+	assert.Equal(t, plan.Prices{"h100-sxm": 2.99, "l40s": 0.89}, p)
+	for _, bad := range []string{"h100-sxm", "=1", "l40s=-1", "l40s=inf", "l40s=x"} {
+		_, err := plan.ParsePrices(bad)
+		assert.ErrorIs(t, err, plan.ErrInvalid, bad)
+	}
+	s, err := plan.DefaultSpace()
+	require.NoError(t, err)
+	var names []string
+	for _, g := range s.GPUs {
+		names = append(names, g.GPU.Name)
+	}
+	assert.Equal(t, []string{"a100-80gb", "h100-sxm", "l40s"}, names)
+	assert.Equal(t, []int{1, 2, 4, 8}, s.TP)
+}
+
+func TestPlanValidate(t *testing.T) {
+	t.Parallel()
+	good := func() plan.Plan { return smallPlan(t, 1) }
+	mi300x := gpu(t, "mi300x")
+	tests := []struct {
+		name   string
+		mutate func(*plan.Plan)
+		want   string
+	}{
+		{"no gpus", func(p *plan.Plan) { p.Space.GPUs = nil }, "space has no gpus"},
+		{"no tp", func(p *plan.Plan) { p.Space.TP = nil }, "space has no tp degrees"},
+		{"no price", func(p *plan.Plan) { p.Space.GPUs = append(p.Space.GPUs, mi300x) }, `gpu "mi300x" has no built-in price`},
+		{"bad price", func(p *plan.Plan) { p.Space.GPUs[0].PricePerHour = math.NaN() }, "price NaN"},
+		{"bad tp", func(p *plan.Plan) { p.Space.TP = []int{0} }, "tp[0] 0 must be >= 1"},
+		{"bad seqs", func(p *plan.Plan) { p.Space.MaxNumSeqs = []int{-1} }, "max_num_seqs[0] -1"},
+		{"zero template", func(p *plan.Plan) { p.Engine = batching.Config{} }, "max_num_seqs[0] 0"},
+		{"rate", func(p *plan.Plan) { p.Objective.Rate = 0 }, "rate 0 must be"},
+		{"closed loop", func(p *plan.Plan) {
+			p.Objective.Workload = workload.Workload{Clients: 4, Lengths: workload.Fixed{Input: 1, Output: 1}}
+		}, "closed loop"},
+		{"replay", func(p *plan.Plan) { p.Objective.Workload.Arrivals = workload.Replay{Times: []float64{0, 1}} }, "workload.RateSetter"},
+		{"criteria", func(p *plan.Plan) { p.Objective.Criteria.Target = 2 }, "target 2"},
+		{"no slo", func(p *plan.Plan) { p.Objective.Criteria.SLO = metrics.SLO{} }, "slo sets no bound"},
+		{"requests", func(p *plan.Plan) { p.Search.Requests = 0 }, "requests 0"},
+		{"warmup", func(p *plan.Plan) { p.Search.Warmup = p.Search.Requests }, "warmup 400"},
+		{"round", func(p *plan.Plan) { p.Search.Round = 0 }, "round 0"},
+		{"max replicas", func(p *plan.Plan) { p.Search.MaxReplicas = 0 }, "max_replicas 0"},
+		{"budget", func(p *plan.Plan) { p.Search.Budget = -1 }, "budget -1"},
+		{"router", func(p *plan.Plan) { p.Router = "random" }, `router "random"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := good()
+			tt.mutate(&p)
+			_, err := p.Run()
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.True(t, errors.Is(err, plan.ErrInvalid) || errors.Is(err, capacity.ErrInvalid), "%v", err)
+		})
+	}
+}
+
+// TestCommands: the vLLM command lines of a deployment and its check.
+func TestCommands(t *testing.T) {
+	t.Parallel()
+	e := engine(t, "llama-3.1-70b", "h100-sxm", 4, plan.FP8)
+	assert.Equal(t, "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --data-parallel-size 2 --max-num-seqs 256 "+
+		"--max-num-batched-tokens 2048 --max-model-len 14336 --quantization fp8 --kv-cache-dtype fp8",
+		plan.ServeCommand(plan.HFModelID("llama-3.1-70b"), e, 2))
+	e.Config.EnableChunkedPrefill, e.Config.MaxNumBatchedTokens = false, 16384
+	e.Config.Deployment.GPUMemoryUtilization = 0.95
+	e.ServeArgs = nil
+	assert.Equal(t, "vllm serve my/model --tensor-parallel-size 4 --max-num-seqs 256 --max-num-batched-tokens 16384 "+
+		"--max-model-len 14336 --no-enable-chunked-prefill --gpu-memory-utilization 0.95",
+		plan.ServeCommand("my/model", e, 1))
+
+	obj := plan.Objective{
+		Workload: workload.Workload{Arrivals: workload.Gamma{Rate: 1, Burstiness: 0.5},
+			Lengths: workload.Random{InputLen: 1024, OutputLen: 128, RangeRatio: 0.1}},
+		Rate:     12.5,
+		Criteria: capacity.DefaultCriteria(metrics.SLO{TTFT: 2, TPOT: 0.05}, 0.99),
+	}
+	assert.Equal(t, "vllm bench serve --model m --dataset-name random --random-input-len 1024 --random-output-len 128 --random-range-ratio 0.1 "+
+		"--ignore-eos --request-rate 12.5 --burstiness 0.5 --num-prompts 3000 --num-warmups 300 --goodput ttft:2000 tpot:50 "+
+		"--percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,99",
+		plan.BenchCommand("m", obj, 3000, 300))
+	obj.Workload = workload.Workload{Arrivals: workload.Poisson{Rate: 1}, Lengths: workload.AzureConversation(), MaxConcurrency: 64}
+	obj.Criteria.SLO = metrics.SLO{E2E: 20}
+	assert.Equal(t, "vllm bench serve --model m --dataset-name random --random-input-len 1149 --random-output-len 211 "+
+		"--ignore-eos --request-rate 12.5 --max-concurrency 64 --num-prompts 100 --goodput e2el:20000 "+
+		"--percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,99",
+		plan.BenchCommand("m", obj, 100, 0), "other lengths by their means")
+	assert.Equal(t, "my-spec", plan.HFModelID("my-spec"))
+}
+
+// TestMaxLen: the longest request of a bounded distribution, rounded up
+// to 1024 tokens.
+func TestMaxLen(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, 2048, plan.MaxLen(workload.Fixed{Input: 1024, Output: 1}, 10))
+	assert.Equal(t, 3072, plan.MaxLen(workload.Random{InputLen: 1000, OutputLen: 1000, RangeRatio: 0.5}, 100_000), "at most 1500 + 1500")
+	// Azure conversation: the table's largest input and output are 14,050
+	// and 1,000; 100,000 draws reach 13,300 or so together.
+	assert.Equal(t, 14336, plan.MaxLen(workload.AzureConversation(), 100_000))
+}
