@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
 	"github.com/servesim/servesim/workload"
@@ -64,13 +65,13 @@ type Screening struct {
 // Settings are an LLM candidate's engine settings, as `vllm serve` takes
 // them; the zero value describes a candidate that is not an LLM engine.
 type Settings struct {
-	GPU                 string    `json:"gpu"`
-	TP                  int       `json:"tensor_parallel_size,omitempty"`
-	MaxNumSeqs          int       `json:"max_num_seqs,omitempty"`
-	MaxNumBatchedTokens int       `json:"max_num_batched_tokens,omitempty"`
-	ChunkedPrefill      bool      `json:"enable_chunked_prefill"`
-	Precision           Precision `json:"precision"`
-	MaxModelLen         int       `json:"max_model_len,omitempty"`
+	GPU                 string         `json:"gpu"`
+	TP                  int            `json:"tensor_parallel_size,omitempty"`
+	MaxNumSeqs          int            `json:"max_num_seqs,omitempty"`
+	MaxNumBatchedTokens int            `json:"max_num_batched_tokens,omitempty"`
+	ChunkedPrefill      bool           `json:"enable_chunked_prefill"`
+	Precision           cost.Precision `json:"precision"`
+	MaxModelLen         int            `json:"max_model_len,omitempty"`
 }
 
 // String is a short label: "h100-sxm tp4 seqs256 mnbt2048 chunked bf16".

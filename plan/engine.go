@@ -21,7 +21,7 @@ type Engine struct {
 	// batching.LeastOutstanding.
 	Router batching.Router
 	// ServeArgs are extra `vllm serve` flags the configuration needs (the
-	// precision's, see Precision.Apply).
+	// precision's, see ApplyPrecision).
 	ServeArgs []string
 }
 

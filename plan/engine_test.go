@@ -18,7 +18,7 @@ import (
 
 // engine returns vLLM's defaults for model on gpu at TP tp with
 // max-model-len 14336, in precision p.
-func engine(t *testing.T, model, gpu string, tp int, p plan.Precision) plan.Engine {
+func engine(t *testing.T, model, gpu string, tp int, p cost.Precision) plan.Engine {
 	t.Helper()
 	m, err := cost.Model(model)
 	require.NoError(t, err)
@@ -26,7 +26,7 @@ func engine(t *testing.T, model, gpu string, tp int, p plan.Precision) plan.Engi
 	require.NoError(t, err)
 	cfg := batching.Defaults(m, g)
 	cfg.Deployment.TP, cfg.MaxModelLen = tp, 14336
-	d, args, err := p.Apply(cfg.Deployment)
+	d, args, err := plan.ApplyPrecision(p, cfg.Deployment)
 	require.NoError(t, err)
 	cfg.Deployment = d
 	return plan.Engine{Config: cfg, ServeArgs: args}
@@ -41,9 +41,9 @@ func azure(slo metrics.SLO) plan.Demand {
 func TestEngineScreen(t *testing.T) {
 	t.Parallel()
 	loose := azure(metrics.SLO{TTFT: 10, TPOT: 1})
-	chunkOff := engine(t, "llama-3.1-8b", "h100-sxm", 1, plan.BF16)
+	chunkOff := engine(t, "llama-3.1-8b", "h100-sxm", 1, cost.BF16)
 	chunkOff.Config.EnableChunkedPrefill = false
-	longCtx := engine(t, "llama-3.1-70b", "h100-sxm", 2, plan.BF16)
+	longCtx := engine(t, "llama-3.1-70b", "h100-sxm", 2, cost.BF16)
 	longCtx.Config.MaxModelLen = 131072 // 20 GiB of KV a rank; the pool holds 34,672 tokens
 	tests := []struct {
 		name   string
@@ -52,14 +52,14 @@ func TestEngineScreen(t *testing.T) {
 		reason plan.Reason
 		why    string
 	}{
-		{"tp 3 does not divide 64 heads", engine(t, "llama-3.1-70b", "h100-sxm", 3, plan.BF16), loose, plan.Invalid, "tp 3 must divide heads 64"},
+		{"tp 3 does not divide 64 heads", engine(t, "llama-3.1-70b", "h100-sxm", 3, cost.BF16), loose, plan.Invalid, "tp 3 must divide heads 64"},
 		{"chunked prefill off, budget 2048 < 14336", chunkOff, loose, plan.Invalid, "chunked prefill off needs max-num-batched-tokens 2048 >= max-model-len 14336"},
-		{"70B BF16 on one H100: 131 GiB of weights", engine(t, "llama-3.1-70b", "h100-sxm", 1, plan.BF16), loose, plan.DoesNotFit, "weights 131.4 GiB"},
+		{"70B BF16 on one H100: 131 GiB of weights", engine(t, "llama-3.1-70b", "h100-sxm", 1, cost.BF16), loose, plan.DoesNotFit, "weights 131.4 GiB"},
 		{"70B BF16 on two H100s at 128k context", longCtx, loose, plan.DoesNotFit, "fewer than one max-model-len request (131072)"},
 		// 70B BF16 on 4 L40S: 35.3 GB of weights a rank stream in at least
 		// 51 ms at 80% of 864 GB/s, above a 50 ms TPOT bound.
-		{"TPOT floor above the bound", engine(t, "llama-3.1-70b", "l40s", 4, plan.BF16), azure(metrics.SLO{TTFT: 2, TPOT: 0.05}), plan.Unreachable, "TPOT for 100.0%"},
-		{"fits and can meet it", engine(t, "llama-3.1-70b", "h100-sxm", 4, plan.FP8), azure(metrics.SLO{TTFT: 2, TPOT: 0.05}), plan.NoReason, ""},
+		{"TPOT floor above the bound", engine(t, "llama-3.1-70b", "l40s", 4, cost.BF16), azure(metrics.SLO{TTFT: 2, TPOT: 0.05}), plan.Unreachable, "TPOT for 100.0%"},
+		{"fits and can meet it", engine(t, "llama-3.1-70b", "h100-sxm", 4, cost.FP8), azure(metrics.SLO{TTFT: 2, TPOT: 0.05}), plan.NoReason, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,11 +83,11 @@ func TestEngineScreen(t *testing.T) {
 func TestRooflineBoundsThroughput(t *testing.T) {
 	t.Parallel()
 	d := azure(metrics.SLO{TTFT: 10, TPOT: 1})
-	off := engine(t, "llama-3.1-8b", "h100-sxm", 1, plan.BF16)
+	off := engine(t, "llama-3.1-8b", "h100-sxm", 1, cost.BF16)
 	off.Config.EnableChunkedPrefill, off.Config.MaxNumBatchedTokens = false, 16384
 	for _, e := range []plan.Engine{
-		engine(t, "llama-3.1-8b", "h100-sxm", 1, plan.BF16),
-		engine(t, "llama-3.1-8b", "l40s", 2, plan.FP8),
+		engine(t, "llama-3.1-8b", "h100-sxm", 1, cost.BF16),
+		engine(t, "llama-3.1-8b", "l40s", 2, cost.FP8),
 		off,
 	} {
 		s := e.Screen(d)
@@ -109,7 +109,7 @@ func TestRooflineBoundsThroughput(t *testing.T) {
 // just above them is not.
 func TestLatencyFloorsBoundOneRequest(t *testing.T) {
 	t.Parallel()
-	e := engine(t, "llama-3.1-8b", "h100-sxm", 1, plan.BF16)
+	e := engine(t, "llama-3.1-8b", "h100-sxm", 1, cost.BF16)
 	const in, out = 2000, 100
 	res, err := sim.Run(sim.Config{
 		Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 1}, Lengths: workload.Fixed{Input: in, Output: out}},

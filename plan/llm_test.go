@@ -29,7 +29,7 @@ func smallPlan(t testing.TB, seed uint64) plan.Plan {
 		gpus = append(gpus, plan.GPUOption{GPU: g})
 	}
 	p := plan.NewPlan(model)
-	p.Space = plan.Space{GPUs: gpus, TP: []int{1, 2}, Precisions: []plan.Precision{plan.BF16, plan.FP8}}
+	p.Space = plan.Space{GPUs: gpus, TP: []int{1, 2}, Precisions: []cost.Precision{cost.BF16, cost.FP8}}
 	p.Objective = plan.Objective{
 		Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 1}, Lengths: workload.AzureConversation()},
 		Rate:     15,
@@ -103,7 +103,7 @@ func TestPlanLLMSeedStability(t *testing.T) {
 			t.Run(fmt.Sprint(i+1), func(t *testing.T) {
 				t.Parallel()
 				p := smallPlan(t, uint64(i+1))
-				p.Space.TP, p.Space.Precisions = []int{1}, []plan.Precision{plan.FP8}
+				p.Space.TP, p.Space.Precisions = []int{1}, []cost.Precision{cost.FP8}
 				p.Search.Requests, p.Search.Warmup = plan.DefaultSearch().Requests, plan.DefaultSearch().Warmup
 				results[i] = runPlan(t, p)
 			})

@@ -24,20 +24,20 @@ func TestPrecisionApply(t *testing.T) {
 	a100, err := cost.GPU("a100-80gb")
 	require.NoError(t, err)
 
-	d, args, err := plan.BF16.Apply(cost.Deployment{Model: m, GPU: h100, TP: 4})
+	d, args, err := plan.ApplyPrecision(cost.BF16, cost.Deployment{Model: m, GPU: h100, TP: 4})
 	require.NoError(t, err)
 	assert.Equal(t, m, d.Model)
 	assert.Empty(t, args)
 	assert.Zero(t, d.PeakFLOPS, "the GPU's BF16 peak")
 
-	d, args, err = plan.FP8.Apply(cost.Deployment{Model: m, GPU: h100, TP: 4})
+	d, args, err = plan.ApplyPrecision(cost.FP8, cost.Deployment{Model: m, GPU: h100, TP: 4})
 	require.NoError(t, err)
 	assert.Equal(t, [3]float64{1, 1, 2}, [3]float64{d.Model.WeightBytes, d.Model.KVBytes, d.Model.ActBytes})
 	assert.Equal(t, h100.PeakFLOPS.FP8, d.PeakFLOPS)
 	assert.Equal(t, []string{"--quantization", "fp8", "--kv-cache-dtype", "fp8"}, args)
 	assert.InDelta(t, 0.5, d.WeightBytesPerRank()/(cost.Deployment{Model: m, GPU: h100, TP: 4}).WeightBytesPerRank(), 1e-12)
 
-	d, args, err = plan.FP8.Apply(cost.Deployment{Model: m, GPU: a100, TP: 4})
+	d, args, err = plan.ApplyPrecision(cost.FP8, cost.Deployment{Model: m, GPU: a100, TP: 4})
 	require.NoError(t, err)
 	assert.Equal(t, [3]float64{1, 2, 2}, [3]float64{d.Model.WeightBytes, d.Model.KVBytes, d.Model.ActBytes}, "A100: weight-only FP8")
 	assert.Zero(t, d.PeakFLOPS)
@@ -45,9 +45,9 @@ func TestPrecisionApply(t *testing.T) {
 
 	fp8 := m
 	fp8.WeightBytes, fp8.KVBytes = 1, 1
-	_, _, err = plan.BF16.Apply(cost.Deployment{Model: fp8, GPU: h100, TP: 4})
+	_, _, err = plan.ApplyPrecision(cost.BF16, cost.Deployment{Model: fp8, GPU: h100, TP: 4})
 	assert.ErrorContains(t, err, "bf16 needs a checkpoint of 16 bits or more")
-	_, args, err = plan.FP8.Apply(cost.Deployment{Model: fp8, GPU: h100, TP: 4})
+	_, args, err = plan.ApplyPrecision(cost.FP8, cost.Deployment{Model: fp8, GPU: h100, TP: 4})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"--kv-cache-dtype", "fp8"}, args, "an FP8 checkpoint needs no --quantization")
 }
@@ -72,13 +72,14 @@ func TestTextRoundTrips(t *testing.T) {
 	_, err = plan.Reason(99).MarshalText()
 	assert.Error(t, err)
 
-	for _, p := range []plan.Precision{plan.BF16, plan.FP8} {
+	for _, p := range []cost.Precision{cost.BF16, cost.FP8} {
 		b, err := p.MarshalText()
 		require.NoError(t, err)
-		q, err := plan.ParsePrecision(string(b))
+		q, err := cost.ParsePrecision(string(b))
 		require.NoError(t, err)
 		assert.Equal(t, p, q)
 	}
-	_, err = plan.ParsePrecision("int4")
+	// Precisions the cost model knows but a plan does not search.
+	_, _, err = plan.ApplyPrecision(cost.INT4, cost.Deployment{})
 	assert.ErrorIs(t, err, plan.ErrInvalid)
 }

@@ -90,6 +90,6 @@ func DefaultSpace() (Space, error) {
 		s.GPUs = append(s.GPUs, GPUOption{GPU: g})
 	}
 	s.TP = []int{1, 2, 4, 8}
-	s.Precisions = []Precision{BF16, FP8}
+	s.Precisions = []cost.Precision{cost.BF16, cost.FP8}
 	return s, nil
 }

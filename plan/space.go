@@ -37,7 +37,7 @@ type Space struct {
 	MaxNumSeqs          []int
 	MaxNumBatchedTokens []int
 	ChunkedPrefill      []bool
-	Precisions          []Precision
+	Precisions          []cost.Precision
 }
 
 // Plan asks for the cheapest deployment of one model that meets an
@@ -181,7 +181,7 @@ func orDefault[T any](vs []T, def T) []T {
 func (s Space) size(e batching.Config) int {
 	return len(s.GPUs) * len(s.TP) * len(orDefault(s.MaxNumSeqs, e.MaxNumSeqs)) *
 		len(orDefault(s.MaxNumBatchedTokens, e.MaxNumBatchedTokens)) *
-		len(orDefault(s.ChunkedPrefill, e.EnableChunkedPrefill)) * len(orDefault(s.Precisions, BF16))
+		len(orDefault(s.ChunkedPrefill, e.EnableChunkedPrefill)) * len(orDefault(s.Precisions, cost.BF16))
 }
 
 // Candidates returns one candidate per point of the space, GPU-major
@@ -201,7 +201,7 @@ func (p Plan) Candidates() ([]Candidate, error) {
 			for _, seqs := range orDefault(s.MaxNumSeqs, p.Engine.MaxNumSeqs) {
 				for _, mnbt := range orDefault(s.MaxNumBatchedTokens, p.Engine.MaxNumBatchedTokens) {
 					for _, chunk := range orDefault(s.ChunkedPrefill, p.Engine.EnableChunkedPrefill) {
-						for _, prec := range orDefault(s.Precisions, BF16) {
+						for _, prec := range orDefault(s.Precisions, cost.BF16) {
 							set := Settings{GPU: g.GPU.Name, TP: tp, MaxNumSeqs: seqs, MaxNumBatchedTokens: mnbt,
 								ChunkedPrefill: chunk, Precision: prec, MaxModelLen: maxLen}
 							c := Candidate{Index: len(out), Name: set.String(), Settings: set, GPUs: tp, PricePerGPUHour: price}
@@ -224,7 +224,7 @@ func (p Plan) engine(g GPUOption, s Settings) Replica {
 	if g.Efficiency != nil {
 		d.Eff = *g.Efficiency
 	}
-	dep, args, err := s.Precision.Apply(*d)
+	dep, args, err := ApplyPrecision(s.Precision, *d)
 	if err != nil {
 		return unbuildable{reason: Invalid, why: err.Error()}
 	}

@@ -33,7 +33,7 @@ func TestPlanCandidates(t *testing.T) {
 	l40s := gpu(t, "l40s")
 	l40s.PricePerHour, l40s.Efficiency = 1.5, &eff
 	p.Space = plan.Space{GPUs: []plan.GPUOption{gpu(t, "h100-sxm"), l40s}, TP: []int{1, 2},
-		MaxNumSeqs: []int{64, 256}, ChunkedPrefill: []bool{true, false}, Precisions: []plan.Precision{plan.FP8}}
+		MaxNumSeqs: []int{64, 256}, ChunkedPrefill: []bool{true, false}, Precisions: []cost.Precision{cost.FP8}}
 	p.Engine.Deployment.GPUMemoryUtilization = 0.85
 	cands, err := p.Candidates()
 	require.NoError(t, err)
@@ -50,8 +50,8 @@ func TestPlanCandidates(t *testing.T) {
 		assert.Equal(t, 1.0, e.Config.Deployment.Model.WeightBytes, "fp8")
 	}
 	first, last := cands[0], cands[len(cands)-1]
-	assert.Equal(t, plan.Settings{GPU: "h100-sxm", TP: 1, MaxNumSeqs: 64, MaxNumBatchedTokens: 2048, ChunkedPrefill: true, Precision: plan.FP8, MaxModelLen: 14336}, first.Settings)
-	assert.Equal(t, plan.Settings{GPU: "l40s", TP: 2, MaxNumSeqs: 256, MaxNumBatchedTokens: 2048, ChunkedPrefill: false, Precision: plan.FP8, MaxModelLen: 14336}, last.Settings)
+	assert.Equal(t, plan.Settings{GPU: "h100-sxm", TP: 1, MaxNumSeqs: 64, MaxNumBatchedTokens: 2048, ChunkedPrefill: true, Precision: cost.FP8, MaxModelLen: 14336}, first.Settings)
+	assert.Equal(t, plan.Settings{GPU: "l40s", TP: 2, MaxNumSeqs: 256, MaxNumBatchedTokens: 2048, ChunkedPrefill: false, Precision: cost.FP8, MaxModelLen: 14336}, last.Settings)
 	assert.Equal(t, plan.DefaultPrices()["h100-sxm"], first.PricePerGPUHour)
 	assert.Equal(t, 1.5, last.PricePerGPUHour)
 	assert.Equal(t, eff, last.Replica.(plan.Engine).Config.Deployment.Eff)
@@ -137,7 +137,7 @@ func TestPlanValidate(t *testing.T) {
 // TestCommands: the vLLM command lines of a deployment and its check.
 func TestCommands(t *testing.T) {
 	t.Parallel()
-	e := engine(t, "llama-3.1-70b", "h100-sxm", 4, plan.FP8)
+	e := engine(t, "llama-3.1-70b", "h100-sxm", 4, cost.FP8)
 	assert.Equal(t, "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --data-parallel-size 2 --max-num-seqs 256 "+
 		"--max-num-batched-tokens 2048 --max-model-len 14336 --quantization fp8 --kv-cache-dtype fp8",
 		plan.ServeCommand(plan.HFModelID("llama-3.1-70b"), e, 2))

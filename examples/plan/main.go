@@ -77,7 +77,7 @@ func newPlan(seed uint64, quick bool) (plan.Plan, error) {
 		MaxNumSeqs:          []int{128, 256},
 		MaxNumBatchedTokens: []int{2048, 16384},
 		ChunkedPrefill:      []bool{true, false},
-		Precisions:          []plan.Precision{plan.BF16, plan.FP8},
+		Precisions:          []cost.Precision{cost.BF16, cost.FP8},
 	}
 	p.Objective = plan.Objective{
 		Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 1}, Lengths: workload.AzureConversation()},
