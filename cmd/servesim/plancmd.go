@@ -1,0 +1,270 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/plan"
+)
+
+const planUsage = `Usage: servesim plan [flags]
+
+Finds the cheapest deployment of --model that serves --request-rate
+requests/s of the workload under the SLO (--goodput, --slo-target): for
+every GPU type, TP degree, max-num-seqs, max-num-batched-tokens, chunked
+prefill setting and precision of the search space it checks the shape and
+the memory fit, bounds what the roofline allows, searches lambda* of one
+replica, and then finds the fewest replicas behind the router that pass at
+the target rate by simulating them together (the router's measured
+balance, not a division). Candidates whose cheapest possible cost exceeds
+a cost already found are pruned without changing the winner.
+
+It prints the ranked table (cheapest first; ties reported), why each
+rejected candidate failed, and the vllm serve and vllm bench serve command
+lines of the winners; --format json or csv for machines, --plot FILE for
+the cost/latency frontier (.svg or .png).
+
+The workload, engine template and SLO flags are those of 'servesim bench';
+--request-rate is the target rate. Prices default to a public on-demand
+list (see --prices); GPUs without a built-in price need one.
+`
+
+type planOptions struct {
+	gpus, prices, tps        string
+	seqs, tokens, chunked    string
+	precisions               string
+	reps, boundaryReps       int
+	maxReplicas, workers     int
+	noPrune                  bool
+	frontier, budget         float64
+	format, plot, searchSeed string
+}
+
+func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
+	p.reps, p.boundaryReps, p.maxReplicas = 2, 3, 64
+	fs.StringVar(&p.gpus, "gpus", "", "comma-separated GPU `names` to search (default: every GPU with a price)")
+	fs.StringVar(&p.prices, "prices", "", "`gpu=dollars-per-hour,...` overriding or adding to the built-in prices ("+plan.PriceSource+")")
+	fs.StringVar(&p.tps, "tp-degrees", "1,2,4,8", "comma-separated tensor-parallel `degrees` to search")
+	fs.StringVar(&p.seqs, "max-num-seqs-options", "", "comma-separated max-num-seqs `values` to search (default: --max-num-seqs)")
+	fs.StringVar(&p.tokens, "max-num-batched-tokens-options", "", "comma-separated max-num-batched-tokens `values` to search (default: --max-num-batched-tokens)")
+	fs.StringVar(&p.chunked, "chunked-prefill-options", "", "comma-separated `on,off` chunked-prefill settings to search (default: --enable-chunked-prefill)")
+	fs.StringVar(&p.precisions, "precisions", "bf16,fp8", "comma-separated `precisions` to search (bf16, fp8)")
+	fs.Var(intValue{p: &p.reps, min: 1, max: maxProbeReplications, why: probeLimitWhy}, "replications", "runs per coarse lambda* probe")
+	fs.Var(intValue{p: &p.boundaryReps, min: 1, max: 2 * maxProbeReplications, why: probeLimitWhy}, "boundary-replications", "runs per probe near lambda* and per replica-count check (at least --replications)")
+	fs.Var(intValue{p: &p.maxReplicas, min: 1, max: 1024, why: "the most replicas one candidate may have"}, "max-replicas", "the most replicas a candidate may have")
+	fs.Var(intValue{p: &p.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
+	fs.BoolVar(&p.noPrune, "no-prune", false, "simulate every candidate that fits (same winner; a fuller table)")
+	fs.Var(nonNegativeFloat{&p.frontier, "prune at the cheapest cost"}, "frontier", "also keep deployments up to (1+X) times the cheapest cost, for the frontier (0: prune at the cheapest cost)")
+	fs.Var(nonNegativeFloat{&p.budget, "no budget"}, "budget", "reject deployments dearer than this, dollars an hour (0: no budget)")
+	fs.StringVar(&p.format, "format", "table", "output `format`: table, json or csv")
+	fs.StringVar(&p.plot, "plot", "", "also draw the cost/latency frontier to `FILE`.svg or .png")
+	return flagGroup{"plan flags", []string{"gpus", "prices", "tp-degrees", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers"}}
+}
+
+// runPlan is `servesim plan`.
+func runPlan(args []string, e *env) error {
+	var o benchOptions
+	var p planOptions
+	pos, err := parseBenchStyle("plan", planUsage, args, e, &o, p.define)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("plan: unexpected argument %q (plan takes only flags; see servesim plan -h)", pos[0])
+	}
+	switch p.format {
+	case "table", "json", "csv":
+	default:
+		return fmt.Errorf("plan: --format %q: want table, json or csv", p.format)
+	}
+	if p.plot != "" {
+		if _, err := plotFormat(p.plot); err != nil {
+			return fmt.Errorf("plan: --plot: %w", err)
+		}
+	}
+	if p.boundaryReps < p.reps {
+		return fmt.Errorf("plan: --boundary-replications %d must be >= --replications %d", p.boundaryReps, p.reps)
+	}
+	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "server"} {
+		if o.set[f] {
+			return fmt.Errorf("plan: --%s: the plan chooses the deployment (--tp-degrees, --gpus)", f)
+		}
+	}
+	sc, err := o.scenario()
+	if err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	if !sc.SLO.Set() {
+		return errors.New("plan: no SLO to plan for: give --goodput ttft:MS tpot:MS (and --slo-target)")
+	}
+	eng, err := sc.EngineTemplate()
+	if err != nil {
+		return fmt.Errorf("plan: %s", benchFieldError(err))
+	}
+	w, err := sc.BuildWorkload()
+	if err != nil {
+		return fmt.Errorf("plan: %s", benchFieldError(err))
+	}
+	if w.Arrivals == nil {
+		return errors.New("plan: a plan needs open-loop arrivals at a target rate (--request-rate)")
+	}
+	rate := w.Arrivals.MeanRate()
+	if rate <= 0 || rate > 1e6 {
+		return fmt.Errorf("plan: --request-rate %v: the target must be a finite rate > 0 (inf is a burst, not a load to plan for)", rate)
+	}
+
+	pl := plan.NewPlan(eng.Deployment.Model)
+	pl.Engine = eng
+	pl.Router = batching.Router(sc.Server.Router)
+	if pl.Router == "" {
+		pl.Router = batching.LeastOutstanding
+	}
+	pl.MaxModelLen = eng.MaxModelLen
+	pl.Objective = plan.Objective{Workload: w, Rate: rate, Criteria: capacity.DefaultCriteria(sc.SLO.Sim(), sc.SLO.Target)}
+	pl.Search.Requests, pl.Search.Warmup = sc.Requests, sc.Warmup
+	pl.Search.Seed = sc.Seed
+	pl.Search.Replications, pl.Search.BoundaryReplications = p.reps, p.boundaryReps
+	pl.Search.MaxReplicas, pl.Search.Workers = p.maxReplicas, p.workers
+	pl.Search.NoPrune, pl.Search.Frontier, pl.Search.Budget = p.noPrune, p.frontier, p.budget
+	if pl.Space, err = p.space(eng); err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+
+	prog := startProgress(e.stderr, e.tty && !o.quiet, "planning", 0) // a spinner with the elapsed time
+	res, err := pl.Run()
+	prog.Stop()
+	if err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	if p.plot != "" {
+		var b bytes.Buffer
+		format, _ := plotFormat(p.plot)
+		if err := res.WritePlot(&b, format); err != nil {
+			return fmt.Errorf("plan: --plot: %w", err)
+		}
+		if err := os.WriteFile(p.plot, b.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("plan: --plot: %w", err)
+		}
+	}
+	switch p.format {
+	case "json":
+		b, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return fmt.Errorf("plan: %w", err)
+		}
+		_, err = e.stdout.Write(append(b, '\n'))
+		return err
+	case "csv":
+		return res.WriteCSV(e.stdout)
+	}
+	var b bytes.Buffer
+	if err := res.WriteTable(&b); err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	// The table opens with the model, rate and SLO; the workload follows.
+	head, rest, _ := bytes.Cut(b.Bytes(), []byte("\n"))
+	fmt.Fprintf(e.stdout, "%s\nworkload: %s\n%s", head, workloadText(sc), rest)
+	return nil
+}
+
+// space builds the search space from the plan flags, with eng's scheduler
+// settings where a list is not given.
+func (p *planOptions) space(eng batching.Config) (plan.Space, error) {
+	prices := plan.DefaultPrices()
+	if p.prices != "" {
+		extra, err := plan.ParsePrices(p.prices)
+		if err != nil {
+			return plan.Space{}, fmt.Errorf("--prices: %w", err)
+		}
+		for k, v := range extra {
+			prices[k] = v
+		}
+	}
+	var s plan.Space
+	names := prices.Names()
+	if p.gpus != "" {
+		names = nil
+		for _, n := range strings.Split(p.gpus, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return s, errors.New("--gpus: no GPU to search")
+	}
+	for _, n := range names {
+		g, err := cost.GPU(n)
+		if err != nil {
+			return s, fmt.Errorf("--gpus: %w", err)
+		}
+		price, ok := prices[n]
+		if !ok {
+			return s, fmt.Errorf("--gpus: %s has no price: give one with --prices %s=DOLLARS_PER_HOUR", n, n)
+		}
+		s.GPUs = append(s.GPUs, plan.GPUOption{GPU: g, PricePerHour: price})
+	}
+	var err error
+	if s.TP, err = intList("--tp-degrees", p.tps, 1, 1024); err != nil {
+		return s, err
+	}
+	if p.seqs != "" {
+		if s.MaxNumSeqs, err = intList("--max-num-seqs-options", p.seqs, 1, 1<<20); err != nil {
+			return s, err
+		}
+	}
+	if p.tokens != "" {
+		if s.MaxNumBatchedTokens, err = intList("--max-num-batched-tokens-options", p.tokens, 1, 1<<30); err != nil {
+			return s, err
+		}
+	}
+	if p.chunked != "" {
+		for _, f := range strings.Split(p.chunked, ",") {
+			switch strings.TrimSpace(f) {
+			case "on", "true":
+				s.ChunkedPrefill = append(s.ChunkedPrefill, true)
+			case "off", "false":
+				s.ChunkedPrefill = append(s.ChunkedPrefill, false)
+			default:
+				return s, fmt.Errorf("--chunked-prefill-options: %q: want on or off", f)
+			}
+		}
+	}
+	for _, f := range strings.Split(p.precisions, ",") {
+		pr, err := cost.ParsePrecision(strings.TrimSpace(f))
+		if err != nil || (pr != cost.BF16 && pr != cost.FP8) {
+			return s, fmt.Errorf("--precisions: %q: a plan searches bf16 and fp8", f)
+		}
+		s.Precisions = append(s.Precisions, pr)
+	}
+	return s, nil
+}
+
+// intList parses "1,2,4" with every value in [lo, hi].
+func intList(flagName, s string, lo, hi int) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v < lo || v > hi {
+			return nil, fmt.Errorf("%s: %q is not a whole number in [%d, %d]", flagName, f, lo, hi)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: is empty", flagName)
+	}
+	return out, nil
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestPlanCommand: a small plan over two GPUs prints a ranked table with a
+// winner and its vLLM command lines; the JSON form parses and names the
+// same winner; bad plan flags exit 2 naming the flag and the value.
+func TestPlanCommand(t *testing.T) {
+	t.Parallel()
+	args := []string{"plan", "--model", "llama-3.1-8b", "--request-rate", "20", "--goodput", "ttft:2000", "tpot:100",
+		"--gpus", "h100-sxm,l40s", "--tp-degrees", "1,2", "--num-prompts", "600", "--quiet"}
+	r := mustRun(t, args...)
+	for _, want := range []string{"workload: Poisson", "winner: ", "vllm serve meta-llama/Llama-3.1-8B-Instruct", "vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("plan output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	j := mustRun(t, append(args, "--format", "json")...)
+	var res struct {
+		Ranked []struct {
+			Name string `json:"name"`
+		} `json:"ranked"`
+		Winners int `json:"winners"`
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &res); err != nil {
+		t.Fatalf("plan --format json: %v\n%s", err, j.stdout)
+	}
+	if res.Winners < 1 || len(res.Ranked) < res.Winners {
+		t.Fatalf("plan JSON: %d winners of %d ranked", res.Winners, len(res.Ranked))
+	}
+	if !strings.Contains(r.stdout, "winner: "+res.Ranked[0].Name) {
+		t.Errorf("the table's winner is not the JSON's first ranked %q", res.Ranked[0].Name)
+	}
+
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tp-degrees", "0"}, `--tp-degrees: "0" is not a whole number in [1, 1024]`},
+		{[]string{"--gpus", "h200"}, "--gpus: h200 has no price"},
+		{[]string{"--gpus", "nope"}, "--gpus:"},
+		{[]string{"--precisions", "int4"}, `--precisions: "int4": a plan searches bf16 and fp8`},
+		{[]string{"--prices", "h100-sxm=-1"}, "--prices:"},
+		{[]string{"--format", "xml"}, `--format "xml"`},
+		{[]string{"--tensor-parallel-size", "2"}, "the plan chooses the deployment"},
+		{[]string{"--chunked-prefill-options", "maybe"}, `"maybe": want on or off`},
+	} {
+		r := servesim(t, append(args, tt.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("servesim plan ... %v: exit %d, stderr %q; want 2 and %q", tt.args, r.code, r.stderr, tt.want)
+		}
+	}
+	if r := servesim(t, "plan", "--model", "llama-3.1-8b", "--request-rate", "20"); r.code != 2 || !strings.Contains(r.stderr, "no SLO") {
+		t.Errorf("plan without an SLO: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
