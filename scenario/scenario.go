@@ -52,6 +52,9 @@ type Scenario struct {
 	SLO SLO `yaml:"slo"`
 	// Sweep, when set, varies one parameter.
 	Sweep *Sweep `yaml:"sweep"`
+	// Plan, when set, is the search space of `servesim plan` (package
+	// plan); other commands ignore it.
+	Plan *Plan `yaml:"plan"`
 
 	file   string     // the file it came from, "" when built in code
 	dir    string     // relative paths resolve against it
@@ -340,6 +343,11 @@ func (s *Scenario) SetDir(dir string) { s.dir = dir }
 func (s *Scenario) Check() error {
 	if err := s.checkSweep(); err != nil {
 		return s.locate(err)
+	}
+	if s.Plan != nil {
+		if err := s.Plan.check(); err != nil {
+			return s.locate(err)
+		}
 	}
 	if s.Sweep != nil { // before the points are built
 		if err := s.checkJobs(len(s.Sweep.Values)); err != nil {

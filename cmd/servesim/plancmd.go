@@ -6,7 +6,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,9 +16,10 @@ import (
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/scenario"
 )
 
-const planUsage = `Usage: servesim plan [flags]
+const planUsage = `Usage: servesim plan [SCENARIO.yaml] [flags]
 
 Finds the cheapest deployment of --model that serves --request-rate
 requests/s of the workload under the SLO (--goodput, --slo-target): for
@@ -34,8 +37,12 @@ lines of the winners; --format json or csv for machines, --plot FILE for
 the cost/latency frontier (.svg or .png).
 
 The workload, engine template and SLO flags are those of 'servesim bench';
---request-rate is the target rate. Prices default to a public on-demand
-list (see --prices); GPUs without a built-in price need one.
+--request-rate is the target rate. With a scenario file, the model, engine
+template, workload and SLO come from the file, and its plan: block gives
+the search space (see 'go doc github.com/servesim/servesim/scenario.Plan');
+plan flags given on the command line override the block. Prices default
+to a public on-demand list (see --prices); GPUs without a built-in price
+need one.
 `
 
 type planOptions struct {
@@ -74,12 +81,13 @@ func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
 func runPlan(args []string, e *env) error {
 	var o benchOptions
 	var p planOptions
-	pos, err := parseBenchStyle("plan", planUsage, args, e, &o, p.define)
+	var group flagGroup
+	pos, err := parseBenchStyle("plan", planUsage, args, e, &o, func(fs *flag.FlagSet) flagGroup {
+		group = p.define(fs)
+		return group
+	})
 	if err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return fmt.Errorf("plan: unexpected argument %q (plan takes only flags; see servesim plan -h)", pos[0])
 	}
 	switch p.format {
 	case "table", "json", "csv":
@@ -99,9 +107,12 @@ func runPlan(args []string, e *env) error {
 			return fmt.Errorf("plan: --%s: the plan chooses the deployment (--tp-degrees, --gpus)", f)
 		}
 	}
-	sc, err := o.scenario()
+	sc, err := capacityScenario(pos, &o, ownFlags(group))
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
+	}
+	if sc.Plan != nil {
+		p.fromScenario(sc.Plan, o.set)
 	}
 	if !sc.SLO.Set() {
 		return errors.New("plan: no SLO to plan for: give --goodput ttft:MS tpot:MS (and --slo-target)")
@@ -118,6 +129,9 @@ func runPlan(args []string, e *env) error {
 		return errors.New("plan: a plan needs open-loop arrivals at a target rate (--request-rate)")
 	}
 	rate := w.Arrivals.MeanRate()
+	if sc.Plan != nil && sc.Plan.Rate > 0 {
+		rate = sc.Plan.Rate
+	}
 	if rate <= 0 || rate > 1e6 {
 		return fmt.Errorf("plan: --request-rate %v: the target must be a finite rate > 0 (inf is a burst, not a load to plan for)", rate)
 	}
@@ -174,6 +188,60 @@ func runPlan(args []string, e *env) error {
 	head, rest, _ := bytes.Cut(b.Bytes(), []byte("\n"))
 	fmt.Fprintf(e.stdout, "%s\nworkload: %s\n%s", head, workloadText(sc), rest)
 	return nil
+}
+
+// fromScenario takes the plan: block's settings for every plan flag not
+// given on the command line (set).
+func (p *planOptions) fromScenario(b *scenario.Plan, set map[string]bool) {
+	ints := func(vs []int) string {
+		var parts []string
+		for _, v := range vs {
+			parts = append(parts, strconv.Itoa(v))
+		}
+		return strings.Join(parts, ",")
+	}
+	take := func(flagName string, has bool) bool { return has && !set[flagName] }
+	if take("gpus", len(b.GPUs) > 0) {
+		p.gpus = strings.Join(b.GPUs, ",")
+	}
+	if take("prices", len(b.Prices) > 0) {
+		var parts []string
+		for _, g := range slices.Sorted(maps.Keys(b.Prices)) {
+			parts = append(parts, g+"="+strconv.FormatFloat(b.Prices[g], 'g', -1, 64))
+		}
+		p.prices = strings.Join(parts, ",")
+	}
+	if take("tp-degrees", len(b.TP) > 0) {
+		p.tps = ints(b.TP)
+	}
+	if take("max-num-seqs-options", len(b.MaxNumSeqs) > 0) {
+		p.seqs = ints(b.MaxNumSeqs)
+	}
+	if take("max-num-batched-tokens-options", len(b.MaxNumBatchedTokens) > 0) {
+		p.tokens = ints(b.MaxNumBatchedTokens)
+	}
+	if take("chunked-prefill-options", len(b.ChunkedPrefill) > 0) {
+		var parts []string
+		for _, c := range b.ChunkedPrefill {
+			parts = append(parts, map[bool]string{true: "on", false: "off"}[c])
+		}
+		p.chunked = strings.Join(parts, ",")
+	}
+	if take("precisions", len(b.Precisions) > 0) {
+		p.precisions = strings.Join(b.Precisions, ",")
+	}
+	if take("max-replicas", b.MaxReplicas > 0) {
+		p.maxReplicas = b.MaxReplicas
+	}
+	if take("frontier", b.Frontier > 0) {
+		p.frontier = b.Frontier
+	}
+	if take("budget", b.Budget > 0) {
+		p.budget = b.Budget
+	}
+	if take("no-prune", b.NoPrune) {
+		p.noPrune = true
+	}
 }
 
 // space builds the search space from the plan flags, with eng's scheduler

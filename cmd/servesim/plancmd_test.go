@@ -58,3 +58,22 @@ func TestPlanCommand(t *testing.T) {
 		t.Errorf("plan without an SLO: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestPlanScenario: a scenario file's plan: block sets the search space;
+// a plan flag on the command line overrides it; workload flags are refused
+// beside a file.
+func TestPlanScenario(t *testing.T) {
+	t.Parallel()
+	const file = "../../examples/scenarios/plan.yaml"
+	r := mustRun(t, "plan", file, "--quiet")
+	if !strings.Contains(r.stdout, "8 candidates") || !strings.Contains(r.stdout, "winner: ") {
+		t.Errorf("plan %s: want 8 candidates (2 GPUs x 2 TP x 2 precisions) and a winner:\n%s", file, r.stdout)
+	}
+	r = mustRun(t, "plan", file, "--precisions", "fp8", "--quiet")
+	if !strings.Contains(r.stdout, "4 candidates") || strings.Contains(r.stdout, " bf16 ") {
+		t.Errorf("--precisions fp8 over the file's [bf16, fp8]: want 4 fp8 candidates:\n%s", r.stdout)
+	}
+	if r := servesim(t, "plan", file, "--request-rate", "5"); r.code != 2 || !strings.Contains(r.stderr, "--request-rate: with a scenario file") {
+		t.Errorf("a workload flag beside a file: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,82 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Plan is a scenario's `plan:` block: the search space and settings of
+// `servesim plan SCENARIO.yaml`, which takes the model, engine template,
+// workload and SLO from the rest of the file (see package plan). Every
+// list left empty keeps the plan's default: GPUs with a built-in price,
+// TP 1, 2, 4 and 8, the server's scheduler settings, bf16 and fp8.
+//
+//	plan:
+//	  rate: 20                       # target req/s (default: the arrival rate)
+//	  gpus: [h100-sxm, a100-80gb, l40s]
+//	  prices: {h100-sxm: 2.99}       # dollars per GPU-hour, over the built-in list
+//	  tp: [1, 2, 4, 8]
+//	  max_num_seqs: [128, 256]
+//	  max_num_batched_tokens: [2048, 8192]
+//	  chunked_prefill: [true, false]
+//	  precisions: [bf16, fp8]
+//	  max_replicas: 64
+//	  frontier: 0.5                  # also keep deployments within 1.5x the cheapest
+//	  budget: 100                    # dollars an hour; 0: none
+//	  no_prune: false
+type Plan struct {
+	Rate                float64            `yaml:"rate"`
+	GPUs                []string           `yaml:"gpus"`
+	Prices              map[string]float64 `yaml:"prices"`
+	TP                  []int              `yaml:"tp"`
+	MaxNumSeqs          []int              `yaml:"max_num_seqs"`
+	MaxNumBatchedTokens []int              `yaml:"max_num_batched_tokens"`
+	ChunkedPrefill      []bool             `yaml:"chunked_prefill"`
+	Precisions          []string           `yaml:"precisions"`
+	MaxReplicas         int                `yaml:"max_replicas"`
+	Frontier            float64            `yaml:"frontier"`
+	Budget              float64            `yaml:"budget"`
+	NoPrune             bool               `yaml:"no_prune"`
+}
+
+// check validates the block's numbers; names (GPUs, precisions) are
+// checked where the plan is built.
+func (p *Plan) check() error {
+	nonNeg := func(name string, v float64) error {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return &FieldError{Path: "plan." + name, Err: fmt.Errorf("%v must be a finite number >= 0", v)}
+		}
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"rate", p.Rate}, {"frontier", p.Frontier}, {"budget", p.Budget}} {
+		if err := nonNeg(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	for gpu, price := range p.Prices {
+		if err := nonNeg("prices."+gpu, price); err != nil {
+			return err
+		}
+	}
+	for _, l := range []struct {
+		name string
+		vs   []int
+	}{{"tp", p.TP}, {"max_num_seqs", p.MaxNumSeqs}, {"max_num_batched_tokens", p.MaxNumBatchedTokens}} {
+		for i, v := range l.vs {
+			if v < 1 {
+				return &FieldError{Path: fmt.Sprintf("plan.%s[%d]", l.name, i), Err: fmt.Errorf("%d must be >= 1", v)}
+			}
+		}
+	}
+	if p.MaxReplicas < 0 {
+		return &FieldError{Path: "plan.max_replicas", Err: fmt.Errorf("%d must be >= 1 (0: the default, 64)", p.MaxReplicas)}
+	}
+	if len(p.GPUs) == 0 && p.GPUs != nil {
+		return &FieldError{Path: "plan.gpus", Err: errors.New("is empty: list GPUs or leave the field out")}
+	}
+	return nil
+}
