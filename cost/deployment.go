@@ -179,6 +179,10 @@ type Deployment struct {
 	// Eff holds the efficiency knobs, e.g. from Fit; the zero value is the
 	// ideal floor.
 	Eff Efficiency `json:"efficiency" yaml:"efficiency"`
+	// Profile, when set, replaces Eff: the per-GPU efficiency profile
+	// (GEMM efficiency by step size, attention, per-sequence step overhead,
+	// frontend overhead, sampling); see Profile and DefaultProfile.
+	Profile *Profile `json:"profile,omitempty" yaml:"profile,omitempty"`
 	// Comm times one all-reduce; nil means the GPU's α–β table
 	// GPU.AllReduce. Set it to an *AllReduceTable (LoadNCCLTable) to use NCCL
 	// measurements, or to any AllReduce. It is not read from or written to
@@ -212,6 +216,9 @@ const DefaultGPUMemoryUtilization = 0.9
 // are allowed; see Shape. Every error matches ErrInvalidSpec.
 func (d Deployment) Validate() error {
 	errs := []error{d.Model.Validate(), d.GPU.Validate(), d.Eff.Validate()}
+	if d.Profile != nil {
+		errs = append(errs, d.Profile.Validate())
+	}
 	if v, ok := d.Comm.(interface{ Validate() error }); ok {
 		errs = append(errs, v.Validate())
 	}

@@ -173,7 +173,12 @@ type StepModel struct {
 	peakBandwidth     float64 // bytes/s
 	peakFLOPS         float64 // FLOP/s
 	invEffBandwidth   float64 // 1 / achieved bytes/s
-	invEffFLOPS       float64 // 1 / achieved FLOP/s
+	invEffFLOPS       float64 // 1 / achieved FLOP/s at the GEMM curve's max
+	kvScale           float64 // weight-streaming over KV-read efficiency (1 for an Efficiency)
+	attnScale         float64 // GEMM max over prefill-attention efficiency (1 for an Efficiency)
+	gemmHalf          float64 // GEMM curve's half-efficiency tokens (0: flat)
+	perSeq            float64 // step overhead per sequence, s
+	samplingPerSeq    float64 // sampling per sampled sequence, s
 	invPeakBandwidth  float64
 	invPeakFLOPS      float64
 	overhead          float64
@@ -201,7 +206,7 @@ func (d *Deployment) compile() StepModel {
 	r := m.share(d.TP)
 	blocks := r.params(float64(m.Layers) * m.LayerMatmulParams()) // every block's projections
 	lmHead := m.EmbeddingParams() / float64(r.tp)                 // the rank's vocab slice
-	bwFrac, flFrac := d.Eff.fractions()
+	prof := d.profile()
 	peak := d.peakFLOPS()
 	s := StepModel{
 		p:                 r.tp,
@@ -215,11 +220,16 @@ func (d *Deployment) compile() StepModel {
 		payloadPerToken:  m.AllReducePayload(1),
 		peakBandwidth:    d.GPU.BandwidthBytesPerS,
 		peakFLOPS:        peak,
-		invEffBandwidth:  1 / (d.GPU.BandwidthBytesPerS * bwFrac),
-		invEffFLOPS:      1 / (peak * flFrac),
+		invEffBandwidth:  1 / (d.GPU.BandwidthBytesPerS * prof.Bandwidth),
+		invEffFLOPS:      1 / (peak * prof.GEMM.Max),
+		kvScale:          prof.Bandwidth / prof.Attention.Decode,
+		attnScale:        prof.GEMM.Max / prof.Attention.Prefill,
+		gemmHalf:         prof.GEMM.HalfTokens,
 		invPeakBandwidth: 1 / d.GPU.BandwidthBytesPerS,
 		invPeakFLOPS:     1 / peak,
-		overhead:         d.Eff.StepOverhead,
+		overhead:         prof.StepOverhead.Base,
+		perSeq:           prof.StepOverhead.PerSeq,
+		samplingPerSeq:   prof.SamplingPerVocab * float64(m.Vocab),
 		comm:             d.Comm,
 	}
 	if r.tp > 1 {
@@ -273,8 +283,12 @@ func (s *StepModel) Step(b Batch) StepCost {
 	c.ProjFLOPs = t*s.projFLOPsPerToken + float64(b.DecodeSeqs+b.PrefillSeqs)*s.lmHeadFLOPsPerSeq
 	c.AttnFLOPs = (b.DecodeContext + b.PrefillPairs) * s.attnFLOPsPerPair
 	c.FLOPs = c.ProjFLOPs + c.AttnFLOPs
-	c.MemoryTime = c.Bytes * s.invEffBandwidth
-	c.ComputeTime = c.FLOPs * s.invEffFLOPS
+	// Profile application: KV reads at the decode-attention efficiency, the
+	// projections on the GEMM curve at T tokens, attention scores at the
+	// prefill-attention efficiency. For an Efficiency every factor is
+	// exactly 1 and the times are Bytes/(BW·η_bw) and FLOPs/(peak·η_fl).
+	c.MemoryTime = (c.WeightBytes + c.KVReadBytes*s.kvScale) * s.invEffBandwidth
+	c.ComputeTime = (c.ProjFLOPs*gemmFactor(t, s.gemmHalf) + c.AttnFLOPs*s.attnScale) * s.invEffFLOPS
 	if s.allReduceCalls > 0 {
 		payload := t * s.payloadPerToken
 		c.CommBytes = s.allReduceCalls * s.busFactor * payload
@@ -286,7 +300,8 @@ func (s *StepModel) Step(b Batch) StepCost {
 		}
 		c.CommTime = s.allReduceCalls * tau
 	}
-	c.Overhead = s.overhead
+	seqs := float64(b.DecodeSeqs + b.PrefillSeqs)
+	c.Overhead = s.overhead + s.perSeq*seqs + s.samplingPerSeq*seqs
 	c.Bound = BoundMemory
 	roof := c.MemoryTime
 	if c.ComputeTime >= c.MemoryTime {
