@@ -117,14 +117,18 @@ type StepCost struct {
 	// Time is the predicted step time in seconds:
 	// max(MemoryTime, ComputeTime) + CommTime + Overhead.
 	Time float64
-	// MemoryTime is Bytes / (bandwidth × Eff.Bandwidth), in seconds.
+	// MemoryTime is Bytes / (bandwidth × Eff.Bandwidth), in seconds; with a
+	// Profile, KV reads run at its decode-attention efficiency.
 	MemoryTime float64
-	// ComputeTime is FLOPs / (peak × Eff.FLOPs), in seconds.
+	// ComputeTime is FLOPs / (peak × Eff.FLOPs), in seconds; with a
+	// Profile, the projections run on its GEMM curve at T tokens and the
+	// attention scores at its prefill-attention efficiency.
 	ComputeTime float64
 	// CommTime is 2L all-reduces of T·H·e_a bytes under TP (0 at TP 1), in
 	// seconds; it is not overlapped with compute.
 	CommTime float64
-	// Overhead is Eff.StepOverhead, in seconds.
+	// Overhead is Eff.StepOverhead, in seconds; with a Profile, its base
+	// plus (per-sequence overhead + sampling) × sequences in the step.
 	Overhead float64
 	// Bytes is WeightBytes + KVReadBytes: the memory traffic the roofline
 	// counts, per rank.
