@@ -87,7 +87,8 @@ type Config struct {
 	MaxModelLen int `json:"max_model_len,omitempty" yaml:"max_model_len,omitempty"`
 	// RequestOverhead is a fixed per-request latency before a request
 	// reaches the scheduler (tokenisation, HTTP, IPC), seconds; it adds to
-	// TTFT and E2E.
+	// TTFT and E2E. The deployment's Profile.FrontendOverhead, when a
+	// profile is set, adds to it.
 	RequestOverhead float64 `json:"request_overhead,omitempty" yaml:"request_overhead,omitempty"`
 
 	// StepTime, when set, replaces the cost model: it returns the duration

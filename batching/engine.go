@@ -150,9 +150,11 @@ func (e *engine) Arrive(r *metrics.Request) {
 		return
 	}
 	q := e.newSeq(r)
-	if c.RequestOverhead > 0 {
+	// The deployment's profile adds its frontend overhead (tokenisation,
+	// HTTP, IPC) to the configured one.
+	if o := c.RequestOverhead + c.Deployment.FrontendOverhead(); o > 0 {
 		e.pending.Push(q)
-		e.env.After(c.RequestOverhead, event.Normal, e.onEnqueue, 0)
+		e.env.After(o, event.Normal, e.onEnqueue, 0)
 		return
 	}
 	e.wait(q)

@@ -206,6 +206,10 @@ type Deployment struct {
 	// Eff holds the efficiency knobs, e.g. from Fit; the zero value is the
 	// ideal floor.
 	Eff Efficiency `json:"efficiency" yaml:"efficiency"`
+	// Profile, when set, replaces Eff: the per-GPU efficiency profile
+	// (GEMM efficiency by step size, attention, per-sequence step overhead,
+	// frontend overhead, sampling); see Profile and DefaultProfile.
+	Profile *Profile `json:"profile,omitempty" yaml:"profile,omitempty"`
 	// Comm times one all-reduce; nil means vLLM's dispatch on the GPU's
 	// tables: its custom and symmetric-memory all-reduces from
 	// GPU.VLLMAllReduce where they apply, NCCL α–β from GPU.AllReduce
@@ -243,6 +247,9 @@ const DefaultGPUMemoryUtilization = 0.9
 // are allowed; see Shape. Every error matches ErrInvalidSpec.
 func (d Deployment) Validate() error {
 	errs := []error{d.Model.Validate(), d.GPU.Validate(), d.Eff.Validate()}
+	if d.Profile != nil {
+		errs = append(errs, d.Profile.Validate())
+	}
 	if v, ok := d.Comm.(interface{ Validate() error }); ok {
 		errs = append(errs, v.Validate())
 	}

@@ -71,6 +71,7 @@ func Fit(d Deployment, points []Measurement) (FitResult, error) {
 	}
 	ideal := d
 	ideal.Eff = Efficiency{}
+	ideal.Profile = nil
 	sm := ideal.compile()
 	n := len(points)
 	m, c, y := make([]float64, n), make([]float64, n), make([]float64, n)

@@ -117,14 +117,18 @@ type StepCost struct {
 	// Time is the predicted step time in seconds:
 	// max(MemoryTime, ComputeTime) + CommTime + Overhead.
 	Time float64
-	// MemoryTime is Bytes / (bandwidth × Eff.Bandwidth), in seconds.
+	// MemoryTime is Bytes / (bandwidth × Eff.Bandwidth), in seconds; with a
+	// Profile, KV reads run at its decode-attention efficiency.
 	MemoryTime float64
-	// ComputeTime is FLOPs / (peak × Eff.FLOPs), in seconds.
+	// ComputeTime is FLOPs / (peak × Eff.FLOPs), in seconds; with a
+	// Profile, the projections run on its GEMM curve at T tokens and the
+	// attention scores at its prefill-attention efficiency.
 	ComputeTime float64
 	// CommTime is 2L all-reduces of T·H·e_a bytes under TP (0 at TP 1), in
 	// seconds; it is not overlapped with compute.
 	CommTime float64
-	// Overhead is Eff.StepOverhead, in seconds.
+	// Overhead is Eff.StepOverhead, in seconds; with a Profile, its base
+	// plus (per-sequence overhead + sampling) × sequences in the step.
 	Overhead float64
 	// Bytes is WeightBytes + KVReadBytes: the memory traffic the roofline
 	// counts, per rank.
@@ -173,7 +177,12 @@ type StepModel struct {
 	peakBandwidth     float64 // bytes/s
 	peakFLOPS         float64 // FLOP/s
 	invEffBandwidth   float64 // 1 / achieved bytes/s
-	invEffFLOPS       float64 // 1 / achieved FLOP/s
+	invEffFLOPS       float64 // 1 / achieved FLOP/s at the GEMM curve's max
+	kvScale           float64 // weight-streaming over KV-read efficiency (1 for an Efficiency)
+	attnScale         float64 // GEMM max over prefill-attention efficiency (1 for an Efficiency)
+	gemmHalf          float64 // GEMM curve's half-efficiency tokens (0: flat)
+	perSeq            float64 // step overhead per sequence, s
+	samplingPerSeq    float64 // sampling per sampled sequence, s
 	invPeakBandwidth  float64
 	invPeakFLOPS      float64
 	overhead          float64
@@ -217,7 +226,7 @@ func (d *Deployment) compile() StepModel {
 	lmHead := m.EmbeddingParams() / float64(r.tp) // the rank's vocab slice
 	// routed experts: k per token, balanced over the ranks (docs/cost-model.md#mixture-of-experts)
 	routed := float64(m.MoELayers()) * float64(m.ExpertsPerToken) * m.ExpertParams() / float64(r.tp)
-	bwFrac, flFrac := d.Eff.fractions()
+	prof := d.profile()
 	peak := d.peakFLOPS()
 	s := StepModel{
 		p:                 r.tp,
@@ -231,11 +240,16 @@ func (d *Deployment) compile() StepModel {
 		payloadPerToken:  m.AllReducePayload(1),
 		peakBandwidth:    d.GPU.BandwidthBytesPerS,
 		peakFLOPS:        peak,
-		invEffBandwidth:  1 / (d.GPU.BandwidthBytesPerS * bwFrac),
-		invEffFLOPS:      1 / (peak * flFrac),
+		invEffBandwidth:  1 / (d.GPU.BandwidthBytesPerS * prof.Bandwidth),
+		invEffFLOPS:      1 / (peak * prof.GEMM.Max),
+		kvScale:          prof.Bandwidth / prof.Attention.Decode,
+		attnScale:        prof.GEMM.Max / prof.Attention.Prefill,
+		gemmHalf:         prof.GEMM.HalfTokens,
 		invPeakBandwidth: 1 / d.GPU.BandwidthBytesPerS,
 		invPeakFLOPS:     1 / peak,
-		overhead:         d.Eff.StepOverhead,
+		overhead:         prof.StepOverhead.Base,
+		perSeq:           prof.StepOverhead.PerSeq,
+		samplingPerSeq:   prof.SamplingPerVocab * float64(m.Vocab),
 		comm:             d.Comm,
 	}
 	d.compileMoE(&s, &r)
@@ -328,8 +342,12 @@ func (s *StepModel) Step(b Batch) StepCost {
 	c.Bytes = c.WeightBytes + c.KVReadBytes
 	c.ProjFLOPs = t*s.projFLOPsPerToken + float64(b.DecodeSeqs+b.PrefillSeqs)*s.lmHeadFLOPsPerSeq
 	c.FLOPs = c.ProjFLOPs + c.AttnFLOPs
-	c.MemoryTime = c.Bytes * s.invEffBandwidth
-	c.ComputeTime = c.FLOPs * s.invEffFLOPS
+	// Profile application: KV reads at the decode-attention efficiency, the
+	// projections on the GEMM curve at T tokens, attention scores at the
+	// prefill-attention efficiency. For an Efficiency every factor is
+	// exactly 1 and the times are Bytes/(BW·η_bw) and FLOPs/(peak·η_fl).
+	c.MemoryTime = (c.WeightBytes + c.KVReadBytes*s.kvScale) * s.invEffBandwidth
+	c.ComputeTime = (c.ProjFLOPs*gemmFactor(t, s.gemmHalf) + c.AttnFLOPs*s.attnScale) * s.invEffFLOPS
 	if s.allReduceCalls > 0 {
 		payload := t * s.payloadPerToken
 		c.CommBytes = s.allReduceCalls * s.busFactor * payload
@@ -344,7 +362,8 @@ func (s *StepModel) Step(b Batch) StepCost {
 	if s.dpCalls > 0 {
 		s.dpExchange(&c, t)
 	}
-	c.Overhead = s.overhead
+	seqs := float64(b.DecodeSeqs + b.PrefillSeqs)
+	c.Overhead = s.overhead + s.perSeq*seqs + s.samplingPerSeq*seqs
 	c.Bound = BoundMemory
 	roof := c.MemoryTime
 	if c.ComputeTime >= c.MemoryTime {

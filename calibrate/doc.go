@@ -1,0 +1,30 @@
+// Package calibrate fits servesim's efficiency profiles (cost.Profile) to
+// real vLLM measurements and reports how well servesim predicts them.
+//
+// A Point is one measured run and its setup: read rows of aiconfigurator's
+// silicon CSV with ReadSiliconCSV, or result JSONs of `vllm bench serve
+// --save-result` with ReadVLLMResult (the caller fills in GPU and TP, which
+// the file does not carry). A Simulator re-simulates points under a
+// profile (Config builds each run: the point's model, GPU, TP and scheduler
+// limits, a closed loop of its clients or an open loop at its rate, fixed
+// lengths), Predict and Residuals compare, Fit frees some of the profile's
+// knobs (Knob) and minimises the mean squared log error with gonum's
+// Nelder–Mead, FitStaged fits each knob on the metric that identifies it,
+// and CrossValidate holds out one group of points at a time. Table,
+// Summary, Worst and Reason write the Markdown of docs/fidelity.md, which
+// TestFidelityDoc regenerates and checks.
+//
+// Every run is deterministic and independent, so predictions and fits are
+// reproducible at any parallelism (Simulator.Workers); a Simulator may be
+// used from several goroutines.
+//
+// Wiring `servesim calibrate`: read the points (ReadSiliconCSV, or
+// ReadVLLMResult per file with GPU and TP from the bench flags), build the
+// starting profile with cost.DefaultProfile(gpu) or cost.LoadProfile, pass
+// the bench deployment flags through Simulator.Adjust, call FitStaged or
+// Fit, print Table(result.Before) and Table(result.After), and write
+// Profile.MarshalYAMLBytes to the output file. `--profile FILE` on bench,
+// capacity and tp is cost.LoadProfile(FILE) stored in
+// batching.Config.Deployment.Profile: the step model and the frontend
+// overhead follow the deployment.
+package calibrate

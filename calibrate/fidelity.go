@@ -1,0 +1,99 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/servesim/servesim/cost"
+)
+
+// Table writes residuals as a Markdown table with the columns of
+// docs/fidelity.md: source, setup, metric, measured, predicted, error.
+// Latencies are in ms, throughput in tokens/s.
+func Table(rs []Residual) string {
+	var b strings.Builder
+	b.WriteString("| source | setup | metric | measured | predicted | error |\n|---|---|---|---:|---:|---:|\n")
+	for _, r := range rs {
+		scale, unit := 1000.0, " ms"
+		if r.Metric == OutputThroughput {
+			scale, unit = 1, " tok/s"
+		}
+		fmt.Fprintf(&b, "| %s | %s %s | %s | %.1f%s | %.1f%s | %+.1f%% |\n", r.Point.Source, r.Point.GPU, r.Point.Setup(),
+			r.Metric, scale*r.Measured, unit, scale*r.Predicted, unit, 100*r.Error())
+	}
+	return b.String()
+}
+
+// Summary writes the median |error| of each metric among metrics, over
+// all residuals and per group (group(point); nil: none), as a Markdown
+// table.
+func Summary(rs []Residual, metrics []Metric, group func(Point) string) string {
+	groups := []string{"all"}
+	by := map[string][]Residual{"all": rs}
+	if group != nil {
+		for _, r := range rs {
+			g := group(r.Point)
+			if _, ok := by[g]; !ok {
+				groups = append(groups, g)
+			}
+			by[g] = append(by[g], r)
+		}
+		sort.Strings(groups[1:])
+	}
+	var b strings.Builder
+	b.WriteString("| metric |")
+	for _, g := range groups {
+		b.WriteString(" " + g + " |")
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(groups)) + "\n")
+	for _, m := range metrics {
+		fmt.Fprintf(&b, "| %s |", m)
+		for _, g := range groups {
+			e, n := MedianAbsError(by[g], m)
+			if n == 0 {
+				b.WriteString(" – |")
+				continue
+			}
+			fmt.Fprintf(&b, " %.1f%% |", 100*e)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// Worst returns the n residuals with the largest |error|, largest first.
+func Worst(rs []Residual, n int) []Residual {
+	s := append([]Residual(nil), rs...)
+	sort.SliceStable(s, func(i, j int) bool { return math.Abs(s[i].Error()) > math.Abs(s[j].Error()) })
+	return s[:min(n, len(s))]
+}
+
+// Reason gives the likeliest cause of a large error on r's point, from
+// its setup: a KV cache too small for the clients (the run queues on
+// memory, and the measured TTFT depends on how vLLM orders the queue), a
+// high concurrency (TTFT is mostly queueing behind other prefills), the
+// simulated closed loop's lockstep at low concurrency, or none known.
+func (s Simulator) Reason(r Residual, profile cost.Profile) string {
+	eng, err := s.Engine(r.Point, profile)
+	if err != nil {
+		return err.Error()
+	}
+	pool, err := eng.Pool()
+	if need := r.Point.Concurrency * (r.Point.Input + r.Point.Output); err == nil && float64(need) > 0.9*float64(pool.Tokens) {
+		return fmt.Sprintf("KV-bound: %d clients × %d tokens need %.0f%% of the simulated %d-token KV pool; vLLM's real pool is smaller (CUDA graphs, activations), so requests queue for memory",
+			r.Point.Concurrency, r.Point.Input+r.Point.Output, 100*float64(need)/float64(pool.Tokens), pool.Tokens)
+	}
+	switch {
+	case r.Metric == TTFT && r.Point.Concurrency >= 64:
+		return "high concurrency: TTFT is mostly waiting behind other prefills, which the closed loop's phases decide"
+	case r.Metric == TTFT && r.Point.Concurrency <= 16 && r.Error() > 0:
+		return "closed-loop lockstep: simulated clients that finish in one step resend at one instant, so their prefills share steps; real clients drift apart"
+	case r.Metric == TTFT && r.Point.Concurrency <= 16:
+		return "low concurrency: TTFT is one prefill plus the frontend; the error is the prefill or frontend estimate"
+	case r.Metric == TPOT && r.Point.Output <= 128:
+		return "short outputs: TPOT is dominated by the prefills of other requests mixed into decode steps"
+	}
+	return "—"
+}

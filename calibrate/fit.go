@@ -1,0 +1,357 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/servesim/servesim/cost"
+	"gonum.org/v1/gonum/optimize"
+)
+
+// Knob names one free parameter of a cost.Profile, by its YAML key.
+type Knob string
+
+// The knobs Fit can free.
+const (
+	Bandwidth        Knob = "bandwidth"
+	GEMMMax          Knob = "gemm.max"
+	GEMMHalfTokens   Knob = "gemm.half_tokens"
+	AttentionPrefill Knob = "attention.prefill"
+	AttentionDecode  Knob = "attention.decode"
+	StepBase         Knob = "step_overhead.base_s"
+	StepPerSeq       Knob = "step_overhead.per_seq_s"
+	Frontend         Knob = "frontend_overhead_s"
+)
+
+// DefaultKnobs are the knobs Fit frees by default: the overheads the
+// per-operator data cannot show (per-step, per-sequence, frontend) and the
+// two efficiencies that set decode and prefill speed.
+var DefaultKnobs = []Knob{Bandwidth, GEMMMax, StepBase, StepPerSeq, Frontend}
+
+// knobSpec says how a knob is read, written and transformed: fractions
+// search on the logit scale, times and token counts on log(v + floor).
+type knobSpec struct {
+	ptr      func(*cost.Profile) *float64
+	fraction bool
+	floor    float64 // added before the log, so that 0 is reachable
+}
+
+var knobs = map[Knob]knobSpec{
+	Bandwidth:        {func(p *cost.Profile) *float64 { return &p.Bandwidth }, true, 0},
+	GEMMMax:          {func(p *cost.Profile) *float64 { return &p.GEMM.Max }, true, 0},
+	GEMMHalfTokens:   {func(p *cost.Profile) *float64 { return &p.GEMM.HalfTokens }, false, 1},
+	AttentionPrefill: {func(p *cost.Profile) *float64 { return &p.Attention.Prefill }, true, 0},
+	AttentionDecode:  {func(p *cost.Profile) *float64 { return &p.Attention.Decode }, true, 0},
+	StepBase:         {func(p *cost.Profile) *float64 { return &p.StepOverhead.Base }, false, 1e-5},
+	StepPerSeq:       {func(p *cost.Profile) *float64 { return &p.StepOverhead.PerSeq }, false, 1e-7},
+	Frontend:         {func(p *cost.Profile) *float64 { return &p.FrontendOverhead }, false, 1e-4},
+}
+
+// Get returns the knob's value in p.
+func (k Knob) Get(p cost.Profile) float64 { return *knobs[k].ptr(&p) }
+
+// Set sets the knob's value in p.
+func (k Knob) Set(p *cost.Profile, v float64) { *knobs[k].ptr(p) = v }
+
+func (k Knob) encode(v float64) float64 {
+	s := knobs[k]
+	if s.fraction {
+		v = math.Min(math.Max(v, 1e-6), 1-1e-9)
+		return math.Log(v / (1 - v))
+	}
+	return math.Log(math.Max(v, 0) + s.floor)
+}
+
+func (k Knob) decode(x float64) float64 {
+	s := knobs[k]
+	if s.fraction {
+		return 1 / (1 + math.Exp(-x))
+	}
+	return math.Max(math.Exp(x)-s.floor, 0)
+}
+
+// FitOptions configures Fit.
+type FitOptions struct {
+	// Knobs are the parameters to fit (nil: DefaultKnobs); the others keep
+	// the start profile's values.
+	Knobs []Knob
+	// Metrics are compared where measured (nil: every metric).
+	Metrics []Metric
+	// MaxEvaluations bounds the loss evaluations, each a simulation of
+	// every point (0: 400).
+	MaxEvaluations int
+	// FittedOn describes the points for the fitted profile's provenance
+	// (empty: a count and the sources).
+	FittedOn string
+}
+
+// Residual is one metric of one point: measured and predicted.
+type Residual struct {
+	Point               Point
+	Metric              Metric
+	Measured, Predicted float64
+}
+
+// Error returns the relative error predicted/measured − 1.
+func (r Residual) Error() float64 { return r.Predicted/r.Measured - 1 }
+
+// FitResult is the outcome of Fit.
+type FitResult struct {
+	// Profile is the fitted profile, with provenance.
+	Profile cost.Profile
+	// Before and After are the residuals under the start profile and the
+	// fitted one.
+	Before, After []Residual
+	// StartLoss and Loss are the mean squared log errors before and after.
+	StartLoss, Loss float64
+	// Evaluations counts the loss evaluations.
+	Evaluations int
+}
+
+// Residuals re-simulates the points under profile and pairs each measured
+// metric (among metrics; nil: all) with its prediction.
+func (s Simulator) Residuals(points []Point, profile cost.Profile, metrics []Metric) ([]Residual, error) {
+	pred, err := s.Predict(points, profile)
+	if err != nil {
+		return nil, err
+	}
+	return residuals(points, pred, metrics), nil
+}
+
+func residuals(points []Point, pred []Metrics, metrics []Metric) []Residual {
+	if metrics == nil {
+		metrics = AllMetrics
+	}
+	var out []Residual
+	for i, p := range points {
+		for _, m := range metrics {
+			if v := p.Measured.Get(m); v > 0 {
+				out = append(out, Residual{Point: p, Metric: m, Measured: v, Predicted: pred[i].Get(m)})
+			}
+		}
+	}
+	return out
+}
+
+// loss is the mean squared log error of the residuals; a non-positive
+// prediction counts as a log error of 10.
+func loss(rs []Residual) float64 {
+	if len(rs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, r := range rs {
+		e := 10.0
+		if r.Predicted > 0 && !math.IsInf(r.Predicted, 0) {
+			e = math.Log(r.Predicted / r.Measured)
+		}
+		s += e * e
+	}
+	return s / float64(len(rs))
+}
+
+// Fit finds the values of the free knobs that minimise the mean squared
+// log error between the points' measured metrics and their re-simulation
+// (Nelder–Mead, gonum optimize, on the logit of fractions and the log of
+// times), starting from start. Every loss evaluation simulates every point
+// with the same seed, so the loss is a deterministic function of the knobs
+// and the fit is reproducible.
+func (s Simulator) Fit(points []Point, start cost.Profile, opt FitOptions) (FitResult, error) {
+	if len(points) == 0 {
+		return FitResult{}, invalidf("fit: no points")
+	}
+	ks := opt.Knobs
+	if ks == nil {
+		ks = DefaultKnobs
+	}
+	for _, k := range ks {
+		if _, ok := knobs[k]; !ok {
+			return FitResult{}, invalidf("fit: unknown knob %q", k)
+		}
+	}
+	before, err := s.Residuals(points, start, opt.Metrics)
+	if err != nil {
+		return FitResult{}, err
+	}
+	if len(before) == 0 {
+		return FitResult{}, invalidf("fit: no measured metric among %v", opt.Metrics)
+	}
+	profileAt := func(x []float64) cost.Profile {
+		p := start
+		for i, k := range ks {
+			k.Set(&p, k.decode(x[i]))
+		}
+		return p
+	}
+	var evalErr error
+	evals := 0
+	f := func(x []float64) float64 {
+		evals++
+		p := profileAt(x)
+		if p.Validate() != nil {
+			return math.Inf(1)
+		}
+		rs, err := s.Residuals(points, p, opt.Metrics)
+		if err != nil {
+			evalErr = err
+			return math.Inf(1)
+		}
+		return loss(rs)
+	}
+	x0 := make([]float64, len(ks))
+	for i, k := range ks {
+		x0[i] = k.encode(k.Get(start))
+	}
+	maxEval := opt.MaxEvaluations
+	if maxEval <= 0 {
+		maxEval = 400
+	}
+	res, err := optimize.Minimize(optimize.Problem{Func: f}, x0,
+		&optimize.Settings{FuncEvaluations: maxEval, Converger: &optimize.FunctionConverge{Absolute: 1e-6, Relative: 1e-4, Iterations: 4 * len(ks)}},
+		&optimize.NelderMead{SimplexSize: 0.5})
+	if res == nil {
+		return FitResult{}, fmt.Errorf("calibrate: fit: %w", err)
+	}
+	if evalErr != nil && math.IsInf(res.F, 1) {
+		return FitResult{}, evalErr
+	}
+	fitted := profileAt(res.X)
+	fitted.Provenance = provenance(points, start, ks, opt.FittedOn)
+	after, err := s.Residuals(points, fitted, opt.Metrics)
+	if err != nil {
+		return FitResult{}, err
+	}
+	return FitResult{Profile: fitted, Before: before, After: after, StartLoss: loss(before), Loss: loss(after), Evaluations: evals}, nil
+}
+
+func provenance(points []Point, start cost.Profile, ks []Knob, fittedOn string) cost.Provenance {
+	srcs := map[string]bool{}
+	for _, p := range points {
+		srcs[p.Source] = true
+	}
+	names := make([]string, 0, len(srcs))
+	for s := range srcs {
+		names = append(names, s)
+	}
+	sort.Strings(names)
+	if fittedOn == "" {
+		fittedOn = fmt.Sprintf("%d points of %s", len(points), strings.Join(names, ", "))
+	}
+	kn := make([]string, len(ks))
+	for i, k := range ks {
+		kn[i] = string(k)
+	}
+	return cost.Provenance{
+		Source:   fmt.Sprintf("calibrate.Fit of %s from profile %q (%s)", strings.Join(kn, ", "), start.GPU, start.Provenance.Source),
+		FittedOn: fittedOn,
+		Version:  start.Provenance.Version + "+fit",
+	}
+}
+
+// Fold is one fold of a cross-validation: the profile fitted without the
+// held-out group, and the held-out points' residuals under it.
+type Fold struct {
+	Group   string
+	Profile cost.Profile
+	Test    []Residual
+}
+
+// CrossValidate fits one profile per group (by group(point)) on the other
+// groups' points with fit (for example FitStaged, or Fit with options) and
+// predicts the held-out group with it: leave one group out. Folds come in
+// sorted group order.
+func (s Simulator) CrossValidate(points []Point, group func(Point) string, fit func(train []Point) (cost.Profile, error), metrics []Metric) ([]Fold, error) {
+	byGroup := map[string][]Point{}
+	for _, p := range points {
+		byGroup[group(p)] = append(byGroup[group(p)], p)
+	}
+	gs := make([]string, 0, len(byGroup))
+	for g := range byGroup {
+		gs = append(gs, g)
+	}
+	slices.Sort(gs)
+	if len(gs) < 2 {
+		return nil, invalidf("cross-validation needs >= 2 groups, got %d", len(gs))
+	}
+	var folds []Fold
+	for _, g := range gs {
+		var train []Point
+		for _, h := range gs {
+			if h != g {
+				train = append(train, byGroup[h]...)
+			}
+		}
+		prof, err := fit(train)
+		if err != nil {
+			return nil, fmt.Errorf("fold %s: %w", g, err)
+		}
+		test, err := s.Residuals(byGroup[g], prof, metrics)
+		if err != nil {
+			return nil, fmt.Errorf("fold %s: %w", g, err)
+		}
+		folds = append(folds, Fold{Group: g, Profile: prof, Test: test})
+	}
+	return folds, nil
+}
+
+// MedianAbsError returns the median of |Error| over the residuals of
+// metric m, and how many there are (NaN, 0 when none).
+func MedianAbsError(rs []Residual, m Metric) (float64, int) {
+	var es []float64
+	for _, r := range rs {
+		if r.Metric == m {
+			es = append(es, math.Abs(r.Error()))
+		}
+	}
+	if len(es) == 0 {
+		return math.NaN(), 0
+	}
+	sort.Float64s(es)
+	n := len(es)
+	if n%2 == 1 {
+		return es[n/2], n
+	}
+	return (es[n/2-1] + es[n/2]) / 2, n
+}
+
+// StepKnobs are the knobs of the step model, which TPOT identifies.
+var StepKnobs = []Knob{Bandwidth, GEMMMax, StepBase, StepPerSeq}
+
+// LowLoad is the concurrency up to which FitStaged reads TTFT as one
+// prefill plus the frontend overhead, with little queueing.
+const LowLoad = 16
+
+// FitStaged fits each knob on the measurements that identify it: first
+// the step model's knobs (StepKnobs) on the TPOT of every point, then the
+// frontend overhead on the TTFT of the points at concurrency ≤ LowLoad,
+// where TTFT is one prefill plus the frontend rather than queueing behind
+// other prefills. It returns the profile with provenance; a stage without
+// points keeps the start's knobs. maxEvaluations bounds each stage's loss
+// evaluations (0: Fit's default).
+func FitStaged(s Simulator, points []Point, start cost.Profile, maxEvaluations int) (cost.Profile, error) {
+	p := start
+	step, err := s.Fit(points, p, FitOptions{Knobs: StepKnobs, Metrics: []Metric{TPOT}, MaxEvaluations: maxEvaluations})
+	if err != nil {
+		return cost.Profile{}, err
+	}
+	p = step.Profile
+	var low []Point
+	for _, pt := range points {
+		if pt.Concurrency > 0 && pt.Concurrency <= LowLoad {
+			low = append(low, pt)
+		}
+	}
+	if len(low) > 0 {
+		fe, err := s.Fit(low, p, FitOptions{Knobs: []Knob{Frontend}, Metrics: []Metric{TTFT}, MaxEvaluations: maxEvaluations})
+		if err != nil {
+			return cost.Profile{}, err
+		}
+		p = fe.Profile
+	}
+	p.Provenance = provenance(points, start, append(append([]Knob{}, StepKnobs...), Frontend), "")
+	p.Provenance.Source = "calibrate.FitStaged (step knobs on TPOT, frontend on TTFT at concurrency <= 16) from " + start.Provenance.Source
+	return p, nil
+}

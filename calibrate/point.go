@@ -1,0 +1,266 @@
+package calibrate
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// ErrInvalid is matched (errors.Is) by every error of this package that
+// rejects input: a malformed CSV row or result JSON, a point that cannot be
+// simulated, bad fit options.
+var ErrInvalid = errors.New("calibrate: invalid input")
+
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
+}
+
+// Metrics are the mean latencies and the throughput of one run, as vLLM's
+// benchmark reports them: seconds and output tokens per second. A zero
+// field was not measured (or not predicted) and takes no part in a fit.
+type Metrics struct {
+	// TTFT, TPOT, ITL and E2E are means, seconds.
+	TTFT, TPOT, ITL, E2E float64
+	// OutputThroughput is output tokens per second over the run.
+	OutputThroughput float64
+}
+
+// Metric names one field of Metrics.
+type Metric string
+
+// The metrics a calibration compares, in report order.
+const (
+	TTFT             Metric = "ttft"
+	TPOT             Metric = "tpot"
+	ITL              Metric = "itl"
+	E2E              Metric = "e2e"
+	OutputThroughput Metric = "output_throughput"
+)
+
+// AllMetrics lists every Metric in report order.
+var AllMetrics = []Metric{TTFT, TPOT, ITL, E2E, OutputThroughput}
+
+// Get returns the value of metric k.
+func (m Metrics) Get(k Metric) float64 {
+	switch k {
+	case TTFT:
+		return m.TTFT
+	case TPOT:
+		return m.TPOT
+	case ITL:
+		return m.ITL
+	case E2E:
+		return m.E2E
+	case OutputThroughput:
+		return m.OutputThroughput
+	}
+	return 0
+}
+
+// Point is one measured run and the setup it was measured under: what a
+// calibration re-simulates and compares.
+type Point struct {
+	// ID identifies the run (the CSV's id, or the JSON file's name).
+	ID string
+	// Source names where the point comes from (a file).
+	Source string
+	// Model is the served model's Hugging Face id (Qwen/Qwen3-32B).
+	Model string
+	// GPU is the catalog GPU name (h100-sxm).
+	GPU string
+	// TP is the tensor-parallel degree.
+	TP int
+	// Precision is the weight precision: "bf16" for dense 16-bit weights,
+	// else what the source says (fp8, fp4, int4).
+	Precision string
+	// BackendVersion is the vLLM version, "" when unrecorded.
+	BackendVersion string
+	// Concurrency is the closed loop's client count; 0 for an open loop.
+	Concurrency int
+	// Rate is the open loop's request rate, requests/s (+Inf: all at
+	// once); 0 for a closed loop.
+	Rate float64
+	// MaxConcurrency caps an open loop's requests in flight (0: none).
+	MaxConcurrency int
+	// Input and Output are the tokens of every request (fixed lengths, or
+	// the run's means rounded).
+	Input, Output int
+	// NumPrompts is the run's measured request count (0: unknown).
+	NumPrompts int
+	// MaxNumSeqs and MaxNumBatchedTokens are the engine's scheduler limits
+	// when the source says them (0: vLLM's defaults for the GPU, see
+	// VLLMSchedulerDefaults).
+	MaxNumSeqs, MaxNumBatchedTokens int
+	// Measured holds the run's metrics.
+	Measured Metrics
+}
+
+// Setup describes the point's setup in one line, e.g. "tp2 1024x128 c8".
+func (p Point) Setup() string {
+	load := fmt.Sprintf("c%d", p.Concurrency)
+	if p.Concurrency == 0 {
+		load = "rate " + strconv.FormatFloat(p.Rate, 'g', 4, 64)
+		if p.MaxConcurrency > 0 {
+			load += fmt.Sprintf(" cap %d", p.MaxConcurrency)
+		}
+	}
+	return fmt.Sprintf("tp%d %dx%d %s", p.TP, p.Input, p.Output, load)
+}
+
+// siliconGPUs maps the aiconfigurator system names to catalog GPUs.
+var siliconGPUs = map[string]string{
+	"h100_sxm": "h100-sxm", "h200_sxm": "h200", "b200_sxm": "b200", "a100_sxm": "a100-80gb",
+}
+
+// ReadSiliconCSV reads the rows of aiconfigurator's silicon measurements
+// (shared/data/aiconfigurator_vllm_silicon.csv: closed-loop concurrency,
+// fixed ISL/OSL, mean TTFT and TPOT in ms) as points. Every row is
+// returned; a blank precision means 16-bit weights ("bf16"), and a system
+// without a catalog GPU keeps its own name. E2E is derived as
+// TTFT + (OSL−1)·TPOT, which holds for every request of a fixed-length run,
+// and output throughput is not measured.
+//
+// The scheduler limits are those aiconfigurator's generator writes for an
+// aggregated vLLM worker (ai-dynamo/aiconfigurator@095f58a5,
+// src/aiconfigurator/generator/rule_plugin/vllm.rule): max_num_seqs 512
+// and max_num_batched_tokens = batch size + ISL + 1500, with the row's
+// batch_size_per_dp_rank (its concurrency) as the batch size.
+func ReadSiliconCSV(r io.Reader, source string) ([]Point, error) {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = false
+	head, err := cr.Read()
+	if err != nil {
+		return nil, invalidf("%s: header: %v", source, err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[h] = i
+	}
+	for _, need := range []string{"id", "backend_version", "model_path", "system", "precision", "isl", "osl", "concurrency", "tp_size", "silicon_ttft_ms", "silicon_tpot_ms"} {
+		if _, ok := col[need]; !ok {
+			return nil, invalidf("%s: column %q missing", source, need)
+		}
+	}
+	var out []Point
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, invalidf("%s: %v", source, err)
+		}
+		get := func(k string) string { return strings.TrimSpace(rec[col[k]]) }
+		ints := map[string]int{}
+		for _, k := range []string{"isl", "osl", "concurrency", "tp_size"} {
+			v, err := strconv.Atoi(get(k))
+			if err != nil || v < 1 {
+				return nil, invalidf("%s line %d: %s %q must be an integer >= 1", source, line, k, get(k))
+			}
+			ints[k] = v
+		}
+		ms := map[string]float64{}
+		for _, k := range []string{"silicon_ttft_ms", "silicon_tpot_ms"} {
+			v, err := strconv.ParseFloat(get(k), 64)
+			if err != nil || !(v > 0) || math.IsInf(v, 0) {
+				return nil, invalidf("%s line %d: %s %q must be a number > 0", source, line, k, get(k))
+			}
+			ms[k] = v / 1000
+		}
+		gpu := get("system")
+		if g, ok := siliconGPUs[gpu]; ok {
+			gpu = g
+		}
+		prec := get("precision")
+		if prec == "" {
+			prec = "bf16"
+		}
+		p := Point{ID: get("id"), Source: source, Model: get("model_path"), GPU: gpu, TP: ints["tp_size"],
+			Precision: prec, BackendVersion: get("backend_version"), Concurrency: ints["concurrency"],
+			Input: ints["isl"], Output: ints["osl"],
+			Measured: Metrics{TTFT: ms["silicon_ttft_ms"], TPOT: ms["silicon_tpot_ms"]}}
+		p.Measured.E2E = p.Measured.TTFT + float64(p.Output-1)*p.Measured.TPOT
+		batch := p.Concurrency
+		if c, ok := col["batch_size_per_dp_rank"]; ok {
+			if v, err := strconv.Atoi(strings.TrimSpace(rec[c])); err == nil && v > 0 {
+				batch = v
+			}
+		}
+		p.MaxNumSeqs, p.MaxNumBatchedTokens = aicMaxNumSeqs, batch+p.Input+aicTokenMargin
+		out = append(out, p)
+	}
+}
+
+// vllmResult holds the keys of `vllm bench serve --save-result` that a
+// calibration reads (vLLM benchmarks/serve.py; docs/metrics.md#json-field-names).
+type vllmResult struct {
+	ModelID           string          `json:"model_id"`
+	NumPrompts        int             `json:"num_prompts"`
+	RequestRate       json.RawMessage `json:"request_rate"`
+	MaxConcurrency    *int            `json:"max_concurrency"`
+	Completed         int             `json:"completed"`
+	TotalInputTokens  int             `json:"total_input_tokens"`
+	TotalOutputTokens int             `json:"total_output_tokens"`
+	OutputThroughput  float64         `json:"output_throughput"`
+	MeanTTFTms        float64         `json:"mean_ttft_ms"`
+	MeanTPOTms        float64         `json:"mean_tpot_ms"`
+	MeanITLms         float64         `json:"mean_itl_ms"`
+	MeanE2ELms        float64         `json:"mean_e2el_ms"`
+}
+
+// aiconfigurator's vLLM scheduler rule (vllm.rule): max_num_seqs 512
+// below 512 requests, max_num_tokens = max_batch_size + isl + 1500.
+const (
+	aicMaxNumSeqs  = 512
+	aicTokenMargin = 1500
+)
+
+// ReadVLLMResult reads one result JSON written by `vllm bench serve
+// --save-result` (or `servesim bench --save-result`) as a point: the
+// request rate ("inf" or a number) and max_concurrency give the load; the
+// lengths are total_input_tokens and total_output_tokens over completed,
+// rounded; the metrics are mean_ttft_ms, mean_tpot_ms, mean_itl_ms,
+// mean_e2el_ms and output_throughput. A run at rate inf with a
+// max_concurrency is the closed loop vLLM's benchmark runs then: that many
+// clients. The deployment (GPU, TP, precision) is not in the file: the
+// caller fills in GPU and TP, and Precision defaults to bf16.
+func ReadVLLMResult(r io.Reader, source string) (Point, error) {
+	var v vllmResult
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&v); err != nil {
+		return Point{}, invalidf("%s: %v", source, err)
+	}
+	if v.Completed < 1 || v.TotalInputTokens < 0 || v.TotalOutputTokens < v.Completed {
+		return Point{}, invalidf("%s: completed %d, total_input_tokens %d, total_output_tokens %d: need completed >= 1 and >= 1 output token each",
+			source, v.Completed, v.TotalInputTokens, v.TotalOutputTokens)
+	}
+	rate := math.Inf(1)
+	if raw := strings.Trim(strings.TrimSpace(string(v.RequestRate)), `"`); raw != "" && raw != "inf" && raw != "null" {
+		x, err := strconv.ParseFloat(raw, 64)
+		if err != nil || !(x > 0) {
+			return Point{}, invalidf("%s: request_rate %s must be \"inf\" or a number > 0", source, raw)
+		}
+		rate = x
+	}
+	p := Point{ID: source, Source: source, Model: v.ModelID, Precision: "bf16",
+		Input:      int(math.Round(float64(v.TotalInputTokens) / float64(v.Completed))),
+		Output:     int(math.Round(float64(v.TotalOutputTokens) / float64(v.Completed))),
+		NumPrompts: max(v.NumPrompts, v.Completed),
+		Measured: Metrics{TTFT: v.MeanTTFTms / 1000, TPOT: v.MeanTPOTms / 1000, ITL: v.MeanITLms / 1000,
+			E2E: v.MeanE2ELms / 1000, OutputThroughput: v.OutputThroughput}}
+	switch {
+	case math.IsInf(rate, 1) && v.MaxConcurrency != nil && *v.MaxConcurrency > 0:
+		p.Concurrency = *v.MaxConcurrency
+	default:
+		p.Rate = rate
+		if v.MaxConcurrency != nil {
+			p.MaxConcurrency = *v.MaxConcurrency
+		}
+	}
+	return p, nil
+}

@@ -1,0 +1,120 @@
+package calibrate
+
+import (
+	"errors"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/internal/shareddata"
+)
+
+func TestReadSiliconCSV(t *testing.T) {
+	t.Parallel()
+	pts := siliconDense(t)
+	if len(pts) != 90 {
+		t.Fatalf("%d dense BF16 rows, want 90", len(pts))
+	}
+	tps := map[int]int{}
+	for _, p := range pts {
+		tps[p.TP]++
+		if p.Model != "Qwen/Qwen3-32B" || p.GPU != "h100-sxm" || p.BackendVersion != "0.12.0" {
+			t.Fatalf("row %s: %s on %s, vLLM %s", p.ID, p.Model, p.GPU, p.BackendVersion)
+		}
+	}
+	if tps[2] != 30 || tps[4] != 30 || tps[8] != 30 {
+		t.Errorf("rows per TP %v, want 30 each of 2, 4, 8", tps)
+	}
+	// The first TP2 row: 1024x128 at 8 clients, 154.2 ms TTFT, 18.04 ms TPOT.
+	var first Point
+	for _, p := range pts {
+		if p.TP == 2 && p.Input == 1024 && p.Output == 128 && p.Concurrency == 8 {
+			first = p
+		}
+	}
+	if math.Abs(first.Measured.TTFT-0.1542) > 1e-4 || math.Abs(first.Measured.TPOT-0.01804) > 1e-5 {
+		t.Errorf("tp2 1024x128 c8: %+v", first.Measured)
+	}
+	if want := first.Measured.TTFT + 127*first.Measured.TPOT; first.Measured.E2E != want {
+		t.Errorf("E2E %v, want TTFT + 127 TPOT = %v", first.Measured.E2E, want)
+	}
+	if first.MaxNumSeqs != 512 || first.MaxNumBatchedTokens != 8+1024+1500 {
+		t.Errorf("scheduler %d/%d, want aiconfigurator's 512 / 8+1024+1500", first.MaxNumSeqs, first.MaxNumBatchedTokens)
+	}
+	if _, err := ReadSiliconCSV(strings.NewReader("id,isl\nx,1\n"), "bad.csv"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("missing columns: %v, want ErrInvalid", err)
+	}
+}
+
+func TestReadVLLMResult(t *testing.T) {
+	t.Parallel()
+	const js = `{"date": "20250101-000000", "backend": "vllm", "model_id": "Qwen/Qwen3-32B", "num_prompts": 320,
+	"request_rate": "inf", "burstiness": 1.0, "max_concurrency": 32, "duration": 60.5, "completed": 320,
+	"total_input_tokens": 327680, "total_output_tokens": 163840, "request_throughput": 5.3,
+	"output_throughput": 2708.1, "total_token_throughput": 8124.3, "mean_ttft_ms": 250.5, "median_ttft_ms": 240,
+	"mean_tpot_ms": 21.0, "mean_itl_ms": 20.9, "mean_e2el_ms": 10980.0}`
+	p, err := ReadVLLMResult(strings.NewReader(js), "run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Concurrency != 32 || p.Input != 1024 || p.Output != 512 || p.NumPrompts != 320 || p.Model != "Qwen/Qwen3-32B" {
+		t.Errorf("setup %+v", p)
+	}
+	want := Metrics{TTFT: 0.2505, TPOT: 0.021, ITL: 0.0209, E2E: 10.98, OutputThroughput: 2708.1}
+	if p.Measured != want {
+		t.Errorf("metrics %+v, want %+v", p.Measured, want)
+	}
+	open, err := ReadVLLMResult(strings.NewReader(`{"request_rate": 4.5, "max_concurrency": null, "completed": 10,
+		"total_input_tokens": 1000, "total_output_tokens": 500, "mean_ttft_ms": 1}`), "open.json")
+	if err != nil || open.Rate != 4.5 || open.Concurrency != 0 || open.MaxConcurrency != 0 {
+		t.Errorf("open loop: %+v, %v", open, err)
+	}
+	if _, err := ReadVLLMResult(strings.NewReader(`{"completed": 0}`), "empty.json"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("no completed request: %v, want ErrInvalid", err)
+	}
+}
+
+// TestQwen3SpecMatchesConfig checks the hand-written Qwen3-32B spec
+// against its config.json.
+func TestQwen3SpecMatchesConfig(t *testing.T) {
+	t.Parallel()
+	f, err := os.Open(shareddata.Path(t, "model_configs/Qwen--Qwen3-32B.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := readHFConfig(f, "qwen3-32b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m != qwen3_32B {
+		t.Errorf("config.json gives %+v, the spec is %+v", m, qwen3_32B)
+	}
+	if got, ok := LookupModel("qwen/qwen3-32b"); !ok || got != qwen3_32B {
+		t.Errorf("LookupModel: %+v, %v", got, ok)
+	}
+}
+
+func TestModelable(t *testing.T) {
+	t.Parallel()
+	f, err := os.Open(shareddata.Path(t, "aiconfigurator_vllm_silicon.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	all, err := ReadSiliconCSV(f, "silicon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Simulator
+	ok, skipped := s.Modelable(all, testProfile())
+	if len(ok) != 90 || len(ok)+len(skipped) != len(all) {
+		t.Errorf("%d modelable of %d, want the 90 dense BF16 rows", len(ok), len(all))
+	}
+	for _, sk := range skipped {
+		if !errors.Is(sk.Reason, ErrInvalid) {
+			t.Fatalf("%s: %v does not match ErrInvalid", sk.Point.ID, sk.Reason)
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/distribution"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/workload"
+)
+
+// Simulator re-simulates measured points (Point) under an efficiency
+// profile. Its zero value is ready to use: seed 0, the run sizes below,
+// vLLM's scheduler defaults for the point's GPU, all CPUs.
+//
+// Runs are deterministic: the same points, profile and Simulator give the
+// same predictions at any parallelism.
+type Simulator struct {
+	// Rounds is how many measured requests each closed-loop client sends
+	// after its warm-up (0: DefaultRounds); WarmupRounds how many it sends
+	// first (0: DefaultWarmupRounds, as aiperf's --warmup-request-count of
+	// twice the concurrency).
+	Rounds, WarmupRounds int
+	// OpenRequests is the request count of an open-loop point without a
+	// NumPrompts (0: 1000, `vllm bench serve`'s default).
+	OpenRequests int
+	// ClientJitter is the mean of an exponential pause, in seconds,
+	// between a closed-loop client's response and its next request (0:
+	// none). A simulated closed loop with fixed lengths and no pause keeps
+	// clients that finished together in lockstep forever; real clients
+	// (HTTP, the benchmark's own bookkeeping) resend after a variable delay
+	// that breaks such groups up.
+	ClientJitter float64
+	// Seed seeds every run.
+	Seed uint64
+	// Workers bounds the parallel runs (0: GOMAXPROCS).
+	Workers int
+	// Adjust, when set, changes each point's engine after the defaults are
+	// filled in: the deployment flags of `servesim bench` (max_num_seqs,
+	// max_num_batched_tokens, gpu_memory_utilization, an all-reduce table).
+	Adjust func(Point, *batching.Config) error
+}
+
+// The run sizes of a closed-loop point: warm-up and measured requests per
+// client. Eight measured rounds after two warm-up rounds put the mean TPOT
+// of the calibration rows within 1% of a run four times as long (see
+// TestRunLengthConverged).
+const (
+	DefaultRounds       = 8
+	DefaultWarmupRounds = 2
+)
+
+// VLLMSchedulerDefaults returns vLLM's max_num_seqs and
+// max_num_batched_tokens for `vllm serve` on gpu: 1024 and 8192 on GPUs
+// with at least 70 GiB that are not A100s (H100, H200, B200, MI300X),
+// else 256 and 2048 (vllm/engine/arg_utils.py, EngineArgs.get_batch_defaults,
+// UsageContext.OPENAI_API_SERVER, vLLM v0.9 onward).
+func VLLMSchedulerDefaults(gpu cost.GPUSpec) (maxNumSeqs, maxNumBatchedTokens int) {
+	if gpu.MemoryBytes >= 70*cost.GiB && gpu.Name != "a100-80gb" {
+		return 1024, 8192
+	}
+	return batching.DefaultMaxNumSeqs, batching.DefaultMaxNumBatchedTokens
+}
+
+// Engine returns the engine a point ran on, under profile: the point's
+// model (LookupModel), GPU (cost.GPU) and TP in BF16, the point's scheduler
+// limits or vLLM's defaults for the GPU, and Simulator.Adjust's changes. It fails,
+// matching ErrInvalid, for a point this package cannot model: weights
+// other than BF16, an unknown model or GPU, or a deployment that does not
+// fit.
+func (s Simulator) Engine(pt Point, profile cost.Profile) (batching.Config, error) {
+	if pt.Precision != "bf16" {
+		return batching.Config{}, invalidf("point %s: precision %s: only BF16 deployments are modelled", pt.ID, pt.Precision)
+	}
+	m, ok := LookupModel(pt.Model)
+	if !ok {
+		return batching.Config{}, invalidf("point %s: model %s has no spec (dense BF16 models only)", pt.ID, pt.Model)
+	}
+	g, err := cost.GPU(pt.GPU)
+	if err != nil {
+		return batching.Config{}, fmt.Errorf("%w: point %s: %w", ErrInvalid, pt.ID, err)
+	}
+	c := batching.Defaults(m, g)
+	c.Deployment.TP = pt.TP
+	c.Deployment.Profile = &profile
+	c.MaxNumSeqs, c.MaxNumBatchedTokens = VLLMSchedulerDefaults(g)
+	if pt.MaxNumSeqs > 0 {
+		c.MaxNumSeqs = pt.MaxNumSeqs
+	}
+	if pt.MaxNumBatchedTokens > 0 {
+		c.MaxNumBatchedTokens = pt.MaxNumBatchedTokens
+	}
+	if s.Adjust != nil {
+		if err := s.Adjust(pt, &c); err != nil {
+			return batching.Config{}, fmt.Errorf("%w: point %s: %w", ErrInvalid, pt.ID, err)
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return batching.Config{}, fmt.Errorf("%w: point %s: %w", ErrInvalid, pt.ID, err)
+	}
+	return c, nil
+}
+
+// Config returns the run that re-simulates pt under profile: its engine
+// (Engine), fixed lengths Input and Output, and its
+// load: Concurrency closed-loop clients sending WarmupRounds then Rounds
+// requests each, or an open loop at Rate (Poisson; all at once for +Inf)
+// with its MaxConcurrency cap and NumPrompts requests.
+func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
+	if pt.Input < 1 || pt.Output < 1 || pt.TP < 1 {
+		return sim.Config{}, invalidf("point %s: input %d, output %d and tp %d must be >= 1", pt.ID, pt.Input, pt.Output, pt.TP)
+	}
+	eng, err := s.Engine(pt, profile)
+	if err != nil {
+		return sim.Config{}, err
+	}
+	w := workload.Workload{Lengths: workload.Fixed{Input: pt.Input, Output: pt.Output}}
+	cfg := sim.Config{Server: eng, Seed: s.Seed, SummaryOnly: true}
+	switch {
+	case pt.Concurrency > 0:
+		rounds, warm := s.Rounds, s.WarmupRounds
+		if rounds <= 0 {
+			rounds = DefaultRounds
+		}
+		if warm <= 0 {
+			warm = DefaultWarmupRounds
+		}
+		w.Clients = pt.Concurrency
+		if s.ClientJitter > 0 {
+			w.Think = distribution.Exponential{Rate: 1 / s.ClientJitter}
+		}
+		cfg.Warmup = warm * pt.Concurrency
+		cfg.Requests = (warm + rounds) * pt.Concurrency
+	case pt.Rate > 0:
+		w.Arrivals = workload.Poisson{Rate: pt.Rate}
+		w.MaxConcurrency = pt.MaxConcurrency
+		cfg.Requests = pt.NumPrompts
+		if cfg.Requests <= 0 {
+			cfg.Requests = max(s.OpenRequests, 0)
+			if cfg.Requests == 0 {
+				cfg.Requests = 1000
+			}
+		}
+	default:
+		return sim.Config{}, invalidf("point %s: neither concurrency nor a request rate is set", pt.ID)
+	}
+	cfg.Workload = w
+	return cfg, nil
+}
+
+// Predict re-simulates every point under profile and returns its
+// predicted metrics, in the points' order.
+func (s Simulator) Predict(points []Point, profile cost.Profile) ([]Metrics, error) {
+	if err := profile.Validate(); err != nil {
+		return nil, err
+	}
+	out := make([]Metrics, len(points))
+	err := sim.Each(len(points), sim.AllJobs, s.Workers, func(k, _ int) error {
+		cfg, err := s.Config(points[k], profile)
+		if err != nil {
+			return err
+		}
+		res, err := sim.Run(cfg)
+		if err != nil {
+			return fmt.Errorf("point %s: %w", points[k].ID, err)
+		}
+		out[k] = Metrics{TTFT: res.TTFT().Mean(), TPOT: res.TPOT().Mean(), ITL: res.ITL().Mean(),
+			E2E: res.E2E().Mean(), OutputThroughput: res.OutputThroughput}
+		for _, v := range []float64{out[k].TTFT, out[k].E2E} {
+			if !(v > 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("point %s: the run completed no request (%d of %d)", points[k].ID, res.Completed, res.Measured)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Modelable splits points into those the package can simulate and the
+// others, each with the reason.
+func (s Simulator) Modelable(points []Point, profile cost.Profile) (ok []Point, skipped []Skipped) {
+	for _, p := range points {
+		if _, err := s.Config(p, profile); err != nil {
+			skipped = append(skipped, Skipped{Point: p, Reason: err})
+			continue
+		}
+		ok = append(ok, p)
+	}
+	return ok, skipped
+}
+
+// Skipped is a point that cannot be simulated, and why.
+type Skipped struct {
+	Point  Point
+	Reason error
+}

@@ -1,0 +1,295 @@
+package cost
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Profile is the per-GPU efficiency profile of the step model
+// (docs/cost-model.md#efficiency-profiles): what fraction of the roofline a
+// real engine reaches for each kind of work, and the fixed costs a roofline
+// does not see. It replaces the three numbers of Efficiency inside the step
+// model; an Efficiency is the special case Efficiency.Profile (one GEMM
+// efficiency for every step size, attention as efficient as the rest, no
+// per-sequence, frontend or sampling cost), and gives bit-identical step
+// times.
+//
+// Profiles are data: the catalog's are YAML files under cost/profiles,
+// each number with its source (DefaultProfile, ProfileNames); LoadProfile
+// reads a user's, such as one written by package calibrate.
+type Profile struct {
+	// GPU is the catalog name of the GPU the profile describes (h100-sxm),
+	// for lookup and reports; it is not checked against the deployment.
+	GPU string `json:"gpu" yaml:"gpu"`
+	// Bandwidth is the achieved fraction of peak memory bandwidth when a
+	// step streams the weights, in (0, 1].
+	Bandwidth float64 `json:"bandwidth" yaml:"bandwidth"`
+	// GEMM is the achieved fraction of peak FLOP/s of the projections as a
+	// function of the tokens in the step.
+	GEMM GEMMEfficiency `json:"gemm" yaml:"gemm"`
+	// Attention holds the efficiencies of the attention kernels.
+	Attention AttentionEfficiency `json:"attention" yaml:"attention"`
+	// StepOverhead is the time a step costs beyond its kernels.
+	StepOverhead StepOverhead `json:"step_overhead" yaml:"step_overhead"`
+	// FrontendOverhead is a fixed time per request before it reaches the
+	// scheduler and after its tokens leave it (tokenisation, HTTP, API
+	// server to engine IPC, detokenisation), in seconds, ≥ 0. The batching
+	// engine adds it to batching.Config.RequestOverhead, so it counts in
+	// TTFT and E2E.
+	FrontendOverhead float64 `json:"frontend_overhead_s" yaml:"frontend_overhead_s"`
+	// SamplingPerVocab is the time sampling takes per sampled sequence and
+	// per vocabulary entry (softmax and top-k/top-p over the logits), in
+	// seconds, ≥ 0: a step adds SamplingPerVocab × vocab × sequences.
+	SamplingPerVocab float64 `json:"sampling_s_per_vocab" yaml:"sampling_s_per_vocab"`
+	// Provenance says where the numbers come from.
+	Provenance Provenance `json:"provenance" yaml:"provenance"`
+}
+
+// GEMMEfficiency is the saturating curve
+//
+//	η(T) = Max · T / (T + HalfTokens)
+//
+// of the achieved fraction of peak FLOP/s of the projections of a step of T
+// tokens: small steps run far below peak, large ones close to Max. A zero
+// HalfTokens is one efficiency, Max, for every step size.
+type GEMMEfficiency struct {
+	// Max is the efficiency of very large steps, in (0, 1].
+	Max float64 `json:"max" yaml:"max"`
+	// HalfTokens is the step size at which η reaches Max/2, tokens, ≥ 0.
+	HalfTokens float64 `json:"half_tokens" yaml:"half_tokens"`
+}
+
+// At returns η(tokens); at tokens ≤ 0 it returns Max when HalfTokens is 0
+// and 0 otherwise.
+func (g GEMMEfficiency) At(tokens float64) float64 {
+	if g.HalfTokens == 0 {
+		return g.Max
+	}
+	if tokens <= 0 {
+		return 0
+	}
+	return g.Max * tokens / (tokens + g.HalfTokens)
+}
+
+// AttentionEfficiency holds the achieved fractions of the attention
+// kernels.
+type AttentionEfficiency struct {
+	// Prefill is the achieved fraction of peak FLOP/s of the attention
+	// scores over prompt tokens (QKᵀ and PV over the chunk and the cached
+	// context), in (0, 1].
+	Prefill float64 `json:"prefill" yaml:"prefill"`
+	// Decode is the achieved fraction of peak memory bandwidth when decode
+	// attention reads the KV cache, in (0, 1].
+	Decode float64 `json:"decode" yaml:"decode"`
+}
+
+// StepOverhead is the time per step outside the kernels' roofline: a fixed
+// part (kernel launch gaps, the scheduler's fixed work) and a part per
+// sequence in the step (input preparation, the scheduler's and output
+// processor's per-request work), in seconds: Base + PerSeq × sequences.
+type StepOverhead struct {
+	// Base is the fixed time per step, seconds, ≥ 0.
+	Base float64 `json:"base_s" yaml:"base_s"`
+	// PerSeq is the time per sequence scheduled in the step (decoding
+	// requests and prefill chunks), seconds, ≥ 0.
+	PerSeq float64 `json:"per_seq_s" yaml:"per_seq_s"`
+}
+
+// Provenance records where a profile's numbers come from.
+type Provenance struct {
+	// Source names the data (files, repositories at a commit, datasheets).
+	Source string `json:"source" yaml:"source"`
+	// FittedOn describes the measurements a fit used (e.g. "90 rows of
+	// aiconfigurator_vllm_silicon.csv: Qwen3-32B BF16 on H100, TP 2/4/8").
+	FittedOn string `json:"fitted_on,omitempty" yaml:"fitted_on,omitempty"`
+	// Version identifies the profile (e.g. "2", or a date); bump it when a
+	// number changes.
+	Version string `json:"version" yaml:"version"`
+}
+
+// Profile returns the profile that e is a special case of: Bandwidth for
+// weights and KV reads alike, FLOPs for every GEMM size and for attention,
+// StepOverhead as the fixed part, and no per-sequence, frontend or sampling
+// cost (zero fractions read as 1, as in Efficiency). A deployment using it
+// predicts the same step times as one using e, to the bit.
+func (e Efficiency) Profile() Profile {
+	bw, fl := e.fractions()
+	return Profile{
+		Bandwidth:    bw,
+		GEMM:         GEMMEfficiency{Max: fl},
+		Attention:    AttentionEfficiency{Prefill: fl, Decode: bw},
+		StepOverhead: StepOverhead{Base: e.StepOverhead},
+		Provenance:   Provenance{Source: "cost.Efficiency", Version: "1"},
+	}
+}
+
+// Validate reports every problem with p, each matching ErrInvalidSpec and
+// naming the field and its value, joined with errors.Join.
+func (p Profile) Validate() error {
+	var errs []error
+	fraction := func(name string, v float64) {
+		if !(v > 0 && v <= 1) {
+			errs = append(errs, invalidf("profile %q: %s %v must be in (0, 1]", p.GPU, name, v))
+		}
+	}
+	nonNeg := func(name string, v float64) {
+		if !nonNegativeFinite(v) {
+			errs = append(errs, invalidf("profile %q: %s %v must be a finite number >= 0", p.GPU, name, v))
+		}
+	}
+	fraction("bandwidth", p.Bandwidth)
+	fraction("gemm.max", p.GEMM.Max)
+	nonNeg("gemm.half_tokens", p.GEMM.HalfTokens)
+	fraction("attention.prefill", p.Attention.Prefill)
+	fraction("attention.decode", p.Attention.Decode)
+	nonNeg("step_overhead.base_s", p.StepOverhead.Base)
+	nonNeg("step_overhead.per_seq_s", p.StepOverhead.PerSeq)
+	nonNeg("frontend_overhead_s", p.FrontendOverhead)
+	nonNeg("sampling_s_per_vocab", p.SamplingPerVocab)
+	return errors.Join(errs...)
+}
+
+// ReadProfile reads a profile from YAML (or JSON, a subset of YAML) whose
+// keys are the struct's snake_case tags, rejects unknown keys, and
+// validates it.
+func ReadProfile(r io.Reader) (Profile, error) {
+	var p Profile
+	dec := yaml.NewDecoder(r)
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = errors.New("empty document")
+		}
+		return Profile{}, errorf(ErrInvalidSpec, "profile: %v", err)
+	}
+	if err := p.Validate(); err != nil {
+		return Profile{}, err
+	}
+	return p, nil
+}
+
+// LoadProfile reads a profile file (YAML or JSON); see ReadProfile. A
+// profile written by package calibrate loads here.
+func LoadProfile(path string) (Profile, error) {
+	var p Profile
+	if err := decodeFile(path, &p); err != nil {
+		return Profile{}, err
+	}
+	if err := p.Validate(); err != nil {
+		return Profile{}, within(path, err)
+	}
+	return p, nil
+}
+
+// MarshalYAMLBytes returns p as a YAML document that ReadProfile reads
+// back to an equal profile.
+func (p Profile) MarshalYAMLBytes() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+//go:embed profiles/*.yaml
+var profileFiles embed.FS
+
+// ProfileNames lists the GPUs with a profile file in the catalog, sorted.
+func ProfileNames() []string {
+	entries, _ := fs.ReadDir(profileFiles, "profiles")
+	var names []string
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), path.Ext(e.Name())))
+	}
+	slices.Sort(names)
+	return names
+}
+
+// CatalogProfile returns the profile file of GPU name (see ProfileNames);
+// the error matches ErrUnknownName when there is none.
+func CatalogProfile(name string) (Profile, error) {
+	data, err := profileFiles.ReadFile("profiles/" + name + ".yaml")
+	if err != nil {
+		return Profile{}, errorf(ErrUnknownName, "no profile for gpu %q (profiles: %s)", name, strings.Join(ProfileNames(), ", "))
+	}
+	p, err := ReadProfile(bytes.NewReader(data))
+	if err != nil {
+		return Profile{}, within("profiles/"+name+".yaml", err)
+	}
+	return p, nil
+}
+
+// DefaultProfile returns the profile for gpu: its catalog profile when
+// there is one (CatalogProfile(gpu.Name)), otherwise the rule of
+// docs/cost-model.md#efficiency-profiles: the fractions and overheads of the
+// reference profile (ReferenceProfileGPU, the GPU with the most public
+// measurements), with the bandwidth-bound sampling cost rescaled to gpu's
+// bandwidth. Provenance says which applied.
+func DefaultProfile(gpu GPUSpec) Profile {
+	if p, err := CatalogProfile(gpu.Name); err == nil {
+		return p
+	}
+	ref, err := CatalogProfile(ReferenceProfileGPU)
+	if err != nil {
+		panic("cost: the reference profile does not load: " + err.Error()) // a broken embedded file
+	}
+	p := ref
+	p.GPU = gpu.Name
+	if gpu.BandwidthBytesPerS > 0 && refBandwidth > 0 {
+		p.SamplingPerVocab = ref.SamplingPerVocab * refBandwidth / gpu.BandwidthBytesPerS
+	}
+	p.Provenance = Provenance{
+		Source:  "rule: fractions and overheads of profiles/" + ReferenceProfileGPU + ".yaml (" + ref.Provenance.Source + "); sampling scaled by bandwidth",
+		Version: ref.Provenance.Version,
+	}
+	return p
+}
+
+// ReferenceProfileGPU is the GPU whose profile DefaultProfile carries over
+// to GPUs without one.
+const ReferenceProfileGPU = "h100-sxm"
+
+// refBandwidth is the reference GPU's peak bandwidth, bytes/s (the catalog's
+// h100-sxm).
+var refBandwidth = gpus[ReferenceProfileGPU].BandwidthBytesPerS
+
+// profile returns the efficiency profile the deployment's step model uses:
+// Profile when set, else Eff.Profile().
+func (d *Deployment) profile() Profile {
+	if d.Profile != nil {
+		return *d.Profile
+	}
+	return d.Eff.Profile()
+}
+
+// FrontendOverhead returns the per-request frontend time of the
+// deployment's profile, in seconds (0 without a Profile).
+func (d Deployment) FrontendOverhead() float64 {
+	if d.Profile == nil {
+		return 0
+	}
+	return d.Profile.FrontendOverhead
+}
+
+// gemmFactor returns (T + half)/T, the factor by which the GEMM time of a
+// step of t tokens exceeds its time at the curve's Max; exactly 1 when
+// half is 0.
+func gemmFactor(t, half float64) float64 {
+	if half == 0 {
+		return 1
+	}
+	return (t + half) / t
+}

@@ -1,0 +1,184 @@
+package cost
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestEfficiencyProfileBitIdentical checks that routing an Efficiency
+// through its Profile reproduces the step-time formula of
+// docs/cost-model.md#step-time to the bit, operation for operation, on
+// random batches, TP degrees and efficiencies.
+func TestEfficiencyProfileBitIdentical(t *testing.T) {
+	t.Parallel()
+	m, _ := Model("llama-3.1-70b")
+	g, _ := GPU("h100-sxm")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 2000 {
+		e := Efficiency{Bandwidth: 0.5 + 0.5*rng.Float64(), FLOPs: 0.3 + 0.7*rng.Float64(), StepOverhead: 2e-3 * rng.Float64()}
+		if i%7 == 0 {
+			e = Efficiency{} // the ideal floor: zeros read as 1
+		}
+		d := Deployment{Model: m, GPU: g, TP: []int{1, 2, 4, 8}[i%4], Eff: e}
+		var b Batch
+		b.DecodeSeqs = rng.IntN(300)
+		b.DecodeContext = float64(b.DecodeSeqs) * 3000 * rng.Float64()
+		for range rng.IntN(3) {
+			b.AddPrefill(1+rng.IntN(4000), rng.IntN(8000))
+		}
+		if b.Tokens() == 0 {
+			continue
+		}
+		got := d.Step(b)
+		bw, fl := e.fractions()
+		ideal := d
+		ideal.Eff = Efficiency{}
+		floor := ideal.Step(b)
+		memory := floor.Bytes * (1 / (g.BandwidthBytesPerS * bw))
+		compute := floor.FLOPs * (1 / (g.PeakFLOPS.BF16 * fl))
+		want := math.Max(memory, compute) + floor.CommTime + e.StepOverhead
+		if got.Time != want || got.MemoryTime != memory || got.ComputeTime != compute || got.Overhead != e.StepOverhead {
+			t.Fatalf("batch %+v, %+v: time %v (mem %v, comp %v), want %v (mem %v, comp %v)",
+				b, e, got.Time, got.MemoryTime, got.ComputeTime, want, memory, compute)
+		}
+		p := e.Profile()
+		withProfile := d
+		withProfile.Profile = &p
+		if pc := withProfile.Step(b); pc != got {
+			t.Fatalf("Deployment.Profile = Eff.Profile() gives %+v, Eff gives %+v", pc, got)
+		}
+	}
+}
+
+// TestProfileTerms checks each term a Profile adds against its formula:
+// the GEMM curve, KV reads at the decode-attention efficiency, attention
+// scores at the prefill efficiency, and the per-sequence and sampling
+// overheads.
+func TestProfileTerms(t *testing.T) {
+	t.Parallel()
+	m, _ := Model("qwen2.5-7b")
+	g, _ := GPU("h100-sxm")
+	p := Profile{Bandwidth: 0.8, GEMM: GEMMEfficiency{Max: 0.8, HalfTokens: 100},
+		Attention:    AttentionEfficiency{Prefill: 0.4, Decode: 0.5},
+		StepOverhead: StepOverhead{Base: 1e-3, PerSeq: 50e-6}, SamplingPerVocab: 1e-11}
+	d := Deployment{Model: m, GPU: g, TP: 1, Profile: &p}
+	floor := Deployment{Model: m, GPU: g, TP: 1}
+	var b Batch
+	b.DecodeSeqs, b.DecodeContext = 64, 64*2000
+	b.AddPrefill(1000, 3000)
+	c, f := d.Step(b), floor.Step(b)
+	tokens := float64(b.Tokens())
+	seqs := float64(b.DecodeSeqs + b.PrefillSeqs)
+	bw, peak := g.BandwidthBytesPerS, g.PeakFLOPS.BF16
+	wantMem := f.WeightBytes/(bw*0.8) + f.KVReadBytes/(bw*0.5)
+	wantComp := f.ProjFLOPs/(peak*0.8*tokens/(tokens+100)) + f.AttnFLOPs/(peak*0.4)
+	wantOver := 1e-3 + 50e-6*seqs + 1e-11*float64(m.Vocab)*seqs
+	for _, x := range []struct {
+		name      string
+		got, want float64
+	}{{"memory", c.MemoryTime, wantMem}, {"compute", c.ComputeTime, wantComp}, {"overhead", c.Overhead, wantOver},
+		{"time", c.Time, math.Max(wantMem, wantComp) + wantOver}} {
+		if math.Abs(x.got-x.want) > 1e-12*x.want {
+			t.Errorf("%s = %v, want %v", x.name, x.got, x.want)
+		}
+	}
+	if got := p.GEMM.At(100); got != 0.4 {
+		t.Errorf("GEMM.At(half_tokens) = %v, want max/2 = 0.4", got)
+	}
+	if got := d.FrontendOverhead(); got != 0 {
+		t.Errorf("FrontendOverhead = %v, want 0", got)
+	}
+}
+
+func TestProfileValidate(t *testing.T) {
+	t.Parallel()
+	good := Efficiency{}.Profile()
+	if err := good.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(*Profile)
+		want string
+	}{
+		{"bandwidth", func(p *Profile) { p.Bandwidth = 1.2 }, "bandwidth 1.2 must be in (0, 1]"},
+		{"gemm max", func(p *Profile) { p.GEMM.Max = 0 }, "gemm.max 0 must be in (0, 1]"},
+		{"half", func(p *Profile) { p.GEMM.HalfTokens = -1 }, "gemm.half_tokens -1 must be a finite number >= 0"},
+		{"decode", func(p *Profile) { p.Attention.Decode = math.NaN() }, "attention.decode NaN must be in (0, 1]"},
+		{"per seq", func(p *Profile) { p.StepOverhead.PerSeq = math.Inf(1) }, "step_overhead.per_seq_s +Inf must be a finite number >= 0"},
+		{"frontend", func(p *Profile) { p.FrontendOverhead = -1e-3 }, "frontend_overhead_s -0.001 must be a finite number >= 0"},
+	} {
+		p := good
+		c.edit(&p)
+		err := p.Validate()
+		if !errors.Is(err, ErrInvalidSpec) || !bytes.Contains([]byte(err.Error()), []byte(c.want)) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+	d := Deployment{Model: models["qwen2.5-7b"], GPU: gpus["h100-sxm"], TP: 1, Profile: &Profile{}}
+	if err := d.Validate(); !errors.Is(err, ErrInvalidSpec) {
+		t.Errorf("deployment with a zero profile: %v, want ErrInvalidSpec", err)
+	}
+}
+
+func TestProfileYAMLRoundTrip(t *testing.T) {
+	t.Parallel()
+	p, err := CatalogProfile("h100-sxm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := p.MarshalYAMLBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadProfile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back != p {
+		t.Errorf("round trip: %+v, want %+v", back, p)
+	}
+	if _, err := ReadProfile(bytes.NewReader([]byte("gpu: x\nbandwith: 0.8\n"))); !errors.Is(err, ErrInvalidSpec) {
+		t.Errorf("unknown key: %v, want ErrInvalidSpec", err)
+	}
+}
+
+// TestCatalogProfiles checks that every embedded profile loads, names its
+// GPU and its sources, and that GPUs without one get the documented rule.
+func TestCatalogProfiles(t *testing.T) {
+	t.Parallel()
+	names := ProfileNames()
+	if len(names) == 0 {
+		t.Fatal("no embedded profiles")
+	}
+	for _, n := range names {
+		p, err := CatalogProfile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.GPU != n || p.Provenance.Source == "" || p.Provenance.Version == "" {
+			t.Errorf("profile %s: gpu %q, provenance %+v", n, p.GPU, p.Provenance)
+		}
+		if _, err := GPU(n); err != nil {
+			t.Errorf("profile %s names no catalog GPU: %v", n, err)
+		}
+	}
+	if _, err := CatalogProfile("nope"); !errors.Is(err, ErrUnknownName) {
+		t.Errorf("CatalogProfile(nope): %v, want ErrUnknownName", err)
+	}
+	h100, _ := CatalogProfile(ReferenceProfileGPU)
+	b200 := gpus["b200"]
+	rule := DefaultProfile(b200)
+	if rule.GPU != "b200" || rule.Bandwidth != h100.Bandwidth || rule.StepOverhead != h100.StepOverhead {
+		t.Errorf("rule profile %+v does not carry the reference's fractions and overheads", rule)
+	}
+	if want := h100.SamplingPerVocab * 3.35e12 / 8e12; math.Abs(rule.SamplingPerVocab-want) > 1e-24 {
+		t.Errorf("rule sampling %v, want %v (scaled by bandwidth)", rule.SamplingPerVocab, want)
+	}
+	if got := DefaultProfile(gpus["h100-sxm"]); got != h100 {
+		t.Errorf("DefaultProfile(h100-sxm) = %+v, want the catalog file", got)
+	}
+}
