@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/report/chart"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 )
@@ -118,7 +119,7 @@ func checkOutputFlags(o *runOptions) error {
 		return fmt.Errorf("--format %q: want table, csv or json", o.format)
 	}
 	if o.plot != "" {
-		if _, err := plotFormat(o.plot); err != nil {
+		if _, err := chart.Format(o.plot); err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
 	}
@@ -144,7 +145,7 @@ func writeRunOutput(w io.Writer, out *runOutput, o *runOptions) error {
 		return err
 	}
 	if o.plot != "" {
-		if err := writePlot(o.plot, out, rows); err != nil {
+		if err := writeSweepPlot(o.plot, out); err != nil {
 			return fmt.Errorf("--plot %s: %w", o.plot, err)
 		}
 	}
