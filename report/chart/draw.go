@@ -112,8 +112,21 @@ func fitSize(s string, size, width float64, bold bool) float64 {
 	return size
 }
 
-// draw lays the chart out in the box (ox, oy, w, h) and paints it.
-func (c *Chart) draw(p painter, ox, oy, w, h float64) {
+// legendHeight is the height the legend takes in a panel of width w,
+// its margin included (0 without a legend).
+func (c *Chart) legendHeight(w float64) float64 {
+	es := c.legendEntries()
+	if len(es) == 0 {
+		return 0
+	}
+	_, _, lh := layoutLegend(es, w-2*pad)
+	return lh + 6
+}
+
+// draw lays the chart out in the box (ox, oy, w, h) and paints it. The
+// plot area starts at least room below the title, so that panels side by
+// side line up whatever their legends.
+func (c *Chart) draw(p painter, ox, oy, w, h, room float64) {
 	p.rect("background", ox, oy, w, h, white, nil, "")
 	titleY := oy + pad + titleSize
 	p.text("chart-title", ox+w/2, titleY, c.Title, textStyle{size: fitSize(c.Title, titleSize, w-2*pad, true), bold: true, anchor: anchorMiddle, fill: ink})
@@ -128,8 +141,8 @@ func (c *Chart) draw(p painter, ox, oy, w, h float64) {
 			drawEntry(p, e, bx+pos[i].X, top+pos[i].Y+rowHeight/2)
 		}
 		p.end()
-		top += lh + 6
 	}
+	top += math.Max(room, c.legendHeight(w))
 
 	// The plot area: tick labels and axis titles outside it.
 	y0 := top + tickSize/2 + 4

@@ -119,8 +119,9 @@ func rasterDoc(charts []*Chart, cols int) (*vgimg.Canvas, error) {
 	W, H := float64(cols)*Width, float64(rows)*Height
 	c := vgimg.NewWith(vgimg.UseWH(vg.Length(W*pt), vg.Length(H*pt)), vgimg.UseDPI(DPI), vgimg.UseBackgroundColor(white))
 	r := &rasterPainter{c: c, h: H}
+	rooms := legendRooms(charts, cols)
 	for i, ch := range charts {
-		ch.draw(r, float64(i%cols)*Width, float64(i/cols)*Height, Width, Height)
+		ch.draw(r, float64(i%cols)*Width, float64(i/cols)*Height, Width, Height, rooms[i/cols])
 	}
 	return c, nil
 }

@@ -153,9 +153,10 @@ func svgDoc(w io.Writer, charts []*Chart, cols int, inline bool) error {
 		fmt.Fprintf(&s.b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 %s %s" width="%s" height="%s" role="img" font-family="%s">`+"\n", num(W), num(H), num(W), num(H), esc(FontFamily))
 	}
 	s.b.WriteString("<title>" + esc(strings.Join(titles, "; ")) + "</title>\n")
+	rooms := legendRooms(charts, cols)
 	for i, c := range charts {
 		s.group("panel")
-		c.draw(&s, float64(i%cols)*Width, float64(i/cols)*Height, Width, Height)
+		c.draw(&s, float64(i%cols)*Width, float64(i/cols)*Height, Width, Height, rooms[i/cols])
 		s.end()
 	}
 	s.b.WriteString("</svg>\n")
@@ -172,4 +173,13 @@ func grid(n, cols int) (int, int) {
 	n = max(n, 1)
 	cols = min(cols, n)
 	return cols, (n + cols - 1) / cols
+}
+
+// legendRooms returns, for each row of panels, the tallest legend in it.
+func legendRooms(charts []*Chart, cols int) []float64 {
+	rooms := make([]float64, (len(charts)+cols-1)/cols)
+	for i, c := range charts {
+		rooms[i/cols] = max(rooms[i/cols], c.legendHeight(Width))
+	}
+	return rooms
 }
