@@ -115,7 +115,11 @@ func sweepSections(runs []styled) []section {
 				s.figures = append(s.figures, figure{a, "Lowest SLO attainment over each point's replications against " + x.Label + "; dashed: the target q. A point passes when every replication meets q and is stable; on a rate axis, λ* lies between the largest passing rate and the smallest failing one (shaded)."})
 			}
 			for _, c := range versusCharts(group) {
-				s.figures = append(s.figures, figure{c, c.Y.Title() + " against " + x.Label + ", means over replications; p99 solid, p50 dashed."})
+				caption := c.Y.Title() + " against " + x.Label + ", means over replications"
+				if len(c.Lines) > len(group) {
+					caption += "; p99 solid, p50 dashed"
+				}
+				s.figures = append(s.figures, figure{c, caption + "."})
 			}
 			s.figures = append(s.figures, figure{throughputLatency(group), "p99 TTFT against output throughput, each point labelled with its " + x.Label + ": how much latency each extra token/s costs."})
 		}
@@ -218,7 +222,7 @@ const pageCSS = `
 :root { color-scheme: light; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.45 'Liberation Sans', Arial, Helvetica, sans-serif; color: #222; background: #fff; }
-header, main, footer { max-width: 1240px; margin: 0 auto; padding: 0 24px; }
+header, main, footer { max-width: 1320px; margin: 0 auto; padding: 0 20px; }
 header { padding-top: 20px; border-bottom: 1px solid #ddd; }
 h1 { font-size: 26px; margin: 0 0 8px; }
 h2 { font-size: 20px; margin: 28px 0 10px; padding-bottom: 4px; border-bottom: 1px solid #eee; }
@@ -232,10 +236,11 @@ code { font: 13px 'Liberation Mono', Menlo, Consolas, monospace; color: #444; }
 figure { margin: 0; border: 1px solid #e4e4e4; border-radius: 6px; padding: 6px; background: #fff; }
 figure svg { display: block; width: 100%; height: auto; }
 figcaption { font-size: 13px; color: #555; padding: 4px 6px 2px; }
-.table-wrap { overflow-x: auto; margin: 12px 0 20px; }
-table { border-collapse: collapse; font-size: 14px; }
-caption { text-align: left; color: #555; font-size: 13px; padding: 4px 0; caption-side: top; }
-th, td { padding: 4px 10px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
+.tables { display: flex; flex-wrap: wrap; gap: 8px 28px; align-items: flex-start; }
+.table-wrap { overflow-x: auto; max-width: 100%; margin: 12px 0 16px; }
+table { border-collapse: collapse; font-size: 13px; }
+caption { text-align: left; color: #555; font-size: 13px; padding: 4px 0; caption-side: top; contain: inline-size; }
+th, td { padding: 3px 8px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
 th { background: #f6f6f6; font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.pass { color: #00704f; font-weight: 600; }
@@ -279,6 +284,9 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{- end}}
 </div>
 {{- end}}
+{{- if .Tables}}
+<div class="tables">
+{{- end}}
 {{- range .Tables}}
 <div class="table-wrap">
 <table id="{{.ID}}">
@@ -290,6 +298,9 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{- end}}
 </tbody>
 </table>
+</div>
+{{- end}}
+{{- if .Tables}}
 </div>
 {{- end}}
 </section>
