@@ -56,9 +56,12 @@ func linearRange(a Axis, lo, hi float64, n int) Range {
 	if a.Zero {
 		lo, hi = math.Min(lo, 0), math.Max(hi, 0)
 	}
-	if lo == hi {
+	if hi-lo <= 1e-12*math.Max(math.Abs(lo), math.Abs(hi)) || hi-lo < 1e-300 {
+		// Equal values, to the resolution of a chart.
+		lo = lo/2 + hi/2
+		hi = lo
 		d := math.Abs(lo) * 0.1
-		if d == 0 {
+		if d < 1e-300 {
 			d = 1
 		}
 		lo, hi = lo-d, hi+d
@@ -68,19 +71,31 @@ func linearRange(a Axis, lo, hi float64, n int) Range {
 	}
 	// A margin so markers do not sit on the frame, never across zero for
 	// positive data with Zero, nor above Cap.
-	span := hi - lo
-	plo, phi := lo-0.04*span, hi+0.04*span
+	margin := 0.08 * (hi/2 - lo/2) // 4% of the span, which may overflow
+	plo, phi := lo-margin, hi+margin
+	if !finite(plo) || !finite(phi) {
+		plo, phi = lo, hi
+	}
 	if a.Zero && positive && lo >= 0 {
 		plo = math.Max(plo, 0)
 	}
 	if a.Cap != 0 && hi <= a.Cap {
 		phi = math.Min(phi, a.Cap)
 	}
+	if !finite(phi-plo) || !(phi > plo) {
+		return evenRange(plo, phi)
+	}
 	step := niceStep((phi - plo) / float64(n))
 	first := math.Ceil(plo/step - 1e-9)
-	for math.Floor(phi/step+1e-9)-first+1 < MinTicks {
+	for i := 0; math.Floor(phi/step+1e-9)-first+1 < MinTicks; i++ {
+		if i == 10 {
+			return evenRange(plo, phi)
+		}
 		step = smallerStep(step)
 		first = math.Ceil(plo/step - 1e-9)
+	}
+	if !(step > 1e-300) || math.Floor(phi/step+1e-9)-first+1 > 100 {
+		return evenRange(plo, phi) // denormal or huge numbers
 	}
 	d := decimals(step)
 	k := kilo(math.Max(math.Abs(plo), math.Abs(phi)), step)
@@ -95,7 +110,49 @@ func linearRange(a Axis, lo, hi float64, n int) Range {
 		}
 		r.Ticks = append(r.Ticks, Tick{v, formatTick(v, d, k)})
 	}
+	if !distinct(r.Ticks) {
+		return evenRange(plo, phi)
+	}
 	return r
+}
+
+// evenRange is the fallback for ranges the nice steps cannot tick
+// (numbers near the ends of float64): five evenly spaced ticks, labelled
+// with as many significant digits as keep them apart.
+func evenRange(lo, hi float64) Range {
+	if !(hi > lo) {
+		lo, hi = lo-1, hi+1
+	}
+	for try := 0; try < 2; try++ {
+		r := Range{Min: lo, Max: hi}
+		for digits := 3; digits <= 17; digits++ {
+			r.Ticks = r.Ticks[:0]
+			for i := 0; i < 5; i++ {
+				f := float64(i) / 4
+				v := lo*(1-f) + hi*f
+				r.Ticks = append(r.Ticks, Tick{v, strconv.FormatFloat(v, 'g', digits, 64)})
+			}
+			if distinct(r.Ticks) {
+				return r
+			}
+		}
+		// Too close to tell apart: widen once.
+		lo = math.Max(lo-math.Max(1, math.Abs(lo)/2), -math.MaxFloat64)
+		hi = math.Min(hi+math.Max(1, math.Abs(hi)/2), math.MaxFloat64)
+	}
+	return Range{Min: lo, Max: hi, Ticks: []Tick{{lo, strconv.FormatFloat(lo, 'g', 3, 64)}, {lo/2 + hi/2, strconv.FormatFloat(lo/2+hi/2, 'g', 3, 64)}, {hi, strconv.FormatFloat(hi, 'g', 3, 64)}}}
+}
+
+// distinct reports whether the ticks increase and their labels differ.
+func distinct(ts []Tick) bool {
+	seen := map[string]bool{}
+	for i, t := range ts {
+		if seen[t.Label] || (i > 0 && !(t.Value > ts[i-1].Value)) {
+			return false
+		}
+		seen[t.Label] = true
+	}
+	return true
 }
 
 // niceSteps are the mantissas of tick steps.
@@ -157,6 +214,9 @@ func formatTick(v float64, d int, k bool) string {
 // ten alone when that gives too many).
 func logRange(lo, hi float64, n int) Range {
 	r := Range{Min: lo / 1.15, Max: hi * 1.15, Log: true}
+	if !finite(r.Max) || !(r.Min > 0) {
+		r.Min, r.Max = lo, hi
+	}
 	var all, decades []Tick
 	for e := math.Floor(math.Log10(r.Min)); e <= math.Ceil(math.Log10(r.Max)); e++ {
 		for _, m := range []float64{1, 2, 5} {
@@ -173,7 +233,15 @@ func logRange(lo, hi float64, n int) Range {
 	}
 	r.Ticks = all
 	if len(all) > 2*n && len(decades) >= MinTicks {
-		r.Ticks = decades
+		// Powers of ten, every k-th decade when there are many.
+		k := (len(decades) + 2*n - 1) / (2 * n)
+		r.Ticks = nil
+		for i := 0; i < len(decades); i += k {
+			r.Ticks = append(r.Ticks, decades[i])
+		}
+	}
+	if len(r.Ticks) < MinTicks || !distinct(r.Ticks) {
+		return evenRange(r.Min, r.Max)
 	}
 	return r
 }
