@@ -482,7 +482,7 @@ func seriesCharts(runs []styled) []*chart.Chart {
 					return nil
 				}
 				var pts []chart.XY
-				for i, t := range s.Times {
+				for i, t := range s.Times[:min(len(s.Times), len(s.Values))] {
 					if j < len(s.Values[i]) {
 						pts = append(pts, chart.XY{X: t, Y: scale * s.Values[i][j]})
 					}
