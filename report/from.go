@@ -17,7 +17,10 @@ import (
 // FromResult turns one sim.Result into a Bench run labelled label: the
 // metrics of its JSON form (vLLM's names), per-request latencies when it
 // kept its records, and the server's series. A Go test that calls sim.Run
-// reports what the CLI reports.
+// reports what the CLI reports. The setup holds what the Result knows
+// (rate, burstiness, concurrency, requests, seed, GPUs, SLO); append
+// Fields to Run.Setup for the rest (model, GPU, ...). It panics only if
+// the Result cannot be encoded, a broken invariant of package sim.
 func FromResult(res *sim.Result, label string) *Run {
 	data, err := json.Marshal(res)
 	if err != nil {
