@@ -46,6 +46,7 @@ func init() {
 		{"capacity", "[SCENARIO.yaml] [flags]", "find lambda*, the largest rate every replication sustains under an SLO (bracket and table)", runCapacity},
 		{"tp", "[flags]", "pre-screen tensor-parallel deployments: shape, memory, lambda* per GPU, verdict", runTP},
 		{"plan", "[flags]", "the cheapest deployment (GPU, TP, engine settings, precision, replicas) meeting an SLO at a target rate", runPlan},
+		{"report", "FILE... [-o FILE]", "write one self-contained HTML report of servesim and vllm bench serve result files", runReport},
 		{"help", "[COMMAND]", "show help for servesim or a command", runHelp},
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/report/chart"
 	"github.com/servesim/servesim/scenario"
 )
 
@@ -95,7 +96,7 @@ func runPlan(args []string, e *env) error {
 		return fmt.Errorf("plan: --format %q: want table, json or csv", p.format)
 	}
 	if p.plot != "" {
-		if _, err := plotFormat(p.plot); err != nil {
+		if _, err := chart.Format(p.plot); err != nil {
 			return fmt.Errorf("plan: --plot: %w", err)
 		}
 	}
@@ -161,7 +162,7 @@ func runPlan(args []string, e *env) error {
 	}
 	if p.plot != "" {
 		var b bytes.Buffer
-		format, _ := plotFormat(p.plot)
+		format, _ := chart.Format(p.plot)
 		if err := res.WritePlot(&b, format); err != nil {
 			return fmt.Errorf("plan: --plot: %w", err)
 		}

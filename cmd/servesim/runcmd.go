@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/servesim/servesim/report/chart"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 )
@@ -150,7 +151,7 @@ func checkOutputFlags(o *runOptions) error {
 		return fmt.Errorf("--format %q: want table, csv or json", o.format)
 	}
 	if o.plot != "" {
-		if _, err := plotFormat(o.plot); err != nil {
+		if _, err := chart.Format(o.plot); err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
 	}
@@ -176,7 +177,7 @@ func writeRunOutput(w io.Writer, out *runOutput, o *runOptions) error {
 		return err
 	}
 	if o.plot != "" {
-		if err := writePlot(o.plot, out, rows); err != nil {
+		if err := writeSweepPlot(o.plot, out); err != nil {
 			return fmt.Errorf("--plot %s: %w", o.plot, err)
 		}
 	}

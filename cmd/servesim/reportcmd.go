@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/report"
+	"github.com/servesim/servesim/report/chart"
+	"github.com/servesim/servesim/scenario"
+	"github.com/servesim/servesim/screen"
+	"github.com/servesim/servesim/sim"
+)
+
+const reportUsage = `Usage: servesim report FILE... [-o report.html] [flags]
+
+Writes one self-contained HTML page about result files — any mix of the
+JSON of 'servesim bench --save-result' (with --save-detailed: latency CDFs
+and the engine's counters over time), 'servesim run --format json' and
+'servesim merge', 'servesim capacity --json', and real 'vllm bench serve'
+result JSONs (--save-result, --save-detailed, --append-result). It shows
+each run's setup, vLLM's summary table, percentile bars and CDFs,
+throughput and latency against rate or concurrency with the runs
+overlaid (simulated against measured), SLO attainment against rate with
+the lambda* bracket shaded, and the capacity probes.
+
+The page inlines its CSS and SVG charts, runs no script and fetches
+nothing: open it from a file:// URL, mail it, attach it to a review.
+`
+
+// reportOptions are the flags of `servesim report`.
+type reportOptions struct {
+	out, title, labels string
+	quiet              bool
+}
+
+// runReport is `servesim report`.
+func runReport(args []string, e *env) error {
+	var o reportOptions
+	fs := newFlagSet("report")
+	fs.StringVar(&o.out, "o", "report.html", "write the page to `FILE` (- for stdout)")
+	fs.StringVar(&o.out, "output", "report.html", "same as -o")
+	fs.StringVar(&o.title, "title", "", "page `title` (default: servesim report)")
+	fs.StringVar(&o.labels, "labels", "", "comma-separated legend `names` of the files, in order (default: the file names)")
+	fs.BoolVar(&o.quiet, "quiet", false, "no note on stderr")
+	groups := []flagGroup{{"flags", []string{"o", "output", "title", "labels", "quiet"}}}
+	pos, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(e.stdout, reportUsage)
+		printFlags(e.stdout, fs, groups)
+		return errHelp
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return errors.New("report: no result files given (usage: servesim report FILE... [-o report.html])")
+	}
+	runs, err := report.ReadRuns(pos...)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if o.labels != "" {
+		labels := strings.Split(o.labels, ",")
+		if len(labels) != len(runs) {
+			return fmt.Errorf("report: --labels has %d names for %d files", len(labels), len(runs))
+		}
+		for i, l := range labels {
+			runs[i].Label = strings.TrimSpace(l)
+		}
+	}
+	opts := report.Options{Title: o.title}
+	if o.out == "-" {
+		return report.WriteHTML(e.stdout, runs, opts)
+	}
+	if err := report.WriteFile(o.out, runs, opts); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if !o.quiet {
+		fmt.Fprintf(e.stderr, "servesim: wrote %s\n", o.out)
+	}
+	return nil
+}
+
+// writeSweepPlot draws the charts of a run or merge output
+// (report.SweepCharts) to path, a .png or .svg file.
+func writeSweepPlot(path string, out *runOutput) error {
+	r, err := runOfOutput(out)
+	if err != nil {
+		return err
+	}
+	return chart.WriteFile(path, report.SweepCharts(r)...)
+}
+
+// runOfOutput reads a run output back as the report package sees it.
+func runOfOutput(out *runOutput) (*report.Run, error) {
+	var b bytes.Buffer
+	if err := out.writeJSON(&b); err != nil {
+		return nil, err
+	}
+	r, err := report.Parse(b.Bytes(), out.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	r.Label = out.Scenario
+	return r, nil
+}
+
+// The --report FILE flag of bench, run, capacity and tp: each command
+// calls its helper below once its results are in.
+
+// reportRunOutput writes the report of a run or merge output to path.
+func reportRunOutput(path string, out *runOutput) error {
+	r, err := runOfOutput(out)
+	if err != nil {
+		return err
+	}
+	return report.WriteFile(path, []*report.Run{r}, report.Options{Title: "servesim run " + out.Scenario})
+}
+
+// reportBench writes the report of one bench run to path: its result
+// JSON as --save-result --save-detailed would write it, so the page has
+// the setup, the CDFs and the counters over time.
+func reportBench(path string, o *benchOptions, sc *scenario.Scenario, res *sim.Result) error {
+	detailed := *o
+	detailed.saveDetailed = true
+	data, err := benchResultJSON(&detailed, sc, res, time.Now().Format(dateLayout))
+	if err != nil {
+		return err
+	}
+	r, err := report.Parse(data, "servesim bench")
+	if err != nil {
+		return err
+	}
+	return report.WriteFile(path, []*report.Run{r}, report.Options{Title: "servesim bench: " + sc.Server.String()})
+}
+
+// reportCapacity writes the report of a capacity search or grid to path.
+func reportCapacity(path string, sc *scenario.Scenario, crit capacity.Criteria, points []capacity.Point, lo, hi float64) error {
+	r := report.FromCapacity(crit, points, lo, hi)
+	r.Label = "capacity"
+	r.Setup = append([]report.Field{{Key: "scenario", Value: sc.Name}, {Key: "server", Value: sc.Server.String()}}, r.Setup...)
+	return report.WriteFile(path, []*report.Run{r}, report.Options{Title: "servesim capacity: " + sc.Server.String()})
+}
+
+// reportTP writes the report of a TP screen to path.
+func reportTP(path string, eng batching.Config, s screen.Study, rep *screen.Report) error {
+	r := report.FromScreen(s, rep)
+	r.Label = "tp"
+	return report.WriteFile(path, []*report.Run{r}, report.Options{Title: "servesim tp: " + eng.Deployment.Model.Name + " on " + eng.Deployment.GPU.Name})
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/scenario"
+	"github.com/servesim/servesim/screen"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
+)
+
+// checkPage reads a written report and checks it is one HTML page with
+// charts and the strings of want.
+func checkPage(t *testing.T, path string, want ...string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	if !strings.HasPrefix(page, "<!DOCTYPE html>") || !strings.Contains(page, `<svg class="chart"`) {
+		t.Errorf("%s: not an HTML page with charts", path)
+	}
+	for _, w := range want {
+		if !strings.Contains(page, w) {
+			t.Errorf("%s lacks %q", path, w)
+		}
+	}
+}
+
+// TestReportCommand: servesim report joins a simulated run and sweep
+// with a real vLLM result into one page.
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	bench := filepath.Join(dir, "sim.json")
+	mustRun(t, "bench", "--num-prompts", "100", "--request-rate", "10", "--save-result", "--save-detailed", "--result-filename", bench, "--quiet")
+	sweep := mustRun(t, "run", "testdata/small.yaml", "--format", "json")
+	sweepFile := filepath.Join(dir, "small.json")
+	if err := os.WriteFile(sweepFile, []byte(sweep.stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "report.html")
+	r := mustRun(t, "report", bench, "testdata/vllm/result_random.json", sweepFile, "-o", out, "--labels", "simulated, measured, sweep")
+	if r.stdout != "" || !strings.Contains(r.stderr, "wrote "+out) {
+		t.Errorf("stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+	checkPage(t, out, "simulated", "measured", "Sweep over request rate", "Mean TTFT (ms)")
+
+	// To stdout.
+	r = mustRun(t, "report", "testdata/vllm/result_detailed.json", "-o", "-")
+	if !strings.HasPrefix(r.stdout, "<!DOCTYPE html>") {
+		t.Errorf("-o -: stdout starts %q", r.stdout[:min(len(r.stdout), 40)])
+	}
+}
+
+func TestReportErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no files", []string{"report"}, "no result files"},
+		{"missing file", []string{"report", "testdata/none.json"}, "none.json"},
+		{"not a result", []string{"report", "testdata/small.yaml"}, "small.yaml: not a result file"},
+		{"labels", []string{"report", "testdata/vllm/result_random.json", "--labels", "a,b"}, "--labels has 2 names for 1 files"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := servesim(t, tt.args...)
+			if r.code != 2 || !strings.Contains(r.stderr, tt.want) || strings.Count(r.stderr, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want 2 and one line with %q", r.code, r.stderr, tt.want)
+			}
+		})
+	}
+	if r := mustRun(t, "report", "-h"); !strings.Contains(r.stdout, "Usage: servesim report") {
+		t.Errorf("report -h: %q", r.stdout)
+	}
+}
+
+// TestReportHelpers: the helpers behind --report write a page for each
+// command's results.
+func TestReportHelpers(t *testing.T) {
+	dir := t.TempDir()
+
+	var o benchOptions
+	fs, _ := benchFlags("bench", &o)
+	if err := fs.Parse([]string{"--num-prompts", "200", "--goodput", "ttft:500", "tpot:50"}); err != nil {
+		t.Fatal(err)
+	}
+	o.set = setFlags(fs)
+	sc, err := o.scenario()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := sc.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "bench.html")
+	if err := reportBench(path, &o, sc, res); err != nil {
+		t.Fatal(err)
+	}
+	checkPage(t, path, "servesim bench: vLLM-v1 engine", "TTFT distribution (CDF)", "KV-cache usage")
+
+	crit := capacity.DefaultCriteria(metrics.SLO{TTFT: 0.5, TPOT: 0.05}, 0.99)
+	points := []capacity.Point{
+		{Rate: 10, Pass: true, MinAttainment: 1, Runs: []capacity.Verdict{{Pass: true, Attainment: 1, SendRate: 10}}},
+		{Rate: 20, MinAttainment: 0.9, Runs: []capacity.Verdict{{Attainment: 0.9, SendRate: 20, Reasons: []string{"attainment 0.9 < 0.99"}}}},
+	}
+	path = filepath.Join(dir, "capacity.html")
+	if err := reportCapacity(path, sc, crit, points, 10, 20); err != nil {
+		t.Fatal(err)
+	}
+	checkPage(t, path, "[10.00, 20.00) req/s", "attainment 0.9 &lt; 0.99")
+
+	model, _ := cost.Model("llama-3.1-8b")
+	gpu, _ := cost.GPU("h100-sxm")
+	eng := batching.Defaults(model, gpu)
+	study := screen.Study{Engine: eng, Candidates: []screen.Candidate{{TP: 1, Replicas: 1}}, Criteria: crit}
+	rep := &screen.Report{FitsOneGPU: true, Rows: []screen.Row{{Candidate: study.Candidates[0], GPUs: 1, Fits: true,
+		Search: &capacity.Result{Lower: 30, Upper: math.Inf(1)}, LowerPerGPU: 30, UpperPerGPU: math.Inf(1)}}}
+	path = filepath.Join(dir, "tp.html")
+	if err := reportTP(path, eng, study, rep); err != nil {
+		t.Fatal(err)
+	}
+	checkPage(t, path, "λ* per GPU by candidate", "[30.00, inf) req/s")
+
+	scSmall, err := scenario.Load("testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := scSmall.Experiment()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := newRunOutput(scSmall, x.Points, x.Size(), sim.AllJobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Results, err = runJobs(x, sim.AllJobs, 0, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(dir, "run.html")
+	if err := reportRunOutput(path, out); err != nil {
+		t.Fatal(err)
+	}
+	checkPage(t, path, "servesim run small", "SLO attainment vs request rate")
+}

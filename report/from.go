@@ -1,0 +1,162 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/internal/jsonobj"
+	"github.com/servesim/servesim/screen"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
+)
+
+// FromResult turns one sim.Result into a Bench run labelled label: the
+// metrics of its JSON form (vLLM's names), per-request latencies when it
+// kept its records, and the server's series. A Go test that calls sim.Run
+// reports what the CLI reports. The setup holds what the Result knows
+// (rate, burstiness, concurrency, requests, seed, GPUs, SLO); append
+// Fields to Run.Setup for the rest (model, GPU, ...). It panics only if
+// the Result cannot be encoded, a broken invariant of package sim.
+func FromResult(res *sim.Result, label string) *Run {
+	data, err := json.Marshal(res)
+	if err != nil {
+		panic(fmt.Sprintf("report: a sim.Result's JSON: %v", err)) // MarshalJSON fails only on a broken invariant
+	}
+	obj, err := jsonobj.Parse(data)
+	if err != nil {
+		panic(fmt.Sprintf("report: a sim.Result's JSON: %v", err))
+	}
+	b, err := parseBench(obj)
+	if err != nil {
+		panic(fmt.Sprintf("report: a sim.Result's JSON: %v", err))
+	}
+	r := &Run{Label: label, Kind: Bench, SLO: sloFrom(res.SLO, 0.99)}
+	rate := "inf"
+	if !math.IsInf(res.RequestRate, 1) {
+		rate = short(res.RequestRate)
+	}
+	conc := "—"
+	if res.MaxConcurrency > 0 {
+		conc = strconv.Itoa(res.MaxConcurrency)
+	}
+	r.Setup = []Field{
+		{"request_rate", rate}, {"burstiness", short(res.Burstiness)}, {"max_concurrency", conc},
+		{"closed_loop", strconv.FormatBool(res.Closed)},
+		{"num_requests", fmt.Sprintf("%d (%d warm-up)", res.Injected, res.Warmup)},
+		{"seed", strconv.FormatUint(res.Seed, 10)}, {"gpus", strconv.Itoa(res.GPUs)},
+	}
+	if r.SLO != nil {
+		r.Setup = append(r.Setup, Field{"slo", r.SLO.Text()})
+	}
+	p := b.point
+	if r.SLO != nil {
+		p.Attainment = []float64{res.Attainment}
+		p.Pass = res.Attainment >= r.SLO.Target && !res.Stability.Unstable
+	}
+	p.Samples = requestSamples(res.Requests)
+	p.Series = res.Series
+	r.Points = []Point{p}
+	return r
+}
+
+// requestSamples are the latencies of the measured, completed requests,
+// ms.
+func requestSamples(reqs []metrics.Request) map[string][]float64 {
+	out := map[string][]float64{}
+	for i := range reqs {
+		q := &reqs[i]
+		if q.Warmup || q.Status != metrics.Completed {
+			continue
+		}
+		out["ttft"] = append(out["ttft"], 1000*q.TTFT())
+		out["e2el"] = append(out["e2el"], 1000*q.E2E())
+		if v, ok := q.TPOT(); ok {
+			out["tpot"] = append(out["tpot"], 1000*v)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// FromCapacity turns capacity probes (from a capacity.Search or a judged
+// rate grid) and their λ* bracket [lower, upper) into a Capacity run.
+func FromCapacity(crit capacity.Criteria, points []capacity.Point, lower, upper float64) *Run {
+	r := &Run{Kind: Capacity, Param: "rate", SLO: sloFrom(crit.SLO, crit.Target), Lower: lower, Upper: upper}
+	if r.SLO == nil {
+		r.SLO = &SLO{Target: crit.Target}
+	}
+	r.Setup = []Field{
+		{"slo", r.SLO.Text()},
+		{"target", short(crit.Target) + " of requests in every run"},
+		{"max_failure_rate", short(crit.MaxFailureRate)},
+		{"lambda*", bracketText(lower, upper)},
+	}
+	for _, cp := range points {
+		p := Point{Value: short(cp.Rate), X: cp.Rate, Runs: len(cp.Runs), Pass: cp.Pass, Verdicts: cp.Runs, Metrics: map[string]float64{}}
+		var send, fail float64
+		for _, v := range cp.Runs {
+			p.Attainment = append(p.Attainment, v.Attainment)
+			if v.Unstable {
+				p.Unstable++
+			}
+			send += v.SendRate
+			fail = math.Max(fail, v.FailureRate)
+		}
+		if n := float64(len(cp.Runs)); n > 0 {
+			p.Metrics["send_rate"] = send / n
+			p.Metrics["max_failure_rate"] = fail
+			p.Metrics["min_attainment"] = cp.MinAttainment
+			p.Keys = []string{"send_rate", "max_failure_rate", "min_attainment"}
+		}
+		r.Points = append(r.Points, p)
+	}
+	return r
+}
+
+// FromSearch turns a capacity search's result into a Capacity run.
+func FromSearch(crit capacity.Criteria, res *capacity.Result) *Run {
+	r := FromCapacity(crit, res.Points, res.Lower, res.Upper)
+	r.Setup = append(r.Setup, Field{"simulations", fmt.Sprintf("%d runs, %d requests", res.Runs, res.Requests)})
+	return r
+}
+
+// bracketText writes a λ* bracket: "[20.5, 21.3) req/s".
+func bracketText(lo, hi float64) string {
+	h := "inf"
+	if !math.IsInf(hi, 1) && !math.IsNaN(hi) {
+		h = strconv.FormatFloat(hi, 'f', 2, 64)
+	}
+	return "[" + strconv.FormatFloat(lo, 'f', 2, 64) + ", " + h + ") req/s"
+}
+
+// FromScreen turns a TP screen into a Screen run.
+func FromScreen(s screen.Study, rep *screen.Report) *Run {
+	r := &Run{Kind: Screen, Screen: rep, CommonRate: s.CommonRate, SLO: sloFrom(s.Criteria.SLO, s.Criteria.Target)}
+	d := s.Engine.Deployment
+	var cands []string
+	for _, c := range s.Candidates {
+		cands = append(cands, candidateName(c))
+	}
+	r.Setup = []Field{{"model", d.Model.Name}, {"gpu", d.GPU.Name}, {"candidates", strings.Join(cands, ", ")}}
+	if r.SLO != nil {
+		r.Setup = append(r.Setup, Field{"slo", r.SLO.Text() + ", target " + short(r.SLO.Target)})
+	}
+	r.Setup = append(r.Setup, Field{"replications", fmt.Sprintf("%d (%d near the answer)", s.Replications, s.BoundaryReplications)},
+		Field{"requests", fmt.Sprintf("%d (%d warm-up)", s.Requests, s.Warmup)})
+	if s.CommonRate > 0 {
+		r.Setup = append(r.Setup, Field{"common_rate", short(s.CommonRate) + " req/s"})
+	}
+	return r
+}
+
+// candidateName writes a candidate as the tp command takes it: "4x1".
+func candidateName(c screen.Candidate) string { return fmt.Sprintf("%dx%d", c.TP, c.Replicas) }
+
+// short writes v in its shortest form.
+func short(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

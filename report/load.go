@@ -1,0 +1,506 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/internal/jsonobj"
+	"github.com/servesim/servesim/sim/metrics"
+)
+
+// ErrFormat is wrapped by the errors of files that are not a result
+// servesim knows.
+var ErrFormat = errors.New("not a result file")
+
+// Load reads one result file:
+//   - the JSON of servesim bench --save-result (with --save-detailed, its
+//     per-request arrays and time series too);
+//   - the JSON of servesim run --format json, of a shard, or of servesim
+//     merge (format servesim-run/1): a sweep;
+//   - the JSON of servesim capacity --json: probes and the λ* bracket;
+//   - a vllm bench serve result JSON (--save-result, --save-detailed),
+//     or several appended with --append-result: a sweep over the rate,
+//     concurrency or burstiness that differs between them.
+//
+// The run's label is the file's name without its extension.
+func Load(path string) (*Run, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := Parse(data, path)
+	if err != nil {
+		return nil, err
+	}
+	r.File = path
+	return r, nil
+}
+
+// ReadRuns loads the files, in order.
+func ReadRuns(paths ...string) ([]*Run, error) {
+	runs := make([]*Run, 0, len(paths))
+	for _, p := range paths {
+		r, err := Load(p)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// Parse reads a result from data (see Load); name labels the run and its
+// errors.
+func Parse(data []byte, name string) (*Run, error) {
+	var objs []jsonobj.Object
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
+		}
+		o, err := jsonobj.Parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
+		}
+		objs = append(objs, o)
+	}
+	if len(objs) == 0 {
+		return nil, fmt.Errorf("%s: %w: empty", name, ErrFormat)
+	}
+	label := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	first := objs[0]
+	var r *Run
+	var err error
+	switch {
+	case str(first.Get("format")) == runFormat:
+		r, err = parseRunOutput(first)
+	case str(first.Get("kind")) == "servesim-capacity-grid":
+		err = errors.New("a servesim capacity --grid --shard file: join the shards with servesim capacity --merge --json first")
+	case first.Get("criteria") != nil && first.Get("points") != nil:
+		r, err = parseCapacity(first)
+	case first.Get("duration") != nil && first.Get("completed") != nil:
+		r, err = parseBenches(objs)
+	default:
+		err = fmt.Errorf("%w: want the JSON of servesim bench --save-result, run --format json, merge or capacity --json, or a vllm bench serve result", ErrFormat)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	r.Label = label
+	return r, nil
+}
+
+// runFormat marks the JSON of servesim run and merge.
+const runFormat = "servesim-run/1"
+
+// str decodes a JSON string ("" when it is not one).
+func str(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// number decodes a JSON number, "inf" or null (NaN), and says whether it
+// was one of these.
+func number(raw json.RawMessage) (float64, bool) {
+	s := strings.TrimSpace(string(raw))
+	switch s {
+	case "null":
+		return math.NaN(), true
+	case `"inf"`:
+		return math.Inf(1), true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
+}
+
+// valueText writes a JSON value for the setup table: strings bare, null
+// as "—", numbers as written, objects compact.
+func valueText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	if string(raw) == "null" {
+		return "—"
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// benchObject is one bench or vLLM result, split into setup and numbers.
+type benchObject struct {
+	setup    []Field
+	setupRaw map[string]json.RawMessage
+	point    Point
+	slo      *SLO
+	servesim bool
+}
+
+// parseBench splits a result object: keys before duration describe the
+// setup (vLLM's header and servesim's description of the simulated
+// server), numbers after it are metrics, and the per-request arrays
+// become samples.
+func parseBench(o jsonobj.Object) (*benchObject, error) {
+	b := &benchObject{setupRaw: map[string]json.RawMessage{}}
+	p := &b.point
+	p.Runs, p.Metrics, p.X = 1, map[string]float64{}, math.NaN()
+	inSetup := o.Get("backend") != nil // a sim.Result's JSON has no header
+	arrays := map[string]json.RawMessage{}
+	for _, m := range o {
+		if m.Key == "duration" {
+			inSetup = false
+		}
+		raw := bytes.TrimSpace(m.Value)
+		if inSetup {
+			if len(raw) > 0 && raw[0] == '[' {
+				continue
+			}
+			b.setup = append(b.setup, Field{m.Key, valueText(raw)})
+			b.setupRaw[m.Key] = raw
+			continue
+		}
+		switch {
+		case len(raw) > 0 && raw[0] == '[':
+			arrays[m.Key] = raw
+		case m.Key == "stability":
+			var st metrics.Stability
+			if json.Unmarshal(raw, &st) == nil && st.Unstable {
+				p.Unstable = 1
+			}
+		case m.Key == "slo":
+			var s metrics.SLO
+			if json.Unmarshal(raw, &s) == nil && s.Set() {
+				b.slo = sloFrom(s, 0)
+			}
+		default:
+			if v, ok := number(raw); ok && !math.IsInf(v, 0) {
+				p.Metrics[m.Key] = v
+				p.Keys = append(p.Keys, m.Key)
+			}
+		}
+	}
+	b.servesim = str(o.Get("backend")) == "servesim" || o.Get("backend") == nil
+	if g := b.setupRaw["goodput"]; g != nil && string(g) != "null" {
+		var ms map[string]float64
+		if err := json.Unmarshal(g, &ms); err != nil {
+			return nil, fmt.Errorf("goodput: %v", err)
+		}
+		b.slo = &SLO{TTFT: ms["ttft"], TPOT: ms["tpot"], E2EL: ms["e2el"]}
+	}
+	if b.slo != nil {
+		b.slo.Target = 0.99
+		if t, ok := number(b.setupRaw["slo_target"]); ok && t > 0 {
+			b.slo.Target = t
+		}
+		if a, ok := p.Metric("slo_attainment"); ok {
+			p.Attainment = []float64{a}
+		}
+		p.Pass = p.MinAttainment() >= b.slo.Target && p.Unstable == 0
+	}
+	var err error
+	p.Samples, p.Series, err = samples(arrays, b.servesim)
+	return b, err
+}
+
+// samples turns the per-request arrays into latency samples in ms:
+// servesim's ttfts, tpots and e2els (null for requests that did not
+// complete); vLLM's ttfts, itls and latencies (0 or empty for failed
+// requests, which errors marks), TPOT derived as vLLM does,
+// (latency − ttft)/(output_len − 1) for outputs of more than one token.
+func samples(arrays map[string]json.RawMessage, servesim bool) (map[string][]float64, []*metrics.Series, error) {
+	var series []*metrics.Series
+	if raw, ok := arrays["series"]; ok {
+		if err := json.Unmarshal(raw, &series); err != nil {
+			return nil, nil, fmt.Errorf("series: %v", err)
+		}
+	}
+	floats := func(key string) ([]*float64, error) {
+		raw, ok := arrays[key]
+		if !ok {
+			return nil, nil
+		}
+		var vs []*float64
+		if err := json.Unmarshal(raw, &vs); err != nil {
+			return nil, fmt.Errorf("%s: %v", key, err)
+		}
+		return vs, nil
+	}
+	out := map[string][]float64{}
+	var errs []string
+	if raw, ok := arrays["errors"]; ok {
+		if err := json.Unmarshal(raw, &errs); err != nil {
+			return nil, nil, fmt.Errorf("errors: %v", err)
+		}
+	}
+	ok := func(i int) bool { return i >= len(errs) || errs[i] == "" }
+	ms := func(vs []*float64, keep func(int, float64) bool) []float64 {
+		var s []float64
+		for i, v := range vs {
+			if v != nil && keep(i, *v) {
+				s = append(s, 1000**v)
+			}
+		}
+		return s
+	}
+	if servesim {
+		for key, name := range map[string]string{"ttfts": "ttft", "tpots": "tpot", "e2els": "e2el"} {
+			vs, err := floats(key)
+			if err != nil {
+				return nil, nil, err
+			}
+			if s := ms(vs, func(int, float64) bool { return true }); len(s) > 0 {
+				out[name] = s
+			}
+		}
+		return out, series, nil
+	}
+	ttfts, err := floats("ttfts")
+	if err != nil {
+		return nil, nil, err
+	}
+	lats, err := floats("latencies")
+	if err != nil {
+		return nil, nil, err
+	}
+	// A failed request has latency 0 in vLLM's lists.
+	good := func(i int, v float64) bool { return ok(i) && v > 0 }
+	if s := ms(ttfts, good); len(s) > 0 {
+		out["ttft"] = s
+	}
+	if s := ms(lats, good); len(s) > 0 {
+		out["e2el"] = s
+	}
+	if raw, has := arrays["itls"]; has {
+		var itls [][]float64
+		if err := json.Unmarshal(raw, &itls); err != nil {
+			return nil, nil, fmt.Errorf("itls: %v", err)
+		}
+		var s []float64
+		for i, req := range itls {
+			if ok(i) {
+				for _, v := range req {
+					s = append(s, 1000*v)
+				}
+			}
+		}
+		if len(s) > 0 {
+			out["itl"] = s
+		}
+	}
+	if raw, has := arrays["output_lens"]; has && ttfts != nil && lats != nil {
+		var outs []int
+		if err := json.Unmarshal(raw, &outs); err != nil {
+			return nil, nil, fmt.Errorf("output_lens: %v", err)
+		}
+		var s []float64
+		for i, o := range outs {
+			if o > 1 && ok(i) && i < len(ttfts) && i < len(lats) && ttfts[i] != nil && lats[i] != nil {
+				s = append(s, 1000*(*lats[i]-*ttfts[i])/float64(o-1))
+			}
+		}
+		if len(s) > 0 {
+			out["tpot"] = s
+		}
+	}
+	return out, series, nil
+}
+
+// parseBenches reads one result or several appended ones (a sweep over
+// whichever of rate, concurrency and burstiness differs).
+func parseBenches(objs []jsonobj.Object) (*Run, error) {
+	var bs []*benchObject
+	for i, o := range objs {
+		b, err := parseBench(o)
+		if err != nil {
+			if len(objs) > 1 {
+				return nil, fmt.Errorf("result %d: %w", i+1, err)
+			}
+			return nil, err
+		}
+		bs = append(bs, b)
+	}
+	r := &Run{Kind: Bench, Setup: bs[0].setup, SLO: bs[0].slo}
+	if !bs[0].servesim {
+		r.Source = Measured
+	}
+	for _, b := range bs {
+		r.Points = append(r.Points, b.point)
+	}
+	if len(bs) == 1 {
+		return r, nil
+	}
+	r.Kind = Sweep
+	for _, key := range []string{"request_rate", "max_concurrency", "burstiness"} {
+		vals := map[string]bool{}
+		for _, b := range bs {
+			vals[string(b.setupRaw[key])] = true
+		}
+		if len(vals) > 1 {
+			r.Param = key
+			break
+		}
+	}
+	for i, b := range bs {
+		p := &r.Points[i]
+		p.Value, p.X = strconv.Itoa(i+1), float64(i+1)
+		if r.Param != "" {
+			raw := b.setupRaw[r.Param]
+			p.Value = valueText(raw)
+			p.X, _ = number(raw)
+		}
+	}
+	// The setup rows that differ between the results are the sweep.
+	r.Setup = slices.DeleteFunc(r.Setup, func(f Field) bool { return f.Key == r.Param || f.Key == "date" })
+	return r, nil
+}
+
+// parseRunOutput reads the JSON of servesim run and merge: each point's
+// metrics are means over its replications.
+func parseRunOutput(o jsonobj.Object) (*Run, error) {
+	var head struct {
+		Scenario     string            `json:"scenario"`
+		Server       string            `json:"server"`
+		Param        string            `json:"param"`
+		Values       []json.RawMessage `json:"values"`
+		Replications int               `json:"replications"`
+		Requests     int               `json:"requests"`
+		Warmup       int               `json:"warmup"`
+		Jobs         int               `json:"jobs"`
+		Shard        string            `json:"shard"`
+		SLO          *struct {
+			TTFT   float64 `json:"ttft_ms"`
+			TPOT   float64 `json:"tpot_ms"`
+			E2EL   float64 `json:"e2el_ms"`
+			Target float64 `json:"target"`
+		} `json:"slo"`
+		Results []struct {
+			Job         int             `json:"job"`
+			Point       int             `json:"point"`
+			Replication int             `json:"replication"`
+			Result      json.RawMessage `json:"result"`
+		} `json:"results"`
+	}
+	b, _ := o.MarshalJSON()
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	r := &Run{Kind: Sweep, Param: head.Param}
+	r.Setup = []Field{{"scenario", head.Scenario}, {"server", head.Server}}
+	if head.Param != "" {
+		var vs []string
+		for _, v := range head.Values {
+			vs = append(vs, valueText(v))
+		}
+		r.Setup = append(r.Setup, Field{"sweep", head.Param + " = " + strings.Join(vs, ", ")})
+	}
+	r.Setup = append(r.Setup, Field{"replications", strconv.Itoa(head.Replications)},
+		Field{"requests", fmt.Sprintf("%d (%d warm-up)", head.Requests, head.Warmup)})
+	if head.SLO != nil {
+		r.SLO = &SLO{TTFT: head.SLO.TTFT, TPOT: head.SLO.TPOT, E2EL: head.SLO.E2EL, Target: head.SLO.Target}
+		r.Setup = append(r.Setup, Field{"slo", r.SLO.Text() + ", target " + short(r.SLO.Target)})
+	}
+	if head.Shard != "" && head.Shard != "0/1" {
+		r.Setup = append(r.Setup, Field{"shard", head.Shard + fmt.Sprintf(" (%d of %d jobs)", len(head.Results), head.Jobs)})
+	}
+	n := max(len(head.Values), 1)
+	r.Points = make([]Point, n)
+	sums := make([]map[string]float64, n)
+	counts := make([]map[string]int, n)
+	for i := range r.Points {
+		p := &r.Points[i]
+		p.X, p.Metrics = math.NaN(), map[string]float64{}
+		if i < len(head.Values) {
+			p.Value = valueText(head.Values[i])
+			p.X, _ = number(head.Values[i])
+		}
+		sums[i], counts[i] = map[string]float64{}, map[string]int{}
+	}
+	for _, rec := range head.Results {
+		if rec.Point < 0 || rec.Point >= n {
+			return nil, fmt.Errorf("job %d: point %d out of range [0, %d)", rec.Job, rec.Point, n)
+		}
+		obj, err := jsonobj.Parse(rec.Result)
+		if err != nil {
+			return nil, fmt.Errorf("job %d: %v", rec.Job, err)
+		}
+		b, err := parseBench(obj)
+		if err != nil {
+			return nil, fmt.Errorf("job %d: %w", rec.Job, err)
+		}
+		p := &r.Points[rec.Point]
+		p.Runs++
+		p.Unstable += b.point.Unstable
+		for _, k := range b.point.Keys {
+			if counts[rec.Point][k] == 0 && !slices.Contains(p.Keys, k) {
+				p.Keys = append(p.Keys, k)
+			}
+			sums[rec.Point][k] += b.point.Metrics[k]
+			counts[rec.Point][k]++
+		}
+		if r.SLO != nil {
+			if a, ok := b.point.Metric("slo_attainment"); ok {
+				p.Attainment = append(p.Attainment, a)
+			}
+		}
+	}
+	for i := range r.Points {
+		p := &r.Points[i]
+		for k, s := range sums[i] {
+			p.Metrics[k] = s / float64(counts[i][k])
+		}
+		p.Pass = r.SLO != nil && p.Runs > 0 && p.MinAttainment() >= r.SLO.Target && p.Unstable == 0
+	}
+	return r, nil
+}
+
+// parseCapacity reads the JSON of servesim capacity --json.
+func parseCapacity(o jsonobj.Object) (*Run, error) {
+	var c struct {
+		Scenario string            `json:"scenario"`
+		Server   string            `json:"server"`
+		Criteria capacity.Criteria `json:"criteria"`
+		Lower    *float64          `json:"lower"`
+		Upper    *float64          `json:"upper"`
+		Points   []capacity.Point  `json:"points"`
+		Runs     int               `json:"runs"`
+		Requests int64             `json:"requests"`
+	}
+	b, _ := o.MarshalJSON()
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	lo, hi := 0.0, math.Inf(1)
+	if c.Lower != nil {
+		lo = *c.Lower
+	}
+	if c.Upper != nil {
+		hi = *c.Upper
+	}
+	r := FromCapacity(c.Criteria, c.Points, lo, hi)
+	r.Setup = append([]Field{{"scenario", c.Scenario}, {"server", c.Server}}, r.Setup...)
+	if c.Runs > 0 {
+		r.Setup = append(r.Setup, Field{"simulations", fmt.Sprintf("%d runs, %d requests", c.Runs, c.Requests)})
+	}
+	return r, nil
+}

@@ -1,0 +1,262 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestLoad reads each kind of result file and checks what it holds
+// against the file itself.
+func TestLoad(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file   string
+		kind   Kind
+		source Source
+		points int
+		param  string
+		slo    bool
+	}{
+		{benchFile, Bench, Simulated, 1, "", false},
+		{vllmFile, Bench, Measured, 1, "", false},
+		{vllmDetailed, Bench, Measured, 1, "", false},
+		{rateSweepFile, Sweep, Simulated, 6, "workload.arrival.rate", true},
+		{concSweepFile, Sweep, Simulated, 7, "workload.closed.clients", false},
+		{capacityFile, Capacity, Simulated, 6, "rate", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			r, err := Load(tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Kind != tt.kind || r.Source != tt.source || len(r.Points) != tt.points || r.Param != tt.param || (r.SLO != nil) != tt.slo {
+				t.Errorf("kind %v, source %v, %d points, param %q, slo %v; want %v, %v, %d, %q, %v",
+					r.Kind, r.Source, len(r.Points), r.Param, r.SLO != nil, tt.kind, tt.source, tt.points, tt.param, tt.slo)
+			}
+			if r.File != tt.file || r.Label == "" || len(r.Setup) == 0 {
+				t.Errorf("file %q, label %q, %d setup fields", r.File, r.Label, len(r.Setup))
+			}
+		})
+	}
+}
+
+// TestLoadBenchMetrics: a single result's metrics are its file's numbers,
+// under the same keys, and its setup is the file's header.
+func TestLoadBenchMetrics(t *testing.T) {
+	t.Parallel()
+	for _, file := range []string{benchFile, vllmFile} {
+		r, err := Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := readJSON(t, file)
+		p := r.Points[0]
+		for _, key := range []string{"duration", "completed", "request_throughput", "output_throughput", "mean_ttft_ms", "p99_ttft_ms", "median_itl_ms"} {
+			if got, ok := p.Metric(key); !ok || got != m[key].(float64) {
+				t.Errorf("%s %s = %v (%v), want %v", file, key, got, ok, m[key])
+			}
+		}
+		if got := r.Get("model_id"); got != m["model_id"] {
+			t.Errorf("%s model_id %q, want %q", file, got, m["model_id"])
+		}
+		if _, ok := p.Metric("request_goodput"); ok {
+			t.Errorf("%s: request_goodput is null in the file", file)
+		}
+	}
+}
+
+// TestLoadVLLMDetailed: vLLM's per-request lists become samples in ms:
+// ttfts, the pooled itls, latencies as E2EL, and TPOT derived as vLLM
+// derives it.
+func TestLoadVLLMDetailed(t *testing.T) {
+	t.Parallel()
+	r, err := Load(vllmDetailed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := readJSON(t, vllmDetailed)
+	s := r.Points[0].Samples
+	ttfts, lats, outs := m["ttfts"].([]any), m["latencies"].([]any), m["output_lens"].([]any)
+	var itls int
+	for _, l := range m["itls"].([]any) {
+		itls += len(l.([]any))
+	}
+	if len(s["ttft"]) != len(ttfts) || len(s["e2el"]) != len(lats) || len(s["itl"]) != itls || len(s["tpot"]) != len(ttfts) {
+		t.Fatalf("samples ttft %d, e2el %d, itl %d, tpot %d; want %d, %d, %d, %d",
+			len(s["ttft"]), len(s["e2el"]), len(s["itl"]), len(s["tpot"]), len(ttfts), len(lats), itls, len(ttfts))
+	}
+	for i := range ttfts {
+		ttft, lat, o := ttfts[i].(float64), lats[i].(float64), outs[i].(float64)
+		if s["ttft"][i] != 1000*ttft || s["e2el"][i] != 1000*lat {
+			t.Errorf("request %d: ttft %v, e2el %v", i, s["ttft"][i], s["e2el"][i])
+		}
+		if w := 1000 * (lat - ttft) / (o - 1); math.Abs(s["tpot"][i]-w) > 1e-9 {
+			t.Errorf("request %d: tpot %v, want %v", i, s["tpot"][i], w)
+		}
+	}
+	// The mean of the pooled ITLs is the file's mean_itl_ms.
+	var sum float64
+	for _, v := range s["itl"] {
+		sum += v
+	}
+	if got, w := sum/float64(len(s["itl"])), m["mean_itl_ms"].(float64); math.Abs(got-w) > 1e-6*w {
+		t.Errorf("mean of itls %v ms, file's mean_itl_ms %v", got, w)
+	}
+}
+
+// TestLoadServesimDetailed: servesim's per-request arrays and series.
+func TestLoadServesimDetailed(t *testing.T) {
+	t.Parallel()
+	r, err := Load(benchFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Points[0]
+	completed := int(p.Metrics["completed"])
+	for _, key := range []string{"ttft", "e2el", "tpot"} {
+		if len(p.Samples[key]) != completed {
+			t.Errorf("%d %s samples, want %d", len(p.Samples[key]), key, completed)
+		}
+	}
+	if len(p.Series) == 0 || len(p.Series[0].Times) == 0 {
+		t.Fatal("no series")
+	}
+}
+
+// TestLoadAppended: vLLM's --append-result file (objects one per line)
+// is a sweep over what differs between them.
+func TestLoadAppended(t *testing.T) {
+	t.Parallel()
+	one, err := os.ReadFile(vllmFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := bytes.Replace(one, []byte(`"request_rate": 10.0`), []byte(`"request_rate": 20.0`), 1)
+	r, err := Parse(append(append(one, '\n'), two...), "openai-sweep.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != Sweep || r.Param != "request_rate" || len(r.Points) != 2 || r.Points[0].X != 10 || r.Points[1].X != 20 || r.Label != "openai-sweep" {
+		t.Errorf("kind %v param %q points %d x %v, %v label %q", r.Kind, r.Param, len(r.Points), r.Points[0].X, r.Points[1].X, r.Label)
+	}
+	if r.Get("request_rate") != "" {
+		t.Error("the swept field is still in the setup")
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, data, want string }{
+		{"empty", "", "empty"},
+		{"not JSON", "hello", "not a result file"},
+		{"an array", "[1, 2]", "not a result file"},
+		{"another object", `{"a": 1}`, "want the JSON of servesim bench"},
+		{"a grid shard", `{"kind": "servesim-capacity-grid", "jobs": []}`, "--merge --json"},
+		{"truncated", `{"duration": 1, "completed": 2`, "not a result file"},
+		{"bad series", `{"backend": "servesim", "duration": 1, "completed": 1, "series": [1]}`, "series"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.data), "x.json")
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "x.json: ") {
+				t.Errorf("error %v, want one naming x.json and saying %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := Load("testdata/missing.json"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestFromResult: a library result reports the same numbers as its JSON,
+// and its records become samples.
+func TestFromResult(t *testing.T) {
+	t.Parallel()
+	res := fcfsResult(t)
+	r := FromResult(res, "lib")
+	p := r.Points[0]
+	if r.Label != "lib" || r.Kind != Bench || r.Source != Simulated || r.SLO == nil || r.SLO.E2EL != 1000 {
+		t.Errorf("run %+v", r)
+	}
+	if got := p.Metrics["request_throughput"]; got != res.RequestThroughput {
+		t.Errorf("request_throughput %v, want %v", got, res.RequestThroughput)
+	}
+	if got, w := p.Metrics["p99_e2el_ms"], 1000*res.E2E().Percentile(99); got != w {
+		t.Errorf("p99_e2el_ms %v, want %v", got, w)
+	}
+	if len(p.Samples["e2el"]) != res.Completed || len(p.Attainment) != 1 || p.Attainment[0] != res.Attainment {
+		t.Errorf("%d e2el samples for %d completed; attainment %v", len(p.Samples["e2el"]), res.Completed, p.Attainment)
+	}
+}
+
+// TestSweepCharts: the plot of a rate sweep with an SLO leads with
+// attainment and shades the bracket; a concurrency sweep adds ITL by
+// concurrency; one point draws one chart.
+func TestSweepCharts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file   string
+		titles []string
+	}{
+		{rateSweepFile, []string{"SLO attainment vs request rate", "Throughput vs latency"}},
+		{concSweepFile, []string{"Throughput vs latency", "Inter-token latency by concurrency"}},
+		{benchFile, []string{"Throughput vs latency"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			r, err := Load(tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs := SweepCharts(r)
+			var titles []string
+			for _, c := range cs {
+				titles = append(titles, c.Title)
+				if !c.HasData() {
+					t.Errorf("%q has no data", c.Title)
+				}
+			}
+			if strings.Join(titles, "|") != strings.Join(tt.titles, "|") {
+				t.Errorf("charts %q, want %q", titles, tt.titles)
+			}
+			if tt.file == rateSweepFile && (len(cs[0].Bands) != 1 || cs[0].Bands[0].Lo != 30 || cs[0].Bands[0].Hi != 35) {
+				t.Errorf("bands %+v, want the bracket [30, 35)", cs[0].Bands)
+			}
+		})
+	}
+}
+
+// TestCurvesFromBenchmarks: single benchmarks of one setup at several
+// rates draw one curve, in rate order.
+func TestCurvesFromBenchmarks(t *testing.T) {
+	t.Parallel()
+	var runs []*Run
+	for _, rate := range []string{"20.0", "5.0", "10.0"} {
+		one, err := os.ReadFile(vllmFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Parse(bytes.Replace(one, []byte(`"request_rate": 10.0`), []byte(`"request_rate": `+rate), 1), "openai-"+rate+"qps.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	cs := curves(withStyles(runs))
+	if len(cs) != 1 || cs[0].param != "request_rate" || len(cs[0].points) != 3 {
+		t.Fatalf("curves %+v", cs)
+	}
+	for i, w := range []float64{5, 10, 20} {
+		if cs[0].points[i].X != w {
+			t.Errorf("point %d at %v, want %v", i, cs[0].points[i].X, w)
+		}
+	}
+	if runs[0].Points[0].Value != "" {
+		t.Error("curves changed a run")
+	}
+}
