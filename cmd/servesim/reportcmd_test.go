@@ -157,3 +157,22 @@ func TestReportHelpers(t *testing.T) {
 	}
 	checkPage(t, path, "servesim run small", "SLO attainment vs request rate")
 }
+
+// TestRunReportFlag: run --report writes the sweep's page; merge writes the
+// same page from shards; a shard refuses it.
+func TestRunReportFlag(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole.html")
+	mustRun(t, "run", "testdata/small.yaml", "--quiet", "--report", whole)
+	page, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "<svg") || !strings.Contains(string(page), "small") {
+		t.Errorf("run --report wrote no chart or no scenario name (%d bytes)", len(page))
+	}
+	if r := servesim(t, "run", "testdata/small.yaml", "--shard", "0/2", "--report", filepath.Join(dir, "x.html")); r.code != 2 || !strings.Contains(r.stderr, "--report needs the whole sweep") {
+		t.Errorf("--shard with --report: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

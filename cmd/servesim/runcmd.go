@@ -31,6 +31,7 @@ from SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_COUNT
 // runOptions are the flags of `servesim run` and `servesim merge`.
 type runOptions struct {
 	format, plot, shard string
+	report              string
 	workers             int
 	quiet               bool
 }
@@ -42,7 +43,8 @@ func (o *runOptions) define(fs *flag.FlagSet, withShard bool) []flagGroup {
 	}
 	fs.StringVar(&o.format, "format", "", formatHelp)
 	fs.StringVar(&o.plot, "plot", "", "also draw the sweep to `FILE`.png or .svg: throughput-latency, ITL by concurrency, attainment against rate")
-	names := []string{"format", "plot"}
+	fs.StringVar(&o.report, "report", "", "also write a self-contained HTML report of the results to `FILE` (as servesim report draws it)")
+	names := []string{"format", "plot", "report"}
 	if withShard {
 		fs.StringVar(&o.shard, "shard", "", "run only shard `i/n` of the jobs and write JSON for servesim merge")
 		fs.Var(intValue{p: &o.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
@@ -82,6 +84,9 @@ func runScenario(args []string, e *env) error {
 		}
 		if o.plot != "" {
 			return errors.New("run: --plot needs the whole sweep: plot from servesim merge instead of a shard")
+		}
+		if o.report != "" {
+			return errors.New("run: --report needs the whole sweep: write it from servesim merge instead of a shard")
 		}
 	}
 	if err := checkOutputFlags(&o); err != nil {
@@ -179,6 +184,11 @@ func writeRunOutput(w io.Writer, out *runOutput, o *runOptions) error {
 	if o.plot != "" {
 		if err := writeSweepPlot(o.plot, out); err != nil {
 			return fmt.Errorf("--plot %s: %w", o.plot, err)
+		}
+	}
+	if o.report != "" {
+		if err := reportRunOutput(o.report, out); err != nil {
+			return fmt.Errorf("--report %s: %w", o.report, err)
 		}
 	}
 	return nil
