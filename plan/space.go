@@ -19,7 +19,11 @@ type GPUOption struct {
 	// built-in price of GPU.Name (DefaultPrices), and is an error for a
 	// GPU without one.
 	PricePerHour float64
-	// Efficiency, when set, is the efficiency profile fitted on this GPU
+	// Profile, when set, is the efficiency profile of this GPU (cost.Profile:
+	// a `servesim calibrate` output, cost.LoadProfile, or
+	// cost.DefaultProfile); it takes precedence over Efficiency.
+	Profile *cost.Profile
+	// Efficiency, when set, is the three-number efficiency fitted on this GPU
 	// (`servesim calibrate`, cost.Fit); nil keeps the plan's
 	// Engine.Deployment.Eff.
 	Efficiency *cost.Efficiency
@@ -223,6 +227,10 @@ func (p Plan) engine(g GPUOption, s Settings) Replica {
 	d.Model, d.GPU, d.TP, d.PeakFLOPS, d.Comm = p.Model, g.GPU, s.TP, 0, g.Comm
 	if g.Efficiency != nil {
 		d.Eff = *g.Efficiency
+	}
+	if g.Profile != nil {
+		prof := *g.Profile
+		d.Profile = &prof
 	}
 	dep, args, err := ApplyPrecision(s.Precision, *d)
 	if err != nil {

@@ -32,7 +32,10 @@ func TestPlanCandidates(t *testing.T) {
 	eff := cost.Efficiency{Bandwidth: 0.7, FLOPs: 0.5, StepOverhead: 2e-3}
 	l40s := gpu(t, "l40s")
 	l40s.PricePerHour, l40s.Efficiency = 1.5, &eff
-	p.Space = plan.Space{GPUs: []plan.GPUOption{gpu(t, "h100-sxm"), l40s}, TP: []int{1, 2},
+	h100 := gpu(t, "h100-sxm")
+	prof := cost.DefaultProfile(h100.GPU)
+	h100.Profile = &prof
+	p.Space = plan.Space{GPUs: []plan.GPUOption{h100, l40s}, TP: []int{1, 2},
 		MaxNumSeqs: []int{64, 256}, ChunkedPrefill: []bool{true, false}, Precisions: []cost.Precision{cost.FP8}}
 	p.Engine.Deployment.GPUMemoryUtilization = 0.85
 	cands, err := p.Candidates()
@@ -56,6 +59,10 @@ func TestPlanCandidates(t *testing.T) {
 	assert.Equal(t, 1.5, last.PricePerGPUHour)
 	assert.Equal(t, eff, last.Replica.(plan.Engine).Config.Deployment.Eff)
 	assert.Equal(t, cost.DefaultEfficiency(), first.Replica.(plan.Engine).Config.Deployment.Eff)
+	if got := first.Replica.(plan.Engine).Config.Deployment.Profile; assert.NotNil(t, got, "the H100's profile") {
+		assert.Equal(t, prof, *got)
+	}
+	assert.Nil(t, last.Replica.(plan.Engine).Config.Deployment.Profile, "the L40S has no profile")
 	assert.InDelta(t, 2*1.5, last.CostPerHour(1), 1e-12)
 }
 

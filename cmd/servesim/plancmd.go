@@ -48,6 +48,7 @@ need one.
 
 type planOptions struct {
 	gpus, prices, tps        string
+	profiles                 string
 	seqs, tokens, chunked    string
 	precisions               string
 	reps, boundaryReps       int
@@ -61,6 +62,7 @@ func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
 	p.reps, p.boundaryReps, p.maxReplicas = 2, 3, 64
 	fs.StringVar(&p.gpus, "gpus", "", "comma-separated GPU `names` to search (default: every GPU with a price)")
 	fs.StringVar(&p.prices, "prices", "", "`gpu=dollars-per-hour,...` overriding or adding to the built-in prices ("+plan.PriceSource+")")
+	fs.StringVar(&p.profiles, "gpu-profiles", "", "`gpu=FILE,...`: efficiency profiles (servesim calibrate output, cost.Profile YAML) per GPU type; default: each GPU's built-in profile rule")
 	fs.StringVar(&p.tps, "tp-degrees", "1,2,4,8", "comma-separated tensor-parallel `degrees` to search")
 	fs.StringVar(&p.seqs, "max-num-seqs-options", "", "comma-separated max-num-seqs `values` to search (default: --max-num-seqs)")
 	fs.StringVar(&p.tokens, "max-num-batched-tokens-options", "", "comma-separated max-num-batched-tokens `values` to search (default: --max-num-batched-tokens)")
@@ -75,7 +77,7 @@ func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
 	fs.Var(nonNegativeFloat{&p.budget, "no budget"}, "budget", "reject deployments dearer than this, dollars an hour (0: no budget)")
 	fs.StringVar(&p.format, "format", "table", "output `format`: table, json or csv")
 	fs.StringVar(&p.plot, "plot", "", "also draw the cost/latency frontier to `FILE`.svg or .png")
-	return flagGroup{"plan flags", []string{"gpus", "prices", "tp-degrees", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers"}}
+	return flagGroup{"plan flags", []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers"}}
 }
 
 // runPlan is `servesim plan`.
@@ -258,6 +260,21 @@ func (p *planOptions) space(eng batching.Config) (plan.Space, error) {
 			prices[k] = v
 		}
 	}
+	profiles := map[string]*cost.Profile{}
+	for _, part := range strings.Split(p.profiles, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		gpu, file, ok := strings.Cut(part, "=")
+		if !ok || gpu == "" || file == "" {
+			return plan.Space{}, fmt.Errorf("--gpu-profiles: %q must look like gpu=FILE", part)
+		}
+		prof, err := cost.LoadProfile(file)
+		if err != nil {
+			return plan.Space{}, fmt.Errorf("--gpu-profiles %s: %w", gpu, err)
+		}
+		profiles[gpu] = &prof
+	}
 	var s plan.Space
 	names := prices.Names()
 	if p.gpus != "" {
@@ -271,6 +288,11 @@ func (p *planOptions) space(eng batching.Config) (plan.Space, error) {
 	if len(names) == 0 {
 		return s, errors.New("--gpus: no GPU to search")
 	}
+	for gpu := range profiles {
+		if !slices.Contains(names, gpu) {
+			return s, fmt.Errorf("--gpu-profiles: %s is not among the GPUs searched (%s)", gpu, strings.Join(names, ", "))
+		}
+	}
 	for _, n := range names {
 		g, err := cost.GPU(n)
 		if err != nil {
@@ -280,7 +302,7 @@ func (p *planOptions) space(eng batching.Config) (plan.Space, error) {
 		if !ok {
 			return s, fmt.Errorf("--gpus: %s has no price: give one with --prices %s=DOLLARS_PER_HOUR", n, n)
 		}
-		s.GPUs = append(s.GPUs, plan.GPUOption{GPU: g, PricePerHour: price})
+		s.GPUs = append(s.GPUs, plan.GPUOption{GPU: g, PricePerHour: price, Profile: profiles[n]})
 	}
 	var err error
 	if s.TP, err = intList("--tp-degrees", p.tps, 1, 1024); err != nil {

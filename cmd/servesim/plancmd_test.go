@@ -48,6 +48,8 @@ func TestPlanCommand(t *testing.T) {
 		{[]string{"--format", "xml"}, `--format "xml"`},
 		{[]string{"--tensor-parallel-size", "2"}, "the plan chooses the deployment"},
 		{[]string{"--chunked-prefill-options", "maybe"}, `"maybe": want on or off`},
+		{[]string{"--gpu-profiles", "h100-sxm=/nonexistent/p.yaml"}, "--gpu-profiles h100-sxm:"},
+		{[]string{"--gpu-profiles", "h100-sxm"}, `"h100-sxm" must look like gpu=FILE`},
 	} {
 		r := servesim(t, append(args, tt.args...)...)
 		if r.code != 2 || !strings.Contains(r.stderr, tt.want) {
