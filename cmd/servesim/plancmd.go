@@ -47,15 +47,15 @@ need one.
 `
 
 type planOptions struct {
-	gpus, prices, tps        string
-	profiles                 string
-	seqs, tokens, chunked    string
-	precisions               string
-	reps, boundaryReps       int
-	maxReplicas, workers     int
-	noPrune                  bool
-	frontier, budget         float64
-	format, plot, searchSeed string
+	gpus, prices, tps     string
+	profiles              string
+	seqs, tokens, chunked string
+	precisions            string
+	reps, boundaryReps    int
+	maxReplicas, workers  int
+	noPrune               bool
+	frontier, budget      float64
+	format, plot          string
 }
 
 func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
