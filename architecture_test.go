@@ -75,6 +75,7 @@ func TestImportGraph(t *testing.T) {
 		"cost":         {},
 		"distribution": {},
 		"workload":     {"distribution"},
+		"dataset":      {"workload", "distribution"},
 	}
 	seen := map[string]bool{}
 	for _, p := range listPackages(t) {
