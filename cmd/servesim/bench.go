@@ -254,6 +254,7 @@ func (o *benchOptions) scenario() (*scenario.Scenario, error) {
 	}
 	if o.set["output-len"] {
 		o.randomOutputLen, o.sharegptOutputLen, o.customOutputLen, o.prefixRepetition.outputLen = o.outputLen, o.outputLen, o.outputLen, o.outputLen
+		o.specBenchOutputLen = o.outputLen
 	}
 	ps, err := parseFloatList(o.metricPercentiles)
 	if err != nil {

@@ -85,11 +85,8 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 		pairs, err = dataset.Custom(o.datasetPath, opt)
 		o.tokens = tokenizer.String()
 	case "spec_bench":
-		opt.OutputLen = 256
-		if o.set["output-len"] {
-			opt.OutputLen = o.outputLen
-		}
-		pairs, err = dataset.SpecBench(o.datasetPath, "", opt)
+		opt.OutputLen = o.specBenchOutputLen
+		pairs, err = dataset.SpecBench(o.datasetPath, o.specBenchCategory, opt)
 		o.tokens = tokenizer.String()
 	default:
 		return fmt.Errorf("--dataset-name: invalid choice %q (simulated: random, sharegpt, burstgpt, custom, prefix_repetition, spec_bench, timed_trace, and servesim's trace)", name)

@@ -45,6 +45,8 @@ type benchOptions struct {
 	customOutputLen, sharegptOutputLen     int
 	noOversample, disableShuffle           bool
 	prefixRepetition                       prefixRepetitionOptions
+	specBenchOutputLen                     int
+	specBenchCategory                      string
 	timedTraceChunk                        int
 	timedTraceMultiplier                   float64
 	selfTimed                              triState
@@ -115,7 +117,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	o.normalize = o.isBench()
 	o.numPrompts, o.randomInputLen, o.randomOutputLen, o.traceSpeedup = 1000, 1024, 128, 1
 	o.randomRangeRatio, o.backend = "0.0", defaultBackend
-	o.customOutputLen = 256
+	o.customOutputLen, o.specBenchOutputLen = 256, 256
 	o.prefixRepetition = prefixRepetitionOptions{prefixLen: 256, suffixLen: 256, numPrefixes: 10, outputLen: 128}
 	o.timedTraceChunk, o.timedTraceMultiplier = 16, 1
 	o.servers, o.server.Replicas, o.replicasAlias, o.tpAlias, o.pipelineParallel, o.maxPartialPrefills = 1, 1, 1, d.Server.TensorParallelSize, 1, 1
@@ -142,6 +144,8 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.Var(intValue{p: &o.outputLen}, "output-len", "output tokens: sets the output length of every dataset (--random-output-len, --sharegpt-output-len, --custom-output-len, ...)")
 	fs.Var(intValue{p: &o.customOutputLen, min: -1}, "custom-output-len", "custom dataset: output tokens per request; -1 takes each row's output_tokens")
 	fs.Var(intValue{p: &o.sharegptOutputLen}, "sharegpt-output-len", "sharegpt dataset: output tokens per request (0: the length of each conversation's first reply)")
+	fs.Var(intValue{p: &o.specBenchOutputLen, min: 1}, "spec-bench-output-len", "spec_bench dataset: output tokens per request")
+	fs.StringVar(&o.specBenchCategory, "spec-bench-category", "", "spec_bench dataset: keep only rows of this `category`")
 	fs.BoolVar(&o.noOversample, "no-oversample", false, "file datasets with fewer valid rows than --num-prompts run with fewer requests instead of drawing rows again")
 	fs.BoolVar(&o.disableShuffle, "disable-shuffle", false, "file datasets: take rows in file order instead of shuffled with the seed")
 	fs.Var(intValue{p: &o.prefixRepetition.prefixLen}, "prefix-repetition-prefix-len", "prefix_repetition: tokens of each shared prefix")
@@ -220,7 +224,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	groups := []flagGroup{
 		{"vllm bench serve flags", []string{"model", "request-rate", "burstiness", "max-concurrency", "num-prompts", "num-warmups", "seed",
 			"dataset-name", "dataset-path", "random-input-len", "random-output-len", "random-range-ratio", "random-prefix-len", "input-len", "output-len",
-			"custom-output-len", "sharegpt-output-len", "no-oversample", "disable-shuffle",
+			"custom-output-len", "sharegpt-output-len", "spec-bench-output-len", "spec-bench-category", "no-oversample", "disable-shuffle",
 			"prefix-repetition-prefix-len", "prefix-repetition-suffix-len", "prefix-repetition-num-prefixes", "prefix-repetition-output-len",
 			"timed-trace-chunk-hash-size", "timed-trace-sec-multiplier", "self-timed", "no-self-timed",
 			"tokenizer", "skip-tokenizer-init", "probe-request-rate", "goodput",

@@ -74,8 +74,6 @@ var noEffect = []struct {
 	{"sonnet-input-len", "int", "the sonnet dataset is not read"},
 	{"sonnet-output-len", "int", "the sonnet dataset is not read"},
 	{"sonnet-prefix-len", "int", "the sonnet dataset is not read"},
-	{"spec-bench-output-len", "int", "spec_bench output lengths come from --output-len"},
-	{"spec-bench-category", "str", "spec_bench rows are not filtered"},
 	{"speed-bench-dataset-subset", "str", "the speed_bench dataset is not read"},
 	{"speed-bench-output-len", "int", "the speed_bench dataset is not read"},
 	{"speed-bench-category", "str", "the speed_bench dataset is not read"},
