@@ -76,6 +76,7 @@ func TestImportGraph(t *testing.T) {
 		"distribution": {},
 		"workload":     {"distribution"},
 		"report/chart": {},
+		"dataset":      {"workload", "distribution"},
 	}
 	seen := map[string]bool{}
 	for _, p := range listPackages(t) {

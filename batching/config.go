@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/sim"
@@ -100,6 +101,19 @@ type Config struct {
 	// independent of the Deployment but for its TP, as tests and what-if
 	// studies want.
 	KVBlocks int `json:"kv_blocks,omitempty" yaml:"kv_blocks,omitempty"`
+}
+
+// ServeDefaults returns `vllm serve`'s default max_num_seqs and
+// max_num_batched_tokens (chunked prefill on) for gpu: 1024 and 8192 on a
+// GPU of at least 70 GiB that is not an A100 (H100, H200, B200, MI300X),
+// else 256 and 2048, as vLLM's EngineArgs sets them for the OpenAI API
+// server (vllm/engine/arg_utils.py, _set_default_args, since PR #12369).
+// Defaults keeps the smaller pair, the LLM class's on small GPUs.
+func ServeDefaults(gpu cost.GPUSpec) (maxNumSeqs, maxNumBatchedTokens int) {
+	if gpu.MemoryBytes >= 70*cost.GiB && !strings.Contains(strings.ToLower(gpu.Name), "a100") {
+		return 1024, 8192
+	}
+	return DefaultMaxNumSeqs, DefaultMaxNumBatchedTokens
 }
 
 // Defaults returns the engine vLLM would start for model on one gpu:

@@ -163,3 +163,21 @@ func TestErrorsReadAsOneSentence(t *testing.T) {
 	require.ErrorIs(t, err, cost.ErrDoesNotFit)
 	assert.Regexp(t, `^cost: llama-3.1-70b on 1×h100-sxm does not fit: weights 131.4 GiB`, err.Error())
 }
+
+// vllm serve's defaults follow the GPU: large non-A100 cards get 1024
+// sequences and 8192 tokens a step.
+func TestServeDefaults(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string][2]int{
+		"h100-sxm": {1024, 8192}, "h200": {1024, 8192}, "mi300x": {1024, 8192},
+		"a100-80gb": {256, 2048}, "l40s": {256, 2048}, "rtx4090": {256, 2048},
+	} {
+		g, err := cost.GPU(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, b := ServeDefaults(g); s != want[0] || b != want[1] {
+			t.Errorf("%s: ServeDefaults = %d, %d; want %d, %d", name, s, b, want[0], want[1])
+		}
+	}
+}

@@ -37,6 +37,43 @@ var models = map[string]ModelSpec{
 	// Model card: 72.7B parameters. Q/K/V carry biases.
 	"qwen2.5-72b": bf16Model(ModelSpec{Name: "qwen2.5-72b", Hidden: 8192, Intermediate: 29568, Layers: 80,
 		Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 152064, QKVBias: true, MaxContext: 131072}),
+	// https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json:
+	// llama-3.1-8b's shape with an 8192-token context.
+	"llama-3-8b": bf16Model(ModelSpec{Name: "llama-3-8b", Hidden: 4096, Intermediate: 14336, Layers: 32,
+		Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 128256, MaxContext: 8192}),
+	// https://huggingface.co/meta-llama/Llama-3.2-1B/blob/main/config.json
+	// Published size: 1.24B parameters (tied embeddings).
+	"llama-3.2-1b": bf16Model(ModelSpec{Name: "llama-3.2-1b", Hidden: 2048, Intermediate: 8192, Layers: 16,
+		Heads: 32, KVHeads: 8, HeadDim: 64, Vocab: 128256, TiedEmbeddings: true, MaxContext: 131072}),
+	// https://huggingface.co/meta-llama/Llama-3.2-3B/blob/main/config.json
+	// Published size: 3.21B parameters (tied embeddings).
+	"llama-3.2-3b": bf16Model(ModelSpec{Name: "llama-3.2-3b", Hidden: 3072, Intermediate: 8192, Layers: 28,
+		Heads: 24, KVHeads: 8, HeadDim: 128, Vocab: 128256, TiedEmbeddings: true, MaxContext: 131072}),
+	// https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json
+	// Published size: 6.74B parameters; multi-head attention.
+	"llama-2-7b": bf16Model(ModelSpec{Name: "llama-2-7b", Hidden: 4096, Intermediate: 11008, Layers: 32,
+		Heads: 32, KVHeads: 32, HeadDim: 128, Vocab: 32000, MaxContext: 4096}),
+	// https://huggingface.co/Qwen/Qwen3-8B/blob/main/config.json (also in
+	// ../shared/data/model_configs). Model card: 8.2B parameters.
+	"qwen3-8b": bf16Model(ModelSpec{Name: "qwen3-8b", Hidden: 4096, Intermediate: 12288, Layers: 36,
+		Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxContext: 40960}),
+	// https://huggingface.co/Qwen/Qwen3-32B/blob/main/config.json (also in
+	// ../shared/data/model_configs). Model card: 32.8B parameters.
+	"qwen3-32b": bf16Model(ModelSpec{Name: "qwen3-32b", Hidden: 5120, Intermediate: 25600, Layers: 64,
+		Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxContext: 40960}),
+	// https://huggingface.co/openai/gpt-oss-20b/blob/main/config.json (also
+	// in ../shared/data/model_configs), as ParseHFConfig reads it: MXFP4
+	// experts (4.25 bits), BF16 attention, half the layers sliding.
+	"gpt-oss-20b": {Name: "gpt-oss-20b", Hidden: 2880, Intermediate: 2880, Layers: 24, Heads: 64, KVHeads: 8, HeadDim: 64,
+		Vocab: 201088, MaxContext: 131072, QKVBias: true, WeightBytes: 2, KVBytes: 2, ActBytes: 2,
+		ExpertWeightBytes: 0.53125, EmbeddingBytes: 2, GEMM: MXFP4, Experts: 32, ExpertsPerToken: 4,
+		ExpertIntermediate: 2880, SlidingLayers: 12, SlidingWindow: 128},
+	// https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json (also
+	// in ../shared/data/model_configs), as ParseHFConfig reads it.
+	"gpt-oss-120b": {Name: "gpt-oss-120b", Hidden: 2880, Intermediate: 2880, Layers: 36, Heads: 64, KVHeads: 8, HeadDim: 64,
+		Vocab: 201088, MaxContext: 131072, QKVBias: true, WeightBytes: 2, KVBytes: 2, ActBytes: 2,
+		ExpertWeightBytes: 0.53125, EmbeddingBytes: 2, GEMM: MXFP4, Experts: 128, ExpertsPerToken: 4,
+		ExpertIntermediate: 2880, SlidingLayers: 18, SlidingWindow: 128},
 	// https://huggingface.co/mistralai/Mistral-7B-v0.3/blob/main/config.json
 	// Published size: 7.25B parameters (vocabulary 32768).
 	"mistral-7b": bf16Model(ModelSpec{Name: "mistral-7b", Hidden: 4096, Intermediate: 14336, Layers: 32,

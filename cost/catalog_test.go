@@ -6,13 +6,15 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/servesim/servesim/internal/shareddata"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestCatalogNames(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, []string{"llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b", "mistral-7b", "qwen2.5-72b", "qwen2.5-7b"}, ModelNames())
+	assert.Equal(t, []string{"gpt-oss-120b", "gpt-oss-20b", "llama-2-7b", "llama-3-8b", "llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b", "llama-3.2-1b", "llama-3.2-3b",
+		"mistral-7b", "qwen2.5-72b", "qwen2.5-7b", "qwen3-32b", "qwen3-8b"}, ModelNames())
 	assert.Equal(t, []string{"a100-40gb", "a100-80gb", "a10g", "b200", "b300", "gb200", "h100-pcie", "h100-sxm",
 		"h200", "l4", "l40s", "mi300x", "rtx4090", "rtx5090"}, GPUNames())
 }
@@ -204,4 +206,22 @@ func TestLoadMissingFile(t *testing.T) {
 	t.Parallel()
 	_, err := LoadGPU(filepath.Join(t.TempDir(), "nope.json"))
 	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// The catalog entries built from the Hugging Face configs in
+// ../shared/data/model_configs equal what ParseHFConfig reads from them.
+func TestCatalogMatchesSharedConfigs(t *testing.T) {
+	t.Parallel()
+	dir := shareddata.Path(t, "model_configs")
+	for file, name := range map[string]string{"Qwen--Qwen3-8B.json": "qwen3-8b", "Qwen--Qwen3-32B.json": "qwen3-32b",
+		"openai--gpt-oss-20b.json": "gpt-oss-20b", "openai--gpt-oss-120b.json": "gpt-oss-120b"} {
+		m, err := LoadHFConfig(filepath.Join(dir, file))
+		require.NoError(t, err)
+		m.Name = name
+		want := mustModel(t, name)
+		if want.GEMM == PrecisionUnset {
+			m.GEMM, m.EmbeddingBytes = PrecisionUnset, 0 // catalog BF16 entries leave them implicit
+		}
+		assert.Equal(t, want, m, file)
+	}
 }

@@ -165,21 +165,11 @@ func parseBench(o jsonobj.Object) (*benchObject, error) {
 	b := &benchObject{setupRaw: map[string]json.RawMessage{}}
 	p := &b.point
 	p.Runs, p.Metrics, p.X = 1, map[string]float64{}, math.NaN()
-	inSetup := o.Get("backend") != nil // a sim.Result's JSON has no header
 	arrays := map[string]json.RawMessage{}
-	for _, m := range o {
-		if m.Key == "duration" {
-			inSetup = false
-		}
+	// result files one member of the results: an array (per-request
+	// values), the stability verdict, the SLO, or a number.
+	result := func(m jsonobj.Member) {
 		raw := bytes.TrimSpace(m.Value)
-		if inSetup {
-			if len(raw) > 0 && raw[0] == '[' {
-				continue
-			}
-			b.setup = append(b.setup, Field{m.Key, valueText(raw)})
-			b.setupRaw[m.Key] = raw
-			continue
-		}
 		switch {
 		case len(raw) > 0 && raw[0] == '[':
 			arrays[m.Key] = raw
@@ -200,7 +190,48 @@ func parseBench(o jsonobj.Object) (*benchObject, error) {
 			}
 		}
 	}
-	b.servesim = str(o.Get("backend")) == "servesim" || o.Get("backend") == nil
+	setup := func(m jsonobj.Member) {
+		raw := bytes.TrimSpace(m.Value)
+		if len(raw) > 0 && raw[0] == '[' {
+			return
+		}
+		b.setup = append(b.setup, Field{m.Key, valueText(raw)})
+		b.setupRaw[m.Key] = raw
+	}
+	inSetup := o.Get("backend") != nil // a sim.Result's JSON has no header
+	for _, m := range o {
+		if m.Key == "duration" {
+			inSetup = false
+		}
+		if m.Key == "servesim" {
+			continue
+		}
+		if inSetup {
+			setup(m)
+			continue
+		}
+		result(m)
+	}
+	// servesim's bench files keep their own fields under one key, so that
+	// vLLM's tooling reads the rest: the simulated setup first, up to and
+	// including slo_target, then servesim's results and per-request lists.
+	if raw := o.Get("servesim"); raw != nil {
+		inner, err := jsonobj.Parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("servesim: %v", err)
+		}
+		b.servesim = true
+		inSetup := inner.Get("slo_target") != nil
+		for _, m := range inner {
+			if inSetup {
+				setup(m)
+				inSetup = m.Key != "slo_target"
+				continue
+			}
+			result(m)
+		}
+	}
+	b.servesim = b.servesim || str(o.Get("backend")) == "servesim" || o.Get("backend") == nil
 	if g := b.setupRaw["goodput"]; g != nil && string(g) != "null" {
 		var ms map[string]float64
 		if err := json.Unmarshal(g, &ms); err != nil {

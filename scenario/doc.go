@@ -48,11 +48,17 @@
 //	    correlation: 0.3
 //	    input_max: 0
 //	    output_max: 0
+//	    prefix: 0               # random: tokens of a shared prefix added to every input
+//	    output_range_ratio: 0.5 # random: the outputs' own range ratio (default: range_ratio)
+//	    pairs: [{input: 100, output: 10}]  # pairs: each request's lengths, in order
 //	    path: trace.jsonl       # trace: CSV or JSONL of input/output lengths
 //	    order: resample         # trace: resample (rows with replacement) | sequence (trace order)
 //	server:
 //	  kind: vllm                # vllm (default): continuous-batching engine | fcfs: FCFS(c) queue
-//	  model: llama-3.1-8b       # catalog name, its Hugging Face id (CatalogName) or a spec file (cost.LoadModel)
+//	  model: llama-3.1-8b       # catalog name, its Hugging Face id (CatalogName), a model directory with config.json, or a spec file (Scenario.Model)
+//	  quantization: ""          # vllm serve --quantization: fp8, awq, gptq, int8, mxfp4, ... ("": the checkpoint's)
+//	  dtype: auto               # auto | half | float16 | bfloat16
+//	  kv_cache_dtype: auto      # auto | fp8 (half the KV bytes of bf16) | ...
 //	  gpu: h100-sxm             # catalog name or a spec file (cost.LoadGPU)
 //	  tensor_parallel_size: 1
 //	  max_num_seqs: 256
@@ -61,6 +67,7 @@
 //	  block_size: 16
 //	  gpu_memory_utilization: 0.9
 //	  kv_cache_memory: 0        # bytes per GPU ("8GiB" works); overrides gpu_memory_utilization
+//	  num_gpu_blocks_override: 0 # KV blocks per replica (0: from memory)
 //	  max_model_len: 0          # reject longer requests (0: the model's context length; no limit if unknown)
 //	  request_overhead_ms: 0    # fixed per-request latency added to TTFT and E2E
 //	  efficiency: {bandwidth: 0.8, flops: 0.6, step_overhead_s: 0.001}

@@ -45,5 +45,5 @@ sweep: {param: workload.arrival.rate, values: [4, 8, 12]}
 	fmt.Println(err)
 	// Output:
 	// 3 points, 9 jobs; last job: rate 12, replication 2, attainment 0.89
-	// bad.yaml:4: server.model: unknown model "llama-2" (known: llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, mistral-7b, qwen2.5-72b, qwen2.5-7b; or a path to a model spec file, .json or .yaml)
+	// bad.yaml:4: server.model: unknown model "llama-2" (nearest: llama-2-7b; known: gpt-oss-120b, gpt-oss-20b, llama-2-7b, llama-3-8b, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.2-1b, llama-3.2-3b, mistral-7b, qwen2.5-72b, qwen2.5-7b, qwen3-32b, qwen3-8b; or a local directory with its config.json, or a model spec file, .json or .yaml)
 }

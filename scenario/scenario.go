@@ -14,6 +14,7 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/sim/metrics"
+	"github.com/servesim/servesim/workload"
 )
 
 // Scenario is one experiment: a workload, a server, an SLO, how many
@@ -110,14 +111,21 @@ type Closed struct {
 // Lengths is the joint distribution of (input, output) token counts.
 type Lengths struct {
 	// Kind is random (vLLM's random dataset; the default), fixed,
-	// lognormal or trace.
+	// lognormal, trace or pairs.
 	Kind string `yaml:"kind"`
 	// Input and Output are the lengths (fixed), the centres of the ranges
 	// (random) or the medians (lognormal), tokens.
 	Input  int `yaml:"input"`
 	Output int `yaml:"output"`
-	// RangeRatio r draws uniformly from [n(1−r), n(1+r)] (random).
-	RangeRatio float64 `yaml:"range_ratio"`
+	// RangeRatio r draws uniformly from [n(1−r), n(1+r)] (random);
+	// OutputRangeRatio, when set, is the outputs' own r; Prefix tokens
+	// of a prefix shared by every prompt are added to each input (random).
+	RangeRatio       float64  `yaml:"range_ratio"`
+	OutputRangeRatio *float64 `yaml:"output_range_ratio"`
+	Prefix           int      `yaml:"prefix"`
+	// Pairs lists each request's (input, output) lengths in order (kind
+	// pairs; request i takes row i mod len): a dataset read beforehand.
+	Pairs []workload.Pair `yaml:"pairs"`
 	// InputSigma, OutputSigma, Correlation, InputMax and OutputMax shape
 	// the log-normal.
 	InputSigma  float64 `yaml:"input_sigma"`
@@ -154,12 +162,25 @@ type Server struct {
 	// KVCacheMemory sets the KV pool per GPU in bytes ("8GiB" works),
 	// overriding GPUMemoryUtilization. 0: derived from memory.
 	KVCacheMemory Bytes `yaml:"kv_cache_memory"`
+	// NumGPUBlocksOverride sets the KV pool of each replica in blocks
+	// (vllm serve --num-gpu-blocks-override), overriding memory. 0: from
+	// memory.
+	NumGPUBlocksOverride int `yaml:"num_gpu_blocks_override"`
 	// MaxModelLen rejects requests whose input+output exceeds it, tokens.
 	// 0 is vLLM's default: the model's context length (cost.ModelSpec
 	// MaxContext, max_position_embeddings), or no limit when the model spec
 	// does not give it. It may not exceed the model's context length, and
 	// the KV pool must hold it.
 	MaxModelLen int `yaml:"max_model_len"`
+	// Quantization, DType and KVCacheDType are `vllm serve`'s
+	// --quantization (fp8, awq, gptq, int8, mxfp4, ...: weight bytes and
+	// GEMM rate; "" keeps the checkpoint's, or the one a Hugging Face id's
+	// suffix such as -FP8 implies), --dtype (auto, half, float16,
+	// bfloat16) and --kv-cache-dtype (auto, fp8: half the KV bytes of
+	// bf16, ...). See Scenario.Model.
+	Quantization string `yaml:"quantization"`
+	DType        string `yaml:"dtype"`
+	KVCacheDType string `yaml:"kv_cache_dtype"`
 	// RequestOverheadMS is a fixed per-request latency (tokenize, HTTP)
 	// in milliseconds, added to TTFT and E2E.
 	RequestOverheadMS float64 `yaml:"request_overhead_ms"`

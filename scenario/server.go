@@ -95,6 +95,7 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 	c.MaxNumSeqs = v.MaxNumSeqs
 	c.EnableChunkedPrefill = v.EnableChunkedPrefill
 	c.BlockSize = v.BlockSize
+	c.KVBlocks = v.NumGPUBlocksOverride
 	c.RequestOverhead = v.RequestOverheadMS / 1000
 	switch {
 	case v.TensorParallelSize < 1:
@@ -103,6 +104,8 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 		return c, fieldErr("server.max_num_seqs", "%d must be >= 1", v.MaxNumSeqs)
 	case v.MaxNumBatchedTokens < 0:
 		return c, fieldErr("server.max_num_batched_tokens", "%d must be >= 1 (or 0: vLLM's default)", v.MaxNumBatchedTokens)
+	case v.NumGPUBlocksOverride < 0:
+		return c, fieldErr("server.num_gpu_blocks_override", "%d must be >= 0 (0: from memory)", v.NumGPUBlocksOverride)
 	case v.BlockSize < 1:
 		return c, fieldErr("server.block_size", "%d must be >= 1", v.BlockSize)
 	case v.KVCacheMemory == 0 && !(v.GPUMemoryUtilization > 0 && v.GPUMemoryUtilization <= 1):
@@ -262,23 +265,6 @@ func (s *Scenario) costService() (queue.ServiceFunc, error) {
 	}, nil
 }
 
-// Model returns the server's model: the spec file the name points to, or
-// a catalog entry. Hugging Face ids as vLLM takes them resolve to their
-// catalog entry: "meta-llama/Llama-3.1-8B-Instruct" is llama-3.1-8b.
-func (s *Scenario) Model() (cost.ModelSpec, error) {
-	name := s.Server.Model
-	if s.isSpecPath(name) {
-		m, err := cost.LoadModel(s.resolve(name))
-		return m, errorf("server.model", err)
-	}
-	m, err := cost.Model(CatalogName(name))
-	if errors.Is(err, cost.ErrUnknownName) {
-		return m, fieldErr("server.model", "unknown model %q (known: %s; or a path to a model spec file, .json or .yaml)",
-			name, strings.Join(cost.ModelNames(), ", "))
-	}
-	return m, errorf("server.model", err)
-}
-
 // GPU returns the server's GPU: a catalog entry, or the spec file the name
 // points to.
 func (s *Scenario) GPU() (cost.GPUSpec, error) {
@@ -305,29 +291,6 @@ func (s *Scenario) isSpecPath(name string) bool {
 	}
 	st, err := os.Stat(s.resolve(name))
 	return err == nil && st.Mode().IsRegular()
-}
-
-// hfSuffixRE matches the fine-tune and version suffixes of Hugging Face
-// model ids: -Instruct, -Chat, -hf, -v0.3 and the like.
-var hfSuffixRE = regexp.MustCompile(`(?i)(-(instruct|chat|hf|base)|-v\d+(\.\d+)*)+$`)
-
-// CatalogName maps a Hugging Face model id, as `vllm serve` and
-// `vllm bench serve` take it, to the catalog name of the same
-// architecture: the last path element, lower-cased, without fine-tune and
-// version suffixes ("Qwen/Qwen2.5-7B-Instruct" → "qwen2.5-7b",
-// "mistralai/Mistral-7B-Instruct-v0.3" → "mistral-7b"). Other names are
-// returned unchanged.
-func CatalogName(name string) string {
-	if _, err := cost.Model(name); err == nil {
-		return name
-	}
-	base := strings.ToLower(name[strings.LastIndex(name, "/")+1:])
-	base = strings.TrimPrefix(base, "meta-")
-	base = hfSuffixRE.ReplaceAllString(base, "")
-	if _, err := cost.Model(base); err == nil {
-		return base
-	}
-	return name
 }
 
 // GPUs returns the number of GPUs the server occupies (replicas × tensor

@@ -1,6 +1,9 @@
 package scenario
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCatalogName(t *testing.T) {
 	t.Parallel()
@@ -13,6 +16,12 @@ func TestCatalogName(t *testing.T) {
 		"mistralai/Mistral-7B-Instruct-v0.3":   "mistral-7b",
 		"mistralai/Mixtral-8x7B-Instruct-v0.1": "mistralai/Mixtral-8x7B-Instruct-v0.1",
 		"gpt2":                                 "gpt2",
+		"RedHatAI/Llama-3.1-8B-Instruct-FP8":   "llama-3.1-8b",
+		"NousResearch/Hermes-3-Llama-3.1-8B":   "llama-3.1-8b",
+		"meta-llama/Meta-Llama-3-8B-Instruct":  "llama-3-8b",
+		"Qwen/Qwen3-8B":                        "qwen3-8b",
+		"meta-llama/Llama-2-7b-chat-hf":        "llama-2-7b",
+		"/models/Qwen3-32B-AWQ":                "qwen3-32b",
 	} {
 		if got := CatalogName(in); got != want {
 			t.Errorf("CatalogName(%q) = %q, want %q", in, got, want)
@@ -29,5 +38,61 @@ func TestHFModelID(t *testing.T) {
 	m, err := s.Model()
 	if err != nil || m.Name != "qwen2.5-7b" {
 		t.Errorf("model = %q, %v; want qwen2.5-7b", m.Name, err)
+	}
+}
+
+// A Hugging Face id's quantization suffix, --quantization, --dtype and
+// --kv-cache-dtype set the model's precisions.
+func TestModelPrecisions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		model, quant, dtype, kv string
+		weightBytes, kvBytes    float64
+		gemm                    string
+	}{
+		{"meta-llama/Llama-3.1-8B-Instruct", "", "auto", "auto", 2, 2, ""},
+		{"RedHatAI/Llama-3.1-8B-Instruct-FP8", "", "auto", "auto", 1, 2, "fp8"},
+		{"Qwen/Qwen3-32B-AWQ", "", "auto", "fp8", 4.15625 / 8, 1, "int4"},
+		{"llama-3.1-8b", "fp8", "auto", "fp8_e5m2", 1, 1, "fp8"},
+		{"llama-3.1-8b", "", "half", "auto", 2, 2, "fp16"},
+	}
+	for _, tt := range tests {
+		s := Default()
+		s.Server.Model, s.Server.Quantization, s.Server.DType, s.Server.KVCacheDType = tt.model, tt.quant, tt.dtype, tt.kv
+		m, err := s.Model()
+		if err != nil {
+			t.Errorf("%+v: %v", tt, err)
+			continue
+		}
+		if m.WeightBytes != tt.weightBytes || m.KVBytes != tt.kvBytes || m.GEMM.String() != tt.gemm {
+			t.Errorf("%s q=%q dtype=%q kv=%q: weight %v kv %v gemm %q; want %v %v %q", tt.model, tt.quant, tt.dtype, tt.kv,
+				m.WeightBytes, m.KVBytes, m.GEMM, tt.weightBytes, tt.kvBytes, tt.gemm)
+		}
+	}
+	for _, bad := range []Server{{Model: "llama-3.1-8b", Quantization: "hqq"}, {Model: "llama-3.1-8b", DType: "float32"}, {Model: "llama-3.1-8b", KVCacheDType: "turboquant_4bit_nc"}} {
+		s := Default()
+		s.Server.Model, s.Server.Quantization, s.Server.DType, s.Server.KVCacheDType = bad.Model, bad.Quantization, bad.DType, bad.KVCacheDType
+		if _, err := s.Model(); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+// A directory with a Hugging Face config.json, or the file itself, is a
+// model as vLLM loads it.
+func TestModelDirectory(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{"../cost/testdata/mixtral-8x7b", "../cost/testdata/mixtral-8x7b/config.json"} {
+		s := Default()
+		s.Server.Model = path
+		m, err := s.Model()
+		if err != nil || m.Experts != 8 {
+			t.Errorf("%s: experts %d, %v; want Mixtral's 8", path, m.Experts, err)
+		}
+	}
+	s := Default()
+	s.Server.Model = "../cost"
+	if _, err := s.Model(); err == nil || !strings.Contains(err.Error(), "holds no config.json") {
+		t.Errorf("a directory without config.json: %v", err)
 	}
 }

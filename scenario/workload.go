@@ -12,7 +12,7 @@ import (
 // Arrival processes and length kinds a scenario may name.
 var (
 	processes   = []string{"poisson", "gamma", "constant", "ramp", "trace"}
-	lengthKinds = []string{"random", "fixed", "lognormal", "trace"}
+	lengthKinds = []string{"random", "fixed", "lognormal", "trace", "pairs"}
 )
 
 // workload builds the request stream.
@@ -171,6 +171,8 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 		{"correlation", l.Correlation != 0}, {"input_max", l.InputMax != 0}, {"output_max", l.OutputMax != 0}}
 	trace := []field{{"path", l.Path != ""}, {"order", l.Order != ""}}
 	ratio := field{"range_ratio", l.RangeRatio != 0}
+	randomOnly := []field{ratio, {"output_range_ratio", l.OutputRangeRatio != nil}, {"prefix", l.Prefix != 0}}
+	pairs := field{"pairs", len(l.Pairs) > 0}
 	// pair checks input and output against [0 or 1, limit].
 	pair := func(limit int) error {
 		const why = "tokens (far beyond any model's context; it keeps token sums from overflowing)"
@@ -193,7 +195,7 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 	var out workload.Lengths
 	switch kind {
 	case "random":
-		if err := unused(at, "kind random", append(logn, trace...)...); err != nil {
+		if err := unused(at, "kind random", append(append(logn, trace...), pairs)...); err != nil {
 			return nil, err
 		}
 		if err := pair(workload.MaxTokens / 2); err != nil { // draws reach n(1+r) < 2n
@@ -202,9 +204,15 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 		if !(l.RangeRatio >= 0 && l.RangeRatio < 1) {
 			return nil, fieldErr(at+".range_ratio", "%v must be in [0, 1)", l.RangeRatio)
 		}
-		out = workload.Random{InputLen: l.Input, OutputLen: l.Output, RangeRatio: l.RangeRatio}
+		if q := l.OutputRangeRatio; q != nil && !(*q >= 0 && *q < 1) {
+			return nil, fieldErr(at+".output_range_ratio", "%v must be in [0, 1)", *q)
+		}
+		if l.Prefix < 0 || l.Prefix > workload.MaxTokens/2 {
+			return nil, fieldErr(at+".prefix", "%d must be in [0, %d] tokens", l.Prefix, workload.MaxTokens/2)
+		}
+		out = workload.Random{InputLen: l.Input, OutputLen: l.Output, RangeRatio: l.RangeRatio, OutputRangeRatio: l.OutputRangeRatio, Prefix: l.Prefix}
 	case "fixed":
-		if err := unused(at, "kind fixed", append(append(logn, trace...), ratio)...); err != nil {
+		if err := unused(at, "kind fixed", append(append(append(logn, trace...), randomOnly...), pairs)...); err != nil {
 			return nil, err
 		}
 		if err := pair(workload.MaxTokens); err != nil {
@@ -212,7 +220,7 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 		}
 		out = workload.Fixed{Input: l.Input, Output: l.Output}
 	case "lognormal":
-		if err := unused(at, "kind lognormal", append(trace, ratio)...); err != nil {
+		if err := unused(at, "kind lognormal", append(append(trace, randomOnly...), pairs)...); err != nil {
 			return nil, err
 		}
 		if l.Input < 1 {
@@ -233,7 +241,7 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 			OutputMedian: float64(l.Output), OutputSigma: l.OutputSigma, Correlation: l.Correlation,
 			InputMax: l.InputMax, OutputMax: l.OutputMax}
 	case "trace":
-		if err := unused(at, "kind trace", append(logn, ratio)...); err != nil {
+		if err := unused(at, "kind trace", append(append(logn, randomOnly...), pairs)...); err != nil {
 			return nil, err
 		}
 		if l.Path == "" {
@@ -258,6 +266,14 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 		default:
 			return nil, fieldErr(at+".order", "%q must be resample or sequence", l.Order)
 		}
+	case "pairs":
+		if err := unused(at, "kind pairs", append(append(append(logn, trace...), randomOnly...), field{"input", l.Input != 0}, field{"output", l.Output != 0})...); err != nil {
+			return nil, err
+		}
+		if len(l.Pairs) == 0 {
+			return nil, fieldErr(at+".pairs", "is required for kind pairs (a list of {input, output})")
+		}
+		out = workload.Sequence{Pairs: l.Pairs}
 	default:
 		return nil, fieldErr(at+".kind", "unknown kind %q (known: %s)", l.Kind, quoteList(lengthKinds))
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -73,6 +74,12 @@ type Result struct {
 	SendRate float64
 	// MaxConcurrent is the most requests in flight at once.
 	MaxConcurrent int
+	// MaxOutputTokensPerS is the most output tokens of measured requests
+	// that left in one second, in one-second windows from the first
+	// measured send (vLLM's max_output_tokens_per_s). A server that
+	// reports no token events (an FCFS queue with a service-time law)
+	// counts a request's tokens at its end.
+	MaxOutputTokensPerS float64
 
 	itl     *metrics.Sample
 	lat     metrics.Latencies // built from Requests on first use unless summary mode filled them
@@ -106,6 +113,8 @@ type Result struct {
 	// Requests are the records of every injected request in ID order, nil
 	// in summary mode.
 	Requests []metrics.Request
+
+	steps []float64 // token step times (Config.TokenSteps)
 }
 
 func (e *Env) result(end float64) *Result {
@@ -114,20 +123,22 @@ func (e *Env) result(end float64) *Result {
 	e.eng.SetNow(end)
 	e.advance()
 	res := &Result{
-		Seed:           cfg.Seed,
-		Closed:         cfg.Workload.Closed(),
-		MaxConcurrency: cfg.Workload.MaxConcurrency,
-		Injected:       e.injected,
-		Warmup:         min(cfg.Warmup, e.injected),
-		Counts:         m.Counts,
-		SLO:            cfg.SLO,
-		GPUs:           1,
-		MaxConcurrent:  e.maxConcurrent,
-		itl:            m.ITL,
-		InSystemArea:   e.area,
-		End:            end,
-		Events:         e.eng.Fired(),
-		Percentiles:    append([]float64(nil), cfg.Percentiles...),
+		Seed:                cfg.Seed,
+		Closed:              cfg.Workload.Closed(),
+		MaxConcurrency:      cfg.Workload.MaxConcurrency,
+		Injected:            e.injected,
+		Warmup:              min(cfg.Warmup, e.injected),
+		Counts:              m.Counts,
+		SLO:                 cfg.SLO,
+		GPUs:                1,
+		MaxConcurrent:       e.maxConcurrent,
+		steps:               e.steps,
+		MaxOutputTokensPerS: m.Peak.Max(),
+		itl:                 m.ITL,
+		InSystemArea:        e.area,
+		End:                 end,
+		Events:              e.eng.Fired(),
+		Percentiles:         append([]float64(nil), cfg.Percentiles...),
 	}
 	if len(res.Percentiles) == 0 {
 		res.Percentiles = metrics.DefaultPercentiles()
@@ -262,6 +273,42 @@ func (r *Result) ClientQueue() *metrics.Sample { return r.latency(metrics.Client
 // e2el_including_client_queue): the latency a user behind the cap sees.
 func (r *Result) E2EWithClientQueue() *metrics.Sample {
 	return r.latency(metrics.E2EWithClientQueue)
+}
+
+// TokenGaps returns the gaps between request q's consecutive output
+// tokens, seconds (vLLM's per-request itls): Output − 1 values for a
+// completed request, none otherwise. With Config.TokenSteps and a server
+// that gives every running request a token per step (the batching
+// engine), they are the exact gaps between the steps after its first
+// token up to its last; otherwise (no step log, or a request that
+// preemption took out of some steps) its decode time spread evenly. Their
+// sum is Done − FirstToken either way.
+func (r *Result) TokenGaps(q *metrics.Request) []float64 {
+	n := q.Output - 1
+	if q.Status != metrics.Completed || n <= 0 {
+		return []float64{}
+	}
+	lo, _ := slices.BinarySearch(r.steps, q.FirstToken)
+	if lo < len(r.steps) && r.steps[lo] == q.FirstToken {
+		lo++
+	}
+	hi, found := slices.BinarySearch(r.steps, q.Done)
+	if found {
+		hi++
+	}
+	gaps := make([]float64, n)
+	if hi-lo == n && hi > 0 && r.steps[hi-1] == q.Done {
+		prev := q.FirstToken
+		for i, t := range r.steps[lo:hi] {
+			gaps[i], prev = t-prev, t
+		}
+		return gaps
+	}
+	g := (q.Done - q.FirstToken) / float64(n)
+	for i := range gaps {
+		gaps[i] = g
+	}
+	return gaps
 }
 
 // FailureRate returns (Failed+Rejected)/Measured, or 0 when nothing was

@@ -105,6 +105,11 @@ type Config struct {
 	// Percentiles lists the percentiles the JSON result reports for each
 	// latency metric; empty means metrics.DefaultPercentiles().
 	Percentiles []float64
+	// TokenSteps keeps the times at which measured requests received
+	// tokens (one entry per engine step), so Result.TokenGaps can give
+	// each request's inter-token gaps, as vLLM's --save-detailed itls.
+	// It costs one float per step; it needs records (not SummaryOnly).
+	TokenSteps bool
 }
 
 // Validate checks the configuration and names the first bad field.
@@ -241,7 +246,8 @@ type Env struct {
 	stoppedBy     StopReason
 	abortErr      error
 
-	m *metrics.Collector
+	m     *metrics.Collector
+	steps []float64 // token step times, with Config.TokenSteps
 }
 
 func newEnv(cfg *Config) *Env {
@@ -302,6 +308,9 @@ func (e *Env) FirstToken(r *metrics.Request) {
 	e.Start(r)
 	if r.FirstToken < 0 {
 		r.FirstToken = e.eng.Now()
+		if !r.Warmup {
+			e.m.Peak.Add(r.FirstToken, 1)
+		}
 	}
 }
 
@@ -309,7 +318,14 @@ func (e *Env) FirstToken(r *metrics.Request) {
 // decoding, measured (non-warm-up) request that received a token in an
 // engine step, the gap being the time since its previous token. Pooling a
 // step's tokens in one call keeps ITL statistics O(steps), not O(tokens).
-func (e *Env) Tokens(gap float64, n int) { e.m.ITL.AddN(gap, n) }
+func (e *Env) Tokens(gap float64, n int) {
+	e.m.ITL.AddN(gap, n)
+	now := e.eng.Now()
+	e.m.Peak.Add(now, n)
+	if e.cfg.TokenSteps && n > 0 && (len(e.steps) == 0 || e.steps[len(e.steps)-1] != now) {
+		e.steps = append(e.steps, now)
+	}
+}
 
 // Abort ends the run at once; Run returns err (wrapped with the time)
 // instead of a result. Servers use it when the model they were given
@@ -349,6 +365,9 @@ func (e *Env) end(r *metrics.Request, st metrics.Status) {
 		e.Start(r)
 		if r.FirstToken < 0 {
 			r.FirstToken = now
+			if !r.Warmup {
+				e.m.Peak.Add(now, r.Output) // a server without token events: all at the end
+			}
 		}
 	}
 	e.inFlight--

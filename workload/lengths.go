@@ -71,17 +71,32 @@ func checkPair(kind string, in, out int) error {
 // and uniform over the integers [⌊n(1−r)⌋, ⌈n(1+r)⌉] for n = InputLen,
 // OutputLen and r = RangeRatio, the output's low end raised to 1. Each
 // draw takes one uniform for L, then one for O.
+//
+// OutputRangeRatio, when set, is the outputs' own r (vLLM's
+// --random-range-ratio '{"input": 0.3, "output": 0.5}'); nil means
+// RangeRatio. Prefix tokens, one prefix every prompt shares (vLLM's
+// --random-prefix-len), are added to every input.
 type Random struct {
-	InputLen   int     `json:"input_len" yaml:"input_len"`
-	OutputLen  int     `json:"output_len" yaml:"output_len"`
-	RangeRatio float64 `json:"range_ratio" yaml:"range_ratio"`
+	InputLen         int      `json:"input_len" yaml:"input_len"`
+	OutputLen        int      `json:"output_len" yaml:"output_len"`
+	RangeRatio       float64  `json:"range_ratio" yaml:"range_ratio"`
+	OutputRangeRatio *float64 `json:"output_range_ratio,omitempty" yaml:"output_range_ratio,omitempty"`
+	Prefix           int      `json:"prefix,omitempty" yaml:"prefix,omitempty"`
+}
+
+func (r Random) outRatio() float64 {
+	if r.OutputRangeRatio != nil {
+		return *r.OutputRangeRatio
+	}
+	return r.RangeRatio
 }
 
 func (r Random) bounds() (inLo, inHi, outLo, outHi int) {
-	inLo = int(math.Floor(float64(r.InputLen) * (1 - r.RangeRatio)))
-	inHi = int(math.Ceil(float64(r.InputLen) * (1 + r.RangeRatio)))
-	outLo = max(int(math.Floor(float64(r.OutputLen)*(1-r.RangeRatio))), 1)
-	outHi = max(int(math.Ceil(float64(r.OutputLen)*(1+r.RangeRatio))), outLo)
+	inLo = r.Prefix + int(math.Floor(float64(r.InputLen)*(1-r.RangeRatio)))
+	inHi = r.Prefix + int(math.Ceil(float64(r.InputLen)*(1+r.RangeRatio)))
+	q := r.outRatio()
+	outLo = max(int(math.Floor(float64(r.OutputLen)*(1-q))), 1)
+	outHi = max(int(math.Ceil(float64(r.OutputLen)*(1+q))), outLo)
 	return
 }
 
@@ -101,7 +116,8 @@ func (r Random) Mean() (float64, float64) {
 }
 
 // Validate requires 0 ≤ InputLen ≤ MaxTokens/2, 1 ≤ OutputLen ≤
-// MaxTokens/2 and 0 ≤ RangeRatio < 1 (so draws stay within MaxTokens).
+// MaxTokens/2, 0 ≤ Prefix ≤ MaxTokens/2 and both range ratios in [0, 1)
+// (so draws stay within MaxTokens).
 func (r Random) Validate() error {
 	if err := checkPair("random", r.InputLen, r.OutputLen); err != nil {
 		return err
@@ -111,6 +127,12 @@ func (r Random) Validate() error {
 	}
 	if !(r.RangeRatio >= 0 && r.RangeRatio < 1) {
 		return fmt.Errorf("%w: random range_ratio %v must be in [0, 1)", ErrInvalid, r.RangeRatio)
+	}
+	if q := r.outRatio(); !(q >= 0 && q < 1) {
+		return fmt.Errorf("%w: random output_range_ratio %v must be in [0, 1)", ErrInvalid, q)
+	}
+	if r.Prefix < 0 || r.Prefix > MaxTokens/2 {
+		return fmt.Errorf("%w: random prefix %d must be in [0, MaxTokens/2 %d]", ErrInvalid, r.Prefix, MaxTokens/2)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
@@ -32,8 +33,10 @@ func runBench(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("bench: %s", benchFieldError(err))
 	}
+	cfg.TokenSteps = o.saveDetailed && sc.Server.Kind != scenario.KindFCFS
 
-	p := startProgress(e.stderr, e.tty && !o.quiet, "simulating", 0)
+	printPreamble(e.stdout, &o, sc)
+	p := startProgress(e.stderr, e.tty && !o.quiet && !o.disableTqdm, "simulating", 0)
 	res, err := sim.Run(cfg)
 	p.Stop()
 	if err != nil {
@@ -43,7 +46,7 @@ func runBench(args []string, e *env) error {
 		return err
 	}
 	reportFailures(e.stderr, &o, sc, res)
-	if o.saveResult {
+	if o.saveResult || o.appendResult {
 		path, err := saveBenchResult(&o, sc, res)
 		if err != nil {
 			return fmt.Errorf("bench: --save-result: %w", err)
@@ -111,13 +114,18 @@ var fieldOfFlag = strings.NewReplacer("--max-model-len", "max_model_len", "--max
 
 // parseBenchStyle parses the arguments of a subcommand that takes bench's
 // flags plus, when define is not nil, its own (define adds them and returns
-// their help group): it answers -h, reports flag errors, records which
-// flags were given, and takes vLLM's trailing --goodput pairs. It returns
-// the remaining positional arguments.
+// their help group): it reads argparse's conventions (argparse), answers
+// -h, reports flag errors, records which flags were given and notes on
+// stderr those that do nothing here. It returns the remaining positional
+// arguments.
 func parseBenchStyle(name, usage string, args []string, e *env, o *benchOptions, define func(*flag.FlagSet) flagGroup) ([]string, error) {
 	fs, groups := benchFlags(name, o)
 	if define != nil {
 		groups = append([]flagGroup{define(fs)}, groups...)
+	}
+	args, err := argparse(fs, args, multiValueFlags)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (see servesim %s -h)", name, err, name)
 	}
 	pos, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -129,21 +137,21 @@ func parseBenchStyle(name, usage string, args []string, e *env, o *benchOptions,
 		return nil, err
 	}
 	o.set = setFlags(fs)
-	if err := o.mergeAliases(fs); err != nil {
+	if err := o.mergeAliases(fs, e.stderr); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	pos, err = o.goodputPairs(pos)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
+	noteNoEffect(e.stderr, o.set, o.quiet)
 	return pos, nil
 }
 
-// mergeAliases folds each second name of a setting (-tp,
-// --kv-cache-memory-bytes, --replicas, --disable-tqdm) into the first.
-// Both names given with different values is an error naming both.
-func (o *benchOptions) mergeAliases(fs *flag.FlagSet) error {
-	for _, a := range [][2]string{{"tensor-parallel-size", "tp"}, {"kv-cache-memory", "kv-cache-memory-bytes"}, {"data-parallel-size", "replicas"}, {"quiet", "disable-tqdm"}} {
+// mergeAliases folds each second name of a setting (-tp, -dp,
+// --kv-cache-memory-bytes, --replicas, --endpoint-type,
+// --common-prefix-len) into the first. Both names given with different
+// values is an error naming both. Old names get a note on stderr.
+func (o *benchOptions) mergeAliases(fs *flag.FlagSet, stderr io.Writer) error {
+	for _, a := range [][2]string{{"tensor-parallel-size", "tp"}, {"kv-cache-memory", "kv-cache-memory-bytes"},
+		{"data-parallel-size", "replicas"}, {"data-parallel-size", "dp"}, {"replicas", "dp"}, {"backend", "endpoint-type"},
+		{"random-prefix-len", "common-prefix-len"}, {"quantization", "q"}, {"pipeline-parallel-size", "pp"}} {
 		if !o.set[a[0]] || !o.set[a[1]] {
 			continue
 		}
@@ -157,34 +165,96 @@ func (o *benchOptions) mergeAliases(fs *flag.FlagSet) error {
 	if o.set["kv-cache-memory-bytes"] {
 		o.server.KVCacheMemory = scenario.Bytes(o.kvBytesAlias)
 	}
-	if o.set["replicas"] {
+	if o.set["replicas"] || o.set["dp"] {
 		o.server.Replicas = o.replicasAlias
 	}
-	o.quiet = o.quiet || o.disableTqdm
+	if o.set["endpoint-type"] {
+		o.backend = o.endpointType
+	}
+	if o.set["common-prefix-len"] {
+		o.randomPrefixLen = o.commonPrefixLen
+	}
+	var old []string
+	for _, a := range [][2]string{{"endpoint-type", "backend"}, {"common-prefix-len", "random-prefix-len"}} {
+		if o.set[a[0]] {
+			old = append(old, fmt.Sprintf("--%s is the old name of --%s", a[0], a[1]))
+		}
+	}
+	if len(old) > 0 && !o.quiet {
+		fmt.Fprintf(stderr, "servesim: note: %s (current vLLM rejects the old name)\n", strings.Join(old, "; "))
+	}
 	return nil
 }
 
-// goodputPairs takes vLLM's `--goodput ttft:800 tpot:50` form, where the
-// pairs after the first arrive as positional arguments, and returns the
-// other positional arguments.
-func (o *benchOptions) goodputPairs(pos []string) ([]string, error) {
-	var rest []string
-	for _, a := range pos {
-		if !goodputPairRE.MatchString(a) || !o.set["goodput"] {
-			rest = append(rest, a)
-			continue
-		}
-		if err := (goodputValue{&o.slo}).Set(a); err != nil {
-			return nil, fmt.Errorf("invalid value for --goodput: %v", err)
-		}
+// generationBackends are the --backend values of text generation.
+var generationBackends = []string{"openai", "vllm", "openai-chat", "openai-audio", "openai-responses"}
+
+// poolingBackends are vLLM's embedding and scoring backends.
+var poolingBackends = []string{"openai-embeddings", "openai-embeddings-chat", "openai-embeddings-clip", "openai-embeddings-vlm2vec",
+	"infinity-embeddings", "infinity-embeddings-clip", "vllm-pooling", "vllm-rerank"}
+
+// checkVLLM applies vLLM's own checks of the client flags (serve.py's
+// main_async) and refuses what servesim does not model yet.
+func (o *benchOptions) checkVLLM() error {
+	switch {
+	case o.set["max-concurrency"] && o.maxConcurrency <= 0:
+		return errors.New("--max-concurrency must be greater than 0 (vLLM's rule; leave it out for no cap)")
+	case slices.Contains(poolingBackends, o.backend):
+		return fmt.Errorf("--backend %s: embedding and pooling backends are not simulated (generation backends: %s)", o.backend, strings.Join(generationBackends, ", "))
+	case !slices.Contains(generationBackends, o.backend):
+		return fmt.Errorf("--backend: invalid choice %q (choose from %s)", o.backend, strings.Join(append(slices.Clone(generationBackends), poolingBackends...), ", "))
+	case o.pipelineParallel > 1:
+		return fmt.Errorf("--pipeline-parallel-size %d: pipeline parallelism is not modelled yet; use --tensor-parallel-size (or --data-parallel-size for replicas)", o.pipelineParallel)
+	case o.cpuOffloadGB > 0:
+		return fmt.Errorf("--cpu-offload-gb %v: weight offloading to the CPU is not modelled", o.cpuOffloadGB)
+	case o.speculativeConfig != "":
+		return errors.New("--speculative-config: speculative decoding is not modelled")
+	case o.maxPartialPrefills > 1:
+		return fmt.Errorf("--max-num-partial-prefills %d: only one partial prefill at a time is modelled", o.maxPartialPrefills)
+	case o.probeRequestRate > 0:
+		return fmt.Errorf("--probe-request-rate %v: probe requests are not simulated yet (0 sends none)", o.probeRequestRate)
+	case o.selfTimed.set && o.datasetName != "timed_trace":
+		return errors.New("--self-timed/--no-self-timed is only supported with --dataset-name=timed_trace")
 	}
-	return rest, nil
+	if _, err := parseMetadata(o.metadata); err != nil {
+		return err
+	}
+	return o.checkRamp()
+}
+
+// checkRamp applies vLLM's ramp-up rules.
+func (o *benchOptions) checkRamp() error {
+	if o.rampStrategy == "" {
+		return nil
+	}
+	switch {
+	case o.rampStrategy != "linear" && o.rampStrategy != "exponential":
+		return fmt.Errorf("--ramp-up-strategy: invalid choice %q (choose from linear, exponential)", o.rampStrategy)
+	case o.set["request-rate"] && !math.IsInf(o.requestRate, 1):
+		return errors.New("when using ramp-up, do not specify --request-rate: the ramp-up parameters control the rate (vLLM's rule; drop --request-rate)")
+	case !o.set["ramp-up-start-rps"] || !o.set["ramp-up-end-rps"]:
+		return errors.New("--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps")
+	case o.rampStart > o.rampEnd:
+		return fmt.Errorf("--ramp-up-start-rps %d must not exceed --ramp-up-end-rps %d", o.rampStart, o.rampEnd)
+	case o.rampStart == 0 && o.rampStrategy == "exponential":
+		return errors.New("--ramp-up-start-rps: for exponential ramp-up, the start RPS cannot be 0")
+	case o.rampStart == 0:
+		return errors.New("--ramp-up-start-rps 0: the first request's rate would be 0, where vLLM stops (\"Obtained non-positive request rate\"); start at 1 or more")
+	}
+	return nil
 }
 
 // scenario turns the flags into a scenario (one run, seed --seed).
 func (o *benchOptions) scenario() (*scenario.Scenario, error) {
-	if err := o.checkSize(); err != nil {
+	if err := o.checkVLLM(); err != nil {
 		return nil, err
+	}
+	if o.set["input-len"] {
+		o.randomInputLen = o.inputLen
+	}
+	if o.set["output-len"] {
+		o.randomOutputLen, o.sharegptOutputLen, o.customOutputLen, o.prefixRepetition.outputLen = o.outputLen, o.outputLen, o.outputLen, o.outputLen
+		o.specBenchOutputLen = o.outputLen
 	}
 	ps, err := parseFloatList(o.metricPercentiles)
 	if err != nil {
@@ -195,11 +265,11 @@ func (o *benchOptions) scenario() (*scenario.Scenario, error) {
 	for _, m := range strings.Split(o.percentileMetrics, ",") {
 		m = strings.TrimSpace(m)
 		switch m {
-		case "ttft", "tpot", "itl", "e2el":
+		case "ttft", "tpot", "itl", "e2el", "client_queue_time", "e2el_including_client_queue":
 			o.metrics = append(o.metrics, m)
 		case "":
 		default:
-			return nil, fmt.Errorf("--percentile-metrics: unknown metric %q (want ttft, tpot, itl, e2el)", m)
+			return nil, fmt.Errorf("--percentile-metrics: unknown metric %q (want ttft, tpot, itl, e2el, client_queue_time, e2el_including_client_queue)", m)
 		}
 	}
 	o.goodputGiven = o.slo.Set()
@@ -207,8 +277,6 @@ func (o *benchOptions) scenario() (*scenario.Scenario, error) {
 	sc := scenario.Default()
 	sc.Name = "bench"
 	sc.Seed = o.seed
-	sc.Requests = o.numPrompts + o.numWarmups
-	sc.Warmup = o.numWarmups
 	sc.SummaryOnly = o.summaryOnly
 	sc.Percentiles = ps
 	sc.SLO = o.slo
@@ -225,80 +293,105 @@ func (o *benchOptions) scenario() (*scenario.Scenario, error) {
 	} else if o.set["servers"] || o.set["service-time"] {
 		return nil, errors.New("--servers and --service-time apply to --server fcfs")
 	}
-	sc.Workload.MaxConcurrency = o.maxConcurrency
-
-	if o.set["trace-speedup"] && !o.traceTimestamps {
-		return nil, errors.New("--trace-speedup applies to --trace-timestamps (a trace replay)")
+	sc.Workload.MaxConcurrency = max(o.maxConcurrency, 0)
+	if err := o.lengths(&sc); err != nil {
+		return nil, err
 	}
-	switch o.datasetName {
-	case "random":
-		if o.set["dataset-path"] || o.traceTimestamps {
-			return nil, errors.New("--dataset-path and --trace-timestamps need --dataset-name trace")
-		}
-		sc.Workload.Lengths = scenario.Lengths{Kind: "random", Input: o.randomInputLen, Output: o.randomOutputLen, RangeRatio: o.randomRangeRatio}
-	case "trace":
-		if o.datasetPath == "" {
-			return nil, errors.New("--dataset-name trace needs --dataset-path FILE (CSV or JSONL with input and output lengths)")
-		}
-		sc.Workload.Lengths = scenario.Lengths{Kind: "trace", Path: o.datasetPath, Order: "resample"}
-		if o.traceTimestamps {
-			sc.Workload.Lengths.Order = "sequence"
-		}
-	default:
-		return nil, fmt.Errorf("--dataset-name %q is not simulated: use random, or trace with --dataset-path (a CSV or JSONL of input and output lengths)", o.datasetName)
+	if err := o.checkSize(sc.Requests); err != nil {
+		return nil, err
 	}
-
-	a := &scenario.Arrival{Normalize: o.normalize}
-	switch {
-	case o.traceTimestamps:
-		if o.set["request-rate"] || o.set["burstiness"] || o.rampStrategy != "" {
-			return nil, errors.New("--trace-timestamps replays the trace's times: drop --request-rate, --burstiness and --ramp-up-*")
-		}
-		a = &scenario.Arrival{Process: "trace", Path: o.datasetPath, Speedup: o.traceSpeedup}
-	case o.rampStrategy != "":
-		if o.set["request-rate"] {
-			return nil, errors.New("--ramp-up-strategy sets the rate: drop --request-rate")
-		}
-		if !o.set["ramp-up-start-rps"] || !o.set["ramp-up-end-rps"] {
-			return nil, errors.New("--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps")
-		}
-		a.Process, a.Start, a.End, a.Strategy = "ramp", o.rampStart, o.rampEnd, o.rampStrategy
-		if o.burstiness != 1 {
-			a.Burstiness = o.burstiness
-		}
-		a.Normalize = false
-		if o.normalize {
-			return nil, errors.New("--normalize-arrivals does not apply to a ramp")
-		}
-	case math.IsInf(o.requestRate, 1) || o.burstiness == 1:
-		a.Process, a.Rate = "poisson", scenario.Rate(o.requestRate)
-	default:
-		a.Process, a.Rate, a.Burstiness = "gamma", scenario.Rate(o.requestRate), o.burstiness
+	// bench: vLLM sends its warm-ups before the measured run and waits for
+	// them, so the run starts on an idle server; capacity and tp lead the
+	// measured stream with them.
+	if !o.isBench() {
+		sc.Warmup = o.numWarmups
+		sc.Requests += o.numWarmups
 	}
-	if o.set["ramp-up-start-rps"] || o.set["ramp-up-end-rps"] {
-		if o.rampStrategy == "" {
-			return nil, errors.New("--ramp-up-start-rps and --ramp-up-end-rps need --ramp-up-strategy linear or exponential")
-		}
+	if err := o.arrivals(&sc); err != nil {
+		return nil, err
 	}
-	sc.Workload.Arrival = a
+	o.serveDefaults(&sc)
 	return &sc, nil
 }
 
+// serveDefaults fills the engine knobs left unset with `vllm serve`'s
+// defaults for the GPU (batching.ServeDefaults).
+func (o *benchOptions) serveDefaults(sc *scenario.Scenario) {
+	if sc.Server.Kind == scenario.KindFCFS {
+		return
+	}
+	gpu, err := sc.GPU()
+	if err != nil {
+		return // sc.Config reports it
+	}
+	seqs, tokens := batching.ServeDefaults(gpu)
+	if sc.Server.MaxNumSeqs == 0 {
+		sc.Server.MaxNumSeqs = seqs
+	}
+	if sc.Server.MaxNumBatchedTokens == 0 && sc.Server.EnableChunkedPrefill {
+		sc.Server.MaxNumBatchedTokens = tokens
+	}
+}
+
+// arrivals sets the arrival process: vLLM's (the trace's timestamps, a
+// ramp, or Gamma gaps rescaled to end at n/rate), or independent gaps.
+func (o *benchOptions) arrivals(sc *scenario.Scenario) error {
+	a := &scenario.Arrival{Normalize: o.normalize}
+	replay := o.traceTimestamps || (o.datasetName == "timed_trace" && (!o.selfTimed.set || o.selfTimed.v))
+	if o.set["trace-speedup"] && !o.traceTimestamps {
+		return errors.New("--trace-speedup applies to --trace-timestamps (a trace replay)")
+	}
+	switch {
+	case replay:
+		if o.traceTimestamps && (o.set["request-rate"] || o.set["burstiness"] || o.rampStrategy != "") {
+			return errors.New("--trace-timestamps replays the trace's times: drop --request-rate, --burstiness and --ramp-up-*")
+		}
+		speed := o.traceSpeedup
+		if o.datasetName == "timed_trace" {
+			// The JSONL loader reads milliseconds; vLLM's seconds are the
+			// timestamps times --timed-trace-sec-multiplier.
+			speed = 1 / (1000 * o.timedTraceMultiplier)
+		}
+		a = &scenario.Arrival{Process: "trace", Path: o.datasetPath, Speedup: speed}
+	case o.rampStrategy != "":
+		a.Process, a.Start, a.End, a.Strategy = "ramp", float64(o.rampStart), float64(o.rampEnd), o.rampStrategy
+		if o.burstiness != 1 {
+			a.Burstiness = o.burstiness
+		}
+		if o.set["normalize-arrivals"] && o.normalize {
+			return errors.New("--normalize-arrivals does not apply to a ramp (vLLM rescales only constant rates)")
+		}
+		a.Normalize = false
+	case math.IsInf(o.requestRate, 1) || o.burstiness == 1:
+		a.Process, a.Rate = "poisson", scenario.Rate(o.requestRate)
+		a.Normalize = a.Normalize && !math.IsInf(o.requestRate, 1)
+	default:
+		a.Process, a.Rate, a.Burstiness = "gamma", scenario.Rate(o.requestRate), o.burstiness
+	}
+	if (o.set["ramp-up-start-rps"] || o.set["ramp-up-end-rps"]) && o.rampStrategy == "" && !o.isBench() {
+		return errors.New("--ramp-up-start-rps and --ramp-up-end-rps need --ramp-up-strategy linear or exponential")
+	}
+	sc.Workload.Arrival = a
+	return nil
+}
+
 // checkSize enforces the request limits of a run (scenario.MaxRecordedRequests,
-// scenario.MaxRequests) on --num-prompts + --num-warmups.
-func (o *benchOptions) checkSize() error {
-	n := int64(o.numPrompts) + int64(o.numWarmups)
-	what := fmt.Sprintf("--num-prompts %d exceeds", o.numPrompts)
-	if o.numWarmups > 0 {
-		what = fmt.Sprintf("--num-prompts %d + --num-warmups %d = %d requests exceed", o.numPrompts, o.numWarmups, n)
+// scenario.MaxRequests) on the measured requests n plus, outside bench,
+// --num-warmups.
+func (o *benchOptions) checkSize(n int) error {
+	total := int64(n)
+	what := fmt.Sprintf("--num-prompts %d exceeds", n)
+	if !o.isBench() && o.numWarmups > 0 {
+		total += int64(o.numWarmups)
+		what = fmt.Sprintf("--num-prompts %d + --num-warmups %d = %d requests exceed", n, o.numWarmups, total)
 	}
 	switch {
 	case o.summaryOnly && o.saveDetailed:
 		return errors.New("--save-detailed needs every request's record: drop --summary-only")
-	case !o.summaryOnly && n > scenario.MaxRecordedRequests:
+	case !o.summaryOnly && total > scenario.MaxRecordedRequests:
 		return fmt.Errorf("%s %d, the limit with every request's record kept (about 300 bytes each, 3 GB at the limit): add --summary-only to keep quantile sketches instead (percentiles within 0.5%%; memory follows the requests in flight)",
 			what, scenario.MaxRecordedRequests)
-	case n > scenario.MaxRequests:
+	case total > scenario.MaxRequests:
 		return fmt.Errorf("%s %d, the limit with --summary-only (a run that long takes ten minutes or more): run fewer requests", what, scenario.MaxRequests)
 	}
 	return nil

@@ -4,39 +4,62 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
+	"regexp"
 	"strings"
 
 	"github.com/servesim/servesim/scenario"
 )
 
-// Defaults of `servesim bench` that differ from `vllm bench serve` or that
-// vLLM does not have.
+// Defaults of the bench-style commands that vLLM does not have, or that
+// differ between them.
 const (
-	// benchRate is the default --request-rate: Poisson arrivals at 20
-	// req/s keep llama-3.1-8b on one h100-sxm (1024 in, 128 out) at about
-	// 60% of its capacity, a steady state worth looking at. vLLM's default
-	// is inf (every request at time 0); pass --request-rate inf for it.
-	benchRate = 20.0
+	// searchRate is the default --request-rate of capacity and tp, where
+	// the rate is only the first probe of a search: Poisson arrivals at
+	// 20 req/s keep llama-3.1-8b on one h100-sxm (1024 in, 128 out) well
+	// inside its capacity. bench takes vLLM's default, inf.
+	searchRate = 20.0
+	// serveGPUMemoryUtilization is `vllm serve`'s default
+	// --gpu-memory-utilization (vllm/config/cache.py; 0.9 until late 2025).
+	serveGPUMemoryUtilization = 0.92
+	// defaultBackend is vLLM's default --backend.
+	defaultBackend = "openai"
 )
 
-// benchOptions are the parsed flags of `servesim bench`. Rates are
-// requests per second, SLO bounds milliseconds.
+// benchOptions are the parsed flags of `servesim bench` (and of capacity
+// and tp, which take the same flags). Rates are requests per second, SLO
+// bounds milliseconds.
 type benchOptions struct {
+	cmd string // the subcommand: bench follows vLLM's client exactly
+
 	// vllm bench serve
-	model, label                           string
+	model, label, tokenizer, backend       string
 	requestRate, burstiness                float64
 	maxConcurrency, numPrompts, numWarmups int
 	seed                                   uint64
 	datasetName, datasetPath               string
 	randomInputLen, randomOutputLen        int
-	randomRangeRatio                       float64
+	randomRangeRatio                       string
+	randomPrefixLen                        int
+	inputLen, outputLen                    int
+	customOutputLen, sharegptOutputLen     int
+	noOversample, disableShuffle           bool
+	prefixRepetition                       prefixRepetitionOptions
+	specBenchOutputLen                     int
+	specBenchCategory                      string
+	timedTraceChunk                        int
+	timedTraceMultiplier                   float64
+	selfTimed                              triState
+	skipTokenizerInit                      bool
+	probeRequestRate                       float64
 	slo                                    scenario.SLO
 	percentileMetrics, metricPercentiles   string
-	saveResult, saveDetailed               bool
+	saveResult, saveDetailed, appendResult bool
+	metadata                               []string
 	resultDir, resultFilename              string
 	rampStrategy                           string
-	rampStart, rampEnd                     float64
-	quiet                                  bool
+	rampStart, rampEnd                     int
+	quiet, disableTqdm                     bool
 
 	// vllm serve and servesim
 	server                     scenario.Server
@@ -45,76 +68,142 @@ type benchOptions struct {
 	normalize, traceTimestamps bool
 	traceSpeedup               float64
 	summaryOnly                bool
+	pipelineParallel           int
+	cpuOffloadGB               float64
+	maxPartialPrefills         int
+	speculativeConfig          string
 
 	// second names of one setting (-tp, --replicas, --kv-cache-memory-bytes,
-	// --disable-tqdm), merged by mergeAliases
+	// --endpoint-type, --common-prefix-len), merged by mergeAliases
 	tpAlias, replicasAlias int
 	kvBytesAlias           float64
-	disableTqdm            bool
+	endpointType           string
+	commonPrefixLen        int
 
 	// derived
 	percentiles  []float64       // from metricPercentiles
 	metrics      []string        // from percentileMetrics
 	set          map[string]bool // flags given on the command line
 	goodputGiven bool            // an SLO bound is set
+	rangeIn      float64         // from randomRangeRatio
+	rangeOut     *float64        // from randomRangeRatio when it sets outputs apart
+	tokens       string          // how dataset token counts were made
 }
+
+// prefixRepetitionOptions are the --prefix-repetition-* flags.
+type prefixRepetitionOptions struct {
+	prefixLen, suffixLen, numPrefixes, outputLen int
+}
+
+// isBench reports whether the options belong to `servesim bench`, which
+// follows vLLM's client (rate inf, rescaled arrivals, warm-ups before the
+// run); capacity and tp keep a finite first rate and independent gaps.
+func (o *benchOptions) isBench() bool { return o.cmd == "bench" }
 
 // benchFlags defines the flags of `servesim bench` on a new flag set
 // named for the subcommand (capacity and tp take them too).
 func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs := newFlagSet(name)
 	d := scenario.Default()
+	o.cmd = name
 	o.server = d.Server
+	o.server.MaxNumSeqs = 0 // vllm serve's default for the GPU (resolveServeDefaults)
+	o.server.GPUMemoryUtilization = serveGPUMemoryUtilization
 	o.slo = scenario.SLO{Target: scenario.DefaultTarget}
-	o.requestRate, o.burstiness = benchRate, 1
+	o.requestRate, o.burstiness = math.Inf(1), 1
+	if !o.isBench() {
+		o.requestRate = searchRate
+	}
+	o.normalize = o.isBench()
 	o.numPrompts, o.randomInputLen, o.randomOutputLen, o.traceSpeedup = 1000, 1024, 128, 1
-	o.servers, o.server.Replicas, o.replicasAlias, o.tpAlias = 1, 1, 1, d.Server.TensorParallelSize
+	o.randomRangeRatio, o.backend = "0.0", defaultBackend
+	o.customOutputLen, o.specBenchOutputLen = 256, 256
+	o.prefixRepetition = prefixRepetitionOptions{prefixLen: 256, suffixLen: 256, numPrefixes: 10, outputLen: 128}
+	o.timedTraceChunk, o.timedTraceMultiplier = 16, 1
+	o.servers, o.server.Replicas, o.replicasAlias, o.tpAlias, o.pipelineParallel, o.maxPartialPrefills = 1, 1, 1, d.Server.TensorParallelSize, 1, 1
+	o.percentileMetrics, o.metricPercentiles = "ttft,tpot,itl", "99"
 
-	fs.StringVar(&o.model, "model", scenario.DefaultModel, "model: a catalog `name` (llama-3.1-8b, qwen2.5-7b, ...) or a path to a model spec file (.json, .yaml)")
-	fs.Var(rateValue{&o.requestRate}, "request-rate", "open-loop arrival `rate`, requests/s, or inf (all at time 0; vLLM's default)")
+	rateHelp := "open-loop arrival `rate`, requests/s, or inf (every request at time 0)"
+	if !o.isBench() {
+		rateHelp = "first arrival `rate` probed, requests/s (Poisson unless --burstiness says otherwise)"
+	}
+	fs.StringVar(&o.model, "model", scenario.DefaultModel, "model: a catalog `name` (llama-3.1-8b, ...), a Hugging Face id of one (meta-llama/Llama-3.1-8B-Instruct), a directory with a config.json, or a model spec file (.json, .yaml)")
+	fs.Var(rateValue{&o.requestRate}, "request-rate", rateHelp)
 	fs.Var(positiveFloat{&o.burstiness, true}, "burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, < 1 burstier, > 1 more regular, inf constant")
-	fs.Var(intValue{p: &o.maxConcurrency}, "max-concurrency", "cap on requests in flight; excess requests wait in the client (0: none)")
-	fs.Var(intValue{p: &o.numPrompts, min: 1, max: scenario.MaxRequests, why: "the most requests a run may have"}, "num-prompts", fmt.Sprintf("measured requests; with --num-warmups at most %d (%d with --summary-only)", scenario.MaxRecordedRequests, scenario.MaxRequests))
-	fs.Var(intValue{p: &o.numWarmups}, "num-warmups", "warm-up requests sent first and left out of every statistic")
+	fs.Var(intValue{p: &o.maxConcurrency, min: math.MinInt32}, "max-concurrency", "cap on requests in flight; excess requests wait in the client (0: an error, as in vLLM; leave the flag out for no cap)")
+	fs.Var(intValue{p: &o.numPrompts, min: -1, max: scenario.MaxRequests, why: "the most requests a run may have"}, "num-prompts", fmt.Sprintf("measured requests (custom: <= 0 takes every row); at most %d (%d with --summary-only)", scenario.MaxRecordedRequests, scenario.MaxRequests))
+	fs.Var(intValue{p: &o.numWarmups}, "num-warmups", "warm-up requests: bench sends copies of the first request before the run, as vLLM (no effect on the measured run); capacity and tp lead the arrival stream with them and leave them out of every statistic")
 	fs.Var(seedValue{&o.seed}, "seed", "random seed, a whole number >= 0: the same seed gives the same result")
-	fs.StringVar(&o.datasetName, "dataset-name", "random", "dataset `name`: random (vLLM's random lengths) or trace (lengths from --dataset-path)")
-	fs.StringVar(&o.datasetPath, "dataset-path", "", "trace `file` (CSV or JSONL with input and output lengths) for --dataset-name trace")
-	fs.Var(intValue{p: &o.randomInputLen, min: 1}, "random-input-len", "input tokens per request (random dataset)")
-	fs.Var(intValue{p: &o.randomOutputLen, min: 1}, "random-output-len", "output tokens per request (random dataset)")
-	fs.Float64Var(&o.randomRangeRatio, "random-range-ratio", 0, "lengths drawn uniformly from [n(1-r), n(1+r)] (random dataset)")
+	fs.StringVar(&o.datasetName, "dataset-name", "random", "dataset `name`: random, sharegpt, burstgpt, custom, prefix_repetition, spec_bench, timed_trace, or trace (servesim: lengths from a CSV/JSONL trace)")
+	fs.StringVar(&o.datasetPath, "dataset-path", "", "dataset `file`: sharegpt JSON, burstgpt CSV, custom or spec_bench JSONL, timed_trace JSONL, trace CSV/JSONL")
+	fs.Var(intValue{p: &o.randomInputLen}, "random-input-len", "input tokens per request (random dataset)")
+	fs.Var(intValue{p: &o.randomOutputLen}, "random-output-len", "output tokens per request (random dataset)")
+	fs.StringVar(&o.randomRangeRatio, "random-range-ratio", o.randomRangeRatio, "lengths uniform on [floor(n(1-r)), ceil(n(1+r))], r in [0, 1); a JSON {\"input\": r1, \"output\": r2} sets them apart (random dataset)")
+	fs.Var(intValue{p: &o.randomPrefixLen}, "random-prefix-len", "tokens of one prefix shared by every random prompt, added to its input length")
+	fs.Var(intValue{p: &o.inputLen}, "input-len", "input tokens: sets --random-input-len")
+	fs.Var(intValue{p: &o.outputLen}, "output-len", "output tokens: sets the output length of every dataset (--random-output-len, --sharegpt-output-len, --custom-output-len, ...)")
+	fs.Var(intValue{p: &o.customOutputLen, min: -1}, "custom-output-len", "custom dataset: output tokens per request; -1 takes each row's output_tokens")
+	fs.Var(intValue{p: &o.sharegptOutputLen}, "sharegpt-output-len", "sharegpt dataset: output tokens per request (0: the length of each conversation's first reply)")
+	fs.Var(intValue{p: &o.specBenchOutputLen, min: 1}, "spec-bench-output-len", "spec_bench dataset: output tokens per request")
+	fs.StringVar(&o.specBenchCategory, "spec-bench-category", "", "spec_bench dataset: keep only rows of this `category`")
+	fs.BoolVar(&o.noOversample, "no-oversample", false, "file datasets with fewer valid rows than --num-prompts run with fewer requests instead of drawing rows again")
+	fs.BoolVar(&o.disableShuffle, "disable-shuffle", false, "file datasets: take rows in file order instead of shuffled with the seed")
+	fs.Var(intValue{p: &o.prefixRepetition.prefixLen}, "prefix-repetition-prefix-len", "prefix_repetition: tokens of each shared prefix")
+	fs.Var(intValue{p: &o.prefixRepetition.suffixLen}, "prefix-repetition-suffix-len", "prefix_repetition: unique tokens after the prefix")
+	fs.Var(intValue{p: &o.prefixRepetition.numPrefixes, min: 1}, "prefix-repetition-num-prefixes", "prefix_repetition: distinct prefixes (at most --num-prompts)")
+	fs.Var(intValue{p: &o.prefixRepetition.outputLen, min: 1}, "prefix-repetition-output-len", "prefix_repetition: output tokens per request")
+	fs.Var(intValue{p: &o.timedTraceChunk, min: 1}, "timed-trace-chunk-hash-size", "timed_trace: tokens each hash id stands for (a row's input is at most hash ids x this)")
+	fs.Var(positiveFloat{p: &o.timedTraceMultiplier}, "timed-trace-sec-multiplier", "timed_trace: seconds per timestamp unit (0.001 for milliseconds)")
+	fs.Var(&o.selfTimed, "self-timed", "timed_trace: replay the trace's timestamps (the default) instead of --request-rate")
+	fs.Var(triNo{&o.selfTimed}, "no-self-timed", "timed_trace: send at --request-rate instead of the trace's timestamps")
+	fs.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer `name` or path (default --model); recorded as tokenizer_id; text datasets count tokens with servesim's approximation (see docs/cli.md)")
+	fs.BoolVar(&o.skipTokenizerInit, "skip-tokenizer-init", false, "as vLLM without a client tokenizer: no TTFT/TPOT/ITL sections or token-throughput lines, tokenizer_id null")
+	fs.Var(nonNegativeFloat{p: &o.probeRequestRate}, "probe-request-rate", "probe requests per second sent beside the run (0: none; not simulated yet)")
 	fs.Var(goodputValue{&o.slo}, "goodput", "SLO for goodput as `KEY:MS` pairs: --goodput ttft:800 tpot:50 (keys ttft, tpot, e2el)")
-	fs.StringVar(&o.percentileMetrics, "percentile-metrics", "ttft,tpot,itl", "comma-separated `metrics` the summary shows: ttft, tpot, itl, e2el")
-	fs.StringVar(&o.metricPercentiles, "metric-percentiles", "99", "comma-separated `percentiles` to report, e.g. 50,90,99")
+	fs.StringVar(&o.percentileMetrics, "percentile-metrics", o.percentileMetrics, "comma-separated `metrics` the summary and JSON show: ttft, tpot, itl, e2el, client_queue_time, e2el_including_client_queue")
+	fs.StringVar(&o.metricPercentiles, "metric-percentiles", o.metricPercentiles, "comma-separated `percentiles` to report, e.g. 50,90,99")
 	fs.BoolVar(&o.saveResult, "save-result", false, "write the result JSON to a file")
-	fs.BoolVar(&o.saveDetailed, "save-detailed", false, "add per-request arrays (input_lens, output_lens, ttfts, ...) to the result JSON")
+	fs.BoolVar(&o.saveDetailed, "save-detailed", false, "add vLLM's per-request lists (input_lens, output_lens, ttfts, itls, start_times, generated_texts, errors) to the result JSON")
+	fs.BoolVar(&o.appendResult, "append-result", false, "append the result JSON to the file as one more line (also without --save-result)")
+	fs.Var(stringList{&o.metadata}, "metadata", "`KEY=VALUE` pairs added to the result JSON as strings (several after one flag)")
 	fs.StringVar(&o.resultDir, "result-dir", "", "`directory` for the result JSON (default: the current one)")
 	fs.StringVar(&o.resultFilename, "result-filename", "", "result JSON `file` name (default {label}-{rate}qps[-concurrency{n}]-{model}-{date}.json)")
-	fs.StringVar(&o.label, "label", "", "label (file-name prefix) of the result; default servesim")
+	fs.StringVar(&o.label, "label", "", "label of the result (the JSON's label, the file name's prefix; default --backend)")
+	fs.StringVar(&o.backend, "backend", o.backend, "`backend` the JSON and the file name record: openai, vllm, openai-chat, openai-audio, openai-responses (requests are simulated either way)")
 	fs.StringVar(&o.rampStrategy, "ramp-up-strategy", "", "ramp the rate from --ramp-up-start-rps to --ramp-up-end-rps: linear or exponential")
-	fs.Float64Var(&o.rampStart, "ramp-up-start-rps", 0, "first rate of the ramp, requests/s")
-	fs.Float64Var(&o.rampEnd, "ramp-up-end-rps", 0, "last rate of the ramp, requests/s")
-	fs.BoolVar(&o.disableTqdm, "disable-tqdm", false, "no progress bar (same as --quiet)")
-	for _, name := range []string{"backend", "base-url", "host", "port", "endpoint", "tokenizer", "tokenizer-mode", "served-model-name", "request-id-prefix", "ready-check-timeout-sec", "temperature", "top-p", "top-k", "min-p"} {
-		fs.Var(ignored{}, name, "accepted for compatibility; no effect in a simulation")
-	}
-	for _, name := range []string{"ignore-eos", "trust-remote-code"} {
-		fs.Var(ignored{isBool: true}, name, "accepted for compatibility; no effect (requests always run to their output length)")
-	}
+	fs.Var(intValue{p: &o.rampStart}, "ramp-up-start-rps", "first rate of the ramp, whole requests/s")
+	fs.Var(intValue{p: &o.rampEnd}, "ramp-up-end-rps", "last rate of the ramp, whole requests/s")
+	fs.BoolVar(&o.disableTqdm, "disable-tqdm", false, "no progress bar")
+	defineNoEffect(fs)
+	// Old names seen in the wild.
+	fs.StringVar(&o.endpointType, "endpoint-type", "", "old name of --backend (vLLM up to 0.10)")
+	fs.Var(intValue{p: &o.commonPrefixLen}, "common-prefix-len", "old name of --random-prefix-len")
 
 	// vllm serve
 	fs.StringVar(&o.server.GPU, "gpu", scenario.DefaultGPU, "GPU: a catalog `name` (h100-sxm, a100-80gb, ...) or a path to a GPU spec file")
 	fs.Var(intValue{p: &o.server.TensorParallelSize, min: 1}, "tensor-parallel-size", "tensor-parallel degree")
 	fs.Var(intValue{p: &o.tpAlias, min: 1}, "tp", "same as --tensor-parallel-size")
-	fs.Var(intValue{p: &o.server.MaxNumSeqs, min: 1}, "max-num-seqs", "cap on running requests")
-	fs.Var(intValue{p: &o.server.MaxNumBatchedTokens}, "max-num-batched-tokens", "token budget per engine step (0: vLLM's default: 2048, or max(--max-model-len, 2048) with chunked prefill off)")
+	fs.Var(intValue{p: &o.pipelineParallel, min: 1}, "pipeline-parallel-size", "pipeline stages (only 1: pipeline parallelism is not modelled yet)")
+	fs.Var(intValue{p: &o.pipelineParallel, min: 1}, "pp", "same as --pipeline-parallel-size")
+	fs.Var(intValue{p: &o.server.MaxNumSeqs, min: 1}, "max-num-seqs", "cap on running requests (default: vllm serve's, 1024 on GPUs of >= 70 GiB other than A100, else 256)")
+	fs.Var(humanInt{p: &o.server.MaxNumBatchedTokens}, "max-num-batched-tokens", "token budget per engine step; 8k works (0: vllm serve's default, 8192 on GPUs of >= 70 GiB other than A100, else 2048; with chunked prefill off, max(--max-model-len, 2048))")
 	fs.Var(boolTarget{&o.server.EnableChunkedPrefill, true}, "enable-chunked-prefill", "split long prompts across steps, mixed with decodes (default on)")
 	fs.Var(boolTarget{&o.server.EnableChunkedPrefill, false}, "no-enable-chunked-prefill", "turn chunked prefill off (prefill-first scheduling)")
 	fs.Var(intValue{p: &o.server.BlockSize, min: 1}, "block-size", "KV-cache block size, tokens")
-	fs.Float64Var(&o.server.GPUMemoryUtilization, "gpu-memory-utilization", d.Server.GPUMemoryUtilization, "fraction of GPU memory the engine may use")
-	fs.Var(bytesValue{(*float64)(&o.server.KVCacheMemory)}, "kv-cache-memory", "KV-cache `bytes` per GPU (8GiB works); overrides --gpu-memory-utilization (0: derived from it)")
+	fs.Var(fractionValue{&o.server.GPUMemoryUtilization}, "gpu-memory-utilization", "fraction of GPU memory the engine may use, in (0, 1]")
+	fs.Var(bytesValue{(*float64)(&o.server.KVCacheMemory)}, "kv-cache-memory", "KV-cache `bytes` per GPU (8GiB, 8G works); overrides --gpu-memory-utilization (0: derived from it)")
 	fs.Var(bytesValue{&o.kvBytesAlias}, "kv-cache-memory-bytes", "same as --kv-cache-memory (vLLM's name; `bytes`)")
-	fs.Var(intValue{p: &o.server.MaxModelLen}, "max-model-len", "reject requests with more input+output tokens (0: the model's context length, as vLLM; no limit when its spec gives none)")
+	fs.Var(intValue{p: &o.server.NumGPUBlocksOverride}, "num-gpu-blocks-override", "KV-cache blocks per replica instead of those memory gives (0: from memory)")
+	fs.Var(humanInt{p: &o.server.MaxModelLen}, "max-model-len", "reject requests with more input+output tokens; 32k works (0: the model's context length, as vLLM)")
+	fs.StringVar(&o.server.DType, "dtype", "auto", "weight and activation `dtype`: auto (the model's), half, float16, bfloat16")
+	fs.StringVar(&o.server.KVCacheDType, "kv-cache-dtype", "auto", "KV-cache `dtype`: auto (the model's), fp8 (fp8_e4m3, fp8_e5m2: half the bytes of bf16), nvfp4, bfloat16, float16")
+	fs.StringVar(&o.server.Quantization, "quantization", "", "weight `method`: fp8, awq, gptq, awq_marlin, gptq_marlin, bitsandbytes, compressed-tensors, mxfp4, modelopt_fp4, int8, ... (default: the checkpoint's)")
+	fs.StringVar(&o.server.Quantization, "q", "", "same as --quantization")
 	fs.Var(intValue{p: &o.server.Replicas, min: 1}, "data-parallel-size", "engine replicas behind the router (same as --replicas)")
+	fs.Var(intValue{p: &o.replicasAlias, min: 1}, "dp", "same as --data-parallel-size")
+	fs.Var(nonNegativeFloat{p: &o.cpuOffloadGB}, "cpu-offload-gb", "GiB of weights offloaded to the CPU per GPU (only 0: offloading is not modelled)")
+	fs.Var(intValue{p: &o.maxPartialPrefills, min: 1}, "max-num-partial-prefills", "concurrent partial prefills (only 1 is modelled)")
+	fs.StringVar(&o.speculativeConfig, "speculative-config", "", "speculative decoding `json` (not modelled: an error)")
 
 	// servesim
 	fs.StringVar(&o.server.Kind, "server", scenario.KindVLLM, "simulated server: vllm (continuous-batching engine) or fcfs (FCFS queue)")
@@ -124,7 +213,9 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.StringVar(&o.server.Router, "router", d.Server.Router, "how replicas share requests: round-robin or least-outstanding")
 	fs.Var(nonNegativeFloat{p: &o.server.RequestOverheadMS}, "request-overhead-ms", "fixed per-request latency (tokenize, HTTP), ms, added to TTFT and E2E")
 	fs.Float64Var(&o.slo.Target, "slo-target", scenario.DefaultTarget, "attainment target q for the --goodput SLO, in (0, 1]")
-	fs.BoolVar(&o.normalize, "normalize-arrivals", false, "rescale arrival times as vLLM does so the last lands at n/rate (off: independent gaps)")
+	normHelp := "rescale arrival times as vLLM does so the last lands at n/rate (bench: on; off: independent gaps)"
+	fs.Var(boolTarget{&o.normalize, true}, "normalize-arrivals", normHelp)
+	fs.Var(boolTarget{&o.normalize, false}, "no-normalize-arrivals", "independent arrival gaps, not rescaled to end at n/rate")
 	fs.BoolVar(&o.traceTimestamps, "trace-timestamps", false, "--dataset-name trace: replay the trace's arrival times instead of --request-rate")
 	fs.Var(positiveFloat{p: &o.traceSpeedup}, "trace-speedup", "--trace-timestamps: replay this many times faster")
 	fs.BoolVar(&o.summaryOnly, "summary-only", false, "keep quantile sketches (percentiles within 0.5%) instead of every request's record: memory follows the requests in flight, for runs of up to "+fmt.Sprint(scenario.MaxRequests)+" requests")
@@ -132,37 +223,52 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 
 	groups := []flagGroup{
 		{"vllm bench serve flags", []string{"model", "request-rate", "burstiness", "max-concurrency", "num-prompts", "num-warmups", "seed",
-			"dataset-name", "dataset-path", "random-input-len", "random-output-len", "random-range-ratio", "goodput",
-			"percentile-metrics", "metric-percentiles", "save-result", "save-detailed", "result-dir", "result-filename", "label",
-			"ramp-up-strategy", "ramp-up-start-rps", "ramp-up-end-rps", "disable-tqdm"}},
-		{"vllm serve (engine) flags", []string{"gpu", "tensor-parallel-size", "tp", "max-num-seqs", "max-num-batched-tokens",
+			"dataset-name", "dataset-path", "random-input-len", "random-output-len", "random-range-ratio", "random-prefix-len", "input-len", "output-len",
+			"custom-output-len", "sharegpt-output-len", "spec-bench-output-len", "spec-bench-category", "no-oversample", "disable-shuffle",
+			"prefix-repetition-prefix-len", "prefix-repetition-suffix-len", "prefix-repetition-num-prefixes", "prefix-repetition-output-len",
+			"timed-trace-chunk-hash-size", "timed-trace-sec-multiplier", "self-timed", "no-self-timed",
+			"tokenizer", "skip-tokenizer-init", "probe-request-rate", "goodput",
+			"percentile-metrics", "metric-percentiles", "save-result", "save-detailed", "append-result", "metadata", "result-dir", "result-filename", "label", "backend",
+			"ramp-up-strategy", "ramp-up-start-rps", "ramp-up-end-rps", "disable-tqdm", "endpoint-type", "common-prefix-len"}},
+		{"vllm bench serve flags accepted with no effect in a simulation (a note on stderr names them)", noEffectNames()},
+		{"vllm serve (engine) flags", []string{"gpu", "tensor-parallel-size", "tp", "pipeline-parallel-size", "pp", "max-num-seqs", "max-num-batched-tokens",
 			"enable-chunked-prefill", "no-enable-chunked-prefill", "block-size", "gpu-memory-utilization", "kv-cache-memory",
-			"kv-cache-memory-bytes", "max-model-len", "data-parallel-size"}},
+			"kv-cache-memory-bytes", "num-gpu-blocks-override", "max-model-len", "dtype", "kv-cache-dtype", "quantization", "q", "data-parallel-size", "dp",
+			"cpu-offload-gb", "max-num-partial-prefills", "speculative-config"}},
 		{"servesim flags", []string{"server", "servers", "service-time", "replicas", "router", "request-overhead-ms",
-			"slo-target", "normalize-arrivals", "trace-timestamps", "trace-speedup", "summary-only", "quiet"}},
+			"slo-target", "normalize-arrivals", "no-normalize-arrivals", "trace-timestamps", "trace-speedup", "summary-only", "quiet"}},
 	}
 	return fs, groups
 }
 
 const benchUsage = `Usage: servesim bench [flags]
 
-Simulates 'vllm bench serve' against a simulated 'vllm serve': the same flags,
+Simulates 'vllm bench serve' against a simulated 'vllm serve': the same flags
+(argparse's way: --flag=value, underscores for dashes, unambiguous prefixes),
 the same summary on stdout and, with --save-result, the same result JSON
-(plus servesim's own fields). With no flags it runs 1000 requests of
-1024 input and 128 output tokens, Poisson arrivals at 20 req/s, against
-llama-3.1-8b on one h100-sxm with vLLM's engine defaults.
-
-Accepted and ignored (no meaning in a simulation): --backend, --base-url,
---host, --port, --endpoint, --tokenizer, --tokenizer-mode, --served-model-name,
---request-id-prefix, --ready-check-timeout-sec, --temperature, --top-p, --top-k,
---min-p, --ignore-eos, --trust-remote-code.
+(servesim's own fields under its "servesim" key). With no flags it sends
+1000 requests of 1024 input and 128 output tokens at once (--request-rate inf,
+vLLM's default) to llama-3.1-8b on one h100-sxm with vllm serve's defaults.
+Connection and sampling flags are accepted; a note on stderr names those
+that have no effect in a simulation.
 `
+
+// multiValueFlags take several values after one flag, as argparse's
+// nargs; a pattern, when set, is what a value after the first must match
+// (--goodput's KEY:VALUE pairs, so a scenario file after them stays
+// positional).
+var multiValueFlags = map[string]*regexp.Regexp{
+	"goodput":      goodputPairRE,
+	"metadata":     nil,
+	"header":       nil,
+	"lora-modules": nil,
+}
 
 // engineOnlyFlags configure the vLLM engine and mean nothing to an FCFS
 // queue.
 var engineOnlyFlags = []string{"max-num-seqs", "max-num-batched-tokens", "enable-chunked-prefill", "no-enable-chunked-prefill",
-	"block-size", "gpu-memory-utilization", "kv-cache-memory", "kv-cache-memory-bytes", "max-model-len", "data-parallel-size",
-	"replicas", "router"}
+	"block-size", "gpu-memory-utilization", "kv-cache-memory", "kv-cache-memory-bytes", "max-model-len", "data-parallel-size", "dp",
+	"replicas", "router", "num-gpu-blocks-override", "kv-cache-dtype"}
 
 // flagOfPath names the bench flag behind each scenario field.
 var flagOfPath = map[string]string{
@@ -177,6 +283,7 @@ var flagOfPath = map[string]string{
 	"workload.lengths.input":        "--random-input-len",
 	"workload.lengths.output":       "--random-output-len",
 	"workload.lengths.range_ratio":  "--random-range-ratio",
+	"workload.lengths.prefix":       "--random-prefix-len",
 	"workload.lengths.path":         "--dataset-path",
 	"requests":                      "--num-prompts",
 	"warmup":                        "--num-warmups",
@@ -191,6 +298,9 @@ var flagOfPath = map[string]string{
 	"server.gpu_memory_utilization": "--gpu-memory-utilization",
 	"server.kv_cache_memory":        "--kv-cache-memory",
 	"server.max_model_len":          "--max-model-len",
+	"server.dtype":                  "--dtype",
+	"server.kv_cache_dtype":         "--kv-cache-dtype",
+	"server.quantization":           "--quantization",
 	"server.request_overhead_ms":    "--request-overhead-ms",
 	"server.replicas":               "--data-parallel-size",
 	"server.router":                 "--router",

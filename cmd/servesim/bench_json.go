@@ -6,10 +6,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/internal/jsonobj"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
@@ -21,118 +23,387 @@ const dateLayout = "20060102-150405"
 
 // saveBenchResult writes the result JSON where --result-dir and
 // --result-filename say (vLLM's default name otherwise) and returns the
-// path.
+// path. With --append-result it adds the object as one more line of the
+// file, as vLLM does; otherwise it overwrites it.
 func saveBenchResult(o *benchOptions, sc *scenario.Scenario, res *sim.Result) (string, error) {
-	date := time.Now().Format(dateLayout)
-	data, err := benchResultJSON(o, sc, res, date)
+	now := time.Now()
+	date := now.Format(dateLayout)
+	data, err := benchResultJSON(o, sc, res, date, now)
 	if err != nil {
 		return "", err
 	}
 	name := o.resultFilename
 	if name == "" {
-		name = defaultResultName(o, sc, date)
+		name = defaultResultName(o, date)
 	}
 	if o.resultDir != "" {
 		if err := os.MkdirAll(o.resultDir, 0o755); err != nil {
 			return "", err
 		}
-		name = filepath.Join(o.resultDir, name)
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(o.resultDir, name)
+		}
 	}
-	if err := os.WriteFile(name, append(data, '\n'), 0o644); err != nil {
+	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if o.appendResult {
+		flags = os.O_CREATE | os.O_RDWR | os.O_APPEND
+	}
+	f, err := os.OpenFile(name, flags, 0o644)
+	if err != nil {
 		return "", err
 	}
-	return name, nil
+	if st, err := f.Stat(); err == nil && o.appendResult && st.Size() > 0 {
+		data = append([]byte("\n"), data...)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return "", err
+	}
+	return name, f.Close()
 }
 
-// defaultResultName is vLLM's
-// {label}-{request_rate}qps[-concurrency{n}]-{model}-{date}.json.
-func defaultResultName(o *benchOptions, sc *scenario.Scenario, date string) string {
+// defaultResultName is vLLM's compute_result_filename:
+// {label}-{request_rate}qps[-concurrency{n}]-{model}-{date}.json, or
+// {label}-ramp-up-{strategy}-{start}qps-{end}qps[-concurrency{n}]-{model}-{date}.json,
+// where label falls back to --backend and model is --model's last path
+// element.
+func defaultResultName(o *benchOptions, date string) string {
 	label := o.label
 	if label == "" {
-		label = "servesim"
+		label = o.backend
 	}
 	conc := ""
 	if o.maxConcurrency > 0 {
 		conc = "-concurrency" + strconv.Itoa(o.maxConcurrency)
 	}
-	model := o.model[strings.LastIndex(o.model, "/")+1:] // vLLM: model_id.split("/")[-1]
-	switch ext := filepath.Ext(model); strings.ToLower(ext) {
-	case ".json", ".yaml", ".yml": // a spec file
-		model = strings.TrimSuffix(model, ext)
+	model := o.model[strings.LastIndex(o.model, "/")+1:]
+	if o.rampStrategy != "" {
+		return fmt.Sprintf("%s-ramp-up-%s-%dqps-%dqps%s-%s-%s.json", label, o.rampStrategy, o.rampStart, o.rampEnd, conc, model, date)
 	}
-	a := sc.Workload.Arrival
-	switch a.Process {
-	case "ramp":
-		g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-		return fmt.Sprintf("%s-ramp-up-%s-%sqps-%sqps%s-%s-%s.json", label, a.Strategy, g(a.Start), g(a.End), conc, model, date)
-	case "trace":
-		return fmt.Sprintf("%s-traceqps%s-%s-%s.json", label, conc, model, date)
-	}
-	return fmt.Sprintf("%s-%sqps%s-%s-%s.json", label, pyFloat(float64(a.Rate)), conc, model, date)
+	return fmt.Sprintf("%s-%sqps%s-%s-%s.json", label, pyFloat(o.requestRate), conc, model, date)
 }
 
-// benchResultJSON builds the result JSON: vLLM's header fields (date,
-// backend, model_id, num_prompts, request_rate, burstiness,
-// max_concurrency), servesim's description of the simulated setup, the
-// sim.Result's fields (vLLM's metric names first), and with
-// --save-detailed the per-request arrays. The same flags and seed give the
-// same bytes except for the date.
-func benchResultJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, date string) ([]byte, error) {
-	rj, err := json.Marshal(res)
-	if err != nil {
-		return nil, err
+// pyNum is a float written as Python's json.dump writes one: with a
+// decimal point (20.0, not 20), in exponent form below 1e-4 and from
+// 1e16 (1e-05, 1e+16), null when not finite.
+type pyNum float64
+
+// MarshalJSON writes Python's repr of the float.
+func (f pyNum) MarshalJSON() ([]byte, error) {
+	x := float64(f)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return []byte("null"), nil
 	}
-	ro, err := jsonobj.Parse(rj)
+	if a := math.Abs(x); a != 0 && (a < 1e-4 || a >= 1e16) {
+		return []byte(strconv.FormatFloat(x, 'e', -1, 64)), nil
+	}
+	s := strconv.FormatFloat(x, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return []byte(s), nil
+}
+
+// pyNums converts float lists.
+func pyNums(xs []float64) []pyNum {
+	out := make([]pyNum, len(xs))
+	for i, x := range xs {
+		out[i] = pyNum(x)
+	}
+	return out
+}
+
+// parseMetadata reads --metadata KEY=VALUE pairs, both stripped, as vLLM.
+func parseMetadata(items []string) ([][2]string, error) {
+	var out [][2]string
+	for _, it := range items {
+		k, v, ok := strings.Cut(it, "=")
+		if !ok {
+			return nil, fmt.Errorf("--metadata %q: invalid metadata format: use KEY=VALUE", it)
+		}
+		out = append(out, [2]string{strings.TrimSpace(k), strings.TrimSpace(v)})
+	}
+	return out, nil
+}
+
+// benchResultJSON builds the result JSON as vLLM's main_async writes it:
+// the same keys in the same order with the same JSON types (floats with a
+// decimal point, "inf" for an infinite rate, null where vLLM writes None),
+// and every servesim field under the one key "servesim" at the end. The
+// same flags and seed give the same bytes except for the date (and, with
+// a ramp, the wall-clock times of rps_change_events).
+func benchResultJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, date string, now time.Time) ([]byte, error) {
+	meta, err := parseMetadata(o.metadata)
 	if err != nil {
 		return nil, err
 	}
 	var out jsonobj.Object
-	var label any
+	set := func(k string, v any) {
+		if err == nil {
+			err = out.Set(k, v)
+		}
+	}
+	var label, tokenizerID any
 	if o.label != "" {
 		label = o.label
 	}
+	if !o.skipTokenizerInit {
+		tokenizerID = o.model
+		if o.tokenizer != "" {
+			tokenizerID = o.tokenizer
+		}
+	}
+	set("date", date)
+	set("endpoint_type", o.backend)
+	set("backend", o.backend)
+	set("label", label)
+	set("model_id", o.model)
+	set("tokenizer_id", tokenizerID)
+	set("num_prompts", o.numPrompts)
+	for _, kv := range meta {
+		set(kv[0], kv[1])
+	}
+	if math.IsInf(o.requestRate, 1) {
+		set("request_rate", "inf")
+	} else {
+		set("request_rate", pyNum(o.requestRate))
+	}
+	if math.IsInf(o.burstiness, 1) {
+		set("burstiness", "inf") // Python writes the invalid JSON Infinity
+	} else {
+		set("burstiness", pyNum(o.burstiness))
+	}
+	var maxConc any
+	if o.maxConcurrency > 0 {
+		maxConc = o.maxConcurrency
+	}
+	set("max_concurrency", maxConc)
+	if o.rampStrategy != "" {
+		set("ramp_up_strategy", o.rampStrategy)
+		set("ramp_up_start_rps", o.rampStart)
+		set("ramp_up_end_rps", o.rampEnd)
+	}
+	set("duration", pyNum(res.Duration))
+	set("completed", res.Completed)
+	set("failed", res.Failed+res.Rejected)
+	set("total_input_tokens", res.TotalInput)
+	set("total_output_tokens", res.TotalOutput)
+	set("request_throughput", pyNum(res.RequestThroughput))
+	if o.goodputGiven {
+		set("request_goodput", pyNum(res.RequestGoodput))
+	} else {
+		set("request_goodput", nil)
+	}
+	set("output_throughput", pyNum(res.OutputThroughput))
+	set("total_token_throughput", pyNum(res.TotalTokenThroughput))
+	d := perRequest(o, sc, res)
+	if o.saveDetailed {
+		set("input_lens", d.inputLens)
+		set("output_lens", d.outputLens)
+		set("ttfts", pyNums(d.ttfts))
+		set("itls", d.itls)
+	}
+	set("latencies", pyNums(d.latencies))
+	if o.saveDetailed {
+		set("start_times", pyNums(d.startTimes))
+	}
+	set("queue_times", pyNums(d.queueTimes))
+	if o.saveDetailed {
+		set("generated_texts", d.texts)
+		set("errors", d.errors)
+	}
+	set("max_output_tokens_per_s", pyNum(res.MaxOutputTokensPerS))
+	set("max_concurrent_requests", peakConcurrent(res))
+	set("rtfx", pyNum(0))
+	if o.rampStrategy != "" {
+		set("rps_change_events", rpsChangeEvents(o, res, now))
+	}
+	shown := shownMetrics(o)
+	for _, m := range metricSections {
+		if !slices.Contains(shown, m.key) {
+			continue
+		}
+		smp := sampleOf(res, m.key)
+		set("mean_"+m.key+"_ms", pyNum(1000*smp.Mean()))
+		set("median_"+m.key+"_ms", pyNum(1000*smp.Median()))
+		set("std_"+m.key+"_ms", pyNum(1000*smp.Std()))
+		for _, p := range o.percentiles {
+			set("p"+metrics.PercentileKey(p)+"_"+m.key+"_ms", pyNum(1000*smp.Percentile(p)))
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	extra, err := servesimJSON(o, sc, res, d)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, jsonobj.Member{Key: "servesim", Value: extra})
+	return json.Marshal(out)
+}
+
+// requestLists are vLLM's per-request lists, one entry per request in
+// dispatch order, plus servesim's own.
+type requestLists struct {
+	inputLens, outputLens                    []int
+	ttfts, latencies, startTimes, queueTimes []float64
+	itls                                     [][]pyNum
+	texts, errors                            []string
+	tpots, serverQueue, arrivals             []any
+	statuses                                 []string
+}
+
+// perRequest builds the lists over the measured requests, as vLLM fills
+// them for every output: a request that did not complete has output 0,
+// ttft and latency 0.0, no itls and its error; queue_times are the wait
+// in the client for a --max-concurrency slot.
+func perRequest(o *benchOptions, sc *scenario.Scenario, res *sim.Result) requestLists {
+	var d requestLists
+	why := ""
+	num := func(v float64) any {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return pyNum(v)
+	}
+	for i := range res.Requests {
+		r := &res.Requests[i]
+		if r.Warmup {
+			continue
+		}
+		done := r.Status == metrics.Completed
+		sent := r.Sent
+		if sent < 0 {
+			sent = r.Arrival
+		}
+		d.inputLens = append(d.inputLens, r.Input)
+		d.startTimes = append(d.startTimes, sent)
+		d.queueTimes = append(d.queueTimes, sent-r.Arrival)
+		d.arrivals = append(d.arrivals, num(r.Arrival))
+		d.statuses = append(d.statuses, r.Status.String())
+		d.texts = append(d.texts, "")
+		if !done {
+			d.outputLens = append(d.outputLens, 0)
+			d.ttfts = append(d.ttfts, 0)
+			d.latencies = append(d.latencies, 0)
+			d.itls = append(d.itls, []pyNum{})
+			d.tpots = append(d.tpots, nil)
+			d.serverQueue = append(d.serverQueue, nil)
+			if why == "" {
+				why = failureReason(sc, true)
+			}
+			msg := r.Status.String() + ": " + why
+			if !r.Status.Ended() {
+				msg = "not finished: the run stopped early"
+			}
+			d.errors = append(d.errors, msg)
+			continue
+		}
+		d.outputLens = append(d.outputLens, r.Output)
+		d.ttfts = append(d.ttfts, r.TTFT())
+		d.latencies = append(d.latencies, r.E2E())
+		if o.saveDetailed {
+			d.itls = append(d.itls, pyNums(res.TokenGaps(r)))
+		}
+		var tpot any
+		if v, ok := r.TPOT(); ok {
+			tpot = num(v)
+		}
+		d.tpots = append(d.tpots, tpot)
+		d.serverQueue = append(d.serverQueue, num(r.QueueTime()))
+		d.errors = append(d.errors, "")
+	}
+	return d
+}
+
+// rpsChangeEvents are vLLM's ramp-up events: one {"rps", "timestamp"} each
+// time the whole part of the ramp's rate changes, stamped with the wall
+// clock of the run (now) plus the simulated send time.
+func rpsChangeEvents(o *benchOptions, res *sim.Result, now time.Time) []any {
+	events := []any{}
+	n := len(res.Requests)
+	last := -1
+	start := now.Add(-time.Duration(res.End * float64(time.Second)))
+	for i := range res.Requests {
+		progress := float64(i) / float64(max(n-1, 1))
+		rate := float64(o.rampStart) + float64(o.rampEnd-o.rampStart)*progress
+		if o.rampStrategy == "exponential" {
+			rate = float64(o.rampStart) * math.Pow(float64(o.rampEnd)/float64(o.rampStart), progress)
+		}
+		if rps := int(rate); rps != last {
+			last = rps
+			t := start.Add(time.Duration(res.Requests[i].Arrival * float64(time.Second)))
+			events = append(events, map[string]any{"rps": rps, "timestamp": t.Format("2006-01-02T15:04:05.000000")})
+		}
+	}
+	return events
+}
+
+// servesimJSON is the value of the "servesim" key: the simulated setup,
+// servesim's own results (sim.Result's fields that vLLM does not have:
+// server queue times, SLO attainment, stability, MBU, MFU, KV-cache
+// usage, ...) and, with --save-detailed, servesim's per-request lists.
+func servesimJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, d requestLists) (json.RawMessage, error) {
+	var out jsonobj.Object
+	var err error
 	add := func(k string, v any) {
 		if err == nil {
 			err = out.Add(k, v)
 		}
 	}
-	add("date", date)
-	add("endpoint_type", "servesim")
-	add("backend", "servesim")
-	add("label", label)
-	add("model_id", o.model)
-	add("tokenizer_id", o.model)
-	add("num_prompts", o.numPrompts)
-	for _, k := range []string{"request_rate", "burstiness", "max_concurrency"} {
-		out = append(out, jsonobj.Member{Key: k, Value: ro.Take(k)})
-	}
-	a := sc.Workload.Arrival
-	if a.Process == "ramp" {
-		add("ramp_up_strategy", a.Strategy)
-		add("ramp_up_start_rps", a.Start)
-		add("ramp_up_end_rps", a.End)
-	}
 	setupJSON(add, o, sc)
-	if err != nil {
-		return nil, err
+	rj, merr := json.Marshal(res)
+	if merr != nil {
+		return nil, merr
 	}
-	if !o.goodputGiven {
-		// vLLM writes null without --goodput.
-		if err := ro.Set("request_goodput", nil); err != nil {
-			return nil, err
+	ro, perr := jsonobj.Parse(rj)
+	if perr != nil {
+		return nil, perr
+	}
+	for _, m := range ro {
+		if !vllmResultKey(m.Key) {
+			out = append(out, m)
 		}
 	}
-	out = append(out, ro...)
 	if o.saveDetailed {
-		detailedJSON(add, res)
+		add("tpots", d.tpots)
+		add("server_queue_times", d.serverQueue)
+		add("arrival_times", d.arrivals)
+		add("statuses", d.statuses)
+		if len(res.Series) > 0 {
+			add("series", res.Series) // the engine's counters over time, bounded
+		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(out)
+	return out.MarshalJSON()
+}
+
+// vllmResultKey reports whether sim.Result's JSON key k is one vLLM's
+// file has at the top level (or would, for another --percentile-metrics).
+func vllmResultKey(k string) bool {
+	switch k {
+	case "duration", "completed", "failed", "total_input_tokens", "total_output_tokens", "request_throughput",
+		"request_goodput", "output_throughput", "total_token_throughput", "max_concurrent_requests",
+		"request_rate", "burstiness", "max_concurrency":
+		return true
+	}
+	if !strings.HasSuffix(k, "_ms") || strings.HasSuffix(k, "_queue_time_ms") && !strings.Contains(k, "client_queue_time") {
+		return false
+	}
+	for _, m := range metricSections {
+		if strings.HasSuffix(k, "_"+m.key+"_ms") {
+			return true
+		}
+	}
+	return false
 }
 
 // setupJSON adds servesim's description of the simulated run.
+//
+// slo_target stays the last key: report.Load takes the servesim object's
+// keys up to it as the run's setup and the rest as its results.
 func setupJSON(add func(string, any), o *benchOptions, sc *scenario.Scenario) {
 	v := sc.Server
 	add("server", v.Kind)
@@ -150,29 +421,46 @@ func setupJSON(add func(string, any), o *benchOptions, sc *scenario.Scenario) {
 		if v.Replicas > 1 {
 			add("router", v.Router)
 		}
-		// The engine's values: a 0 budget or max_model_len is vLLM's default.
+		// The engine's values, vllm serve's defaults filled in.
 		eng, _ := sc.Engine()
-		add("max_num_seqs", v.MaxNumSeqs)
+		add("max_num_seqs", eng.MaxNumSeqs)
 		add("max_num_batched_tokens", eng.MaxNumBatchedTokens)
 		add("enable_chunked_prefill", v.EnableChunkedPrefill)
 		add("block_size", v.BlockSize)
 		add("gpu_memory_utilization", v.GPUMemoryUtilization)
 		add("kv_cache_memory", nullIfZero(float64(v.KVCacheMemory)))
+		add("num_gpu_blocks_override", nullIfZero(float64(v.NumGPUBlocksOverride)))
 		add("max_model_len", nullIfZero(float64(eng.MaxModelLen)))
+		add("dtype", v.DType)
+		add("kv_cache_dtype", v.KVCacheDType)
+		add("quantization", nullIfEmpty(v.Quantization))
+		if m, err := sc.Model(); err == nil {
+			add("weight_precision", weightPrecision(m))
+			add("kv_bytes_per_element", m.KVBytes)
+		}
 	}
 	add("request_overhead_ms", v.RequestOverheadMS)
 	if o.summaryOnly {
 		add("summary_only", true) // percentiles from quantile sketches
 	}
 	add("dataset_name", o.datasetName)
-	if o.datasetName == "trace" {
+	if o.datasetPath != "" {
 		add("dataset_path", o.datasetPath)
-		add("trace_timestamps", o.traceTimestamps)
-	} else {
+	}
+	if o.datasetName == "random" {
 		add("random_input_len", o.randomInputLen)
 		add("random_output_len", o.randomOutputLen)
-		add("random_range_ratio", o.randomRangeRatio)
+		add("random_range_ratio", o.rangeIn)
+		if o.rangeOut != nil {
+			add("random_output_range_ratio", *o.rangeOut)
+		}
+		add("random_prefix_len", o.randomPrefixLen)
 	}
+	if o.tokens != "" {
+		add("prompt_token_counts", o.tokens)
+	}
+	add("num_requests_simulated", sc.Requests)
+	add("num_warmups", o.numWarmups)
 	add("normalize_arrivals", sc.Workload.Arrival.Normalize)
 	var goodput any
 	if o.goodputGiven {
@@ -192,6 +480,14 @@ func setupJSON(add func(string, any), o *benchOptions, sc *scenario.Scenario) {
 	add("slo_target", o.slo.Target)
 }
 
+// weightPrecision names the precision the model's weights are served in.
+func weightPrecision(m cost.ModelSpec) string {
+	if m.GEMM != cost.PrecisionUnset {
+		return m.GEMM.String()
+	}
+	return fmt.Sprintf("%g bytes", m.WeightBytes)
+}
+
 func nullIfZero(v float64) any {
 	if v == 0 {
 		return nil
@@ -199,65 +495,9 @@ func nullIfZero(v float64) any {
 	return v
 }
 
-// detailedJSON adds the per-request arrays of the measured requests, in
-// arrival order. vLLM's input_lens, output_lens (0 when a request did not
-// complete), ttfts and errors ("" on success) keep their meaning; times are
-// seconds, null where undefined. vLLM's itls (every gap of every request)
-// and generated_texts are not written: servesim keeps ITL statistics per
-// engine step, not per token, and generates no text. servesim adds tpots,
-// e2els, queue_times, arrival_times, send_times and statuses.
-func detailedJSON(add func(string, any), res *sim.Result) {
-	var (
-		in, out                              []int
-		ttfts, tpots, e2els, queues, arr, se []any
-		errs, statuses                       []string
-	)
-	num := func(v float64) any {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil
-		}
-		return v
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
 	}
-	for i := range res.Requests {
-		r := &res.Requests[i]
-		if r.Warmup {
-			continue
-		}
-		in = append(in, r.Input)
-		done := r.Status == metrics.Completed
-		o, ttft, e2e, tpot, q := 0, any(nil), any(nil), any(nil), any(nil)
-		if done {
-			o, ttft, e2e, q = r.Output, num(r.TTFT()), num(r.E2E()), num(r.QueueTime())
-			if v, ok := r.TPOT(); ok {
-				tpot = num(v)
-			}
-		}
-		out = append(out, o)
-		ttfts, e2els, tpots, queues = append(ttfts, ttft), append(e2els, e2e), append(tpots, tpot), append(queues, q)
-		arr = append(arr, num(r.Arrival))
-		var sent any
-		if r.Sent >= 0 {
-			sent = num(r.Sent)
-		}
-		se = append(se, sent)
-		e := ""
-		if !done {
-			e = r.Status.String()
-		}
-		errs = append(errs, e)
-		statuses = append(statuses, r.Status.String())
-	}
-	add("input_lens", in)
-	add("output_lens", out)
-	add("ttfts", ttfts)
-	add("errors", errs)
-	add("tpots", tpots)
-	add("e2els", e2els)
-	add("queue_times", queues)
-	add("arrival_times", arr)
-	add("send_times", se)
-	if len(res.Series) > 0 {
-		add("series", res.Series) // the engine's counters over time, bounded
-	}
-	add("statuses", statuses)
+	return s
 }

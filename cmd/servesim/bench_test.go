@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,29 +11,30 @@ import (
 	"testing"
 )
 
-// The default bench prints vLLM's summary and servesim's block, and
-// nothing on stderr when stderr is not a terminal.
+// The default bench prints vLLM's preamble and summary, then servesim's
+// block, and nothing on stderr when stderr is not a terminal.
 func TestBenchDefault(t *testing.T) {
 	r := mustRun(t, "bench")
 	if r.stderr != "" {
 		t.Errorf("stderr = %q, want nothing", r.stderr)
 	}
 	for _, want := range []string{
-		"Traffic request rate: 20.0\n",
+		"Starting initial single prompt test run...\nSkipping endpoint ready check.\nStarting main benchmark run...\n",
+		"Traffic request rate: inf\n",
 		"Burstiness factor: 1.0 (Poisson process)\n",
 		"Maximum request concurrency: None\n",
 		"============ Serving Benchmark Result ============\n",
 		"Successful requests:                     1000      \n",
 		"Failed requests:                         0         \n",
-		"Request rate configured (RPS):           20.00     \n",
 		"Total input tokens:                      1024000   \n",
 		"Total generated tokens:                  128000    \n",
 		"---------------Time to First Token----------------\n",
 		"-----Time per Output Token (excl. 1st token)------\n",
 		"---------------Inter-token Latency----------------\n",
-		"==================== servesim ====================\n",
+		"==================================================\n\n======== servesim (not in vLLM's output) =========\n",
 		"Simulated server:                        vLLM-v1 engine: llama-3.1-8b on h100-sxm, TP 1\n",
-		"Queue stability:                         stable    \n",
+		"Scheduler limits:                        1024 seqs, 8192 tokens/step\n",
+		"Queue stability:                         n/a (request rate inf: a finite burst)\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("summary lacks %q", want)
@@ -41,8 +43,7 @@ func TestBenchDefault(t *testing.T) {
 	for _, re := range []string{
 		`Benchmark duration \(s\): +\d+\.\d\d +\n`,
 		`Request throughput \(req/s\): +\d+\.\d\d +\n`,
-		`Output token throughput \(tok/s\): +\d+\.\d\d +\n`,
-		`Total Token throughput \(tok/s\): +\d+\.\d\d +\n`,
+		`Output token throughput \(tok/s\): +\d+\.\d\d +\nPeak output token throughput \(tok/s\): +\d+\.00 +\nPeak concurrent requests: +1000\.00 +\nTotal token throughput \(tok/s\): +\d+\.\d\d +\n`,
 		`Mean TTFT \(ms\): +\d+\.\d\d +\nMedian TTFT \(ms\): +\d+\.\d\d +\nP99 TTFT \(ms\): +\d+\.\d\d +\n`,
 		`P99 ITL \(ms\): +\d+\.\d\d +\n==================================================\n`,
 		`Mean KV-cache usage \(%\): +\d+\.\d\d`,
@@ -52,7 +53,7 @@ func TestBenchDefault(t *testing.T) {
 			t.Errorf("summary does not match %s", re)
 		}
 	}
-	for _, absent := range []string{"Request goodput", "SLO attainment", "End-to-end Latency"} {
+	for _, absent := range []string{"Request goodput", "SLO attainment", "End-to-end Latency", "Request rate configured"} {
 		if strings.Contains(r.stdout, absent) {
 			t.Errorf("summary shows %q without asking", absent)
 		}
@@ -107,33 +108,33 @@ func decodeJSON(t *testing.T, data []byte) map[string]any {
 }
 
 func TestBenchJSONFields(t *testing.T) {
-	m := decodeJSON(t, benchJSON(t, nil, "--num-prompts", "100", "--seed", "4"))
+	m := decodeJSON(t, benchJSON(t, nil, "--num-prompts", "100", "--seed", "4", "--request-rate", "10"))
 	isInt := func(v any) bool {
 		n, ok := v.(json.Number)
 		_, err := n.Int64()
 		return ok && err == nil
 	}
 	isNum := func(v any) bool { _, ok := v.(json.Number); return ok }
+	isFloat := func(v any) bool { n, ok := v.(json.Number); return ok && strings.ContainsAny(string(n), ".e") }
 	isStr := func(v any) bool { _, ok := v.(string); return ok }
 	isNull := func(v any) bool { return v == nil }
+	isList := func(v any) bool { l, ok := v.([]any); return ok && len(l) == 100 }
 	checks := []struct {
 		key  string
 		ok   func(any) bool
 		kind string
 	}{
 		{"date", isStr, "string"}, {"backend", isStr, "string"}, {"model_id", isStr, "string"}, {"tokenizer_id", isStr, "string"},
-		{"num_prompts", isInt, "int"}, {"request_rate", isNum, "number"}, {"burstiness", isNum, "number"},
+		{"num_prompts", isInt, "int"}, {"request_rate", isFloat, "float"}, {"burstiness", isFloat, "float"},
 		{"max_concurrency", isNull, "null"}, {"label", isNull, "null"},
-		{"duration", isNum, "number"}, {"completed", isInt, "int"}, {"failed", isInt, "int"},
+		{"duration", isFloat, "float"}, {"completed", isInt, "int"}, {"failed", isInt, "int"},
 		{"total_input_tokens", isInt, "int"}, {"total_output_tokens", isInt, "int"},
-		{"request_throughput", isNum, "number"}, {"request_goodput", isNull, "null (no --goodput)"},
-		{"output_throughput", isNum, "number"}, {"total_token_throughput", isNum, "number"},
-		{"max_concurrent_requests", isInt, "int"},
+		{"request_throughput", isFloat, "float"}, {"request_goodput", isNull, "null (no --goodput)"},
+		{"output_throughput", isFloat, "float"}, {"total_token_throughput", isFloat, "float"},
+		{"latencies", isList, "list of 100"}, {"queue_times", isList, "list of 100"},
+		{"max_output_tokens_per_s", isFloat, "float"}, {"max_concurrent_requests", isInt, "int"}, {"rtfx", isFloat, "float"},
 		{"mean_ttft_ms", isNum, "number"}, {"median_ttft_ms", isNum, "number"}, {"std_ttft_ms", isNum, "number"}, {"p99_ttft_ms", isNum, "number"},
 		{"mean_tpot_ms", isNum, "number"}, {"p99_tpot_ms", isNum, "number"}, {"mean_itl_ms", isNum, "number"}, {"p99_itl_ms", isNum, "number"},
-		{"mean_e2el_ms", isNum, "number"}, {"p99_e2el_ms", isNum, "number"},
-		{"seed", isInt, "int"}, {"gpu", isStr, "string"}, {"tensor_parallel_size", isInt, "int"}, {"slo_attainment", isNum, "number"},
-		{"goodput_per_gpu", isNum, "number"}, {"mbu", isNum, "number"}, {"preemptions", isNum, "number"},
 	}
 	for _, c := range checks {
 		v, ok := m[c.key]
@@ -145,14 +146,26 @@ func TestBenchJSONFields(t *testing.T) {
 			t.Errorf("%s = %#v, want %s", c.key, v, c.kind)
 		}
 	}
-	if m["backend"] != "servesim" || m["model_id"] != "llama-3.1-8b" || m["gpu"] != "h100-sxm" {
-		t.Errorf("backend, model_id, gpu = %v, %v, %v", m["backend"], m["model_id"], m["gpu"])
+	if m["backend"] != "openai" || m["model_id"] != "llama-3.1-8b" || m["request_rate"] != json.Number("10.0") {
+		t.Errorf("backend, model_id, request_rate = %v, %v, %v", m["backend"], m["model_id"], m["request_rate"])
 	}
-	if m["num_prompts"] != json.Number("100") || m["completed"] != json.Number("100") || m["seed"] != json.Number("4") {
-		t.Errorf("num_prompts, completed, seed = %v, %v, %v", m["num_prompts"], m["completed"], m["seed"])
+	if _, ok := m["mean_e2el_ms"]; ok {
+		t.Error("E2EL statistics written without --percentile-metrics e2el (vLLM writes none)")
+	}
+	x, _ := m["servesim"].(map[string]any)
+	for _, key := range []string{"seed", "gpu", "tensor_parallel_size", "slo_attainment", "goodput_per_gpu", "mbu", "preemptions", "stability", "max_num_seqs"} {
+		if _, ok := x[key]; !ok {
+			t.Errorf("servesim.%s missing", key)
+		}
+		if _, ok := m[key]; ok {
+			t.Errorf("servesim's %s at the top level, beside vLLM's keys", key)
+		}
+	}
+	if x["gpu"] != "h100-sxm" || x["seed"] != json.Number("4") || x["max_num_seqs"] != json.Number("1024") {
+		t.Errorf("servesim gpu, seed, max_num_seqs = %v, %v, %v", x["gpu"], x["seed"], x["max_num_seqs"])
 	}
 	if _, ok := m["input_lens"]; ok {
-		t.Error("per-request arrays written without --save-detailed")
+		t.Error("per-request lists written without --save-detailed")
 	}
 	if !regexp.MustCompile(`^\d{8}-\d{6}$`).MatchString(m["date"].(string)) {
 		t.Errorf("date %q is not vLLM's %%Y%%m%%d-%%H%%M%%S", m["date"])
@@ -161,21 +174,64 @@ func TestBenchJSONFields(t *testing.T) {
 
 func TestBenchJSONVariants(t *testing.T) {
 	m := decodeJSON(t, benchJSON(t, nil, "--num-prompts", "30", "--request-rate", "inf", "--max-concurrency", "4",
-		"--goodput", "ttft:800 tpot:50", "--save-detailed", "--num-warmups", "5", "--label", "lab"))
-	if m["request_rate"] != "inf" || m["max_concurrency"] != json.Number("4") || m["label"] != "lab" {
-		t.Errorf("request_rate, max_concurrency, label = %#v, %#v, %#v", m["request_rate"], m["max_concurrency"], m["label"])
+		"--goodput", "ttft:800 tpot:50", "--save-detailed", "--num-warmups", "5", "--label", "lab", "--metadata", "gpu=h100", "run = 7"))
+	if m["request_rate"] != "inf" || m["max_concurrency"] != json.Number("4") || m["label"] != "lab" || m["gpu"] != "h100" || m["run"] != "7" {
+		t.Errorf("request_rate, max_concurrency, label, gpu, run = %#v, %#v, %#v, %#v, %#v", m["request_rate"], m["max_concurrency"], m["label"], m["gpu"], m["run"])
 	}
 	if _, ok := m["request_goodput"].(json.Number); !ok {
 		t.Errorf("request_goodput = %#v, want a number with --goodput", m["request_goodput"])
 	}
-	for _, key := range []string{"input_lens", "output_lens", "ttfts", "errors", "tpots", "e2els", "arrival_times", "statuses"} {
+	for _, key := range []string{"input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "queue_times", "generated_texts", "errors"} {
 		a, ok := m[key].([]any)
 		if !ok || len(a) != 30 {
 			t.Errorf("%s = %T of %d, want 30 values (measured requests only)", key, m[key], len(a))
 		}
 	}
-	if _, ok := m["itls"]; ok {
-		t.Error("itls written; servesim keeps no per-token gaps")
+	x := m["servesim"].(map[string]any)
+	for _, key := range []string{"tpots", "server_queue_times", "arrival_times", "statuses"} {
+		if a, ok := x[key].([]any); !ok || len(a) != 30 {
+			t.Errorf("servesim.%s = %T, want 30 values", key, x[key])
+		}
+	}
+	// vLLM's itls: Output-1 gaps per request summing to latency - ttft.
+	itls, ttfts, lat, outs := m["itls"].([]any), m["ttfts"].([]any), m["latencies"].([]any), m["output_lens"].([]any)
+	for i := range itls {
+		gaps := itls[i].([]any)
+		o, _ := outs[i].(json.Number).Int64()
+		var sum float64
+		for _, g := range gaps {
+			v, _ := g.(json.Number).Float64()
+			sum += v
+		}
+		l, _ := lat[i].(json.Number).Float64()
+		f, _ := ttfts[i].(json.Number).Float64()
+		if int64(len(gaps)) != o-1 || math.Abs(sum-(l-f)) > 1e-9 {
+			t.Errorf("request %d: %d gaps summing to %v; want %d summing to latency - ttft = %v", i, len(gaps), sum, o-1, l-f)
+		}
+	}
+	for _, key := range []string{"mean_client_queue_time_ms", "p99_client_queue_time_ms"} {
+		if _, ok := m[key]; ok {
+			t.Errorf("%s written without --percentile-metrics client_queue_time", key)
+		}
+	}
+}
+
+// --append-result adds one JSON object a line, as vLLM.
+func TestBenchAppendResult(t *testing.T) {
+	dir := t.TempDir()
+	for range 2 {
+		mustRun(t, "bench", "--num-prompts", "5", "--append-result", "--result-dir", dir, "--result-filename", "runs.jsonl")
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "runs.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2 objects on 2 lines", len(lines))
+	}
+	for _, l := range lines {
+		decodeJSON(t, []byte(l))
 	}
 }
 
@@ -245,17 +301,32 @@ func TestBenchEngineFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		m := decodeJSON(t, benchJSON(t, nil, append([]string{"--num-prompts", "20", "--random-input-len", "256"}, tt.args...)...))
-		if m["enable_chunked_prefill"] != tt.chunked {
-			t.Errorf("%v: enable_chunked_prefill = %v, want %v", tt.args, m["enable_chunked_prefill"], tt.chunked)
+		if x := m["servesim"].(map[string]any); x["enable_chunked_prefill"] != tt.chunked {
+			t.Errorf("%v: enable_chunked_prefill = %v, want %v", tt.args, x["enable_chunked_prefill"], tt.chunked)
 		}
 	}
 	m := decodeJSON(t, benchJSON(t, nil, "--num-prompts", "20", "--model", "qwen2.5-7b", "--gpu", "a100-80gb",
 		"-tp", "2", "--max-num-seqs", "64", "--kv-cache-memory", "4GiB", "--block-size", "32", "--replicas", "2"))
-	for key, want := range map[string]any{"model_id": "qwen2.5-7b", "gpu": "a100-80gb", "tensor_parallel_size": json.Number("2"),
+	x := m["servesim"].(map[string]any)
+	for key, want := range map[string]any{"gpu": "a100-80gb", "tensor_parallel_size": json.Number("2"),
 		"max_num_seqs": json.Number("64"), "kv_cache_memory": json.Number("4294967296"), "block_size": json.Number("32"),
-		"data_parallel_size": json.Number("2"), "gpus": json.Number("4")} {
-		if m[key] != want {
-			t.Errorf("%s = %#v, want %#v", key, m[key], want)
+		"data_parallel_size": json.Number("2"), "gpus": json.Number("4"), "max_num_batched_tokens": json.Number("2048")} {
+		if x[key] != want {
+			t.Errorf("%s = %#v, want %#v", key, x[key], want)
+		}
+	}
+	if m["model_id"] != "qwen2.5-7b" {
+		t.Errorf("model_id = %v", m["model_id"])
+	}
+	// vllm serve spellings: -dp, human-readable counts, precisions.
+	m = decodeJSON(t, benchJSON(t, nil, "--num-prompts", "20", "-dp", "2", "--max-num-batched-tokens", "16k", "--max-model-len", "8K",
+		"--kv-cache-dtype", "fp8", "-q", "fp8", "--gpu-memory-utilization", "0.8", "--num-gpu-blocks-override", "1000"))
+	x = m["servesim"].(map[string]any)
+	for key, want := range map[string]any{"data_parallel_size": json.Number("2"), "max_num_batched_tokens": json.Number("16000"),
+		"max_model_len": json.Number("8192"), "kv_bytes_per_element": json.Number("1"), "weight_precision": "fp8",
+		"gpu_memory_utilization": json.Number("0.8"), "kv_cache_tokens": json.Number("32000")} { // 1000 blocks of 16 on each of 2 replicas
+		if x[key] != want {
+			t.Errorf("%s = %#v, want %#v", key, x[key], want)
 		}
 	}
 }
@@ -289,10 +360,11 @@ func TestDefaultResultName(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, `^servesim-20\.0qps-llama-3\.1-8b-\d{8}-\d{6}\.json$`},
+		{nil, `^openai-infqps-llama-3\.1-8b-\d{8}-\d{6}\.json$`},
 		{[]string{"--request-rate", "inf", "--max-concurrency", "8", "--label", "x"}, `^x-infqps-concurrency8-llama-3\.1-8b-\d{8}-\d{6}\.json$`},
-		{[]string{"--model", "meta-llama/Llama-3.1-8B-Instruct", "--request-rate", "2.5"}, `^servesim-2\.5qps-Llama-3\.1-8B-Instruct-\d{8}-\d{6}\.json$`},
-		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "10"}, `^servesim-ramp-up-linear-1qps-10qps-llama-3\.1-8b-\d{8}-\d{6}\.json$`},
+		{[]string{"--model", "meta-llama/Llama-3.1-8B-Instruct", "--request-rate", "2.5", "--backend", "vllm"}, `^vllm-2\.5qps-Llama-3\.1-8B-Instruct-\d{8}-\d{6}\.json$`},
+		{[]string{"--request-rate", "10"}, `^openai-10\.0qps-llama-3\.1-8b-\d{8}-\d{6}\.json$`},
+		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "10"}, `^openai-ramp-up-linear-1qps-10qps-llama-3\.1-8b-\d{8}-\d{6}\.json$`},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()

@@ -252,6 +252,10 @@ func (v bytesValue) String() string {
 }
 
 func (v bytesValue) Set(s string) error {
+	if n, err := parseHumanInt(s); err == nil && strings.ContainsAny(s, "kmgtKMGT") {
+		*v.p = float64(n) // vLLM's 8G (8 GiB) and 8g (8e9)
+		return nil
+	}
 	b, err := scenario.ParseBytes(s)
 	if err != nil {
 		if strings.Contains(err.Error(), "too large") {
@@ -282,13 +286,6 @@ func (b boolTarget) Set(s string) error {
 	*b.p = v == b.val
 	return nil
 }
-
-// ignored accepts a vLLM flag that has no meaning in a simulation.
-type ignored struct{ isBool bool }
-
-func (i ignored) IsBoolFlag() bool   { return i.isBool }
-func (i ignored) String() string     { return "" }
-func (i ignored) Set(s string) error { return nil }
 
 // goodputValue collects vLLM --goodput pairs KEY:MS (keys ttft, tpot,
 // e2el), given as one value with several pairs ("ttft:800 tpot:50"), as
@@ -388,12 +385,14 @@ func printFlags(w io.Writer, fs *flag.FlagSet, groups []flagGroup) {
 			arg, usage := flag.UnquoteUsage(f)
 			switch f.Value.(type) {
 			case ignored:
-				arg = ""
-			case intValue:
+				if f.Value.(ignored).kind != "bool" {
+					arg = f.Value.(ignored).kind
+				}
+			case intValue, humanInt:
 				arg = strings.Replace(arg, "value", "int", 1)
 			case seedValue:
 				arg = strings.Replace(arg, "value", "uint", 1)
-			case positiveFloat, nonNegativeFloat:
+			case positiveFloat, nonNegativeFloat, fractionValue:
 				arg = strings.Replace(arg, "value", "float", 1)
 			}
 			line := "  --" + f.Name

@@ -52,7 +52,7 @@ func TestLimits(t *testing.T) {
 	}{
 		// Crashes and unbounded runs: hard limits, each named with its reason.
 		{"num-prompts 1e9", []string{"bench", "--num-prompts", "1e9"}, 2, []string{"--num-prompts 1000000000 exceeds 10000000", "every request's record", "--summary-only"}, nil},
-		{"num-warmups 1e9", []string{"bench", "--num-warmups", "1e9"}, 2, []string{"--num-prompts 1000 + --num-warmups 1000000000 = 1000001000 requests exceed 10000000", "--summary-only"}, nil},
+		{"num-warmups 1e9", []string{"capacity", "--goodput", "ttft:100", "--num-warmups", "1e9"}, 2, []string{"--num-prompts 1000 + --num-warmups 1000000000 = 1000001000 requests exceed 10000000", "--summary-only"}, nil},
 		{"num-prompts past the summary limit", []string{"bench", "--summary-only", "--num-prompts", "2e9"}, 2, []string{`invalid value "2e9" for --num-prompts: exceeds 1000000000`}, nil},
 		{"summary-only and save-detailed", []string{"bench", "--summary-only", "--save-detailed"}, 2, []string{"--save-detailed needs every request's record: drop --summary-only"}, nil},
 		{"capacity replications 1e8", []string{"capacity", "--goodput", "ttft:500", "--replications", "1e8"}, 2, []string{`invalid value "1e8" for --replications: exceeds 1000`, "runs a probe may have"}, nil},
@@ -79,7 +79,7 @@ func TestLimits(t *testing.T) {
 		{"prompts above max-model-len", []string{"bench", "--max-model-len", "512"}, 2, []string{"--random-input-len: the shortest request has input 1024 + output 128 = 1152 tokens, more than --max-model-len 512: no request can run"}, nil},
 		{"prompts above the model's context", []string{"bench", "--random-input-len", "200000"}, 2, []string{"input 200000 + output 128 = 200128 tokens, more than --max-model-len 131072 (llama-3.1-8b's context length, the default)"}, nil},
 		{"max-model-len above the context", []string{"bench", "--max-model-len", "300000"}, 2, []string{"--max-model-len: 300000 exceeds llama-3.1-8b's context length 131072"}, nil},
-		{"default max-model-len above the pool", []string{"bench", "--model", "qwen2.5-7b", "--gpu", "rtx4090"}, 2, []string{"--max-model-len: the KV pool holds 120112 tokens, fewer than --max-model-len 131072 (qwen2.5-7b's context length, vLLM's default)", "set --max-model-len <= 120112"}, nil},
+		{"default max-model-len above the pool", []string{"bench", "--model", "qwen2.5-7b", "--gpu", "rtx4090"}, 2, []string{"--max-model-len: the KV pool holds 129088 tokens, fewer than --max-model-len 131072 (qwen2.5-7b's context length, vLLM's default)", "set --max-model-len <= 129088"}, nil},
 		{"kv-cache-memory above the card", []string{"bench", "--kv-cache-memory", "1000GiB"}, 2, []string{"--kv-cache-memory: llama-3.1-8b on 1×h100-sxm does not fit: weights 15.0 GiB + runtime 1.0 GiB + --kv-cache-memory 1000.0 GiB per rank exceed the GPU's 80.0 GiB"}, nil},
 		{"every request fails", []string{"bench", "--num-prompts", "1", "--random-input-len", "1000", "--random-range-ratio", "0.5", "--max-model-len", "1200", "--seed", "4"}, 0,
 			[]string{"servesim: warning: all 1 requests failed: the engine rejects requests with input+output above --max-model-len 1200", "reach input 1500 + output 192 = 1692 tokens"},
@@ -107,10 +107,10 @@ func TestLimits(t *testing.T) {
 		{"tp twice, one value", []string{"bench", "--quiet", "--num-prompts", "20", "-tp", "2", "--tensor-parallel-size", "2"}, 0, nil, []string{"llama-3.1-8b on h100-sxm, TP 2"}},
 
 		// Errors that say what is wrong.
-		{"empty prompts", []string{"bench", "--random-input-len", "0"}, 2, []string{`invalid value "0" for --random-input-len: must be >= 1`}, nil},
+		{"empty prompts", []string{"bench", "--random-input-len", "0"}, 2, []string{"--random-prefix-len 0 + --random-input-len 0 (its low end at --random-range-ratio 0) leave prompts of no token"}, nil},
 		{"empty prompts in a range", []string{"run", yaml("empty.yaml", open+"  lengths: {input: 1, output: 8, range_ratio: 0.5}\n")}, 2, []string{"workload.lengths.input: the shortest prompt has 0 tokens: the vLLM engine needs at least 1"}, nil},
 		{"negative seed", []string{"bench", "--seed", "-1"}, 2, []string{`invalid value "-1" for --seed: must be a whole number in [0, 18446744073709551615]`}, nil},
-		{"float count", []string{"bench", "--num-prompts", "2.5"}, 2, []string{`invalid value "2.5" for --num-prompts: must be a whole number in [1, 1000000000]`}, nil},
+		{"float count", []string{"bench", "--num-prompts", "2.5"}, 2, []string{`invalid value "2.5" for --num-prompts: must be a whole number in [-1, 1000000000]`}, nil},
 		{"text float", []string{"bench", "--gpu-memory-utilization", "most"}, 2, []string{`invalid value "most" for --gpu-memory-utilization: must be a number`}, nil},
 		{"merge a capacity shard", []string{"merge", gridFile}, 2, []string{"grid.json is a 'servesim capacity --grid --shard' output: join those with servesim capacity --merge"}, nil},
 		{"capacity merge of a run output", []string{"capacity", "--merge", runFile}, 2, []string{"run.json is a 'servesim run --format json' (or --shard) output: join those with servesim merge"}, nil},
@@ -120,10 +120,10 @@ func TestLimits(t *testing.T) {
 			[]string{"\nTP=3 x1      3  impossible: tp 3 must divide heads 32 [1]\n", "\n[1] TP=3 x1: tp 3 must divide heads 32; tp 3 must divide intermediate 14336; tp 3 and kv_heads 8: one must divide the other\n",
 				"\nworkload: Poisson arrivals at each probed rate; random lengths 1024 in / 128 out (range ratio 0); 200 requests per run (0 warm-up); seed 0\n"}},
 		{"tp memory reason", []string{"tp", "--quiet", "--model", "llama-3.1-70b", "--goodput", "ttft:500", "--num-prompts", "100", "--candidates", "2x1"}, 0, nil,
-			[]string{"cannot run: the KV pool holds 34672 tokens, fewer than --max-model-len 131072 (llama-3.1-70b's context length, vLLM's default) [1]\n", "set --max-model-len <= 34672"}},
+			[]string{"cannot run: the KV pool holds 45152 tokens, fewer than --max-model-len 131072 (llama-3.1-70b's context length, vLLM's default) [1]\n", "set --max-model-len <= 45152"}},
 		{"capacity rows stopped early", []string{"capacity", "--quiet", "--goodput", "ttft:2000", "tpot:100"}, 0, nil,
 			[]string{"\nworkload: Poisson arrivals at each probed rate; random lengths 1024 in / 128 out (range ratio 0); 1000 requests per run (0 warm-up); seed 0\n",
-				"  FAIL*    98.96%  98.96%* 99.03%* 99.25%*  (SLO misses)\n", "  FAIL+   100.00%", "\n  FAIL*: runs marked * stopped early", "\n  FAIL+: every run met the attainment target but failed another criterion"}},
+				"  FAIL*    90.00%  99.00%* 90.00%* 95.76%*  (SLO misses, queue growing)\n", "  FAIL+   100.00%", "\n  FAIL*: runs marked * stopped early", "\n  FAIL+: every run met the attainment target but failed another criterion"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -209,7 +209,7 @@ func TestStoppedEarlyWarns(t *testing.T) {
 	o.numPrompts, o.randomInputLen, o.randomOutputLen, o.requestRate, o.burstiness = 10, 8, 8, 1, 1
 	o.datasetName, o.percentileMetrics, o.metricPercentiles = "random", "ttft", "99"
 	o.server = scenario.Default().Server
-	o.quiet = true
+	o.quiet, o.backend, o.requestRate, o.randomRangeRatio = true, defaultBackend, 1, "0"
 	sc, err := o.scenario()
 	if err != nil {
 		t.Fatal(err)

@@ -129,7 +129,8 @@ func reportRunOutput(path string, out *runOutput) error {
 func reportBench(path string, o *benchOptions, sc *scenario.Scenario, res *sim.Result) error {
 	detailed := *o
 	detailed.saveDetailed = true
-	data, err := benchResultJSON(&detailed, sc, res, time.Now().Format(dateLayout))
+	now := time.Now()
+	data, err := benchResultJSON(&detailed, sc, res, now.Format(dateLayout), now)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -52,12 +53,15 @@ func fmt2(v float64) string {
 	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
-// metricSections are vLLM's latency sections: key, short name, header.
+// metricSections are vLLM's latency sections, in vLLM's order: key,
+// short name, header.
 var metricSections = []struct{ key, name, header string }{
 	{"ttft", "TTFT", "Time to First Token"},
 	{"tpot", "TPOT", "Time per Output Token (excl. 1st token)"},
 	{"itl", "ITL", "Inter-token Latency"},
 	{"e2el", "E2EL", "End-to-end Latency"},
+	{"client_queue_time", "Client Queue Time", "Client-side Queueing"},
+	{"e2el_including_client_queue", "E2EL incl. Client Queue", "Queue-inclusive End-to-end Latency"},
 }
 
 func sampleOf(res *sim.Result, key string) *metrics.Sample {
@@ -68,61 +72,106 @@ func sampleOf(res *sim.Result, key string) *metrics.Sample {
 		return res.TPOT()
 	case "itl":
 		return res.ITL()
+	case "client_queue_time":
+		return res.ClientQueue()
+	case "e2el_including_client_queue":
+		return res.E2EWithClientQueue()
 	default:
 		return res.E2E()
 	}
 }
 
-// printSummary writes vLLM's "Serving Benchmark Result" block, then
-// servesim's own lines in a second block.
-func printSummary(out io.Writer, o *benchOptions, sc *scenario.Scenario, res *sim.Result) error {
+// shownMetrics returns the sections vLLM prints and saves: those of
+// --percentile-metrics, less the token sections without a tokenizer, the
+// client queue without --max-concurrency, and the queue-inclusive latency
+// without a finite --request-rate as well.
+func shownMetrics(o *benchOptions) []string {
+	var out []string
+	for _, m := range metricSections {
+		switch {
+		case !slices.Contains(o.metrics, m.key):
+		case o.skipTokenizerInit && (m.key == "ttft" || m.key == "tpot" || m.key == "itl"):
+		case o.maxConcurrency <= 0 && (m.key == "client_queue_time" || m.key == "e2el_including_client_queue"):
+		case m.key == "e2el_including_client_queue" && math.IsInf(o.requestRate, 1):
+		default:
+			out = append(out, m.key)
+		}
+	}
+	return out
+}
+
+// printPreamble writes the lines vLLM prints on stdout before its block
+// (less the Namespace dump of every flag and the sampling warning).
+func printPreamble(out io.Writer, o *benchOptions, sc *scenario.Scenario) {
 	w := bufio.NewWriter(out)
-	s := summaryWriter{w}
+	defer w.Flush()
+	fmt.Fprintln(w, "Starting initial single prompt test run...")
+	fmt.Fprintln(w, "Skipping endpoint ready check.")
+	if o.numWarmups > 0 {
+		fmt.Fprintf(w, "Warming up with %d requests...\n", o.numWarmups)
+		fmt.Fprintln(w, "Warmup run completed.")
+	}
+	fmt.Fprintln(w, "Starting main benchmark run...")
 	a := sc.Workload.Arrival
+	if a.Process == "trace" && o.datasetName == "timed_trace" {
+		fmt.Fprintln(w, "Self timing is set, using the timestamps from the trace file.")
+		return
+	}
 	switch {
 	case a.Process == "ramp":
 		fmt.Fprintf(w, "Traffic ramp-up strategy: %s.\n", a.Strategy)
-		g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) } // vLLM's are ints
-		fmt.Fprintf(w, "Will increase RPS from %s to %s RPS over the duration of the benchmark.\n", g(a.Start), g(a.End))
+		fmt.Fprintf(w, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", o.rampStart, o.rampEnd)
 	case a.Process == "trace":
 		fmt.Fprintf(w, "Traffic: trace replay of %s (speed-up %s)\n", a.Path, pyFloat(max(a.Speedup, 1)))
 	default:
-		fmt.Fprintf(w, "Traffic request rate: %s\n", pyFloat(float64(a.Rate)))
+		fmt.Fprintf(w, "Traffic request rate: %s\n", pyFloat(o.requestRate))
 	}
-	if a.Process != "trace" {
-		dist := "Poisson process"
-		if o.burstiness != 1 {
-			dist = "Gamma distribution"
-		}
-		fmt.Fprintf(w, "Burstiness factor: %s (%s)\n", pyFloat(o.burstiness), dist)
+	dist := "Poisson process"
+	if o.burstiness != 1 {
+		dist = "Gamma distribution"
 	}
+	fmt.Fprintf(w, "Burstiness factor: %s (%s)\n", pyFloat(o.burstiness), dist)
 	conc := "None"
 	if o.maxConcurrency > 0 {
 		conc = strconv.Itoa(o.maxConcurrency)
 	}
 	fmt.Fprintf(w, "Maximum request concurrency: %s\n", conc)
+}
 
+// printSummary writes vLLM's "Serving Benchmark Result" block, then,
+// after a blank line, servesim's own block.
+func printSummary(out io.Writer, o *benchOptions, sc *scenario.Scenario, res *sim.Result) error {
+	w := bufio.NewWriter(out)
+	s := summaryWriter{w}
 	fmt.Fprintln(w, banner(" Serving Benchmark Result ", '='))
 	s.int("Successful requests:", int64(res.Completed))
 	s.int("Failed requests:", int64(res.Failed+res.Rejected))
 	if o.maxConcurrency > 0 {
 		s.int("Maximum request concurrency:", int64(o.maxConcurrency))
 	}
-	if a.Process != "trace" && a.Process != "ramp" && !math.IsInf(float64(a.Rate), 1) {
-		s.float("Request rate configured (RPS):", float64(a.Rate))
+	if !math.IsInf(o.requestRate, 1) {
+		s.float("Request rate configured (RPS):", o.requestRate)
 	}
 	s.float("Benchmark duration (s):", res.Duration)
 	s.int("Total input tokens:", res.TotalInput)
-	s.int("Total generated tokens:", res.TotalOutput)
+	if !o.skipTokenizerInit {
+		s.int("Total generated tokens:", res.TotalOutput)
+	}
 	s.float("Request throughput (req/s):", res.RequestThroughput)
 	if o.goodputGiven {
 		s.float("Request goodput (req/s):", res.RequestGoodput)
 	}
-	s.float("Output token throughput (tok/s):", res.OutputThroughput)
-	s.int("Peak concurrent requests:", int64(res.MaxConcurrent))
-	s.float("Total Token throughput (tok/s):", res.TotalTokenThroughput)
+	if !o.skipTokenizerInit {
+		s.float("Output token throughput (tok/s):", res.OutputThroughput)
+		s.float("Peak output token throughput (tok/s):", res.MaxOutputTokensPerS)
+	}
+	s.float("Peak concurrent requests:", float64(peakConcurrent(res)))
+	if !o.skipTokenizerInit {
+		s.float("Total token throughput (tok/s):", res.TotalTokenThroughput)
+	}
+	shown := shownMetrics(o)
 	for _, m := range metricSections {
-		if !slices.Contains(o.metrics, m.key) {
+		if !slices.Contains(shown, m.key) {
 			continue
 		}
 		smp := sampleOf(res, m.key)
@@ -139,17 +188,58 @@ func printSummary(out io.Writer, o *benchOptions, sc *scenario.Scenario, res *si
 	return w.Flush()
 }
 
+// peakConcurrent is vLLM's max_concurrent_requests: the most successful
+// measured requests whose [send, end) intervals overlap, an end at the
+// same instant as a send counted first. Without records (summary mode) it
+// is the run's peak of requests in flight.
+func peakConcurrent(res *sim.Result) int {
+	if res.Requests == nil {
+		return res.MaxConcurrent
+	}
+	type ev struct {
+		t float64
+		d int
+	}
+	var evs []ev
+	for i := range res.Requests {
+		r := &res.Requests[i]
+		if r.Warmup || r.Status != metrics.Completed {
+			continue
+		}
+		evs = append(evs, ev{r.Sent, 1}, ev{r.Done, -1})
+	}
+	slices.SortFunc(evs, func(a, b ev) int {
+		if a.t != b.t {
+			return cmp.Compare(a.t, b.t)
+		}
+		return a.d - b.d
+	})
+	n, peak := 0, 0
+	for _, e := range evs {
+		n += e.d
+		peak = max(peak, n)
+	}
+	return peak
+}
+
 // printExtras writes servesim's block: the simulated server, SLO
 // attainment, queueing, stability and engine counters.
 func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *sim.Result) {
 	w := s.w
-	fmt.Fprintln(w, banner(" servesim ", '='))
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, banner(" servesim (not in vLLM's output) ", '='))
 	s.line("Simulated server:", sc.Server.String())
 	if v, ok := res.Stat("kv_cache_tokens"); ok {
 		s.int("KV-cache capacity (tokens):", int64(v))
 	}
 	if eng, err := sc.Engine(); err == nil && sc.Server.Kind != scenario.KindFCFS && eng.MaxModelLen > 0 {
 		s.int("Max model length (tokens):", int64(eng.MaxModelLen))
+	}
+	if eng, err := sc.Engine(); err == nil && sc.Server.Kind != scenario.KindFCFS {
+		s.line("Scheduler limits:", fmt.Sprintf("%d seqs, %d tokens/step", eng.MaxNumSeqs, eng.MaxNumBatchedTokens))
+	}
+	if o.tokens != "" {
+		s.line("Prompt token counts:", o.tokens)
 	}
 	if res.Warmup > 0 {
 		s.int("Warm-up requests (not measured):", int64(res.Warmup))

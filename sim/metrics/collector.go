@@ -42,6 +42,9 @@ type Collector struct {
 	// Latencies holds the per-request latency samples in summary mode,
 	// nil in full mode.
 	Latencies *Latencies
+	// Peak counts measured output tokens in one-second windows from the
+	// first measured send (vLLM's max_output_tokens_per_s).
+	Peak PeakRate
 
 	slo SLO
 }
@@ -80,6 +83,7 @@ func (c *Collector) Sent(r *Request) {
 	if c.FirstSend < 0 || r.Sent < c.FirstSend {
 		c.FirstSend = r.Sent
 	}
+	c.Peak.Start(r.Sent)
 	c.LastSend = max(c.LastSend, r.Sent)
 	c.Sends++
 }

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/servesim/servesim/dataset"
+	"github.com/servesim/servesim/scenario"
+	"github.com/servesim/servesim/sim/event"
+	"github.com/servesim/servesim/workload"
+)
+
+// tokenizer counts the tokens of text datasets: servesim reads no
+// tokenizer.json yet, so it approximates (dataset.Approx).
+var tokenizer = dataset.Approx{Special: 1}
+
+// downloadOnly are vLLM datasets that need the Hugging Face hub or media
+// files, with what to do instead.
+var downloadOnly = map[string]string{
+	"hf":            "it downloads from the Hugging Face hub; save the rows locally and use --dataset-name custom (JSONL of {\"prompt\", \"output_tokens\"}) or sharegpt (a ShareGPT JSON list) with --dataset-path",
+	"random-mm":     "multimodal requests (images, video) are not simulated; --dataset-name random gives the text part",
+	"random-rerank": "rerank (pooling) requests are not simulated",
+	"custom_audio":  "audio requests are not simulated",
+	"custom_image":  "image requests are not simulated",
+	"custom_mm":     "multimodal requests are not simulated",
+	"sonnet":        "the deprecated sonnet dataset is not read; --dataset-name random --random-prefix-len N gives prompts with a shared prefix",
+	"speed_bench":   "SPEED-Bench is not read; a subset saved as custom JSONL (--dataset-name custom) works",
+}
+
+// simulatedDatasets are the --dataset-name values servesim reads.
+var simulatedDatasets = []string{"random", "sharegpt", "burstgpt", "custom", "prefix_repetition", "spec_bench", "timed_trace", "trace"}
+
+// lengths sets the scenario's request count and length distribution from
+// --dataset-name and its flags.
+func (o *benchOptions) lengths(sc *scenario.Scenario) error {
+	name := o.datasetName
+	if _, ok := downloadOnly[name]; !ok && !slices.Contains(simulatedDatasets, name) {
+		return fmt.Errorf("--dataset-name: invalid choice %q (simulated: %s; vLLM's others fail with what to do instead)", name, strings.Join(simulatedDatasets, ", "))
+	}
+	pathless := name == "random" || name == "prefix_repetition" || name == "random-mm" || name == "random-rerank"
+	if pathless && o.set["dataset-path"] {
+		return fmt.Errorf("cannot use '%s' dataset with --dataset-path: give the --dataset-name of the file (sharegpt, custom, burstgpt, ...) for %s", name, o.datasetPath)
+	}
+	if why, ok := downloadOnly[name]; ok {
+		return fmt.Errorf("--dataset-name %s: %s", name, why)
+	}
+	if o.traceTimestamps && name != "trace" {
+		return errors.New("--trace-timestamps needs --dataset-name trace (or timed_trace, which replays its timestamps by default)")
+	}
+	if !pathless && o.datasetPath == "" {
+		return fmt.Errorf("--dataset-name %s needs --dataset-path FILE", name)
+	}
+	n := o.numPrompts
+	wholeFile := name == "custom" || name == "spec_bench"
+	if n < 1 && !wholeFile {
+		return fmt.Errorf("--num-prompts %d must be >= 1 (custom and spec_bench take <= 0 as every row)", n)
+	}
+	opt := dataset.Options{NumPrompts: n, NoOversample: o.noOversample, DisableShuffle: o.disableShuffle,
+		Tokenizer: tokenizer, Rand: event.NewStream(o.seed, "dataset")}
+	var pairs []workload.Pair
+	var err error
+	switch name {
+	case "random":
+		return o.randomLengths(sc)
+	case "trace", "timed_trace":
+		return o.traceLengths(sc)
+	case "prefix_repetition":
+		p := o.prefixRepetition
+		pairs, err = dataset.PrefixRepetition{PrefixLen: p.prefixLen, SuffixLen: p.suffixLen, NumPrefixes: p.numPrefixes, OutputLen: p.outputLen}.Pairs(n)
+	case "sharegpt":
+		opt.OutputLen = o.sharegptOutputLen
+		pairs, err = dataset.ShareGPT(o.datasetPath, opt)
+		o.tokens = tokenizer.String()
+	case "burstgpt":
+		pairs, err = dataset.BurstGPT(o.datasetPath, opt)
+	case "custom":
+		opt.OutputLen = o.customOutputLen
+		pairs, err = dataset.Custom(o.datasetPath, opt)
+		o.tokens = tokenizer.String()
+	case "spec_bench":
+		opt.OutputLen = o.specBenchOutputLen
+		pairs, err = dataset.SpecBench(o.datasetPath, o.specBenchCategory, opt)
+		o.tokens = tokenizer.String()
+	default:
+		return fmt.Errorf("--dataset-name: invalid choice %q (simulated: random, sharegpt, burstgpt, custom, prefix_repetition, spec_bench, timed_trace, and servesim's trace)", name)
+	}
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
+	}
+	sc.Requests = len(pairs)
+	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: pairs}
+	return nil
+}
+
+// randomLengths is vLLM's random dataset.
+func (o *benchOptions) randomLengths(sc *scenario.Scenario) error {
+	in, out, err := parseRangeRatio(o.randomRangeRatio)
+	if err != nil {
+		return fmt.Errorf("--random-range-ratio %s: %w", o.randomRangeRatio, err)
+	}
+	o.rangeIn, o.rangeOut = in, nil
+	if out != in {
+		o.rangeOut = &out
+	}
+	if o.randomPrefixLen+int(math.Floor(float64(o.randomInputLen)*(1-in))) < 1 {
+		return fmt.Errorf("--random-prefix-len %d + --random-input-len %d (its low end at --random-range-ratio %v) leave prompts of no token: give at least 1 input token",
+			o.randomPrefixLen, o.randomInputLen, in)
+	}
+	if o.randomOutputLen < 1 {
+		return fmt.Errorf("--random-output-len %d must be >= 1", o.randomOutputLen)
+	}
+	sc.Requests = o.numPrompts
+	sc.Workload.Lengths = scenario.Lengths{Kind: "random", Input: o.randomInputLen, Output: o.randomOutputLen,
+		RangeRatio: in, OutputRangeRatio: o.rangeOut, Prefix: o.randomPrefixLen}
+	return nil
+}
+
+// parseRangeRatio reads --random-range-ratio: one number for inputs and
+// outputs, or a JSON object {"input": a, "output": b}; each in [0, 1).
+func parseRangeRatio(s string) (in, out float64, err error) {
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, "{") {
+		var m map[string]float64
+		if err := json.Unmarshal([]byte(t), &m); err != nil {
+			return 0, 0, fmt.Errorf("want a number or {\"input\": r1, \"output\": r2}: %v", err)
+		}
+		for k := range m {
+			if k != "input" && k != "output" {
+				return 0, 0, fmt.Errorf("unknown key %q (want input and output)", k)
+			}
+		}
+		in, out = m["input"], m["output"]
+	} else {
+		v, perr := strconv.ParseFloat(t, 64)
+		if perr != nil {
+			return 0, 0, errors.New("want a number in [0, 1) or {\"input\": r1, \"output\": r2}")
+		}
+		in, out = v, v
+	}
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{{"input", in}, {"output", out}} {
+		if !(r.v >= 0 && r.v < 1) {
+			return 0, 0, fmt.Errorf("%s_range_ratio %v must be in [0, 1)", r.name, r.v)
+		}
+	}
+	return in, out, nil
+}
+
+// traceLengths reads servesim's trace (CSV or JSONL of lengths, resampled
+// by row or, replayed, in order) and vLLM's timed_trace (its first
+// --num-prompts rows, in order).
+func (o *benchOptions) traceLengths(sc *scenario.Scenario) error {
+	if st, err := os.Stat(o.datasetPath); err == nil && st.IsDir() {
+		return fmt.Errorf("--dataset-path: %s is a directory: want a CSV or JSONL file", o.datasetPath)
+	}
+	sc.Requests = o.numPrompts
+	if o.datasetName == "trace" {
+		sc.Workload.Lengths = scenario.Lengths{Kind: "trace", Path: o.datasetPath, Order: "resample"}
+		if o.traceTimestamps {
+			sc.Workload.Lengths.Order = "sequence"
+		}
+		return nil
+	}
+	if !strings.EqualFold(filepath.Ext(o.datasetPath), ".jsonl") {
+		return fmt.Errorf("--dataset-path %s: timed_trace reads a .jsonl file ({timestamp, input_length, output_length, hash_ids} a line)", o.datasetPath)
+	}
+	t, err := workload.LoadTrace(o.datasetPath)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "invalid workload: "))
+	}
+	// vLLM builds each prompt from the row's hash ids, chunk-size tokens
+	// each, up to input_length: a row with too few ids gets a shorter one.
+	n := min(o.numPrompts, len(t.Rows))
+	pairs := make([]workload.Pair, n)
+	for i, r := range t.Rows[:n] {
+		in := r.Input
+		if r.HashIDs != nil {
+			in = min(in, len(r.HashIDs)*o.timedTraceChunk)
+		}
+		pairs[i] = workload.Pair{Input: in, Output: r.Output}
+	}
+	sc.Requests = n
+	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: pairs}
+	return nil
+}

@@ -1,0 +1,117 @@
+package dataset
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/workload"
+)
+
+func opts(n int) Options { return Options{NumPrompts: n, Rand: rand.New(rand.NewPCG(1, 2))} }
+
+func TestApprox(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]int{"": 1, "abcd": 2, "abcde": 3, "héllo wörld": 4} {
+		if got := (Approx{Special: 1}).Count(text); got != want {
+			t.Errorf("Count(%q) = %d, want %d", text, got, want)
+		}
+	}
+}
+
+// ShareGPT keeps two-turn conversations that pass vLLM's length filter
+// and oversamples them to the count asked for.
+func TestShareGPT(t *testing.T) {
+	t.Parallel()
+	pairs, err := ShareGPT("testdata/sharegpt.json", opts(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pairs) != 5 {
+		t.Fatalf("%d requests, want 5 (oversampled)", len(pairs))
+	}
+	valid := map[workload.Pair]bool{{Input: 17, Output: 14}: true, {Input: 20, Output: 20}: true} // "ok"/"sure" fail the 4-token minimum
+	for _, p := range pairs {
+		if !valid[p] {
+			t.Errorf("request %+v is not one of the valid conversations", p)
+		}
+	}
+	o := opts(5)
+	o.NoOversample, o.OutputLen = true, 100
+	pairs, err = ShareGPT("testdata/sharegpt.json", o)
+	if err != nil || len(pairs) != 2 || pairs[0].Output != 100 {
+		t.Errorf("--no-oversample --sharegpt-output-len 100: %v, %v; want 2 rows of output 100", pairs, err)
+	}
+}
+
+func TestBurstGPT(t *testing.T) {
+	t.Parallel()
+	pairs, err := BurstGPT("testdata/burstgpt.csv", opts(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pairs {
+		if p != (workload.Pair{Input: 1087, Output: 230}) && p != (workload.Pair{Input: 417, Output: 276}) {
+			t.Errorf("%+v is not a GPT-4 row with a response", p)
+		}
+	}
+	if len(pairs) != 4 {
+		t.Errorf("%d requests, want 4 (drawn with replacement)", len(pairs))
+	}
+}
+
+func TestCustom(t *testing.T) {
+	t.Parallel()
+	o := opts(0)
+	o.OutputLen = -1
+	pairs, err := Custom("testdata/custom.jsonl", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pairs) != 3 {
+		t.Errorf("--num-prompts 0 takes every row: got %d, want 3", len(pairs))
+	}
+	outs := map[int]bool{}
+	for _, p := range pairs {
+		outs[p.Output] = true
+	}
+	if !outs[64] || !outs[12] || !outs[20] {
+		t.Errorf("outputs %v, want each row's output_tokens", outs)
+	}
+}
+
+// Errors name the file and the line.
+func TestErrorsNameLine(t *testing.T) {
+	t.Parallel()
+	o := opts(2)
+	o.OutputLen = -1
+	_, err := Custom("testdata/bad.jsonl", o)
+	if err == nil || !strings.Contains(err.Error(), "testdata/bad.jsonl:1: output_tokens") {
+		t.Errorf("missing output_tokens: %v", err)
+	}
+	o.OutputLen = 10
+	_, err = Custom("testdata/bad.jsonl", o)
+	if err == nil || !strings.Contains(err.Error(), `testdata/bad.jsonl:2: "prompt" must be a string`) {
+		t.Errorf("a number prompt: %v", err)
+	}
+	_, err = ShareGPT("testdata/custom.jsonl", opts(1))
+	if err == nil || !strings.Contains(err.Error(), "testdata/custom.jsonl:") {
+		t.Errorf("JSONL as ShareGPT: %v", err)
+	}
+	_, err = Custom("testdata/sharegpt.json", o)
+	if err == nil || !strings.Contains(err.Error(), ".jsonl") {
+		t.Errorf("custom from .json: %v", err)
+	}
+}
+
+func TestPrefixRepetition(t *testing.T) {
+	t.Parallel()
+	p := PrefixRepetition{PrefixLen: 512, SuffixLen: 128, NumPrefixes: 5, OutputLen: 128}
+	pairs, err := p.Pairs(100)
+	if err != nil || len(pairs) != 100 || pairs[0] != (workload.Pair{Input: 640, Output: 128}) {
+		t.Errorf("Pairs(100) = %d rows, first %v, %v", len(pairs), pairs, err)
+	}
+	if _, err := p.Pairs(4); err == nil {
+		t.Error("fewer prompts than prefixes: no error")
+	}
+}
