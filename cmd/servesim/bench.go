@@ -55,6 +55,14 @@ func runBench(args []string, e *env) error {
 			fmt.Fprintf(e.stderr, "servesim: wrote %s\n", path)
 		}
 	}
+	if o.report != "" {
+		if err := reportBench(o.report, &o, sc, res); err != nil {
+			return fmt.Errorf("bench: --report %s: %w", o.report, err)
+		}
+		if !o.quiet {
+			fmt.Fprintf(e.stderr, "servesim: wrote %s\n", o.report)
+		}
+	}
 	return nil
 }
 

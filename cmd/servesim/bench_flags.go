@@ -68,6 +68,7 @@ type benchOptions struct {
 	normalize, traceTimestamps bool
 	traceSpeedup               float64
 	summaryOnly                bool
+	report                     string // --report: an HTML report to write
 	pipelineParallel           int
 	cpuOffloadGB               float64
 	maxPartialPrefills         int
@@ -218,6 +219,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.Var(boolTarget{&o.normalize, false}, "no-normalize-arrivals", "independent arrival gaps, not rescaled to end at n/rate")
 	fs.BoolVar(&o.traceTimestamps, "trace-timestamps", false, "--dataset-name trace: replay the trace's arrival times instead of --request-rate")
 	fs.Var(positiveFloat{p: &o.traceSpeedup}, "trace-speedup", "--trace-timestamps: replay this many times faster")
+	fs.StringVar(&o.report, "report", "", "also write a self-contained HTML report (charts, tables; as servesim report draws it) to `FILE`")
 	fs.BoolVar(&o.summaryOnly, "summary-only", false, "keep quantile sketches (percentiles within 0.5%) instead of every request's record: memory follows the requests in flight, for runs of up to "+fmt.Sprint(scenario.MaxRequests)+" requests")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar or notes on stderr")
 
@@ -236,7 +238,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 			"kv-cache-memory-bytes", "num-gpu-blocks-override", "max-model-len", "dtype", "kv-cache-dtype", "quantization", "q", "data-parallel-size", "dp",
 			"cpu-offload-gb", "max-num-partial-prefills", "speculative-config"}},
 		{"servesim flags", []string{"server", "servers", "service-time", "replicas", "router", "request-overhead-ms",
-			"slo-target", "normalize-arrivals", "no-normalize-arrivals", "trace-timestamps", "trace-speedup", "summary-only", "quiet"}},
+			"slo-target", "normalize-arrivals", "no-normalize-arrivals", "trace-timestamps", "trace-speedup", "summary-only", "report", "quiet"}},
 	}
 	return fs, groups
 }

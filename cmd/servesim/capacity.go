@@ -44,6 +44,7 @@ type capacityOptions struct {
 	grid, shard        string
 	merge, asJSON      bool
 	workers            int
+	report             string // --report (a bench-style flag): an HTML report to write
 }
 
 // maxProbeReplications caps the runs of one probe of a capacity search:
@@ -110,6 +111,7 @@ func runCapacity(args []string, e *env) error {
 	if c.start == 0 && base.Workload.Arrivals != nil {
 		c.start = base.Workload.Arrivals.MeanRate()
 	}
+	c.report = o.report
 	if c.grid != "" {
 		return runGrid(sc, base, crit, c, e)
 	}
@@ -128,6 +130,9 @@ func runCapacity(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("capacity: %w", err)
 	}
+	if err := writeCapacityReport(e, o.report, sc, crit, res.Points, res.Lower, res.Upper); err != nil {
+		return err
+	}
 	if c.asJSON {
 		return writeCapacityJSON(e.stdout, sc, crit, res.Lower, res.Upper, res.Points, res.Runs, res.Requests)
 	}
@@ -136,10 +141,23 @@ func runCapacity(args []string, e *env) error {
 	return nil
 }
 
+// writeCapacityReport writes the --report page of a search or grid, when
+// asked for.
+func writeCapacityReport(e *env, path string, sc *scenario.Scenario, crit capacity.Criteria, points []capacity.Point, lo, hi float64) error {
+	if path == "" {
+		return nil
+	}
+	if err := reportCapacity(path, sc, crit, points, lo, hi); err != nil {
+		return fmt.Errorf("capacity: --report %s: %w", path, err)
+	}
+	fmt.Fprintf(e.stderr, "servesim: wrote %s\n", path)
+	return nil
+}
+
 // ownFlags returns the flags a scenario file leaves open: capacity's own,
 // the seed and the progress switches.
 func ownFlags(g flagGroup) map[string]bool {
-	own := map[string]bool{"quiet": true, "disable-tqdm": true, "seed": true}
+	own := map[string]bool{"quiet": true, "disable-tqdm": true, "seed": true, "report": true}
 	for _, name := range g.names {
 		own[name] = true
 	}
@@ -204,11 +222,17 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 	if err != nil {
 		return fmt.Errorf("capacity: %w", err)
 	}
+	if sharded && c.report != "" {
+		return errors.New("capacity: --report needs the whole grid: write it from capacity --merge instead of a shard")
+	}
 	if sharded {
 		return writeGridShard(e.stdout, sc, crit, rates, c.reps, shard, results)
 	}
 	points := capacity.Judge(crit, results)
 	lo, hi := capacity.Bracket(points)
+	if err := writeCapacityReport(e, c.report, sc, crit, points, lo, hi); err != nil {
+		return err
+	}
 	if c.asJSON {
 		return writeCapacityJSON(e.stdout, sc, crit, lo, hi, points, len(results), totalRequests(results))
 	}

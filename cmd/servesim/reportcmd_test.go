@@ -176,3 +176,27 @@ func TestRunReportFlag(t *testing.T) {
 		t.Errorf("--shard with --report: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestReportFlags: bench, capacity and tp write their page with --report.
+func TestReportFlags(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--num-prompts", "200", "--quiet"}, "TTFT distribution (CDF)"},
+		{[]string{"capacity", "--goodput", "ttft:2000", "tpot:100", "--num-prompts", "300", "--quiet"}, "attainment"},
+		{[]string{"tp", "--goodput", "ttft:2000", "tpot:100", "--num-prompts", "300", "--candidates", "1x1,2x1", "--quiet"}, "λ* per GPU"},
+	} {
+		path := filepath.Join(dir, tt.args[0]+".html")
+		mustRun(t, append(tt.args, "--report", path)...)
+		page, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%s --report: %v", tt.args[0], err)
+		}
+		if !strings.Contains(string(page), "<svg") || !strings.Contains(string(page), tt.want) {
+			t.Errorf("%s --report: the page lacks a chart or %q", tt.args[0], tt.want)
+		}
+	}
+}

@@ -125,6 +125,12 @@ func runTP(args []string, e *env) error {
 		return fmt.Errorf("tp: %w", err)
 	}
 	printTP(e.stdout, eng, study, rep, workloadText(sc))
+	if o.report != "" {
+		if err := reportTP(o.report, eng, study, rep); err != nil {
+			return fmt.Errorf("tp: --report %s: %w", o.report, err)
+		}
+		fmt.Fprintf(e.stderr, "servesim: wrote %s\n", o.report)
+	}
 	return nil
 }
 
