@@ -186,6 +186,11 @@ type Server struct {
 	RequestOverheadMS float64 `yaml:"request_overhead_ms"`
 	// Efficiency overrides the cost model's default efficiencies.
 	Efficiency *cost.Efficiency `yaml:"efficiency"`
+	// Profile is the path of an efficiency profile (cost.Profile YAML, as
+	// `servesim calibrate` writes it), relative to the scenario file; it
+	// replaces Efficiency. "default" takes the GPU's built-in profile
+	// (cost.DefaultProfile).
+	Profile string `yaml:"profile"`
 	// Replicas engine replicas behind Router (round-robin,
 	// least-outstanding).
 	Replicas int    `yaml:"replicas"`

@@ -92,6 +92,18 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 	if v.Efficiency != nil {
 		c.Deployment.Eff = *v.Efficiency
 	}
+	switch v.Profile {
+	case "":
+	case "default":
+		prof := cost.DefaultProfile(gpu)
+		c.Deployment.Profile = &prof
+	default:
+		prof, err := cost.LoadProfile(s.resolve(v.Profile))
+		if err != nil {
+			return c, fieldErr("server.profile", "%v", err)
+		}
+		c.Deployment.Profile = &prof
+	}
 	c.MaxNumSeqs = v.MaxNumSeqs
 	c.EnableChunkedPrefill = v.EnableChunkedPrefill
 	c.BlockSize = v.BlockSize

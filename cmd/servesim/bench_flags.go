@@ -213,6 +213,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.Var(intValue{p: &o.replicasAlias, min: 1}, "replicas", "engine replicas behind the router (same as --data-parallel-size)")
 	fs.StringVar(&o.server.Router, "router", d.Server.Router, "how replicas share requests: round-robin or least-outstanding")
 	fs.Var(nonNegativeFloat{p: &o.server.RequestOverheadMS}, "request-overhead-ms", "fixed per-request latency (tokenize, HTTP), ms, added to TTFT and E2E")
+	fs.StringVar(&o.server.Profile, "efficiency-profile", "", "efficiency profile `FILE` of the GPU (cost.Profile YAML, as servesim calibrate writes it), or \"default\" for the GPU's built-in profile; empty: the cost model's default efficiency. (vLLM's --profile starts its profiler and has no effect here)")
 	fs.Float64Var(&o.slo.Target, "slo-target", scenario.DefaultTarget, "attainment target q for the --goodput SLO, in (0, 1]")
 	normHelp := "rescale arrival times as vLLM does so the last lands at n/rate (bench: on; off: independent gaps)"
 	fs.Var(boolTarget{&o.normalize, true}, "normalize-arrivals", normHelp)
@@ -238,7 +239,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 			"kv-cache-memory-bytes", "num-gpu-blocks-override", "max-model-len", "dtype", "kv-cache-dtype", "quantization", "q", "data-parallel-size", "dp",
 			"cpu-offload-gb", "max-num-partial-prefills", "speculative-config"}},
 		{"servesim flags", []string{"server", "servers", "service-time", "replicas", "router", "request-overhead-ms",
-			"slo-target", "normalize-arrivals", "no-normalize-arrivals", "trace-timestamps", "trace-speedup", "summary-only", "report", "quiet"}},
+			"slo-target", "normalize-arrivals", "no-normalize-arrivals", "trace-timestamps", "trace-speedup", "summary-only", "efficiency-profile", "report", "quiet"}},
 	}
 	return fs, groups
 }
@@ -304,6 +305,7 @@ var flagOfPath = map[string]string{
 	"server.kv_cache_dtype":         "--kv-cache-dtype",
 	"server.quantization":           "--quantization",
 	"server.request_overhead_ms":    "--request-overhead-ms",
+	"server.profile":                "--efficiency-profile",
 	"server.replicas":               "--data-parallel-size",
 	"server.router":                 "--router",
 	"server.servers":                "--servers",
