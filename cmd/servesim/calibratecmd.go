@@ -1,0 +1,176 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/cost"
+)
+
+const calibrateUsage = `Usage: servesim calibrate [RESULT.json...] [--csv FILE] [flags]
+
+Fits an efficiency profile of one GPU to real vLLM measurements: result
+files written by 'vllm bench serve --save-result' (their GPU and TP from
+--gpu and --tensor-parallel-size; the model from the file's model_id), and
+or rows of aiconfigurator's silicon CSV (--csv, selected with --model,
+--gpu, --tensor-parallel-size and --precision). Each run's setup is
+re-simulated (its concurrency or rate, prompt count, lengths); the
+profile's free knobs are fitted by Nelder-Mead on the mean squared log
+error of TPOT and TTFT (the step knobs on TPOT of every run, then the
+frontend overhead on TTFT at low load). It prints the error of every run
+before and after and writes the profile, with its provenance, to -o; bench,
+capacity, tp and plan load it with --efficiency-profile FILE, scenario files
+with server.profile.
+`
+
+type calibrateOptions struct {
+	csv, model, gpu, precision, start, out string
+	tp, maxEvals, workers                  int
+	quiet                                  bool
+}
+
+// runCalibrate is `servesim calibrate`.
+func runCalibrate(args []string, e *env) error {
+	var o calibrateOptions
+	fs := newFlagSet("calibrate")
+	fs.StringVar(&o.csv, "csv", "", "aiconfigurator silicon CSV `FILE` whose rows to fit (with the filters below)")
+	fs.StringVar(&o.model, "model", "", "keep CSV rows of this Hugging Face `id`; for result files, the model when the file names none")
+	fs.StringVar(&o.gpu, "gpu", "", "the `GPU` the runs were measured on (catalog name); CSV rows: keep this GPU")
+	fs.Var(intValue{p: &o.tp, min: 0, max: 1024}, "tensor-parallel-size", "the TP degree of result files; CSV rows: keep this TP (0: every TP)")
+	fs.StringVar(&o.precision, "precision", "", "CSV rows: keep this weight `precision` (bf16, fp8, ...; empty: every precision)")
+	fs.StringVar(&o.start, "start", "", "starting profile `FILE` (default: the GPU's built-in profile)")
+	fs.StringVar(&o.out, "o", "profile.yaml", "write the fitted profile to `FILE`")
+	fs.Var(intValue{p: &o.maxEvals, min: 0, max: 100000}, "max-evaluations", "loss evaluations per fitting stage (0: the default)")
+	fs.Var(intValue{p: &o.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress spinner")
+	groups := []flagGroup{{"flags", []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "start", "o", "max-evaluations", "workers", "quiet"}}}
+	pos, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(e.stdout, calibrateUsage)
+		printFlags(e.stdout, fs, groups)
+		return errHelp
+	}
+	if err != nil {
+		return err
+	}
+	points, err := o.points(pos)
+	if err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	gpuName := points[0].GPU
+	for _, p := range points[1:] {
+		if p.GPU != gpuName {
+			return fmt.Errorf("calibrate: the runs were measured on %s and %s: a profile describes one GPU (select one with --gpu)", gpuName, p.GPU)
+		}
+	}
+	gpu, err := cost.GPU(gpuName)
+	if err != nil {
+		return fmt.Errorf("calibrate: --gpu: %w", err)
+	}
+	start := cost.DefaultProfile(gpu)
+	if o.start != "" {
+		if start, err = cost.LoadProfile(o.start); err != nil {
+			return fmt.Errorf("calibrate: --start: %w", err)
+		}
+	}
+	s := calibrate.Simulator{Workers: o.workers}
+	ok, skipped := s.Modelable(points, start)
+	for _, sk := range skipped {
+		fmt.Fprintf(e.stderr, "servesim calibrate: skipping %s: %v\n", sk.Point.ID, sk.Reason)
+	}
+	if len(ok) == 0 {
+		return fmt.Errorf("calibrate: none of the %d runs can be simulated (reasons above)", len(points))
+	}
+	p := startProgress(e.stderr, e.tty && !o.quiet, "fitting", 0)
+	before, err := s.Residuals(ok, start, nil)
+	if err != nil {
+		p.Stop()
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	fitted, err := calibrate.FitStaged(s, ok, start, o.maxEvals)
+	if err != nil {
+		p.Stop()
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	after, err := s.Residuals(ok, fitted, nil)
+	p.Stop()
+	if err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	sources := map[string]bool{}
+	for _, pt := range ok {
+		sources[filepath.Base(pt.Source)] = true
+	}
+	fitted.Provenance.Source = "servesim calibrate on " + strings.Join(slices.Sorted(maps.Keys(sources)), ", ")
+	fitted.Provenance.FittedOn = fmt.Sprintf("%d runs on %s", len(ok), gpuName)
+	data, err := fitted.MarshalYAMLBytes()
+	if err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	if err := os.WriteFile(o.out, data, 0o644); err != nil {
+		return fmt.Errorf("calibrate: -o: %w", err)
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "calibrate: %d runs on %s (%d skipped)\n\n", len(ok), gpuName, len(skipped))
+	fmt.Fprintf(w, "## before: the starting profile\n\n%s\n%s\n", calibrate.Table(before), calibrate.Summary(before, calibrate.AllMetrics, nil))
+	fmt.Fprintf(w, "## after: the fitted profile\n\n%s\n%s\n", calibrate.Table(after), calibrate.Summary(after, calibrate.AllMetrics, nil))
+	fmt.Fprintf(w, "wrote %s: use it with --efficiency-profile %s\n", o.out, o.out)
+	return nil
+}
+
+// points reads the result files and the CSV rows the flags select.
+func (o *calibrateOptions) points(files []string) ([]calibrate.Point, error) {
+	var out []calibrate.Point
+	for _, f := range files {
+		r, err := os.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		pt, err := calibrate.ReadVLLMResult(r, f)
+		r.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if o.gpu == "" || o.tp == 0 {
+			return nil, fmt.Errorf("%s: a vllm bench serve result does not say its GPU and TP: give --gpu and --tensor-parallel-size", f)
+		}
+		pt.GPU, pt.TP = o.gpu, o.tp
+		if pt.Model == "" {
+			pt.Model = o.model
+		}
+		out = append(out, pt)
+	}
+	if o.csv != "" {
+		r, err := os.Open(o.csv)
+		if err != nil {
+			return nil, fmt.Errorf("--csv: %w", err)
+		}
+		rows, err := calibrate.ReadSiliconCSV(r, o.csv)
+		r.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--csv %s: %w", o.csv, err)
+		}
+		n := 0
+		for _, pt := range rows {
+			if (o.model == "" || strings.EqualFold(pt.Model, o.model)) && (o.gpu == "" || pt.GPU == o.gpu) &&
+				(o.tp == 0 || pt.TP == o.tp) && (o.precision == "" || pt.Precision == o.precision) {
+				out = append(out, pt)
+				n++
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("--csv %s: no row of %d matches --model %q --gpu %q --tensor-parallel-size %d --precision %q", o.csv, len(rows), o.model, o.gpu, o.tp, o.precision)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no runs to fit: give result JSON files and/or --csv FILE")
+	}
+	return out, nil
+}
