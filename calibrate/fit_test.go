@@ -81,7 +81,7 @@ func TestKnobTransforms(t *testing.T) {
 // TestLeaveOneTPOut is the in-CI cross-validation: on the 1024-token rows
 // at 8, 32 and 128 clients (18 rows, shortened runs), FitStaged on two TP
 // degrees predicts the third (80 evaluations a stage). Achieved: held-out
-// median |error| 6.1% TPOT and 26.6% TTFT over 18 rows; TestFidelityFull
+// median |error| 2.4% TPOT and 31.3% TTFT over 18 rows; TestFidelityFull
 // runs all 90 rows.
 func TestLeaveOneTPOut(t *testing.T) {
 	t.Parallel()

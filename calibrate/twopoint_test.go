@@ -49,7 +49,7 @@ func twoPoint(t *testing.T, s Simulator, sweep []Point) []Residual {
 // TestTwoPointCalibration calibrates on the lowest and highest
 // concurrency (8 and 128) of three public sweeps (Qwen3-32B 1024x512 at
 // TP 2, 4, 8) and predicts the middle points (16, 32, 64). The achieved
-// median |error| is 3.6% on TPOT and 34.6% on TTFT, so the 5%
+// median |error| is 4.2% on TPOT and 26.1% on TTFT, so the 5%
 // holds for TPOT only: TTFT in the middle of a closed-loop sweep is
 // queueing behind other prefills, which two end points do not pin down
 // (see docs/fidelity.md). TestTwoPointFull runs every sweep.
