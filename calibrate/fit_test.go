@@ -31,7 +31,7 @@ func TestSelfCheck(t *testing.T) {
 			}
 		}
 	}
-	s := Simulator{Rounds: 4, WarmupRounds: 1}
+	s := Simulator{Rounds: 4, WarmupRounds: 1, ModelDir: modelDir(t)}
 	pred, err := s.Predict(pts, truth)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +91,7 @@ func TestLeaveOneTPOut(t *testing.T) {
 			pts = append(pts, p)
 		}
 	}
-	s := Simulator{Rounds: 4}
+	s := Simulator{Rounds: 4, ModelDir: modelDir(t)}
 	folds, err := s.CrossValidate(pts, byTP, func(train []Point) (cost.Profile, error) {
 		return FitStaged(s, train, testProfile(), 80)
 	}, []Metric{TTFT, TPOT})

@@ -60,7 +60,7 @@ func TestTwoPointCalibration(t *testing.T) {
 		if sw[0].Input != 1024 || sw[0].Output != 512 {
 			continue
 		}
-		all = append(all, twoPoint(t, Simulator{Rounds: 4}, sw)...)
+		all = append(all, twoPoint(t, Simulator{Rounds: 4, ModelDir: modelDir(t)}, sw)...)
 	}
 	tpot, n := MedianAbsError(all, TPOT)
 	ttft, _ := MedianAbsError(all, TTFT)
@@ -78,7 +78,7 @@ func TestTwoPointFull(t *testing.T) {
 	}
 	var all []Residual
 	for _, sw := range sweeps(siliconDense(t)) {
-		rs := twoPoint(t, Simulator{}, sw)
+		rs := twoPoint(t, Simulator{ModelDir: modelDir(t)}, sw)
 		a, _ := MedianAbsError(rs, TPOT)
 		b, _ := MedianAbsError(rs, TTFT)
 		t.Logf("%s: TPOT %.1f%% TTFT %.1f%%", sw[0].Setup(), 100*a, 100*b)
