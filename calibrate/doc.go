@@ -5,9 +5,10 @@
 // silicon CSV with ReadSiliconCSV, or result JSONs of `vllm bench serve
 // --save-result` with ReadVLLMResult (the caller fills in GPU and TP, which
 // the file does not carry). A Simulator re-simulates points under a
-// profile (Config builds each run: the point's model, GPU, TP and scheduler
-// limits, a closed loop of its clients or an open loop at its rate, fixed
-// lengths), Predict and Residuals compare, Fit frees some of the profile's
+// profile (Config builds each run: the point's model, read from its
+// Hugging Face config.json in Simulator.ModelDir by LoadModel and served in
+// the point's precision by Served, its GPU, TP and scheduler limits, a
+// closed loop of its clients or an open loop at its rate, fixed lengths), Predict and Residuals compare, Fit frees some of the profile's
 // knobs (Knob) and minimises the mean squared log error with gonum's
 // Nelder–Mead, FitStaged fits each knob on the metric that identifies it,
 // and CrossValidate holds out one group of points at a time. Table,

@@ -27,8 +27,8 @@ const (
 // todaysDefaults re-simulates points as servesim did before profiles:
 // batching.Defaults' scheduler (256 sequences, 2048 tokens), the
 // three-number DefaultEfficiency, no frontend overhead.
-func todaysDefaults() Simulator {
-	return Simulator{Adjust: func(_ Point, c *batching.Config) error {
+func todaysDefaults(t testing.TB) Simulator {
+	return Simulator{ModelDir: modelDir(t), Adjust: func(_ Point, c *batching.Config) error {
 		c.Deployment.Profile = nil
 		c.Deployment.Eff = cost.DefaultEfficiency()
 		c.MaxNumSeqs, c.MaxNumBatchedTokens = batching.DefaultMaxNumSeqs, batching.DefaultMaxNumBatchedTokens
@@ -48,11 +48,11 @@ func fidelityMain(t *testing.T) (head, rows string) {
 		t.Fatal(err)
 	}
 	metrics := []Metric{TPOT, TTFT, E2E}
-	before, err := todaysDefaults().Residuals(pts, h100, metrics)
+	before, err := todaysDefaults(t).Residuals(pts, h100, metrics)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s Simulator
+	s := Simulator{ModelDir: modelDir(t)}
 	after, err := s.Residuals(pts, h100, metrics)
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ func TestFidelityFull(t *testing.T) {
 	}
 	pts := siliconDense(t)
 	h100, _ := cost.CatalogProfile("h100-sxm")
-	var s Simulator
+	s := Simulator{ModelDir: modelDir(t)}
 	start := time.Now()
 	folds, err := s.CrossValidate(pts, byTP, func(train []Point) (cost.Profile, error) { return FitStaged(s, train, h100, 0) }, []Metric{TTFT, TPOT})
 	if err != nil {

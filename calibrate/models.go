@@ -1,84 +1,158 @@
 package calibrate
 
 import (
-	"encoding/json"
-	"io"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/servesim/servesim/cost"
 )
 
-// qwen3_32B is Qwen/Qwen3-32B in BF16, written from its published
-// config.json (shared/data/model_configs/Qwen--Qwen3-32B.json, a copy of
-// https://huggingface.co/Qwen/Qwen3-32B/blob/main/config.json): hidden_size
-// 5120, intermediate_size 25600, num_hidden_layers 64, num_attention_heads
-// 64, num_key_value_heads 8, head_dim 128, vocab_size 151936,
-// tie_word_embeddings false, attention_bias false, max_position_embeddings
-// 40960. TestQwen3SpecMatchesConfig checks it against the file.
+// LoadModel returns the spec of the model with Hugging Face id id (such as
+// Qwen/Qwen3-32B), read by cost.LoadHFConfig from its config.json in dir:
+// the file <org>--<name>.json (the layout of shared/data/model_configs) or
+// <org>/<name>/config.json, the names compared case-insensitively. Meta's
+// renamed ids are the same model (meta-llama/Llama-3.1-70B is
+// meta-llama/Meta-Llama-3.1-70B), and an "-Instruct" suffix, which changes
+// the weights but not the architecture, is tried without it. When dir is
+// "" or holds no config for id, a dense model of the cost catalog is
+// returned by its id (Llama 3.1 8B/70B/405B, Qwen2.5 7B/72B, Mistral 7B).
+// The precision is the checkpoint's, as its config says (see Served).
 //
-// To be replaced by cost.LoadHFConfig once it lands.
-var qwen3_32B = cost.ModelSpec{Name: "qwen3-32b", Hidden: 5120, Intermediate: 25600, Layers: 64, Heads: 64,
-	KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxContext: 40960, WeightBytes: 2, KVBytes: 2, ActBytes: 2}
+// The error matches ErrInvalid when no config or catalog model is found,
+// and names the file when its config does not load.
+func LoadModel(dir, id string) (cost.ModelSpec, error) {
+	if dir != "" {
+		path, err := findConfig(dir, id)
+		if err != nil {
+			return cost.ModelSpec{}, err
+		}
+		if path != "" {
+			m, err := cost.LoadHFConfig(path)
+			if err != nil {
+				return cost.ModelSpec{}, fmt.Errorf("%w: model %s: %w", ErrInvalid, id, err)
+			}
+			return m, nil
+		}
+	}
+	for _, c := range modelAliases(id) {
+		if name, ok := catalogModels[c]; ok {
+			return cost.Model(name)
+		}
+	}
+	where := "no model directory"
+	if dir != "" {
+		where = "no config in " + dir
+	}
+	return cost.ModelSpec{}, invalidf("model %s: %s and no catalog model", id, where)
+}
 
-// hfModels maps the Hugging Face ids of dense models with a catalog entry
-// (or a spec above) to the spec a BF16 deployment of them uses.
-func hfModels() map[string]cost.ModelSpec {
-	out := map[string]cost.ModelSpec{"Qwen/Qwen3-32B": qwen3_32B}
-	for id, name := range map[string]string{
-		"meta-llama/Llama-3.1-8B": "llama-3.1-8b", "meta-llama/Llama-3.1-70B": "llama-3.1-70b",
-		"meta-llama/Meta-Llama-3.1-8B": "llama-3.1-8b", "meta-llama/Meta-Llama-3.1-70B": "llama-3.1-70b",
-		"Qwen/Qwen2.5-7B": "qwen2.5-7b", "Qwen/Qwen2.5-72B": "qwen2.5-72b",
-	} {
-		if m, err := cost.Model(name); err == nil {
-			out[id] = m
+// catalogModels maps lower-case Hugging Face ids to cost catalog models.
+var catalogModels = map[string]string{
+	"meta-llama/llama-3.1-8b": "llama-3.1-8b", "meta-llama/llama-3.1-70b": "llama-3.1-70b",
+	"meta-llama/llama-3.1-405b": "llama-3.1-405b", "qwen/qwen2.5-7b": "qwen2.5-7b",
+	"qwen/qwen2.5-72b": "qwen2.5-72b", "mistralai/mistral-7b-v0.1": "mistral-7b",
+}
+
+// modelAliases returns the lower-case ids under which id's architecture
+// may be filed: itself, without "-instruct", and Meta's renamed form.
+func modelAliases(id string) []string {
+	key := strings.ToLower(strings.TrimSpace(id))
+	out := []string{key}
+	if k := strings.TrimSuffix(key, "-instruct"); k != key {
+		out = append(out, k)
+	}
+	for _, k := range out {
+		org, name, ok := strings.Cut(k, "/")
+		if !ok || org != "meta-llama" {
+			continue
+		}
+		if n, ok := strings.CutPrefix(name, "meta-"); ok {
+			out = append(out, org+"/"+n)
+		} else {
+			out = append(out, org+"/meta-"+name)
 		}
 	}
 	return out
 }
 
-// LookupModel returns the BF16 spec of the model with Hugging Face id id
-// (case-insensitive; an "-Instruct" suffix is ignored), if this package
-// knows it: Qwen/Qwen3-32B and the dense catalog models.
-func LookupModel(id string) (cost.ModelSpec, bool) {
-	key := strings.TrimSuffix(strings.ToLower(id), "-instruct")
-	for k, m := range hfModels() {
-		if strings.ToLower(k) == key {
-			return m, true
+// findConfig returns the path of id's config in dir, or "" when there is
+// none.
+func findConfig(dir, id string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("%w: model directory: %w", ErrInvalid, err)
+	}
+	files := map[string]string{}
+	for _, e := range entries {
+		files[strings.ToLower(e.Name())] = e.Name()
+	}
+	for _, a := range modelAliases(id) {
+		org, name, ok := strings.Cut(a, "/")
+		if !ok {
+			continue
+		}
+		if f, ok := files[org+"--"+name+".json"]; ok {
+			return filepath.Join(dir, f), nil
+		}
+		if o, ok := files[org]; ok {
+			sub, err := os.ReadDir(filepath.Join(dir, o))
+			if err != nil {
+				continue
+			}
+			for _, e := range sub {
+				if strings.ToLower(e.Name()) != name {
+					continue
+				}
+				p := filepath.Join(dir, o, e.Name(), "config.json")
+				if _, err := os.Stat(p); err == nil {
+					return p, nil
+				} else if !errors.Is(err, os.ErrNotExist) {
+					return "", fmt.Errorf("%w: %w", ErrInvalid, err)
+				}
+			}
 		}
 	}
-	return cost.ModelSpec{}, false
+	return "", nil
 }
 
-// hfConfig holds the fields of a dense model's Hugging Face config.json
-// that a ModelSpec needs.
-//
-// A minimal private reader, to be replaced by cost.LoadHFConfig once it
-// lands; it only checks the hand-written specs above.
-type hfConfig struct {
-	Hidden       int  `json:"hidden_size"`
-	Intermediate int  `json:"intermediate_size"`
-	Layers       int  `json:"num_hidden_layers"`
-	Heads        int  `json:"num_attention_heads"`
-	KVHeads      int  `json:"num_key_value_heads"`
-	HeadDim      int  `json:"head_dim"`
-	Vocab        int  `json:"vocab_size"`
-	MaxPos       int  `json:"max_position_embeddings"`
-	Tied         bool `json:"tie_word_embeddings"`
-	Bias         bool `json:"attention_bias"`
-}
-
-// readHFConfig reads a dense model's config.json into a BF16 ModelSpec
-// named name. To be replaced by cost.LoadHFConfig.
-func readHFConfig(r io.Reader, name string) (cost.ModelSpec, error) {
-	var c hfConfig
-	if err := json.NewDecoder(r).Decode(&c); err != nil {
-		return cost.ModelSpec{}, invalidf("config.json of %s: %v", name, err)
+// Served returns m as a deployment with weight precision precision (a
+// cost.ParsePrecision name, such as a point's Precision) runs it. A
+// checkpoint already quantised to that family of formats is served as its
+// config says (gpt-oss's MXFP4 experts stay MXFP4 when a row says fp4); a
+// 16-bit checkpoint served in fp8, fp4 or int4 has its linear layers
+// quantised with cost.ModelSpec.WithWeights (the embedding and LM head keep
+// 16 bits); a 16-bit precision leaves a 16-bit checkpoint unchanged. The
+// KV cache keeps the model's 16-bit type (vLLM's --kv-cache-dtype auto).
+func Served(m cost.ModelSpec, precision string) (cost.ModelSpec, error) {
+	p, err := cost.ParsePrecision(precision)
+	if err != nil {
+		return cost.ModelSpec{}, fmt.Errorf("%w: model %s: %w", ErrInvalid, m.Name, err)
 	}
-	if c.HeadDim == 0 && c.Heads > 0 {
-		c.HeadDim = c.Hidden / c.Heads
+	have := m.GEMM
+	if have == cost.PrecisionUnset {
+		have = cost.BF16
 	}
-	m := cost.ModelSpec{Name: name, Hidden: c.Hidden, Intermediate: c.Intermediate, Layers: c.Layers, Heads: c.Heads,
-		KVHeads: c.KVHeads, HeadDim: c.HeadDim, Vocab: c.Vocab, MaxContext: c.MaxPos, TiedEmbeddings: c.Tied,
-		QKVBias: c.Bias, WeightBytes: 2, KVBytes: 2, ActBytes: 2}
+	if family(have) == family(p) {
+		return m, nil
+	}
+	if family(p) == cost.BF16 {
+		return cost.ModelSpec{}, invalidf("model %s: the checkpoint is %s; serving it in %s is not modelled", m.Name, have, p)
+	}
+	m = m.WithWeights(p)
 	return m, m.Validate()
+}
+
+// family groups the formats a row's precision does not tell apart: the
+// 16-bit ones, and NVFP4 with MXFP4.
+func family(p cost.Precision) cost.Precision {
+	switch p {
+	case cost.FP16:
+		return cost.BF16
+	case cost.MXFP4:
+		return cost.FP4
+	}
+	return p
 }

@@ -75,6 +75,10 @@ type Point struct {
 	GPU string
 	// TP is the tensor-parallel degree.
 	TP int
+	// DP and EP are the attention data-parallel and expert-parallel
+	// degrees of a mixture-of-experts deployment (cost.Deployment's DP and
+	// EP; 0 or 1: none). With DP groups the clients spread evenly over them.
+	DP, EP int
 	// Precision is the weight precision: "bf16" for dense 16-bit weights,
 	// else what the source says (fp8, fp4, int4).
 	Precision string
@@ -109,12 +113,19 @@ func (p Point) Setup() string {
 			load += fmt.Sprintf(" cap %d", p.MaxConcurrency)
 		}
 	}
-	return fmt.Sprintf("tp%d %dx%d %s", p.TP, p.Input, p.Output, load)
+	par := fmt.Sprintf("tp%d", p.TP)
+	if p.DP > 1 {
+		par += fmt.Sprintf(" dp%d", p.DP)
+	}
+	if p.EP > 1 {
+		par += fmt.Sprintf(" ep%d", p.EP)
+	}
+	return fmt.Sprintf("%s %dx%d %s", par, p.Input, p.Output, load)
 }
 
 // siliconGPUs maps the aiconfigurator system names to catalog GPUs.
 var siliconGPUs = map[string]string{
-	"h100_sxm": "h100-sxm", "h200_sxm": "h200", "b200_sxm": "b200", "a100_sxm": "a100-80gb",
+	"h100_sxm": "h100-sxm", "h200_sxm": "h200", "b200_sxm": "b200", "b300_sxm": "b300", "a100_sxm": "a100-80gb",
 }
 
 // ReadSiliconCSV reads the rows of aiconfigurator's silicon measurements
@@ -129,7 +140,9 @@ var siliconGPUs = map[string]string{
 // aggregated vLLM worker (ai-dynamo/aiconfigurator@095f58a5,
 // src/aiconfigurator/generator/rule_plugin/vllm.rule): max_num_seqs 512
 // and max_num_batched_tokens = batch size + ISL + 1500, with the row's
-// batch_size_per_dp_rank (its concurrency) as the batch size.
+// batch_size_per_dp_rank (its concurrency) as the batch size. A
+// mixture-of-experts row's attention_dp_size and moe_ep_size become DP and
+// EP.
 func ReadSiliconCSV(r io.Reader, source string) ([]Point, error) {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = false
@@ -186,14 +199,27 @@ func ReadSiliconCSV(r io.Reader, source string) ([]Point, error) {
 			Measured: Metrics{TTFT: ms["silicon_ttft_ms"], TPOT: ms["silicon_tpot_ms"]}}
 		p.Measured.E2E = p.Measured.TTFT + float64(p.Output-1)*p.Measured.TPOT
 		batch := p.Concurrency
-		if c, ok := col["batch_size_per_dp_rank"]; ok {
-			if v, err := strconv.Atoi(strings.TrimSpace(rec[c])); err == nil && v > 0 {
-				batch = v
-			}
+		if v := optionalInt(rec, col, "batch_size_per_dp_rank"); v > 0 {
+			batch = v
 		}
 		p.MaxNumSeqs, p.MaxNumBatchedTokens = aicMaxNumSeqs, batch+p.Input+aicTokenMargin
+		p.DP, p.EP = optionalInt(rec, col, "attention_dp_size"), optionalInt(rec, col, "moe_ep_size")
 		out = append(out, p)
 	}
+}
+
+// optionalInt returns the integer in column k of rec, or 0 when the
+// column is missing, blank or not a positive integer.
+func optionalInt(rec []string, col map[string]int, k string) int {
+	c, ok := col[k]
+	if !ok {
+		return 0
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(rec[c]))
+	if err != nil || v < 1 {
+		return 0
+	}
+	return v
 }
 
 // vllmResult holds the keys of `vllm bench serve --save-result` that a

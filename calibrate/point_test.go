@@ -75,27 +75,10 @@ func TestReadVLLMResult(t *testing.T) {
 	}
 }
 
-// TestQwen3SpecMatchesConfig checks the hand-written Qwen3-32B spec
-// against its config.json.
-func TestQwen3SpecMatchesConfig(t *testing.T) {
-	t.Parallel()
-	f, err := os.Open(shareddata.Path(t, "model_configs/Qwen--Qwen3-32B.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := readHFConfig(f, "qwen3-32b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m != qwen3_32B {
-		t.Errorf("config.json gives %+v, the spec is %+v", m, qwen3_32B)
-	}
-	if got, ok := LookupModel("qwen/qwen3-32b"); !ok || got != qwen3_32B {
-		t.Errorf("LookupModel: %+v, %v", got, ok)
-	}
-}
-
+// TestModelable checks that every row of the calibration CSV can be
+// re-simulated once the model configs are at hand (dense and MoE, BF16 to
+// FP4), and that without them the rows of models outside the cost catalog
+// are skipped with a reason matching ErrInvalid.
 func TestModelable(t *testing.T) {
 	t.Parallel()
 	f, err := os.Open(shareddata.Path(t, "aiconfigurator_vllm_silicon.csv"))
@@ -107,10 +90,22 @@ func TestModelable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s Simulator
-	ok, skipped := s.Modelable(all, testProfile())
-	if len(ok) != 90 || len(ok)+len(skipped) != len(all) {
-		t.Errorf("%d modelable of %d, want the 90 dense BF16 rows", len(ok), len(all))
+	dpep := 0
+	for _, p := range all {
+		if p.DP == 4 && p.EP == 16 && p.TP == 4 {
+			dpep++
+		}
+	}
+	if dpep != 61 {
+		t.Errorf("%d rows at TP 4, DP 4, EP 16, want 61 (attention_dp_size, moe_ep_size)", dpep)
+	}
+	s := Simulator{ModelDir: modelDir(t)}
+	if ok, skipped := s.Modelable(all, testProfile()); len(ok) != len(all) {
+		t.Errorf("%d of %d rows modelable; first skipped: %v", len(ok), len(all), skipped[0].Reason)
+	}
+	ok, skipped := (Simulator{}).Modelable(all, testProfile())
+	if len(ok) != 165 || len(ok)+len(skipped) != len(all) {
+		t.Errorf("without configs %d modelable of %d, want the 165 Llama-3.1-70B rows of the catalog", len(ok), len(all))
 	}
 	for _, sk := range skipped {
 		if !errors.Is(sk.Reason, ErrInvalid) {

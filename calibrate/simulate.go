@@ -37,6 +37,11 @@ type Simulator struct {
 	Seed uint64
 	// Workers bounds the parallel runs (0: GOMAXPROCS).
 	Workers int
+	// ModelDir is a directory of Hugging Face config.json files in which
+	// LoadModel finds each point's model (shared/data/model_configs lays
+	// them out as <org>--<name>.json); "" reaches only the cost catalog's
+	// dense models.
+	ModelDir string
 	// Adjust, when set, changes each point's engine after the defaults are
 	// filled in: the deployment flags of `servesim bench` (max_num_seqs,
 	// max_num_batched_tokens, gpu_memory_utilization, an all-reduce table).
@@ -65,25 +70,25 @@ func VLLMSchedulerDefaults(gpu cost.GPUSpec) (maxNumSeqs, maxNumBatchedTokens in
 }
 
 // Engine returns the engine a point ran on, under profile: the point's
-// model (LookupModel), GPU (cost.GPU) and TP in BF16, the point's scheduler
-// limits or vLLM's defaults for the GPU, and Simulator.Adjust's changes. It fails,
-// matching ErrInvalid, for a point this package cannot model: weights
-// other than BF16, an unknown model or GPU, or a deployment that does not
-// fit.
+// model (LoadModel from ModelDir) served in its precision (Served), its GPU
+// (cost.GPU) and TP, the point's scheduler limits or vLLM's defaults for
+// the GPU, and Simulator.Adjust's changes. It fails, matching ErrInvalid,
+// for a point this package cannot model: an unknown model, precision or
+// GPU, or a deployment that does not fit.
 func (s Simulator) Engine(pt Point, profile cost.Profile) (batching.Config, error) {
-	if pt.Precision != "bf16" {
-		return batching.Config{}, invalidf("point %s: precision %s: only BF16 deployments are modelled", pt.ID, pt.Precision)
+	m, err := LoadModel(s.ModelDir, pt.Model)
+	if err != nil {
+		return batching.Config{}, fmt.Errorf("point %s: %w", pt.ID, err)
 	}
-	m, ok := LookupModel(pt.Model)
-	if !ok {
-		return batching.Config{}, invalidf("point %s: model %s has no spec (dense BF16 models only)", pt.ID, pt.Model)
+	if m, err = Served(m, pt.Precision); err != nil {
+		return batching.Config{}, fmt.Errorf("point %s: %w", pt.ID, err)
 	}
 	g, err := cost.GPU(pt.GPU)
 	if err != nil {
 		return batching.Config{}, fmt.Errorf("%w: point %s: %w", ErrInvalid, pt.ID, err)
 	}
 	c := batching.Defaults(m, g)
-	c.Deployment.TP = pt.TP
+	c.Deployment.TP, c.Deployment.DP, c.Deployment.EP = pt.TP, pt.DP, pt.EP
 	c.Deployment.Profile = &profile
 	c.MaxNumSeqs, c.MaxNumBatchedTokens = VLLMSchedulerDefaults(g)
 	if pt.MaxNumSeqs > 0 {
@@ -127,12 +132,12 @@ func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 		if warm <= 0 {
 			warm = DefaultWarmupRounds
 		}
-		w.Clients = pt.Concurrency
+		w.Clients = groupShare(pt.Concurrency, pt.DP)
 		if s.ClientJitter > 0 {
 			w.Think = distribution.Exponential{Rate: 1 / s.ClientJitter}
 		}
-		cfg.Warmup = warm * pt.Concurrency
-		cfg.Requests = (warm + rounds) * pt.Concurrency
+		cfg.Warmup = warm * w.Clients
+		cfg.Requests = (warm + rounds) * w.Clients
 	case pt.Rate > 0:
 		w.Arrivals = workload.Poisson{Rate: pt.Rate}
 		w.MaxConcurrency = pt.MaxConcurrency
@@ -148,6 +153,16 @@ func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 	}
 	cfg.Workload = w
 	return cfg, nil
+}
+
+// groupShare returns the clients (or requests) of n that one of dp
+// data-parallel groups serves: the engine simulates one group, the others
+// running batches like it (cost.Deployment.DP).
+func groupShare(n, dp int) int {
+	if dp <= 1 {
+		return n
+	}
+	return (n + dp - 1) / dp
 }
 
 // Predict re-simulates every point under profile and returns its

@@ -59,7 +59,7 @@ func TestStudy(t *testing.T) {
 		t.Skip("set SERVESIM_STUDY=1 (or fit)")
 	}
 	pts := siliconDense(t)
-	var s Simulator
+	s := Simulator{ModelDir: modelDir(t)}
 	h100 := testProfile()
 	t0 := time.Now()
 	rs, err := s.Residuals(pts, h100, []Metric{TTFT, TPOT})

@@ -1,0 +1,87 @@
+package calibrate
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/internal/shareddata"
+)
+
+// modelDir is the shared folder of Hugging Face configs.
+func modelDir(t testing.TB) string { return shareddata.Path(t, "model_configs") }
+
+// TestLoadModelQwen3 checks the Qwen3-32B spec that cost.LoadHFConfig reads
+// from its config.json against the published numbers, and that it gives
+// the step times of a spec written from them by hand (what this package
+// used before it read configs) to the bit.
+func TestLoadModelQwen3(t *testing.T) {
+	t.Parallel()
+	m, err := LoadModel(modelDir(t), "qwen/QWEN3-32B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// https://huggingface.co/Qwen/Qwen3-32B/blob/main/config.json
+	published := cost.ModelSpec{Name: m.Name, Hidden: 5120, Intermediate: 25600, Layers: 64, Heads: 64,
+		KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxContext: 40960, WeightBytes: 2, KVBytes: 2, ActBytes: 2}
+	if want := published; func() cost.ModelSpec { m.GEMM = cost.PrecisionUnset; return m }() != want {
+		t.Errorf("config gives %+v, want %+v", m, want)
+	}
+	g, _ := cost.GPU("h100-sxm")
+	p := testProfile()
+	for _, tp := range []int{2, 8} {
+		got := cost.Deployment{Model: m, GPU: g, TP: tp, Profile: &p}
+		want := cost.Deployment{Model: published, GPU: g, TP: tp, Profile: &p}
+		var b cost.Batch
+		b.DecodeSeqs, b.DecodeContext = 64, 64*1500
+		b.AddPrefill(1024, 512)
+		if x, y := got.Step(b), want.Step(b); x != y {
+			t.Errorf("tp%d: step %+v, want %+v", tp, x, y)
+		}
+	}
+}
+
+func TestLoadModelAliasesAndCatalog(t *testing.T) {
+	t.Parallel()
+	dir := modelDir(t)
+	renamed, err := LoadModel(dir, "meta-llama/Llama-3.1-70B-Instruct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if renamed.Hidden != 8192 || renamed.Layers != 80 || renamed.Name != "meta-llama--Meta-Llama-3.1-70B" {
+		t.Errorf("Llama-3.1-70B from its Meta- file: %+v", renamed)
+	}
+	cat, err := LoadModel("", "meta-llama/Meta-Llama-3.1-8B")
+	if err != nil || cat.Name != "llama-3.1-8b" {
+		t.Errorf("catalog fallback: %+v, %v", cat, err)
+	}
+	if _, err := LoadModel(dir, "nobody/nothing"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("unknown model: %v, want ErrInvalid", err)
+	}
+	if _, err := LoadModel("", "Qwen/Qwen3-32B"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Qwen3-32B without a directory: %v, want ErrInvalid", err)
+	}
+}
+
+func TestServed(t *testing.T) {
+	t.Parallel()
+	dir := modelDir(t)
+	llama, _ := LoadModel(dir, "meta-llama/Llama-3.1-70B")
+	fp8, err := Served(llama, "fp8")
+	if err != nil || fp8.GEMM != cost.FP8 || fp8.WeightBytes != 1 || fp8.KVBytes != 2 || fp8.EmbeddingBytes != 2 {
+		t.Errorf("Llama-3.1-70B in fp8: %+v, %v", fp8, err)
+	}
+	if same, _ := Served(llama, "bf16"); same != llama {
+		t.Errorf("bf16 changed a bf16 checkpoint: %+v", same)
+	}
+	oss, _ := LoadModel(dir, "openai/gpt-oss-120b")
+	if got, _ := Served(oss, "fp4"); got != oss || got.GEMM != cost.MXFP4 {
+		t.Errorf("gpt-oss in fp4 should stay the MXFP4 checkpoint: %+v", got)
+	}
+	if _, err := Served(fp8, "bf16"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("an fp8 checkpoint in bf16: %v, want ErrInvalid", err)
+	}
+	if _, err := Served(llama, "fp7"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("unknown precision: %v, want ErrInvalid", err)
+	}
+}
