@@ -32,6 +32,7 @@ with server.profile.
 
 type calibrateOptions struct {
 	csv, model, gpu, precision, start, out string
+	modelConfigs                           string
 	tp, maxEvals, workers                  int
 	quiet                                  bool
 }
@@ -45,12 +46,13 @@ func runCalibrate(args []string, e *env) error {
 	fs.StringVar(&o.gpu, "gpu", "", "the `GPU` the runs were measured on (catalog name); CSV rows: keep this GPU")
 	fs.Var(intValue{p: &o.tp, min: 0, max: 1024}, "tensor-parallel-size", "the TP degree of result files; CSV rows: keep this TP (0: every TP)")
 	fs.StringVar(&o.precision, "precision", "", "CSV rows: keep this weight `precision` (bf16, fp8, ...; empty: every precision)")
+	fs.StringVar(&o.modelConfigs, "model-configs", "", "`DIR` of Hugging Face config.json files named <org>--<name>.json (as ../shared/data/model_configs) for models outside the catalog")
 	fs.StringVar(&o.start, "start", "", "starting profile `FILE` (default: the GPU's built-in profile)")
 	fs.StringVar(&o.out, "o", "profile.yaml", "write the fitted profile to `FILE`")
 	fs.Var(intValue{p: &o.maxEvals, min: 0, max: 100000}, "max-evaluations", "loss evaluations per fitting stage (0: the default)")
 	fs.Var(intValue{p: &o.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress spinner")
-	groups := []flagGroup{{"flags", []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "start", "o", "max-evaluations", "workers", "quiet"}}}
+	groups := []flagGroup{{"flags", []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet"}}}
 	pos, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, calibrateUsage)
@@ -80,7 +82,7 @@ func runCalibrate(args []string, e *env) error {
 			return fmt.Errorf("calibrate: --start: %w", err)
 		}
 	}
-	s := calibrate.Simulator{Workers: o.workers}
+	s := calibrate.Simulator{Workers: o.workers, ModelDir: o.modelConfigs}
 	ok, skipped := s.Modelable(points, start)
 	for _, sk := range skipped {
 		fmt.Fprintf(e.stderr, "servesim calibrate: skipping %s: %v\n", sk.Point.ID, sk.Reason)

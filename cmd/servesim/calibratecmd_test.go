@@ -16,9 +16,10 @@ import (
 func TestCalibrateCommand(t *testing.T) {
 	t.Parallel()
 	csv := shareddata.Path(t, "aiconfigurator_vllm_silicon.csv")
+	configs := shareddata.Path(t, "model_configs")
 	out := filepath.Join(t.TempDir(), "h100.yaml")
 	r := mustRun(t, "calibrate", "--csv", csv, "--model", "Qwen/Qwen3-32B", "--gpu", "h100-sxm", "--tensor-parallel-size", "8",
-		"--precision", "bf16", "--max-evaluations", "4", "-o", out, "--quiet")
+		"--precision", "bf16", "--model-configs", configs, "--max-evaluations", "4", "-o", out, "--quiet")
 	for _, want := range []string{"calibrate: 30 runs on h100-sxm", "## before", "## after", "| tpot |", "wrote " + out} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("calibrate output lacks %q:\n%s", want, r.stdout)
