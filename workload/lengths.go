@@ -169,9 +169,12 @@ type Pair struct {
 
 // Empirical resamples whole rows of Pairs uniformly with replacement, so the
 // joint distribution of (L, O) — their correlation included — is kept.
-// Each draw takes one uniform.
+// Each draw takes one uniform. With Blocks (a trace's hash_ids), a drawn
+// row brings its prompt's block identities along (see Sequence).
 type Empirical struct {
-	Pairs []Pair `json:"pairs" yaml:"pairs"`
+	Pairs     []Pair    `json:"pairs" yaml:"pairs"`
+	Blocks    [][]int64 `json:"blocks,omitempty" yaml:"blocks,omitempty"`
+	BlockSize int       `json:"block_size,omitempty" yaml:"block_size,omitempty"`
 }
 
 // Sample draws one row.
@@ -180,17 +183,43 @@ func (e Empirical) Sample(r *rand.Rand, _ int) (int, int) {
 	return p.Input, p.Output
 }
 
+// SamplePrompt draws one row and appends its blocks' segments.
+func (e Empirical) SamplePrompt(r *rand.Rand, _ int, buf []Segment) (int, int, []Segment) {
+	k := r.IntN(len(e.Pairs))
+	p := e.Pairs[k]
+	if e.Blocks != nil {
+		buf = blockSegments(buf, e.Blocks[k], e.BlockSize, p.Input)
+	}
+	return p.Input, p.Output, buf
+}
+
 // Mean returns the row means.
 func (e Empirical) Mean() (float64, float64) { return meanPairs(e.Pairs) }
 
-// Validate requires at least one row, each with input ≥ 0 and output ≥ 1.
-func (e Empirical) Validate() error { return checkPairs("empirical", e.Pairs) }
+// Validate requires at least one row, each with input ≥ 0 and output ≥ 1,
+// and with Blocks one list per row and a BlockSize ≥ 1.
+func (e Empirical) Validate() error {
+	if err := checkPairs("empirical", e.Pairs); err != nil {
+		return err
+	}
+	return checkBlocks("empirical", len(e.Pairs), e.Blocks, e.BlockSize)
+}
 
 // Sequence gives request i the row Pairs[i mod len(Pairs)]: a trace's
 // lengths in the trace's order, for exact replay beside Replay arrivals.
 // It consumes no random numbers.
+//
+// Blocks, when set, holds each row's prefix-block identities (a Mooncake
+// trace's hash_ids): block b of row i stands for prompt tokens
+// [b·BlockSize, (b+1)·BlockSize), the last block cut at the input length,
+// and rows with equal ids there have equal tokens there. A server with
+// prefix caching maps them onto its own blocks exactly (see Segment): a
+// 512-token trace block is 32 blocks of a 16-token engine, each of which
+// hits only if its whole prefix does.
 type Sequence struct {
-	Pairs []Pair `json:"pairs" yaml:"pairs"`
+	Pairs     []Pair    `json:"pairs" yaml:"pairs"`
+	Blocks    [][]int64 `json:"blocks,omitempty" yaml:"blocks,omitempty"`
+	BlockSize int       `json:"block_size,omitempty" yaml:"block_size,omitempty"`
 }
 
 // Sample returns row i (cyclically).
@@ -199,11 +228,56 @@ func (s Sequence) Sample(_ *rand.Rand, i int) (int, int) {
 	return p.Input, p.Output
 }
 
+// SamplePrompt returns row i (cyclically) and appends its blocks'
+// segments.
+func (s Sequence) SamplePrompt(_ *rand.Rand, i int, buf []Segment) (int, int, []Segment) {
+	k := i % len(s.Pairs)
+	p := s.Pairs[k]
+	if s.Blocks != nil {
+		buf = blockSegments(buf, s.Blocks[k], s.BlockSize, p.Input)
+	}
+	return p.Input, p.Output, buf
+}
+
 // Mean returns the row means.
 func (s Sequence) Mean() (float64, float64) { return meanPairs(s.Pairs) }
 
-// Validate requires at least one row, each with input ≥ 0 and output ≥ 1.
-func (s Sequence) Validate() error { return checkPairs("sequence", s.Pairs) }
+// Validate requires at least one row, each with input ≥ 0 and output ≥ 1,
+// and with Blocks one list per row and a BlockSize ≥ 1.
+func (s Sequence) Validate() error {
+	if err := checkPairs("sequence", s.Pairs); err != nil {
+		return err
+	}
+	return checkBlocks("sequence", len(s.Pairs), s.Blocks, s.BlockSize)
+}
+
+func checkBlocks(kind string, rows int, blocks [][]int64, size int) error {
+	if blocks == nil {
+		return nil
+	}
+	if len(blocks) != rows {
+		return fmt.Errorf("%w: %s blocks has %d rows, pairs %d", ErrInvalid, kind, len(blocks), rows)
+	}
+	if size < 1 {
+		return fmt.Errorf("%w: %s block_size %d must be >= 1 with blocks", ErrInvalid, kind, size)
+	}
+	return nil
+}
+
+// blockSegments appends the segments of a prompt of input tokens whose
+// blocks of size tokens have the given ids: block b covers tokens
+// [b·size, min((b+1)·size, input)). Ids past the input are ignored;
+// tokens past the last id are the request's own.
+func blockSegments(buf []Segment, ids []int64, size, input int) []Segment {
+	for b, id := range ids {
+		n := min(size, input-b*size)
+		if n <= 0 {
+			break
+		}
+		buf = append(buf, Segment{ID: ContentID(spaceTraceBlock, uint64(id), 0), Tokens: n})
+	}
+	return buf
+}
 
 func meanPairs(ps []Pair) (float64, float64) {
 	var in, out float64
