@@ -368,7 +368,7 @@ func TestPreemptedRequestsAllComplete(t *testing.T) {
 }
 
 func TestCluster(t *testing.T) {
-	for _, router := range []Router{RoundRobin, LeastOutstanding} {
+	for _, router := range []Router{RoundRobin, LeastOutstanding, PrefixAware} {
 		t.Run(string(router), func(t *testing.T) {
 			cl := Cluster{Engine: qwen4090(t), Replicas: 3, Router: router}
 			res, err := sim.Run(sim.Config{
@@ -395,6 +395,8 @@ func TestCluster(t *testing.T) {
 	assert.ErrorContains(t, bad.Validate(), "replicas 0")
 	bad = Cluster{Engine: qwen4090(t), Replicas: 2, Router: "random"}
 	assert.ErrorContains(t, bad.Validate(), `router "random"`)
+	bad = Cluster{Engine: qwen4090(t), Replicas: 2, Router: PrefixAware, PrefixWeight: -1}
+	assert.ErrorContains(t, bad.Validate(), "prefix_weight -1")
 }
 
 func TestBadConfig(t *testing.T) {

@@ -208,3 +208,45 @@ func TestCachingFindsNothing(t *testing.T) {
 		require.Equal(t, string(b), string(a), sc.name)
 	}
 }
+
+// TestPrefixAwareRouting: 30 requests one at a time, request i starting
+// with prefix i mod 3 (256 tokens) then 69 tokens of its own, on two
+// replicas with room for every prefix. Round-robin sends request i to
+// replica i mod 2, which hits when that replica served the prefix before
+// (worked out here with a set per replica): each replica misses each
+// prefix once. Prefix-aware routing sends a request to the replica that
+// has its prefix (the cheaper one when both are idle), so only each
+// prefix's first request misses.
+func TestPrefixAwareRouting(t *testing.T) {
+	t.Parallel()
+	const n, prefixes, size = 30, 3, 64
+	trace := workload.Sequence{BlockSize: size}
+	for i := range n {
+		p := int64(i % prefixes)
+		trace.Blocks = append(trace.Blocks, []int64{10 * p, 10*p + 1, 10*p + 2, 10*p + 3, int64(1000 + i)})
+		trace.Pairs = append(trace.Pairs, workload.Pair{Input: 4*size + 69, Output: 10})
+	}
+	cached := make([]map[int]bool, 2)
+	for i := range cached {
+		cached[i] = map[int]bool{}
+	}
+	rrHits := 0
+	for i := range n {
+		rep, p := i%2, i%prefixes
+		if cached[rep][p] {
+			rrHits += 4 * size
+		}
+		cached[rep][p] = true
+	}
+	want := map[Router]int{RoundRobin: rrHits, PrefixAware: (n - prefixes) * 4 * size}
+	for router, hits := range want {
+		cl := Cluster{Engine: modelFree(2000, true), Replicas: 2, Router: router}
+		res, err := sim.Run(sim.Config{Workload: workload.Workload{Arrivals: workload.Constant{Rate: 1}, Lengths: trace}, Server: cl, Requests: n, Seed: 1})
+		require.NoError(t, err)
+		assert.Equal(t, float64(hits), stat(t, res, "prefix_cache_hits"), router)
+		assert.Equal(t, float64(n*(4*size+69)), stat(t, res, "prefix_cache_queries"), router)
+		assert.Equal(t, float64(n), stat(t, res, "replica0_requests")+stat(t, res, "replica1_requests"), router)
+		assert.GreaterOrEqual(t, stat(t, res, "load_imbalance"), 1.0, router)
+	}
+	assert.Greater(t, want[PrefixAware], want[RoundRobin])
+}
