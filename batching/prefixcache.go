@@ -30,8 +30,8 @@ type blockCache struct {
 
 	ents  []cacheEntry // nodes: hashed blocks and runs of anonymous free blocks
 	spare []int32      // unused entry slots
-	index map[uint64]int32
-	head  int32 // free queue, evicted first; -1 when empty
+	index hashIndex    // hash → first entry with that hash
+	head  int32        // free queue, evicted first; -1 when empty
 	tail  int32
 
 	cachedFree int   // hashed blocks in the queue (evictable)
@@ -51,7 +51,7 @@ type cacheEntry struct {
 const none int32 = -1
 
 func newBlockCache(total int) *blockCache {
-	c := &blockCache{total: total, index: make(map[uint64]int32), head: none, tail: none}
+	c := &blockCache{total: total, head: none, tail: none}
 	c.pushAnon(total)
 	return c
 }
@@ -106,12 +106,7 @@ func (c *blockCache) pushAnon(n int) {
 }
 
 // lookup returns the first cached block with hash h, or none.
-func (c *blockCache) lookup(h uint64) int32 {
-	if id, ok := c.index[h]; ok {
-		return id
-	}
-	return none
-}
+func (c *blockCache) lookup(h uint64) int32 { return c.index.get(h) }
 
 // touch takes a hit: the request holds block id; a free one leaves the
 // queue.
@@ -155,9 +150,8 @@ func (c *blockCache) alloc(n int) {
 // later requests can hit it; the caller holds the returned entry.
 func (c *blockCache) register(h uint64) int32 {
 	id := c.newEntry(cacheEntry{hash: h, ref: 1})
-	first, ok := c.index[h]
-	if !ok {
-		c.index[h] = id
+	first := c.index.insert(h, id)
+	if first == id {
 		return id
 	}
 	for c.ents[first].dup != none {
@@ -168,14 +162,8 @@ func (c *blockCache) register(h uint64) int32 {
 }
 
 func (c *blockCache) unindex(id int32) {
-	h := c.ents[id].hash
-	first := c.index[h]
+	first := c.index.drop(c.ents[id].hash, id, c.ents[id].dup)
 	if first == id {
-		if d := c.ents[id].dup; d != none {
-			c.index[h] = d
-		} else {
-			delete(c.index, h)
-		}
 		return
 	}
 	for c.ents[first].dup != id {
@@ -259,5 +247,99 @@ func nextHash(r *metrics.Request, cur *cursor, prev uint64, bs int) uint64 {
 		cur.off += n
 		need -= n
 	}
+	if h == 0 {
+		h = 1 // 0 marks an empty slot of the index
+	}
 	return h
+}
+
+// hashIndex maps block hashes (well mixed, never 0) to entries: open
+// addressing with linear probing on the hash's low bits and deletion by
+// backward shift, so it keeps no tombstones. It doubles when half full,
+// so it holds at most twice as many slots as the cache has hashed blocks
+// (the pool bounds those); Go's map costs several times more per
+// operation on this hot path.
+type hashIndex struct {
+	slots []hashSlot
+	n     int
+}
+
+type hashSlot struct {
+	key uint64 // 0: empty
+	val int32
+}
+
+func (x *hashIndex) home(h uint64) int { return int(h & uint64(len(x.slots)-1)) }
+
+// find returns h's slot, or the empty slot where it would go.
+func (x *hashIndex) find(h uint64) int {
+	mask := len(x.slots) - 1
+	i := x.home(h)
+	for x.slots[i].key != h && x.slots[i].key != 0 {
+		i = (i + 1) & mask
+	}
+	return i
+}
+
+// get returns h's entry, or none.
+func (x *hashIndex) get(h uint64) int32 {
+	if x.n == 0 {
+		return none
+	}
+	if s := x.slots[x.find(h)]; s.key == h {
+		return s.val
+	}
+	return none
+}
+
+// insert maps h to id unless h is present; it returns h's entry.
+func (x *hashIndex) insert(h uint64, id int32) int32 {
+	if 2*(x.n+1) > len(x.slots) {
+		x.grow()
+	}
+	i := x.find(h)
+	if x.slots[i].key == h {
+		return x.slots[i].val
+	}
+	x.slots[i] = hashSlot{h, id}
+	x.n++
+	return id
+}
+
+// drop removes entry id of hash h: h then maps to next (another entry of
+// the same hash), or to nothing when next is none. It returns h's entry
+// before, which is not id when id is a later duplicate (then nothing
+// changes).
+func (x *hashIndex) drop(h uint64, id, next int32) int32 {
+	i := x.find(h)
+	first := x.slots[i].val
+	switch {
+	case first != id:
+		return first
+	case next != none:
+		x.slots[i].val = next
+		return first
+	}
+	// Delete, shifting back the entries after i that probed past it.
+	mask := len(x.slots) - 1
+	for j := (i + 1) & mask; x.slots[j].key != 0; j = (j + 1) & mask {
+		// Move j into the hole unless its home lies cyclically in (i, j].
+		if (j-x.home(x.slots[j].key))&mask >= (j-i)&mask {
+			x.slots[i] = x.slots[j]
+			i = j
+		}
+	}
+	x.slots[i] = hashSlot{}
+	x.n--
+	return first
+}
+
+func (x *hashIndex) grow() {
+	old := x.slots
+	x.slots, x.n = make([]hashSlot, max(2*len(old), 1024)), 0
+	for _, s := range old {
+		if s.key != 0 {
+			x.insert(s.key, s.val)
+		}
+	}
 }
