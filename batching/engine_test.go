@@ -159,7 +159,7 @@ func scenarios(t *testing.T) []scenario {
 		{"rate inf", sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: math.Inf(1)}, Lengths: lengths}, Server: base, Requests: 300, Seed: 8}},
 		// Shared prefixes: blocks held by several requests, hits on blocks
 		// being evicted, preempted requests re-hitting their own blocks.
-		{"shared prefix tiny pool", sim.Config{Workload: workload.Workload{Clients: 16, Lengths: workload.SharedPrefix{Tokens: 700, Lengths: workload.Random{InputLen: 600, OutputLen: 400, RangeRatio: 0.5}}}, Server: tiny, Requests: 300, Seed: 9}},
+		{"shared prefix tiny pool", sim.Config{Workload: workload.Workload{Clients: 16, Lengths: workload.SharedPrefix{Tokens: 700, Lengths: workload.Random{InputLen: 600, OutputLen: 400, RangeRatio: 0.5}}}, Server: tiny, Requests: 150, Seed: 9}},
 		{"prefix repetition", sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 8}, Lengths: workload.PrefixRepetition{PrefixLen: 900, SuffixLen: 200, NumPrefixes: 5, OutputLen: 100}}, Server: base, Requests: 400, Seed: 10}},
 		{"sessions", sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 1}, Lengths: workload.Random{InputLen: 200, OutputLen: 150, RangeRatio: 0.8},
 			Sessions: &workload.Sessions{Turns: distribution.Uniform{Min: 1, Max: 8}, Think: distribution.Exponential{Rate: 0.5}, SystemPrompt: 300}}, Server: base, Requests: 400, Seed: 11}},

@@ -19,7 +19,7 @@ import (
 func TestPrefixCacheExample(t *testing.T) {
 	path := shareddata.Path(t, "mooncake_conversation_trace.jsonl")
 	var b strings.Builder
-	require.NoError(t, run(&b, path, 0, 150, 0.3))
+	require.NoError(t, run(&b, path, 0, 150, 0.5))
 	out := b.String()
 	t.Log("\n" + out)
 	row := regexp.MustCompile(`(?m)^(.{26}) +([\d.]+)% +([\d.]+)s +([\d.]+)s +[\d.]+/s +\[([\d.]+), ([\d.]+)\)$`)
