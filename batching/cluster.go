@@ -1,6 +1,7 @@
 package batching
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/servesim/servesim/sim"
@@ -18,7 +19,26 @@ const (
 	// requests (waiting, running or in its request overhead); ties go to
 	// the lowest index.
 	LeastOutstanding Router = "least-outstanding"
+	// PrefixAware sends each request to the replica where it costs least,
+	// balancing cache reuse against load as Dynamo's KV router does
+	// (cost = overlap_score_weight × prefill blocks + active blocks): the
+	// cost of replica i is
+	//
+	//	PrefixWeight × (B − hᵢ) + Aᵢ
+	//
+	// where B is the request's prompt blocks, hᵢ the blocks of its longest
+	// prefix replica i has cached (what its lookup would hit) and Aᵢ the
+	// prompt blocks of the requests replica i holds. Equal costs go to the
+	// first replica at or after the one after the last chosen, so an idle
+	// cluster is served round-robin. Without prefix caching hᵢ = 0 and it
+	// balances prompt blocks.
+	PrefixAware Router = "prefix-aware"
 )
+
+// DefaultPrefixWeight is PrefixAware's weight of a block to compute
+// against a block of load: 1, Dynamo's default
+// --router-kv-overlap-score-weight.
+const DefaultPrefixWeight = 1.0
 
 // Cluster is Replicas identical engine replicas behind a router, fed by one
 // arrival stream: the "p replicas of TP=1" side of a TP comparison, or any
@@ -27,15 +47,23 @@ type Cluster struct {
 	Engine   Config `json:"engine" yaml:"engine"`
 	Replicas int    `json:"replicas" yaml:"replicas"`
 	Router   Router `json:"router" yaml:"router"`
+	// PrefixWeight weighs the blocks a request would compute against the
+	// blocks a replica holds, for the PrefixAware router; 0 means
+	// DefaultPrefixWeight.
+	PrefixWeight float64 `json:"prefix_weight,omitempty" yaml:"prefix_weight,omitempty"`
 }
 
-// Validate checks the engine, Replicas ≥ 1 and a known router.
+// Validate checks the engine, Replicas ≥ 1, a known router and a finite
+// PrefixWeight ≥ 0.
 func (c Cluster) Validate() error {
 	if c.Replicas < 1 {
 		return invalidf("replicas %d must be >= 1", c.Replicas)
 	}
-	if c.Router != RoundRobin && c.Router != LeastOutstanding {
-		return invalidf("router %q must be %q or %q", c.Router, RoundRobin, LeastOutstanding)
+	if c.Router != RoundRobin && c.Router != LeastOutstanding && c.Router != PrefixAware {
+		return invalidf("router %q must be %q, %q or %q", c.Router, RoundRobin, LeastOutstanding, PrefixAware)
+	}
+	if !(c.PrefixWeight >= 0) || math.IsInf(c.PrefixWeight, 1) {
+		return invalidf("prefix_weight %v must be a finite number >= 0", c.PrefixWeight)
 	}
 	return c.Engine.Validate()
 }
@@ -52,7 +80,10 @@ func (c Cluster) NewServer(env *sim.Env) (sim.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl := &cluster{cfg: c, engines: make([]*engine, c.Replicas)}
+	cl := &cluster{cfg: c, engines: make([]*engine, c.Replicas), weight: c.PrefixWeight}
+	if cl.weight == 0 {
+		cl.weight = DefaultPrefixWeight
+	}
 	for i := range cl.engines {
 		cl.engines[i] = newEngine(r, env, "replica"+strconv.Itoa(i))
 	}
@@ -63,6 +94,7 @@ type cluster struct {
 	cfg     Cluster
 	engines []*engine
 	next    int
+	weight  float64
 }
 
 func (c *cluster) Arrive(r *metrics.Request) {
@@ -78,8 +110,28 @@ func (c *cluster) Arrive(r *metrics.Request) {
 				i, best = j+1, o
 			}
 		}
+	case PrefixAware:
+		i = c.prefixAware(r)
 	}
 	c.engines[i].Arrive(r)
+}
+
+// prefixAware returns the replica of least cost (see PrefixAware).
+// O(replicas × hit blocks).
+func (c *cluster) prefixAware(r *metrics.Request) int {
+	k := len(c.engines)
+	blocks := c.engines[0].blocks(r.Input)
+	best, bestCost := -1, math.Inf(1)
+	for n := range k {
+		j := (c.next + n) % k
+		e := c.engines[j]
+		cost := c.weight*float64(blocks-e.cachedPrefix(r)) + float64(e.active)
+		if cost < bestCost {
+			best, bestCost = j, cost
+		}
+	}
+	c.next = (best + 1) % k
+	return best
 }
 
 // Series returns every replica's counters over time (sim.SeriesReporter).
@@ -111,5 +163,28 @@ func (c *cluster) Stats() []metrics.Stat {
 	for _, e := range c.engines {
 		out = append(out, metrics.Stat{Name: e.name + "_steps", Value: float64(e.stats.steps)})
 	}
+	if c.cfg.Engine.EnablePrefixCaching {
+		out = append(out, c.balance()...)
+	}
 	return out
+}
+
+// balance reports how the router spread the work: each replica's requests
+// and prefix-cache hit rate, and the load imbalance, the busiest
+// replica's busy time over the mean busy time (1: even).
+func (c *cluster) balance() []metrics.Stat {
+	var out []metrics.Stat
+	var sum, most float64
+	for _, e := range c.engines {
+		out = append(out,
+			metrics.Stat{Name: e.name + "_requests", Value: float64(e.routed)},
+			metrics.RatioStat(e.name+"_prefix_cache_hit_rate", float64(e.stats.hits), float64(e.stats.queries)))
+		sum += e.stats.busy
+		most = max(most, e.stats.busy)
+	}
+	imbalance := 0.0
+	if sum > 0 {
+		imbalance = most / (sum / float64(len(c.engines)))
+	}
+	return append(out, metrics.Stat{Name: "load_imbalance", Merge: metrics.Max, Value: imbalance})
 }

@@ -81,6 +81,11 @@ type Config struct {
 	EnableChunkedPrefill bool `json:"enable_chunked_prefill" yaml:"enable_chunked_prefill"`
 	// BlockSize is the paged-KV block size in tokens (Defaults: 16).
 	BlockSize int `json:"block_size" yaml:"block_size"`
+	// EnablePrefixCaching keeps the KV blocks of finished (and preempted)
+	// requests cached by a hash of their whole prefix, so a request whose
+	// prompt starts with cached blocks skips their prefill (Defaults: true,
+	// as vLLM's --enable-prefix-caching). See the package documentation.
+	EnablePrefixCaching bool `json:"enable_prefix_caching" yaml:"enable_prefix_caching"`
 	// MaxModelLen, when > 0, rejects requests with input+output above it;
 	// 0 means no limit. Defaults leaves it 0; vLLM, and servesim's scenarios
 	// and CLI, default it to the model's context length
@@ -119,7 +124,8 @@ func ServeDefaults(gpu cost.GPUSpec) (maxNumSeqs, maxNumBatchedTokens int) {
 // Defaults returns the engine vLLM would start for model on one gpu:
 // TP 1, gpu_memory_utilization 0.9, the cost package's default
 // efficiencies and the GPU's α–β all-reduce table; max_num_seqs 256,
-// max_num_batched_tokens 2048, chunked prefill on, block size 16.
+// max_num_batched_tokens 2048, chunked prefill on, block size 16, prefix
+// caching on.
 func Defaults(model cost.ModelSpec, gpu cost.GPUSpec) Config {
 	return Config{
 		Deployment: cost.Deployment{Model: model, GPU: gpu, TP: 1, Eff: cost.DefaultEfficiency(),
@@ -128,6 +134,7 @@ func Defaults(model cost.ModelSpec, gpu cost.GPUSpec) Config {
 		MaxNumBatchedTokens:  DefaultMaxNumBatchedTokens,
 		EnableChunkedPrefill: true,
 		BlockSize:            DefaultBlockSize,
+		EnablePrefixCaching:  true,
 	}
 }
 

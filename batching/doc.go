@@ -37,13 +37,69 @@
 // recorded per step (one gap shared by all decodes), TPOT per request at
 // completion, so memory is O(requests in the engine), not O(tokens).
 //
+// # Prefix caching
+//
+// With EnablePrefixCaching (the default, as vLLM's --enable-prefix-caching)
+// the KV pool is vLLM v1's block pool with automatic prefix caching
+// (vllm/v1/core/block_pool.py, kv_cache_manager.py, kv_cache_utils.py):
+//
+//   - A full block's hash is chained over every token before it and in it,
+//     so equal hashes mean equal whole prefixes. Tokens are identified by
+//     the request's Content (metrics.Span, from the workload's
+//     workload.Segment): the hash mixes each span piece's ID, offset and
+//     length, so a trace described in 512-token blocks maps exactly onto
+//     16-token engine blocks. Tokens past the content are the request's
+//     own; a request without content shares nothing.
+//   - When a waiting request is considered, its longest run of cached
+//     leading blocks is a hit, capped at its tokens − 1 (vLLM recomputes
+//     the last token for its logits) and counted in whole blocks. The hit
+//     skips that part of the prefill: its first chunk starts after it, and
+//     the token budget pays only for computed tokens, while the hit tokens'
+//     KV still occupies the (shared) blocks and is read by the chunk's
+//     attention (cost.Batch.PrefillContext). A resumed preempted request
+//     finds its own blocks if they were not evicted.
+//   - A block is held by reference count; a shared block is one block of
+//     the pool. A chunk's full blocks are cached when the chunk is
+//     scheduled; blocks filled by decoding when the request leaves
+//     (decoders are tracked in aggregate, and no other request can ask for
+//     a prefix that includes a running request's output).
+//   - Freed blocks join one free queue, a request's last block first; the
+//     cached ones stay findable until allocation pops them from the head of
+//     the queue: the least recently freed is evicted first. Blocks are not
+//     de-duplicated (a lookup finds the first of equal hashes).
+//
+// Runs of free blocks without a hash are one node of the queue, so memory
+// is O(requests in the engine + cached blocks), the hash index never
+// exceeds the pool, and each operation costs O(1) per block it touches. A
+// workload without content costs O(1) per request: blocks of a request's
+// own tokens are hashed only if it is preempted (only it could ever hit
+// them), which no lookup can tell from hashing them always.
+//
+// The counters add vLLM's prefix_cache_queries and prefix_cache_hits
+// (tokens; prompt tokens of each admitted request, and those found
+// cached) and prefix_cache_hit_rate = hits/queries, with resumed
+// preempted requests counted apart as vLLM does; KV-cache usage counts
+// the blocks requests hold (a shared block once), and mean_kv_cache_cached
+// the fraction of the pool holding cached blocks no request holds.
+//
+// # Routing
+//
+// Cluster puts several replicas behind a router so one arrival stream can
+// feed k replicas: RoundRobin, LeastOutstanding, or PrefixAware, which
+// scores replica i by PrefixWeight × (prompt blocks − blocks of the prompt
+// replica i has cached) + prompt blocks of the requests replica i holds —
+// the cost Dynamo's KV router minimises (overlap_score_weight × prefill
+// blocks + decode blocks; llm-d's scheduler likewise weighs a prefix-cache
+// scorer against load scorers) — and takes the least, ties going round
+// the replicas. With caching the cluster reports each replica's requests
+// and hit rate, the pooled hit rate (hits and queries summed,
+// metrics.Ratio) and load_imbalance, the busiest replica's busy time over
+// the mean.
+//
 // # Reported counters
 //
 // Stats (through sim.Result.Server): KV pool size, preemptions, steps,
 // tokens per step, time-averaged running and waiting counts and KV-cache
 // usage, and MBU/MFU — achieved bytes/s and FLOP/s over busy time divided
 // by one GPU's peaks.
-//
-// Cluster puts several replicas behind a router (round-robin or least
-// outstanding requests) so one arrival stream can feed k replicas.
 package batching

@@ -35,6 +35,15 @@ type seq struct {
 	order    int64 // admission order, for deterministic ties
 
 	prev, next *seq // running list, admission order
+
+	// Prefix caching: the cache entries of its leading full blocks (hit or
+	// computed), the chain hash of the last, and the content position
+	// after them.
+	ents      []int32
+	lastHash  uint64
+	cur       cursor
+	shared    int  // tokens its content covers (past them, its own)
+	preempted bool // preempted at least once (vLLM counts its lookups apart)
 }
 
 // computedAt returns a decoding seq's KV entries at step index s.
@@ -89,6 +98,16 @@ type engine struct {
 	fresh         []freshGroup
 
 	usedBlocks int
+	cache      *blockCache // nil without prefix caching
+
+	// The last prefix lookup (prefix caching): the hit entries, and the
+	// chain hash and content position after them.
+	hits    []int32
+	hitHash uint64
+	hitCur  cursor
+	hitSeq  *seq
+	routed  int   // requests that arrived here
+	active  int64 // Σ prompt blocks of the requests held (router load)
 
 	// Current step.
 	busy        bool
@@ -106,6 +125,9 @@ type engine struct {
 
 func newEngine(cfg *resolved, env *sim.Env, name string) *engine {
 	e := &engine{cfg: cfg, env: env, name: name, phase: make([]int, cfg.BlockSize)}
+	if cfg.EnablePrefixCaching {
+		e.cache = newBlockCache(cfg.pool.Blocks)
+	}
 	e.onStepEnd = e.endStep
 	e.onKick = e.kick
 	e.onEnqueue = e.enqueue
@@ -124,12 +146,16 @@ func (e *engine) newSeq(r *metrics.Request) *seq {
 		q = e.free[k-1]
 		e.free = e.free[:k-1]
 		epoch := q.epoch // stale finish entries may still point here
-		*q = seq{epoch: epoch + 1}
+		*q = seq{epoch: epoch + 1, ents: q.ents[:0]}
 	} else {
 		q = &seq{}
 	}
 	q.req = r
 	q.target = r.Input
+	q.lastHash = rootHash
+	for _, s := range r.Content {
+		q.shared += s.Tokens
+	}
 	return q
 }
 
@@ -140,6 +166,7 @@ func (e *engine) newSeq(r *metrics.Request) *seq {
 // budget.
 func (e *engine) Arrive(r *metrics.Request) {
 	c := e.cfg
+	e.routed++
 	switch {
 	case r.Input < 1,
 		c.MaxModelLen > 0 && r.Input+r.Output > c.MaxModelLen,
@@ -150,6 +177,7 @@ func (e *engine) Arrive(r *metrics.Request) {
 		return
 	}
 	q := e.newSeq(r)
+	e.active += int64(e.blocks(r.Input))
 	// The deployment's profile adds its frontend overhead (tokenisation,
 	// HTTP, IPC) to the configured one.
 	if o := c.RequestOverhead + c.Deployment.FrontendOverhead(); o > 0 {
@@ -281,9 +309,10 @@ func (e *engine) preempt(q *seq) (neededBlock bool) {
 		e.partial = nil
 	}
 	e.unlink(q)
-	e.usedBlocks -= e.blocks(c)
+	e.freeBlocks(q, c, true)
 	q.computed = 0
 	q.target = q.req.Input + q.generated
+	q.preempted = true
 	e.stats.preemptions++
 	e.waiting.PushFront(q)
 	return neededBlock
@@ -355,9 +384,10 @@ func (e *engine) formChunked() {
 	}
 	e.stepDecodes = e.decoders
 	budget -= e.decoders
-	e.usedBlocks += need + pneed
+	e.allocBlocks(need + pneed)
 	if pc > 0 {
 		e.chunks = append(e.chunks, chunk{e.partial, pc})
+		e.cacheFull(e.partial, e.partial.computed+pc, false)
 		budget -= pc
 	}
 	if preempted && e.running > 0 {
@@ -365,14 +395,16 @@ func (e *engine) formChunked() {
 	}
 	for e.waiting.Len() > 0 && budget > 0 && e.running < e.cfg.MaxNumSeqs {
 		q := e.waiting.Peek()
-		c := min(q.target, budget)
-		nb := e.blocks(c)
-		if e.usedBlocks+nb > e.cfg.pool.Blocks {
+		hit, evictable := e.lookup(q)
+		done := hit * e.cfg.BlockSize
+		c := min(q.target-done, budget)
+		nb := e.blocks(done+c) - hit
+		if e.usedBlocks+nb+evictable > e.cfg.pool.Blocks {
 			break
 		}
-		e.admit(q, c)
+		e.admit(q, c, hit)
 		budget -= c
-		if c < q.target {
+		if done+c < q.target {
 			e.partial = q // budget exhausted: the loop ends
 		}
 	}
@@ -385,12 +417,14 @@ func (e *engine) formPrefillFirst() {
 	budget := e.cfg.MaxNumBatchedTokens
 	for e.waiting.Len() > 0 && e.running < e.cfg.MaxNumSeqs {
 		q := e.waiting.Peek()
-		nb := e.blocks(q.target)
-		if q.target > budget || e.usedBlocks+nb > e.cfg.pool.Blocks {
+		hit, evictable := e.lookup(q)
+		n := q.target - hit*e.cfg.BlockSize
+		nb := e.blocks(q.target) - hit
+		if n > budget || e.usedBlocks+nb+evictable > e.cfg.pool.Blocks {
 			break
 		}
-		e.admit(q, q.target)
-		budget -= q.target
+		e.admit(q, n, hit)
+		budget -= n
 	}
 	if len(e.chunks) > 0 {
 		e.stepDecodes = 0
@@ -402,16 +436,23 @@ func (e *engine) formPrefillFirst() {
 			need--
 		}
 	}
-	e.usedBlocks += need
+	e.allocBlocks(need)
 	e.stepDecodes = e.decoders
 }
 
-// admit moves the head of the waiting queue into the running list with a
-// first chunk of c tokens, allocating its blocks.
-func (e *engine) admit(q *seq, c int) {
+// admit moves the head of the waiting queue into the running list with its
+// hit blocks (the last lookup's, prefix caching) and a first chunk of c
+// tokens, allocating their blocks.
+func (e *engine) admit(q *seq, c, hit int) {
 	e.waiting.Pop()
 	e.link(q)
-	e.usedBlocks += e.blocks(c)
+	if e.cache != nil {
+		e.takeHits(q, hit)
+	}
+	done := hit * e.cfg.BlockSize
+	e.allocBlocks(e.blocks(done+c) - hit)
+	q.computed = done
+	e.cacheFull(q, done+c, false)
 	e.env.Start(q.req)
 	e.chunks = append(e.chunks, chunk{q, c})
 }
@@ -493,7 +534,8 @@ func (e *engine) endStep(int64) {
 // retire frees a finished request's blocks and reports it.
 func (e *engine) retire(q *seq, computed int) {
 	e.unlink(q)
-	e.usedBlocks -= e.blocks(computed)
+	e.freeBlocks(q, computed, false)
+	e.active -= int64(e.blocks(q.req.Input))
 	e.env.Finish(q.req)
 	q.req = nil
 	e.free = append(e.free, q)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -56,11 +57,33 @@ func (e *engine) verify(t *testing.T) {
 	var kv int64
 	phase := make([]int, len(e.phase))
 	n := 0
+	// With prefix caching, blocks in use are each request's anonymous
+	// blocks plus the distinct cached blocks held (shared ones once);
+	// the O(pool) recount of holders runs every 256 steps.
+	full := e.cache != nil && (e.step%256 == 0 || e.running == 0)
+	var refs map[int32]int32
+	if full {
+		refs = map[int32]int32{}
+	}
+	held := func(c int, q *seq) int {
+		if e.cache == nil {
+			return e.blocks(c)
+		}
+		if len(q.ents) > c/e.cfg.BlockSize {
+			t.Fatalf("request %d holds %d cached blocks, more than its %d full blocks", q.req.ID, len(q.ents), c/e.cfg.BlockSize)
+		}
+		if full {
+			for _, id := range q.ents {
+				refs[id]++
+			}
+		}
+		return e.blocks(c) - len(q.ents) // anonymous
+	}
 	for q := e.head; q != nil; q = q.next {
 		n++
 		if q.decoding {
 			c := q.computedAt(e.step)
-			used += e.blocks(c)
+			used += held(c, q)
 			dec++
 			kv += int64(c)
 			phase[e.phaseOf(q)]++
@@ -71,11 +94,25 @@ func (e *engine) verify(t *testing.T) {
 			require.Equal(t, q.req.Input+g-1, c, "decoder computed = L+g−1")
 			require.Less(t, g, q.req.Output, "a decoder still owes tokens")
 		} else {
-			used += e.blocks(q.computed)
+			used += held(q.computed, q)
 		}
 	}
+	if e.cache != nil && e.cache.used != e.usedBlocks {
+		t.Fatalf("cache holds %d blocks, engine counts %d", e.cache.used, e.usedBlocks)
+	}
+	if full {
+		used += len(refs) // each shared block once
+		for id, r := range refs {
+			if r != e.cache.ents[id].ref {
+				t.Fatalf("cached block %d: %d holders, counted %d", id, r, e.cache.ents[id].ref)
+			}
+		}
+		e.cache.verify(t)
+	}
 	require.Equal(t, e.running, n, "running count")
-	require.Equal(t, used, e.usedBlocks, "blocks in use")
+	if e.cache == nil || full {
+		require.Equal(t, used, e.usedBlocks, "blocks in use")
+	}
 	require.LessOrEqual(t, e.usedBlocks, e.cfg.pool.Blocks, "pool exceeded")
 	require.Equal(t, dec, e.decoders)
 	require.Equal(t, measured, e.measuredDec)
@@ -107,6 +144,9 @@ func scenarios(t *testing.T) []scenario {
 	overhead.RequestOverhead = 0.005
 	small := base
 	small.BlockSize = 1
+	tinyNochunk := tiny
+	tinyNochunk.EnableChunkedPrefill = false
+	tinyNochunk.MaxNumBatchedTokens = 4096
 	lengths := workload.LogNormal{InputMedian: 800, InputSigma: 0.8, OutputMedian: 150, OutputSigma: 0.7, Correlation: 0.2, InputMax: 4000, OutputMax: 1000}
 	return []scenario{
 		{"closed chunked", sim.Config{Workload: workload.Workload{Clients: 24, Lengths: lengths}, Server: base, Requests: 400, Warmup: 20, Seed: 1}},
@@ -117,7 +157,37 @@ func scenarios(t *testing.T) []scenario {
 		{"request overhead", sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 3}, Lengths: lengths}, Server: overhead, Requests: 300, Seed: 6}},
 		{"block size 1", sim.Config{Workload: workload.Workload{Clients: 8, Lengths: lengths}, Server: small, Requests: 200, Seed: 7}},
 		{"rate inf", sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: math.Inf(1)}, Lengths: lengths}, Server: base, Requests: 300, Seed: 8}},
+		// Shared prefixes: blocks held by several requests, hits on blocks
+		// being evicted, preempted requests re-hitting their own blocks.
+		{"shared prefix tiny pool", sim.Config{Workload: workload.Workload{Clients: 16, Lengths: workload.SharedPrefix{Tokens: 700, Lengths: workload.Random{InputLen: 600, OutputLen: 400, RangeRatio: 0.5}}}, Server: tiny, Requests: 150, Seed: 9}},
+		{"prefix repetition", sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 8}, Lengths: workload.PrefixRepetition{PrefixLen: 900, SuffixLen: 200, NumPrefixes: 5, OutputLen: 100}}, Server: base, Requests: 400, Seed: 10}},
+		{"sessions", sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 1}, Lengths: workload.Random{InputLen: 200, OutputLen: 150, RangeRatio: 0.8},
+			Sessions: &workload.Sessions{Turns: distribution.Uniform{Min: 1, Max: 8}, Think: distribution.Exponential{Rate: 0.5}, SystemPrompt: 300}}, Server: base, Requests: 400, Seed: 11}},
+		{"sessions tiny pool no chunking", sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 2}, Lengths: workload.Random{InputLen: 100, OutputLen: 100, RangeRatio: 0.5},
+			Sessions: &workload.Sessions{Turns: distribution.Uniform{Min: 2, Max: 6}, SystemPrompt: 50}}, Server: tinyNochunk, Requests: 300, Seed: 12}},
+		{"trace blocks unaligned", sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 6}, Lengths: traceBlocks(50, 24)}, Server: small, Requests: 300, Seed: 13}},
 	}
+}
+
+// traceBlocks is a synthetic trace of n rows with hash ids of size-token
+// blocks: rows share 0 to 8 leading blocks of one of three roots, so that
+// engine blocks of another size straddle trace blocks.
+func traceBlocks(n, size int) workload.Sequence {
+	s := workload.Sequence{BlockSize: size}
+	for i := range n {
+		shared := i % 9
+		in := size*(shared+2) + i%size
+		ids := make([]int64, 0, shared+3)
+		for b := range shared {
+			ids = append(ids, int64(1000*(i%3)+b))
+		}
+		for b := shared; b*size < in; b++ {
+			ids = append(ids, int64(1_000_000+i*100+b))
+		}
+		s.Pairs = append(s.Pairs, workload.Pair{Input: in, Output: 1 + i%40})
+		s.Blocks = append(s.Blocks, ids)
+	}
+	return s
 }
 
 // TestInvariants: conservation, causality, E2E = TTFT + (O−1)·TPOT, KV
@@ -168,8 +238,11 @@ func TestInvariants(t *testing.T) {
 			itl := res.ITL()
 			assert.InDelta(t, decode, itl.Mean()*float64(itl.Count()), 1e-9*decode+1e-9, "Σ ITL")
 			pre, _ := res.Stat("preemptions")
-			if sc.name == "tiny pool preempts" {
+			if strings.Contains(sc.name, "tiny pool") {
 				assert.Greater(t, pre, 10.0, "a tiny pool must preempt")
+			}
+			if hits, _ := res.Stat("prefix_cache_hits"); strings.Contains(sc.name, "prefix") || strings.Contains(sc.name, "sessions") || strings.Contains(sc.name, "trace") {
+				assert.Positive(t, hits, "shared prefixes hit")
 			}
 			if cfg.Workload.Arrivals != nil {
 				assert.Equal(t, res.Measured, res.Completed)
@@ -295,7 +368,7 @@ func TestPreemptedRequestsAllComplete(t *testing.T) {
 }
 
 func TestCluster(t *testing.T) {
-	for _, router := range []Router{RoundRobin, LeastOutstanding} {
+	for _, router := range []Router{RoundRobin, LeastOutstanding, PrefixAware} {
 		t.Run(string(router), func(t *testing.T) {
 			cl := Cluster{Engine: qwen4090(t), Replicas: 3, Router: router}
 			res, err := sim.Run(sim.Config{
@@ -322,6 +395,8 @@ func TestCluster(t *testing.T) {
 	assert.ErrorContains(t, bad.Validate(), "replicas 0")
 	bad = Cluster{Engine: qwen4090(t), Replicas: 2, Router: "random"}
 	assert.ErrorContains(t, bad.Validate(), `router "random"`)
+	bad = Cluster{Engine: qwen4090(t), Replicas: 2, Router: PrefixAware, PrefixWeight: -1}
+	assert.ErrorContains(t, bad.Validate(), "prefix_weight -1")
 }
 
 func TestBadConfig(t *testing.T) {

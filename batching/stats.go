@@ -19,6 +19,12 @@ type stats struct {
 	peakBandwidth, peakFLOPS float64 // per rank; 0 when StepTime replaces the cost model
 	blocks, poolToks         int
 	series                   *metrics.Series
+
+	// Prefix caching: vLLM's queries and hits in tokens, apart for
+	// requests resumed after a preemption; Σ cached-free fraction·dt.
+	queries, hits                   int64
+	preemptedQueries, preemptedHits int64
+	cachedArea, maxCached           float64
 }
 
 // seriesNames are the counters of an engine's time series.
@@ -44,6 +50,11 @@ func (s *stats) addStep(e *engine, b cost.Batch, dt float64, c cost.StepCost) {
 	usage := float64(e.usedBlocks) / float64(s.blocks)
 	s.kvArea += usage * dt
 	s.maxKV = max(s.maxKV, usage)
+	if e.cache != nil {
+		cached := float64(e.cache.cachedFree) / float64(s.blocks)
+		s.cachedArea += cached * dt
+		s.maxCached = max(s.maxCached, cached)
+	}
 	s.maxRunning = max(s.maxRunning, e.running)
 	s.maxWaiting = max(s.maxWaiting, w)
 	if now := e.env.Now(); s.series.Due(now) {
@@ -91,7 +102,18 @@ func (s *stats) list(end float64) []metrics.Stat {
 // Stats reports the engine's counters (sim.StatsReporter). MBU and MFU are
 // achieved bytes/s and FLOP/s over busy time divided by one GPU's peaks
 // (per rank under tensor parallelism).
-func (e *engine) Stats() []metrics.Stat { return e.stats.list(e.env.Now()) }
+//
+// With prefix caching the KV usage counts the blocks requests hold, as
+// vLLM's kv_cache_usage does (a shared block once); cached blocks no
+// request holds are free and reported apart (mean_kv_cache_cached), after
+// vLLM's prefix-cache counters (prefixStats).
+func (e *engine) Stats() []metrics.Stat {
+	out := e.stats.list(e.env.Now())
+	if e.cache != nil {
+		out = append(out, e.prefixStats()...)
+	}
+	return out
+}
 
 // Series returns the engine's counters over time (sim.SeriesReporter),
 // sampled at step starts: running and waiting requests, KV-cache usage,

@@ -117,33 +117,3 @@ func rowError(path string, line int, format string, args ...any) error {
 func fileError(path string, format string, args ...any) error {
 	return fmt.Errorf("%w: %s: %s", ErrDataset, path, fmt.Sprintf(format, args...))
 }
-
-// PrefixRepetition is vLLM's prefix_repetition dataset: NumPrefixes
-// distinct prefixes of PrefixLen tokens, each shared by NumPrompts /
-// NumPrefixes prompts (the first NumPrompts mod NumPrefixes prefixes one
-// more), each prompt with its own SuffixLen-token suffix, OutputLen output
-// tokens. Only lengths are modelled: the shared prefixes matter once the
-// engine caches prefixes.
-type PrefixRepetition struct {
-	PrefixLen, SuffixLen, NumPrefixes, OutputLen int
-}
-
-// Pairs returns the n requests' lengths, every one PrefixLen + SuffixLen
-// in and OutputLen out. n must be at least NumPrefixes, as vLLM requires.
-func (p PrefixRepetition) Pairs(n int) ([]workload.Pair, error) {
-	switch {
-	case p.NumPrefixes < 1:
-		return nil, fmt.Errorf("%w: prefix_repetition: --prefix-repetition-num-prefixes %d must be >= 1", ErrDataset, p.NumPrefixes)
-	case n < p.NumPrefixes:
-		return nil, fmt.Errorf("%w: prefix_repetition: --num-prompts %d must be >= --prefix-repetition-num-prefixes %d (every prefix needs a prompt)", ErrDataset, n, p.NumPrefixes)
-	case p.PrefixLen < 0 || p.SuffixLen < 0 || p.PrefixLen+p.SuffixLen < 1:
-		return nil, fmt.Errorf("%w: prefix_repetition: prefix %d + suffix %d tokens must make a prompt of at least 1 token", ErrDataset, p.PrefixLen, p.SuffixLen)
-	case p.OutputLen < 1:
-		return nil, fmt.Errorf("%w: prefix_repetition: --prefix-repetition-output-len %d must be >= 1", ErrDataset, p.OutputLen)
-	}
-	out := make([]workload.Pair, n)
-	for i := range out {
-		out[i] = workload.Pair{Input: p.PrefixLen + p.SuffixLen, Output: p.OutputLen}
-	}
-	return out, nil
-}

@@ -103,15 +103,3 @@ func TestErrorsNameLine(t *testing.T) {
 		t.Errorf("custom from .json: %v", err)
 	}
 }
-
-func TestPrefixRepetition(t *testing.T) {
-	t.Parallel()
-	p := PrefixRepetition{PrefixLen: 512, SuffixLen: 128, NumPrefixes: 5, OutputLen: 128}
-	pairs, err := p.Pairs(100)
-	if err != nil || len(pairs) != 100 || pairs[0] != (workload.Pair{Input: 640, Output: 128}) {
-		t.Errorf("Pairs(100) = %d rows, first %v, %v", len(pairs), pairs, err)
-	}
-	if _, err := p.Pairs(4); err == nil {
-		t.Error("fewer prompts than prefixes: no error")
-	}
-}

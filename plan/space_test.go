@@ -118,7 +118,9 @@ func TestPlanValidate(t *testing.T) {
 		{"closed loop", func(p *plan.Plan) {
 			p.Objective.Workload = workload.Workload{Clients: 4, Lengths: workload.Fixed{Input: 1, Output: 1}}
 		}, "closed loop"},
-		{"replay", func(p *plan.Plan) { p.Objective.Workload.Arrivals = workload.Replay{Times: []float64{0, 1}} }, "workload.RateSetter"},
+		{"ramp", func(p *plan.Plan) {
+			p.Objective.Workload.Arrivals = workload.Ramp{Start: 1, End: 2, Strategy: workload.RampLinear}
+		}, "workload.RateSetter"},
 		{"criteria", func(p *plan.Plan) { p.Objective.Criteria.Target = 2 }, "target 2"},
 		{"no slo", func(p *plan.Plan) { p.Objective.Criteria.SLO = metrics.SLO{} }, "slo sets no bound"},
 		{"requests", func(p *plan.Plan) { p.Search.Requests = 0 }, "requests 0"},

@@ -37,9 +37,15 @@
 //	    strategy: linear        # ramp: linear | exponential
 //	    path: trace.csv         # trace: replay its timestamps ...
 //	    speedup: 1              # ... this many times faster (0 means 1)
+//	    window_start: 0         # trace: keep trace time [window_start, window_end) s (0: to the end)
+//	    window_end: 0
 //	  max_concurrency: 0        # open loop: cap on requests in flight; excess wait in the client
+//	  sessions:                 # with arrival: multi-turn sessions starting at the arrival times
+//	    turns: det:4            # turns per session (a distribution, rounded, >= 1)
+//	    think: exp:5            # seconds between a response and the next turn (empty: none)
+//	    system_prompt: 0        # tokens every session's prompts start with
 //	  lengths:
-//	    kind: random            # random (default) | fixed | lognormal | trace
+//	    kind: random            # random (default) | fixed | lognormal | trace | prefix_repetition
 //	    input: 1024             # tokens: fixed value, centre of the range (random) or median (lognormal)
 //	    output: 128
 //	    range_ratio: 0          # random: uniform on [n(1-r), n(1+r)]
@@ -48,11 +54,15 @@
 //	    correlation: 0.3
 //	    input_max: 0
 //	    output_max: 0
-//	    prefix: 0               # random: tokens of a shared prefix added to every input
 //	    output_range_ratio: 0.5 # random: the outputs' own range ratio (default: range_ratio)
 //	    pairs: [{input: 100, output: 10}]  # pairs: each request's lengths, in order
-//	    path: trace.jsonl       # trace: CSV or JSONL of input/output lengths
+//	    path: trace.jsonl       # trace: CSV (Azure, BurstGPT) or JSONL (Mooncake) of input/output lengths
 //	    order: resample         # trace: resample (rows with replacement) | sequence (trace order)
+//	    block_size: 0           # trace: tokens per hash id (default: the trace's, else 512)
+//	    prefix_len: 0           # a prefix shared by every prompt (vLLM's --random-prefix-len);
+//	                            # prefix_repetition: the length of each prefix (default 256)
+//	    suffix_len: 256         # prefix_repetition: tokens of each request's own
+//	    num_prefixes: 10        # prefix_repetition: distinct prefixes
 //	server:
 //	  kind: vllm                # vllm (default): continuous-batching engine | fcfs: FCFS(c) queue
 //	  model: llama-3.1-8b       # catalog name, its Hugging Face id (CatalogName), a model directory with config.json, or a spec file (Scenario.Model)
@@ -64,6 +74,7 @@
 //	  max_num_seqs: 256
 //	  max_num_batched_tokens: 0 # token budget per step (0: vLLM's: 2048; max(max_model_len, 2048) without chunked prefill)
 //	  enable_chunked_prefill: true
+//	  enable_prefix_caching: true  # vLLM's automatic prefix caching
 //	  block_size: 16
 //	  gpu_memory_utilization: 0.9
 //	  kv_cache_memory: 0        # bytes per GPU ("8GiB" works); overrides gpu_memory_utilization
@@ -72,7 +83,8 @@
 //	  request_overhead_ms: 0    # fixed per-request latency added to TTFT and E2E
 //	  efficiency: {bandwidth: 0.8, flops: 0.6, step_overhead_s: 0.001}
 //	  replicas: 1               # engine replicas behind router
-//	  router: round-robin       # round-robin | least-outstanding
+//	  router: round-robin       # round-robin | least-outstanding | prefix-aware
+//	  prefix_weight: 0          # prefix-aware: weight of blocks to compute against blocks held (0: 1)
 //	  servers: 1                # fcfs: number of servers c
 //	  service: mix:0.02@0.8,0.18@0.2   # fcfs: service-time distribution (ParseDist); empty: cost model
 //	  queue_cap: 0              # fcfs: bound on the waiting line (0: none)

@@ -73,6 +73,22 @@ type Workload struct {
 	// requests wait in the client (vLLM's --max-concurrency). 0: no cap.
 	MaxConcurrency int     `yaml:"max_concurrency"`
 	Lengths        Lengths `yaml:"lengths"`
+	// Sessions, with an open loop, makes it one of multi-turn sessions:
+	// arrival gives session starts and lengths each turn's new input and
+	// output tokens (workload.Sessions).
+	Sessions *Sessions `yaml:"sessions"`
+}
+
+// Sessions is multi-turn traffic (workload.Sessions): each session sends
+// Turns requests, Think after each response, each prompt the conversation
+// so far plus new tokens, every session starting with SystemPrompt
+// shared tokens.
+type Sessions struct {
+	// Turns and Think are distributions in ParseDist's syntax ("det:4",
+	// "uniform:2,10"; think in seconds, "exp:5"); empty Think means none.
+	Turns        string `yaml:"turns"`
+	Think        string `yaml:"think"`
+	SystemPrompt int    `yaml:"system_prompt"`
 }
 
 // Arrival is an open-loop arrival process.
@@ -94,9 +110,13 @@ type Arrival struct {
 	End      float64 `yaml:"end"`
 	Strategy string  `yaml:"strategy"`
 	// Path is a trace file (CSV or JSONL) whose timestamps are replayed,
-	// sped up by Speedup (0 means 1).
-	Path    string  `yaml:"path"`
-	Speedup float64 `yaml:"speedup"`
+	// sped up by Speedup (0 means 1), keeping the requests of trace time
+	// [WindowStart, WindowEnd) seconds (WindowEnd 0: to the end). The
+	// lengths of the same file (kind trace) follow the same window.
+	Path        string  `yaml:"path"`
+	Speedup     float64 `yaml:"speedup"`
+	WindowStart float64 `yaml:"window_start"`
+	WindowEnd   float64 `yaml:"window_end"`
 }
 
 // Closed is a closed loop of Clients clients, each sending its next
@@ -111,18 +131,28 @@ type Closed struct {
 // Lengths is the joint distribution of (input, output) token counts.
 type Lengths struct {
 	// Kind is random (vLLM's random dataset; the default), fixed,
-	// lognormal, trace or pairs.
+	// lognormal, trace, pairs or prefix_repetition (vLLM's dataset of that
+	// name).
 	Kind string `yaml:"kind"`
+	// PrefixLen puts a prefix of that many tokens, the same for every
+	// request, before each prompt (vLLM's --random-prefix-len; any kind
+	// but prefix_repetition, where it is the length of each of the
+	// NumPrefixes prefixes, followed by SuffixLen tokens of the
+	// request's own).
+	PrefixLen   int `yaml:"prefix_len"`
+	SuffixLen   int `yaml:"suffix_len"`
+	NumPrefixes int `yaml:"num_prefixes"`
+	// BlockSize overrides the tokens per hash id of a trace with hash_ids
+	// (default: the trace's block_size, else 512 as in Mooncake traces).
+	BlockSize int `yaml:"block_size"`
 	// Input and Output are the lengths (fixed), the centres of the ranges
 	// (random) or the medians (lognormal), tokens.
 	Input  int `yaml:"input"`
 	Output int `yaml:"output"`
 	// RangeRatio r draws uniformly from [n(1−r), n(1+r)] (random);
-	// OutputRangeRatio, when set, is the outputs' own r; Prefix tokens
-	// of a prefix shared by every prompt are added to each input (random).
+	// OutputRangeRatio, when set, is the outputs' own r (random).
 	RangeRatio       float64  `yaml:"range_ratio"`
 	OutputRangeRatio *float64 `yaml:"output_range_ratio"`
-	Prefix           int      `yaml:"prefix"`
 	// Pairs lists each request's (input, output) lengths in order (kind
 	// pairs; request i takes row i mod len): a dataset read beforehand.
 	Pairs []workload.Pair `yaml:"pairs"`
@@ -157,6 +187,7 @@ type Server struct {
 	MaxNumSeqs           int     `yaml:"max_num_seqs"`
 	MaxNumBatchedTokens  int     `yaml:"max_num_batched_tokens"`
 	EnableChunkedPrefill bool    `yaml:"enable_chunked_prefill"`
+	EnablePrefixCaching  bool    `yaml:"enable_prefix_caching"`
 	BlockSize            int     `yaml:"block_size"`
 	GPUMemoryUtilization float64 `yaml:"gpu_memory_utilization"`
 	// KVCacheMemory sets the KV pool per GPU in bytes ("8GiB" works),
@@ -192,9 +223,11 @@ type Server struct {
 	// (cost.DefaultProfile).
 	Profile string `yaml:"profile"`
 	// Replicas engine replicas behind Router (round-robin,
-	// least-outstanding).
-	Replicas int    `yaml:"replicas"`
-	Router   string `yaml:"router"`
+	// least-outstanding, prefix-aware), PrefixWeight weighing cache reuse
+	// against load for prefix-aware (0: batching.DefaultPrefixWeight).
+	Replicas     int     `yaml:"replicas"`
+	Router       string  `yaml:"router"`
+	PrefixWeight float64 `yaml:"prefix_weight"`
 	// Servers, Service and QueueCap describe an FCFS(c) queue (kind
 	// fcfs). Service is a distribution in ParseDist's syntax; empty means
 	// the cost model: the request served alone on Model/GPU.
@@ -280,6 +313,7 @@ func Default() Scenario {
 			TensorParallelSize:   e.Deployment.TP,
 			MaxNumSeqs:           e.MaxNumSeqs,
 			EnableChunkedPrefill: e.EnableChunkedPrefill,
+			EnablePrefixCaching:  e.EnablePrefixCaching,
 			BlockSize:            e.BlockSize,
 			GPUMemoryUtilization: e.Deployment.GPUMemoryUtilization,
 			Replicas:             1,

@@ -280,6 +280,7 @@ func TestExamples(t *testing.T) {
 		{"openloop.yaml", []string{"2", "4", "6", "8", "10", "14", "18"}, 12},
 		{"plan.yaml", []string{""}, 1},
 		{"rate-slo.yaml", []string{"10", "15", "20", "25", "30", "35"}, 3},
+		{"sessions.yaml", []string{"0.5", "1", "2", "4"}, 2},
 		{"sweep.yaml", []string{"1", "2", "4", "8", "16", "32", "64"}, 2},
 	}
 	files, err := filepath.Glob("../examples/scenarios/*.yaml")

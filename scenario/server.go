@@ -106,6 +106,7 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 	}
 	c.MaxNumSeqs = v.MaxNumSeqs
 	c.EnableChunkedPrefill = v.EnableChunkedPrefill
+	c.EnablePrefixCaching = v.EnablePrefixCaching
 	c.BlockSize = v.BlockSize
 	c.KVBlocks = v.NumGPUBlocksOverride
 	c.RequestOverhead = v.RequestOverheadMS / 1000
@@ -161,13 +162,19 @@ func (s *Scenario) engine() (sim.ServerConfig, error) {
 		return nil, fieldErr("server.replicas", "%d exceeds %d, the most engine replicas a run simulates (each with its own scheduler and KV pool)", v.Replicas, MaxReplicas)
 	}
 	r := batching.Router(v.Router)
-	if r != batching.RoundRobin && r != batching.LeastOutstanding {
-		return nil, fieldErr("server.router", "unknown router %q (known: %q, %q)", v.Router, batching.RoundRobin, batching.LeastOutstanding)
+	if r != batching.RoundRobin && r != batching.LeastOutstanding && r != batching.PrefixAware {
+		return nil, fieldErr("server.router", "unknown router %q (known: %q, %q, %q)", v.Router, batching.RoundRobin, batching.LeastOutstanding, batching.PrefixAware)
+	}
+	if !(v.PrefixWeight >= 0) || math.IsInf(v.PrefixWeight, 1) {
+		return nil, fieldErr("server.prefix_weight", "%v must be a finite number >= 0", v.PrefixWeight)
+	}
+	if v.PrefixWeight != 0 && r != batching.PrefixAware {
+		return nil, fieldErr("server.prefix_weight", "applies to router %q", batching.PrefixAware)
 	}
 	if v.Replicas == 1 {
 		return c, nil
 	}
-	return batching.Cluster{Engine: c, Replicas: v.Replicas, Router: r}, nil
+	return batching.Cluster{Engine: c, Replicas: v.Replicas, Router: r, PrefixWeight: v.PrefixWeight}, nil
 }
 
 // fieldRE finds the snake_case field a batching error, or a cost error

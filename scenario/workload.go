@@ -12,7 +12,7 @@ import (
 // Arrival processes and length kinds a scenario may name.
 var (
 	processes   = []string{"poisson", "gamma", "constant", "ramp", "trace"}
-	lengthKinds = []string{"random", "fixed", "lognormal", "trace", "pairs"}
+	lengthKinds = []string{"random", "fixed", "lognormal", "trace", "pairs", "prefix_repetition"}
 )
 
 // workload builds the request stream.
@@ -68,10 +68,44 @@ func (s *Scenario) workload() (workload.Workload, error) {
 		return out, err
 	}
 	out.Lengths = l
+	if w.Sessions != nil {
+		ss, err := s.sessions()
+		if err != nil {
+			return out, err
+		}
+		out.Sessions = ss
+	}
 	if err := out.Validate(); err != nil {
 		return out, errorf("workload", err)
 	}
 	return out, nil
+}
+
+// sessions builds the multi-turn sessions.
+func (s *Scenario) sessions() (*workload.Sessions, error) {
+	w := s.Workload
+	const at = "workload.sessions"
+	switch {
+	case w.Arrival == nil:
+		return nil, fieldErr(at, "need an open loop: arrival gives the session starts (arrival: {process: poisson, rate: 1})")
+	case w.MaxConcurrency != 0:
+		return nil, fieldErr("workload.max_concurrency", "does not apply to sessions (each session is its own closed loop)")
+	case w.Sessions.Turns == "":
+		return nil, fieldErr(at+".turns", "is required (a distribution: det:4, uniform:2,10)")
+	case w.Sessions.SystemPrompt < 0:
+		return nil, fieldErr(at+".system_prompt", "%d must be >= 0", w.Sessions.SystemPrompt)
+	}
+	turns, err := ParseDist(w.Sessions.Turns)
+	if err != nil {
+		return nil, errorf(at+".turns", err)
+	}
+	out := &workload.Sessions{Turns: turns, SystemPrompt: w.Sessions.SystemPrompt}
+	if w.Sessions.Think != "" {
+		if out.Think, err = ParseDist(w.Sessions.Think); err != nil {
+			return nil, errorf(at+".think", err)
+		}
+	}
+	return out, errorf(at, out.Validate())
 }
 
 // arrival builds the open-loop arrival process.
@@ -83,7 +117,7 @@ func (s *Scenario) arrival() (workload.Process, error) {
 	burst := field{"burstiness", a.Burstiness != 0}
 	norm := field{"normalize", a.Normalize}
 	ramp := []field{{"start", a.Start != 0}, {"end", a.End != 0}, {"strategy", a.Strategy != ""}}
-	trace := []field{{"path", a.Path != ""}, {"speedup", a.Speedup != 0}}
+	trace := []field{{"path", a.Path != ""}, {"speedup", a.Speedup != 0}, {"window_start", a.WindowStart != 0}, {"window_end", a.WindowEnd != 0}}
 	needRate := func(infOK bool) error {
 		if !(rate > 0) || (!infOK && math.IsInf(rate, 1)) {
 			return fieldErr(at+".rate", "%v must be a number > 0 (requests/s)", rate)
@@ -157,6 +191,9 @@ func (s *Scenario) arrival() (workload.Process, error) {
 		if err != nil {
 			return nil, errorf(at+".path", err)
 		}
+		if t, err = window(t, a); err != nil {
+			return nil, errorf(at+".window_start", err)
+		}
 		return t.Replay(a.Speedup), nil
 	default:
 		return nil, fieldErr(at+".process", "unknown process %q (known: %s)", a.Process, quoteList(processes))
@@ -169,9 +206,16 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 	const at = "workload.lengths"
 	logn := []field{{"input_sigma", l.InputSigma != 0}, {"output_sigma", l.OutputSigma != 0},
 		{"correlation", l.Correlation != 0}, {"input_max", l.InputMax != 0}, {"output_max", l.OutputMax != 0}}
-	trace := []field{{"path", l.Path != ""}, {"order", l.Order != ""}}
+	trace := []field{{"path", l.Path != ""}, {"order", l.Order != ""}, {"block_size", l.BlockSize != 0}}
+	repetition := []field{{"suffix_len", l.SuffixLen != 0}, {"num_prefixes", l.NumPrefixes != 0}}
+	if l.PrefixLen < 0 {
+		return nil, fieldErr(at+".prefix_len", "%d must be >= 0", l.PrefixLen)
+	}
+	if l.PrefixLen > workload.MaxTokens/2 {
+		return nil, fieldErr(at+".prefix_len", "%d exceeds %d tokens (far beyond any model's context; it keeps token sums from overflowing)", l.PrefixLen, workload.MaxTokens/2)
+	}
 	ratio := field{"range_ratio", l.RangeRatio != 0}
-	randomOnly := []field{ratio, {"output_range_ratio", l.OutputRangeRatio != nil}, {"prefix", l.Prefix != 0}}
+	randomOnly := []field{ratio, {"output_range_ratio", l.OutputRangeRatio != nil}}
 	pairs := field{"pairs", len(l.Pairs) > 0}
 	// pair checks input and output against [0 or 1, limit].
 	pair := func(limit int) error {
@@ -194,8 +238,26 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 	}
 	var out workload.Lengths
 	switch kind {
+	case "prefix_repetition":
+		if err := unused(at, "kind prefix_repetition", append(append(logn, trace...), ratio)...); err != nil {
+			return nil, err
+		}
+		p := workload.PrefixRepetition{PrefixLen: l.PrefixLen, SuffixLen: l.SuffixLen, NumPrefixes: l.NumPrefixes, OutputLen: l.Output}
+		if p.PrefixLen == 0 {
+			p.PrefixLen = workload.DefaultPrefixRepetitionPrefixLen
+		}
+		if p.SuffixLen == 0 {
+			p.SuffixLen = workload.DefaultPrefixRepetitionSuffixLen
+		}
+		if p.NumPrefixes == 0 {
+			p.NumPrefixes = workload.DefaultPrefixRepetitionNumPrefixes
+		}
+		if err := p.Validate(); err != nil {
+			return nil, errorf(at, err)
+		}
+		return p, nil
 	case "random":
-		if err := unused(at, "kind random", append(append(logn, trace...), pairs)...); err != nil {
+		if err := unused(at, "kind random", append(append(append(logn, trace...), pairs), repetition...)...); err != nil {
 			return nil, err
 		}
 		if err := pair(workload.MaxTokens / 2); err != nil { // draws reach n(1+r) < 2n
@@ -207,12 +269,9 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 		if q := l.OutputRangeRatio; q != nil && !(*q >= 0 && *q < 1) {
 			return nil, fieldErr(at+".output_range_ratio", "%v must be in [0, 1)", *q)
 		}
-		if l.Prefix < 0 || l.Prefix > workload.MaxTokens/2 {
-			return nil, fieldErr(at+".prefix", "%d must be in [0, %d] tokens", l.Prefix, workload.MaxTokens/2)
-		}
-		out = workload.Random{InputLen: l.Input, OutputLen: l.Output, RangeRatio: l.RangeRatio, OutputRangeRatio: l.OutputRangeRatio, Prefix: l.Prefix}
+		out = workload.Random{InputLen: l.Input, OutputLen: l.Output, RangeRatio: l.RangeRatio, OutputRangeRatio: l.OutputRangeRatio}
 	case "fixed":
-		if err := unused(at, "kind fixed", append(append(append(logn, trace...), randomOnly...), pairs)...); err != nil {
+		if err := unused(at, "kind fixed", append(append(append(append(logn, trace...), randomOnly...), pairs), repetition...)...); err != nil {
 			return nil, err
 		}
 		if err := pair(workload.MaxTokens); err != nil {
@@ -220,7 +279,7 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 		}
 		out = workload.Fixed{Input: l.Input, Output: l.Output}
 	case "lognormal":
-		if err := unused(at, "kind lognormal", append(append(trace, randomOnly...), pairs)...); err != nil {
+		if err := unused(at, "kind lognormal", append(append(append(trace, randomOnly...), pairs), repetition...)...); err != nil {
 			return nil, err
 		}
 		if l.Input < 1 {
@@ -241,7 +300,7 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 			OutputMedian: float64(l.Output), OutputSigma: l.OutputSigma, Correlation: l.Correlation,
 			InputMax: l.InputMax, OutputMax: l.OutputMax}
 	case "trace":
-		if err := unused(at, "kind trace", append(append(logn, randomOnly...), pairs)...); err != nil {
+		if err := unused(at, "kind trace", append(append(append(logn, randomOnly...), pairs), repetition...)...); err != nil {
 			return nil, err
 		}
 		if l.Path == "" {
@@ -250,6 +309,17 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 		t, err := s.trace(l.Path)
 		if err != nil {
 			return nil, errorf(at+".path", err)
+		}
+		if a := s.Workload.Arrival; a != nil && a.Process == "trace" && a.Path == l.Path {
+			if t, err = window(t, a); err != nil {
+				return nil, errorf("workload.arrival.window_start", err)
+			}
+		}
+		if l.BlockSize < 0 {
+			return nil, fieldErr(at+".block_size", "%d must be >= 1 (tokens per hash id)", l.BlockSize)
+		}
+		if l.BlockSize > 0 {
+			t.BlockSize = l.BlockSize
 		}
 		order := l.Order
 		if order == "" {
@@ -267,7 +337,7 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 			return nil, fieldErr(at+".order", "%q must be resample or sequence", l.Order)
 		}
 	case "pairs":
-		if err := unused(at, "kind pairs", append(append(append(logn, trace...), randomOnly...), field{"input", l.Input != 0}, field{"output", l.Output != 0})...); err != nil {
+		if err := unused(at, "kind pairs", append(append(append(append(logn, trace...), randomOnly...), repetition...), field{"input", l.Input != 0}, field{"output", l.Output != 0})...); err != nil {
 			return nil, err
 		}
 		if len(l.Pairs) == 0 {
@@ -277,10 +347,21 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 	default:
 		return nil, fieldErr(at+".kind", "unknown kind %q (known: %s)", l.Kind, quoteList(lengthKinds))
 	}
+	if l.PrefixLen > 0 {
+		out = workload.SharedPrefix{Tokens: l.PrefixLen, Lengths: out}
+	}
 	if err := out.Validate(); err != nil {
 		return nil, errorf(at, err)
 	}
 	return out, nil
+}
+
+// window keeps the trace's requests of the arrival's window, if it has one.
+func window(t workload.Trace, a *Arrival) (workload.Trace, error) {
+	if a.WindowStart == 0 && a.WindowEnd == 0 {
+		return t, nil
+	}
+	return t.Window(a.WindowStart, a.WindowEnd)
 }
 
 // traceCache keeps the traces a scenario and its sweep points read, so

@@ -207,9 +207,12 @@ type Env struct {
 	maxSys int
 
 	lengths  workload.Lengths
+	prompts  workload.PromptSampler // lengths, when it describes content
+	segs     []workload.Segment     // scratch for content
 	lenRng   *rand.Rand
 	thinkRng *rand.Rand
 	arrivals workload.Stream
+	sess     *sessions // nil unless the workload is sessions
 
 	store    requestStore
 	injected int
@@ -258,6 +261,10 @@ func newEnv(cfg *Config) *Env {
 	e.onArr = e.arrive
 	e.onCli = e.clientSend
 	e.onDue = e.due
+	e.prompts, _ = cfg.Workload.Lengths.(workload.PromptSampler)
+	if cfg.Workload.Sessions != nil {
+		e.sess = newSessions(e)
+	}
 	if cfg.StopAfterMisses > 0 {
 		switch {
 		case cfg.SLO.TTFT > 0:
@@ -380,7 +387,12 @@ func (e *Env) end(r *metrics.Request, st metrics.Status) {
 		e.certainMisses-- // now among the ended misses
 	}
 	e.checkMisses()
+	if !e.cfg.SummaryOnly {
+		r.Content = nil // kept records need no content
+	}
 	switch {
+	case e.sess != nil:
+		e.sess.ended(r)
 	case e.closed:
 		if !e.noMore {
 			var think float64
@@ -428,6 +440,10 @@ func (e *Env) scheduleArrival() {
 	}
 	t := e.arrivals.Next()
 	if math.IsInf(t, 1) || (e.cfg.Horizon > 0 && t > e.cfg.Horizon) {
+		if e.sess != nil {
+			e.sess.startsEnded()
+			return
+		}
 		e.noMore = true
 		return
 	}
@@ -439,7 +455,9 @@ func (e *Env) scheduleArrival() {
 // instantly would otherwise spin at one instant forever.
 const maxSameInstant = 100_000
 
-func (e *Env) newRequest() *metrics.Request {
+// newRequest makes the next request's record, its lengths and content
+// drawn from the workload's lengths, or taken from session s's next turn.
+func (e *Env) newRequest(s *workload.Session) *metrics.Request {
 	if e.cfg.Requests == 0 {
 		if e.eng.Now() == e.lastInject {
 			e.sameInstant++
@@ -454,7 +472,16 @@ func (e *Env) newRequest() *metrics.Request {
 	e.injected++
 	r := e.store.alloc(id)
 	r.Arrival = e.eng.Now()
-	r.Input, r.Output = e.lengths.Sample(e.lenRng, id)
+	switch {
+	case s != nil:
+		r.Input, r.Output, e.segs = s.Next(e.segs[:0])
+		r.Content = appendSpans(r.Content[:0], e.segs)
+	case e.prompts != nil:
+		r.Input, r.Output, e.segs = e.prompts.SamplePrompt(e.lenRng, id, e.segs[:0])
+		r.Content = appendSpans(r.Content[:0], e.segs)
+	default:
+		r.Input, r.Output = e.lengths.Sample(e.lenRng, id)
+	}
 	r.Warmup = id < e.cfg.Warmup
 	r.Status = metrics.Queued
 	e.m.Arrived(r)
@@ -464,9 +491,22 @@ func (e *Env) newRequest() *metrics.Request {
 	return r
 }
 
+// appendSpans appends the workload's segments to the record's content.
+func appendSpans(dst []metrics.Span, segs []workload.Segment) []metrics.Span {
+	for _, s := range segs {
+		dst = append(dst, metrics.Span(s))
+	}
+	return dst
+}
+
 // arrive is the open-loop arrival event.
 func (e *Env) arrive(int64) {
-	r := e.newRequest()
+	if e.sess != nil {
+		e.sess.start()
+		e.scheduleArrival()
+		return
+	}
+	r := e.newRequest(nil)
 	e.scheduleArrival()
 	if e.cap > 0 && e.inFlight >= e.cap {
 		e.clientQ.Push(r)
@@ -482,7 +522,7 @@ func (e *Env) clientSend(client int64) {
 	if e.noMore {
 		return
 	}
-	r := e.newRequest()
+	r := e.newRequest(nil)
 	r.Client = int(client)
 	if e.cfg.Requests > 0 && e.injected >= e.cfg.Requests {
 		e.noMore = true

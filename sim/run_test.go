@@ -33,13 +33,23 @@ func scenarios() map[string]sim.Config {
 	capped := open(30)
 	capped.MaxConcurrency = 2
 	return map[string]sim.Config{
-		"open drained":   {Workload: open(10), Server: fcfs(1, mixture), Requests: 5000, Warmup: 100, Seed: 1},
-		"open capped":    {Workload: capped, Server: fcfs(3, mixture), Requests: 5000, Warmup: 100, Seed: 2},
-		"open horizon":   {Workload: open(15), Server: fcfs(1, mixture), Horizon: 200, Warmup: 10, Seed: 3, SLO: metrics.SLO{E2E: 0.5}},
-		"closed":         {Workload: workload.Workload{Clients: 5, Lengths: workload.Fixed{Input: 3, Output: 2}}, Server: fcfs(2, mixture), Requests: 4000, Warmup: 50, Seed: 4},
-		"closed horizon": {Workload: workload.Workload{Clients: 5, Think: distribution.Exponential{Rate: 5}, Lengths: workload.Fixed{Input: 3, Output: 2}}, Server: fcfs(2, mixture), Horizon: 100, Seed: 5},
-		"rejecting":      {Workload: open(30), Server: queue.FCFS{Servers: 1, Service: mixture, QueueCap: 3}, Requests: 3000, Seed: 6, SLO: metrics.SLO{E2E: 0.3}},
+		"open drained":     {Workload: open(10), Server: fcfs(1, mixture), Requests: 5000, Warmup: 100, Seed: 1},
+		"open capped":      {Workload: capped, Server: fcfs(3, mixture), Requests: 5000, Warmup: 100, Seed: 2},
+		"open horizon":     {Workload: open(15), Server: fcfs(1, mixture), Horizon: 200, Warmup: 10, Seed: 3, SLO: metrics.SLO{E2E: 0.5}},
+		"closed":           {Workload: workload.Workload{Clients: 5, Lengths: workload.Fixed{Input: 3, Output: 2}}, Server: fcfs(2, mixture), Requests: 4000, Warmup: 50, Seed: 4},
+		"closed horizon":   {Workload: workload.Workload{Clients: 5, Think: distribution.Exponential{Rate: 5}, Lengths: workload.Fixed{Input: 3, Output: 2}}, Server: fcfs(2, mixture), Horizon: 100, Seed: 5},
+		"rejecting":        {Workload: open(30), Server: queue.FCFS{Servers: 1, Service: mixture, QueueCap: 3}, Requests: 3000, Seed: 6, SLO: metrics.SLO{E2E: 0.3}},
+		"sessions":         {Workload: sessions(1.5), Server: fcfs(2, mixture), Requests: 3000, Warmup: 50, Seed: 7},
+		"sessions horizon": {Workload: sessions(3), Server: queue.FCFS{Servers: 1, Service: mixture, QueueCap: 4}, Horizon: 300, Seed: 8, SLO: metrics.SLO{E2E: 0.4}},
 	}
+}
+
+// sessions is multi-turn traffic: sessions starting at rate, 1 to 9
+// turns each, exponential think times of mean 0.5 s.
+func sessions(rate float64) workload.Workload {
+	w := open(rate)
+	w.Sessions = &workload.Sessions{Turns: distribution.Uniform{Min: 1, Max: 9}, Think: distribution.Exponential{Rate: 2}, SystemPrompt: 20}
+	return w
 }
 
 // TestConservationAndCausality: every injected request ends completed,

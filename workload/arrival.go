@@ -287,6 +287,20 @@ func (p Replay) Validate() error {
 	return nil
 }
 
+// WithRate returns the replay sped up so that its mean rate is rate
+// (RateSetter): Speedup = rate / the recorded mean rate, so a capacity
+// search over a trace scales its timestamps and keeps its shape. A replay
+// whose requests all arrive at once has no rate to scale and is returned
+// unchanged.
+func (p Replay) WithRate(rate float64) Process {
+	base := Replay{Times: p.Times}.MeanRate()
+	if math.IsInf(base, 1) {
+		return p
+	}
+	p.Speedup = rate / base
+	return p
+}
+
 // Stream starts the replay; it consumes no random numbers.
 func (p Replay) Stream(*rand.Rand, int) (Stream, error) {
 	if err := p.Validate(); err != nil {

@@ -74,14 +74,13 @@ func checkPair(kind string, in, out int) error {
 //
 // OutputRangeRatio, when set, is the outputs' own r (vLLM's
 // --random-range-ratio '{"input": 0.3, "output": 0.5}'); nil means
-// RangeRatio. Prefix tokens, one prefix every prompt shares (vLLM's
-// --random-prefix-len), are added to every input.
+// RangeRatio. vLLM's --random-prefix-len, one prefix every prompt shares,
+// is SharedPrefix around a Random.
 type Random struct {
 	InputLen         int      `json:"input_len" yaml:"input_len"`
 	OutputLen        int      `json:"output_len" yaml:"output_len"`
 	RangeRatio       float64  `json:"range_ratio" yaml:"range_ratio"`
 	OutputRangeRatio *float64 `json:"output_range_ratio,omitempty" yaml:"output_range_ratio,omitempty"`
-	Prefix           int      `json:"prefix,omitempty" yaml:"prefix,omitempty"`
 }
 
 func (r Random) outRatio() float64 {
@@ -92,8 +91,8 @@ func (r Random) outRatio() float64 {
 }
 
 func (r Random) bounds() (inLo, inHi, outLo, outHi int) {
-	inLo = r.Prefix + int(math.Floor(float64(r.InputLen)*(1-r.RangeRatio)))
-	inHi = r.Prefix + int(math.Ceil(float64(r.InputLen)*(1+r.RangeRatio)))
+	inLo = int(math.Floor(float64(r.InputLen) * (1 - r.RangeRatio)))
+	inHi = int(math.Ceil(float64(r.InputLen) * (1 + r.RangeRatio)))
 	q := r.outRatio()
 	outLo = max(int(math.Floor(float64(r.OutputLen)*(1-q))), 1)
 	outHi = max(int(math.Ceil(float64(r.OutputLen)*(1+q))), outLo)
@@ -116,7 +115,7 @@ func (r Random) Mean() (float64, float64) {
 }
 
 // Validate requires 0 ≤ InputLen ≤ MaxTokens/2, 1 ≤ OutputLen ≤
-// MaxTokens/2, 0 ≤ Prefix ≤ MaxTokens/2 and both range ratios in [0, 1)
+// MaxTokens/2 and both range ratios in [0, 1)
 // (so draws stay within MaxTokens).
 func (r Random) Validate() error {
 	if err := checkPair("random", r.InputLen, r.OutputLen); err != nil {
@@ -130,9 +129,6 @@ func (r Random) Validate() error {
 	}
 	if q := r.outRatio(); !(q >= 0 && q < 1) {
 		return fmt.Errorf("%w: random output_range_ratio %v must be in [0, 1)", ErrInvalid, q)
-	}
-	if r.Prefix < 0 || r.Prefix > MaxTokens/2 {
-		return fmt.Errorf("%w: random prefix %d must be in [0, MaxTokens/2 %d]", ErrInvalid, r.Prefix, MaxTokens/2)
 	}
 	return nil
 }
@@ -235,9 +231,12 @@ type Pair struct {
 
 // Empirical resamples whole rows of Pairs uniformly with replacement, so the
 // joint distribution of (L, O) — their correlation included — is kept.
-// Each draw takes one uniform.
+// Each draw takes one uniform. With Blocks (a trace's hash_ids), a drawn
+// row brings its prompt's block identities along (see Sequence).
 type Empirical struct {
-	Pairs []Pair `json:"pairs" yaml:"pairs"`
+	Pairs     []Pair    `json:"pairs" yaml:"pairs"`
+	Blocks    [][]int64 `json:"blocks,omitempty" yaml:"blocks,omitempty"`
+	BlockSize int       `json:"block_size,omitempty" yaml:"block_size,omitempty"`
 }
 
 // Sample draws one row.
@@ -246,26 +245,63 @@ func (e Empirical) Sample(r *rand.Rand, _ int) (int, int) {
 	return p.Input, p.Output
 }
 
+// SamplePrompt draws one row and appends its blocks' segments.
+func (e Empirical) SamplePrompt(r *rand.Rand, _ int, buf []Segment) (int, int, []Segment) {
+	k := r.IntN(len(e.Pairs))
+	p := e.Pairs[k]
+	if e.Blocks != nil {
+		buf = blockSegments(buf, e.Blocks[k], e.BlockSize, p.Input)
+	}
+	return p.Input, p.Output, buf
+}
+
 // Mean returns the row means.
 func (e Empirical) Mean() (float64, float64) { return meanPairs(e.Pairs) }
 
 // Bounds returns the smallest and largest input and output of the rows.
 func (e Empirical) Bounds() (int, int, int, int) { return boundsPairs(e.Pairs) }
 
-// Validate requires at least one row, each with input ≥ 0 and output ≥ 1.
-func (e Empirical) Validate() error { return checkPairs("empirical", e.Pairs) }
+// Validate requires at least one row, each with input ≥ 0 and output ≥ 1,
+// and with Blocks one list per row and a BlockSize ≥ 1.
+func (e Empirical) Validate() error {
+	if err := checkPairs("empirical", e.Pairs); err != nil {
+		return err
+	}
+	return checkBlocks("empirical", len(e.Pairs), e.Blocks, e.BlockSize)
+}
 
 // Sequence gives request i the row Pairs[i mod len(Pairs)]: a trace's
 // lengths in the trace's order, for exact replay beside Replay arrivals.
 // It consumes no random numbers.
+//
+// Blocks, when set, holds each row's prefix-block identities (a Mooncake
+// trace's hash_ids): block b of row i stands for prompt tokens
+// [b·BlockSize, (b+1)·BlockSize), the last block cut at the input length,
+// and rows with equal ids there have equal tokens there. A server with
+// prefix caching maps them onto its own blocks exactly (see Segment): a
+// 512-token trace block is 32 blocks of a 16-token engine, each of which
+// hits only if its whole prefix does.
 type Sequence struct {
-	Pairs []Pair `json:"pairs" yaml:"pairs"`
+	Pairs     []Pair    `json:"pairs" yaml:"pairs"`
+	Blocks    [][]int64 `json:"blocks,omitempty" yaml:"blocks,omitempty"`
+	BlockSize int       `json:"block_size,omitempty" yaml:"block_size,omitempty"`
 }
 
 // Sample returns row i (cyclically).
 func (s Sequence) Sample(_ *rand.Rand, i int) (int, int) {
 	p := s.Pairs[i%len(s.Pairs)]
 	return p.Input, p.Output
+}
+
+// SamplePrompt returns row i (cyclically) and appends its blocks'
+// segments.
+func (s Sequence) SamplePrompt(_ *rand.Rand, i int, buf []Segment) (int, int, []Segment) {
+	k := i % len(s.Pairs)
+	p := s.Pairs[k]
+	if s.Blocks != nil {
+		buf = blockSegments(buf, s.Blocks[k], s.BlockSize, p.Input)
+	}
+	return p.Input, p.Output, buf
 }
 
 // Mean returns the row means.
@@ -286,8 +322,42 @@ func boundsPairs(ps []Pair) (inLo, inHi, outLo, outHi int) {
 	return
 }
 
-// Validate requires at least one row, each with input ≥ 0 and output ≥ 1.
-func (s Sequence) Validate() error { return checkPairs("sequence", s.Pairs) }
+// Validate requires at least one row, each with input ≥ 0 and output ≥ 1,
+// and with Blocks one list per row and a BlockSize ≥ 1.
+func (s Sequence) Validate() error {
+	if err := checkPairs("sequence", s.Pairs); err != nil {
+		return err
+	}
+	return checkBlocks("sequence", len(s.Pairs), s.Blocks, s.BlockSize)
+}
+
+func checkBlocks(kind string, rows int, blocks [][]int64, size int) error {
+	if blocks == nil {
+		return nil
+	}
+	if len(blocks) != rows {
+		return fmt.Errorf("%w: %s blocks has %d rows, pairs %d", ErrInvalid, kind, len(blocks), rows)
+	}
+	if size < 1 {
+		return fmt.Errorf("%w: %s block_size %d must be >= 1 with blocks", ErrInvalid, kind, size)
+	}
+	return nil
+}
+
+// blockSegments appends the segments of a prompt of input tokens whose
+// blocks of size tokens have the given ids: block b covers tokens
+// [b·size, min((b+1)·size, input)). Ids past the input are ignored;
+// tokens past the last id are the request's own.
+func blockSegments(buf []Segment, ids []int64, size, input int) []Segment {
+	for b, id := range ids {
+		n := min(size, input-b*size)
+		if n <= 0 {
+			break
+		}
+		buf = append(buf, Segment{ID: ContentID(spaceTraceBlock, uint64(id), 0), Tokens: n})
+	}
+	return buf
+}
 
 func meanPairs(ps []Pair) (float64, float64) {
 	var in, out float64

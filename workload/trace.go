@@ -23,25 +23,43 @@ type TraceRow struct {
 	// Input and Output are the prompt and response lengths in tokens.
 	Input, Output int
 	// HashIDs are the request's prefix-block hashes (Mooncake traces; equal
-	// ids mean a shareable prefix), nil when the trace has none.
+	// ids mean a shareable prefix), one per Trace.BlockSize prompt tokens,
+	// nil when the trace has none.
 	HashIDs []int64
+	// Model is the model the request was sent to, for traces that record
+	// it (BurstGPT's Model column); "" otherwise.
+	Model string
 }
 
 // A Trace is a list of requests in arrival order.
 type Trace struct {
 	Rows []TraceRow
+	// BlockSize is the number of prompt tokens each of a row's HashIDs
+	// stands for: a JSONL row's block_size field when the trace has one,
+	// else MooncakeBlockSize for a trace with hash_ids; 0 without them.
+	BlockSize int
 }
+
+// MooncakeBlockSize is the number of tokens per hash id in the Mooncake
+// traces (kvcache-ai/Mooncake, FAST'25 release: 512-token blocks).
+const MooncakeBlockSize = 512
 
 // TraceFormat names a trace file format.
 type TraceFormat string
 
 // Trace formats. CSV has a header naming a time column (TIMESTAMP, timestamp,
 // time or arrival_time: seconds, or a "2006-01-02 15:04:05.999" date-time),
-// an input column (ContextTokens, input_length, input_tokens or input) and
-// an output column (GeneratedTokens, output_length, output_tokens or
-// output), as the Azure LLM inference traces do. JSONL has one object a
-// line with timestamp (milliseconds, as in Mooncake traces), input_length,
-// output_length and optional hash_ids.
+// an input column (ContextTokens, input_length, input_tokens, input or
+// Request tokens) and an output column (GeneratedTokens, output_length,
+// output_tokens, output or Response tokens), as the Azure LLM inference
+// traces (TIMESTAMP,ContextTokens,GeneratedTokens) and BurstGPT
+// (Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type;
+// seconds) do. A BurstGPT row with 0 response tokens is a failed request
+// and is dropped, as vLLM's BurstGPT loader drops it; its Model column is
+// kept in TraceRow.Model (vLLM keeps only "GPT-4": see Trace.Model). JSONL
+// has one object a line with timestamp (milliseconds, as in Mooncake
+// traces), input_length, output_length and optional hash_ids and
+// block_size.
 const (
 	FormatCSV   TraceFormat = "csv"
 	FormatJSONL TraceFormat = "jsonl"
@@ -102,9 +120,13 @@ func ReadTrace(r io.Reader, format TraceFormat) (Trace, error) {
 
 var (
 	timeColumns   = []string{"timestamp", "time", "arrival_time"}
-	inputColumns  = []string{"contexttokens", "input_length", "input_tokens", "input"}
-	outputColumns = []string{"generatedtokens", "output_length", "output_tokens", "output"}
+	inputColumns  = []string{"contexttokens", "input_length", "input_tokens", "input", "request tokens"}
+	outputColumns = []string{"generatedtokens", "output_length", "output_tokens", "output", "response tokens"}
 )
+
+// burstGPTOutput is BurstGPT's output column; its rows with 0 tokens
+// there are failures.
+const burstGPTOutput = "response tokens"
 
 func findColumn(header []string, names []string) int {
 	for _, name := range names {
@@ -128,6 +150,11 @@ func readCSV(r io.Reader) (Trace, error) {
 	ti, ii, oi := findColumn(header, timeColumns), findColumn(header, inputColumns), findColumn(header, outputColumns)
 	if ii < 0 || oi < 0 {
 		return Trace{}, fmt.Errorf("%w: line 1: header %q lacks an input or output column", ErrInvalid, strings.Join(header, ","))
+	}
+	burst := strings.EqualFold(strings.TrimSpace(header[oi]), burstGPTOutput)
+	mi := -1
+	if burst {
+		mi = findColumn(header, []string{"model"})
 	}
 	var t Trace
 	for {
@@ -153,6 +180,12 @@ func readCSV(r io.Reader) (Trace, error) {
 		}
 		if row.Output, err = parseTokens(rec[oi]); err != nil {
 			return Trace{}, fmt.Errorf("%w: line %d: %s %q: %v", ErrInvalid, line, header[oi], rec[oi], err)
+		}
+		if burst && row.Output == 0 {
+			continue // a failed request
+		}
+		if mi >= 0 {
+			row.Model = strings.TrimSpace(rec[mi])
 		}
 		if err := t.append(row); err != nil {
 			return Trace{}, fmt.Errorf("%w: line %d: %v", ErrInvalid, line, err)
@@ -201,6 +234,7 @@ type jsonRow struct {
 	Input     *int     `json:"input_length"`
 	Output    *int     `json:"output_length"`
 	HashIDs   []int64  `json:"hash_ids"`
+	BlockSize int      `json:"block_size"`
 }
 
 func readJSONL(r io.Reader) (Trace, error) {
@@ -224,6 +258,14 @@ func readJSONL(r io.Reader) (Trace, error) {
 		case *jr.Input < 0 || *jr.Output < 0:
 			return Trace{}, fmt.Errorf("%w: line %d: lengths %d, %d must be >= 0", ErrInvalid, line, *jr.Input, *jr.Output)
 		}
+		switch {
+		case jr.BlockSize < 0:
+			return Trace{}, fmt.Errorf("%w: line %d: block_size %d must be >= 1", ErrInvalid, line, jr.BlockSize)
+		case jr.BlockSize > 0 && t.BlockSize > 0 && jr.BlockSize != t.BlockSize:
+			return Trace{}, fmt.Errorf("%w: line %d: block_size %d differs from an earlier row's %d", ErrInvalid, line, jr.BlockSize, t.BlockSize)
+		case jr.BlockSize > 0:
+			t.BlockSize = jr.BlockSize
+		}
 		row := TraceRow{Input: *jr.Input, Output: *jr.Output, HashIDs: jr.HashIDs}
 		if jr.Timestamp != nil {
 			if !(*jr.Timestamp >= 0) || math.IsInf(*jr.Timestamp, 1) {
@@ -238,7 +280,81 @@ func readJSONL(r io.Reader) (Trace, error) {
 	if err := sc.Err(); err != nil {
 		return Trace{}, fmt.Errorf("%w: line %d: %v", ErrInvalid, line+1, err)
 	}
+	if t.BlockSize == 0 && t.hasBlocks() {
+		t.BlockSize = MooncakeBlockSize
+	}
 	return t, nil
+}
+
+func (t Trace) hasBlocks() bool {
+	for _, r := range t.Rows {
+		if r.HashIDs != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// blocks returns every row's HashIDs, or nil when no row has any.
+func (t Trace) blocks() [][]int64 {
+	if !t.hasBlocks() {
+		return nil
+	}
+	b := make([][]int64, len(t.Rows))
+	for i, r := range t.Rows {
+		b[i] = r.HashIDs
+	}
+	return b
+}
+
+// Window returns the rows that arrived in [start, end) seconds of trace
+// time (end 0: to the end), their times shifted by −start, so a replay
+// of the window starts at 0 with the window's first gap kept. It is an
+// error for the window to hold no request.
+func (t Trace) Window(start, end float64) (Trace, error) {
+	switch {
+	case !(start >= 0) || math.IsInf(start, 1):
+		return Trace{}, fmt.Errorf("%w: trace window start %v must be a finite number of seconds >= 0", ErrInvalid, start)
+	case !(end >= 0) || math.IsInf(end, 1):
+		return Trace{}, fmt.Errorf("%w: trace window end %v must be a finite number of seconds >= 0 (0: the trace's end)", ErrInvalid, end)
+	case end > 0 && end <= start:
+		return Trace{}, fmt.Errorf("%w: trace window end %v must be after its start %v", ErrInvalid, end, start)
+	}
+	lo, _ := slices.BinarySearchFunc(t.Rows, start, func(r TraceRow, x float64) int { return cmpFloat(r.Time, x) })
+	hi := len(t.Rows)
+	if end > 0 {
+		hi, _ = slices.BinarySearchFunc(t.Rows, end, func(r TraceRow, x float64) int { return cmpFloat(r.Time, x) })
+	}
+	if lo >= hi {
+		return Trace{}, fmt.Errorf("%w: trace window [%v, %v) s holds no request (the trace spans [%v, %v] s)", ErrInvalid, start, end, t.Rows[0].Time, t.Rows[len(t.Rows)-1].Time)
+	}
+	out := Trace{Rows: slices.Clone(t.Rows[lo:hi]), BlockSize: t.BlockSize}
+	for i := range out.Rows {
+		out.Rows[i].Time -= start
+	}
+	return out, nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Model returns the rows sent to the named model (TraceRow.Model), as
+// vLLM's BurstGPT loader keeps only "GPT-4".
+func (t Trace) Model(name string) Trace {
+	out := Trace{BlockSize: t.BlockSize}
+	for _, r := range t.Rows {
+		if r.Model == name {
+			out.Rows = append(out.Rows, r)
+		}
+	}
+	return out
 }
 
 // Pairs returns the rows' (input, output) pairs with outputs raised to at
@@ -251,11 +367,25 @@ func (t Trace) Pairs() []Pair {
 	return ps
 }
 
-// Empirical returns the trace's joint length distribution, resampled by row.
-func (t Trace) Empirical() Empirical { return Empirical{Pairs: t.Pairs()} }
+// Empirical returns the trace's joint length distribution, resampled by
+// row, with the rows' hash ids when the trace has them.
+func (t Trace) Empirical() Empirical {
+	e := Empirical{Pairs: t.Pairs()}
+	if b := t.blocks(); b != nil {
+		e.Blocks, e.BlockSize = b, t.BlockSize
+	}
+	return e
+}
 
-// Sequence returns the trace's lengths in trace order.
-func (t Trace) Sequence() Sequence { return Sequence{Pairs: t.Pairs()} }
+// Sequence returns the trace's lengths in trace order, with the rows'
+// hash ids when the trace has them.
+func (t Trace) Sequence() Sequence {
+	s := Sequence{Pairs: t.Pairs()}
+	if b := t.blocks(); b != nil {
+		s.Blocks, s.BlockSize = b, t.BlockSize
+	}
+	return s
+}
 
 // Replay returns the trace's arrival times as a self-timed replay.
 func (t Trace) Replay(speedup float64) Replay {

@@ -27,19 +27,19 @@ func TestReadTrace(t *testing.T) {
 				"2023-11-16 18:15:50.9951690,396,109\n" +
 				"2023-11-16 18:15:50.9951690,12,0\n" +
 				"2023-11-16 18:16:46,1,2\n",
-			[]TraceRow{{0, 374, 44, nil}, {4.314579, 396, 109, nil}, {4.314579, 12, 0, nil}, {59.31941, 1, 2, nil}},
+			[]TraceRow{{0, 374, 44, nil, ""}, {4.314579, 396, 109, nil, ""}, {4.314579, 12, 0, nil, ""}, {59.31941, 1, 2, nil, ""}},
 		},
 		{
 			"numeric seconds, other column names and order, CRLF",
 			FormatCSV,
 			"output_tokens,arrival_time,input_tokens\r\n6, 10.5 ,5\r\n8,11,7\r\n",
-			[]TraceRow{{0, 5, 6, nil}, {0.5, 7, 8, nil}},
+			[]TraceRow{{0, 5, 6, nil, ""}, {0.5, 7, 8, nil, ""}},
 		},
 		{
 			"no time column",
 			FormatCSV,
 			"input,output\n1,2\n3,4\n",
-			[]TraceRow{{0, 1, 2, nil}, {0, 3, 4, nil}},
+			[]TraceRow{{0, 1, 2, nil, ""}, {0, 3, 4, nil, ""}},
 		},
 		{
 			"jsonl milliseconds and hash ids",
@@ -48,13 +48,13 @@ func TestReadTrace(t *testing.T) {
 				"\n" +
 				`{"timestamp": 2500, "input_length": 1030, "output_length": 3, "hash_ids": [0, 1, 2]}` + "\n" +
 				`{"timestamp": 2500, "input_length": 9, "output_length": 0}`,
-			[]TraceRow{{0, 700, 50, []int64{0, 1}}, {1.5, 1030, 3, []int64{0, 1, 2}}, {1.5, 9, 0, nil}},
+			[]TraceRow{{0, 700, 50, []int64{0, 1}, ""}, {1.5, 1030, 3, []int64{0, 1, 2}, ""}, {1.5, 9, 0, nil, ""}},
 		},
 		{
 			"jsonl without timestamps",
 			FormatJSONL,
 			`{"input_length": 1, "output_length": 2}` + "\n" + `{"input_length": 3, "output_length": 4}` + "\n",
-			[]TraceRow{{0, 1, 2, nil}, {0, 3, 4, nil}},
+			[]TraceRow{{0, 1, 2, nil, ""}, {0, 3, 4, nil, ""}},
 		},
 	}
 	for _, tt := range tests {

@@ -26,8 +26,13 @@ type Workload struct {
 	// Think is the closed-loop think time between a completion and the
 	// client's next request, seconds; nil means none.
 	Think distribution.Dist
-	// Lengths draws each request's (input, output) token counts.
+	// Lengths draws each request's (input, output) token counts (with
+	// Sessions, each turn's new input tokens and output tokens).
 	Lengths Lengths
+	// Sessions, when set, makes the open loop one of multi-turn sessions:
+	// Arrivals gives session start times and each session sends its turns
+	// as a closed loop (see Sessions).
+	Sessions *Sessions
 }
 
 // MaxClients is the most closed-loop clients a workload may have: every
@@ -74,6 +79,17 @@ func (w Workload) Validate() error {
 	}
 	if w.Lengths == nil {
 		return fmt.Errorf("%w: lengths are not set", ErrInvalid)
+	}
+	if w.Sessions != nil {
+		switch {
+		case w.Arrivals == nil:
+			return fmt.Errorf("%w: sessions need arrivals (session starts, an open loop)", ErrInvalid)
+		case w.MaxConcurrency != 0:
+			return fmt.Errorf("%w: max_concurrency %d does not apply to sessions (each session is its own closed loop)", ErrInvalid, w.MaxConcurrency)
+		}
+		if err := w.Sessions.Validate(); err != nil {
+			return err
+		}
 	}
 	return w.Lengths.Validate()
 }

@@ -72,8 +72,24 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 	case "trace", "timed_trace":
 		return o.traceLengths(sc)
 	case "prefix_repetition":
+		// vLLM's dataset: NumPrefixes distinct shared prefixes, each
+		// prompt with its own suffix; the engine's prefix cache sees the
+		// sharing (workload.PrefixRepetition).
 		p := o.prefixRepetition
-		pairs, err = dataset.PrefixRepetition{PrefixLen: p.prefixLen, SuffixLen: p.suffixLen, NumPrefixes: p.numPrefixes, OutputLen: p.outputLen}.Pairs(n)
+		switch {
+		case p.numPrefixes < 1:
+			return fmt.Errorf("--prefix-repetition-num-prefixes %d must be >= 1", p.numPrefixes)
+		case n < p.numPrefixes:
+			return fmt.Errorf("--num-prompts %d must be >= --prefix-repetition-num-prefixes %d (every prefix needs a prompt)", n, p.numPrefixes)
+		case p.prefixLen < 0 || p.suffixLen < 0 || p.prefixLen+p.suffixLen < 1:
+			return fmt.Errorf("--prefix-repetition-prefix-len %d + --prefix-repetition-suffix-len %d tokens must make a prompt of at least 1 token", p.prefixLen, p.suffixLen)
+		case p.outputLen < 1:
+			return fmt.Errorf("--prefix-repetition-output-len %d must be >= 1", p.outputLen)
+		}
+		sc.Requests = n
+		sc.Workload.Lengths = scenario.Lengths{Kind: "prefix_repetition", PrefixLen: p.prefixLen, SuffixLen: p.suffixLen,
+			NumPrefixes: p.numPrefixes, Output: p.outputLen}
+		return nil
 	case "sharegpt":
 		opt.OutputLen = o.sharegptOutputLen
 		pairs, err = dataset.ShareGPT(o.datasetPath, opt)
@@ -118,7 +134,7 @@ func (o *benchOptions) randomLengths(sc *scenario.Scenario) error {
 	}
 	sc.Requests = o.numPrompts
 	sc.Workload.Lengths = scenario.Lengths{Kind: "random", Input: o.randomInputLen, Output: o.randomOutputLen,
-		RangeRatio: in, OutputRangeRatio: o.rangeOut, Prefix: o.randomPrefixLen}
+		RangeRatio: in, OutputRangeRatio: o.rangeOut, PrefixLen: o.randomPrefixLen}
 	return nil
 }
 

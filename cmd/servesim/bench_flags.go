@@ -190,6 +190,8 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.Var(humanInt{p: &o.server.MaxNumBatchedTokens}, "max-num-batched-tokens", "token budget per engine step; 8k works (0: vllm serve's default, 8192 on GPUs of >= 70 GiB other than A100, else 2048; with chunked prefill off, max(--max-model-len, 2048))")
 	fs.Var(boolTarget{&o.server.EnableChunkedPrefill, true}, "enable-chunked-prefill", "split long prompts across steps, mixed with decodes (default on)")
 	fs.Var(boolTarget{&o.server.EnableChunkedPrefill, false}, "no-enable-chunked-prefill", "turn chunked prefill off (prefill-first scheduling)")
+	fs.Var(boolTarget{&o.server.EnablePrefixCaching, true}, "enable-prefix-caching", "automatic prefix caching, as vLLM: full KV blocks kept by a hash of their prefix, hits skip prefill (default on)")
+	fs.Var(boolTarget{&o.server.EnablePrefixCaching, false}, "no-enable-prefix-caching", "turn automatic prefix caching off")
 	fs.Var(intValue{p: &o.server.BlockSize, min: 1}, "block-size", "KV-cache block size, tokens")
 	fs.Var(fractionValue{&o.server.GPUMemoryUtilization}, "gpu-memory-utilization", "fraction of GPU memory the engine may use, in (0, 1]")
 	fs.Var(bytesValue{(*float64)(&o.server.KVCacheMemory)}, "kv-cache-memory", "KV-cache `bytes` per GPU (8GiB, 8G works); overrides --gpu-memory-utilization (0: derived from it)")
@@ -211,7 +213,8 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.Var(intValue{p: &o.servers, min: 1}, "servers", "--server fcfs: number of servers c")
 	fs.StringVar(&o.serviceTime, "service-time", "", "--server fcfs: service-time `dist`ribution: "+scenario.DistSyntax+"; default: the cost model of --model on --gpu")
 	fs.Var(intValue{p: &o.replicasAlias, min: 1}, "replicas", "engine replicas behind the router (same as --data-parallel-size)")
-	fs.StringVar(&o.server.Router, "router", d.Server.Router, "how replicas share requests: round-robin or least-outstanding")
+	fs.StringVar(&o.server.Router, "router", d.Server.Router, "how replicas share requests: round-robin, least-outstanding, or prefix-aware (the longest cached prefix, against load)")
+	fs.Var(nonNegativeFloat{p: &o.server.PrefixWeight, zero: "the default, 1"}, "prefix-weight", "--router prefix-aware: weight of the blocks to prefill against the blocks a replica holds (0: the default, 1, as Dynamo's KV router)")
 	fs.Var(nonNegativeFloat{p: &o.server.RequestOverheadMS}, "request-overhead-ms", "fixed per-request latency (tokenize, HTTP), ms, added to TTFT and E2E")
 	fs.StringVar(&o.server.Profile, "efficiency-profile", "", "efficiency profile `FILE` of the GPU (cost.Profile YAML, as servesim calibrate writes it), or \"default\" for the GPU's built-in profile; empty: the cost model's default efficiency. (vLLM's --profile starts its profiler and has no effect here)")
 	fs.Float64Var(&o.slo.Target, "slo-target", scenario.DefaultTarget, "attainment target q for the --goodput SLO, in (0, 1]")
@@ -235,10 +238,10 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 			"ramp-up-strategy", "ramp-up-start-rps", "ramp-up-end-rps", "disable-tqdm", "endpoint-type", "common-prefix-len"}},
 		{"vllm bench serve flags accepted with no effect in a simulation (a note on stderr names them)", noEffectNames()},
 		{"vllm serve (engine) flags", []string{"gpu", "tensor-parallel-size", "tp", "pipeline-parallel-size", "pp", "max-num-seqs", "max-num-batched-tokens",
-			"enable-chunked-prefill", "no-enable-chunked-prefill", "block-size", "gpu-memory-utilization", "kv-cache-memory",
+			"enable-chunked-prefill", "no-enable-chunked-prefill", "enable-prefix-caching", "no-enable-prefix-caching", "block-size", "gpu-memory-utilization", "kv-cache-memory",
 			"kv-cache-memory-bytes", "num-gpu-blocks-override", "max-model-len", "dtype", "kv-cache-dtype", "quantization", "q", "data-parallel-size", "dp",
 			"cpu-offload-gb", "max-num-partial-prefills", "speculative-config"}},
-		{"servesim flags", []string{"server", "servers", "service-time", "replicas", "router", "request-overhead-ms",
+		{"servesim flags", []string{"server", "servers", "service-time", "replicas", "router", "prefix-weight", "request-overhead-ms",
 			"slo-target", "normalize-arrivals", "no-normalize-arrivals", "trace-timestamps", "trace-speedup", "summary-only", "efficiency-profile", "report", "quiet"}},
 	}
 	return fs, groups
@@ -270,6 +273,7 @@ var multiValueFlags = map[string]*regexp.Regexp{
 // engineOnlyFlags configure the vLLM engine and mean nothing to an FCFS
 // queue.
 var engineOnlyFlags = []string{"max-num-seqs", "max-num-batched-tokens", "enable-chunked-prefill", "no-enable-chunked-prefill",
+	"enable-prefix-caching", "no-enable-prefix-caching", "prefix-weight",
 	"block-size", "gpu-memory-utilization", "kv-cache-memory", "kv-cache-memory-bytes", "max-model-len", "data-parallel-size", "dp",
 	"replicas", "router", "num-gpu-blocks-override", "kv-cache-dtype"}
 
@@ -308,6 +312,7 @@ var flagOfPath = map[string]string{
 	"server.profile":                "--efficiency-profile",
 	"server.replicas":               "--data-parallel-size",
 	"server.router":                 "--router",
+	"server.prefix_weight":          "--prefix-weight",
 	"server.servers":                "--servers",
 	"server.service":                "--service-time",
 	"slo.target":                    "--slo-target",

@@ -280,6 +280,8 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 	}{
 		{"mean_kv_cache_usage", "Mean KV-cache usage (%):", 100, false},
 		{"max_kv_cache_usage", "Max KV-cache usage (%):", 100, false},
+		{"mean_kv_cache_cached", "Mean KV-cache cached, free (%):", 100, false},
+		{"prefix_cache_hit_rate", "Prefix cache hit rate (%):", 100, false},
 		{"preemptions", "Preemptions:", 1, true},
 		{"mean_running", "Mean running requests:", 1, false},
 		{"mean_tokens_per_step", "Mean tokens per step:", 1, false},

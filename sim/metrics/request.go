@@ -65,8 +65,25 @@ type Request struct {
 	// Warmup marks the warm-up requests (the first ones by arrival), which
 	// every statistic leaves out.
 	Warmup bool `json:"warmup,omitempty"`
-	// Client is the closed-loop client that sent it (0 in open loops).
+	// Client is the closed-loop client that sent it (0 in open loops), or
+	// the session it belongs to in a workload of sessions.
 	Client int `json:"client,omitempty"`
+	// Content describes the request's tokens for servers that cache
+	// prefixes, as the workload gave it (see Span); empty when the
+	// workload gives none, and then the request shares no tokens with
+	// any other. The measurement side never reads it.
+	Content []Span `json:"-"`
+}
+
+// A Span is a run of Tokens tokens with one identity: token k of a span
+// with ID x is the same token as token k of any other span with ID x, in
+// this request or another. A request's Content lists its spans in order,
+// covering its prompt and possibly its output; tokens past the last span
+// are the request's own. Two requests share a prefix of n tokens exactly
+// when their first n tokens are equal in this sense.
+type Span struct {
+	ID     uint64
+	Tokens int
 }
 
 // TTFT returns FirstToken − Sent.
@@ -90,7 +107,8 @@ func (r *Request) TPOT() (float64, bool) {
 	return (r.Done - r.FirstToken) / float64(r.Output-1), true
 }
 
-// Reset makes r a fresh record of request id with every time Unset.
+// Reset makes r a fresh record of request id with every time Unset. It
+// keeps Content's storage (emptied) for reuse.
 func (r *Request) Reset(id int) {
-	*r = Request{ID: id, Arrival: Unset, Sent: Unset, Start: Unset, FirstToken: Unset, Done: Unset}
+	*r = Request{ID: id, Arrival: Unset, Sent: Unset, Start: Unset, FirstToken: Unset, Done: Unset, Content: r.Content[:0]}
 }

@@ -117,6 +117,17 @@ func TestMergeStats(t *testing.T) {
 	assert.Equal(t, 7.0, got[2].Value)          // max(7, 3)
 	assert.Equal(t, 10.0, a[0].Value, "inputs untouched")
 
+	// A ratio sums its parts: replica a hit 300 of 1000 query tokens,
+	// replica b 100 of 3000, so the pooled rate is 400/4000, not the mean
+	// of 0.3 and 1/30.
+	ra := []Stat{RatioStat("hit_rate", 300, 1000)}
+	rb := []Stat{RatioStat("hit_rate", 100, 3000)}
+	got, err = MergeStats([][]Stat{ra, rb})
+	require.NoError(t, err)
+	assert.Equal(t, 0.1, got[0].Value)
+	assert.Equal(t, 4000.0, got[0].Den)
+	assert.Equal(t, 0.0, RatioStat("empty", 0, 0).Value)
+
 	_, err = MergeStats([][]Stat{a, b[:2]})
 	assert.ErrorContains(t, err, "replica 1 reports 2 counters")
 	b[1].Name = "mfu"

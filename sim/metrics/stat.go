@@ -12,6 +12,9 @@ type Stat struct {
 	Name  string
 	Value float64
 	Merge Merge
+	// Num and Den are a Ratio counter's parts: Value = Num/Den (0 when
+	// Den is 0). Other counters leave them 0.
+	Num, Den float64
 }
 
 // A Merge says how a counter of several replicas combines into one.
@@ -22,7 +25,20 @@ const (
 	Sum  Merge = iota // counts and totals: the sum
 	Mean              // averages and fractions: the mean over replicas
 	Max               // maxima: the largest
+	// Ratio: a rate such as a hit rate, Num/Den; replicas sum their Num
+	// and Den and divide (so the rate weighs each replica by its Den, as
+	// vLLM's prefix_cache_hit_rate does over requests).
+	Ratio
 )
+
+// RatioStat returns the Ratio counter name = num/den (0 when den is 0).
+func RatioStat(name string, num, den float64) Stat {
+	s := Stat{Name: name, Merge: Ratio, Num: num, Den: den}
+	if den != 0 {
+		s.Value = num / den
+	}
+	return s
+}
 
 // MergeStats combines the counters of several replicas, each list in the
 // same order with the same names, by each counter's Merge rule. It returns
@@ -43,6 +59,9 @@ func MergeStats(lists [][]Stat) ([]Stat, error) {
 			switch s.Merge {
 			case Max:
 				out[j].Value = max(out[j].Value, s.Value)
+			case Ratio:
+				out[j].Num += s.Num
+				out[j].Den += s.Den
 			default:
 				out[j].Value += s.Value
 			}
@@ -50,8 +69,11 @@ func MergeStats(lists [][]Stat) ([]Stat, error) {
 	}
 	k := float64(len(lists))
 	for j := range out {
-		if out[j].Merge == Mean {
+		switch out[j].Merge {
+		case Mean:
 			out[j].Value /= k
+		case Ratio:
+			out[j] = RatioStat(out[j].Name, out[j].Num, out[j].Den)
 		}
 	}
 	return out, nil
