@@ -428,9 +428,13 @@ clients and under-predicting it by 2–3× at 128. What the measurements say:
    clients drift apart (a random pause between a client's requests,
    `+"`Simulator.ClientJitter`"+`, would model that, but nothing measured sets its size);
    and the TP 2 rows with 4096-token prompts at 8 to 32 clients are %s low in median.
-   vLLM's own `+"`vllm bench serve --max-concurrency`"+` behaves the same way (it creates all
-   requests at once behind a semaphore of c, and measures every one), so result JSONs it
-   writes are re-simulated the same way (`+"`ReadVLLMResult`"+` fills in NumPrompts).
+   vLLM's own `+"`vllm bench serve --max-concurrency`"+` behaves the same way (after one test
+   request it creates all requests at once behind a semaphore of c, and measures every
+   one; its random prompts are distinct, so prefix caching does not help), so result
+   JSONs it writes are re-simulated the same way (`+"`ReadVLLMResult`"+` fills in NumPrompts).
+   Asynchronous scheduling, which plans a step while the previous one runs, would add up
+   to one step to each TTFT; what is left at low concurrency is over-prediction, so it is
+   not modelled.
 
 `, first, later, pct(d.steadyTTFT), pct(d.measuredTTFT),
 		ttftAt(steady, 2), ttftAt(steady, 4), ttftAt(steady, 8), pct(d.steadyTTFT),
