@@ -203,7 +203,10 @@ the server with genai-perf (` + "`src/aiconfigurator/eval/benchmarks/genai_perf_
 ` + "`ignore_eos`" + `. perf_analyzer, under genai-perf, sends the warm-up requests and waits for
 them to finish (` + "`ConcurrencyManager::PerformWarmup`" + `) before it starts the measured
 ones, all c clients at once. So ` + "`calibrate.Simulator`" + ` starts c closed-loop clients together
-on an idle engine and measures all 10c requests (` + "`Point.NumPrompts`" + `). The engine is the
+on an idle engine and measures all 10c requests (` + "`Point.NumPrompts`" + `). The CSV does not
+name its client: this takes aiconfigurator's own evaluation runner to be the one that
+measured it (for the Llama rows too), and the scan over the measured rounds in the full
+study agrees with the runner's 10. The engine is the
 row's model, precision, GPU and TP, with the scheduler limits aiconfigurator deploys
 (max_num_seqs 512, max_num_batched_tokens = c + ISL + 1500; generator/rule_plugin/vllm.rule).
 Calibration and Llama H100 rows run under the catalog profile ` + "`cost/profiles/h100-sxm.yaml`" + `;
