@@ -5,15 +5,30 @@
 // silicon CSV with ReadSiliconCSV, or result JSONs of `vllm bench serve
 // --save-result` with ReadVLLMResult (the caller fills in GPU and TP, which
 // the file does not carry). A Simulator re-simulates points under a
-// profile (Config builds each run: the point's model, read from its
+// profile. Config builds each run: the point's model, read from its
 // Hugging Face config.json in Simulator.ModelDir by LoadModel and served in
-// the point's precision by Served, its GPU, TP and scheduler limits, a
-// closed loop of its clients or an open loop at its rate, fixed lengths), Predict and Residuals compare, Fit frees some of the profile's
-// knobs (Knob) and minimises the mean squared log error with gonum's
-// Nelder–Mead, FitStaged fits each knob on the metric that identifies it,
-// and CrossValidate holds out one group of points at a time. Table,
-// Summary, Worst and Reason write the Markdown of docs/fidelity.md, which
-// TestFidelityDoc regenerates and checks.
+// the point's precision by Served; its GPU, TP (and DP, EP) and scheduler
+// limits; fixed lengths; and its load as the benchmark ran it: a closed
+// loop whose clients all start together on an idle engine, every one of
+// its NumPrompts requests measured, or an open loop at its rate. Predict
+// and Residuals compare, Fit frees some of the profile's knobs (Knob) and
+// minimises the mean squared log error with gonum's Nelder–Mead, FitStaged
+// fits each knob on the metric that identifies it, and CrossValidate holds
+// out one group of points at a time. Table, Summary, Worst and Reason write
+// the Markdown of docs/fidelity.md.
+//
+// Tests: TestFidelityDoc regenerates docs/fidelity.md (but for its
+// full-study section) and fails when it differs or when the catalog
+// profile does worse than it does now; with the other quick tests it runs
+// in a few seconds. The full study (leave-one-TP-out cross-validation of
+// FitStaged on all 90 calibration rows, the scan over the benchmark's
+// rounds, the mixture-of-experts rows, two-point calibration of every
+// sweep) runs with SERVESIM_FIDELITY_FULL=1, in about a minute:
+//
+//	SERVESIM_FIDELITY_FULL=1 go test ./calibrate -run 'TestFidelityFull|TestTwoPointFull' -v
+//
+// and -update rewrites the doc; SERVESIM_STUDY=1 (or fit) prints every
+// row's error (and a staged refit) with TestStudy.
 //
 // Every run is deterministic and independent, so predictions and fits are
 // reproducible at any parallelism (Simulator.Workers); a Simulator may be

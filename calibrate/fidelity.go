@@ -72,26 +72,32 @@ func Worst(rs []Residual, n int) []Residual {
 
 // Reason gives the likeliest cause of a large error on r's point, from
 // its setup: a KV cache too small for the clients (the run queues on
-// memory, and the measured TTFT depends on how vLLM orders the queue), a
-// high concurrency (TTFT is mostly queueing behind other prefills), the
-// simulated closed loop's lockstep at low concurrency, or none known.
+// memory, and the measured TTFT depends on how vLLM orders the queue), the
+// simulated closed loop's lockstep at low concurrency, the prefill
+// estimate, the start of the benchmark at high concurrency, short outputs,
+// or none known.
 func (s Simulator) Reason(r Residual, profile cost.Profile) string {
 	eng, err := s.Engine(r.Point, profile)
 	if err != nil {
 		return err.Error()
 	}
 	pool, err := eng.Pool()
-	if need := r.Point.Concurrency * (r.Point.Input + r.Point.Output); err == nil && float64(need) > 0.9*float64(pool.Tokens) {
-		return fmt.Sprintf("KV-bound: %d clients × %d tokens need %.0f%% of the simulated %d-token KV pool; vLLM's real pool is smaller (CUDA graphs, activations), so requests queue for memory",
-			r.Point.Concurrency, r.Point.Input+r.Point.Output, 100*float64(need)/float64(pool.Tokens), pool.Tokens)
+	clients := groupShare(r.Point.Concurrency, r.Point.DP)
+	if need := clients * (r.Point.Input + r.Point.Output); err == nil && float64(need) > 0.9*float64(pool.Tokens) {
+		share := fmt.Sprintf("KV-bound: %d clients × %d tokens need %.0f%% of the simulated %d-token KV pool", clients, r.Point.Input+r.Point.Output,
+			100*float64(need)/float64(pool.Tokens), pool.Tokens)
+		if r.Error() > 0 {
+			return share + "; the real run held them with less queueing, so its pool was larger (an FP8 KV cache or more memory; the CSV does not say)"
+		}
+		return share + "; vLLM's real pool is smaller (CUDA graphs, activations), so requests queue for memory"
 	}
 	switch {
-	case r.Metric == TTFT && r.Point.Concurrency >= 64:
-		return "high concurrency: TTFT is mostly waiting behind other prefills, which the closed loop's phases decide"
-	case r.Metric == TTFT && r.Point.Concurrency <= 16 && r.Error() > 0:
-		return "closed-loop lockstep: simulated clients that finish in one step resend at one instant, so their prefills share steps; real clients drift apart"
-	case r.Metric == TTFT && r.Point.Concurrency <= 16:
-		return "low concurrency: TTFT is one prefill plus the frontend; the error is the prefill or frontend estimate"
+	case r.Metric == TTFT && r.Point.Concurrency <= 32 && r.Error() > 0:
+		return "closed-loop lockstep: simulated clients that finish in one step resend together and share prefill steps for the whole run; real clients drift apart"
+	case r.Metric == TTFT && r.Point.Concurrency <= 32:
+		return "prefill estimate: TTFT is a few prefills here, priced by the profile's GEMM and attention efficiencies"
+	case r.Metric == TTFT:
+		return "high concurrency: TTFT is mostly the queue of prefills after the benchmark's simultaneous start"
 	case r.Metric == TPOT && r.Point.Output <= 128:
 		return "short outputs: TPOT is dominated by the prefills of other requests mixed into decode steps"
 	}

@@ -94,7 +94,9 @@ type Point struct {
 	// Input and Output are the tokens of every request (fixed lengths, or
 	// the run's means rounded).
 	Input, Output int
-	// NumPrompts is the run's measured request count (0: unknown).
+	// NumPrompts is the run's measured request count (0: unknown). A
+	// closed-loop point with one is re-simulated as its benchmark ran it,
+	// from an idle engine (see Simulator).
 	NumPrompts int
 	// MaxNumSeqs and MaxNumBatchedTokens are the engine's scheduler limits
 	// when the source says them (0: vLLM's defaults for the GPU, see
@@ -143,6 +145,13 @@ var siliconGPUs = map[string]string{
 // batch_size_per_dp_rank (its concurrency) as the batch size. A
 // mixture-of-experts row's attention_dp_size and moe_ep_size become DP and
 // EP.
+//
+// The benchmark is the one aiconfigurator's evaluation runs
+// (src/aiconfigurator/eval/benchmarks/genai_perf_runner.py): genai-perf
+// with --concurrency c, --warmup-request-count 2c and --request-count 10c,
+// so NumPrompts is 10 × concurrency; perf_analyzer waits for the warm-up
+// requests to finish before it starts the measured ones, all clients at
+// once, which Simulator re-simulates from an idle engine.
 func ReadSiliconCSV(r io.Reader, source string) ([]Point, error) {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = false
@@ -204,6 +213,7 @@ func ReadSiliconCSV(r io.Reader, source string) ([]Point, error) {
 		}
 		p.MaxNumSeqs, p.MaxNumBatchedTokens = aicMaxNumSeqs, batch+p.Input+aicTokenMargin
 		p.DP, p.EP = optionalInt(rec, col, "attention_dp_size"), optionalInt(rec, col, "moe_ep_size")
+		p.NumPrompts = aicMeasuredRounds * p.Concurrency
 		out = append(out, p)
 	}
 }
@@ -240,10 +250,13 @@ type vllmResult struct {
 }
 
 // aiconfigurator's vLLM scheduler rule (vllm.rule): max_num_seqs 512
-// below 512 requests, max_num_tokens = max_batch_size + isl + 1500.
+// below 512 requests, max_num_tokens = max_batch_size + isl + 1500; and
+// its benchmark's measured requests per client (genai_perf_runner.py,
+// --request-count 10 × concurrency).
 const (
-	aicMaxNumSeqs  = 512
-	aicTokenMargin = 1500
+	aicMaxNumSeqs     = 512
+	aicTokenMargin    = 1500
+	aicMeasuredRounds = 10
 )
 
 // ReadVLLMResult reads one result JSON written by `vllm bench serve
@@ -253,7 +266,7 @@ const (
 // rounded; the metrics are mean_ttft_ms, mean_tpot_ms, mean_itl_ms,
 // mean_e2el_ms and output_throughput. A run at rate inf with a
 // max_concurrency is the closed loop vLLM's benchmark runs then: that many
-// clients. The deployment (GPU, TP, precision) is not in the file: the
+// clients, started together, NumPrompts requests measured. The deployment (GPU, TP, precision) is not in the file: the
 // caller fills in GPU and TP, and Precision defaults to bf16.
 func ReadVLLMResult(r io.Reader, source string) (Point, error) {
 	var v vllmResult

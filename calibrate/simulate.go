@@ -13,15 +13,27 @@ import (
 
 // Simulator re-simulates measured points (Point) under an efficiency
 // profile. Its zero value is ready to use: seed 0, the run sizes below,
-// vLLM's scheduler defaults for the point's GPU, all CPUs.
+// vLLM's scheduler defaults for the point's GPU, all CPUs, the cost
+// catalog's models (set ModelDir for the others).
+//
+// A closed-loop point with a NumPrompts is re-simulated as its benchmark
+// measured it: from an idle engine, every client sending its first request
+// at once, NumPrompts requests in all, each one measured. That is how
+// `vllm bench serve --max-concurrency` runs (a semaphore over requests
+// created together), and how perf_analyzer (genai-perf) runs after its
+// warm-up, which it waits out before the measured requests start
+// (ConcurrencyManager::PerformWarmup). The burst at the start is part of
+// what the benchmark averages: at 128 clients the first round's prefills
+// queue behind one another for seconds (docs/fidelity.md#ttft-and-the-benchmarks-start).
+// A closed-loop point without NumPrompts is re-simulated in steady state:
+// WarmupRounds left out, then Rounds measured.
 //
 // Runs are deterministic: the same points, profile and Simulator give the
 // same predictions at any parallelism.
 type Simulator struct {
-	// Rounds is how many measured requests each closed-loop client sends
-	// after its warm-up (0: DefaultRounds); WarmupRounds how many it sends
-	// first (0: DefaultWarmupRounds, as aiperf's --warmup-request-count of
-	// twice the concurrency).
+	// Rounds is how many measured requests each client of a closed-loop
+	// point without NumPrompts sends after its warm-up (0: DefaultRounds);
+	// WarmupRounds how many it sends first (0: DefaultWarmupRounds).
 	Rounds, WarmupRounds int
 	// OpenRequests is the request count of an open-loop point without a
 	// NumPrompts (0: 1000, `vllm bench serve`'s default).
@@ -48,10 +60,8 @@ type Simulator struct {
 	Adjust func(Point, *batching.Config) error
 }
 
-// The run sizes of a closed-loop point: warm-up and measured requests per
-// client. Eight measured rounds after two warm-up rounds put the mean TPOT
-// of the calibration rows within 1% of a run four times as long (see
-// TestRunLengthConverged).
+// The run sizes of a closed-loop point without NumPrompts: warm-up and
+// measured requests per client.
 const (
 	DefaultRounds       = 8
 	DefaultWarmupRounds = 2
@@ -109,10 +119,12 @@ func (s Simulator) Engine(pt Point, profile cost.Profile) (batching.Config, erro
 }
 
 // Config returns the run that re-simulates pt under profile: its engine
-// (Engine), fixed lengths Input and Output, and its
-// load: Concurrency closed-loop clients sending WarmupRounds then Rounds
-// requests each, or an open loop at Rate (Poisson; all at once for +Inf)
-// with its MaxConcurrency cap and NumPrompts requests.
+// (Engine), fixed lengths Input and Output, and its load: Concurrency
+// closed-loop clients (one data-parallel group's share when DP > 1)
+// sending NumPrompts requests from an idle engine, all measured, or
+// WarmupRounds then Rounds requests each when NumPrompts is 0 (see
+// Simulator); or an open loop at Rate (Poisson; all at once for +Inf) with
+// its MaxConcurrency cap and NumPrompts requests.
 func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 	if pt.Input < 1 || pt.Output < 1 || pt.TP < 1 {
 		return sim.Config{}, invalidf("point %s: input %d, output %d and tp %d must be >= 1", pt.ID, pt.Input, pt.Output, pt.TP)
@@ -138,6 +150,9 @@ func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 		}
 		cfg.Warmup = warm * w.Clients
 		cfg.Requests = (warm + rounds) * w.Clients
+		if pt.NumPrompts > 0 {
+			cfg.Warmup, cfg.Requests = 0, groupShare(pt.NumPrompts, pt.DP)
+		}
 	case pt.Rate > 0:
 		w.Arrivals = workload.Poisson{Rate: pt.Rate}
 		w.MaxConcurrency = pt.MaxConcurrency

@@ -6,31 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/servesim/servesim/internal/shareddata"
 )
-
-// siliconDense returns the 90 dense BF16 rows of the calibration CSV.
-func siliconDense(t testing.TB) []Point {
-	t.Helper()
-	path := shareddata.Path(t, "aiconfigurator_vllm_silicon.csv")
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	all, err := ReadSiliconCSV(f, "aiconfigurator_vllm_silicon.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []Point
-	for _, p := range all {
-		if p.Precision == "bf16" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
 
 func summary(rs []Residual) string {
 	var b strings.Builder

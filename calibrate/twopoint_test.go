@@ -32,10 +32,10 @@ func sweeps(pts []Point) [][]Point {
 // twoPoint calibrates the step overhead (base and per sequence) and the
 // frontend overhead on the lowest and highest concurrency of a sweep and
 // returns the residuals of the points between them.
-func twoPoint(t *testing.T, s Simulator, sweep []Point) []Residual {
+func twoPoint(t *testing.T, s Simulator, sweep []Point, maxEvaluations int) []Residual {
 	t.Helper()
 	ends := []Point{sweep[0], sweep[len(sweep)-1]}
-	fit, err := s.Fit(ends, testProfile(), FitOptions{Knobs: []Knob{StepBase, StepPerSeq, Frontend}, Metrics: []Metric{TTFT, TPOT}, MaxEvaluations: 150})
+	fit, err := s.Fit(ends, testProfile(), FitOptions{Knobs: []Knob{StepBase, StepPerSeq, Frontend}, Metrics: []Metric{TTFT, TPOT}, MaxEvaluations: maxEvaluations})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +46,15 @@ func twoPoint(t *testing.T, s Simulator, sweep []Point) []Residual {
 	return rs
 }
 
-// TestTwoPointCalibration calibrates on the lowest and highest
+// TestTwoPointCalibration calibrates the step overhead (base and per
+// sequence) and the frontend overhead on the lowest and highest
 // concurrency (8 and 128) of three public sweeps (Qwen3-32B 1024x512 at
-// TP 2, 4, 8) and predicts the middle points (16, 32, 64). The achieved
-// median |error| is 4.2% on TPOT and 26.1% on TTFT, so the 5%
-// holds for TPOT only: TTFT in the middle of a closed-loop sweep is
-// queueing behind other prefills, which two end points do not pin down
-// (see docs/fidelity.md). TestTwoPointFull runs every sweep.
+// TP 2, 4, 8; 60 evaluations each, to run in about half a second) and
+// predicts the middle points (16, 32, 64). Achieved median |error|: 2.1%
+// TPOT and 7.8% TTFT over the 9 middle points; held to the 5% on
+// TPOT and to 11% on TTFT. TestTwoPointFull runs every sweep (the 1024x128
+// sweeps fare worse on TTFT, 19%: their TP 2 middle points are the
+// lockstep rows of docs/fidelity.md).
 func TestTwoPointCalibration(t *testing.T) {
 	t.Parallel()
 	var all []Residual
@@ -60,25 +62,25 @@ func TestTwoPointCalibration(t *testing.T) {
 		if sw[0].Input != 1024 || sw[0].Output != 512 {
 			continue
 		}
-		all = append(all, twoPoint(t, Simulator{Rounds: 4, ModelDir: modelDir(t)}, sw)...)
+		all = append(all, twoPoint(t, Simulator{ModelDir: modelDir(t)}, sw, 60)...)
 	}
 	tpot, n := MedianAbsError(all, TPOT)
 	ttft, _ := MedianAbsError(all, TTFT)
 	t.Logf("middle points: TPOT %.1f%%, TTFT %.1f%% (n=%d)", 100*tpot, 100*ttft, n)
-	if n != 9 || tpot > 0.05 || ttft > 0.40 {
-		t.Errorf("%d middle points: median |error| TPOT %.1f%% (want <= 5%%), TTFT %.1f%% (want <= 40%%)", n, 100*tpot, 100*ttft)
+	if n != 9 || tpot > 0.05 || ttft > 0.11 {
+		t.Errorf("%d middle points: median |error| TPOT %.1f%% (want <= 5%%), TTFT %.1f%% (want <= 11%%)", n, 100*tpot, 100*ttft)
 	}
 }
 
-// TestTwoPointFull runs the two-point calibration on all 18 sweeps; set
-// SERVESIM_FIDELITY_FULL=1.
+// TestTwoPointFull runs the two-point calibration on all 18 sweeps (150
+// evaluations each); set SERVESIM_FIDELITY_FULL=1.
 func TestTwoPointFull(t *testing.T) {
 	if os.Getenv("SERVESIM_FIDELITY_FULL") == "" {
 		t.Skip("set SERVESIM_FIDELITY_FULL=1 to run every sweep")
 	}
 	var all []Residual
 	for _, sw := range sweeps(siliconDense(t)) {
-		rs := twoPoint(t, Simulator{ModelDir: modelDir(t)}, sw)
+		rs := twoPoint(t, Simulator{ModelDir: modelDir(t)}, sw, 150)
 		a, _ := MedianAbsError(rs, TPOT)
 		b, _ := MedianAbsError(rs, TTFT)
 		t.Logf("%s: TPOT %.1f%% TTFT %.1f%%", sw[0].Setup(), 100*a, 100*b)
