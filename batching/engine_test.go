@@ -194,8 +194,10 @@ func traceBlocks(n, size int) workload.Sequence {
 // blocks never above the pool and all back when the run drains, aggregate
 // state equal to a recomputation, work conservation, monotone step clock.
 func TestInvariants(t *testing.T) {
+	t.Parallel()
 	for _, sc := range scenarios(t) {
 		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
 			var engines []*engine
 			cfg := sc.cfg
 			cfg.Server = checked{Config: cfg.Server.(Config), t: t, engines: &engines}
