@@ -1,14 +1,10 @@
 package batching
 
 import (
-	"runtime"
-	"runtime/metrics"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/internal/memwatch"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
 )
@@ -71,41 +67,6 @@ func itoa(n int) string {
 	return string(buf[i:])
 }
 
-// peakHeap samples the live heap every 5 ms while f runs and returns the
-// largest value seen, in bytes.
-func peakHeap(f func()) uint64 {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var peak atomic.Uint64
-	read := func() {
-		metrics.Read(sample)
-		if v := sample[0].Value.Uint64(); v > peak.Load() {
-			peak.Store(v)
-		}
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				read()
-			}
-		}
-	}()
-	runtime.GC()
-	f()
-	close(done)
-	wg.Wait()
-	read()
-	return peak.Load()
-}
-
 // BenchmarkMillionRequests: 1,000,000 open-loop requests (Poisson at
 // about 70% of the replica's capacity, lengths around 512 in / 128 out) in
 // summary mode. Memory is O(requests in the system), not O(requests) or
@@ -118,7 +79,7 @@ func BenchmarkMillionRequests(b *testing.B) {
 	var peak uint64
 	var res *sim.Result
 	for b.Loop() {
-		peak = max(peak, peakHeap(func() {
+		peak = max(peak, memwatch.Peak(0, func() {
 			var err error
 			res, err = sim.Run(cfg)
 			if err != nil {

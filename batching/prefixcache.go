@@ -1,6 +1,7 @@
 package batching
 
 import (
+	"github.com/servesim/servesim/internal/mix"
 	"github.com/servesim/servesim/sim/metrics"
 )
 
@@ -211,16 +212,7 @@ type cursor struct {
 
 // ownID is the identity of the tokens of request r past its content.
 func ownID(r *metrics.Request) uint64 {
-	return mix64(uint64(r.ID)*0x9e3779b97f4a7c15 ^ 0x5851f42d4c957f2d)
-}
-
-func mix64(k uint64) uint64 {
-	k ^= k >> 33
-	k *= 0xff51afd7ed558ccd
-	k ^= k >> 33
-	k *= 0xc4ceb9fe1a85ec53
-	k ^= k >> 33
-	return k
+	return mix.Mix64(uint64(r.ID)*0x9e3779b97f4a7c15 ^ 0x5851f42d4c957f2d)
 }
 
 // nextHash returns the hash of the block of bs tokens starting at cur,
@@ -242,8 +234,8 @@ func nextHash(r *metrics.Request, cur *cursor, prev uint64, bs int) uint64 {
 		} else {
 			id, n = ownID(r), need
 		}
-		h = mix64(h*0x9e3779b97f4a7c15 + id)
-		h = mix64(h ^ (uint64(cur.off)<<32 | uint64(n)))
+		h = mix.Mix64(h*0x9e3779b97f4a7c15 + id)
+		h = mix.Mix64(h ^ (uint64(cur.off)<<32 | uint64(n)))
 		cur.off += n
 		need -= n
 	}

@@ -3,6 +3,8 @@ package batching
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/servesim/servesim/internal/mix"
 )
 
 // verify walks the free queue and the index: queue blocks plus held
@@ -69,7 +71,7 @@ func TestHashIndex(t *testing.T) {
 	ref := map[uint64]int32{}
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 200_000 {
-		k := mix64(uint64(r.IntN(20_000))) | 1
+		k := mix.Mix64(uint64(r.IntN(20_000))) | 1
 		if v, ok := ref[k]; ok && r.IntN(2) == 0 {
 			if first := x.drop(k, v, none); first != v {
 				t.Fatalf("drop %x found %d, want %d", k, first, v)

@@ -3,6 +3,8 @@ package workload
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/servesim/servesim/internal/mix"
 )
 
 // A Segment is a run of Tokens tokens with one identity: token k of a
@@ -52,17 +54,8 @@ const (
 // 64-bit mix (MurmurHash3's finalizer over the three words), so distinct
 // arguments give distinct IDs with probability 1 − 2⁻⁶⁴ per pair.
 func ContentID(space, a, b uint64) uint64 {
-	h := fmix64(space*0x9e3779b97f4a7c15 + a)
-	return fmix64(h ^ (b*0xc2b2ae3d27d4eb4f + 0x165667b19e3779f9))
-}
-
-func fmix64(k uint64) uint64 {
-	k ^= k >> 33
-	k *= 0xff51afd7ed558ccd
-	k ^= k >> 33
-	k *= 0xc4ceb9fe1a85ec53
-	k ^= k >> 33
-	return k
+	h := mix.Mix64(space*0x9e3779b97f4a7c15 + a)
+	return mix.Mix64(h ^ (b*0xc2b2ae3d27d4eb4f + 0x165667b19e3779f9))
 }
 
 // SharedPrefix puts the same Tokens-token prefix in front of every
