@@ -4,10 +4,14 @@
 // BurstGPT (CSV), custom prompts and Spec-Bench questions (JSONL), and the
 // synthetic prefix_repetition set.
 //
-// Token counts of text come from a Tokenizer. The package has one,
-// Approx, a documented approximation (characters / 4, plus the special
-// token a model's tokenizer adds); it does not read tokenizer.json files.
-// Errors name the file and, where one row is at fault, its line.
+// Token counts of text come from a Tokenizer. The package has two: BPE,
+// a model's own byte-level BPE tokenizer read from its Hugging Face
+// tokenizer.json (LoadBPE; GPT-2, Llama 3, Qwen, DeepSeek), which counts
+// as vLLM's client does, special tokens included; and Approx, a documented
+// approximation (characters / 4, plus the special token a model's
+// tokenizer adds) for when no tokenizer.json is at hand. Neither applies
+// chat templates. Errors name the file and, where one row is at fault,
+// its line.
 //
 // Sampling (shuffles, oversampling) draws from the *rand.Rand in Options,
 // so equal seeds give equal lengths; the draws are not Python's, so the

@@ -17,9 +17,33 @@ import (
 	"github.com/servesim/servesim/workload"
 )
 
-// tokenizer counts the tokens of text datasets: servesim reads no
-// tokenizer.json yet, so it approximates (dataset.Approx).
-var tokenizer = dataset.Approx{Special: 1}
+// textTokenizer returns what counts the tokens of text datasets: the
+// tokenizer.json at --tokenizer (a file, or a directory holding one) or,
+// without --tokenizer, in the --model directory; else, for a tokenizer
+// name (a Hugging Face id) or none, the approximation.
+func (o *benchOptions) textTokenizer() (dataset.Tokenizer, error) {
+	approx := dataset.Approx{Special: 1}
+	if o.tokenizer == "" {
+		if st, err := os.Stat(filepath.Join(o.model, "tokenizer.json")); err != nil || st.IsDir() {
+			return approx, nil
+		}
+		tok, err := dataset.LoadBPE(o.model)
+		if err != nil {
+			return nil, fmt.Errorf("--model: %s; give --tokenizer a model name to approximate the token counts instead", strings.TrimPrefix(err.Error(), "dataset: "))
+		}
+		return tok, nil
+	}
+	_, statErr := os.Stat(o.tokenizer)
+	path := statErr == nil || strings.HasSuffix(o.tokenizer, ".json") || filepath.IsAbs(o.tokenizer) || strings.HasPrefix(o.tokenizer, ".")
+	if !path {
+		return approx, nil
+	}
+	tok, err := dataset.LoadBPE(o.tokenizer)
+	if err != nil {
+		return nil, fmt.Errorf("--tokenizer: %s; a tokenizer name instead of a path approximates the token counts", strings.TrimPrefix(err.Error(), "dataset: "))
+	}
+	return tok, nil
+}
 
 // downloadOnly are vLLM datasets that need the Hugging Face hub or media
 // files, with what to do instead.
@@ -63,7 +87,14 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 		return fmt.Errorf("--num-prompts %d must be >= 1 (custom and spec_bench take <= 0 as every row)", n)
 	}
 	opt := dataset.Options{NumPrompts: n, NoOversample: o.noOversample, DisableShuffle: o.disableShuffle,
-		Tokenizer: tokenizer, Rand: event.NewStream(o.seed, "dataset")}
+		Rand: event.NewStream(o.seed, "dataset")}
+	if name == "sharegpt" || name == "custom" || name == "spec_bench" {
+		tok, err := o.textTokenizer()
+		if err != nil {
+			return err
+		}
+		opt.Tokenizer, o.tokens = tok, fmt.Sprint(tok)
+	}
 	var pairs []workload.Pair
 	var err error
 	switch name {
@@ -93,17 +124,14 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 	case "sharegpt":
 		opt.OutputLen = o.sharegptOutputLen
 		pairs, err = dataset.ShareGPT(o.datasetPath, opt)
-		o.tokens = tokenizer.String()
 	case "burstgpt":
 		pairs, err = dataset.BurstGPT(o.datasetPath, opt)
 	case "custom":
 		opt.OutputLen = o.customOutputLen
 		pairs, err = dataset.Custom(o.datasetPath, opt)
-		o.tokens = tokenizer.String()
 	case "spec_bench":
 		opt.OutputLen = o.specBenchOutputLen
 		pairs, err = dataset.SpecBench(o.datasetPath, o.specBenchCategory, opt)
-		o.tokens = tokenizer.String()
 	default:
 		return fmt.Errorf("--dataset-name: invalid choice %q (simulated: random, sharegpt, burstgpt, custom, prefix_repetition, spec_bench, timed_trace, and servesim's trace)", name)
 	}

@@ -157,7 +157,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.Var(positiveFloat{p: &o.timedTraceMultiplier}, "timed-trace-sec-multiplier", "timed_trace: seconds per timestamp unit (0.001 for milliseconds)")
 	fs.Var(&o.selfTimed, "self-timed", "timed_trace: replay the trace's timestamps (the default) instead of --request-rate")
 	fs.Var(triNo{&o.selfTimed}, "no-self-timed", "timed_trace: send at --request-rate instead of the trace's timestamps")
-	fs.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer `name` or path (default --model); recorded as tokenizer_id; text datasets count tokens with servesim's approximation (see docs/cli.md)")
+	fs.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer `name` or path (default --model); recorded as tokenizer_id; text datasets count tokens with the tokenizer.json at this path (a file or a directory; or in the --model directory), else with servesim's approximation (see docs/cli.md)")
 	fs.BoolVar(&o.skipTokenizerInit, "skip-tokenizer-init", false, "as vLLM without a client tokenizer: no TTFT/TPOT/ITL sections or token-throughput lines, tokenizer_id null")
 	fs.Var(nonNegativeFloat{p: &o.probeRequestRate}, "probe-request-rate", "probe requests per second sent beside the run (0: none; not simulated yet)")
 	fs.Var(goodputValue{&o.slo}, "goodput", "SLO for goodput as `KEY:MS` pairs: --goodput ttft:800 tpot:50 (keys ttft, tpot, e2el)")
