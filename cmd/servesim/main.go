@@ -45,8 +45,8 @@ func init() {
 		{"merge", "SHARD.json... [flags]", "merge the JSON outputs of `servesim run --shard i/n` into one result set", runMerge},
 		{"capacity", "[SCENARIO.yaml] [flags]", "find lambda*, the largest rate every replication sustains under an SLO (bracket and table)", runCapacity},
 		{"tp", "[flags]", "pre-screen tensor-parallel deployments: shape, memory, lambda* per GPU, verdict", runTP},
-		{"calibrate", "[RESULT.json...] [--csv FILE] [flags]", "fit a GPU's efficiency profile to real vLLM runs (vllm bench serve results, aiconfigurator rows)", runCalibrate},
-		{"plan", "[flags]", "the cheapest deployment (GPU, TP, engine settings, precision, replicas) meeting an SLO at a target rate", runPlan},
+		{"calibrate", "[RESULT.json...] [flags]", "fit a GPU's efficiency profile to real vLLM runs (vllm bench serve results, aiconfigurator rows)", runCalibrate},
+		{"plan", "[SCENARIO.yaml] [flags]", "the cheapest deployment (GPU, TP, engine settings, precision, replicas) meeting an SLO at a target rate", runPlan},
 		{"report", "FILE... [-o FILE]", "write one self-contained HTML report of servesim and vllm bench serve result files", runReport},
 		{"help", "[COMMAND]", "show help for servesim or a command", runHelp},
 	}
@@ -147,8 +147,12 @@ func commandNames() string {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "servesim simulates LLM serving: vLLM-style engines and FCFS queues under open- and closed-loop load.")
 	fmt.Fprintln(w, "\nUsage:\n  servesim COMMAND [flags]\n\nCommands:")
+	nameW, argsW := 0, 0
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-6s %-22s %s\n", c.name, c.args, c.summary)
+		nameW, argsW = max(nameW, len(c.name)), max(argsW, len(c.args))
+	}
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-*s %-*s  %s\n", nameW, c.name, argsW, c.args, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'servesim help COMMAND' or 'servesim COMMAND -h' for a command's flags.")
 	fmt.Fprintln(w, "Results go to stdout; progress and errors to stderr. Errors exit with status 2.")
