@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/internal/quoted"
 )
 
 // The fuzz targets of the scenario parsers. Each asserts properties of what
@@ -79,7 +81,7 @@ func checkNumber(t *testing.T, name string, parse func(string) (float64, error),
 	v, err := parse(s)
 	switch {
 	case err != nil:
-		if !strings.Contains(err.Error(), strconv.Quote(strings.TrimSpace(s))) && !containsQuotedPart(err.Error(), s) {
+		if !strings.Contains(err.Error(), strconv.Quote(strings.TrimSpace(s))) && !quoted.ContainsPart(err.Error(), s) {
 			t.Fatalf("%s(%q): error %q names neither the input nor a part of it", name, s, err)
 		}
 	case !finiteNonNegative(v):
@@ -94,7 +96,7 @@ func checkNumber(t *testing.T, name string, parse func(string) (float64, error),
 		if err == nil {
 			t.Fatalf("%s(%q) = %v, want an error: %v·%v is not a finite number >= 0", name, text, got, x, un.scale)
 		}
-		if !strings.Contains(err.Error(), strconv.Quote(text)) && !containsQuotedPart(err.Error(), text) {
+		if !strings.Contains(err.Error(), strconv.Quote(text)) && !quoted.ContainsPart(err.Error(), text) {
 			t.Fatalf("%s(%q): error %q does not name the value", name, text, err)
 		}
 	case err != nil:
@@ -102,23 +104,6 @@ func checkNumber(t *testing.T, name string, parse func(string) (float64, error),
 	case got != want:
 		t.Fatalf("%s(%q) = %v, want %v·%v = %v", name, text, got, x, un.scale, want)
 	}
-}
-
-// containsQuotedPart reports whether msg quotes a non-empty part of s.
-func containsQuotedPart(msg, s string) bool {
-	for i := 0; i < len(msg); i++ {
-		if msg[i] != '"' {
-			continue
-		}
-		q, err := strconv.QuotedPrefix(msg[i:])
-		if err != nil {
-			continue
-		}
-		if p, err := strconv.Unquote(q); err == nil && p != "" && strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
 }
 
 func finiteNonNegative(x float64) bool { return x >= 0 && !math.IsInf(x, 1) }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/internal/quoted"
 	"github.com/servesim/servesim/scenario"
 )
 
@@ -77,7 +78,7 @@ func FuzzParseFloatList(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		xs, err := parseFloatList(s)
 		if err != nil {
-			if msg := err.Error(); msg != "is empty" && !containsQuotedPart(msg, s) {
+			if msg := err.Error(); msg != "is empty" && !quoted.ContainsPart(msg, s) {
 				t.Fatalf("parseFloatList(%q): error %q quotes no part of the input", s, err)
 			}
 			return
@@ -257,21 +258,4 @@ func TestParseArgsAfterDoubleDash(t *testing.T) {
 	if err != nil || !slices.Equal(pos, []string{"a.yaml", "-b.yaml"}) {
 		t.Errorf("parseArgs(-- a.yaml -b.yaml) = %q, %v; want [a.yaml -b.yaml]", pos, err)
 	}
-}
-
-// containsQuotedPart reports whether msg quotes a non-empty part of s.
-func containsQuotedPart(msg, s string) bool {
-	for i := 0; i < len(msg); i++ {
-		if msg[i] != '"' {
-			continue
-		}
-		q, err := strconv.QuotedPrefix(msg[i:])
-		if err != nil {
-			continue
-		}
-		if p, err := strconv.Unquote(q); err == nil && p != "" && strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
 }
