@@ -24,6 +24,14 @@
 //     step times. Pure functions; knows nothing of the engine.
 //   - capacity: acceptance criteria, the λ* search, sweeps and shards.
 //   - screen: TP=p versus replicas pre-screening.
+//   - plan: the cheapest deployment (GPU, TP, engine settings, precision,
+//     replicas) that meets an SLO at a target rate.
+//   - calibrate: fits a GPU's efficiency profile (cost.Profile) to real
+//     vLLM measurements and writes docs/fidelity.md.
+//   - dataset: the datasets of `vllm bench serve` read from local files,
+//     and token counts (a tokenizer.json's byte-level BPE, or an
+//     approximation).
+//   - report, report/chart: the HTML report and the one chart style.
 //   - scenario: the YAML scenarios of the servesim command.
 //
 // The command is cmd/servesim (go run ./cmd/servesim bench); runnable
