@@ -3,6 +3,7 @@ package sim_test
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
@@ -88,4 +89,30 @@ func BenchmarkOpenLoopSummary(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)*float64(cfg.Requests)/b.Elapsed().Seconds(), "requests/s")
+}
+
+// BenchmarkEngineOverLindley runs BenchmarkOpenLoop's engine and
+// BenchmarkLindley's bare recursion in alternation, so both see the same
+// machine load, and reports their wall-time ratio ("x-lindley"; the aim is
+// at most 2): what the event engine, the request records and the metrics
+// cost over the arithmetic the queue itself needs.
+func BenchmarkEngineOverLindley(b *testing.B) {
+	cfg := benchConfig()
+	var engine, bare time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		res, err := sim.Run(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		good := lindley(cfg)
+		bare += time.Since(t1)
+		engine += t1.Sub(t0)
+		if good != res.Good {
+			b.Fatalf("engine good %d != Lindley good %d", res.Good, good)
+		}
+	}
+	b.ReportMetric(engine.Seconds()/bare.Seconds(), "x-lindley")
+	b.ReportMetric(float64(b.N)*float64(cfg.Requests)/engine.Seconds(), "requests/s")
 }

@@ -221,7 +221,7 @@ type Env struct {
 	clientQ event.Ring[*metrics.Request] // open loop: generated, held by the max_concurrency cap
 	sendQ   event.Ring[*metrics.Request] // released from clientQ, send event pending
 	onSend  event.Handler
-	onArr   event.Handler
+	arrT    event.Timer // the open loop's next arrival: one pending at a time
 	onCli   event.Handler
 	onDue   event.Handler
 
@@ -258,7 +258,7 @@ func newEnv(cfg *Config) *Env {
 	e.lenRng = event.NewStream(cfg.Seed, "lengths")
 	e.thinkRng = event.NewStream(cfg.Seed, "think")
 	e.onSend = e.sendNext
-	e.onArr = e.arrive
+	e.arrT = e.eng.NewTimer(e.arrive)
 	e.onCli = e.clientSend
 	e.onDue = e.due
 	e.prompts, _ = cfg.Workload.Lengths.(workload.PromptSampler)
@@ -382,9 +382,11 @@ func (e *Env) end(r *metrics.Request, st metrics.Status) {
 	e.ended++
 	e.sojourn += now - r.Sent
 	e.m.Ended(r)
-	if _, ok := e.certain[r.ID]; ok {
-		delete(e.certain, r.ID)
-		e.certainMisses-- // now among the ended misses
+	if e.certain != nil {
+		if _, ok := e.certain[r.ID]; ok {
+			delete(e.certain, r.ID)
+			e.certainMisses-- // now among the ended misses
+		}
 	}
 	e.checkMisses()
 	if !e.cfg.SummaryOnly {
@@ -447,7 +449,7 @@ func (e *Env) scheduleArrival() {
 		e.noMore = true
 		return
 	}
-	e.eng.Schedule(max(t, e.eng.Now()), event.Normal, e.onArr, 0)
+	e.eng.SetTimer(e.arrT, max(t, e.eng.Now()), event.Normal, 0)
 }
 
 // maxSameInstant bounds the requests an unbounded run (Requests 0) may
@@ -595,8 +597,7 @@ func (e *Env) checkBacklog() {
 // SLO deadlines are tracked — until every request has ended and no more
 // will come: the stale deadlines still queued then cannot change anything.
 func (e *Env) loop(horizon float64) {
-	for e.eng.Len() > 0 && e.eng.NextTime() <= horizon {
-		e.eng.Step()
+	for e.eng.StepUntil(horizon) {
 		if e.stopped {
 			return
 		}

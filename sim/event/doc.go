@@ -7,6 +7,9 @@
 //     same-time ties are FIFO within a priority, the clock never goes back,
 //     and firing an event allocates nothing. Events are callbacks
 //     (Handler) with an int64 argument, not goroutines.
+//   - A Timer is an event slot beside the heap for a source that has one
+//     event pending at a time (an arrival process): it fires in the same
+//     order as a scheduled event, without a heap push and pop.
 //   - Heap is the binary heap under the Engine, for a model's own
 //     orderings.
 //   - Ring is a FIFO line that stops allocating at its working size.

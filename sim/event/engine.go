@@ -43,24 +43,102 @@ type Engine struct {
 	seq    uint64
 	events Heap[action] // tie: priority<<seqBits | insertion sequence
 	fired  uint64
+	timers []timer
+	armed  int // timers with an event pending
+	first  int // the earliest armed timer, when armed > 0
 }
+
+// A timer is an event slot outside the heap (see NewTimer).
+type timer struct {
+	time  float64
+	tie   uint64
+	arg   int64
+	fn    Handler
+	armed bool
+}
+
+// A Timer names an event slot made by NewTimer.
+type Timer int
 
 // Now returns the simulated time in seconds.
 func (e *Engine) Now() float64 { return e.now }
 
-// Len returns the number of pending events.
-func (e *Engine) Len() int { return e.events.Len() }
+// Len returns the number of pending events, timers included.
+func (e *Engine) Len() int { return e.events.Len() + e.armed }
 
 // Fired returns the number of events fired so far.
 func (e *Engine) Fired() uint64 { return e.fired }
 
 // NextTime returns the time of the earliest pending event, or +Inf.
 func (e *Engine) NextTime() float64 {
-	if e.events.Len() == 0 {
-		return math.Inf(1)
-	}
-	t, _ := e.events.Min()
+	t, _ := e.next()
 	return t
+}
+
+// next returns the earliest pending event's time, and which timer holds
+// it (-1: the heap; -2: nothing is pending, and t is +Inf).
+func (e *Engine) next() (t float64, which int) {
+	t, which = math.Inf(1), -2
+	var tie uint64
+	if e.events.Len() > 0 {
+		t, tie, which = e.events.items[0].time, e.events.items[0].tie, -1
+	}
+	if e.armed > 0 {
+		tm := &e.timers[e.first]
+		if which == -2 || tm.time < t || (tm.time == t && tm.tie < tie) {
+			t, which = tm.time, e.first
+		}
+	}
+	return t, which
+}
+
+// findFirst points first at the earliest armed timer.
+func (e *Engine) findFirst() {
+	best := -1
+	for i := range e.timers {
+		tm := &e.timers[i]
+		if tm.armed && (best < 0 || tm.time < e.timers[best].time || (tm.time == e.timers[best].time && tm.tie < e.timers[best].tie)) {
+			best = i
+		}
+	}
+	e.first = max(best, 0)
+}
+
+// NewTimer makes an event slot outside the heap that fires fn: a source
+// with at most one pending event at a time (an arrival process, say) sets
+// it with SetTimer instead of Schedule, which saves a heap push and pop per
+// event. A timer's event fires in exactly the order a Schedule at the same
+// time and priority would give it. Call it at setup: Step scans the armed
+// timers, so an Engine should have only a few.
+func (e *Engine) NewTimer(fn Handler) Timer {
+	e.timers = append(e.timers, timer{fn: fn})
+	return Timer(len(e.timers) - 1)
+}
+
+// SetTimer arranges for timer k's handler to run with arg at time t with
+// priority p, replacing its pending event if it has one. It panics, as
+// Schedule does, on a time before Now or NaN.
+func (e *Engine) SetTimer(k Timer, t float64, p Priority, arg int64) {
+	if !(t >= e.now) {
+		panic(fmt.Sprintf("event: timer set at %v, before now %v", t, e.now))
+	}
+	e.seq++
+	tm := &e.timers[k]
+	if !tm.armed {
+		tm.armed = true
+		e.armed++
+	}
+	tm.time, tm.tie, tm.arg = t, uint64(p)<<seqBits|e.seq, arg
+	e.findFirst()
+}
+
+// StopTimer cancels timer k's pending event, if any.
+func (e *Engine) StopTimer(k Timer) {
+	if tm := &e.timers[k]; tm.armed {
+		tm.armed = false
+		e.armed--
+		e.findFirst()
+	}
 }
 
 // Schedule arranges for fn(arg) to run at time t with priority p.
@@ -80,13 +158,38 @@ func (e *Engine) After(d float64, p Priority, fn Handler, arg int64) {
 }
 
 // Step fires the earliest event and reports whether there was one.
-func (e *Engine) Step() bool {
-	if e.events.Len() == 0 {
+func (e *Engine) Step() bool { return e.StepUntil(math.Inf(1)) }
+
+// StepUntil fires the earliest event if it is at or before t, and reports
+// whether it fired one.
+func (e *Engine) StepUntil(t float64) bool {
+	if e.armed == 0 { // the common case: only the heap
+		if e.events.Len() == 0 || e.events.items[0].time > t {
+			return false
+		}
+		at, a := e.events.Pop()
+		e.now = at
+		e.fired++
+		a.fn(a.arg)
+		return true
+	}
+	at, which := e.next()
+	if which == -2 || at > t {
 		return false
 	}
-	t, a := e.events.Pop()
-	e.now = t
+	e.now = at
 	e.fired++
+	if which >= 0 {
+		tm := &e.timers[which]
+		tm.armed = false
+		e.armed--
+		if e.armed > 0 {
+			e.findFirst()
+		}
+		tm.fn(tm.arg)
+		return true
+	}
+	_, a := e.events.Pop()
 	a.fn(a.arg)
 	return true
 }
@@ -94,8 +197,7 @@ func (e *Engine) Step() bool {
 // RunUntil fires events while the earliest is at or before t and stop
 // returns false; stop may be nil. It returns whether stop ended the loop.
 func (e *Engine) RunUntil(t float64, stop func() bool) bool {
-	for e.events.Len() > 0 && e.NextTime() <= t {
-		e.Step()
+	for e.StepUntil(t) {
 		if stop != nil && stop() {
 			return true
 		}

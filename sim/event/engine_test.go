@@ -1,6 +1,7 @@
 package event
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -152,4 +153,87 @@ func TestHeapSorts(t *testing.T) {
 	slices.Sort(inside)
 	assert.Equal(t, inside, drained)
 	assert.NotEmpty(t, popped)
+}
+
+// TestTimerOrder drives two engines with the same random program: three
+// sources that each keep one event pending (re-armed from their own
+// handlers, replaced or cancelled by the others) plus heap events; one
+// engine runs the sources on timers, the other on Schedule (a replaced or
+// cancelled event there is skipped by a generation check). Times fall on a
+// coarse grid so ties are frequent. The firing order and times must be
+// equal.
+func TestTimerOrder(t *testing.T) {
+	t.Parallel()
+	type fired struct {
+		t   float64
+		arg int64
+	}
+	const events = 5000
+	run := func(timers bool) []fired {
+		var e Engine
+		r := rand.New(rand.NewPCG(7, 7))
+		var log []fired
+		var ids [3]Timer
+		var gen [3]int64 // Schedule mode: the live generation of each source
+		var set func(k int, at float64, p Priority)
+		cancel := func(k int) {
+			if timers {
+				e.StopTimer(ids[k])
+			} else {
+				gen[k]++
+			}
+		}
+		var onHeap Handler
+		onSource := func(k int) Handler {
+			return func(arg int64) {
+				if !timers && arg != gen[k] {
+					return // replaced or cancelled
+				}
+				log = append(log, fired{e.Now(), int64(k)})
+				if len(log) > events {
+					return
+				}
+				if r.IntN(5) == 0 {
+					e.Schedule(e.Now()+float64(r.IntN(4)), Priority(r.IntN(3)), onHeap, 100+int64(k))
+				} else {
+					set(k, e.Now()+float64(r.IntN(3)), Priority(r.IntN(3)))
+				}
+				if j := r.IntN(3); j != k && r.IntN(3) == 0 {
+					if r.IntN(2) == 0 {
+						cancel(j)
+					} else {
+						set(j, e.Now()+float64(r.IntN(3)), Priority(r.IntN(3)))
+					}
+				}
+			}
+		}
+		handlers := [3]Handler{onSource(0), onSource(1), onSource(2)}
+		set = func(k int, at float64, p Priority) {
+			if timers {
+				e.SetTimer(ids[k], at, p, 0)
+				return
+			}
+			gen[k]++
+			e.Schedule(at, p, handlers[k], gen[k])
+		}
+		onHeap = func(arg int64) {
+			log = append(log, fired{e.Now(), arg})
+			if len(log) <= events {
+				set(int(arg-100), e.Now()+float64(r.IntN(2)), Priority(r.IntN(3)))
+			}
+		}
+		if timers {
+			for k := range ids {
+				ids[k] = e.NewTimer(handlers[k])
+			}
+		}
+		for k := range 3 {
+			set(k, float64(k%2), Normal)
+		}
+		e.RunUntil(math.Inf(1), nil)
+		return log
+	}
+	heap, timed := run(false), run(true)
+	require.Greater(t, len(heap), events, "the program ran")
+	assert.Equal(t, heap, timed)
 }

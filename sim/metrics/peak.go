@@ -29,9 +29,12 @@ func (p *PeakRate) Add(t float64, n int) {
 	if !p.started || n <= 0 {
 		return
 	}
-	b := int64(math.Floor(t - p.origin))
-	if b != p.bucket {
-		p.bucket, p.count = b, 0
+	// Same window as the last event: no Floor (the bounds are whole
+	// numbers, so the comparisons are exact).
+	if d := t - p.origin; !(d >= float64(p.bucket) && d < float64(p.bucket+1)) {
+		if b := int64(math.Floor(d)); b != p.bucket {
+			p.bucket, p.count = b, 0
+		}
 	}
 	p.count += int64(n)
 	p.result = max(p.result, p.count)
