@@ -1,6 +1,9 @@
 package cost
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // MoELayers returns the layers whose MLP is a mixture of experts:
 // Layers − DenseLayers, or 0 for a dense model.
@@ -81,4 +84,195 @@ func (m ModelSpec) embeddingBytes() float64 {
 		return m.EmbeddingBytes
 	}
 	return m.WeightBytes
+}
+
+// MoEEfficiency prices the routed experts of one MoE layer on one rank as
+// vLLM's fused MoE kernels run them (fused_moe's Triton grouped GEMMs, the
+// gpt-oss MXFP4 kernels, Marlin; docs/cost-model.md#mixture-of-experts),
+// instead of on the dense roofline. For P token–expert pairs routed through
+// the layer (T·k over every data-parallel group's T tokens), touching d of
+// the rank's experts (expected, ExpectedDistinctExperts) whose weights are
+// W bytes, with F FLOPs of expert GEMMs on the rank and n = P/(experts
+// touched over all ranks) tokens per touched expert, the layer takes
+//
+//	LayerOverhead [+ EPOverhead] + RoutingBytes·P·H/BW
+//	  + max(W/(BW·Bandwidth), F·(n + HalfTokens)/(n·peak·GEMMMax))
+//
+// BW and peak being the GPU's peak bandwidth and the expert precision's
+// peak FLOP/s. The grouped GEMMs' efficiency depends on the tokens each
+// expert gets, not on the step's tokens: a decode step of 64 tokens with
+// top-8 of 256 experts gives each touched expert about 2. The zero value
+// means "no entry": the experts stay on the dense roofline.
+type MoEEfficiency struct {
+	// Bandwidth is the achieved fraction of peak memory bandwidth when the
+	// kernels read the touched experts' weights, in (0, 1].
+	Bandwidth float64 `json:"bandwidth" yaml:"bandwidth"`
+	// GEMMMax is the achieved fraction of peak FLOP/s of the expert GEMMs
+	// when every touched expert gets many tokens, in (0, 1].
+	GEMMMax float64 `json:"gemm_max" yaml:"gemm_max"`
+	// HalfTokens is the tokens per touched expert at which the expert
+	// GEMMs reach GEMMMax/2, ≥ 0.
+	HalfTokens float64 `json:"half_tokens" yaml:"half_tokens"`
+	// LayerOverhead is a fixed time per MoE layer and step, in seconds,
+	// ≥ 0: top-k selection, sorting and aligning tokens by expert, the
+	// kernels' fixed costs.
+	LayerOverhead float64 `json:"layer_overhead_s" yaml:"layer_overhead_s"`
+	// EPOverhead is the fixed time per MoE layer and step that expert
+	// parallelism (EP > 1) adds to LayerOverhead, in seconds, ≥ 0: the
+	// expert map and the masking of the tokens routed to other ranks.
+	EPOverhead float64 `json:"ep_overhead_s" yaml:"ep_overhead_s"`
+	// RoutingBytes is the memory traffic, in bytes at peak bandwidth, per
+	// routed token–expert pair and per hidden element: gathering the
+	// tokens by expert, the intermediate activations, the weighted
+	// combine, ≥ 0. Every rank does it for every pair of the layer,
+	// whichever rank holds the expert.
+	RoutingBytes float64 `json:"routing_bytes" yaml:"routing_bytes"`
+}
+
+// IsZero reports whether e is the zero value (no entry).
+func (e MoEEfficiency) IsZero() bool { return e == MoEEfficiency{} }
+
+// MoEEfficiencies holds a MoEEfficiency per precision of the expert
+// weights (ModelSpec.GEMM; a model without one by its expert weight
+// bytes: 2 bf16, 1 fp8), as each precision runs a different kernel.
+type MoEEfficiencies struct {
+	// BF16 is for 16-bit experts (BF16 and FP16).
+	BF16 MoEEfficiency `json:"bf16,omitzero" yaml:"bf16,omitempty"`
+	// FP8 is for FP8 experts (W8A8; block-scaled checkpoints).
+	FP8 MoEEfficiency `json:"fp8,omitzero" yaml:"fp8,omitempty"`
+	// MXFP4 is for MXFP4 experts (gpt-oss).
+	MXFP4 MoEEfficiency `json:"mxfp4,omitzero" yaml:"mxfp4,omitempty"`
+	// NVFP4 is for NVFP4 experts.
+	NVFP4 MoEEfficiency `json:"nvfp4,omitzero" yaml:"nvfp4,omitempty"`
+	// INT4 is for 4-bit integer weight-only experts (W4A16).
+	INT4 MoEEfficiency `json:"int4,omitzero" yaml:"int4,omitempty"`
+}
+
+// IsZero reports whether m has no entry.
+func (m MoEEfficiencies) IsZero() bool { return m == MoEEfficiencies{} }
+
+// For returns the entry for experts stored in p (BF16 for FP16 too), or
+// the zero value when there is none.
+func (m MoEEfficiencies) For(p Precision) MoEEfficiency {
+	switch p {
+	case BF16, FP16:
+		return m.BF16
+	case FP8:
+		return m.FP8
+	case MXFP4:
+		return m.MXFP4
+	case FP4:
+		return m.NVFP4
+	case INT4:
+		return m.INT4
+	}
+	return MoEEfficiency{}
+}
+
+// problems lists what is wrong with m's entries, each naming its field
+// under prefix (such as "moe"); a zero entry is fine.
+func (m MoEEfficiencies) problems(prefix string) []string {
+	var out []string
+	for _, e := range []struct {
+		name string
+		v    MoEEfficiency
+	}{{"bf16", m.BF16}, {"fp8", m.FP8}, {"mxfp4", m.MXFP4}, {"nvfp4", m.NVFP4}, {"int4", m.INT4}} {
+		if e.v.IsZero() {
+			continue
+		}
+		name := prefix + "." + e.name + "."
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"bandwidth", e.v.Bandwidth}, {"gemm_max", e.v.GEMMMax}} {
+			if !(f.v > 0 && f.v <= 1) {
+				out = append(out, fmt.Sprintf("%s%s %v must be in (0, 1]", name, f.name, f.v))
+			}
+		}
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"half_tokens", e.v.HalfTokens}, {"layer_overhead_s", e.v.LayerOverhead}, {"ep_overhead_s", e.v.EPOverhead},
+			{"routing_bytes", e.v.RoutingBytes}} {
+			if !nonNegativeFinite(f.v) {
+				out = append(out, fmt.Sprintf("%s%s %v must be a finite number >= 0", name, f.name, f.v))
+			}
+		}
+	}
+	return out
+}
+
+// expertPrecision returns the precision of m's routed-expert weights: GEMM
+// when set, else BF16 for 2-byte and FP8 for 1-byte expert weights
+// (PrecisionUnset otherwise).
+func (m ModelSpec) expertPrecision() Precision {
+	if m.GEMM != PrecisionUnset {
+		return m.GEMM
+	}
+	switch m.expertBytes() {
+	case 2:
+		return BF16
+	case 1:
+		return FP8
+	}
+	return PrecisionUnset
+}
+
+// fusedMoE holds a step model's constants for routed experts priced by a
+// MoEEfficiency; all 0 when they are on the dense roofline.
+type fusedMoE struct {
+	bytes         float64 // all local routed experts of all MoE layers, per rank
+	flopsPerToken float64 // expert GEMM FLOPs per token of the group, all MoE layers, per rank
+	k, experts    float64 // experts per token; routed experts per layer
+	invBandwidth  float64 // 1 / achieved bytes/s of the weight reads
+	invFLOPS      float64 // 1 / achieved FLOP/s at GEMMMax
+	half          float64 // HalfTokens
+	fixed         float64 // MoE layers × (LayerOverhead + EPOverhead when EP > 1), s
+	perPair       float64 // MoE layers × RoutingBytes × H / BW, s per token–expert pair
+}
+
+// compileFusedMoE fills s.fused from e for d's routed experts, whose
+// per-rank weight bytes and FLOPs per token are bytes and flopsPerToken.
+func (d *Deployment) compileFusedMoE(s *StepModel, e MoEEfficiency, bytes, flopsPerToken float64) {
+	m := &d.Model
+	layers := float64(m.MoELayers())
+	bw := d.GPU.BandwidthBytesPerS
+	fixed := e.LayerOverhead
+	if d.EP > 1 {
+		fixed += e.EPOverhead
+	}
+	s.fused = fusedMoE{
+		bytes:         bytes,
+		flopsPerToken: flopsPerToken,
+		k:             float64(m.ExpertsPerToken),
+		experts:       float64(m.Experts),
+		invBandwidth:  1 / (bw * e.Bandwidth),
+		invFLOPS:      1 / (d.peakFLOPS() * e.GEMMMax),
+		half:          e.HalfTokens,
+		fixed:         layers * fixed,
+		perPair:       layers * e.RoutingBytes * float64(m.Hidden) / bw,
+	}
+}
+
+// fusedMoEStep adds the routed experts of a step of t tokens priced by the
+// profile's MoEEfficiency to c (see MoEEfficiency): c.MoETime, and their
+// bytes and FLOPs to the counts, after MemoryTime and ComputeTime have
+// been computed without them. It returns the memory and compute parts of
+// the MoE time, for the step's Bound.
+func (s *StepModel) fusedMoEStep(c *StepCost, t float64) (memory, compute float64) {
+	f := &s.fused
+	tokens := t * s.dp // the layer routes every data-parallel group's tokens
+	touched := distinctFraction(s.logMiss, tokens)
+	bytes := f.bytes * touched
+	flops := t * f.flopsPerToken
+	pairs := tokens * f.k
+	perExpert := pairs / (f.experts * touched)
+	memory = bytes * f.invBandwidth
+	compute = flops * (perExpert + f.half) / perExpert * f.invFLOPS
+	c.MoETime = f.fixed + pairs*f.perPair + max(memory, compute)
+	c.WeightBytes += bytes
+	c.Bytes += bytes
+	c.ProjFLOPs += flops
+	c.FLOPs += flops
+	return memory, compute
 }

@@ -49,6 +49,10 @@ type Profile struct {
 	// per vocabulary entry (softmax and top-k/top-p over the logits), in
 	// seconds, ≥ 0: a step adds SamplingPerVocab × vocab × sequences.
 	SamplingPerVocab float64 `json:"sampling_s_per_vocab" yaml:"sampling_s_per_vocab"`
+	// MoE prices the routed experts of mixture-of-experts models per
+	// expert precision, as the fused MoE kernels run them (MoEEfficiency);
+	// a precision without an entry leaves them on the roofline above.
+	MoE MoEEfficiencies `json:"moe,omitzero" yaml:"moe,omitempty"`
 	// Provenance says where the numbers come from.
 	Provenance Provenance `json:"provenance" yaml:"provenance"`
 }
@@ -154,6 +158,9 @@ func (p Profile) Validate() error {
 	nonNeg("step_overhead.per_seq_s", p.StepOverhead.PerSeq)
 	nonNeg("frontend_overhead_s", p.FrontendOverhead)
 	nonNeg("sampling_s_per_vocab", p.SamplingPerVocab)
+	for _, msg := range p.MoE.problems("moe") {
+		errs = append(errs, invalidf("profile %q: %s", p.GPU, msg))
+	}
 	return errors.Join(errs...)
 }
 

@@ -115,15 +115,25 @@ func (b Batch) Validate() error {
 // FLOP counts are per rank; every rank does the same work.
 type StepCost struct {
 	// Time is the predicted step time in seconds:
-	// max(MemoryTime, ComputeTime) + CommTime + Overhead.
+	// max(MemoryTime, ComputeTime) + MoETime + CommTime + Overhead.
 	Time float64
 	// MemoryTime is Bytes / (bandwidth × Eff.Bandwidth), in seconds; with a
-	// Profile, KV reads run at its decode-attention efficiency.
+	// Profile, KV reads run at its decode-attention efficiency, and routed
+	// experts priced by its MoE entry are left out (see MoETime).
 	MemoryTime float64
 	// ComputeTime is FLOPs / (peak × Eff.FLOPs), in seconds; with a
 	// Profile, the projections run on its GEMM curve at T tokens and the
-	// attention scores at its prefill-attention efficiency.
+	// attention scores at its prefill-attention efficiency, and routed
+	// experts priced by its MoE entry are left out (see MoETime).
 	ComputeTime float64
+	// MoETime is the time of the routed experts when the Profile has a
+	// MoE entry for the model's expert precision (Profile.MoE,
+	// MoEEfficiency), in seconds, added to the roofline of the rest of the
+	// step: the fused MoE kernels run between the other layers' kernels,
+	// not overlapped with them. It is 0 otherwise, the experts being part
+	// of MemoryTime and ComputeTime. Their bytes and FLOPs count in Bytes
+	// and FLOPs either way.
+	MoETime float64
 	// CommTime is 2L all-reduces of T·H·e_a bytes under TP (0 at TP 1), in
 	// seconds; it is not overlapped with compute.
 	CommTime float64
@@ -156,6 +166,8 @@ type StepCost struct {
 	// Tokens is T = DecodeSeqs + PrefillTokens.
 	Tokens int
 	// Bound is BoundMemory or BoundCompute; BoundNone for an empty batch.
+	// The memory and compute parts of MoETime count with MemoryTime and
+	// ComputeTime.
 	Bound Bound
 	// MBU is achieved bytes/s over peak bandwidth: Bytes / (Time × peak).
 	MBU float64
@@ -203,6 +215,9 @@ type StepModel struct {
 	dpCalls          float64 // MoE token exchanges per step across the DP groups
 	dpBusFactor      float64 // 2(D−1)/D
 	dpAlpha, dpByte  float64 // α–β of one exchange at D ranks
+
+	// Routed experts priced by the profile's MoE entry (0 without one).
+	fused fusedMoE
 }
 
 // Compile validates d and precomputes the constants of its step model.
@@ -228,11 +243,19 @@ func (d *Deployment) compile() StepModel {
 	routed := float64(m.MoELayers()) * float64(m.ExpertsPerToken) * m.ExpertParams() / float64(r.tp)
 	prof := d.profile()
 	peak := d.peakFLOPS()
+	var fused MoEEfficiency
+	if m.Experts > 0 {
+		fused = prof.MoE.For(m.expertPrecision())
+	}
+	proj := blocks + repl + routed
+	if !fused.IsZero() {
+		proj = blocks + repl // the routed experts are priced apart (fusedMoEStep)
+	}
 	s := StepModel{
 		p:                 r.tp,
 		weightBytes:       (blocks+lmHead)*m.WeightBytes + lmHead*(m.embeddingBytes()-m.WeightBytes) + repl*m.WeightBytes,
 		kvPerToken:        r.kv(m.KVBytesPerToken()),
-		projFLOPsPerToken: matmulFLOPs(blocks+repl+routed, 1),
+		projFLOPsPerToken: matmulFLOPs(proj, 1),
 		lmHeadFLOPsPerSeq: matmulFLOPs(lmHead, 1),
 		// QKᵀ and PV: 2 multiply-adds per head_dim element, per head and
 		// layer, for each query-key pair.
@@ -253,6 +276,10 @@ func (d *Deployment) compile() StepModel {
 		comm:             d.Comm,
 	}
 	d.compileMoE(&s, &r)
+	if !fused.IsZero() {
+		d.compileFusedMoE(&s, fused, s.moeBytes, matmulFLOPs(routed, 1))
+		s.moeBytes = 0
+	}
 	if r.tp > 1 {
 		s.allReduceCalls = m.allReducesPerStep()
 		s.busFactor = BusBytes(1, r.tp)
@@ -314,6 +341,10 @@ func (s *StepModel) Peaks() (bytesPerS, flopsPerS float64) { return s.peakBandwi
 //	time    = max(bytes/(BW·Eff.Bandwidth), FLOPs/(peak·Eff.FLOPs))
 //	          + 2L·τ_AR(T·H·e_a, p) + Eff.StepOverhead
 //
+// With a Profile whose MoE entry covers the model's expert precision, the
+// routed experts leave the roofline and add their own time, MoETime
+// (MoEEfficiency).
+//
 // An empty batch (T = 0) costs nothing. Step assumes d is valid (see
 // Validate); on an invalid deployment the result is meaningless but Step
 // does not panic. It is O(1) and does not allocate; Compile once and call
@@ -348,6 +379,10 @@ func (s *StepModel) Step(b Batch) StepCost {
 	// exactly 1 and the times are Bytes/(BW·η_bw) and FLOPs/(peak·η_fl).
 	c.MemoryTime = (c.WeightBytes + c.KVReadBytes*s.kvScale) * s.invEffBandwidth
 	c.ComputeTime = (c.ProjFLOPs*gemmFactor(t, s.gemmHalf) + c.AttnFLOPs*s.attnScale) * s.invEffFLOPS
+	var moeMemory, moeCompute float64
+	if s.fused.flopsPerToken > 0 {
+		moeMemory, moeCompute = s.fusedMoEStep(&c, t)
+	}
 	if s.allReduceCalls > 0 {
 		payload := t * s.payloadPerToken
 		c.CommBytes = s.allReduceCalls * s.busFactor * payload
@@ -367,10 +402,12 @@ func (s *StepModel) Step(b Batch) StepCost {
 	c.Bound = BoundMemory
 	roof := c.MemoryTime
 	if c.ComputeTime >= c.MemoryTime {
-		c.Bound = BoundCompute
 		roof = c.ComputeTime
 	}
-	c.Time = roof + c.CommTime + c.Overhead
+	if c.ComputeTime+moeCompute >= c.MemoryTime+moeMemory {
+		c.Bound = BoundCompute
+	}
+	c.Time = roof + c.MoETime + c.CommTime + c.Overhead
 	if c.Time > 0 {
 		inv := 1 / c.Time
 		c.MBU = c.Bytes * inv * s.invPeakBandwidth
