@@ -88,7 +88,7 @@ func (m ModelSpec) embeddingBytes() float64 {
 
 // MoEEfficiency prices the routed experts of one MoE layer on one rank as
 // vLLM's fused MoE kernels run them (fused_moe's Triton grouped GEMMs, the
-// gpt-oss MXFP4 kernels, Marlin; docs/cost-model.md#mixture-of-experts),
+// gpt-oss MXFP4 kernels, Marlin; docs/cost-model.md#fused-moe-kernels),
 // instead of on the dense roofline. For P token–expert pairs routed through
 // the layer (T·k over every data-parallel group's T tokens), touching d of
 // the rank's experts (expected, ExpectedDistinctExperts) whose weights are
