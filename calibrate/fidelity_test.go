@@ -36,8 +36,8 @@ const (
 const (
 	maxCatalogTPOT = 0.035 // achieved 3.1%
 	maxCatalogTTFT = 0.15  // achieved 12.7%
-	maxB200TPOT    = 0.10  // the target; achieved 9.4%
-	maxB200TTFT    = 0.22  // achieved 19.98%, inside the 20% target by a hair
+	maxB200TPOT    = 0.11  // achieved 10.6% by profiles/b200.yaml (the transfer rule); 9.4% by the H100 carry-over it replaced; the target is 10%
+	maxB200TTFT    = 0.22  // achieved 21.6% (the carry-over: 19.98%); the target is 20%
 	maxH100FP8TPOT = 0.06  // achieved 5.0%
 	targetTPOT     = 0.10
 	targetTTFT     = 0.20
@@ -97,6 +97,49 @@ func defaultProfileResiduals(t testing.TB, s Simulator, pts []Point, metrics []M
 	return out
 }
 
+// filterPoints returns the points of pts on gpu.
+func filterPoints(pts []Point, gpu string) []Point {
+	var out []Point
+	for _, p := range pts {
+		if p.GPU == gpu {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// carryOver returns the profile cost.DefaultProfile gives a GPU without
+// per-operator data, for gpu: the reference profile's fractions and
+// overheads, sampling scaled by bandwidth.
+func carryOver(t testing.TB, ref cost.Profile, gpu string) cost.Profile {
+	t.Helper()
+	g, err := cost.GPU(gpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := cost.GPU(ref.GPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ref
+	p.GPU = gpu
+	p.SamplingPerVocab = ref.SamplingPerVocab * r.BandwidthBytesPerS / g.BandwidthBytesPerS
+	return p
+}
+
+// meanError returns the mean of predicted/measured − 1 over the residuals
+// of metric m.
+func meanError(rs []Residual, m Metric) float64 {
+	var s, n float64
+	for _, r := range rs {
+		if r.Metric == m {
+			s += r.Error()
+			n++
+		}
+	}
+	return s / n
+}
+
 func filterGPU(rs []Residual, gpu string) []Residual {
 	var out []Residual
 	for _, r := range rs {
@@ -123,6 +166,8 @@ type mainDoc struct {
 	head, rows                string
 	catalogTPOT, catalogTTFT  float64
 	b200TPOT, b200TTFT        float64
+	carryTPOT, carryTTFT      float64
+	carryBias                 float64
 	h100FP8TPOT, h100FP8TTFT  float64
 	calibration, outOfSample  int
 	steadyTTFT, measuredTTFT  float64
@@ -156,6 +201,10 @@ func fidelityMain(t *testing.T) mainDoc {
 	llama := siliconModel(t, "meta-llama/Llama-3.1-70B")
 	out := defaultProfileResiduals(t, s, llama, []Metric{TPOT, TTFT})
 	b200, h100fp8 := filterGPU(out, "b200"), filterGPU(out, "h100-sxm")
+	carry, err := s.Residuals(filterPoints(llama, "b200"), carryOver(t, h100, "b200"), []Metric{TPOT, TTFT})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	var d mainDoc
 	d.calibration, d.outOfSample = len(pts), len(llama)
@@ -164,6 +213,9 @@ func fidelityMain(t *testing.T) mainDoc {
 	d.b200TPOT, _ = MedianAbsError(b200, TPOT)
 	d.b200TTFT, _ = MedianAbsError(b200, TTFT)
 	d.h100FP8TPOT, _ = MedianAbsError(h100fp8, TPOT)
+	d.carryTPOT, _ = MedianAbsError(carry, TPOT)
+	d.carryTTFT, _ = MedianAbsError(carry, TTFT)
+	d.carryBias = meanError(carry, TPOT)
 	d.h100FP8TTFT, _ = MedianAbsError(h100fp8, TTFT)
 	d.steadyTTFT, _ = MedianAbsError(steady, TTFT)
 	d.measuredTTFT = d.catalogTTFT
@@ -210,8 +262,9 @@ study agrees with the runner's 10. The engine is the
 row's model, precision, GPU and TP, with the scheduler limits aiconfigurator deploys
 (max_num_seqs 512, max_num_batched_tokens = c + ISL + 1500; generator/rule_plugin/vllm.rule).
 Calibration and Llama H100 rows run under the catalog profile ` + "`cost/profiles/h100-sxm.yaml`" + `;
-B200 rows under ` + "`cost.DefaultProfile`" + `'s rule for a GPU without a profile (the H100
-fractions and overheads), which makes them a leave-one-GPU-out check.
+B200 rows under ` + "`cost/profiles/b200.yaml`" + `, which is fitted on no serving measurement: the
+H100 serving profile moved to B200 by the transfer rule, with B200's per-operator timings
+(docs/cost-model.md#profiles-by-the-transfer-rule), which makes them a leave-one-GPU-out check.
 "Today's defaults" is servesim before profiles: ` + "`batching.Defaults`" + ` (256 sequences,
 2048 tokens) with ` + "`cost.DefaultEfficiency`" + ` (bandwidth 0.80, FLOPs 0.60, 1 ms per step)
 and no frontend overhead.
@@ -225,16 +278,22 @@ Calibration rows, today's defaults:
 	b.WriteString("\nCalibration rows, catalog profile (fitted on these same rows; the full study below holds each TP out):\n\n")
 	b.WriteString(Summary(after, metrics, byTP))
 	fmt.Fprintf(&b, `
-Out of sample, Llama-3.1-70B (catalog profile on H100; the rule on B200, leave-one-GPU-out):
+Out of sample, Llama-3.1-70B (catalog profile on H100; the transfer-rule profile on B200, leave-one-GPU-out):
 
 `)
 	b.WriteString(Summary(out, []Metric{TPOT, TTFT}, byGPUPrecisionTP))
 	fmt.Fprintf(&b, `
 Against the targets (median |error| on the GPU left out, B200: TPOT ≤ %s, TTFT ≤ %s):
-TPOT %s (%s), TTFT %s (%s). On the H100 FP8 rows, which share the GPU but not the
-model, precision or vLLM version of the fit: TPOT %s, TTFT %s.
+TPOT %s (%s), TTFT %s (%s). Under the rule the transfer replaced, the H100 profile's
+fractions and overheads as they are (what `+"`cost.DefaultProfile`"+` still gives a GPU without
+per-operator data), B200 has TPOT %s and TTFT %s: the carry-over already predicts B200's TPOT
+too slow (by %s on average), and B200's per-operator data put its kernels further below
+their datasheet peaks than H100's (at the same vLLM version: weight streaming 0.78 against 0.83,
+GEMMs 0.73 against 0.84), so the transfer predicts slower still. On the H100 FP8 rows, which
+share the GPU but not the model, precision or vLLM version of the fit: TPOT %s, TTFT %s.
 
-`, pct(targetTPOT), pct(targetTTFT), pct(d.b200TPOT), met(d.b200TPOT, targetTPOT), pct(d.b200TTFT), met(d.b200TTFT, targetTTFT), pct(d.h100FP8TPOT), pct(d.h100FP8TTFT))
+`, pct(targetTPOT), pct(targetTTFT), pct(d.b200TPOT), met(d.b200TPOT, targetTPOT), pct(d.b200TTFT), met(d.b200TTFT, targetTTFT),
+		pct(d.carryTPOT), pct(d.carryTTFT), pct(d.carryBias), pct(d.h100FP8TPOT), pct(d.h100FP8TTFT))
 	b.WriteString(`History of the calibration rows (median |error| over the 90 rows, TPOT / TTFT; leave one TP out in brackets):
 
 | profile | all-reduce | benchmark re-simulated | tp2 | tp4 | tp8 | all |
@@ -255,7 +314,7 @@ model, precision or vLLM version of the fit: TPOT %s, TTFT %s.
 	b.WriteString("\n")
 	d.head = b.String()
 	d.rows = "## Every row\n\nCalibration rows (catalog profile):\n\n" + Table(after) +
-		"\nOut-of-sample rows (catalog profile on H100, the rule on B200):\n\n" + Table(out)
+		"\nOut-of-sample rows (catalog profile on H100, the transfer-rule profile on B200):\n\n" + Table(out)
 	return d
 }
 
@@ -625,8 +684,9 @@ func TestFidelityFull(t *testing.T) {
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", r, pct(a), pct(c), ttftAt(rs, 2), ttftAt(rs, 4), ttftAt(rs, 8))
 	}
 
-	b.WriteString("\n### Mixture-of-experts and other rows\n\nThe rest of the CSV under `cost.DefaultProfile` (the catalog profile on H100, the rule\n" +
-		"elsewhere), re-simulated as the calibration rows are. These are rough: the profile's\n" +
+	b.WriteString("\n### Mixture-of-experts and other rows\n\nThe rest of the CSV under `cost.DefaultProfile` (the catalog profiles: H100's\n" +
+		"serving fit, the transfer rule on B200 and B300), re-simulated as the calibration rows\n" +
+		"are. These are rough: the profiles'\n" +
 		"fractions come from dense BF16 GEMMs, MoE kernels (grouped GEMMs, routing, the\n" +
 		"data-parallel exchange, deployments over 16 GPUs) are priced by the same roofline, and\n" +
 		"the vLLM versions differ (0.15 to nightly). Median |error|:\n\n" +
