@@ -685,11 +685,11 @@ func TestFidelityFull(t *testing.T) {
 	}
 
 	b.WriteString("\n### Mixture-of-experts and other rows\n\nThe rest of the CSV under `cost.DefaultProfile` (the catalog profiles: H100's\n" +
-		"serving fit, the transfer rule on B200 and B300), re-simulated as the calibration rows\n" +
-		"are. These are rough: the profiles'\n" +
-		"fractions come from dense BF16 GEMMs, MoE kernels (grouped GEMMs, routing, the\n" +
-		"data-parallel exchange, deployments over 16 GPUs) are priced by the same roofline, and\n" +
-		"the vLLM versions differ (0.15 to nightly). Median |error|:\n\n" +
+		"serving fit, the transfer rule on B200 and B300), re-simulated as the calibration\n" +
+		"rows are. These are rough: the profiles' fractions come from dense BF16 GEMMs, MoE\n" +
+		"kernels (grouped GEMMs, routing, the data-parallel exchange, deployments over 16\n" +
+		"GPUs) are priced by the same roofline, and the vLLM versions differ (0.15 to\n" +
+		"nightly). Median |error|:\n\n" +
 		"| model | GPU | precision | rows | TPOT | TTFT |\n|---|---|---|---:|---:|---:|\n")
 	other := map[string][]Point{}
 	var keys []string
