@@ -36,8 +36,8 @@ const (
 const (
 	maxCatalogTPOT = 0.035 // achieved 3.1%
 	maxCatalogTTFT = 0.15  // achieved 12.7%
-	maxB200TPOT    = 0.10  // the target; achieved 9.4%
-	maxB200TTFT    = 0.22  // achieved 19.98%, inside the 20% target by a hair
+	maxB200TPOT    = 0.11  // achieved 10.6% by profiles/b200.yaml (the transfer rule); 9.4% by the H100 carry-over it replaced; the target is 10%
+	maxB200TTFT    = 0.22  // achieved 21.6% (the carry-over: 19.98%); the target is 20%
 	maxH100FP8TPOT = 0.06  // achieved 5.0%
 	targetTPOT     = 0.10
 	targetTTFT     = 0.20
@@ -101,6 +101,49 @@ func defaultProfileResiduals(t testing.TB, s Simulator, pts []Point, metrics []M
 	return out
 }
 
+// filterPoints returns the points of pts on gpu.
+func filterPoints(pts []Point, gpu string) []Point {
+	var out []Point
+	for _, p := range pts {
+		if p.GPU == gpu {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// carryOver returns the profile cost.DefaultProfile gives a GPU without
+// per-operator data, for gpu: the reference profile's fractions and
+// overheads, sampling scaled by bandwidth.
+func carryOver(t testing.TB, ref cost.Profile, gpu string) cost.Profile {
+	t.Helper()
+	g, err := cost.GPU(gpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := cost.GPU(ref.GPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ref
+	p.GPU = gpu
+	p.SamplingPerVocab = ref.SamplingPerVocab * r.BandwidthBytesPerS / g.BandwidthBytesPerS
+	return p
+}
+
+// meanError returns the mean of predicted/measured − 1 over the residuals
+// of metric m.
+func meanError(rs []Residual, m Metric) float64 {
+	var s, n float64
+	for _, r := range rs {
+		if r.Metric == m {
+			s += r.Error()
+			n++
+		}
+	}
+	return s / n
+}
+
 func filterGPU(rs []Residual, gpu string) []Residual {
 	var out []Residual
 	for _, r := range rs {
@@ -127,6 +170,8 @@ type mainDoc struct {
 	head, rows                string
 	catalogTPOT, catalogTTFT  float64
 	b200TPOT, b200TTFT        float64
+	carryTPOT, carryTTFT      float64
+	carryBias                 float64
 	h100FP8TPOT, h100FP8TTFT  float64
 	calibration, outOfSample  int
 	steadyTTFT, measuredTTFT  float64
@@ -160,6 +205,10 @@ func fidelityMain(t *testing.T) mainDoc {
 	llama := siliconModel(t, "meta-llama/Llama-3.1-70B")
 	out := defaultProfileResiduals(t, s, llama, []Metric{TPOT, TTFT})
 	b200, h100fp8 := filterGPU(out, "b200"), filterGPU(out, "h100-sxm")
+	carry, err := s.Residuals(filterPoints(llama, "b200"), carryOver(t, h100, "b200"), []Metric{TPOT, TTFT})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	var d mainDoc
 	d.calibration, d.outOfSample = len(pts), len(llama)
@@ -168,6 +217,9 @@ func fidelityMain(t *testing.T) mainDoc {
 	d.b200TPOT, _ = MedianAbsError(b200, TPOT)
 	d.b200TTFT, _ = MedianAbsError(b200, TTFT)
 	d.h100FP8TPOT, _ = MedianAbsError(h100fp8, TPOT)
+	d.carryTPOT, _ = MedianAbsError(carry, TPOT)
+	d.carryTTFT, _ = MedianAbsError(carry, TTFT)
+	d.carryBias = meanError(carry, TPOT)
 	d.h100FP8TTFT, _ = MedianAbsError(h100fp8, TTFT)
 	d.steadyTTFT, _ = MedianAbsError(steady, TTFT)
 	d.measuredTTFT = d.catalogTTFT
@@ -214,8 +266,9 @@ study agrees with the runner's 10. The engine is the
 row's model, precision, GPU and TP, with the scheduler limits aiconfigurator deploys
 (max_num_seqs 512, max_num_batched_tokens = c + ISL + 1500; generator/rule_plugin/vllm.rule).
 Calibration and Llama H100 rows run under the catalog profile ` + "`cost/profiles/h100-sxm.yaml`" + `;
-B200 rows under ` + "`cost.DefaultProfile`" + `'s rule for a GPU without a profile (the H100
-fractions and overheads), which makes them a leave-one-GPU-out check.
+B200 rows under ` + "`cost/profiles/b200.yaml`" + `, which is fitted on no serving measurement: the
+H100 serving profile moved to B200 by the transfer rule, with B200's per-operator timings
+(docs/cost-model.md#profiles-by-the-transfer-rule), which makes them a leave-one-GPU-out check.
 "Today's defaults" is servesim before profiles: ` + "`batching.Defaults`" + ` (256 sequences,
 2048 tokens) with ` + "`cost.DefaultEfficiency`" + ` (bandwidth 0.80, FLOPs 0.60, 1 ms per step)
 and no frontend overhead.
@@ -229,16 +282,22 @@ Calibration rows, today's defaults:
 	b.WriteString("\nCalibration rows, catalog profile (fitted on these same rows; the full study below holds each TP out):\n\n")
 	b.WriteString(Summary(after, metrics, byTP))
 	fmt.Fprintf(&b, `
-Out of sample, Llama-3.1-70B (catalog profile on H100; the rule on B200, leave-one-GPU-out):
+Out of sample, Llama-3.1-70B (catalog profile on H100; the transfer-rule profile on B200, leave-one-GPU-out):
 
 `)
 	b.WriteString(Summary(out, []Metric{TPOT, TTFT}, byGPUPrecisionTP))
 	fmt.Fprintf(&b, `
 Against the targets (median |error| on the GPU left out, B200: TPOT ≤ %s, TTFT ≤ %s):
-TPOT %s (%s), TTFT %s (%s). On the H100 FP8 rows, which share the GPU but not the
-model, precision or vLLM version of the fit: TPOT %s, TTFT %s.
+TPOT %s (%s), TTFT %s (%s). Under the rule the transfer replaced, the H100 profile's
+fractions and overheads as they are (what `+"`cost.DefaultProfile`"+` still gives a GPU without
+per-operator data), B200 has TPOT %s and TTFT %s: the carry-over already predicts B200's TPOT
+too slow (by %s on average), and B200's per-operator data put its kernels further below
+their datasheet peaks than H100's (at the same vLLM version: weight streaming 0.78 against 0.83,
+GEMMs 0.73 against 0.84), so the transfer predicts slower still. On the H100 FP8 rows, which
+share the GPU but not the model, precision or vLLM version of the fit: TPOT %s, TTFT %s.
 
-`, pct(targetTPOT), pct(targetTTFT), pct(d.b200TPOT), met(d.b200TPOT, targetTPOT), pct(d.b200TTFT), met(d.b200TTFT, targetTTFT), pct(d.h100FP8TPOT), pct(d.h100FP8TTFT))
+`, pct(targetTPOT), pct(targetTTFT), pct(d.b200TPOT), met(d.b200TPOT, targetTPOT), pct(d.b200TTFT), met(d.b200TTFT, targetTTFT),
+		pct(d.carryTPOT), pct(d.carryTTFT), pct(d.carryBias), pct(d.h100FP8TPOT), pct(d.h100FP8TTFT))
 	b.WriteString(`History of the calibration rows (median |error| over the 90 rows, TPOT / TTFT; leave one TP out in brackets):
 
 | profile | all-reduce | benchmark re-simulated | tp2 | tp4 | tp8 | all |
@@ -259,7 +318,7 @@ model, precision or vLLM version of the fit: TPOT %s, TTFT %s.
 	b.WriteString("\n")
 	d.head = b.String()
 	d.rows = "## Every row\n\nCalibration rows (catalog profile):\n\n" + Table(after) +
-		"\nOut-of-sample rows (catalog profile on H100, the rule on B200):\n\n" + Table(out)
+		"\nOut-of-sample rows (catalog profile on H100, the transfer-rule profile on B200):\n\n" + Table(out)
 	return d
 }
 
@@ -629,12 +688,12 @@ func TestFidelityFull(t *testing.T) {
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", r, pct(a), pct(c), ttftAt(rs, 2), ttftAt(rs, 4), ttftAt(rs, 8))
 	}
 
-	b.WriteString("\n### Mixture-of-experts and other rows\n\nThe rest of the CSV under `cost.DefaultProfile` (the catalog profile on H100, the rule\n" +
-		"elsewhere), re-simulated as the calibration rows are. The routed experts run on the\n" +
+	b.WriteString("\n### Mixture-of-experts and other rows\n\nThe rest of the CSV under `cost.DefaultProfile` (the catalog profiles: H100's\n" +
+		"serving fit, the transfer rule on B200 and B300), re-simulated as the calibration rows are. The routed experts run on the\n" +
 		"profile's fused-MoE entry for their precision (bf16, fp8, mxfp4; fitted to aiconfigurator's\n" +
-		"per-operator MoE timings, [cost-model.md](cost-model.md#fused-moe-kernels)), carried to the\n" +
-		"other GPUs by the rule; NVFP4 and INT4 experts, which have no entry, stay on the dense\n" +
-		"roofline. The last two columns price every expert on the roofline (the profile without\n" +
+		"per-operator MoE timings, [cost-model.md](cost-model.md#fused-moe-kernels)) on H100;\n" +
+		"the other GPUs' profiles have no entries yet, and NVFP4 and INT4 experts none anywhere,\n" +
+		"so those stay on the dense roofline. The last two columns price every expert on the roofline (the profile without\n" +
 		"its `moe` entries), as before the entries existed. These are rough: the step overheads\n" +
 		"come from a 64-layer dense model on vLLM 0.12, attention data parallelism is simulated\n" +
 		"as one group whose peers run batches like its own, and the vLLM versions differ (0.11 to\n" +
@@ -678,7 +737,7 @@ func TestFidelityFull(t *testing.T) {
 		"  TP 8 and 4 tokens takes 43 µs, 1.6 ms over 36 layers of a measured TPOT of 3.6 ms,\n" +
 		"  while the profile's `step_overhead.base_s` alone is 4.2 ms, fitted on the 64 layers\n" +
 		"  of Qwen3-32B on vLLM 0.12. Pricing the experts on the roofline (0.3 ms) hid that.\n" +
-		"- The other GPUs take the H100 entries by the rule; their own per-operator tables\n" +
+		"- The other GPUs' profiles have no MoE entries yet; their own per-operator tables\n" +
 		"  (`b200_sxm/moe/vllm/0.19.0`) give other fractions, and NVFP4 and INT4 experts have no\n" +
 		"  entry.\n")
 	b.WriteString(cvEnd)

@@ -240,11 +240,13 @@ func CatalogProfile(name string) (Profile, error) {
 }
 
 // DefaultProfile returns the profile for gpu: its catalog profile when
-// there is one (CatalogProfile(gpu.Name)), otherwise the rule of
-// docs/cost-model.md#efficiency-profiles: the fractions and overheads of the
-// reference profile (ReferenceProfileGPU, the GPU with the most public
-// measurements), with the bandwidth-bound sampling cost rescaled to gpu's
-// bandwidth. Provenance says which applied.
+// there is one (CatalogProfile(gpu.Name): a serving fit, or for a GPU with
+// per-operator timings but no serving measurements the transfer rule of
+// docs/cost-model.md#profiles-by-the-transfer-rule), otherwise the
+// carry-over of docs/cost-model.md#efficiency-profiles: the fractions and
+// overheads of the reference profile (ReferenceProfileGPU, the GPU with the
+// most public measurements), with the bandwidth-bound sampling cost
+// rescaled to gpu's bandwidth. Provenance says which applied.
 func DefaultProfile(gpu GPUSpec) Profile {
 	if p, err := CatalogProfile(gpu.Name); err == nil {
 		return p

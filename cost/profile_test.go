@@ -170,12 +170,13 @@ func TestCatalogProfiles(t *testing.T) {
 		t.Errorf("CatalogProfile(nope): %v, want ErrUnknownName", err)
 	}
 	h100, _ := CatalogProfile(ReferenceProfileGPU)
-	b200 := gpus["b200"]
-	rule := DefaultProfile(b200)
-	if rule.GPU != "b200" || rule.Bandwidth != h100.Bandwidth || rule.StepOverhead != h100.StepOverhead {
+	// The H100 PCIe has no profile file (no per-operator data in aiconfigurator).
+	pcie := gpus["h100-pcie"]
+	rule := DefaultProfile(pcie)
+	if rule.GPU != "h100-pcie" || rule.Bandwidth != h100.Bandwidth || rule.StepOverhead != h100.StepOverhead {
 		t.Errorf("rule profile %+v does not carry the reference's fractions and overheads", rule)
 	}
-	if want := h100.SamplingPerVocab * 3.35e12 / 8e12; math.Abs(rule.SamplingPerVocab-want) > 1e-24 {
+	if want := h100.SamplingPerVocab * 3.35e12 / 2e12; math.Abs(rule.SamplingPerVocab-want) > 1e-24 {
 		t.Errorf("rule sampling %v, want %v (scaled by bandwidth)", rule.SamplingPerVocab, want)
 	}
 	if got := DefaultProfile(gpus["h100-sxm"]); got != h100 {
