@@ -691,9 +691,9 @@ func TestFidelityFull(t *testing.T) {
 	b.WriteString("\n### Mixture-of-experts and other rows\n\nThe rest of the CSV under `cost.DefaultProfile` (the catalog profiles: H100's\n" +
 		"serving fit, the transfer rule on B200 and B300), re-simulated as the calibration rows are. The routed experts run on the\n" +
 		"profile's fused-MoE entry for their precision (bf16, fp8, mxfp4; fitted to aiconfigurator's\n" +
-		"per-operator MoE timings, [cost-model.md](cost-model.md#fused-moe-kernels)) on H100;\n" +
-		"the other GPUs' profiles have no entries yet, and NVFP4 and INT4 experts none anywhere,\n" +
-		"so those stay on the dense roofline. The last two columns price every expert on the roofline (the profile without\n" +
+		"per-operator MoE timings, [cost-model.md](cost-model.md#fused-moe-kernels)) on H100 and\n" +
+		"B200 (bf16, fp8, nvfp4 there); B300 has no entries yet, nor MXFP4 on B200 or INT4\n" +
+		"anywhere, so those experts stay on the dense roofline. The last two columns price every expert on the roofline (the profile without\n" +
 		"its `moe` entries), as before the entries existed. These are rough: the step overheads\n" +
 		"come from a 64-layer dense model on vLLM 0.12, attention data parallelism is simulated\n" +
 		"as one group whose peers run batches like its own, and the vLLM versions differ (0.11 to\n" +
@@ -737,9 +737,11 @@ func TestFidelityFull(t *testing.T) {
 		"  TP 8 and 4 tokens takes 43 µs, 1.6 ms over 36 layers of a measured TPOT of 3.6 ms,\n" +
 		"  while the profile's `step_overhead.base_s` alone is 4.2 ms, fitted on the 64 layers\n" +
 		"  of Qwen3-32B on vLLM 0.12. Pricing the experts on the roofline (0.3 ms) hid that.\n" +
-		"- The other GPUs' profiles have no MoE entries yet; their own per-operator tables\n" +
-		"  (`b200_sxm/moe/vllm/0.19.0`) give other fractions, and NVFP4 and INT4 experts have no\n" +
-		"  entry.\n")
+		"- On B200 the entries (from `b200_sxm/moe/vllm/0.19.0`) do the same: TTFT of MiniMax-M2.5\n" +
+		"  and Kimi-K2.5 falls from about 50% to about 35%, while MiniMax-M2.5's TPOT, 9-13% on the\n" +
+		"  roofline, rises to 25-32%. The kernels' fixed time per layer (24-37 µs, from per-operator\n" +
+		"  runs that launch each kernel alone) adds to a step overhead fitted on a dense model, which\n" +
+		"  already holds some of it; separating the two needs serving data of an MoE model.\n")
 	b.WriteString(cvEnd)
 	t.Logf("full study in %v: held-out TPOT %.1f%%, TTFT %.1f%%", time.Since(start), 100*tp, 100*tt)
 	checkOrWrite(t, assemble(fidelityMain(t), b.String()))
