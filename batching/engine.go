@@ -112,7 +112,6 @@ type engine struct {
 	// Current step.
 	busy        bool
 	kicked      bool
-	stepStart   float64
 	stepDecodes int
 	chunks      []chunk
 	onStepEnd   event.Handler
@@ -121,6 +120,12 @@ type engine struct {
 
 	stats stats
 	check func() // test hook: invariant checks after every step
+
+	// Test hooks: singleStep ends every step through the event queue (no
+	// fast-forward); ffSteps counts the steps ended at once, ffDecode
+	// those of them ended in decode runs.
+	singleStep        bool
+	ffSteps, ffDecode int64
 }
 
 func newEngine(cfg *resolved, env *sim.Env, name string) *engine {
@@ -318,8 +323,35 @@ func (e *engine) preempt(q *seq) (neededBlock bool) {
 	return neededBlock
 }
 
-// startStep forms and launches the next step, or goes idle.
+// startStep forms and launches the next step, or goes idle. A step whose
+// end would be the run's next event anyway is ended at once, without an
+// event (sim.Env.FastForward), and the next one formed: the run is the same
+// as through the event queue, event count included. A run of decode-only
+// steps that nothing can change (see decodeRun) skips the scheduler too.
 func (e *engine) startStep() {
+	dt, ok := e.formStep()
+	for ok {
+		if e.singleStep || !e.env.FastForward(e.env.Now()+dt) {
+			e.busy = true
+			e.env.After(dt, event.Normal, e.onStepEnd, 0)
+			return
+		}
+		e.busy = true
+		e.ffSteps++
+		if e.decodeRun() {
+			e.ffDecode++
+			dt, ok = e.formDecode()
+			continue
+		}
+		e.finishStep()
+		dt, ok = e.formStep()
+	}
+}
+
+// formStep forms the next step and records it, returning its duration;
+// false when the engine goes idle or the step time is invalid (the run is
+// then aborted).
+func (e *engine) formStep() (float64, bool) {
 	e.chunks = e.chunks[:0]
 	if !e.cfg.EnableChunkedPrefill {
 		e.formPrefillFirst()
@@ -331,8 +363,13 @@ func (e *engine) startStep() {
 		if e.waiting.Len() > 0 || e.running > 0 {
 			panic(fmt.Sprintf("batching: idle with %d waiting and %d running", e.waiting.Len(), e.running))
 		}
-		return
+		return 0, false
 	}
+	return e.costStep()
+}
+
+// costStep prices the step formed and records it in the stats.
+func (e *engine) costStep() (float64, bool) {
 	var b cost.Batch
 	b.DecodeSeqs = e.stepDecodes
 	if e.stepDecodes > 0 {
@@ -352,11 +389,51 @@ func (e *engine) startStep() {
 	}
 	if !(dt > 0) || math.IsInf(dt, 1) {
 		e.env.Abort(invalidf("step time %v s for batch %+v must be a finite number > 0", dt, b))
-		return
+		return 0, false
 	}
-	e.busy = true
-	e.stepStart = e.env.Now()
-	e.env.After(dt, event.Normal, e.onStepEnd, 0)
+	return dt, true
+}
+
+// decodeRun ends the decode-only step under way, now, when that is all its
+// end does: no request finishes, and the next step will be decode-only
+// over the same decoders (no partial prefill, no waiting request the
+// scheduler would try to admit). It reports whether it did; the caller
+// then forms the next step with formDecode. Within a run of such steps the
+// next event of the run (an arrival, the horizon) bounds the run through
+// FastForward, and the next finish step and KV-block shortfall through
+// these checks, so a long decode run costs no events and no scheduling.
+func (e *engine) decodeRun() bool {
+	if e.stepDecodes == 0 || len(e.chunks) > 0 || e.partial != nil ||
+		(e.finish.Len() > 0 && e.nextFinish() <= e.step+1) || e.mayAdmit() {
+		return false
+	}
+	e.emitDecode(e.env.Now())
+	e.step++
+	if e.check != nil {
+		e.check()
+	}
+	return true
+}
+
+// mayAdmit reports whether forming the next step would look at the head
+// of the waiting queue (decoders unchanged).
+func (e *engine) mayAdmit() bool {
+	if e.waiting.Len() == 0 || e.running >= e.cfg.MaxNumSeqs {
+		return false
+	}
+	return !e.cfg.EnableChunkedPrefill || e.cfg.MaxNumBatchedTokens-e.decoders > 0
+}
+
+// formDecode forms the next step after decodeRun: every decoder again,
+// when the pool holds the blocks they need; otherwise the scheduler forms
+// it (preempting).
+func (e *engine) formDecode() (float64, bool) {
+	need := e.phase[e.needPhase()]
+	if e.usedBlocks+need > e.cfg.pool.Blocks {
+		return e.formStep()
+	}
+	e.allocBlocks(need)
+	return e.costStep()
 }
 
 // formChunked is vLLM v1's schedule(): running requests first (each
@@ -461,19 +538,31 @@ func (e *engine) admit(q *seq, c, hit int) {
 // advance their prefill, finished prefills emit their first (or resumed)
 // token, finished requests leave; then the next step starts.
 func (e *engine) endStep(int64) {
+	e.finishStep()
+	e.startStep()
+}
+
+// emitDecode gives every decoder its token at the end of a step at now.
+func (e *engine) emitDecode(now float64) {
+	// Pooled ITL: decoders whose previous token left at the last decode
+	// step, then those that joined since (prefill-first mode).
+	steady := e.measuredDec
+	for _, g := range e.fresh {
+		steady -= g.measured
+		e.env.Tokens(now-g.t, g.measured)
+	}
+	e.env.Tokens(now-e.lastDecodeEnd, steady)
+	e.fresh = e.fresh[:0]
+	e.lastDecodeEnd = now
+	e.kvSum += int64(e.decoders)
+}
+
+// finishStep applies the step that ends now (endStep without starting the
+// next).
+func (e *engine) finishStep() {
 	now := e.env.Now()
 	if e.stepDecodes > 0 {
-		// Pooled ITL: decoders whose previous token left at the last decode
-		// step, then those that joined since (prefill-first mode).
-		steady := e.measuredDec
-		for _, g := range e.fresh {
-			steady -= g.measured
-			e.env.Tokens(now-g.t, g.measured)
-		}
-		e.env.Tokens(now-e.lastDecodeEnd, steady)
-		e.fresh = e.fresh[:0]
-		e.lastDecodeEnd = now
-		e.kvSum += int64(e.decoders)
+		e.emitDecode(now)
 	}
 	e.step++
 	if e.stepDecodes > 0 {
@@ -528,7 +617,6 @@ func (e *engine) endStep(int64) {
 	if e.check != nil {
 		e.check()
 	}
-	e.startStep()
 }
 
 // retire frees a finished request's blocks and reports it.
