@@ -31,7 +31,7 @@ type seq struct {
 	decoding bool
 	base     int   // computed when it joined the decoders
 	joinStep int64 // engine step index when it joined
-	epoch    int32 // invalidates stale finish-heap entries
+	epoch    int32 // invalidates stale finish-queue entries
 	order    int64 // admission order, for deterministic ties
 
 	prev, next *seq // running list, admission order
@@ -48,15 +48,6 @@ type seq struct {
 
 // computedAt returns a decoding seq's KV entries at step index s.
 func (q *seq) computedAt(s int64) int { return q.base + int(s-q.joinStep) }
-
-// finishEntry says seq q (if its epoch still matches) emits its last
-// token at the end of a step index, the entry's key in the finish heap
-// (ties broken by admission order). Step indices are exact in the heap's
-// float64 key up to 2⁵³ steps.
-type finishEntry struct {
-	q     *seq
-	epoch int32
-}
 
 // chunk is a prefill chunk scheduled in the current step.
 type chunk struct {
@@ -93,7 +84,7 @@ type engine struct {
 	measuredDec   int
 	kvSum         int64 // Σ computed over decoders
 	phase         []int // decoders by (base − joinStep) mod block size
-	finish        event.Heap[finishEntry]
+	finish        finishQueue
 	lastDecodeEnd float64
 	fresh         []freshGroup
 
@@ -269,7 +260,7 @@ func (e *engine) joinDecoders(q *seq) {
 	}
 	e.kvSum += int64(q.base)
 	e.phase[e.phaseOf(q)]++
-	e.finish.Push(float64(e.step+int64(q.req.Output-q.generated)), uint64(q.order), finishEntry{q: q, epoch: q.epoch})
+	e.finish.Push(e.step+int64(q.req.Output-q.generated), e.step, finishEntry{q: q, order: q.order, epoch: q.epoch})
 }
 
 // leaveDecoders removes decoder q at step index s, returning its computed
@@ -404,7 +395,7 @@ func (e *engine) costStep() (float64, bool) {
 // these checks, so a long decode run costs no events and no scheduling.
 func (e *engine) decodeRun() bool {
 	if e.stepDecodes == 0 || len(e.chunks) > 0 || e.partial != nil ||
-		(e.finish.Len() > 0 && e.nextFinish() <= e.step+1) || e.mayAdmit() {
+		e.finish.Due(e.step+1) || e.mayAdmit() {
 		return false
 	}
 	e.emitDecode(e.env.Now())
@@ -566,8 +557,7 @@ func (e *engine) finishStep() {
 	}
 	e.step++
 	if e.stepDecodes > 0 {
-		for e.finish.Len() > 0 && e.nextFinish() <= e.step {
-			_, f := e.finish.Pop()
+		for _, f := range e.finish.Take(e.step) {
 			if f.epoch != f.q.epoch {
 				continue // preempted since
 			}
@@ -646,11 +636,5 @@ func (e *engine) delayFinishes() {
 			e.phase[e.phaseOf(q)]++
 		}
 	}
-	e.finish.Shift(1)
-}
-
-// nextFinish returns the step index of the earliest finish entry.
-func (e *engine) nextFinish() int64 {
-	step, _ := e.finish.Min()
-	return int64(step)
+	e.finish.Delay()
 }
