@@ -18,7 +18,8 @@ const minSketchValue = 1e-9
 type Sketch struct {
 	gamma   float64
 	logG    float64
-	offset  int // key of counts[0]
+	invLogG float64 // 1/logG when fastLog may decide keys (logG ≥ 1e-3), else 0
+	offset  int     // key of counts[0]
 	counts  []float64
 	zero    float64
 	n       float64
@@ -28,10 +29,56 @@ type Sketch struct {
 // NewSketch returns a Sketch with relative accuracy alpha in (0, 1).
 func NewSketch(alpha float64) *Sketch {
 	g := (1 + alpha) / (1 - alpha)
-	return &Sketch{gamma: g, logG: math.Log(g)}
+	s := &Sketch{gamma: g, logG: math.Log(g)}
+	if s.logG >= 1e-3 {
+		s.invLogG = 1 / s.logG
+	}
+	return s
 }
 
-func (s *Sketch) key(v float64) int { return int(math.Ceil(math.Log(v) / s.logG)) }
+// key returns ⌈math.Log(v)/logG⌉. The cheaper fastLog decides it unless
+// its quotient lies within keyMargin of an integer: it differs from
+// math.Log(v)/logG by under 2e-10 (for logG ≥ 1e-3 and v within 2^±64),
+// so both round up to the same integer, and the key is math.Log's
+// exactly.
+func (s *Sketch) key(v float64) int {
+	if l, ok := fastLog(v); ok && s.invLogG > 0 {
+		y := l * s.invLogG
+		if k := math.Ceil(y); k-y > keyMargin && y-(k-1) > keyMargin {
+			return int(k)
+		}
+	}
+	return int(math.Ceil(math.Log(v) / s.logG))
+}
+
+const keyMargin = 1e-9
+
+// logTable holds, for each of 128 equal slices of [1, 2), its centre c as
+// 1/c and ln c.
+var logTable = func() (t [128]struct{ inv, log float64 }) {
+	for i := range t {
+		c := 1 + (float64(i)+0.5)/128
+		t[i].inv, t[i].log = 1/c, math.Log(c)
+	}
+	return t
+}()
+
+// fastLog returns ln v within 1e-13 for v in [2^−64, 2^65), and false
+// outside: v = 2^e·m with m near a table centre c, ln v = e·ln 2 + ln c +
+// ln(1+r) for r = m/c − 1, |r| < 2^−8, by its Taylor series to r⁵
+// (truncation below 1e-15).
+func fastLog(v float64) (float64, bool) {
+	b := math.Float64bits(v)
+	e := int64(b>>52) - 1023 // v > 0
+	if e < -64 || e > 64 {
+		return 0, false
+	}
+	t := &logTable[(b>>45)&127]
+	m := math.Float64frombits(b&(1<<52-1) | 1023<<52)
+	r := m*t.inv - 1
+	p := r * (1 + r*(-1.0/2+r*(1.0/3+r*(-1.0/4+r*(1.0/5)))))
+	return float64(e)*math.Ln2 + t.log + p, true
+}
 
 // AddN records weight w at value v (v < 0 counts as 0).
 func (s *Sketch) AddN(v, w float64) {
