@@ -134,7 +134,23 @@ func newEngine(cfg *resolved, env *sim.Env, name string) *engine {
 	return e
 }
 
-func (e *engine) blocks(tokens int) int { return (tokens + e.cfg.BlockSize - 1) / e.cfg.BlockSize }
+// blocks returns the blocks that hold tokens ≥ 0 tokens (a shift for a
+// power-of-two block size).
+func (e *engine) blocks(tokens int) int {
+	if s := e.cfg.blockShift; s >= 0 {
+		return (tokens + e.cfg.BlockSize - 1) >> s
+	}
+	return (tokens + e.cfg.BlockSize - 1) / e.cfg.BlockSize
+}
+
+// mod returns x mod the block size, in [0, BlockSize).
+func (e *engine) mod(x int64) int {
+	if e.cfg.blockShift >= 0 {
+		return int(x & int64(e.cfg.BlockSize-1))
+	}
+	bs := int64(e.cfg.BlockSize)
+	return int((x%bs + bs) % bs)
+}
 
 func (e *engine) newSeq(r *metrics.Request) *seq {
 	var q *seq
@@ -176,7 +192,7 @@ func (e *engine) Arrive(r *metrics.Request) {
 	e.active += int64(e.blocks(r.Input))
 	// The deployment's profile adds its frontend overhead (tokenisation,
 	// HTTP, IPC) to the configured one.
-	if o := c.RequestOverhead + c.Deployment.FrontendOverhead(); o > 0 {
+	if o := c.overhead; o > 0 {
 		e.pending.Push(q)
 		e.env.After(o, event.Normal, e.onEnqueue, 0)
 		return
@@ -237,15 +253,13 @@ func (e *engine) unlink(q *seq) {
 }
 
 func (e *engine) phaseOf(q *seq) int {
-	bs := int64(e.cfg.BlockSize)
-	return int(((int64(q.base)-q.joinStep)%bs + bs) % bs)
+	return e.mod(int64(q.base) - q.joinStep)
 }
 
 // needPhase is the phase class whose decoders need a new block in the step
 // about to run: computed ≡ 0 (mod block size) at step index e.step.
 func (e *engine) needPhase() int {
-	bs := int64(e.cfg.BlockSize)
-	return int(((-e.step)%bs + bs) % bs)
+	return e.mod(-e.step)
 }
 
 // joinDecoders makes q a decoder after its prefill finished at the end of
