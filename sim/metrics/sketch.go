@@ -18,7 +18,7 @@ const minSketchValue = 1e-9
 type Sketch struct {
 	gamma   float64
 	logG    float64
-	invLogG float64 // 1/logG when fastLog may decide keys (logG ≥ 1e-3), else 0
+	invLogG float64 // 1/logG when the table logarithm may decide keys (logG ≥ 1e-3), else 0
 	offset  int     // key of counts[0]
 	counts  []float64
 	zero    float64
@@ -36,16 +36,29 @@ func NewSketch(alpha float64) *Sketch {
 	return s
 }
 
-// key returns ⌈math.Log(v)/logG⌉. The cheaper fastLog decides it unless
-// its quotient lies within keyMargin of an integer: it differs from
-// math.Log(v)/logG by under 2e-10 (for logG ≥ 1e-3 and v within 2^±64),
-// so both round up to the same integer, and the key is math.Log's
-// exactly.
+// key returns ⌈math.Log(v)/logG⌉ for v > 0. A table logarithm decides it
+// unless its quotient lies within keyMargin of an integer: for v in
+// [2^−64, 2^65) it is ln v within 1e-13, so with logG ≥ 1e-3 the quotient
+// is within 2e-10 of math.Log(v)/logG, both round up to the same integer,
+// and the key is math.Log's exactly. Near an integer, and outside that
+// range, math.Log decides.
+//
+// The table logarithm: v = 2^e·m with m in one of 128 equal slices of
+// [1, 2), centre c; ln v = e·ln 2 + ln c + ln(1+r), r = m/c − 1,
+// |r| < 2^−8, by its Taylor series to r⁵ (truncation below 1e-15).
 func (s *Sketch) key(v float64) int {
-	if l, ok := fastLog(v); ok && s.invLogG > 0 {
-		y := l * s.invLogG
-		if k := math.Ceil(y); k-y > keyMargin && y-(k-1) > keyMargin {
-			return int(k)
+	b := math.Float64bits(v)
+	if e := int64(b>>52) - 1023; e >= -64 && e <= 64 && s.invLogG > 0 {
+		t := &logTable[(b>>45)&127]
+		r := math.Float64frombits(b&(1<<52-1)|1023<<52)*t.inv - 1
+		l := float64(e)*math.Ln2 + t.log + r*(1+r*(-1.0/2+r*(1.0/3+r*(-1.0/4+r*(1.0/5)))))
+		y := l * s.invLogG // |y| < 45/1e-3
+		k := int(y)        // ⌈y⌉ when y is not an integer
+		if y > 0 {
+			k++
+		}
+		if float64(k)-y > keyMargin && y-float64(k-1) > keyMargin {
+			return k
 		}
 	}
 	return int(math.Ceil(math.Log(v) / s.logG))
@@ -62,23 +75,6 @@ var logTable = func() (t [128]struct{ inv, log float64 }) {
 	}
 	return t
 }()
-
-// fastLog returns ln v within 1e-13 for v in [2^−64, 2^65), and false
-// outside: v = 2^e·m with m near a table centre c, ln v = e·ln 2 + ln c +
-// ln(1+r) for r = m/c − 1, |r| < 2^−8, by its Taylor series to r⁵
-// (truncation below 1e-15).
-func fastLog(v float64) (float64, bool) {
-	b := math.Float64bits(v)
-	e := int64(b>>52) - 1023 // v > 0
-	if e < -64 || e > 64 {
-		return 0, false
-	}
-	t := &logTable[(b>>45)&127]
-	m := math.Float64frombits(b&(1<<52-1) | 1023<<52)
-	r := m*t.inv - 1
-	p := r * (1 + r*(-1.0/2+r*(1.0/3+r*(-1.0/4+r*(1.0/5)))))
-	return float64(e)*math.Ln2 + t.log + p, true
-}
 
 // AddN records weight w at value v (v < 0 counts as 0).
 func (s *Sketch) AddN(v, w float64) {

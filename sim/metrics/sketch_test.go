@@ -7,9 +7,9 @@ import (
 )
 
 // TestSketchKeyFastPath: the sketch's keys are ⌈math.Log(v)/log γ⌉ bit for
-// bit, whether fastLog or math.Log decided them: over random values, and
-// over the values a few ulps either side of every bucket boundary γ^k,
-// where the fast path must defer to math.Log.
+// bit, whether the table logarithm or math.Log decided them: over random
+// values, and over the values a few ulps either side of every bucket
+// boundary γ^k, where the fast path must defer to math.Log.
 func TestSketchKeyFastPath(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, alpha := range []float64{DefaultSketchAccuracy, 0.01, 0.05, 5e-4, 1e-4} {
