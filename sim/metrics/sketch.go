@@ -19,6 +19,7 @@ type Sketch struct {
 	gamma   float64
 	logG    float64
 	invLogG float64 // 1/logG when the table logarithm may decide keys (logG ≥ 1e-3), else 0
+	margin  float64 // how far from an integer it must put a key (see key)
 	offset  int     // key of counts[0]
 	counts  []float64
 	zero    float64
@@ -32,39 +33,38 @@ func NewSketch(alpha float64) *Sketch {
 	s := &Sketch{gamma: g, logG: math.Log(g)}
 	if s.logG >= 1e-3 {
 		s.invLogG = 1 / s.logG
+		s.margin = 3e-8*s.invLogG + 1e-9
 	}
 	return s
 }
 
 // key returns ⌈math.Log(v)/logG⌉ for v > 0. A table logarithm decides it
-// unless its quotient lies within keyMargin of an integer: for v in
-// [2^−64, 2^65) it is ln v within 1e-13, so with logG ≥ 1e-3 the quotient
-// is within 2e-10 of math.Log(v)/logG, both round up to the same integer,
-// and the key is math.Log's exactly. Near an integer, and outside that
-// range, math.Log decides.
+// unless its quotient lies within margin of an integer: for v in
+// [2^−64, 2^65) it is ln v within 2.1e-8, so the quotient is within
+// 2.1e-8/logG + 2e-11 < margin of math.Log(v)/logG (logG ≥ 1e-3), both
+// round up to the same integer, and the key is math.Log's exactly. Near an
+// integer (a few values in a million), and outside that range, math.Log
+// decides.
 //
 // The table logarithm: v = 2^e·m with m in one of 128 equal slices of
 // [1, 2), centre c; ln v = e·ln 2 + ln c + ln(1+r), r = m/c − 1,
-// |r| < 2^−8, by its Taylor series to r⁵ (truncation below 1e-15).
+// |r| ≤ 2^−8, and ln(1+r) ≈ r − r²/2 within |r|³/(3(1−|r|)) < 2e-8.
 func (s *Sketch) key(v float64) int {
 	b := math.Float64bits(v)
 	if e := int64(b>>52) - 1023; e >= -64 && e <= 64 && s.invLogG > 0 {
 		t := &logTable[(b>>45)&127]
 		r := math.Float64frombits(b&(1<<52-1)|1023<<52)*t.inv - 1
-		l := float64(e)*math.Ln2 + t.log + r*(1+r*(-1.0/2+r*(1.0/3+r*(-1.0/4+r*(1.0/5)))))
-		y := l * s.invLogG // |y| < 45/1e-3
-		k := int(y)        // ⌈y⌉ when y is not an integer
+		y := (float64(e)*math.Ln2 + t.log + (r - r*r*0.5)) * s.invLogG // |y| < 45/1e-3
+		k := int(y)                                                    // ⌈y⌉ when y is not an integer
 		if y > 0 {
 			k++
 		}
-		if float64(k)-y > keyMargin && y-float64(k-1) > keyMargin {
+		if float64(k)-y > s.margin && y-float64(k-1) > s.margin {
 			return k
 		}
 	}
 	return int(math.Ceil(math.Log(v) / s.logG))
 }
-
-const keyMargin = 1e-9
 
 // logTable holds, for each of 128 equal slices of [1, 2), its centre c as
 // 1/c and ln c.

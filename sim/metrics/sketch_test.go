@@ -32,6 +32,10 @@ func TestSketchKeyFastPath(t *testing.T) {
 			for d := -8; d <= 8; d++ {
 				check(math.Float64frombits(uint64(int64(b) + int64(d))))
 			}
+			// Just outside the margin, where the table logarithm decides.
+			for _, d := range []float64{-5, -2, -1.2, 1.2, 2, 5} {
+				check(math.Exp((float64(k) + d*s.margin) * s.logG))
+			}
 		}
 	}
 	if NewSketch(1e-4).invLogG != 0 {
