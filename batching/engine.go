@@ -31,7 +31,8 @@ type seq struct {
 	decoding bool
 	base     int   // computed when it joined the decoders
 	joinStep int64 // engine step index when it joined
-	epoch    int32 // invalidates stale finish-queue entries
+	finKey   int64 // finish step, less the finish queue's delay (decoders)
+	finNext  *seq  // next in its finish-queue bucket
 	order    int64 // admission order, for deterministic ties
 
 	prev, next *seq // running list, admission order
@@ -157,8 +158,7 @@ func (e *engine) newSeq(r *metrics.Request) *seq {
 	if k := len(e.free); k > 0 {
 		q = e.free[k-1]
 		e.free = e.free[:k-1]
-		epoch := q.epoch // stale finish entries may still point here
-		*q = seq{epoch: epoch + 1, ents: q.ents[:0]}
+		*q = seq{ents: q.ents[:0]}
 	} else {
 		q = &seq{}
 	}
@@ -274,7 +274,7 @@ func (e *engine) joinDecoders(q *seq) {
 	}
 	e.kvSum += int64(q.base)
 	e.phase[e.phaseOf(q)]++
-	e.finish.Push(e.step+int64(q.req.Output-q.generated), e.step, finishEntry{q: q, order: q.order, epoch: q.epoch})
+	e.finish.Push(q, e.step+int64(q.req.Output-q.generated), e.step)
 }
 
 // leaveDecoders removes decoder q at step index s, returning its computed
@@ -283,7 +283,6 @@ func (e *engine) leaveDecoders(q *seq, s int64) int {
 	c := q.computedAt(s)
 	q.generated += int(s - q.joinStep)
 	q.decoding = false
-	q.epoch++
 	e.decoders--
 	if !q.req.Warmup {
 		e.measuredDec--
@@ -302,6 +301,7 @@ func (e *engine) preempt(q *seq) (neededBlock bool) {
 	if q.decoding {
 		neededBlock = e.phaseOf(q) == e.needPhase()
 		decoded := e.step > q.joinStep // emitted tokens since it joined
+		e.finish.Remove(q)
 		c = e.leaveDecoders(q, e.step)
 		for i := range e.fresh {
 			if e.fresh[i].t == q.lastToken && !q.req.Warmup {
@@ -571,11 +571,7 @@ func (e *engine) finishStep() {
 	}
 	e.step++
 	if e.stepDecodes > 0 {
-		for _, f := range e.finish.Take(e.step) {
-			if f.epoch != f.q.epoch {
-				continue // preempted since
-			}
-			q := f.q
+		for _, q := range e.finish.Take(e.step) {
 			c := e.leaveDecoders(q, e.step)
 			if q.generated != q.req.Output {
 				panic(fmt.Sprintf("batching: request %d finished with %d of %d tokens", q.req.ID, q.generated, q.req.Output))
