@@ -383,15 +383,14 @@ func (e *engine) costStep() (float64, bool) {
 	for _, ch := range e.chunks {
 		b.AddPrefill(ch.tokens, ch.q.computed)
 	}
-	var dt float64
+	var c cost.StepCost // zero with StepTime
 	if e.cfg.StepTime != nil {
-		dt = e.cfg.StepTime(b)
-		e.stats.addStep(e, b, dt, cost.StepCost{})
+		c.Time = e.cfg.StepTime(b)
 	} else {
-		c := e.cfg.step.Step(b)
-		dt = c.Time
-		e.stats.addStep(e, b, dt, c)
+		c = e.cfg.step.Step(b)
 	}
+	dt := c.Time
+	e.stats.addStep(e, &b, &c)
 	if !(dt > 0) || math.IsInf(dt, 1) {
 		e.env.Abort(invalidf("step time %v s for batch %+v must be a finite number > 0", dt, b))
 		return 0, false
