@@ -70,11 +70,11 @@ func (f *finishQueue) Due(key int64) bool {
 // Take removes the seqs that finish at step key and returns them in
 // admission order. The slice is valid until the next Take.
 func (f *finishQueue) Take(key int64) []*seq {
-	f.due = f.due[:0]
-	if f.n == 0 {
-		return nil
+	if f.n == 0 || *f.slot(key - f.delay) == nil {
+		return nil // most steps: write nothing (no GC write barriers)
 	}
 	s := f.slot(key - f.delay)
+	f.due = f.due[:0]
 	for q := *s; q != nil; {
 		next := q.finNext
 		q.finNext = nil
