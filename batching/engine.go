@@ -106,6 +106,7 @@ type engine struct {
 	kicked      bool
 	stepDecodes int
 	chunks      []chunk
+	decode      cost.DecodeStep // the cost of the last decode-only step's decoders
 	onStepEnd   event.Handler
 	onKick      event.Handler
 	onEnqueue   event.Handler
@@ -384,9 +385,18 @@ func (e *engine) costStep() (float64, bool) {
 		b.AddPrefill(ch.tokens, ch.q.computed)
 	}
 	var c cost.StepCost // zero with StepTime
-	if e.cfg.StepTime != nil {
+	switch {
+	case e.cfg.StepTime != nil:
 		c.Time = e.cfg.StepTime(b)
-	} else {
+	case len(e.chunks) == 0:
+		// Decode-only: the decoders' count changes far less often than
+		// their context, so the parts of the cost that depend only on it
+		// are kept (cost.DecodeStep prices exactly as Step).
+		if e.decode.Seqs() != b.DecodeSeqs {
+			e.decode = e.cfg.step.Decode(b.DecodeSeqs)
+		}
+		c = e.decode.Step(b.DecodeContext)
+	default:
 		c = e.cfg.step.Step(b)
 	}
 	dt := c.Time
