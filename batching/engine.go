@@ -145,6 +145,14 @@ func (e *engine) blocks(tokens int) int {
 	return (tokens + e.cfg.BlockSize - 1) / e.cfg.BlockSize
 }
 
+// fullBlocks returns the whole blocks in tokens ≥ 0 tokens.
+func (e *engine) fullBlocks(tokens int) int {
+	if s := e.cfg.blockShift; s >= 0 {
+		return tokens >> s
+	}
+	return tokens / e.cfg.BlockSize
+}
+
 // mod returns x mod the block size, in [0, BlockSize).
 func (e *engine) mod(x int64) int {
 	if e.cfg.blockShift >= 0 {
