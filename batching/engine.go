@@ -106,7 +106,7 @@ type engine struct {
 	kicked      bool
 	stepDecodes int
 	chunks      []chunk
-	decode      cost.DecodeStep // the cost of the last decode-only step's decoders
+	decode      cost.DecodeStep // the cost of a decode run's steps (formDecode)
 	onStepEnd   event.Handler
 	onKick      event.Handler
 	onEnqueue   event.Handler
@@ -396,13 +396,9 @@ func (e *engine) costStep() (float64, bool) {
 	switch {
 	case e.cfg.StepTime != nil:
 		c.Time = e.cfg.StepTime(b)
-	case len(e.chunks) == 0:
-		// Decode-only: the decoders' count changes far less often than
-		// their context, so the parts of the cost that depend only on it
-		// are kept (cost.DecodeStep prices exactly as Step).
-		if e.decode.Seqs() != b.DecodeSeqs {
-			e.decode = e.cfg.step.Decode(b.DecodeSeqs)
-		}
+	case len(e.chunks) == 0 && e.decode.Seqs() == b.DecodeSeqs:
+		// Decode-only, as many decoders as the DecodeStep kept for a decode
+		// run (formDecode): it prices exactly as Step.
 		c = e.decode.Step(b.DecodeContext)
 	default:
 		c = e.cfg.step.Step(b)
@@ -455,6 +451,11 @@ func (e *engine) formDecode() (float64, bool) {
 		return e.formStep()
 	}
 	e.allocBlocks(need)
+	if e.cfg.step != nil && e.decode.Seqs() != e.decoders {
+		// The steps of a decode run differ only in their context: keep the
+		// parts of their cost that depend on the decoders' count alone.
+		e.decode = e.cfg.step.Decode(e.decoders)
+	}
 	return e.costStep()
 }
 
