@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strings"
 
 	"github.com/servesim/servesim/cost"
@@ -158,6 +159,9 @@ type resolved struct {
 	Config
 	pool Pool
 	step *cost.StepModel // nil when StepTime is set
+
+	overhead   float64 // RequestOverhead + the deployment's FrontendOverhead
+	blockShift int     // log2 BlockSize when a power of two, else -1
 }
 
 func (c Config) resolve() (*resolved, error) {
@@ -183,7 +187,11 @@ func (c Config) resolve() (*resolved, error) {
 		// a model-free engine still counts its GPUs by it.
 		return nil, invalidf("deployment tp %d must be >= 1", c.Deployment.TP)
 	}
-	r := &resolved{Config: c, pool: Pool{BlockSize: c.BlockSize, Blocks: c.KVBlocks}}
+	r := &resolved{Config: c, pool: Pool{BlockSize: c.BlockSize, Blocks: c.KVBlocks},
+		overhead: c.RequestOverhead + c.Deployment.FrontendOverhead(), blockShift: -1}
+	if c.BlockSize&(c.BlockSize-1) == 0 {
+		r.blockShift = bits.TrailingZeros(uint(c.BlockSize))
+	}
 	if c.StepTime == nil {
 		sm, err := c.Deployment.Compile()
 		if err != nil {

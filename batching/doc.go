@@ -31,9 +31,12 @@
 // # Cost per step
 //
 // Decoding requests are tracked in aggregate: their KV context sum, the
-// count needing a new block this step (by block phase), and a heap of
-// finish steps. A steady decode step is O(1) whatever the batch size;
-// admissions, completions and preemptions cost O(log n) each. ITL is
+// count needing a new block this step (by block phase), and a calendar
+// queue of finish steps. A steady decode step is O(1) whatever the batch
+// size, and so, amortised, are admissions, completions and preemptions. A
+// run of decode steps that nothing can change (no arrival or other event,
+// no completion, no admission, KV blocks to spare) is stepped in a loop
+// without events, with the same results. ITL is
 // recorded per step (one gap shared by all decodes), TPOT per request at
 // completion, so memory is O(requests in the engine), not O(tokens).
 //

@@ -31,7 +31,8 @@ type seq struct {
 	decoding bool
 	base     int   // computed when it joined the decoders
 	joinStep int64 // engine step index when it joined
-	epoch    int32 // invalidates stale finish-heap entries
+	finKey   int64 // finish step, less the finish queue's delay (decoders)
+	finNext  *seq  // next in its finish-queue bucket
 	order    int64 // admission order, for deterministic ties
 
 	prev, next *seq // running list, admission order
@@ -48,15 +49,6 @@ type seq struct {
 
 // computedAt returns a decoding seq's KV entries at step index s.
 func (q *seq) computedAt(s int64) int { return q.base + int(s-q.joinStep) }
-
-// finishEntry says seq q (if its epoch still matches) emits its last
-// token at the end of a step index, the entry's key in the finish heap
-// (ties broken by admission order). Step indices are exact in the heap's
-// float64 key up to 2⁵³ steps.
-type finishEntry struct {
-	q     *seq
-	epoch int32
-}
 
 // chunk is a prefill chunk scheduled in the current step.
 type chunk struct {
@@ -93,7 +85,7 @@ type engine struct {
 	measuredDec   int
 	kvSum         int64 // Σ computed over decoders
 	phase         []int // decoders by (base − joinStep) mod block size
-	finish        event.Heap[finishEntry]
+	finish        finishQueue
 	lastDecodeEnd float64
 	fresh         []freshGroup
 
@@ -112,15 +104,21 @@ type engine struct {
 	// Current step.
 	busy        bool
 	kicked      bool
-	stepStart   float64
 	stepDecodes int
 	chunks      []chunk
+	decode      cost.DecodeStep // the cost of a decode run's steps (formDecode)
 	onStepEnd   event.Handler
 	onKick      event.Handler
 	onEnqueue   event.Handler
 
 	stats stats
 	check func() // test hook: invariant checks after every step
+
+	// Test hooks: singleStep ends every step through the event queue (no
+	// fast-forward); ffSteps counts the steps ended at once, ffDecode
+	// those of them ended in decode runs.
+	singleStep        bool
+	ffSteps, ffDecode int64
 }
 
 func newEngine(cfg *resolved, env *sim.Env, name string) *engine {
@@ -138,15 +136,38 @@ func newEngine(cfg *resolved, env *sim.Env, name string) *engine {
 	return e
 }
 
-func (e *engine) blocks(tokens int) int { return (tokens + e.cfg.BlockSize - 1) / e.cfg.BlockSize }
+// blocks returns the blocks that hold tokens ≥ 0 tokens (a shift for a
+// power-of-two block size).
+func (e *engine) blocks(tokens int) int {
+	if s := e.cfg.blockShift; s >= 0 {
+		return (tokens + e.cfg.BlockSize - 1) >> s
+	}
+	return (tokens + e.cfg.BlockSize - 1) / e.cfg.BlockSize
+}
+
+// fullBlocks returns the whole blocks in tokens ≥ 0 tokens.
+func (e *engine) fullBlocks(tokens int) int {
+	if s := e.cfg.blockShift; s >= 0 {
+		return tokens >> s
+	}
+	return tokens / e.cfg.BlockSize
+}
+
+// mod returns x mod the block size, in [0, BlockSize).
+func (e *engine) mod(x int64) int {
+	if e.cfg.blockShift >= 0 {
+		return int(x & int64(e.cfg.BlockSize-1))
+	}
+	bs := int64(e.cfg.BlockSize)
+	return int((x%bs + bs) % bs)
+}
 
 func (e *engine) newSeq(r *metrics.Request) *seq {
 	var q *seq
 	if k := len(e.free); k > 0 {
 		q = e.free[k-1]
 		e.free = e.free[:k-1]
-		epoch := q.epoch // stale finish entries may still point here
-		*q = seq{epoch: epoch + 1, ents: q.ents[:0]}
+		*q = seq{ents: q.ents[:0]}
 	} else {
 		q = &seq{}
 	}
@@ -180,7 +201,7 @@ func (e *engine) Arrive(r *metrics.Request) {
 	e.active += int64(e.blocks(r.Input))
 	// The deployment's profile adds its frontend overhead (tokenisation,
 	// HTTP, IPC) to the configured one.
-	if o := c.RequestOverhead + c.Deployment.FrontendOverhead(); o > 0 {
+	if o := c.overhead; o > 0 {
 		e.pending.Push(q)
 		e.env.After(o, event.Normal, e.onEnqueue, 0)
 		return
@@ -241,15 +262,13 @@ func (e *engine) unlink(q *seq) {
 }
 
 func (e *engine) phaseOf(q *seq) int {
-	bs := int64(e.cfg.BlockSize)
-	return int(((int64(q.base)-q.joinStep)%bs + bs) % bs)
+	return e.mod(int64(q.base) - q.joinStep)
 }
 
 // needPhase is the phase class whose decoders need a new block in the step
 // about to run: computed ≡ 0 (mod block size) at step index e.step.
 func (e *engine) needPhase() int {
-	bs := int64(e.cfg.BlockSize)
-	return int(((-e.step)%bs + bs) % bs)
+	return e.mod(-e.step)
 }
 
 // joinDecoders makes q a decoder after its prefill finished at the end of
@@ -264,7 +283,7 @@ func (e *engine) joinDecoders(q *seq) {
 	}
 	e.kvSum += int64(q.base)
 	e.phase[e.phaseOf(q)]++
-	e.finish.Push(float64(e.step+int64(q.req.Output-q.generated)), uint64(q.order), finishEntry{q: q, epoch: q.epoch})
+	e.finish.Push(q, e.step+int64(q.req.Output-q.generated), e.step)
 }
 
 // leaveDecoders removes decoder q at step index s, returning its computed
@@ -273,7 +292,6 @@ func (e *engine) leaveDecoders(q *seq, s int64) int {
 	c := q.computedAt(s)
 	q.generated += int(s - q.joinStep)
 	q.decoding = false
-	q.epoch++
 	e.decoders--
 	if !q.req.Warmup {
 		e.measuredDec--
@@ -292,6 +310,7 @@ func (e *engine) preempt(q *seq) (neededBlock bool) {
 	if q.decoding {
 		neededBlock = e.phaseOf(q) == e.needPhase()
 		decoded := e.step > q.joinStep // emitted tokens since it joined
+		e.finish.Remove(q)
 		c = e.leaveDecoders(q, e.step)
 		for i := range e.fresh {
 			if e.fresh[i].t == q.lastToken && !q.req.Warmup {
@@ -318,8 +337,35 @@ func (e *engine) preempt(q *seq) (neededBlock bool) {
 	return neededBlock
 }
 
-// startStep forms and launches the next step, or goes idle.
+// startStep forms and launches the next step, or goes idle. A step whose
+// end would be the run's next event anyway is ended at once, without an
+// event (sim.Env.FastForward), and the next one formed: the run is the same
+// as through the event queue, event count included. A run of decode-only
+// steps that nothing can change (see decodeRun) skips the scheduler too.
 func (e *engine) startStep() {
+	dt, ok := e.formStep()
+	for ok {
+		if e.singleStep || !e.env.FastForward(e.env.Now()+dt) {
+			e.busy = true
+			e.env.After(dt, event.Normal, e.onStepEnd, 0)
+			return
+		}
+		e.busy = true
+		e.ffSteps++
+		if e.decodeRun() {
+			e.ffDecode++
+			dt, ok = e.formDecode()
+			continue
+		}
+		e.finishStep()
+		dt, ok = e.formStep()
+	}
+}
+
+// formStep forms the next step and records it, returning its duration;
+// false when the engine goes idle or the step time is invalid (the run is
+// then aborted).
+func (e *engine) formStep() (float64, bool) {
 	e.chunks = e.chunks[:0]
 	if !e.cfg.EnableChunkedPrefill {
 		e.formPrefillFirst()
@@ -331,8 +377,13 @@ func (e *engine) startStep() {
 		if e.waiting.Len() > 0 || e.running > 0 {
 			panic(fmt.Sprintf("batching: idle with %d waiting and %d running", e.waiting.Len(), e.running))
 		}
-		return
+		return 0, false
 	}
+	return e.costStep()
+}
+
+// costStep prices the step formed and records it in the stats.
+func (e *engine) costStep() (float64, bool) {
 	var b cost.Batch
 	b.DecodeSeqs = e.stepDecodes
 	if e.stepDecodes > 0 {
@@ -341,22 +392,71 @@ func (e *engine) startStep() {
 	for _, ch := range e.chunks {
 		b.AddPrefill(ch.tokens, ch.q.computed)
 	}
-	var dt float64
-	if e.cfg.StepTime != nil {
-		dt = e.cfg.StepTime(b)
-		e.stats.addStep(e, b, dt, cost.StepCost{})
-	} else {
-		c := e.cfg.step.Step(b)
-		dt = c.Time
-		e.stats.addStep(e, b, dt, c)
+	var c cost.StepCost // zero with StepTime
+	switch {
+	case e.cfg.StepTime != nil:
+		c.Time = e.cfg.StepTime(b)
+	case len(e.chunks) == 0 && e.decode.Seqs() == b.DecodeSeqs:
+		// Decode-only, as many decoders as the DecodeStep kept for a decode
+		// run (formDecode): it prices exactly as Step.
+		c = e.decode.Step(b.DecodeContext)
+	default:
+		c = e.cfg.step.Step(b)
 	}
+	dt := c.Time
+	e.stats.addStep(e, &b, &c)
 	if !(dt > 0) || math.IsInf(dt, 1) {
 		e.env.Abort(invalidf("step time %v s for batch %+v must be a finite number > 0", dt, b))
-		return
+		return 0, false
 	}
-	e.busy = true
-	e.stepStart = e.env.Now()
-	e.env.After(dt, event.Normal, e.onStepEnd, 0)
+	return dt, true
+}
+
+// decodeRun ends the decode-only step under way, now, when that is all its
+// end does: no request finishes, and the next step will be decode-only
+// over the same decoders (no partial prefill, no waiting request the
+// scheduler would try to admit). It reports whether it did; the caller
+// then forms the next step with formDecode. Within a run of such steps the
+// next event of the run (an arrival, the horizon) bounds the run through
+// FastForward, and the next finish step and KV-block shortfall through
+// these checks, so a long decode run costs no events and no scheduling.
+func (e *engine) decodeRun() bool {
+	if e.stepDecodes == 0 || len(e.chunks) > 0 || e.partial != nil ||
+		e.finish.Due(e.step+1) || e.mayAdmit() {
+		return false
+	}
+	e.emitDecode(e.env.Now())
+	e.step++
+	if e.check != nil {
+		e.check()
+	}
+	return true
+}
+
+// mayAdmit reports whether forming the next step would look at the head
+// of the waiting queue (decoders unchanged).
+func (e *engine) mayAdmit() bool {
+	if e.waiting.Len() == 0 || e.running >= e.cfg.MaxNumSeqs {
+		return false
+	}
+	return !e.cfg.EnableChunkedPrefill || e.cfg.MaxNumBatchedTokens-e.decoders > 0
+}
+
+// formDecode forms the next step after decodeRun: every decoder again,
+// when the pool holds the blocks they need; otherwise the scheduler forms
+// it (preempting).
+func (e *engine) formDecode() (float64, bool) {
+	need := e.phase[e.needPhase()]
+	if e.usedBlocks+need > e.cfg.pool.Blocks {
+		return e.formStep()
+	}
+	e.allocBlocks(need)
+	if e.cfg.step != nil && e.decode.Seqs() != e.decoders {
+		// The steps of a decode run differ only in their context: keep the
+		// parts of their cost that depend on the decoders' count alone.
+		e.decode = e.cfg.step.Decode(e.decoders)
+	}
+	return e.costStep()
 }
 
 // formChunked is vLLM v1's schedule(): running requests first (each
@@ -461,28 +561,35 @@ func (e *engine) admit(q *seq, c, hit int) {
 // advance their prefill, finished prefills emit their first (or resumed)
 // token, finished requests leave; then the next step starts.
 func (e *engine) endStep(int64) {
+	e.finishStep()
+	e.startStep()
+}
+
+// emitDecode gives every decoder its token at the end of a step at now.
+func (e *engine) emitDecode(now float64) {
+	// Pooled ITL: decoders whose previous token left at the last decode
+	// step, then those that joined since (prefill-first mode).
+	steady := e.measuredDec
+	for _, g := range e.fresh {
+		steady -= g.measured
+		e.env.Tokens(now-g.t, g.measured)
+	}
+	e.env.Tokens(now-e.lastDecodeEnd, steady)
+	e.fresh = e.fresh[:0]
+	e.lastDecodeEnd = now
+	e.kvSum += int64(e.decoders)
+}
+
+// finishStep applies the step that ends now (endStep without starting the
+// next).
+func (e *engine) finishStep() {
 	now := e.env.Now()
 	if e.stepDecodes > 0 {
-		// Pooled ITL: decoders whose previous token left at the last decode
-		// step, then those that joined since (prefill-first mode).
-		steady := e.measuredDec
-		for _, g := range e.fresh {
-			steady -= g.measured
-			e.env.Tokens(now-g.t, g.measured)
-		}
-		e.env.Tokens(now-e.lastDecodeEnd, steady)
-		e.fresh = e.fresh[:0]
-		e.lastDecodeEnd = now
-		e.kvSum += int64(e.decoders)
+		e.emitDecode(now)
 	}
 	e.step++
 	if e.stepDecodes > 0 {
-		for e.finish.Len() > 0 && e.nextFinish() <= e.step {
-			_, f := e.finish.Pop()
-			if f.epoch != f.q.epoch {
-				continue // preempted since
-			}
-			q := f.q
+		for _, q := range e.finish.Take(e.step) {
 			c := e.leaveDecoders(q, e.step)
 			if q.generated != q.req.Output {
 				panic(fmt.Sprintf("batching: request %d finished with %d of %d tokens", q.req.ID, q.generated, q.req.Output))
@@ -528,7 +635,6 @@ func (e *engine) endStep(int64) {
 	if e.check != nil {
 		e.check()
 	}
-	e.startStep()
 }
 
 // retire frees a finished request's blocks and reports it.
@@ -558,11 +664,5 @@ func (e *engine) delayFinishes() {
 			e.phase[e.phaseOf(q)]++
 		}
 	}
-	e.finish.Shift(1)
-}
-
-// nextFinish returns the step index of the earliest finish entry.
-func (e *engine) nextFinish() int64 {
-	step, _ := e.finish.Min()
-	return int64(step)
+	e.finish.Delay()
 }

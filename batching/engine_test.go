@@ -93,6 +93,7 @@ func (e *engine) verify(t *testing.T) {
 			g := q.generated + int(e.step-q.joinStep) // tokens emitted so far
 			require.Equal(t, q.req.Input+g-1, c, "decoder computed = L+g−1")
 			require.Less(t, g, q.req.Output, "a decoder still owes tokens")
+			require.Equal(t, q.joinStep+int64(q.req.Output-q.generated), q.finKey+e.finish.delay, "finish step")
 		} else {
 			used += held(q.computed, q)
 		}
@@ -115,6 +116,7 @@ func (e *engine) verify(t *testing.T) {
 	}
 	require.LessOrEqual(t, e.usedBlocks, e.cfg.pool.Blocks, "pool exceeded")
 	require.Equal(t, dec, e.decoders)
+	require.Equal(t, dec, e.finish.Len(), "finish queue holds the decoders")
 	require.Equal(t, measured, e.measuredDec)
 	require.Equal(t, kv, e.kvSum)
 	require.Equal(t, phase, e.phase)

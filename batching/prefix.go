@@ -29,7 +29,7 @@ func (e *engine) lookup(q *seq) (hit, evictable int) {
 		return 0, 0
 	}
 	cur, h := cursor{}, rootHash
-	for most := (q.target - 1) / bs; len(e.hits) < most; {
+	for most := e.fullBlocks(q.target - 1); len(e.hits) < most; {
 		next := cur
 		nh := nextHash(q.req, &next, h, bs)
 		id := e.cache.lookup(nh)
@@ -100,7 +100,7 @@ func (e *engine) cacheFull(q *seq, upto int, own bool) {
 	if !own {
 		upto = min(upto, q.shared)
 	}
-	for len(q.ents) < upto/bs {
+	for n := e.fullBlocks(upto); len(q.ents) < n; {
 		q.lastHash = nextHash(q.req, &q.cur, q.lastHash, bs)
 		q.ents = append(q.ents, e.cache.register(q.lastHash))
 	}
@@ -132,7 +132,7 @@ func (e *engine) cachedPrefix(r *metrics.Request) int {
 	}
 	bs := e.cfg.BlockSize
 	cur, h, n := cursor{}, rootHash, 0
-	for most := (r.Input - 1) / bs; n < most; n++ {
+	for most := e.fullBlocks(r.Input - 1); n < most; n++ {
 		h = nextHash(r, &cur, h, bs)
 		if e.cache.lookup(h) == none {
 			break

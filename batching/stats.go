@@ -38,7 +38,10 @@ func (s *stats) init(cfg *resolved, name string) {
 	}
 }
 
-func (s *stats) addStep(e *engine, b cost.Batch, dt float64, c cost.StepCost) {
+// addStep records a step of batch b starting now; c is its cost (only Time
+// set when StepTime replaces the cost model).
+func (s *stats) addStep(e *engine, b *cost.Batch, c *cost.StepCost) {
+	dt := c.Time
 	s.steps++
 	s.busy += dt
 	s.tokens += int64(b.Tokens())

@@ -254,12 +254,13 @@ func (d *Deployment) compileFusedMoE(s *StepModel, e MoEEfficiency, bytes, flops
 	}
 }
 
-// fusedMoEStep adds the routed experts of a step of t tokens priced by the
-// profile's MoEEfficiency to c (see MoEEfficiency): c.MoETime, and their
-// bytes and FLOPs to the counts, after MemoryTime and ComputeTime have
-// been computed without them. It returns the memory and compute parts of
-// the MoE time, for the step's Bound.
-func (s *StepModel) fusedMoEStep(c *StepCost, t float64) (memory, compute float64) {
+// fusedMoEStep prices the routed experts of a step of t tokens by the
+// profile's MoEEfficiency (see MoEEfficiency): it sets c.MoETime, and keeps
+// the experts' bytes and FLOPs and the memory and compute parts of their
+// time for context, which adds them to the counts after MemoryTime and
+// ComputeTime are computed without them, and uses the parts for the Bound.
+// It depends on t only, so it belongs to a step's shape.
+func (s *StepModel) fusedMoEStep(c *StepCost, t float64) {
 	f := &s.fused
 	tokens := t * s.dp // the layer routes every data-parallel group's tokens
 	touched := distinctFraction(s.logMiss, tokens)
@@ -267,12 +268,8 @@ func (s *StepModel) fusedMoEStep(c *StepCost, t float64) (memory, compute float6
 	flops := t * f.flopsPerToken
 	pairs := tokens * f.k
 	perExpert := pairs / (f.experts * touched)
-	memory = bytes * f.invBandwidth
-	compute = flops * (perExpert + f.half) / perExpert * f.invFLOPS
+	memory := bytes * f.invBandwidth
+	compute := flops * (perExpert + f.half) / perExpert * f.invFLOPS
 	c.MoETime = f.fixed + pairs*f.perPair + max(memory, compute)
-	c.WeightBytes += bytes
-	c.Bytes += bytes
-	c.ProjFLOPs += flops
-	c.FLOPs += flops
-	return memory, compute
+	c.fusedBytes, c.fusedFLOPs, c.fusedMemory, c.fusedCompute = bytes, flops, memory, compute
 }

@@ -173,6 +173,10 @@ type StepCost struct {
 	MBU float64
 	// MFU is achieved FLOP/s over peak FLOP/s: FLOPs / (Time × peak).
 	MFU float64
+
+	// The routed experts priced by a fused-MoE entry (0 without one):
+	// their bytes and FLOPs, and the memory and compute parts of MoETime.
+	fusedBytes, fusedFLOPs, fusedMemory, fusedCompute float64
 }
 
 // StepModel holds the per-deployment constants of Step, so that a caller
@@ -356,32 +360,36 @@ func (d Deployment) Step(b Batch) StepCost {
 
 // Step is Deployment.Step with the constants precomputed.
 func (s *StepModel) Step(b Batch) StepCost {
-	tokens := b.DecodeSeqs + b.PrefillTokens
-	if tokens <= 0 {
+	var c StepCost
+	gemm, ok := s.shape(&c, &b)
+	if !ok {
 		return StepCost{}
 	}
+	s.context(&c, &b, gemm)
+	return c
+}
+
+// shape sets the parts of c that depend only on b's token and sequence
+// counts, not its contexts: tokens, weight bytes, KV write bytes,
+// projection FLOPs, communication and overhead; it returns the GEMM
+// curve's factor at T tokens, and false for an empty batch. Step is shape
+// then context; each field gets the same operations in the same order as
+// when they were one function.
+func (s *StepModel) shape(c *StepCost, b *Batch) (gemm float64, ok bool) {
+	tokens := b.DecodeSeqs + b.PrefillTokens
+	if tokens <= 0 {
+		return 0, false
+	}
 	t := float64(tokens)
-	var c StepCost
 	c.Tokens = tokens
 	c.WeightBytes = s.weightBytes
-	c.KVReadBytes = (b.DecodeContext + b.PrefillContext) * s.kvPerToken
 	c.KVWriteBytes = t * s.kvPerToken
-	c.AttnFLOPs = (b.DecodeContext + b.PrefillPairs) * s.attnFLOPsPerPair
 	if s.moeBytes > 0 || s.slideKVPerToken > 0 || s.attnPrefillExtra != 0 {
-		s.moeStep(&c, &b, t)
+		s.moeShape(c, t)
 	}
-	c.Bytes = c.WeightBytes + c.KVReadBytes
 	c.ProjFLOPs = t*s.projFLOPsPerToken + float64(b.DecodeSeqs+b.PrefillSeqs)*s.lmHeadFLOPsPerSeq
-	c.FLOPs = c.ProjFLOPs + c.AttnFLOPs
-	// Profile application: KV reads at the decode-attention efficiency, the
-	// projections on the GEMM curve at T tokens, attention scores at the
-	// prefill-attention efficiency. For an Efficiency every factor is
-	// exactly 1 and the times are Bytes/(BW·η_bw) and FLOPs/(peak·η_fl).
-	c.MemoryTime = (c.WeightBytes + c.KVReadBytes*s.kvScale) * s.invEffBandwidth
-	c.ComputeTime = (c.ProjFLOPs*gemmFactor(t, s.gemmHalf) + c.AttnFLOPs*s.attnScale) * s.invEffFLOPS
-	var moeMemory, moeCompute float64
 	if s.fused.flopsPerToken > 0 {
-		moeMemory, moeCompute = s.fusedMoEStep(&c, t)
+		s.fusedMoEStep(c, t)
 	}
 	if s.allReduceCalls > 0 {
 		payload := t * s.payloadPerToken
@@ -395,16 +403,45 @@ func (s *StepModel) Step(b Batch) StepCost {
 		c.CommTime = s.allReduceCalls * tau
 	}
 	if s.dpCalls > 0 {
-		s.dpExchange(&c, t)
+		s.dpExchange(c, t)
 	}
 	seqs := float64(b.DecodeSeqs + b.PrefillSeqs)
 	c.Overhead = s.overhead + s.perSeq*seqs + s.samplingPerSeq*seqs
+	return gemmFactor(t, s.gemmHalf), true
+}
+
+// context sets the parts of c that depend on b's contexts, after shape:
+// KV read bytes, attention FLOPs, the totals, the roofline times, the step
+// time, MBU and MFU.
+//
+// Profile application: KV reads at the decode-attention efficiency, the
+// projections on the GEMM curve at T tokens (factor gemm), attention
+// scores at the prefill-attention efficiency. For an Efficiency every
+// factor is exactly 1 and the times are Bytes/(BW·η_bw) and
+// FLOPs/(peak·η_fl).
+func (s *StepModel) context(c *StepCost, b *Batch, gemm float64) {
+	c.KVReadBytes = (b.DecodeContext + b.PrefillContext) * s.kvPerToken
+	c.AttnFLOPs = (b.DecodeContext + b.PrefillPairs) * s.attnFLOPsPerPair
+	if s.moeBytes > 0 || s.slideKVPerToken > 0 || s.attnPrefillExtra != 0 {
+		s.moeContext(c, b)
+	}
+	c.Bytes = c.WeightBytes + c.KVReadBytes
+	c.FLOPs = c.ProjFLOPs + c.AttnFLOPs
+	c.MemoryTime = (c.WeightBytes + c.KVReadBytes*s.kvScale) * s.invEffBandwidth
+	c.ComputeTime = (c.ProjFLOPs*gemm + c.AttnFLOPs*s.attnScale) * s.invEffFLOPS
+	if s.fused.flopsPerToken > 0 {
+		// The routed experts, priced apart (MoETime), count in the totals.
+		c.WeightBytes += c.fusedBytes
+		c.Bytes += c.fusedBytes
+		c.ProjFLOPs += c.fusedFLOPs
+		c.FLOPs += c.fusedFLOPs
+	}
 	c.Bound = BoundMemory
 	roof := c.MemoryTime
 	if c.ComputeTime >= c.MemoryTime {
 		roof = c.ComputeTime
 	}
-	if c.ComputeTime+moeCompute >= c.MemoryTime+moeMemory {
+	if c.ComputeTime+c.fusedCompute >= c.MemoryTime+c.fusedMemory {
 		c.Bound = BoundCompute
 	}
 	c.Time = roof + c.MoETime + c.CommTime + c.Overhead
@@ -413,31 +450,73 @@ func (s *StepModel) Step(b Batch) StepCost {
 		c.MBU = c.Bytes * inv * s.invPeakBandwidth
 		c.MFU = c.FLOPs * inv * s.invPeakFLOPS
 	}
+}
+
+// A DecodeStep prices steps of a fixed number of decoding sequences and no
+// prefill as their context grows, as a decode loop does: the parts of Step
+// that depend only on the sequence count are computed once. Its Step
+// returns exactly (bit for bit) what StepModel.Step returns for the same
+// batch.
+type DecodeStep struct {
+	s     *StepModel
+	seqs  int
+	shape StepCost
+	gemm  float64
+	ok    bool
+}
+
+// Decode returns the DecodeStep of seqs decoding sequences.
+func (s *StepModel) Decode(seqs int) DecodeStep {
+	d := DecodeStep{s: s, seqs: seqs}
+	d.gemm, d.ok = s.shape(&d.shape, &Batch{DecodeSeqs: seqs})
+	return d
+}
+
+// Seqs returns the number of decoding sequences it prices.
+func (d *DecodeStep) Seqs() int { return d.seqs }
+
+// Step returns StepModel.Step(Batch{DecodeSeqs: seqs, DecodeContext:
+// context}).
+func (d *DecodeStep) Step(context float64) StepCost {
+	if !d.ok {
+		return StepCost{}
+	}
+	c := d.shape
+	d.s.context(&c, &Batch{DecodeSeqs: d.seqs, DecodeContext: context}, d.gemm)
 	return c
 }
 
-// moeStep adds to c what mixture of experts, MLA and sliding windows add to
-// a step of t tokens (docs/cost-model.md#mixture-of-experts):
+// moeShape adds to c what mixture of experts and sliding windows add to
+// the shape of a step of t tokens (docs/cost-model.md#mixture-of-experts):
 //
 //   - the routed experts the step touches: of the E/EP experts of each MoE
 //     layer held by the rank, the expected distinct ones touched by the
 //     D·t tokens of all data-parallel groups, (E/EP)·(1 − (1 − k/E)^(D·t));
+//   - the sliding-window layers' KV writes.
+func (s *StepModel) moeShape(c *StepCost, t float64) {
+	if s.moeBytes > 0 {
+		c.WeightBytes += s.moeBytes * distinctFraction(s.logMiss, t*s.dp)
+	}
+	if s.slideKVPerToken > 0 {
+		c.KVWriteBytes += t * s.slideKVPerToken
+	}
+}
+
+// moeContext adds to c what MLA and sliding windows add to a step's
+// context-dependent parts:
+//
 //   - the sliding-window layers' KV reads, at most SlidingWindow entries per
 //     sequence: min(DecodeContext, DecodeSeqs·W) + min(PrefillContext,
 //     PrefillSeqs·W) entries, and their attention over min(DecodeContext,
 //     DecodeSeqs·W) + min(PrefillPairs, PrefillTokens·W) pairs;
 //   - MLA's prefill attention, which costs attnPrefillExtra per pair more
 //     (or less) than decode.
-func (s *StepModel) moeStep(c *StepCost, b *Batch, t float64) {
-	if s.moeBytes > 0 {
-		c.WeightBytes += s.moeBytes * distinctFraction(s.logMiss, t*s.dp)
-	}
+func (s *StepModel) moeContext(c *StepCost, b *Batch) {
 	c.AttnFLOPs += b.PrefillPairs * s.attnPrefillExtra
 	if s.slideKVPerToken > 0 {
 		decode := min(b.DecodeContext, float64(b.DecodeSeqs)*s.window)
 		prefill := min(b.PrefillContext, float64(b.PrefillSeqs)*s.window)
 		c.KVReadBytes += (decode + prefill) * s.slideKVPerToken
-		c.KVWriteBytes += t * s.slideKVPerToken
 		c.AttnFLOPs += (decode + min(b.PrefillPairs, float64(b.PrefillTokens)*s.window)) * s.attnSlidePerPair
 	}
 }

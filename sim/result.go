@@ -137,7 +137,7 @@ func (e *Env) result(end float64) *Result {
 		itl:                 m.ITL,
 		InSystemArea:        e.area,
 		End:                 end,
-		Events:              e.eng.Fired(),
+		Events:              e.eng.Fired() + e.ff,
 		Percentiles:         append([]float64(nil), cfg.Percentiles...),
 	}
 	if len(res.Percentiles) == 0 {

@@ -251,6 +251,7 @@ type Env struct {
 
 	m     *metrics.Collector
 	steps []float64 // token step times, with Config.TokenSteps
+	ff    uint64    // events a server ended at once (FastForward)
 }
 
 func newEnv(cfg *Config) *Env {
@@ -293,6 +294,21 @@ func (e *Env) Schedule(t float64, p event.Priority, fn event.Handler, arg int64)
 // After arranges fn(arg) at Now()+d.
 func (e *Env) After(d float64, p event.Priority, fn event.Handler, arg int64) {
 	e.eng.After(d, p, fn, arg)
+}
+
+// FastForward lets a server handle its own next event, due at time t, at
+// once instead of scheduling it, when that event would fire next anyway:
+// t is before every pending event and within the horizon, and the run is
+// not stopping. It then moves the clock to t, counts the event as fired,
+// and returns true; otherwise it changes nothing and returns false.
+func (e *Env) FastForward(t float64) bool {
+	if e.stopped || (e.deadline > 0 && e.noMore && e.ended == e.injected) ||
+		!(t >= e.eng.Now() && t < e.eng.NextTime()) || (e.cfg.Horizon > 0 && t > e.cfg.Horizon) {
+		return false
+	}
+	e.eng.SetNow(t)
+	e.ff++
+	return true
 }
 
 // Rand returns a new random stream called name under the run's seed; call

@@ -18,8 +18,9 @@ import (
 // concurrent readers are safe; Add must not run concurrently with anything.
 type Sample struct {
 	mu      sync.Mutex
-	xs      []float64  // unit-weight values
-	ws      []weighted // weighted values (AddN with n > 1); xs fold in when sorting
+	xs      []float64    // unit-weight values
+	ws      []weighted   // weighted values (AddN with n > 1); xs fold in when sorting
+	pages   [][]weighted // full pages of weighted values, before ws (see AddN)
 	sorted  bool
 	sketch  *Sketch
 	summary bool
@@ -72,8 +73,34 @@ func (s *Sample) AddN(v float64, n int) {
 	case k > 0 && s.ws[k-1].v == v:
 		s.ws[k-1].w += w // runs of equal gaps (steady decode steps) stay one entry
 	default:
+		if k == cap(s.ws) && k >= samplePage {
+			// A long run's per-step values: fill pages instead of growing
+			// by copying, which would leave garbage of about four times
+			// what is kept. Reads join them first (join).
+			s.pages = append(s.pages, s.ws)
+			s.ws = make([]weighted, 0, samplePage)
+		}
 		s.ws = append(s.ws, weighted{v, w})
 	}
+}
+
+// samplePage is the size of a page of weighted values, 256 KiB.
+const samplePage = 1 << 14
+
+// join puts the pages of weighted values back into ws.
+func (s *Sample) join() {
+	if len(s.pages) == 0 {
+		return
+	}
+	n := len(s.ws)
+	for _, p := range s.pages {
+		n += len(p)
+	}
+	ws := make([]weighted, 0, n)
+	for _, p := range s.pages {
+		ws = append(ws, p...)
+	}
+	s.ws, s.pages = append(ws, s.ws...), nil
 }
 
 // Count returns the number of values (total weight).
@@ -147,6 +174,7 @@ func (s *Sample) valueAtRank(k float64) float64 {
 // values into ws first.
 func (s *Sample) sort() {
 	s.sorted = true
+	s.join()
 	if len(s.ws) == 0 {
 		slices.Sort(s.xs)
 		return
@@ -166,6 +194,7 @@ func (s *Sample) Values() []float64 {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.join()
 	out := make([]float64, 0, int(s.n))
 	out = append(out, s.xs...)
 	for _, x := range s.ws {

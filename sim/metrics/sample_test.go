@@ -63,6 +63,42 @@ func TestWeightedPercentile(t *testing.T) {
 	assert.Len(t, vals, w.Count())
 }
 
+// TestWeightedPages: a long run of weighted values, kept in pages, reads
+// back as the values in the order added (equal neighbours merged across
+// page boundaries too), with the percentiles of the expanded sample; and
+// values added after a read join the rest.
+func TestWeightedPages(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(4, 4))
+	var w, u Sample
+	var want []float64
+	add := func(k int) {
+		for range k {
+			v := r.Float64()
+			for range 1 + r.IntN(3) { // runs of equal values merge
+				n := 2 + r.IntN(3)
+				w.AddN(v, n)
+				for range n {
+					u.Add(v)
+					want = append(want, v)
+				}
+			}
+		}
+	}
+	add(3*samplePage + 100)
+	require.NotEmpty(t, w.pages)
+	require.Equal(t, want, w.Values())
+	for _, p := range []float64{0, 1, 50, 99.9, 100} {
+		require.Equal(t, u.Percentile(p), w.Percentile(p), "p%v", p)
+	}
+	add(2 * samplePage)
+	require.NotEmpty(t, w.pages)
+	for _, p := range []float64{0, 1, 50, 99.9, 100} {
+		require.Equal(t, u.Percentile(p), w.Percentile(p), "p%v", p)
+	}
+	require.Len(t, w.Values(), len(want))
+}
+
 func TestSampleMoments(t *testing.T) {
 	t.Parallel()
 	var s Sample

@@ -18,7 +18,9 @@ const minSketchValue = 1e-9
 type Sketch struct {
 	gamma   float64
 	logG    float64
-	offset  int // key of counts[0]
+	invLogG float64 // 1/logG when the table logarithm may decide keys (logG ≥ 1e-3), else 0
+	margin  float64 // how far from an integer it must put a key (see key)
+	offset  int     // key of counts[0]
 	counts  []float64
 	zero    float64
 	n       float64
@@ -28,10 +30,51 @@ type Sketch struct {
 // NewSketch returns a Sketch with relative accuracy alpha in (0, 1).
 func NewSketch(alpha float64) *Sketch {
 	g := (1 + alpha) / (1 - alpha)
-	return &Sketch{gamma: g, logG: math.Log(g)}
+	s := &Sketch{gamma: g, logG: math.Log(g)}
+	if s.logG >= 1e-3 {
+		s.invLogG = 1 / s.logG
+		s.margin = 3e-8*s.invLogG + 1e-9
+	}
+	return s
 }
 
-func (s *Sketch) key(v float64) int { return int(math.Ceil(math.Log(v) / s.logG)) }
+// key returns ⌈math.Log(v)/logG⌉ for v > 0. A table logarithm decides it
+// unless its quotient lies within margin of an integer: for v in
+// [2^−64, 2^65) it is ln v within 2.1e-8, so the quotient is within
+// 2.1e-8/logG + 2e-11 < margin of math.Log(v)/logG (logG ≥ 1e-3), both
+// round up to the same integer, and the key is math.Log's exactly. Near an
+// integer (a few values in a million), and outside that range, math.Log
+// decides.
+//
+// The table logarithm: v = 2^e·m with m in one of 128 equal slices of
+// [1, 2), centre c; ln v = e·ln 2 + ln c + ln(1+r), r = m/c − 1,
+// |r| ≤ 2^−8, and ln(1+r) ≈ r − r²/2 within |r|³/(3(1−|r|)) < 2e-8.
+func (s *Sketch) key(v float64) int {
+	b := math.Float64bits(v)
+	if e := int64(b>>52) - 1023; e >= -64 && e <= 64 && s.invLogG > 0 {
+		t := &logTable[(b>>45)&127]
+		r := math.Float64frombits(b&(1<<52-1)|1023<<52)*t.inv - 1
+		y := (float64(e)*math.Ln2 + t.log + (r - r*r*0.5)) * s.invLogG // |y| < 45/1e-3
+		k := int(y)                                                    // ⌈y⌉ when y is not an integer
+		if y > 0 {
+			k++
+		}
+		if float64(k)-y > s.margin && y-float64(k-1) > s.margin {
+			return k
+		}
+	}
+	return int(math.Ceil(math.Log(v) / s.logG))
+}
+
+// logTable holds, for each of 128 equal slices of [1, 2), its centre c as
+// 1/c and ln c.
+var logTable = func() (t [128]struct{ inv, log float64 }) {
+	for i := range t {
+		c := 1 + (float64(i)+0.5)/128
+		t[i].inv, t[i].log = 1/c, math.Log(c)
+	}
+	return t
+}()
 
 // AddN records weight w at value v (v < 0 counts as 0).
 func (s *Sketch) AddN(v, w float64) {
