@@ -40,6 +40,11 @@ type book struct {
 	pl     *plan
 	known  map[jobKey]*outcome
 	assume []bool
+	// record, set when the book assumes nothing, keeps each point's runs,
+	// the counts and the probes, whose complete ones from snapFrom on get
+	// a snapshot for Progress; a speculative replay needs only verdicts.
+	record   bool
+	snapFrom int
 
 	points map[float64]*bookPoint
 	// probes lists the probes that ran (or will run) replications, in the
@@ -65,8 +70,12 @@ type bookProbe struct {
 	snapshot Point // the point after the probe, when complete
 }
 
-func newBook(pl *plan, known map[jobKey]*outcome, assume []bool) *book {
-	return &book{pl: pl, known: known, assume: assume, points: map[float64]*bookPoint{}}
+// newBook returns a book of the known runs that assumes the given
+// verdicts of the undecided probes it meets, in order; one that assumes
+// nothing records the search's result and snapshots the complete probes
+// from snapFrom on.
+func newBook(pl *plan, known map[jobKey]*outcome, assume []bool, snapFrom int) *book {
+	return &book{pl: pl, known: known, assume: assume, record: assume == nil, snapFrom: snapFrom, points: map[float64]*bookPoint{}}
 }
 
 // replay runs the walk over the book; err is errUndecided when it stopped
@@ -89,9 +98,8 @@ func (b *book) eval(rate float64, reps int) (bool, error) {
 	if have >= reps || (!bp.pass && have > 0) {
 		return bp.pass, nil
 	}
-	if _, err := b.pl.config(rate); err != nil {
-		return false, err
-	}
+	// (The sequential search set the rate here, which cannot fail once
+	// Validate has set the start rate: see runJob.)
 	var missing []jobKey
 	failed := false
 	for r := have; r < reps; r++ {
@@ -118,23 +126,31 @@ func (b *book) eval(rate float64, reps int) (bool, error) {
 	}
 	bp.have = reps
 	if len(missing) == 0 && bp.whole {
+		bp.pass = bp.pass && !failed
+		if !b.record {
+			return bp.pass, nil
+		}
+		bp.point.Runs = slices.Grow(bp.point.Runs, reps-have)
 		for r := have; r < reps; r++ {
 			o := b.known[jobKey{rate, r}]
-			v := o.v
-			bp.point.Runs = append(bp.point.Runs, v)
-			bp.point.Pass = bp.point.Pass && v.Pass
-			bp.point.MinAttainment = math.Min(bp.point.MinAttainment, v.Attainment)
+			bp.point.Runs = append(bp.point.Runs, o.v)
+			bp.point.Pass = bp.point.Pass && o.v.Pass
+			bp.point.MinAttainment = math.Min(bp.point.MinAttainment, o.v.Attainment)
 			b.runs++
 			b.requests += o.requests
 		}
-		bp.pass = bp.point.Pass
-		snap := bp.point
-		snap.Runs = slices.Clone(snap.Runs)
-		b.probes = append(b.probes, bookProbe{complete: true, snapshot: snap})
+		probe := bookProbe{complete: true}
+		if len(b.probes) >= b.snapFrom {
+			probe.snapshot = bp.point
+			probe.snapshot.Runs = slices.Clone(bp.point.Runs)
+		}
+		b.probes = append(b.probes, probe)
 		return bp.pass, nil
 	}
 	bp.whole = bp.whole && len(missing) == 0
-	b.probes = append(b.probes, bookProbe{})
+	if b.record {
+		b.probes = append(b.probes, bookProbe{})
+	}
 	switch {
 	case failed:
 		bp.pass = false

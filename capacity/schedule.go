@@ -37,9 +37,10 @@ type finished struct {
 // that assumes nothing reports the complete probes to Progress, in order,
 // and ends the search once it completes with every run it read known.
 // Until then the workers take, in this order, the runs of the probe the
-// search waits for, the missing runs of probes already decided, and the
-// runs of the probes up to speculationDepth undecided verdicts ahead;
-// speculative runs no branch wants any more are cancelled.
+// search waits for, speculatively those of the next probe under either
+// verdict, the missing runs of probes already decided, and speculatively
+// those of the probes further ahead, up to speculationDepth undecided
+// verdicts; speculative runs no branch wants any more are cancelled.
 func (pl *plan) run(workers int) (*Result, error) {
 	known := map[jobKey]*outcome{}
 	running := map[jobKey]*atomic.Bool{} // a running job's stop, nil when needed
@@ -83,7 +84,7 @@ func (pl *plan) run(workers int) (*Result, error) {
 		jobs <- job{k, stop}
 	}
 	for {
-		root := newBook(pl, known, nil)
+		root := newBook(pl, known, nil, reported)
 		lo, hi, err := root.replay()
 		for ; reported < len(root.probes) && root.probes[reported].complete; reported++ {
 			if pl.s.Progress != nil {
@@ -100,25 +101,34 @@ func (pl *plan) run(workers int) (*Result, error) {
 		needed := map[jobKey]bool{}
 		for _, k := range slices.Concat(root.frontier, root.pending) {
 			needed[k] = true
+		}
+		for _, k := range root.frontier {
 			dispatch(k, false)
 		}
 		speculating := false
 		for _, stop := range running {
 			speculating = speculating || stop != nil
 		}
-		if speculating || (undecided && len(running) < workers) {
-			var spec speculation
-			if undecided {
-				spec = pl.speculate(known, running, needed, workers-len(running))
+		var spec speculation
+		if undecided && (speculating || len(running) < workers) {
+			spec = pl.speculate(known, running, needed, workers-len(running))
+		}
+		for k, stop := range running {
+			if stop != nil && !spec.set[k] && !needed[k] {
+				stop.Store(true)
 			}
-			for k, stop := range running {
-				if stop != nil && !spec.set[k] && !needed[k] {
-					stop.Store(true)
-				}
-			}
-			for _, k := range spec.order {
-				dispatch(k, true)
-			}
+		}
+		// The next probe's runs may shorten the search; the pending runs
+		// only complete its table, so they wait for idle workers, at the
+		// latest for the last probe's, where nothing is left to speculate.
+		for _, k := range spec.order[:spec.next] {
+			dispatch(k, true)
+		}
+		for _, k := range root.pending {
+			dispatch(k, false)
+		}
+		for _, k := range spec.order[spec.next:] {
+			dispatch(k, true)
 		}
 		f := <-done
 		delete(running, f.key)
@@ -133,6 +143,7 @@ func (pl *plan) run(workers int) (*Result, error) {
 type speculation struct {
 	set   map[jobKey]bool
 	order []jobKey
+	next  int // order[:next] are the runs of the next probe, either verdict
 }
 
 // speculate lists the runs the branches of verdicts ahead of the undecided
@@ -168,7 +179,7 @@ func (pl *plan) speculate(known map[jobKey]*outcome, running map[jobKey]*atomic.
 		for _, h := range level {
 			for _, v := range []bool{true, false} {
 				branch := append(slices.Clip(h), v)
-				b := newBook(pl, known, branch)
+				b := newBook(pl, known, branch, 0)
 				_, _, err := b.replay()
 				add(b.pending)
 				add(b.frontier)
@@ -178,6 +189,9 @@ func (pl *plan) speculate(known map[jobKey]*outcome, running map[jobKey]*atomic.
 			}
 		}
 		level = next
+		if sp.next == 0 {
+			sp.next = len(sp.order)
+		}
 		if fresh >= idle && covered() {
 			break
 		}
@@ -196,7 +210,7 @@ func (pl *plan) runJob(j job) (out outcome) {
 	}()
 	cfg, err := pl.config(j.key.rate)
 	if err != nil {
-		return outcome{err: err}
+		return outcome{err: err} // never: Validate set the start rate
 	}
 	cfg.Seed = event.ReplicationSeed(pl.s.Seed, j.key.rep)
 	if j.stop != nil {

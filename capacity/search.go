@@ -115,14 +115,16 @@ func (s Search) Validate() error {
 //
 // The search is sequential — each probe's rate depends on the verdicts
 // before it — but its runs are not: Run keeps up to Workers runs going,
-// first those of the probe the search is waiting for, then the remaining
-// runs of probes already decided (a failed run decides a probe), then
-// speculative runs of the probes the search would make next under each
-// verdict the open probes could still reach. A speculative run whose
-// branch the verdicts rule out is cancelled, and its result never used;
-// the search itself only ever reads the runs it asks for, each a function
-// of its rate and replication alone, so the result and the Progress calls
-// are the same at any Workers and GOMAXPROCS (see walk and book).
+// first those of the probe the search is waiting for, then speculative
+// runs of the probe it would make next under either verdict, then the
+// remaining runs of probes already decided (a failed run decides a probe;
+// the rest only complete its row), then speculative runs of the probes
+// further ahead under each verdict the open probes could still reach. A
+// speculative run whose branch the verdicts rule out is cancelled, and its
+// result never used; the search itself only ever reads the runs it asks
+// for, each a function of its rate and replication alone, so the result
+// and the Progress calls are the same at any Workers and GOMAXPROCS (see
+// walk and book).
 func (s Search) Run() (*Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
