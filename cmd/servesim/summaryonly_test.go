@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/internal/memwatch"
 )
 
 // TestSummaryOnlyEverywhere: every command that runs simulations takes
@@ -111,5 +113,34 @@ func TestSummaryOnlyRejected(t *testing.T) {
 				t.Errorf("servesim %s: exit %d, stderr %q; want 2 and %q", strings.Join(tt.args, " "), r.code, r.stderr, tt.want)
 			}
 		})
+	}
+}
+
+// TestSummaryOnlyMemory: with --summary-only a run's memory follows the
+// requests in the system, not the requests run: 200,000 requests through
+// an FCFS server at ρ = 0.5 (and a capacity search, whose overloaded
+// probes stop early) stay under 8 MB of live heap, where their records
+// take over 20 MB (about 150 bytes each). Not parallel: it reads
+// process-wide heap counters.
+func TestSummaryOnlyMemory(t *testing.T) {
+	sc := scenarioFile(t, t.TempDir(), "big.yaml", `requests: 200000
+workload:
+  arrival: {rate: 50}
+  lengths: {kind: fixed, input: 1, output: 1}
+server: {kind: fcfs, servers: 1, service: "exp:10ms"}
+slo: {e2el_ms: 200, target: 0.9}
+`)
+	for _, args := range [][]string{
+		{"run", sc, "--workers", "1"},
+		{"capacity", sc, "--workers", "1", "--replications", "1", "--boundary-replications", "1", "--start", "20", "--precision", "0.5"},
+	} {
+		var peak [2]uint64
+		for i, extra := range []string{"--quiet", "--summary-only"} {
+			peak[i] = memwatch.Peak(8<<20, func() { mustRunCLI(t, append(slices.Clone(args), extra, "--quiet")...) })
+		}
+		t.Logf("%s: peak heap %d MB with records, %d MB with --summary-only", args[0], peak[0]>>20, peak[1]>>20)
+		if peak[1] >= 8<<20 || peak[0] < 20<<20 {
+			t.Errorf("%s: peak heap %d MB with records, %d MB with --summary-only; want > 20 and < 8", args[0], peak[0]>>20, peak[1]>>20)
+		}
 	}
 }
