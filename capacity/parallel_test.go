@@ -11,39 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/servesim/servesim/capacity"
-	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
 	"github.com/servesim/servesim/sim/metrics"
 )
 
-// engineSearch is a capacity search of llama-3.1-8b on one H100 (vLLM's
-// random dataset, 1024 in and 128 out ±20%, TTFT ≤ 500 ms and TPOT ≤ 50
-// ms for 99% of requests; λ* ≈ 30 req/s): the batching engine at a
-// realistic size, where every probe's runs dominate the search's own
-// bookkeeping. requests is the number of requests per run.
-func engineSearch(t testing.TB, requests int) capacity.Search {
-	t.Helper()
-	sc, err := scenario.Parse([]byte(`
-name: parallel-search
-seed: 7
-workload:
-  arrival: {process: poisson, rate: 10}
-  lengths: {kind: random, input: 1024, output: 128, range_ratio: 0.2}
-server: {model: llama-3.1-8b, gpu: h100-sxm}
-slo: {ttft_ms: 500, tpot_ms: 50, target: 0.99}
-`), "parallel-search.yaml")
-	require.NoError(t, err)
-	sc.Requests, sc.Warmup = requests, requests/10
-	base, err := sc.Config()
-	require.NoError(t, err)
-	return capacity.Search{
-		Base:     base,
-		Criteria: capacity.DefaultCriteria(sc.SLO.Sim(), sc.SLO.Target),
-		Seed:     sc.Seed, Replications: 3, BoundaryReplications: 6,
-		Start: 10, Precision: 0.02,
-	}
-}
+// engineSearch is capacity.EngineSearch (export_test.go).
+var engineSearch = capacity.EngineSearch
 
 // TestSearchParallelIdentical: the search's result — every probe, every
 // run's verdict, the counts — and its progress reports are the same at

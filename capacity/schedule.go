@@ -32,30 +32,61 @@ type finished struct {
 	out outcome
 }
 
-// run drives the search on up to workers goroutines. After each finished
-// run it replays the walk over the runs known so far (book); the replay
-// that assumes nothing reports the complete probes to Progress, in order,
-// and ends the search once it completes with every run it read known.
-// Until then the workers take, in this order, the runs of the probe the
-// search waits for, speculatively those of the next probe under either
-// verdict, the missing runs of probes already decided, and speculatively
-// those of the probes further ahead, up to speculationDepth undecided
-// verdicts; speculative runs no branch wants any more are cancelled.
+// A pool runs jobs: start hands it one (at most as many at once as the
+// search has workers) and next waits for one to finish.
+type pool interface {
+	start(job)
+	next() finished
+}
+
+// goroutines is the pool of worker goroutines that run jobs as they come.
+type goroutines struct {
+	jobs chan job
+	done chan finished
+	wg   sync.WaitGroup
+}
+
+func newGoroutines(pl *plan, workers int) *goroutines {
+	g := &goroutines{jobs: make(chan job, workers), done: make(chan finished, workers)}
+	for range workers {
+		g.wg.Go(func() {
+			for j := range g.jobs {
+				g.done <- finished{j, pl.runJob(j)}
+			}
+		})
+	}
+	return g
+}
+
+func (g *goroutines) start(j job)    { g.jobs <- j }
+func (g *goroutines) next() finished { return <-g.done }
+
+// close ends the workers once no job is left.
+func (g *goroutines) close() {
+	close(g.jobs)
+	g.wg.Wait()
+}
+
+// run drives the search on up to workers goroutines.
 func (pl *plan) run(workers int) (*Result, error) {
+	g := newGoroutines(pl, workers)
+	defer g.close()
+	return pl.drive(g, workers)
+}
+
+// drive runs the search's jobs in p, up to workers at once. After each
+// finished run it replays the walk over the runs known so far (book); the
+// replay that assumes nothing reports the complete probes to Progress, in
+// order, and ends the search once it completes with every run it read
+// known. Until then the workers take, in this order, the runs of the probe
+// the search waits for, speculatively those of the next probe under
+// either verdict, the missing runs of probes already decided, and
+// speculatively those of the probes further ahead, up to
+// speculationDepth undecided verdicts; speculative runs no branch wants
+// any more are cancelled. It returns with no job left in p.
+func (pl *plan) drive(p pool, workers int) (*Result, error) {
 	known := map[jobKey]*outcome{}
 	running := map[jobKey]*atomic.Bool{} // a running job's stop, nil when needed
-	jobs := make(chan job, workers)
-	done := make(chan finished, workers)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				done <- finished{j, pl.runJob(j)}
-			}
-		}()
-	}
 	defer func() {
 		// Cancel the speculative runs still going and wait for every run,
 		// so that none outlives the search.
@@ -65,10 +96,8 @@ func (pl *plan) run(workers int) (*Result, error) {
 			}
 		}
 		for range running {
-			<-done
+			p.next()
 		}
-		close(jobs)
-		wg.Wait()
 	}()
 
 	reported := 0
@@ -81,7 +110,7 @@ func (pl *plan) run(workers int) (*Result, error) {
 			stop = new(atomic.Bool)
 		}
 		running[k] = stop
-		jobs <- job{k, stop}
+		p.start(job{k, stop})
 	}
 	for {
 		root := newBook(pl, known, nil, reported)
@@ -130,7 +159,7 @@ func (pl *plan) run(workers int) (*Result, error) {
 		for _, k := range spec.order[spec.next:] {
 			dispatch(k, true)
 		}
-		f := <-done
+		f := p.next()
 		delete(running, f.key)
 		if f.stop == nil || !f.stop.Load() {
 			known[f.key] = &f.out

@@ -129,6 +129,15 @@ func (s Search) Run() (*Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	workers := s.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return s.plan().run(workers)
+}
+
+// plan resolves the defaults of a valid search.
+func (s Search) plan() *plan {
 	pl := &plan{s: s, rb: s.BoundaryReplications, minRate: s.MinRate, maxRate: s.MaxRate}
 	if pl.rb == 0 {
 		pl.rb = s.Replications
@@ -139,11 +148,7 @@ func (s Search) Run() (*Result, error) {
 	if pl.maxRate == 0 {
 		pl.maxRate = s.Start * 1024
 	}
-	workers := s.Workers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	return pl.run(workers)
+	return pl
 }
 
 // plan is a search's settings, with the defaults resolved.
