@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/internal/gcfloor"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
 	"github.com/servesim/servesim/sim/metrics"
@@ -73,10 +74,15 @@ func mustJSON(t *testing.T, v any) string {
 // (GOMAXPROCS 1) and on two (GOMAXPROCS 2), each with the default
 // workers, and reports the wall-time ratio, "speedup", measured within
 // the one benchmark run (the two alternate, so load from elsewhere hits
-// both alike). Both must give the same result.
+// both alike). Both must give the same result. It runs with the heap
+// floor servesim's command sets (internal/gcfloor), unless GOGC or
+// GOMEMLIMIT is set: GOGC=100 measures Go's default pacing, under which
+// two simulations side by side share a heap of a few megabytes and each
+// collects for both.
 //
 //	go test -run '^$' -bench SearchParallel -benchtime 5x ./capacity
 func BenchmarkSearchParallel(b *testing.B) {
+	gcfloor.Set()
 	s := engineSearch(b, 4000)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	var wall [3]time.Duration
