@@ -62,7 +62,7 @@ type bookPoint struct {
 	point Point
 	have  int  // replications asked for so far
 	pass  bool // the verdict so far, assumptions included
-	whole bool // every one of the have runs is known and in point.Runs
+	whole bool // every one of the have runs is known (and, recording, in point.Runs)
 }
 
 type bookProbe struct {
@@ -85,7 +85,7 @@ func (b *book) replay() (lo, hi float64, err error) {
 	return b.pl.walk(b)
 }
 
-// eval is prober.eval of the sequential search: it extends rate to reps
+// eval is a probe of the sequential search: it extends rate to reps
 // replications and reports whether all passed; failing is final, more
 // runs can only lower the minimum.
 func (b *book) eval(rate float64, reps int) (bool, error) {

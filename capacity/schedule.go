@@ -148,8 +148,8 @@ func (pl *plan) drive(p pool, workers int) (*Result, error) {
 			}
 		}
 		// The next probe's runs may shorten the search; the pending runs
-		// only complete its table, so they wait for idle workers, at the
-		// latest for the last probe's, where nothing is left to speculate.
+		// only complete the table, so they wait for idle workers: at the
+		// latest the last probe's, which have nothing left to speculate on.
 		for _, k := range spec.order[:spec.next] {
 			dispatch(k, true)
 		}
