@@ -16,6 +16,11 @@
 // a run stops as soon as more than (1−q)·n of its requests have missed,
 // or when its backlog shows unbounded growth.
 //
+// The search is sequential, its runs parallel: idle workers run the
+// probes the search would make next under either verdict of the open
+// ones, and cancel those the verdicts rule out, so a search keeps every
+// core busy and its result is the same at any parallelism.
+//
 // The minimum over runs is a conservative envelope, not a confidence
 // interval: with finite runs the rate it accepts lies slightly below the
 // infinite-run λ*, never above it by more than noise.

@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 
 	"github.com/servesim/servesim/sim"
-	"github.com/servesim/servesim/sim/event"
 )
 
 // Search finds λ*, the largest open-loop rate at which every independent
@@ -50,7 +50,8 @@ type Search struct {
 	// reports a half-open bracket.
 	MinRate, MaxRate float64
 	// Workers bounds the parallel runs (0 means GOMAXPROCS; negative is an
-	// error).
+	// error). Workers beyond a probe's runs run the next probes'
+	// speculatively (see Run); the result does not depend on Workers.
 	Workers int
 	// Progress, if set, is called after each probe.
 	Progress func(Point)
@@ -111,29 +112,67 @@ func (s Search) Validate() error {
 }
 
 // Run performs the search.
+//
+// The search is sequential — each probe's rate depends on the verdicts
+// before it — but its runs are not: Run keeps up to Workers runs going,
+// first those of the probe the search is waiting for, then speculative
+// runs of the probe it would make next under either verdict, then the
+// remaining runs of probes already decided (a failed run decides a probe;
+// the rest only complete its row), then speculative runs of the probes
+// further ahead under each verdict the open probes could still reach. A
+// speculative run whose branch the verdicts rule out is cancelled, and its
+// result never used; the search itself only ever reads the runs it asks
+// for, each a function of its rate and replication alone, so the result
+// and the Progress calls are the same at any Workers and GOMAXPROCS (see
+// walk and book).
 func (s Search) Run() (*Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	p := prober{s: s, points: map[float64]*probe{}}
-	if p.rb = s.BoundaryReplications; p.rb == 0 {
-		p.rb = s.Replications
+	workers := s.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
-	minRate, maxRate := s.MinRate, s.MaxRate
-	if minRate == 0 {
-		minRate = s.Start / 1024
+	return s.plan().run(workers)
+}
+
+// plan resolves the defaults of a valid search.
+func (s Search) plan() *plan {
+	pl := &plan{s: s, rb: s.BoundaryReplications, minRate: s.MinRate, maxRate: s.MaxRate}
+	if pl.rb == 0 {
+		pl.rb = s.Replications
 	}
-	if maxRate == 0 {
-		maxRate = s.Start * 1024
+	if pl.minRate == 0 {
+		pl.minRate = s.Start / 1024
 	}
+	if pl.maxRate == 0 {
+		pl.maxRate = s.Start * 1024
+	}
+	return pl
+}
+
+// plan is a search's settings, with the defaults resolved.
+type plan struct {
+	s                Search
+	rb               int
+	minRate, maxRate float64
+}
+
+// walk is the search: the coarse doubling or halving to a bracket, then
+// the bisection and the confirmation of the lower end. It asks b for each
+// probe's verdict; given the same runs it makes the same probes, in the
+// same order, so replaying it over a book of finished runs tells which
+// runs it needs next.
+func (pl *plan) walk(b *book) (lo, hi float64, err error) {
+	s, minRate, maxRate := pl.s, pl.minRate, pl.maxRate
 
 	// Coarse: double or halve until the pass/fail bracket appears.
-	lo, hi := 0.0, math.Inf(1)
+	lo, hi = 0.0, math.Inf(1)
 	r := s.Start
 	for {
-		pass, err := p.eval(r, s.Replications)
+		pass, err := b.eval(r, s.Replications)
 		if err != nil {
-			return nil, err
+			return 0, 0, err
 		}
 		if pass {
 			lo = r
@@ -157,9 +196,9 @@ func (s Search) Run() (*Result, error) {
 			if mid <= lo || mid >= hi {
 				break // adjacent floating-point numbers
 			}
-			pass, err := p.eval(mid, p.rb)
+			pass, err := b.eval(mid, pl.rb)
 			if err != nil {
-				return nil, err
+				return 0, 0, err
 			}
 			if pass {
 				lo = mid
@@ -167,9 +206,9 @@ func (s Search) Run() (*Result, error) {
 				hi = mid
 			}
 		}
-		pass, err := p.eval(lo, p.rb)
+		pass, err := b.eval(lo, pl.rb)
 		if err != nil {
-			return nil, err
+			return 0, 0, err
 		}
 		if pass {
 			break
@@ -178,16 +217,16 @@ func (s Search) Run() (*Result, error) {
 		// upper end; fall back to the best confirmed (or tentative) pass
 		// below it, or halve.
 		hi = lo
-		lo = p.bestPassBelow(hi)
+		lo = b.bestPassBelow(hi)
 		if lo == 0 {
 			if hi <= minRate {
 				break
 			}
 			r := math.Max(hi/2, minRate)
 			for {
-				pass, err := p.eval(r, p.rb)
+				pass, err := b.eval(r, pl.rb)
 				if err != nil {
-					return nil, err
+					return 0, 0, err
 				}
 				if pass {
 					lo = r
@@ -201,76 +240,23 @@ func (s Search) Run() (*Result, error) {
 			}
 		}
 	}
-	return p.result(lo, hi), nil
-}
-
-// probe is the state of one probed rate.
-type probe struct {
-	point Point
-}
-
-type prober struct {
-	s        Search
-	rb       int
-	points   map[float64]*probe
-	runs     int
-	requests int64
-}
-
-// eval runs (or extends to) reps replications at rate and reports whether
-// all passed. Failing is final: more runs can only lower the minimum.
-func (p *prober) eval(rate float64, reps int) (bool, error) {
-	pr, ok := p.points[rate]
-	if !ok {
-		pr = &probe{point: Point{Rate: rate, Pass: true, MinAttainment: math.Inf(1)}}
-		p.points[rate] = pr
-	}
-	have := len(pr.point.Runs)
-	if have >= reps || (!pr.point.Pass && have > 0) {
-		return pr.point.Pass, nil
-	}
-	cfg, err := p.config(rate)
-	if err != nil {
-		return false, err
-	}
-	cfgs := make([]sim.Config, reps-have)
-	for i := range cfgs {
-		cfgs[i] = cfg
-		cfgs[i].Seed = event.ReplicationSeed(p.s.Seed, have+i)
-	}
-	results, err := sim.RunAll(cfgs, p.s.Workers)
-	if err != nil {
-		return false, err
-	}
-	for i, res := range results {
-		res.Replication = have + i
-		v := p.s.Criteria.Judge(res, rate)
-		pr.point.Runs = append(pr.point.Runs, v)
-		pr.point.Pass = pr.point.Pass && v.Pass
-		pr.point.MinAttainment = math.Min(pr.point.MinAttainment, v.Attainment)
-		p.runs++
-		p.requests += int64(res.Injected)
-	}
-	if p.s.Progress != nil {
-		p.s.Progress(pr.point)
-	}
-	return pr.point.Pass, nil
+	return lo, hi, nil
 }
 
 // config returns the run configuration at rate: the base with the rate,
 // the criteria's SLO, and early stops that cannot change a verdict.
-func (p *prober) config(rate float64) (sim.Config, error) {
-	cfg := p.s.Base
+func (pl *plan) config(rate float64) (sim.Config, error) {
+	cfg := pl.s.Base
 	arr, err := WithRate(cfg.Workload.Arrivals, rate)
 	if err != nil {
 		return cfg, err
 	}
 	cfg.Workload.Arrivals = arr
-	cfg.SLO = p.s.Criteria.SLO
+	cfg.SLO = pl.s.Criteria.SLO
 	if n := cfg.Requests - cfg.Warmup; cfg.Requests > 0 && cfg.StopAfterMisses == 0 {
 		// Once more than the largest passing number of misses have
 		// missed, attainment < q whatever the rest do.
-		cfg.StopAfterMisses = MaxMisses(n, p.s.Criteria.Target) + 1
+		cfg.StopAfterMisses = MaxMisses(n, pl.s.Criteria.Target) + 1
 	}
 	return cfg, nil
 }
@@ -287,26 +273,6 @@ func MaxMisses(n int, q float64) int {
 		m--
 	}
 	return m
-}
-
-// bestPassBelow returns the largest rate below hi that passed, or 0.
-func (p *prober) bestPassBelow(hi float64) float64 {
-	best := 0.0
-	for r, pr := range p.points {
-		if r < hi && pr.point.Pass && r > best {
-			best = r
-		}
-	}
-	return best
-}
-
-func (p *prober) result(lo, hi float64) *Result {
-	res := &Result{Lower: lo, Upper: hi, Runs: p.runs, Requests: p.requests}
-	for _, pr := range p.points {
-		res.Points = append(res.Points, pr.point)
-	}
-	sortPoints(res.Points)
-	return res
 }
 
 func sortPoints(ps []Point) {

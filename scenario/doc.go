@@ -5,7 +5,8 @@
 // replication) that a runner executes, in parallel or split into shards.
 //
 // Load and Parse decode with unknown fields rejected and check every
-// field, and every sweep point, before anything runs. Errors are
+// field, and every sweep point, before anything runs (LoadSummaryOnly
+// does so in summary mode, whatever summary_only says). Errors are
 // *FieldError values that read "file:line: path: message", for example
 //
 //	sweep.yaml:7: workload.arrival.rate: -1 must be a number > 0 (requests/s)

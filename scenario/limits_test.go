@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -114,6 +116,38 @@ func TestSummaryBacklogCap(t *testing.T) {
 		}
 		if cfg.MaxInSystem != tt.want {
 			t.Errorf("%q: max_in_system %d, want %d", tt.head, cfg.MaxInSystem, tt.want)
+		}
+	}
+}
+
+// TestLoadSummaryOnly: LoadSummaryOnly runs every sweep point in summary
+// mode, with summary mode's limits and backlog cap, whatever the file
+// says; Load keeps the file's mode.
+func TestLoadSummaryOnly(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.yaml")
+	src := "requests: 20000000\nworkload:\n  arrival: {rate: inf}\nsweep: {param: workload.arrival.rate, values: [5, inf]}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "set summary_only: true") {
+		t.Fatalf("Load: %v, want the records limit", err)
+	}
+	s, err := LoadSummaryOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.SummaryOnly {
+		t.Error("LoadSummaryOnly: SummaryOnly false")
+	}
+	x, err := s.Experiment()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, cfg := range x.Configs {
+		if !cfg.SummaryOnly || cfg.MaxInSystem != MaxInSystem {
+			t.Errorf("point %d: summary_only %v, max_in_system %d; want true, %d", i, cfg.SummaryOnly, cfg.MaxInSystem, MaxInSystem)
 		}
 	}
 }

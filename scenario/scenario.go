@@ -62,6 +62,9 @@ type Scenario struct {
 	source []byte     // the file's bytes
 	root   *yaml.Node // the parsed file, for lines and sweeps
 	traces *traceCache
+	// summary puts every sweep point in summary mode, whatever the file
+	// says (LoadSummaryOnly).
+	summary bool
 }
 
 // Workload is the request stream: exactly one of Arrival (open loop) and
@@ -334,11 +337,29 @@ func Load(path string) (*Scenario, error) {
 	return Parse(data, path)
 }
 
+// LoadSummaryOnly reads the scenario at path as Load does, in summary
+// mode whatever its summary_only says (the CLI's --summary-only): every
+// run, at every sweep point, keeps quantile sketches instead of request
+// records, and the limits on its size are summary mode's.
+func LoadSummaryOnly(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parse(data, path, true)
+}
+
 // Parse reads a scenario from data; filename is used in error messages and
 // relative paths inside the scenario resolve against its directory.
 // Unknown fields are errors. Parse checks every field and, with a sweep,
 // every sweep point, so that a scenario that parses can run.
 func Parse(data []byte, filename string) (*Scenario, error) {
+	return parse(data, filename, false)
+}
+
+// parse is Parse, in summary mode whatever the file says when summary is
+// set.
+func parse(data []byte, filename string, summary bool) (*Scenario, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, yamlError(filename, err)
@@ -355,6 +376,8 @@ func Parse(data []byte, filename string) (*Scenario, error) {
 	}
 	s.file, s.dir, s.source, s.root = filename, filepath.Dir(filename), data, &root
 	s.traces = newTraceCache()
+	s.summary = summary
+	s.SummaryOnly = s.SummaryOnly || summary
 	if err := s.Check(); err != nil {
 		return nil, err
 	}

@@ -126,6 +126,8 @@ func (s *Scenario) withParam(root *yaml.Node, path string, v *yaml.Node) (*Scena
 		return nil, stripLine(err)
 	}
 	ps.file, ps.dir, ps.source, ps.root, ps.traces = s.file, s.dir, s.source, doc, s.traces
+	ps.summary = s.summary
+	ps.SummaryOnly = ps.SummaryOnly || s.summary
 	if _, err := ps.config(); err != nil {
 		return nil, err
 	}

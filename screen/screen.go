@@ -68,6 +68,11 @@ type Study struct {
 	CommonRate float64
 	// Workers bounds parallel runs (0 means GOMAXPROCS).
 	Workers int
+	// SummaryOnly runs the searches in summary mode (sim.Config's
+	// SummaryOnly): memory follows the requests in the system. Verdicts
+	// count requests, so the report is the same either way; the
+	// CommonRate runs always keep only summaries.
+	SummaryOnly bool
 }
 
 // Row is one candidate's screen.
@@ -138,7 +143,7 @@ func (s Study) server(c Candidate, eng batching.Config) sim.ServerConfig {
 func (s Study) search(c Candidate, eng batching.Config) capacity.Search {
 	eng.Deployment.TP = c.TP
 	return capacity.Search{
-		Base:     sim.Config{Workload: s.Workload, Server: s.server(c, eng), Requests: s.Requests, Warmup: s.Warmup},
+		Base:     sim.Config{Workload: s.Workload, Server: s.server(c, eng), Requests: s.Requests, Warmup: s.Warmup, SummaryOnly: s.SummaryOnly},
 		Criteria: s.Criteria, Seed: s.Seed,
 		Replications: s.Replications, BoundaryReplications: s.BoundaryReplications,
 		Start: s.Start, Precision: s.Precision, Workers: s.Workers,

@@ -224,7 +224,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.BoolVar(&o.traceTimestamps, "trace-timestamps", false, "--dataset-name trace: replay the trace's arrival times instead of --request-rate")
 	fs.Var(positiveFloat{p: &o.traceSpeedup}, "trace-speedup", "--trace-timestamps: replay this many times faster")
 	fs.StringVar(&o.report, "report", "", "also write a self-contained HTML report (charts, tables; as servesim report draws it) to `FILE`")
-	fs.BoolVar(&o.summaryOnly, "summary-only", false, "keep quantile sketches (percentiles within 0.5%) instead of every request's record: memory follows the requests in flight, for runs of up to "+fmt.Sprint(scenario.MaxRequests)+" requests")
+	fs.BoolVar(&o.summaryOnly, "summary-only", false, o.summaryOnlyHelp())
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar or notes on stderr")
 
 	groups := []flagGroup{
@@ -245,6 +245,26 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 			"slo-target", "normalize-arrivals", "no-normalize-arrivals", "trace-timestamps", "trace-speedup", "summary-only", "efficiency-profile", "report", "quiet"}},
 	}
 	return fs, groups
+}
+
+// summaryOnlyHelp says what --summary-only does, in the same words for
+// every command that takes it: what it keeps, and (after the colon) what
+// that does to memory.
+func summaryOnlyHelp(as string) string {
+	return "keep quantile sketches (percentiles within 0.5%) instead of every request's record" + as +
+		": memory follows the requests in flight, not the requests run, for runs of up to " + fmt.Sprint(scenario.MaxRequests) + " requests"
+}
+
+// summaryOnlyHelp is --summary-only's help for the command: capacity and
+// tp report verdicts, which count requests and so do not change.
+func (o *benchOptions) summaryOnlyHelp() string {
+	switch o.cmd {
+	case "capacity":
+		return summaryOnlyHelp("") + "; the verdicts count requests, so they do not change (--grid always runs so)"
+	case "tp":
+		return summaryOnlyHelp("") + "; the verdicts count requests, so they do not change (--common-rate always runs so)"
+	}
+	return summaryOnlyHelp("")
 }
 
 const benchUsage = `Usage: servesim bench [flags]

@@ -82,6 +82,9 @@ func runCapacity(args []string, e *env) error {
 		return err
 	}
 	if c.merge {
+		if o.set["summary-only"] {
+			return errors.New("capacity: --summary-only: --merge joins the shards' verdicts and runs nothing; give it to the --grid --shard runs")
+		}
 		return mergeGrid(pos, c, e)
 	}
 	sc, err := capacityScenario(pos, &o, ownFlags(own))
@@ -155,9 +158,9 @@ func writeCapacityReport(e *env, path string, sc *scenario.Scenario, crit capaci
 }
 
 // ownFlags returns the flags a scenario file leaves open: capacity's own,
-// the seed and the progress switches.
+// the seed, summary mode and the progress switches.
 func ownFlags(g flagGroup) map[string]bool {
-	own := map[string]bool{"quiet": true, "disable-tqdm": true, "seed": true, "report": true}
+	own := map[string]bool{"quiet": true, "disable-tqdm": true, "seed": true, "report": true, "summary-only": true}
 	for _, name := range g.names {
 		own[name] = true
 	}
@@ -176,7 +179,11 @@ func capacityScenario(pos []string, o *benchOptions, own map[string]bool) (*scen
 				return nil, fmt.Errorf("--%s: with a scenario file, the workload, server and SLO come from the file", name)
 			}
 		}
-		sc, err := scenario.Load(pos[0])
+		load := scenario.Load
+		if o.summaryOnly {
+			load = scenario.LoadSummaryOnly
+		}
+		sc, err := load(pos[0])
 		if err != nil {
 			return nil, err
 		}

@@ -104,6 +104,8 @@ func sameExperiment(a, b *runOutput) error {
 		return fmt.Errorf("different scenario files (digests %s, %s)", a.Digest, b.Digest)
 	case a.Jobs != b.Jobs || a.Replications != b.Replications || a.Param != b.Param:
 		return errors.New("different experiments (jobs, replications or sweep)")
+	case a.SummaryOnly != b.SummaryOnly:
+		return errors.New("one ran in summary mode (quantile sketches) and the other did not: run every shard with or every shard without --summary-only")
 	}
 	va, _ := json.Marshal(a.Values)
 	vb, _ := json.Marshal(b.Values)

@@ -40,10 +40,14 @@ type runOutput struct {
 	Warmup       int               `json:"warmup"`
 	// Jobs is the number of jobs of the whole experiment; Shard the
 	// shard this output holds ("0/1": all of them).
-	Jobs    int         `json:"jobs"`
-	Shard   string      `json:"shard"`
-	SLO     *sloJSON    `json:"slo"`
-	Results []jobRecord `json:"results"`
+	Jobs  int    `json:"jobs"`
+	Shard string `json:"shard"`
+	// SummaryOnly is set when the runs kept quantile sketches
+	// (summary_only: true, or run --summary-only): percentiles are
+	// within 0.5%.
+	SummaryOnly bool        `json:"summary_only,omitempty"`
+	SLO         *sloJSON    `json:"slo"`
+	Results     []jobRecord `json:"results"`
 }
 
 // sloJSON is the scenario's SLO in milliseconds and its target q.
@@ -68,6 +72,7 @@ func newRunOutput(sc *scenario.Scenario, pts []scenario.Point, jobs int, shard s
 		Warmup:       sc.Warmup,
 		Jobs:         jobs,
 		Shard:        shard.String(),
+		SummaryOnly:  sc.SummaryOnly,
 	}
 	if sc.Sweep != nil {
 		for _, p := range pts {

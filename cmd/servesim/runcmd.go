@@ -33,6 +33,7 @@ type runOptions struct {
 	format, plot, shard string
 	report              string
 	workers             int
+	summaryOnly         bool
 	quiet               bool
 }
 
@@ -48,7 +49,8 @@ func (o *runOptions) define(fs *flag.FlagSet, withShard bool) []flagGroup {
 	if withShard {
 		fs.StringVar(&o.shard, "shard", "", "run only shard `i/n` of the jobs and write JSON for servesim merge")
 		fs.Var(intValue{p: &o.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
-		names = append(names, "shard", "workers")
+		fs.BoolVar(&o.summaryOnly, "summary-only", false, summaryOnlyHelp(", as summary_only: true does, whatever the file says"))
+		names = append(names, "shard", "workers", "summary-only")
 	}
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 	return []flagGroup{{"flags", append(names, "quiet")}}
@@ -92,7 +94,11 @@ func runScenario(args []string, e *env) error {
 	if err := checkOutputFlags(&o); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	sc, err := scenario.Load(pos[0])
+	load := scenario.Load
+	if o.summaryOnly {
+		load = scenario.LoadSummaryOnly
+	}
+	sc, err := load(pos[0])
 	if err != nil {
 		return err
 	}

@@ -107,6 +107,9 @@ func (r *runOutput) writeTable(w io.Writer, rows []pointRow) error {
 	}
 	fmt.Fprintln(w)
 	note := "# times in ms, throughputs per second; means over replications"
+	if r.SummaryOnly {
+		note += "; percentiles from quantile sketches, within 0.5% (summary mode)"
+	}
 	if r.SLO != nil {
 		note += "; attain% is the minimum over replications; PASS: every replication meets the target and is stable"
 	}

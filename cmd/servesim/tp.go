@@ -117,6 +117,7 @@ func runTP(args []string, e *env) error {
 		Criteria: capacity.DefaultCriteria(sc.SLO.Sim(), sc.SLO.Target),
 		Seed:     sc.Seed, Replications: t.reps, BoundaryReplications: t.boundaryReps,
 		Start: t.start, Precision: t.precision, CommonRate: t.commonRate, Workers: t.workers,
+		SummaryOnly: sc.SummaryOnly,
 	}
 	p := startProgress(e.stderr, e.tty && !o.quiet, "screening", 0)
 	rep, err := study.Run()

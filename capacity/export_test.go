@@ -1,0 +1,4 @@
+package capacity
+
+// EngineSearch is engineSearch, for the external tests.
+var EngineSearch = engineSearch
