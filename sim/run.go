@@ -302,7 +302,7 @@ func (e *Env) After(d float64, p event.Priority, fn event.Handler, arg int64) {
 // not stopping. It then moves the clock to t, counts the event as fired,
 // and returns true; otherwise it changes nothing and returns false.
 func (e *Env) FastForward(t float64) bool {
-	if e.stopped || (e.deadline > 0 && e.noMore && e.ended == e.injected) ||
+	if e.stopped || e.settled() ||
 		!(t >= e.eng.Now() && t < e.eng.NextTime()) || (e.cfg.Horizon > 0 && t > e.cfg.Horizon) {
 		return false
 	}
@@ -609,6 +609,11 @@ func (e *Env) checkBacklog() {
 	}
 }
 
+// settled reports whether SLO deadlines are tracked and every request has
+// ended with no more to come: the stale deadlines still queued then cannot
+// change anything, so the run is over.
+func (e *Env) settled() bool { return e.deadline > 0 && e.noMore && e.ended == e.injected }
+
 // loop fires events up to the horizon until a stop rule fires, or — when
 // SLO deadlines are tracked — until every request has ended and no more
 // will come: the stale deadlines still queued then cannot change anything.
@@ -617,7 +622,7 @@ func (e *Env) loop(horizon float64) {
 		if e.stopped {
 			return
 		}
-		if e.deadline > 0 && e.noMore && e.ended == e.injected {
+		if e.settled() {
 			e.drained = true
 			return
 		}

@@ -85,11 +85,17 @@ func (e *Engine) next() (t float64, which int) {
 	}
 	if e.armed > 0 {
 		tm := &e.timers[e.first]
-		if which == -2 || tm.time < t || (tm.time == t && tm.tie < tie) {
+		if which == -2 || earlier(tm.time, tm.tie, t, tie) {
 			t, which = tm.time, e.first
 		}
 	}
 	return t, which
+}
+
+// earlier reports whether key (t, tie) comes before (u, utie): the
+// Heap's order.
+func earlier(t float64, tie uint64, u float64, utie uint64) bool {
+	return t < u || (t == u && tie < utie)
 }
 
 // findFirst points first at the earliest armed timer.
@@ -97,7 +103,7 @@ func (e *Engine) findFirst() {
 	best := -1
 	for i := range e.timers {
 		tm := &e.timers[i]
-		if tm.armed && (best < 0 || tm.time < e.timers[best].time || (tm.time == e.timers[best].time && tm.tie < e.timers[best].tie)) {
+		if tm.armed && (best < 0 || earlier(tm.time, tm.tie, e.timers[best].time, e.timers[best].tie)) {
 			best = i
 		}
 	}

@@ -25,7 +25,7 @@ type heapItem[T any] struct {
 }
 
 func (a *heapItem[T]) before(b *heapItem[T]) bool {
-	return a.time < b.time || (a.time == b.time && a.tie < b.tie)
+	return earlier(a.time, a.tie, b.time, b.tie)
 }
 
 // Len returns the number of items.
