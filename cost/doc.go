@@ -45,6 +45,16 @@
 //     returns a StepCost breakdown from which a server reports MBU and MFU.
 //   - Fit: calibrates Efficiency (bandwidth and FLOP fractions, per-step
 //     overhead) from a few measured steps.
+//   - Profile: a GPU's efficiency profile (bandwidth fraction, GEMM curve,
+//     attention efficiencies, step overhead, frontend, sampling, fused-MoE
+//     entries per expert precision), embedded from profiles/*.yaml with
+//     each number's source: H100 SXM from a serving fit, A100, H200, B200,
+//     B300, GB200 and L40S by the transfer rule from per-operator data
+//     (docs/cost-model.md). DefaultProfile gives a GPU its catalog profile,
+//     or H100's numbers when it has none.
+//   - StepModel and DecodeStep: a Deployment's step constants compiled
+//     once, and a fixed count of decoders priced as their context grows,
+//     equal bit for bit to Step.
 //
 // # Units and conventions
 //
