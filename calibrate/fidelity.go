@@ -87,7 +87,7 @@ func (s Simulator) Reason(r Residual, profile cost.Profile) string {
 		share := fmt.Sprintf("KV-bound: %d clients × %d tokens need %.0f%% of the simulated %d-token KV pool", clients, r.Point.Input+r.Point.Output,
 			100*float64(need)/float64(pool.Tokens), pool.Tokens)
 		if r.Error() > 0 {
-			return share + "; the real run held them with less queueing, so its pool was larger (an FP8 KV cache or more memory; the CSV does not say)"
+			return share + "; the real run held them with less queueing, so its pool was larger (more memory free for the cache than the simulated gpu_memory_utilization leaves)"
 		}
 		return share + "; vLLM's real pool is smaller (CUDA graphs, activations), so requests queue for memory"
 	}

@@ -22,14 +22,15 @@ const (
 	AttentionPrefill Knob = "attention.prefill"
 	AttentionDecode  Knob = "attention.decode"
 	StepBase         Knob = "step_overhead.base_s"
+	StepPerLayer     Knob = "step_overhead.per_layer_s"
 	StepPerSeq       Knob = "step_overhead.per_seq_s"
 	Frontend         Knob = "frontend_overhead_s"
 )
 
 // DefaultKnobs are the knobs Fit frees by default: the overheads the
-// per-operator data cannot show (per-step, per-sequence, frontend) and the
+// per-operator data cannot show (per-layer, per-sequence, frontend) and the
 // two efficiencies that set decode and prefill speed.
-var DefaultKnobs = []Knob{Bandwidth, GEMMMax, StepBase, StepPerSeq, Frontend}
+var DefaultKnobs = []Knob{Bandwidth, GEMMMax, StepPerLayer, StepPerSeq, Frontend}
 
 // knobSpec says how a knob is read, written and transformed: fractions
 // search on the logit scale, times and token counts on log(v + floor).
@@ -46,6 +47,7 @@ var knobs = map[Knob]knobSpec{
 	AttentionPrefill: {func(p *cost.Profile) *float64 { return &p.Attention.Prefill }, true, 0},
 	AttentionDecode:  {func(p *cost.Profile) *float64 { return &p.Attention.Decode }, true, 0},
 	StepBase:         {func(p *cost.Profile) *float64 { return &p.StepOverhead.Base }, false, 1e-5},
+	StepPerLayer:     {func(p *cost.Profile) *float64 { return &p.StepOverhead.PerLayer }, false, 1e-7},
 	StepPerSeq:       {func(p *cost.Profile) *float64 { return &p.StepOverhead.PerSeq }, false, 1e-7},
 	Frontend:         {func(p *cost.Profile) *float64 { return &p.FrontendOverhead }, false, 1e-4},
 }
@@ -318,7 +320,7 @@ func MedianAbsError(rs []Residual, m Metric) (float64, int) {
 }
 
 // StepKnobs are the knobs of the step model, which TPOT identifies.
-var StepKnobs = []Knob{Bandwidth, GEMMMax, StepBase, StepPerSeq}
+var StepKnobs = []Knob{Bandwidth, GEMMMax, StepPerLayer, StepPerSeq}
 
 // LowLoad is the concurrency up to which FitStaged reads TTFT as one
 // prefill plus the frontend overhead, with little queueing.

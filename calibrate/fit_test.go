@@ -95,7 +95,7 @@ func TestLeaveOneTPOut(t *testing.T) {
 		}
 	}
 	start := testProfile()
-	start.Bandwidth, start.GEMM.Max, start.StepOverhead.Base = 0.85, 0.75, 1.15*start.StepOverhead.Base
+	start.Bandwidth, start.GEMM.Max, start.StepOverhead.PerLayer = 0.85, 0.75, 1.15*start.StepOverhead.PerLayer
 	s := Simulator{ModelDir: modelDir(t)}
 	folds, err := s.CrossValidate(pts, byTP, func(train []Point) (cost.Profile, error) {
 		return FitStaged(s, train, start, 30)

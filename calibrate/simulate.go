@@ -80,7 +80,8 @@ func VLLMSchedulerDefaults(gpu cost.GPUSpec) (maxNumSeqs, maxNumBatchedTokens in
 }
 
 // Engine returns the engine a point ran on, under profile: the point's
-// model (LoadModel from ModelDir) served in its precision (Served), its GPU
+// model (LoadModel from ModelDir) served in its precision (Served) with its
+// KV cache in the point's KVCache precision when it has one, its GPU
 // (cost.GPU) and TP, the point's scheduler limits or vLLM's defaults for
 // the GPU, and Simulator.Adjust's changes. It fails, matching ErrInvalid,
 // for a point this package cannot model: an unknown model, precision or
@@ -92,6 +93,13 @@ func (s Simulator) Engine(pt Point, profile cost.Profile) (batching.Config, erro
 	}
 	if m, err = Served(m, pt.Precision); err != nil {
 		return batching.Config{}, fmt.Errorf("point %s: %w", pt.ID, err)
+	}
+	if pt.KVCache != "" {
+		kv, err := cost.ParsePrecision(pt.KVCache)
+		if err != nil {
+			return batching.Config{}, fmt.Errorf("%w: point %s: kv cache: %w", ErrInvalid, pt.ID, err)
+		}
+		m = m.WithKVCache(kv)
 	}
 	g, err := cost.GPU(pt.GPU)
 	if err != nil {

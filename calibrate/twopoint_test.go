@@ -35,7 +35,7 @@ func sweeps(pts []Point) [][]Point {
 func twoPoint(t *testing.T, s Simulator, sweep []Point, maxEvaluations int) []Residual {
 	t.Helper()
 	ends := []Point{sweep[0], sweep[len(sweep)-1]}
-	fit, err := s.Fit(ends, testProfile(), FitOptions{Knobs: []Knob{StepBase, StepPerSeq, Frontend}, Metrics: []Metric{TTFT, TPOT}, MaxEvaluations: maxEvaluations})
+	fit, err := s.Fit(ends, testProfile(), FitOptions{Knobs: []Knob{StepPerLayer, StepPerSeq, Frontend}, Metrics: []Metric{TTFT, TPOT}, MaxEvaluations: maxEvaluations})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,13 +95,20 @@ type AttentionEfficiency struct {
 	Decode float64 `json:"decode" yaml:"decode"`
 }
 
-// StepOverhead is the time per step outside the kernels' roofline: a fixed
-// part (kernel launch gaps, the scheduler's fixed work) and a part per
-// sequence in the step (input preparation, the scheduler's and output
-// processor's per-request work), in seconds: Base + PerSeq × sequences.
+// StepOverhead is the time per step outside the kernels' roofline: a part
+// per layer (the fixed time of each of a layer's kernels: norms, rotary
+// embedding, activation, cache writes and the GEMMs' own start-up, which do
+// not shrink with the batch or with TP), a fixed part (the scheduler's
+// fixed work) and a part per sequence in the step (input preparation, the
+// scheduler's and output processor's per-request work), in seconds:
+// Base + PerLayer × layers + PerSeq × sequences.
 type StepOverhead struct {
 	// Base is the fixed time per step, seconds, ≥ 0.
 	Base float64 `json:"base_s" yaml:"base_s"`
+	// PerLayer is the time per transformer layer of the model, seconds,
+	// ≥ 0: a 36-layer model pays 36 × PerLayer a step, an 80-layer one
+	// 80 × PerLayer.
+	PerLayer float64 `json:"per_layer_s,omitempty" yaml:"per_layer_s,omitempty"`
 	// PerSeq is the time per sequence scheduled in the step (decoding
 	// requests and prefill chunks), seconds, ≥ 0.
 	PerSeq float64 `json:"per_seq_s" yaml:"per_seq_s"`
@@ -155,6 +162,7 @@ func (p Profile) Validate() error {
 	fraction("attention.prefill", p.Attention.Prefill)
 	fraction("attention.decode", p.Attention.Decode)
 	nonNeg("step_overhead.base_s", p.StepOverhead.Base)
+	nonNeg("step_overhead.per_layer_s", p.StepOverhead.PerLayer)
 	nonNeg("step_overhead.per_seq_s", p.StepOverhead.PerSeq)
 	nonNeg("frontend_overhead_s", p.FrontendOverhead)
 	nonNeg("sampling_s_per_vocab", p.SamplingPerVocab)

@@ -138,7 +138,8 @@ type StepCost struct {
 	// seconds; it is not overlapped with compute.
 	CommTime float64
 	// Overhead is Eff.StepOverhead, in seconds; with a Profile, its base
-	// plus (per-sequence overhead + sampling) × sequences in the step.
+	// plus its per-layer overhead × the model's layers plus (per-sequence
+	// overhead + sampling) × sequences in the step.
 	Overhead float64
 	// Bytes is WeightBytes + KVReadBytes: the memory traffic the roofline
 	// counts, per rank.
@@ -274,7 +275,7 @@ func (d *Deployment) compile() StepModel {
 		gemmHalf:         prof.GEMM.HalfTokens,
 		invPeakBandwidth: 1 / d.GPU.BandwidthBytesPerS,
 		invPeakFLOPS:     1 / peak,
-		overhead:         prof.StepOverhead.Base,
+		overhead:         prof.StepOverhead.Base + prof.StepOverhead.PerLayer*float64(m.Layers),
 		perSeq:           prof.StepOverhead.PerSeq,
 		samplingPerSeq:   prof.SamplingPerVocab * float64(m.Vocab),
 		comm:             d.Comm,

@@ -44,18 +44,17 @@ type perOperator struct {
 // every profile, the H100 SXM value (see derivePerOperator).
 const transferHalfTokens = 120
 
-// transferBaseGEMMs is the number of GEMMs per step that the H100 profile's
-// step_overhead.base_s includes at their per-kernel time (4 per layer of
-// the 64-layer model it was fitted on).
-const transferBaseGEMMs = 4 * 64
+// transferLayerGEMMs is the number of GEMMs per layer whose per-kernel
+// time the H100 profile's step_overhead.per_layer_s includes.
+const transferLayerGEMMs = 4
 
 // transferRule returns the profile of gpu from its per-operator values op,
 // the H100 SXM per-operator values ref derived from data of the same vLLM
 // version with the same rows left out, and the H100 serving profile h100:
 // each fraction is the serving value times the GPU's per-operator value
 // over the H100's (capped at 1); the GEMM half-token size is H100's; the
-// base step overhead moves by the difference of the per-GEMM kernel times
-// over the GEMMs the H100 fit put in it; the per-sequence and frontend
+// per-layer step overhead moves by the difference of the per-GEMM kernel
+// times over the GEMMs a layer the H100 fit put in it; the per-sequence and frontend
 // overheads, CPU work, are carried over in seconds; sampling is the
 // H100 rule at the GPU's bandwidth and per-operator streaming fraction.
 func transferRule(gpu GPUSpec, op, ref perOperator, h100 Profile) Profile {
@@ -72,8 +71,9 @@ func transferRule(gpu GPUSpec, op, ref perOperator, h100 Profile) Profile {
 			Decode:  scale(h100.Attention.Decode, op.decode, ref.decode),
 		},
 		StepOverhead: StepOverhead{
-			Base:   h100.StepOverhead.Base + transferBaseGEMMs*(op.kernel-ref.kernel),
-			PerSeq: h100.StepOverhead.PerSeq,
+			Base:     h100.StepOverhead.Base,
+			PerLayer: h100.StepOverhead.PerLayer + transferLayerGEMMs*(op.kernel-ref.kernel),
+			PerSeq:   h100.StepOverhead.PerSeq,
 		},
 		FrontendOverhead: h100.FrontendOverhead,
 		SamplingPerVocab: 16 / (gpu.BandwidthBytesPerS * op.bandwidth),
@@ -153,7 +153,8 @@ func TestTransferProfiles(t *testing.T) {
 				{"gemm.half_tokens", got.GEMM.HalfTokens, want.GEMM.HalfTokens, 0},
 				{"attention.prefill", got.Attention.Prefill, want.Attention.Prefill, 0.005},
 				{"attention.decode", got.Attention.Decode, want.Attention.Decode, 0.005},
-				{"step_overhead.base_s", got.StepOverhead.Base, want.StepOverhead.Base, 0.05e-3},
+				{"step_overhead.base_s", got.StepOverhead.Base, want.StepOverhead.Base, 0},
+				{"step_overhead.per_layer_s", got.StepOverhead.PerLayer, want.StepOverhead.PerLayer, 0.05e-6},
 				{"step_overhead.per_seq_s", got.StepOverhead.PerSeq, want.StepOverhead.PerSeq, 0},
 				{"frontend_overhead_s", got.FrontendOverhead, want.FrontendOverhead, 0},
 				{"sampling_s_per_vocab", got.SamplingPerVocab, want.SamplingPerVocab, 0.005 * want.SamplingPerVocab},
