@@ -206,9 +206,16 @@ type Env struct {
 	closed bool
 	maxSys int
 
-	lengths  workload.Lengths
-	prompts  workload.PromptSampler // lengths, when it describes content
-	segs     []workload.Segment     // scratch for content
+	lengths workload.Lengths
+	prompts workload.PromptSampler // lengths, when it describes content
+	segs    []workload.Segment     // scratch for content
+
+	// content holds, by request ID, the content of the requests not yet
+	// ended whose workload described any (Content); nil until the first.
+	// An ended request's storage goes on spanFree for the next, so both
+	// stay O(requests in the system).
+	content  map[int][]metrics.Span
+	spanFree [][]metrics.Span
 	lenRng   *rand.Rand
 	thinkRng *rand.Rand
 	arrivals workload.Stream
@@ -405,8 +412,11 @@ func (e *Env) end(r *metrics.Request, st metrics.Status) {
 		}
 	}
 	e.checkMisses()
-	if !e.cfg.SummaryOnly {
-		r.Content = nil // kept records need no content
+	if e.content != nil {
+		if c, ok := e.content[r.ID]; ok {
+			delete(e.content, r.ID)
+			e.spanFree = append(e.spanFree, c[:0])
+		}
 	}
 	switch {
 	case e.sess != nil:
@@ -493,10 +503,10 @@ func (e *Env) newRequest(s *workload.Session) *metrics.Request {
 	switch {
 	case s != nil:
 		r.Input, r.Output, e.segs = s.Next(e.segs[:0])
-		r.Content = appendSpans(r.Content[:0], e.segs)
+		e.setContent(id)
 	case e.prompts != nil:
 		r.Input, r.Output, e.segs = e.prompts.SamplePrompt(e.lenRng, id, e.segs[:0])
-		r.Content = appendSpans(r.Content[:0], e.segs)
+		e.setContent(id)
 	default:
 		r.Input, r.Output = e.lengths.Sample(e.lenRng, id)
 	}
@@ -509,13 +519,34 @@ func (e *Env) newRequest(s *workload.Session) *metrics.Request {
 	return r
 }
 
-// appendSpans appends the workload's segments to the record's content.
-func appendSpans(dst []metrics.Span, segs []workload.Segment) []metrics.Span {
-	for _, s := range segs {
+// setContent keeps the workload's segments just drawn (e.segs) as request
+// id's content, reusing an ended request's storage. Empty content is not
+// stored: Content returns nil for it.
+func (e *Env) setContent(id int) {
+	if len(e.segs) == 0 {
+		return
+	}
+	var dst []metrics.Span
+	if k := len(e.spanFree); k > 0 {
+		dst = e.spanFree[k-1]
+		e.spanFree = e.spanFree[:k-1]
+	}
+	for _, s := range e.segs {
 		dst = append(dst, metrics.Span(s))
 	}
-	return dst
+	if e.content == nil {
+		e.content = make(map[int][]metrics.Span)
+	}
+	e.content[id] = dst
 }
+
+// Content returns r's content: its tokens' identities as the workload
+// described them (metrics.Span), for servers that cache prefixes. It is
+// nil when the workload gave none, and then r shares no tokens with any
+// other request. It is valid from r's arrival until r ends (Finish, Fail,
+// Reject); the server must not modify it. The measurement side never
+// reads it.
+func (e *Env) Content(r *metrics.Request) []metrics.Span { return e.content[r.ID] }
 
 // arrive is the open-loop arrival event.
 func (e *Env) arrive(int64) {
