@@ -303,6 +303,20 @@ func (e *Env) After(d float64, p event.Priority, fn event.Handler, arg int64) {
 	e.eng.After(d, p, fn, arg)
 }
 
+// NewTimer makes an event slot outside the event heap that runs fn, for a
+// source with at most one event pending at a time (a server's departure,
+// say): SetTimer then costs no heap push and pop, and the event fires in
+// exactly the order Schedule would give it (event.Engine.NewTimer). Call
+// it when the server is built, and keep a server's timers few (a
+// handful): every step scans the armed ones.
+func (e *Env) NewTimer(fn event.Handler) event.Timer { return e.eng.NewTimer(fn) }
+
+// SetTimer arranges timer k's handler to run with arg at time t ≥ Now()
+// with priority p, replacing its pending event if it has one.
+func (e *Env) SetTimer(k event.Timer, t float64, p event.Priority, arg int64) {
+	e.eng.SetTimer(k, t, p, arg)
+}
+
 // FastForward lets a server handle its own next event, due at time t, at
 // once instead of scheduling it, when that event would fire next anyway:
 // t is before every pending event and within the horizon, and the run is
