@@ -48,11 +48,11 @@
 //
 //   - A full block's hash is chained over every token before it and in it,
 //     so equal hashes mean equal whole prefixes. Tokens are identified by
-//     the request's Content (metrics.Span, from the workload's
-//     workload.Segment): the hash mixes each span piece's ID, offset and
-//     length, so a trace described in 512-token blocks maps exactly onto
-//     16-token engine blocks. Tokens past the content are the request's
-//     own; a request without content shares nothing.
+//     the request's content (sim.Env.Content: metrics.Span, from the
+//     workload's workload.Segment): the hash mixes each span piece's ID,
+//     offset and length, so a trace described in 512-token blocks maps
+//     exactly onto 16-token engine blocks. Tokens past the content are
+//     the request's own; a request without content shares nothing.
 //   - When a waiting request is considered, its longest run of cached
 //     leading blocks is a hit, capped at its tokens − 1 (vLLM recomputes
 //     the last token for its logits) and counted in whole blocks. The hit

@@ -43,8 +43,9 @@ type seq struct {
 	ents      []int32
 	lastHash  uint64
 	cur       cursor
-	shared    int  // tokens its content covers (past them, its own)
-	preempted bool // preempted at least once (vLLM counts its lookups apart)
+	content   []metrics.Span // the request's content (sim.Env.Content), until it ends
+	shared    int            // tokens its content covers (past them, its own)
+	preempted bool           // preempted at least once (vLLM counts its lookups apart)
 }
 
 // computedAt returns a decoding seq's KV entries at step index s.
@@ -174,7 +175,8 @@ func (e *engine) newSeq(r *metrics.Request) *seq {
 	q.req = r
 	q.target = r.Input
 	q.lastHash = rootHash
-	for _, s := range r.Content {
+	q.content = e.env.Content(r)
+	for _, s := range q.content {
 		q.shared += s.Tokens
 	}
 	return q
@@ -643,7 +645,7 @@ func (e *engine) retire(q *seq, computed int) {
 	e.freeBlocks(q, computed, false)
 	e.active -= int64(e.blocks(q.req.Input))
 	e.env.Finish(q.req)
-	q.req = nil
+	q.req, q.content = nil, nil
 	e.free = append(e.free, q)
 }
 

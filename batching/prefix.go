@@ -31,7 +31,7 @@ func (e *engine) lookup(q *seq) (hit, evictable int) {
 	cur, h := cursor{}, rootHash
 	for most := e.fullBlocks(q.target - 1); len(e.hits) < most; {
 		next := cur
-		nh := nextHash(q.req, &next, h, bs)
+		nh := nextHash(q.req, q.content, &next, h, bs)
 		id := e.cache.lookup(nh)
 		if id == none {
 			break
@@ -101,7 +101,7 @@ func (e *engine) cacheFull(q *seq, upto int, own bool) {
 		upto = min(upto, q.shared)
 	}
 	for n := e.fullBlocks(upto); len(q.ents) < n; {
-		q.lastHash = nextHash(q.req, &q.cur, q.lastHash, bs)
+		q.lastHash = nextHash(q.req, q.content, &q.cur, q.lastHash, bs)
 		q.ents = append(q.ents, e.cache.register(q.lastHash))
 	}
 }
@@ -127,13 +127,17 @@ func (e *engine) freeBlocks(q *seq, computed int, preempted bool) {
 // engine has cached (at most (input−1)/block size, as a lookup would
 // find), for the router. O(hit blocks); it changes nothing.
 func (e *engine) cachedPrefix(r *metrics.Request) int {
-	if e.cache == nil || len(r.Content) == 0 {
+	if e.cache == nil {
+		return 0
+	}
+	content := e.env.Content(r)
+	if len(content) == 0 {
 		return 0
 	}
 	bs := e.cfg.BlockSize
 	cur, h, n := cursor{}, rootHash, 0
 	for most := e.fullBlocks(r.Input - 1); n < most; n++ {
-		h = nextHash(r, &cur, h, bs)
+		h = nextHash(r, content, &cur, h, bs)
 		if e.cache.lookup(h) == none {
 			break
 		}

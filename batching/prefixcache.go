@@ -192,8 +192,9 @@ func (c *blockCache) releaseAnon(n int) {
 }
 
 // Block hashes. A request's token k is identified by the span of its
-// Content covering k and k's offset in it (metrics.Span); tokens past the
-// content are the request's own, as if in a span whose ID is the request's.
+// content (sim.Env.Content) covering k and k's offset in it
+// (metrics.Span); tokens past the content are the request's own, as if in
+// a span whose ID is the request's.
 // Block j's hash mixes block j−1's hash with the (ID, offset, length) of
 // each span piece in the block, so it identifies the whole prefix up to
 // the block's end whatever the block size, and whatever block size the
@@ -204,7 +205,7 @@ func (c *blockCache) releaseAnon(n int) {
 const rootHash uint64 = 0x6a09e667f3bcc909
 
 // cursor is a position in a request's content: span index and offset;
-// span == len(Content) is the request's own tail, off tokens into it.
+// span == len(content) is the request's own tail, off tokens into it.
 type cursor struct {
 	span int
 	off  int
@@ -215,11 +216,10 @@ func ownID(r *metrics.Request) uint64 {
 	return mix.Mix64(uint64(r.ID)*0x9e3779b97f4a7c15 ^ 0x5851f42d4c957f2d)
 }
 
-// nextHash returns the hash of the block of bs tokens starting at cur,
-// chained on prev, and moves cur past it.
-func nextHash(r *metrics.Request, cur *cursor, prev uint64, bs int) uint64 {
+// nextHash returns the hash of the block of bs tokens starting at cur in
+// request r's content spans, chained on prev, and moves cur past it.
+func nextHash(r *metrics.Request, spans []metrics.Span, cur *cursor, prev uint64, bs int) uint64 {
 	h := prev
-	spans := r.Content
 	for need := bs; need > 0; {
 		var id uint64
 		var n int

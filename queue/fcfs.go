@@ -84,6 +84,19 @@ func (f FCFS) Utilization(rate float64) float64 {
 
 // NewServer builds a fresh station for one run.
 func (f FCFS) NewServer(env *sim.Env) (sim.Server, error) {
+	return newStation(f, env, f.Servers <= maxTimed)
+}
+
+// maxTimed is the most servers whose events go on timers (sim.Env.NewTimer,
+// one per server) rather than on the event heap: a server has at most one
+// event pending (its first token or its departure), so a timer saves a
+// heap push and pop per event, while the engine scans the armed timers at
+// each step, which stays cheaper than the heap only for a few.
+const maxTimed = 4
+
+// newStation builds a station; timed puts its events on timers. Both ways
+// fire the same events in the same order (TestTimedIsExact).
+func newStation(f FCFS, env *sim.Env, timed bool) (*station, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
@@ -91,6 +104,12 @@ func (f FCFS) NewServer(env *sim.Env) (sim.Server, error) {
 	s.onDepart = s.depart
 	s.onFirst = s.first
 	s.inService = make([]*metrics.Request, 0, f.Servers)
+	if timed {
+		s.timers = make([]event.Timer, f.Servers)
+		for i := range s.timers {
+			s.timers[i] = env.NewTimer(s.onTimer)
+		}
+	}
 	return s, nil
 }
 
@@ -103,9 +122,38 @@ type station struct {
 	inService []*metrics.Request // slot i holds the request whose events carry arg i
 	slots     []int              // free indices into inService
 	firstAt   []float64          // per slot: total − first, to spread tokens
+	timers    []event.Timer      // per slot when its events go on timers, else nil
 	onDepart  event.Handler
 	onFirst   event.Handler
 	served    int
+}
+
+// after arranges slot's next event d seconds from now: its first token
+// when first is set, else its departure.
+func (s *station) after(slot int, d float64, first bool) {
+	if s.timers != nil {
+		// One timer per slot, its arg the slot and the event's kind.
+		arg := int64(slot) << 1
+		if first {
+			arg |= 1
+		}
+		s.env.SetTimer(s.timers[slot], s.env.Now()+d, event.Normal, arg)
+		return
+	}
+	h := s.onDepart
+	if first {
+		h = s.onFirst
+	}
+	s.env.After(d, event.Normal, h, int64(slot))
+}
+
+// onTimer fires a slot timer's event (after's arg: slot<<1 | first).
+func (s *station) onTimer(arg int64) {
+	if arg&1 != 0 {
+		s.first(arg >> 1)
+		return
+	}
+	s.depart(arg >> 1)
 }
 
 // waiting is a request in the line with the service time drawn for it on
@@ -147,21 +195,21 @@ func (s *station) begin(r *metrics.Request, service float64) {
 		s.firstAt = append(s.firstAt, 0)
 	}
 	if s.cfg.ServiceOf == nil {
-		s.env.After(service, event.Normal, s.onDepart, int64(slot))
+		s.after(slot, service, false)
 		return
 	}
 	first, total := s.cfg.ServiceOf(r.Input, r.Output)
 	first = math.Max(first, 0)
 	total = math.Max(total, first)
 	s.firstAt[slot] = total - first
-	s.env.After(first, event.Normal, s.onFirst, int64(slot))
+	s.after(slot, first, true)
 }
 
 // first fires when a ServiceOf request's first token leaves.
 func (s *station) first(slot int64) {
 	r := s.inService[slot]
 	s.env.FirstToken(r)
-	s.env.After(s.firstAt[slot], event.Normal, s.onDepart, slot)
+	s.after(int(slot), s.firstAt[slot], false)
 }
 
 func (s *station) depart(slot int64) {

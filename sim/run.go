@@ -206,9 +206,16 @@ type Env struct {
 	closed bool
 	maxSys int
 
-	lengths  workload.Lengths
-	prompts  workload.PromptSampler // lengths, when it describes content
-	segs     []workload.Segment     // scratch for content
+	lengths workload.Lengths
+	prompts workload.PromptSampler // lengths, when it describes content
+	segs    []workload.Segment     // scratch for content
+
+	// content holds, by request ID, the content of the requests not yet
+	// ended whose workload described any (Content); nil until the first.
+	// An ended request's storage goes on spanFree for the next, so both
+	// stay O(requests in the system).
+	content  map[int][]metrics.Span
+	spanFree [][]metrics.Span
 	lenRng   *rand.Rand
 	thinkRng *rand.Rand
 	arrivals workload.Stream
@@ -294,6 +301,20 @@ func (e *Env) Schedule(t float64, p event.Priority, fn event.Handler, arg int64)
 // After arranges fn(arg) at Now()+d.
 func (e *Env) After(d float64, p event.Priority, fn event.Handler, arg int64) {
 	e.eng.After(d, p, fn, arg)
+}
+
+// NewTimer makes an event slot outside the event heap that runs fn, for a
+// source with at most one event pending at a time (a server's departure,
+// say): SetTimer then costs no heap push and pop, and the event fires in
+// exactly the order Schedule would give it (event.Engine.NewTimer). Call
+// it when the server is built, and keep a server's timers few (a
+// handful): every step scans the armed ones.
+func (e *Env) NewTimer(fn event.Handler) event.Timer { return e.eng.NewTimer(fn) }
+
+// SetTimer arranges timer k's handler to run with arg at time t ≥ Now()
+// with priority p, replacing its pending event if it has one.
+func (e *Env) SetTimer(k event.Timer, t float64, p event.Priority, arg int64) {
+	e.eng.SetTimer(k, t, p, arg)
 }
 
 // FastForward lets a server handle its own next event, due at time t, at
@@ -405,8 +426,11 @@ func (e *Env) end(r *metrics.Request, st metrics.Status) {
 		}
 	}
 	e.checkMisses()
-	if !e.cfg.SummaryOnly {
-		r.Content = nil // kept records need no content
+	if e.content != nil {
+		if c, ok := e.content[r.ID]; ok {
+			delete(e.content, r.ID)
+			e.spanFree = append(e.spanFree, c[:0])
+		}
 	}
 	switch {
 	case e.sess != nil:
@@ -493,10 +517,10 @@ func (e *Env) newRequest(s *workload.Session) *metrics.Request {
 	switch {
 	case s != nil:
 		r.Input, r.Output, e.segs = s.Next(e.segs[:0])
-		r.Content = appendSpans(r.Content[:0], e.segs)
+		e.setContent(id)
 	case e.prompts != nil:
 		r.Input, r.Output, e.segs = e.prompts.SamplePrompt(e.lenRng, id, e.segs[:0])
-		r.Content = appendSpans(r.Content[:0], e.segs)
+		e.setContent(id)
 	default:
 		r.Input, r.Output = e.lengths.Sample(e.lenRng, id)
 	}
@@ -509,13 +533,34 @@ func (e *Env) newRequest(s *workload.Session) *metrics.Request {
 	return r
 }
 
-// appendSpans appends the workload's segments to the record's content.
-func appendSpans(dst []metrics.Span, segs []workload.Segment) []metrics.Span {
-	for _, s := range segs {
+// setContent keeps the workload's segments just drawn (e.segs) as request
+// id's content, reusing an ended request's storage. Empty content is not
+// stored: Content returns nil for it.
+func (e *Env) setContent(id int) {
+	if len(e.segs) == 0 {
+		return
+	}
+	var dst []metrics.Span
+	if k := len(e.spanFree); k > 0 {
+		dst = e.spanFree[k-1]
+		e.spanFree = e.spanFree[:k-1]
+	}
+	for _, s := range e.segs {
 		dst = append(dst, metrics.Span(s))
 	}
-	return dst
+	if e.content == nil {
+		e.content = make(map[int][]metrics.Span)
+	}
+	e.content[id] = dst
 }
+
+// Content returns r's content: its tokens' identities as the workload
+// described them (metrics.Span), for servers that cache prefixes. It is
+// nil when the workload gave none, and then r shares no tokens with any
+// other request. It is valid from r's arrival until r ends (Finish, Fail,
+// Reject); the server must not modify it. The measurement side never
+// reads it.
+func (e *Env) Content(r *metrics.Request) []metrics.Span { return e.content[r.ID] }
 
 // arrive is the open-loop arrival event.
 func (e *Env) arrive(int64) {

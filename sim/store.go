@@ -22,7 +22,7 @@ func (s *requestStore) reserve(n int) { s.pages = [][]metrics.Request{make([]met
 const pageSize = 4096
 
 // maxReserve is the largest request count reserved up front: 1,048,576
-// records, about 110 MB (104 bytes each).
+// records, about 84 MB (80 bytes each).
 const maxReserve = 1 << 20
 
 func (s *requestStore) alloc(id int) *metrics.Request {

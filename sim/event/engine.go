@@ -123,19 +123,40 @@ func (e *Engine) NewTimer(fn Handler) Timer {
 
 // SetTimer arranges for timer k's handler to run with arg at time t with
 // priority p, replacing its pending event if it has one. It panics, as
-// Schedule does, on a time before Now or NaN.
+// Schedule does, on a time before Now or NaN. It costs O(1) unless it
+// moves the earliest timer later (then O(timers)).
 func (e *Engine) SetTimer(k Timer, t float64, p Priority, arg int64) {
 	if !(t >= e.now) {
-		panic(fmt.Sprintf("event: timer set at %v, before now %v", t, e.now))
+		panicPast("timer set", t, e.now)
 	}
 	e.seq++
+	tie := uint64(p)<<seqBits | e.seq
 	tm := &e.timers[k]
-	if !tm.armed {
+	tm.time, tm.tie, tm.arg = t, tie, arg
+	switch {
+	case !tm.armed:
 		tm.armed = true
-		e.armed++
+		if e.armed++; e.armed == 1 {
+			e.first = int(k)
+			return
+		}
+	case int(k) == e.first:
+		e.findFirst() // k may have moved behind another timer
+		return
 	}
-	tm.time, tm.tie, tm.arg = t, uint64(p)<<seqBits|e.seq, arg
-	e.findFirst()
+	// The other timers' order is unchanged: k is first exactly when it
+	// is earlier than the first of them.
+	if f := &e.timers[e.first]; earlier(t, tie, f.time, f.tie) {
+		e.first = int(k)
+	}
+}
+
+// panicPast reports an event set before the clock: a broken invariant of
+// the caller. Kept out of line so the callers stay small.
+//
+//go:noinline
+func panicPast(what string, t, now float64) {
+	panic(fmt.Sprintf("event: %s at %v, before now %v", what, t, now))
 }
 
 // StopTimer cancels timer k's pending event, if any.
@@ -152,7 +173,7 @@ func (e *Engine) StopTimer(k Timer) {
 // caller and panics.
 func (e *Engine) Schedule(t float64, p Priority, fn Handler, arg int64) {
 	if !(t >= e.now) {
-		panic(fmt.Sprintf("event: scheduled at %v, before now %v", t, e.now))
+		panicPast("scheduled", t, e.now)
 	}
 	e.seq++
 	e.events.Push(t, uint64(p)<<seqBits|e.seq, action{fn, arg})
@@ -169,33 +190,28 @@ func (e *Engine) Step() bool { return e.StepUntil(math.Inf(1)) }
 // StepUntil fires the earliest event if it is at or before t, and reports
 // whether it fired one.
 func (e *Engine) StepUntil(t float64) bool {
-	if e.armed == 0 { // the common case: only the heap
-		if e.events.Len() == 0 || e.events.items[0].time > t {
-			return false
+	if e.armed > 0 {
+		tm := &e.timers[e.first]
+		if e.events.Len() == 0 || earlier(tm.time, tm.tie, e.events.items[0].time, e.events.items[0].tie) {
+			if tm.time > t {
+				return false
+			}
+			e.now = tm.time
+			e.fired++
+			tm.armed = false
+			if e.armed--; e.armed > 0 {
+				e.findFirst()
+			}
+			tm.fn(tm.arg)
+			return true
 		}
-		at, a := e.events.Pop()
-		e.now = at
-		e.fired++
-		a.fn(a.arg)
-		return true
 	}
-	at, which := e.next()
-	if which == -2 || at > t {
+	if e.events.Len() == 0 || e.events.items[0].time > t {
 		return false
 	}
+	at, a := e.events.Pop()
 	e.now = at
 	e.fired++
-	if which >= 0 {
-		tm := &e.timers[which]
-		tm.armed = false
-		e.armed--
-		if e.armed > 0 {
-			e.findFirst()
-		}
-		tm.fn(tm.arg)
-		return true
-	}
-	_, a := e.events.Pop()
 	a.fn(a.arg)
 	return true
 }

@@ -41,7 +41,9 @@ func (s Status) Ended() bool { return s >= Completed }
 // A record holds only what every server has: per-request state of one
 // kind of server (a drawn service time, a preemption count) lives in that
 // server. Servers receive *Request on arrival and may keep it until they
-// report its end; after that the record may be reused.
+// report its end; after that the record may be reused. A record holds no
+// pointers (its content, if any, lives in the run: sim.Env.Content), so a
+// run's records cost the garbage collector nothing to scan.
 type Request struct {
 	// ID is the request's index in arrival (open loop) or send (closed
 	// loop) order, from 0.
@@ -68,16 +70,14 @@ type Request struct {
 	// Client is the closed-loop client that sent it (0 in open loops), or
 	// the session it belongs to in a workload of sessions.
 	Client int `json:"client,omitempty"`
-	// Content describes the request's tokens for servers that cache
-	// prefixes, as the workload gave it (see Span); empty when the
-	// workload gives none, and then the request shares no tokens with
-	// any other. The measurement side never reads it.
-	Content []Span `json:"-"`
 }
 
 // A Span is a run of Tokens tokens with one identity: token k of a span
 // with ID x is the same token as token k of any other span with ID x, in
-// this request or another. A request's Content lists its spans in order,
+// this request or another. A request's content (sim.Env.Content) describes
+// its tokens for servers that cache prefixes; it lives beside the record,
+// not in it, so that records hold no pointers (the garbage collector need
+// not scan a run's records). The content lists the request's spans in order,
 // covering its prompt and possibly its output; tokens past the last span
 // are the request's own. Two requests share a prefix of n tokens exactly
 // when their first n tokens are equal in this sense.
@@ -107,8 +107,7 @@ func (r *Request) TPOT() (float64, bool) {
 	return (r.Done - r.FirstToken) / float64(r.Output-1), true
 }
 
-// Reset makes r a fresh record of request id with every time Unset. It
-// keeps Content's storage (emptied) for reuse.
+// Reset makes r a fresh record of request id with every time Unset.
 func (r *Request) Reset(id int) {
-	*r = Request{ID: id, Arrival: Unset, Sent: Unset, Start: Unset, FirstToken: Unset, Done: Unset, Content: r.Content[:0]}
+	*r = Request{ID: id, Arrival: Unset, Sent: Unset, Start: Unset, FirstToken: Unset, Done: Unset}
 }
