@@ -123,13 +123,17 @@ func ServeDefaults(gpu cost.GPUSpec) (maxNumSeqs, maxNumBatchedTokens int) {
 }
 
 // Defaults returns the engine vLLM would start for model on one gpu:
-// TP 1, gpu_memory_utilization 0.9, the cost package's default
-// efficiencies and the GPU's α–β all-reduce table; max_num_seqs 256,
+// TP 1, gpu_memory_utilization 0.9, the GPU's built-in efficiency profile
+// (cost.DefaultProfile(gpu): a serving fit, the transfer rule, or the
+// carry-over) and the GPU's α–β all-reduce table; max_num_seqs 256,
 // max_num_batched_tokens 2048, chunked prefill on, block size 16, prefix
-// caching on.
+// caching on. The profile describes gpu: after changing Deployment.GPU,
+// set Deployment.Profile to the new GPU's (or nil for the three-number
+// Deployment.Eff, cost.DefaultEfficiency here).
 func Defaults(model cost.ModelSpec, gpu cost.GPUSpec) Config {
+	prof := cost.DefaultProfile(gpu)
 	return Config{
-		Deployment: cost.Deployment{Model: model, GPU: gpu, TP: 1, Eff: cost.DefaultEfficiency(),
+		Deployment: cost.Deployment{Model: model, GPU: gpu, TP: 1, Eff: cost.DefaultEfficiency(), Profile: &prof,
 			GPUMemoryUtilization: cost.DefaultGPUMemoryUtilization},
 		MaxNumSeqs:           DefaultMaxNumSeqs,
 		MaxNumBatchedTokens:  DefaultMaxNumBatchedTokens,

@@ -306,8 +306,10 @@ func TestITLAtConcurrencyOne(t *testing.T) {
 	for i := range want {
 		require.InDelta(t, want[i], got[i], 1e-12, "ITL %d", i)
 	}
-	// TTFT alone is the prefill step of 512 tokens.
-	ttft := sm.Step(cost.Batch{PrefillTokens: in, PrefillSeqs: 1, PrefillPairs: cost.PrefillPairs(in, 0)}).Time
+	// TTFT alone is the prefill step of 512 tokens after the profile's
+	// frontend overhead.
+	ttft := cfg.Deployment.FrontendOverhead() + sm.Step(cost.Batch{PrefillTokens: in, PrefillSeqs: 1, PrefillPairs: cost.PrefillPairs(in, 0)}).Time
+	assert.Positive(t, cfg.Deployment.FrontendOverhead())
 	assert.InDelta(t, ttft, res.TTFT().Mean(), 1e-12)
 }
 

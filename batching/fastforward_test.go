@@ -144,7 +144,7 @@ func TestFastForwardIsExact(t *testing.T) {
 		{"horizon and requests", sim.Config{Workload: closed(32, long), Server: llama, Requests: 10_000, Horizon: 5, Seed: 15}, true},
 		{"slo deadlines", sim.Config{Workload: poisson(20, pairs), Server: llama, Requests: 1000, Seed: 16, SLO: slo, StopAfterMisses: 1_000_000}, true},
 		{"stop after misses", sim.Config{Workload: poisson(30, pairs), Server: llama, Requests: 20_000, Seed: 17, SLO: slo, StopAfterMisses: 50}, true},
-		{"max in system", sim.Config{Workload: poisson(200, long), Server: llama, Horizon: 100, MaxInSystem: 2000, Seed: 18, SummaryOnly: true}, false},
+		{"max in system", sim.Config{Workload: poisson(120, long), Server: llama, Horizon: 100, MaxInSystem: 2000, Seed: 18, SummaryOnly: true}, false},
 		{"capped open loop", sim.Config{Workload: workload.Workload{Arrivals: workload.Gamma{Rate: 30, Burstiness: 0.3}, MaxConcurrency: 40, Lengths: long}, Server: llama, Requests: 1000, Seed: 19}, true},
 		{"request overhead", sim.Config{Workload: poisson(20, pairs), Server: overhead, Requests: 1000, Seed: 20, TokenSteps: true}, true},
 		{"step time table", sim.Config{Workload: closed(24, long), Server: table, Requests: 400, Seed: 21, TokenSteps: true}, true},

@@ -61,7 +61,7 @@ func BenchmarkTraceReplayCaching(b *testing.B) {
 			Arrivals: tiled{times: p.Times, span: span, speedup: 2},
 			Lengths:  workload.SharedPrefix{Tokens: 512, Lengths: tr.Sequence()},
 		},
-		Server:   llamaH200(b),
+		Server:   benchEngine(b),
 		Requests: n, Seed: 1, SummaryOnly: true,
 	}
 	var res *sim.Result

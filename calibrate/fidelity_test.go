@@ -43,10 +43,10 @@ const (
 	targetTTFT     = 0.20
 )
 
-// todaysDefaults re-simulates points as servesim did before profiles:
+// preProfileDefaults re-simulates points as servesim did before profiles:
 // batching.Defaults' scheduler (256 sequences, 2048 tokens), the
 // three-number DefaultEfficiency, no frontend overhead.
-func todaysDefaults(t testing.TB) Simulator {
+func preProfileDefaults(t testing.TB) Simulator {
 	return Simulator{ModelDir: modelDir(t), Adjust: func(_ Point, c *batching.Config) error {
 		c.Deployment.Profile = nil
 		c.Deployment.Eff = cost.DefaultEfficiency()
@@ -179,7 +179,7 @@ type mainDoc struct {
 }
 
 // fidelityMain builds docs/fidelity.md but for its full-study section:
-// today's defaults against the catalog profile on the calibration rows,
+// the defaults before profiles against the catalog profile on the calibration rows,
 // the benchmark-start finding, the out-of-sample Llama-3.1-70B rows, and
 // every row.
 func fidelityMain(t *testing.T) mainDoc {
@@ -189,7 +189,7 @@ func fidelityMain(t *testing.T) mainDoc {
 		t.Fatal(err)
 	}
 	metrics := []Metric{TPOT, TTFT, E2E}
-	before, err := todaysDefaults(t).Residuals(pts, h100, metrics)
+	before, err := preProfileDefaults(t).Residuals(pts, h100, metrics)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,18 +269,19 @@ name its client: this takes aiconfigurator's own evaluation runner to be the one
 measured it (for the Llama rows too), and the scan over the measured rounds in the full
 study agrees with the runner's 10. The engine is the
 row's model, precision, GPU and TP, with the scheduler limits aiconfigurator deploys
-(max_num_seqs 512, max_num_batched_tokens = c + ISL + 1500; generator/rule_plugin/vllm.rule).
+(max_num_seqs 512, max_num_batched_tokens = c + ISL + 1500; generator/rule_plugin/benchmark/vllm.rule).
 Calibration and Llama H100 rows run under the catalog profile ` + "`cost/profiles/h100-sxm.yaml`" + `;
 B200 rows under ` + "`cost/profiles/b200.yaml`" + `, which is fitted on no serving measurement: the
 H100 serving profile moved to B200 by the transfer rule, with B200's per-operator timings
 (docs/cost-model.md#profiles-by-the-transfer-rule), which makes them a leave-one-GPU-out check.
-"Today's defaults" is servesim before profiles: ` + "`batching.Defaults`" + ` (256 sequences,
-2048 tokens) with ` + "`cost.DefaultEfficiency`" + ` (bandwidth 0.80, FLOPs 0.60, 1 ms per step)
-and no frontend overhead.
+"The defaults before profiles" are what servesim predicted before the built-in profiles
+became its default: ` + "`batching.Defaults`" + `'s scheduler (256 sequences, 2048 tokens) with
+` + "`cost.DefaultEfficiency`" + ` (bandwidth 0.80, FLOPs 0.60, 1 ms per step) and no frontend
+overhead (today: ` + "`--efficiency-profile none`" + `).
 
 ## Summary: median |error|
 
-Calibration rows, today's defaults:
+Calibration rows, the defaults before profiles:
 
 `)
 	b.WriteString(Summary(before, metrics, byTP))

@@ -24,8 +24,10 @@ type GPUOption struct {
 	// cost.DefaultProfile); it takes precedence over Efficiency.
 	Profile *cost.Profile
 	// Efficiency, when set, is the three-number efficiency fitted on this GPU
-	// (`servesim calibrate`, cost.Fit); nil keeps the plan's
-	// Engine.Deployment.Eff.
+	// (cost.Fit), used without a profile. With neither, the GPU runs the
+	// plan's Engine.Deployment.Profile when that profile is this GPU's, else
+	// its built-in profile (cost.DefaultProfile), or Engine.Deployment.Eff
+	// when the plan's engine has no profile.
 	Efficiency *cost.Efficiency
 	// Comm, when set, times the all-reduce among these GPUs (an NCCL table,
 	// cost.LoadNCCLTable); nil uses the GPU's α–β table.
@@ -225,11 +227,15 @@ func (p Plan) engine(g GPUOption, s Settings) Replica {
 	cfg := p.Engine
 	d := &cfg.Deployment
 	d.Model, d.GPU, d.TP, d.PeakFLOPS, d.Comm = p.Model, g.GPU, s.TP, 0, g.Comm
-	if g.Efficiency != nil {
-		d.Eff = *g.Efficiency
-	}
-	if g.Profile != nil {
+	switch {
+	case g.Profile != nil:
 		prof := *g.Profile
+		d.Profile = &prof
+	case g.Efficiency != nil:
+		d.Eff, d.Profile = *g.Efficiency, nil
+	case d.Profile != nil && d.Profile.GPU != g.GPU.Name:
+		// A profile describes one GPU: this one gets its own built-in one.
+		prof := cost.DefaultProfile(g.GPU)
 		d.Profile = &prof
 	}
 	dep, args, err := ApplyPrecision(s.Precision, *d)

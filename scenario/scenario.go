@@ -218,12 +218,14 @@ type Server struct {
 	// RequestOverheadMS is a fixed per-request latency (tokenize, HTTP)
 	// in milliseconds, added to TTFT and E2E.
 	RequestOverheadMS float64 `yaml:"request_overhead_ms"`
-	// Efficiency overrides the cost model's default efficiencies.
+	// Efficiency, when set, prices steps by the cost model's three-number
+	// efficiency instead of the GPU's built-in profile.
 	Efficiency *cost.Efficiency `yaml:"efficiency"`
 	// Profile is the path of an efficiency profile (cost.Profile YAML, as
-	// `servesim calibrate` writes it), relative to the scenario file; it
-	// replaces Efficiency. "default" takes the GPU's built-in profile
-	// (cost.DefaultProfile).
+	// `servesim calibrate` writes it), relative to the scenario file, or
+	// "default" (the GPU's built-in profile, cost.DefaultProfile), or
+	// "none" (the three-number efficiency: Efficiency, or
+	// cost.DefaultEfficiency). Empty is "default" unless Efficiency is set.
 	Profile string `yaml:"profile"`
 	// Replicas engine replicas behind Router (round-robin,
 	// least-outstanding, prefix-aware), PrefixWeight weighing cache reuse

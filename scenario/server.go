@@ -89,20 +89,8 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 	c.Deployment.TP = v.TensorParallelSize
 	c.Deployment.GPUMemoryUtilization = v.GPUMemoryUtilization
 	c.Deployment.KVCacheMemory = float64(v.KVCacheMemory)
-	if v.Efficiency != nil {
-		c.Deployment.Eff = *v.Efficiency
-	}
-	switch v.Profile {
-	case "":
-	case "default":
-		prof := cost.DefaultProfile(gpu)
-		c.Deployment.Profile = &prof
-	default:
-		prof, err := cost.LoadProfile(s.resolve(v.Profile))
-		if err != nil {
-			return c, fieldErr("server.profile", "%v", err)
-		}
-		c.Deployment.Profile = &prof
+	if err := s.efficiency(&c.Deployment); err != nil {
+		return c, err
 	}
 	c.MaxNumSeqs = v.MaxNumSeqs
 	c.EnableChunkedPrefill = v.EnableChunkedPrefill
@@ -247,6 +235,44 @@ func (s *Scenario) fcfs() (sim.ServerConfig, error) {
 	return f, nil
 }
 
+// The values of server.profile that name no file.
+const (
+	// ProfileDefault is the GPU's built-in profile (cost.DefaultProfile),
+	// what an empty server.profile gives unless server.efficiency is set.
+	ProfileDefault = "default"
+	// ProfileNone is no profile: the cost model's three-number efficiency
+	// (server.efficiency, or cost.DefaultEfficiency).
+	ProfileNone = "none"
+)
+
+// efficiency sets d's efficiency from server.profile and
+// server.efficiency: a profile file, or "default" (the GPU's built-in
+// profile, also what an empty profile gives), or "none" (no profile). A
+// server.efficiency replaces the profile an empty server.profile would
+// give, and fails beside a profile, which would replace it.
+func (s *Scenario) efficiency(d *cost.Deployment) error {
+	v := s.Server
+	if v.Efficiency != nil {
+		d.Eff = *v.Efficiency
+	}
+	switch {
+	case v.Profile == ProfileNone || v.Profile == "" && v.Efficiency != nil:
+		d.Profile = nil
+	case v.Efficiency != nil:
+		return fieldErr("server.efficiency", "is set beside server.profile %q, which replaces it: use one (profile %q keeps the efficiency)", v.Profile, ProfileNone)
+	case v.Profile == "" || v.Profile == ProfileDefault:
+		prof := cost.DefaultProfile(d.GPU)
+		d.Profile = &prof
+	default:
+		prof, err := cost.LoadProfile(s.resolve(v.Profile))
+		if err != nil {
+			return fieldErr("server.profile", "%v", err)
+		}
+		d.Profile = &prof
+	}
+	return nil
+}
+
 // costService returns the service of a request served alone on the
 // scenario's model and GPU: a prefill of its input, then output−1 decode
 // steps at batch 1, priced at the mean context input + output/2.
@@ -263,14 +289,15 @@ func (s *Scenario) costService() (queue.ServiceFunc, error) {
 		return nil, err
 	}
 	d := cost.Deployment{Model: model, GPU: gpu, TP: s.Server.TensorParallelSize, Eff: cost.DefaultEfficiency()}
-	if s.Server.Efficiency != nil {
-		d.Eff = *s.Server.Efficiency
+	if err := s.efficiency(&d); err != nil {
+		return nil, err
 	}
 	sm, err := d.Compile()
 	if err != nil {
 		return nil, errorf("server", err)
 	}
 	overhead := s.Server.RequestOverheadMS / 1000
+	overhead += d.FrontendOverhead() // as the batching engine adds it
 	return func(in, out int) (first, total float64) {
 		var b cost.Batch
 		b.AddPrefill(in, 0)

@@ -96,3 +96,60 @@ func TestModelDirectory(t *testing.T) {
 		t.Errorf("a directory without config.json: %v", err)
 	}
 }
+
+// TestEfficiencyChoice: which efficiency prices an engine's steps. An
+// empty server.profile is the GPU's built-in profile; an efficiency block
+// or profile "none" is the three-number efficiency; both a profile and an
+// efficiency block is an error naming the field.
+func TestEfficiencyChoice(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, server string
+		profileGPU   string // "" for no profile
+		bandwidth    float64
+		err          string
+	}{
+		{"empty is the built-in profile", "", "h100-sxm", 0.8, ""},
+		{"default", "{profile: default}", "h100-sxm", 0.8, ""},
+		{"none", "{profile: none}", "", 0.8, ""},
+		{"efficiency block", "{efficiency: {bandwidth: 0.7, flops: 0.5}}", "", 0.7, ""},
+		{"efficiency with none", "{profile: none, efficiency: {bandwidth: 0.7, flops: 0.5}}", "", 0.7, ""},
+		{"efficiency beside a profile", "{profile: default, efficiency: {bandwidth: 0.7, flops: 0.5}}", "", 0, "server.efficiency"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			server := "{model: llama-3.1-8b, gpu: h100-sxm}"
+			if tc.server != "" {
+				extra := strings.TrimSuffix(strings.TrimPrefix(tc.server, "{"), "}")
+				server = "{model: llama-3.1-8b, gpu: h100-sxm, " + extra + "}"
+			}
+			s, err := Parse([]byte("workload: {arrival: {rate: 1}}\nserver: "+server+"\n"), "e.yaml")
+			if err == nil {
+				_, err = s.Engine()
+			}
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one naming %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := s.Engine()
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := e.Deployment
+			switch {
+			case tc.profileGPU == "" && d.Profile != nil:
+				t.Errorf("profile %q, want none", d.Profile.GPU)
+			case tc.profileGPU != "" && (d.Profile == nil || d.Profile.GPU != tc.profileGPU):
+				t.Errorf("profile %v, want %s's", d.Profile, tc.profileGPU)
+			}
+			if d.Eff.Bandwidth != tc.bandwidth {
+				t.Errorf("efficiency bandwidth %v, want %v", d.Eff.Bandwidth, tc.bandwidth)
+			}
+		})
+	}
+}

@@ -216,7 +216,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.StringVar(&o.server.Router, "router", d.Server.Router, "how replicas share requests: round-robin, least-outstanding, or prefix-aware (the longest cached prefix, against load)")
 	fs.Var(nonNegativeFloat{p: &o.server.PrefixWeight, zero: "the default, 1"}, "prefix-weight", "--router prefix-aware: weight of the blocks to prefill against the blocks a replica holds (0: the default, 1, as Dynamo's KV router)")
 	fs.Var(nonNegativeFloat{p: &o.server.RequestOverheadMS}, "request-overhead-ms", "fixed per-request latency (tokenize, HTTP), ms, added to TTFT and E2E")
-	fs.StringVar(&o.server.Profile, "efficiency-profile", "", "efficiency profile `FILE` of the GPU (cost.Profile YAML, as servesim calibrate writes it), or \"default\" for the GPU's built-in profile; empty: the cost model's default efficiency. (vLLM's --profile starts its profiler and has no effect here)")
+	fs.StringVar(&o.server.Profile, "efficiency-profile", "", "efficiency profile `FILE` of the GPU (cost.Profile YAML, as servesim calibrate writes it), \"default\" for the GPU's built-in profile (what empty gives), or \"none\" for the cost model's three-number default efficiency. (vLLM's --profile starts its profiler and has no effect here)")
 	fs.Float64Var(&o.slo.Target, "slo-target", scenario.DefaultTarget, "attainment target q for the --goodput SLO, in (0, 1]")
 	normHelp := "rescale arrival times as vLLM does so the last lands at n/rate (bench: on; off: independent gaps)"
 	fs.Var(boolTarget{&o.normalize, true}, "normalize-arrivals", normHelp)

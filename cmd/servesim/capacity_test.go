@@ -30,7 +30,7 @@ func TestCapacityFromFlags(t *testing.T) {
 	if (hi-lo)/lo > 0.1 {
 		t.Errorf("bracket [%v, %v) wider than 10%%", lo, hi)
 	}
-	rows := regexp.MustCompile(`(?m)^\s+([\d.]+)\s+(PASS|FAIL)\s`).FindAllStringSubmatch(r.stdout, -1)
+	rows := regexp.MustCompile(`(?m)^\s+([\d.]+)\s+(PASS|FAIL)[*+]?\s`).FindAllStringSubmatch(r.stdout, -1)
 	if len(rows) < 3 {
 		t.Fatalf("too few probes:\n%s", r.stdout)
 	}
