@@ -57,12 +57,16 @@ var catalogModels = map[string]string{
 }
 
 // modelAliases returns the lower-case ids under which id's architecture
-// may be filed: itself, without "-instruct", and Meta's renamed form.
+// may be filed: itself, without "-instruct" (or Qwen's dated
+// "-instruct-2507" and "-thinking-2507", the same architecture), and
+// Meta's renamed form.
 func modelAliases(id string) []string {
 	key := strings.ToLower(strings.TrimSpace(id))
 	out := []string{key}
-	if k := strings.TrimSuffix(key, "-instruct"); k != key {
-		out = append(out, k)
+	for _, suffix := range []string{"-instruct", "-instruct-2507", "-thinking-2507"} {
+		if k := strings.TrimSuffix(key, suffix); k != key {
+			out = append(out, k)
+		}
 	}
 	for _, k := range out {
 		org, name, ok := strings.Cut(k, "/")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/servesim/servesim/workload"
 	"io"
 	"math"
 	"strconv"
@@ -101,6 +102,16 @@ type Point struct {
 	// closed-loop point with one is re-simulated as its benchmark ran it,
 	// from an idle engine (see Simulator).
 	NumPrompts int
+	// Arrivals and Lengths, when set, make the point a replayed open loop:
+	// request i arrives Arrivals[i] seconds after the run's start
+	// (non-decreasing, the first at 0) with Lengths[i] tokens, and Rate,
+	// Concurrency, Input and Output are not used (ReadLLMServingSimRun).
+	Arrivals []float64
+	Lengths  []workload.Pair
+	// KVBlocks is the engine's KV pool in 16-token blocks as the run
+	// recorded it (vLLM's num_gpu_blocks); 0: computed from the GPU's
+	// memory.
+	KVBlocks int
 	// MaxNumSeqs and MaxNumBatchedTokens are the engine's scheduler limits
 	// when the source says them (0: vLLM's defaults for the GPU, see
 	// VLLMSchedulerDefaults).
@@ -111,19 +122,22 @@ type Point struct {
 
 // Setup describes the point's setup in one line, e.g. "tp2 1024x128 c8".
 func (p Point) Setup() string {
-	load := fmt.Sprintf("c%d", p.Concurrency)
-	if p.Concurrency == 0 {
-		load = "rate " + strconv.FormatFloat(p.Rate, 'g', 4, 64)
-		if p.MaxConcurrency > 0 {
-			load += fmt.Sprintf(" cap %d", p.MaxConcurrency)
-		}
-	}
 	par := fmt.Sprintf("tp%d", p.TP)
 	if p.DP > 1 {
 		par += fmt.Sprintf(" dp%d", p.DP)
 	}
 	if p.EP > 1 {
 		par += fmt.Sprintf(" ep%d", p.EP)
+	}
+	if len(p.Arrivals) > 0 {
+		return fmt.Sprintf("%s replay of %d requests over %.0f s", par, len(p.Arrivals), p.Arrivals[len(p.Arrivals)-1])
+	}
+	load := fmt.Sprintf("c%d", p.Concurrency)
+	if p.Concurrency == 0 {
+		load = "rate " + strconv.FormatFloat(p.Rate, 'g', 4, 64)
+		if p.MaxConcurrency > 0 {
+			load += fmt.Sprintf(" cap %d", p.MaxConcurrency)
+		}
 	}
 	return fmt.Sprintf("%s %dx%d %s", par, p.Input, p.Output, load)
 }

@@ -115,6 +115,9 @@ func (s Simulator) Engine(pt Point, profile cost.Profile) (batching.Config, erro
 	if pt.MaxNumBatchedTokens > 0 {
 		c.MaxNumBatchedTokens = pt.MaxNumBatchedTokens
 	}
+	if pt.KVBlocks > 0 {
+		c.KVBlocks = pt.KVBlocks
+	}
 	if s.Adjust != nil {
 		if err := s.Adjust(pt, &c); err != nil {
 			return batching.Config{}, fmt.Errorf("%w: point %s: %w", ErrInvalid, pt.ID, err)
@@ -127,13 +130,17 @@ func (s Simulator) Engine(pt Point, profile cost.Profile) (batching.Config, erro
 }
 
 // Config returns the run that re-simulates pt under profile: its engine
-// (Engine), fixed lengths Input and Output, and its load: Concurrency
+// (Engine); a replayed point's arrivals and lengths (Point.Arrivals); else
+// fixed lengths Input and Output and its load: Concurrency
 // closed-loop clients (one data-parallel group's share when DP > 1)
 // sending NumPrompts requests from an idle engine, all measured, or
 // WarmupRounds then Rounds requests each when NumPrompts is 0 (see
 // Simulator); or an open loop at Rate (Poisson; all at once for +Inf) with
 // its MaxConcurrency cap and NumPrompts requests.
 func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
+	if len(pt.Arrivals) > 0 {
+		return s.replayConfig(pt, profile)
+	}
 	if pt.Input < 1 || pt.Output < 1 || pt.TP < 1 {
 		return sim.Config{}, invalidf("point %s: input %d, output %d and tp %d must be >= 1", pt.ID, pt.Input, pt.Output, pt.TP)
 	}
@@ -176,6 +183,34 @@ func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 	}
 	cfg.Workload = w
 	return cfg, nil
+}
+
+// replayConfig returns the run of a replayed point: its arrivals at their
+// times (workload.Replay) with their lengths in order (workload.Sequence),
+// every request measured; with DP groups, one group's share.
+func (s Simulator) replayConfig(pt Point, profile cost.Profile) (sim.Config, error) {
+	if len(pt.Lengths) != len(pt.Arrivals) || pt.TP < 1 {
+		return sim.Config{}, invalidf("point %s: %d arrivals and %d lengths must match, and tp %d must be >= 1", pt.ID, len(pt.Arrivals), len(pt.Lengths), pt.TP)
+	}
+	eng, err := s.Engine(pt, profile)
+	if err != nil {
+		return sim.Config{}, err
+	}
+	times, pairs := pt.Arrivals, pt.Lengths
+	if pt.DP > 1 {
+		// One data-parallel group's share, as the engine simulates one
+		// group: every DP-th request (vLLM's coordinator balances the
+		// groups' queues; round-robin is the model).
+		times, pairs = nil, nil
+		for i := 0; i < len(pt.Arrivals); i += pt.DP {
+			times, pairs = append(times, pt.Arrivals[i]), append(pairs, pt.Lengths[i])
+		}
+	}
+	w := workload.Workload{Arrivals: workload.Replay{Times: times}, Lengths: workload.Sequence{Pairs: pairs}}
+	if err := w.Validate(); err != nil {
+		return sim.Config{}, fmt.Errorf("%w: point %s: %w", ErrInvalid, pt.ID, err)
+	}
+	return sim.Config{Server: eng, Seed: s.Seed, SummaryOnly: true, Workload: w, Requests: len(times)}, nil
 }
 
 // groupShare returns the clients (or requests) of n that one of dp

@@ -322,6 +322,17 @@ var gpus = map[string]GPUSpec{
 	"rtx5090": {Name: "rtx5090", MemoryBytes: 32 * GiB, BandwidthBytesPerS: 1792e9,
 		PeakFLOPS:    PeakFLOPS{FP32: 104.8e12, BF16: 209.5e12, FP16: 209.5e12, FP8: 419e12, FP4: 1676e12},
 		Interconnect: "PCIe Gen5 x16, no NVLink"},
+	// NVIDIA RTX PRO 6000 Blackwell (GB202, as the RTX 5090, 188 SMs): 96GB
+	// GDDR7 1,792 GB/s (NVIDIA's announcement, GTC 2025); 4,000 AI TOPS =
+	// FP4 with sparsity, so 2,000 dense, and FP8 1,000 and BF16/FP16 500
+	// TFLOPS dense by the tensor cores' 2× steps, with FP32 accumulation at
+	// full rate on professional cards (the GeForce RTX 5090 above runs it at
+	// half); FP32 125 TFLOPS. The dense tensor figures are derived, not read
+	// from a datasheet table. PCIe Gen5 x16, no NVLink. All-reduce: estimate
+	// for PCIe Gen5 rings (α 25 µs, 40 GB/s bus).
+	"rtxpro6000": {Name: "rtxpro6000", MemoryBytes: 96 * GiB, BandwidthBytesPerS: 1792e9,
+		PeakFLOPS:    PeakFLOPS{FP32: 125e12, BF16: 500e12, FP16: 500e12, FP8: 1000e12, FP4: 2000e12},
+		Interconnect: "PCIe Gen5 x16, no NVLink", AllReduce: AlphaBetaTable{{Alpha: 25e-6, BusBandwidth: 40e9}}},
 	// AMD Instinct MI300X datasheet: 192 GB HBM3 5.3 TB/s, BF16/FP16
 	// 1,307.4 TFLOPS, FP8/INT8 2,614.9 T(FL)OPS dense, FP32 vector 81.7
 	// TFLOPS; Infinity Fabric, 7 links of 128 GB/s (64 GB/s each way) per GPU.
