@@ -66,7 +66,8 @@ var lssGPUs = []struct{ contains, gpu string }{
 // last_token_ts − queued_ts. The engine is engine_kwargs' (TP,
 // max_num_seqs, max_num_batched_tokens), with kv_cache.num_gpu_blocks as
 // the measured KV pool when recorded, and the GPU named by
-// hardware.device_name; data_parallel_size and enable_expert_parallel
+// hardware.device_name (GPU "" when the file records none, for the caller
+// to fill in); data_parallel_size and enable_expert_parallel
 // become DP and EP (EP = TP·DP, as vLLM's flag sets it). source names the
 // run.
 func ReadLLMServingSimRun(meta, requests io.Reader, source string) (Point, error) {
@@ -87,7 +88,7 @@ func ReadLLMServingSimRun(meta, requests io.Reader, source string) (Point, error
 			break
 		}
 	}
-	if gpu == "" {
+	if gpu == "" && name != "" {
 		return Point{}, invalidf("%s: meta.json: hardware.device_name %q names no catalog GPU", source, m.Hardware.DeviceName)
 	}
 	precision := "bf16"

@@ -14,13 +14,16 @@ import (
 	"github.com/servesim/servesim/cost"
 )
 
-const calibrateUsage = `Usage: servesim calibrate [RESULT.json...] [--csv FILE] [flags]
+const calibrateUsage = `Usage: servesim calibrate [RESULT.json | RUN_DIR ...] [--csv FILE] [flags]
 
 Fits an efficiency profile of one GPU to real vLLM measurements: result
 files written by 'vllm bench serve --save-result' (their GPU and TP from
---gpu and --tensor-parallel-size; the model from the file's model_id), and
-or rows of aiconfigurator's silicon CSV (--csv, selected with --model,
---gpu, --tensor-parallel-size and --precision). Each run's setup is
+--gpu and --tensor-parallel-size; the model from the file's model_id),
+directories of runs recorded by LLMServingSim's bench tool (meta.json and
+requests.jsonl: replayed request by request on the run's own engine
+settings; --gpu when meta.json names no device), and or rows of
+aiconfigurator's silicon CSV (--csv, selected with --model, --gpu,
+--tensor-parallel-size and --precision). Each run's setup is
 re-simulated (its concurrency or rate, prompt count, lengths); the
 profile's free knobs are fitted by Nelder-Mead on the mean squared log
 error of TPOT and TTFT (the step knobs on TPOT of every run, then the
@@ -128,9 +131,46 @@ func runCalibrate(args []string, e *env) error {
 }
 
 // points reads the result files and the CSV rows the flags select.
+// llmServingSimRun reads the LLMServingSim run in dir (meta.json,
+// requests.jsonl); --gpu fills in a GPU the run does not name and must
+// agree with one it does.
+func (o *calibrateOptions) llmServingSimRun(dir string) (calibrate.Point, error) {
+	meta, err := os.Open(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return calibrate.Point{}, fmt.Errorf("%s: not a run directory: %w", dir, err)
+	}
+	defer meta.Close()
+	reqs, err := os.Open(filepath.Join(dir, "requests.jsonl"))
+	if err != nil {
+		return calibrate.Point{}, fmt.Errorf("%s: not a run directory: %w", dir, err)
+	}
+	defer reqs.Close()
+	pt, err := calibrate.ReadLLMServingSimRun(meta, reqs, dir)
+	if err != nil {
+		return calibrate.Point{}, err
+	}
+	switch {
+	case pt.GPU == "" && o.gpu == "":
+		return calibrate.Point{}, fmt.Errorf("%s: meta.json names no GPU: give --gpu", dir)
+	case pt.GPU == "":
+		pt.GPU = o.gpu
+	case o.gpu != "" && o.gpu != pt.GPU:
+		return calibrate.Point{}, fmt.Errorf("%s: the run was measured on %s, not --gpu %s", dir, pt.GPU, o.gpu)
+	}
+	return pt, nil
+}
+
 func (o *calibrateOptions) points(files []string) ([]calibrate.Point, error) {
 	var out []calibrate.Point
 	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.IsDir() {
+			pt, err := o.llmServingSimRun(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, pt)
+			continue
+		}
 		r, err := os.Open(f)
 		if err != nil {
 			return nil, err
@@ -172,7 +212,7 @@ func (o *calibrateOptions) points(files []string) ([]calibrate.Point, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, errors.New("no runs to fit: give result JSON files and/or --csv FILE")
+		return nil, errors.New("no runs to fit: give result JSON files, run directories and/or --csv FILE")
 	}
 	return out, nil
 }

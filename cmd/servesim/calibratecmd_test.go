@@ -17,6 +17,7 @@ func TestCalibrateCommand(t *testing.T) {
 	t.Parallel()
 	csv := shareddata.Path(t, "aiconfigurator_vllm_silicon.csv")
 	configs := shareddata.Path(t, "model_configs")
+	lssRun := filepath.Join("..", "..", "calibrate", "testdata", "llmservingsim", "rtx4090-llama-3.1-8b")
 	out := filepath.Join(t.TempDir(), "h100.yaml")
 	r := mustRun(t, "calibrate", "--csv", csv, "--model", "Qwen/Qwen3-32B", "--gpu", "h100-sxm", "--tensor-parallel-size", "8",
 		"--precision", "bf16", "--model-configs", configs, "--max-evaluations", "4", "-o", out, "--quiet")
@@ -34,6 +35,14 @@ func TestCalibrateCommand(t *testing.T) {
 	}
 	mustRun(t, "bench", "--num-prompts", "50", "--efficiency-profile", out, "--quiet")
 
+	// A run directory of LLMServingSim's bench tool: its GPU from meta.json.
+	r = mustRun(t, "calibrate", lssRun, "--max-evaluations", "2", "-o", filepath.Join(t.TempDir(), "4090.yaml"), "--quiet")
+	for _, want := range []string{"calibrate: 1 runs on rtx4090", "tp1 replay of 300 requests"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("calibrate of a run directory lacks %q:\n%s", want, r.stdout)
+		}
+	}
+
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -43,6 +52,8 @@ func TestCalibrateCommand(t *testing.T) {
 		{[]string{"calibrate", "--csv", csv, "--model", "meta-llama/Llama-3.1-70B"}, "a profile describes one GPU"}, // H100 and B200 rows
 		{[]string{"calibrate", filepath.Join("testdata", "vllm", "result_random.json")}, "give --gpu and --tensor-parallel-size"},
 		{[]string{"calibrate", "--csv", filepath.Join(t.TempDir(), "missing.csv")}, "--csv:"},
+		{[]string{"calibrate", t.TempDir()}, "not a run directory"},
+		{[]string{"calibrate", "--gpu", "h100-sxm", lssRun}, "measured on rtx4090, not --gpu h100-sxm"},
 	} {
 		r := servesim(t, tt.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, tt.want) {
