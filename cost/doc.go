@@ -46,12 +46,14 @@
 //   - Fit: calibrates Efficiency (bandwidth and FLOP fractions, per-step
 //     overhead) from a few measured steps.
 //   - Profile: a GPU's efficiency profile (bandwidth fraction, GEMM curve,
-//     attention efficiencies, step overhead, frontend, sampling, fused-MoE
+//     attention efficiencies, step overhead per layer and per sequence,
+//     frontend, sampling, fused-MoE
 //     entries per expert precision), embedded from profiles/*.yaml with
 //     each number's source: H100 SXM from a serving fit, A100, H200, B200,
 //     B300, GB200 and L40S by the transfer rule from per-operator data
 //     (docs/cost-model.md). DefaultProfile gives a GPU its catalog profile,
-//     or H100's numbers when it has none.
+//     or H100's numbers when it has none; batching.Defaults prices steps
+//     with it, so it is what every command predicts with by default.
 //   - StepModel and DecodeStep: a Deployment's step constants compiled
 //     once, and a fixed count of decoders priced as their context grows,
 //     equal bit for bit to Step.
@@ -61,7 +63,7 @@
 // Times are seconds, sizes bytes, rates bytes/s and FLOP/s, lengths tokens.
 // A multiply-add counts 2 FLOPs. Byte and FLOP counts in a StepCost are per
 // rank. The zero Efficiency is the ideal roofline floor; DefaultEfficiency is
-// a realistic starting point. KV writes of the step's new tokens are reported
+// the three-number starting point a Deployment without a Profile uses. KV writes of the step's new tokens are reported
 // (StepCost.KVWriteBytes) but, as in
 // docs/reference-numbers.md#roofline-floors, not charged to the roofline.
 //
