@@ -705,6 +705,7 @@ func TestFidelityFull(t *testing.T) {
 	}
 
 	b.WriteString(overheadAndKVSection(t, s))
+	b.WriteString(h100FromB200Section(t, s))
 
 	b.WriteString("\n### Mixture-of-experts and other rows\n\nThe rest of the CSV under `cost.DefaultProfile` (the catalog profiles: H100's\n" +
 		"serving fit, the transfer rule on B200 and B300), re-simulated as the calibration rows are. The routed experts run on the\n" +
@@ -774,6 +775,94 @@ func knobList(ks []Knob) string {
 		s[i] = string(k)
 	}
 	return strings.Join(s, ", ")
+}
+
+// Per-operator values of the transfer rule at vLLM 0.19.0 (the B200 data's
+// version and H100's reference for it), as docs/cost-model.md's table of
+// the transfer rule lists them (cost/transfer_test.go derives them):
+// weight streaming fraction, GEMM max at 120 tokens, per-GEMM kernel time.
+var (
+	opH100 = struct{ bandwidth, gemmMax, kernel float64 }{0.829, 0.841, 3.25e-6}
+	opB200 = struct{ bandwidth, gemmMax, kernel float64 }{0.778, 0.725, 3.05e-6}
+)
+
+// h100FromB200Section is the leave-one-GPU-out check the other way round:
+// FitStaged on B200's serving rows only (from the B200 file), the fitted
+// serving knobs moved to H100 by the inverse of the transfer rule, and
+// H100's rows predicted.
+func h100FromB200Section(t *testing.T, s Simulator) string {
+	t.Helper()
+	var b200, h100 []Point
+	for _, p := range silicon(t) {
+		switch {
+		case p.Model == "meta-llama/Llama-3.1-70B" && p.GPU == "b200":
+			b200 = append(b200, p)
+		case p.GPU == "h100-sxm" && (p.Model == "meta-llama/Llama-3.1-70B" || p.Model == "Qwen/Qwen3-32B" && p.Precision == "bf16"):
+			h100 = append(h100, p)
+		}
+	}
+	start, err := cost.CatalogProfile("b200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit, err := FitStaged(s, b200, start, 80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := cost.CatalogProfile("h100-sxm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := ref // attention fractions, sampling and MoE entries: H100's own per-operator values
+	moved.Bandwidth = min(1, fit.Bandwidth*opH100.bandwidth/opB200.bandwidth)
+	moved.GEMM.Max = min(1, fit.GEMM.Max*opH100.gemmMax/opB200.gemmMax)
+	moved.StepOverhead = cost.StepOverhead{Base: fit.StepOverhead.Base,
+		PerLayer: max(0, fit.StepOverhead.PerLayer+4*(opH100.kernel-opB200.kernel)), PerSeq: fit.StepOverhead.PerSeq}
+	moved.FrontendOverhead = fit.FrontendOverhead
+	rs, err := s.Residuals(h100, moved, []Metric{TPOT, TTFT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := s.Residuals(h100, ref, []Metric{TPOT, TTFT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("\n### Leave H100 out: fitted on B200, predicting H100\n\n" +
+		"The other direction of the B200 check above. `calibrate.FitStaged` fits the serving knobs\n" +
+		"(" + knobList(StepKnobs) + ", then the frontend overhead) on the 120 B200\n" +
+		"rows of Llama-3.1-70B only, starting from the B200 file (80 evaluations a stage); the\n" +
+		"fitted values move to H100 by the inverse of the transfer rule (fractions times H100's\n" +
+		"per-operator value over B200's at vLLM 0.19.0, capped at 1; the per-layer overhead less 4\n" +
+		"GEMMs times the difference of the per-GEMM kernel times; per-sequence and frontend overheads\n" +
+		"in seconds); attention, sampling and MoE entries are H100's per-operator values. No H100\n" +
+		"serving row is used.\n\n")
+	fmt.Fprintf(&b, "| profile | bandwidth | gemm.max | per layer | per seq | frontend |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, p := range []struct {
+		name string
+		p    cost.Profile
+	}{{"fitted on B200", fit}, {"moved to H100", moved}, {"H100 file (fitted on H100's Qwen3-32B rows)", ref}} {
+		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.1f µs | %.1f µs | %.1f ms |\n", p.name, p.p.Bandwidth, p.p.GEMM.Max,
+			1e6*p.p.StepOverhead.PerLayer, 1e6*p.p.StepOverhead.PerSeq, 1000*p.p.FrontendOverhead)
+	}
+	b.WriteString("\nMedian |error| on H100's rows:\n\n| rows | n | TPOT, from B200 | TTFT, from B200 | TPOT, H100 file | TTFT, H100 file |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, g := range []struct{ name, model string }{{"Qwen3-32B BF16 (the H100 file's calibration rows)", "Qwen/Qwen3-32B"}, {"Llama-3.1-70B FP8", "meta-llama/Llama-3.1-70B"}, {"all", ""}} {
+		pick := func(in []Residual) []Residual {
+			var out []Residual
+			for _, r := range in {
+				if g.model == "" || r.Point.Model == g.model {
+					out = append(out, r)
+				}
+			}
+			return out
+		}
+		a, n := MedianAbsError(pick(rs), TPOT)
+		c, _ := MedianAbsError(pick(rs), TTFT)
+		e, _ := MedianAbsError(pick(own), TPOT)
+		f, _ := MedianAbsError(pick(own), TTFT)
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", g.name, n, pct(a), pct(c), pct(e), pct(f))
+	}
+	return b.String()
 }
 
 // overheadAndKVSection compares, on every row outside the calibration
