@@ -83,9 +83,12 @@ func TestKnobTransforms(t *testing.T) {
 // about a second: the nine 1024x128 calibration rows at 8, 32 and 128
 // clients; for each TP, FitStaged on the other two from a start 15% off
 // the catalog profile, 30 evaluations a stage, predicts the third.
-// Achieved: held-out median |error| 1.2% TPOT and 6.9% TTFT over 9 rows,
-// held to 3% and 10%; TestFidelityFull runs the full protocol on all 90
-// rows (3.2% and 12.7%).
+// Achieved: held-out median |error| 1.4% TPOT and 14.5% TTFT over 9 rows,
+// held to 3% and 16%. Here each fold fits gemm.max and the frontend
+// overhead on two TTFT rows (8 clients), so TTFT is looser than when
+// gemm.max was fitted on TPOT (1.2% and 6.9%); FitStaged moved it to TTFT
+// for the prediction across GPUs (docs/fidelity.md). TestFidelityFull runs
+// the full protocol on all 90 rows.
 func TestLeaveOneTPOut(t *testing.T) {
 	t.Parallel()
 	var pts []Point
@@ -110,7 +113,7 @@ func TestLeaveOneTPOut(t *testing.T) {
 	tpot, n := MedianAbsError(all, TPOT)
 	ttft, _ := MedianAbsError(all, TTFT)
 	t.Logf("held-out: TPOT %.1f%%, TTFT %.1f%% (n=%d)", 100*tpot, 100*ttft, n)
-	if len(folds) != 3 || n != 9 || tpot > 0.03 || ttft > 0.10 {
-		t.Errorf("%d folds, %d rows: held-out median |error| TPOT %.1f%% (want <= 3%%), TTFT %.1f%% (want <= 10%%)", len(folds), n, 100*tpot, 100*ttft)
+	if len(folds) != 3 || n != 9 || tpot > 0.03 || ttft > 0.16 {
+		t.Errorf("%d folds, %d rows: held-out median |error| TPOT %.1f%% (want <= 3%%), TTFT %.1f%% (want <= 16%%)", len(folds), n, 100*tpot, 100*ttft)
 	}
 }
