@@ -29,23 +29,42 @@ func qwen4090(t testing.TB) Config {
 	return c
 }
 
-// checked wraps a Config so that every engine it builds verifies its
-// invariants after every step (and the test learns of the engines).
+// checked wraps a Config or Cluster so that every engine it builds
+// verifies its invariants every `every` steps (0: never), single-steps
+// (every step's end an event, no fast-forward) when single is set, and is
+// appended to engines, so that the test can read it.
 type checked struct {
-	Config
+	sim.ServerConfig
 	t       *testing.T
 	engines *[]*engine
+	every   int64
+	single  bool
 }
 
 func (c checked) NewServer(env *sim.Env) (sim.Server, error) {
-	s, err := c.Config.NewServer(env)
+	srv, err := c.ServerConfig.NewServer(env)
 	if err != nil {
 		return nil, err
 	}
-	e := s.(*engine)
-	e.check = func() { e.verify(c.t) }
-	*c.engines = append(*c.engines, e)
-	return e, nil
+	var es []*engine
+	switch v := srv.(type) {
+	case *engine:
+		es = []*engine{v}
+	case *cluster:
+		es = v.engines
+	}
+	for _, e := range es {
+		e.singleStep = c.single
+		if c.every > 0 {
+			e.check = func() {
+				if e.step%c.every == 0 {
+					e.verify(c.t)
+				}
+			}
+		}
+	}
+	*c.engines = append(*c.engines, es...)
+	return srv, nil
 }
 
 // verify recomputes the engine's aggregate state from its running list and
@@ -202,7 +221,7 @@ func TestInvariants(t *testing.T) {
 			t.Parallel()
 			var engines []*engine
 			cfg := sc.cfg
-			cfg.Server = checked{Config: cfg.Server.(Config), t: t, engines: &engines}
+			cfg.Server = checked{ServerConfig: cfg.Server, t: t, engines: &engines, every: 1}
 			res, err := sim.Run(cfg)
 			require.NoError(t, err)
 			require.Len(t, engines, 1)

@@ -2,86 +2,41 @@ package batching
 
 import (
 	"bytes"
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
-	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/distribution"
+	"github.com/servesim/servesim/internal/simtest"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
-// stepping builds the engines of a Config or Cluster with fast-forward on
-// or off (single), checking their invariants every 16 steps when they
-// fast-forward, and keeps
-// them so that the test can read how many steps they fast-forwarded.
-type stepping struct {
-	sim.ServerConfig
-	single  bool
-	t       *testing.T
-	engines *[]*engine
-}
-
-func (s stepping) NewServer(env *sim.Env) (sim.Server, error) {
-	srv, err := s.ServerConfig.NewServer(env)
-	if err != nil {
-		return nil, err
-	}
-	var es []*engine
-	switch v := srv.(type) {
-	case *engine:
-		es = []*engine{v}
-	case *cluster:
-		es = v.engines
-	}
-	for _, e := range es {
-		e.singleStep = s.single
-		if !s.single { // TestInvariants checks single steps
-			e.check = func() {
-				if e.step%16 == 0 { // a sample: verify is O(running) require calls
-					e.verify(s.t)
-				}
-			}
-		}
-	}
-	*s.engines = append(*s.engines, es...)
-	return srv, nil
-}
-
 // runDump runs cfg with fast-forward on or off and returns everything the
-// run reports, as bytes: the result's JSON, the request records, the
-// engines' time series, and the pooled ITL values and every request's
-// token gaps as float64 bits; and the steps fast-forwarded, in all and in decode runs.
+// run reports, as bytes (simtest.Dump), and the steps fast-forwarded, in
+// all and in decode runs.
 func runDump(t *testing.T, cfg sim.Config, single bool) (dump []byte, ff, decodeRun int64) {
 	var engines []*engine
-	cfg.Server = stepping{ServerConfig: cfg.Server, single: single, t: t, engines: &engines}
+	// Invariants are checked on a sample of the fast-forwarded runs' steps
+	// (verify is O(running) require calls); TestInvariants checks single
+	// steps.
+	every := int64(16)
+	if single {
+		every = 0
+	}
+	cfg.Server = checked{ServerConfig: cfg.Server, t: t, engines: &engines, every: every, single: single}
 	res, err := sim.Run(cfg)
 	require.NoError(t, err)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	require.NoError(t, enc.Encode(res))
-	require.NoError(t, enc.Encode(res.Requests))
-	require.NoError(t, enc.Encode(res.Series))
-	floats := func(xs []float64) {
-		for _, x := range xs {
-			buf.Write(binary.LittleEndian.AppendUint64(nil, math.Float64bits(x)))
-		}
-	}
-	floats(res.ITL().Values())
-	for i := range res.Requests {
-		floats(res.TokenGaps(&res.Requests[i]))
-	}
+	dump, err = simtest.Dump(res)
+	require.NoError(t, err)
 	for _, e := range engines {
 		ff += e.ffSteps
 		decodeRun += e.ffDecode
 	}
-	return buf.Bytes(), ff, decodeRun
+	return dump, ff, decodeRun
 }
 
 // TestFastForwardIsExact: every configuration gives byte-identical output

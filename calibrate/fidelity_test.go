@@ -720,19 +720,9 @@ func TestFidelityFull(t *testing.T) {
 		"as one group whose peers run batches like its own, and the vLLM versions differ (0.11 to\n" +
 		"nightly). Median |error|:\n\n" +
 		"| model | GPU | precision | rows | TPOT | TTFT | TPOT, roofline MoE | TTFT, roofline MoE |\n|---|---|---|---:|---:|---:|---:|---:|\n")
-	other := map[string][]Point{}
-	var keys []string
-	for _, p := range silicon(t) {
-		if p.Model == "Qwen/Qwen3-32B" && p.Precision == "bf16" || p.Model == "meta-llama/Llama-3.1-70B" {
-			continue
-		}
-		k := p.Model + "|" + p.GPU + "|" + p.Precision
-		if _, ok := other[k]; !ok {
-			keys = append(keys, k)
-		}
-		other[k] = append(other[k], p)
-	}
-	sort.Strings(keys)
+	other, keys := siliconGroups(t, func(p Point) bool {
+		return p.Model == "Qwen/Qwen3-32B" && p.Precision == "bf16" || p.Model == "meta-llama/Llama-3.1-70B"
+	})
 	roofline := func(p *cost.Profile) { p.MoE = cost.MoEEfficiencies{} }
 	for _, k := range keys {
 		rs := defaultProfileResiduals(t, s, other[k], []Metric{TPOT, TTFT})
@@ -874,19 +864,7 @@ func h100FromB200Section(t *testing.T, s Simulator) string {
 // (ReadSiliconCSV) instead of a 16-bit one.
 func overheadAndKVSection(t *testing.T, s Simulator) string {
 	t.Helper()
-	groups := map[string][]Point{}
-	var keys []string
-	for _, p := range silicon(t) {
-		if p.Model == "Qwen/Qwen3-32B" && p.Precision == "bf16" {
-			continue
-		}
-		k := p.Model + "|" + p.GPU + "|" + p.Precision
-		if _, ok := groups[k]; !ok {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], p)
-	}
-	sort.Strings(keys)
+	groups, keys := siliconGroups(t, func(p Point) bool { return p.Model == "Qwen/Qwen3-32B" && p.Precision == "bf16" })
 	perStep := func(p *cost.Profile) {
 		p.StepOverhead.Base, p.StepOverhead.PerLayer = p.StepOverhead.Base+64*p.StepOverhead.PerLayer, 0
 	}
@@ -970,6 +948,25 @@ func heldOutGPUSection(t *testing.T, s Simulator, d *mainDoc) string {
 	fmt.Fprintf(&b, "\nMedian |error| over the four runs, built-in profile against three-number: TPOT %s against %s,\n"+
 		"TTFT %s against %s, E2E %s against %s.\n\n", pct(d.heldOutTPOT), pct(ot), pct(d.heldOutTTFT), pct(of), pct(d.heldOutE2E), pct(oe))
 	return b.String()
+}
+
+// siliconGroups returns the rows of the calibration CSV that skip does not
+// leave out, grouped by "model|gpu|precision", and the group keys sorted.
+func siliconGroups(t testing.TB, skip func(Point) bool) (map[string][]Point, []string) {
+	groups := map[string][]Point{}
+	var keys []string
+	for _, p := range silicon(t) {
+		if skip(p) {
+			continue
+		}
+		k := p.Model + "|" + p.GPU + "|" + p.Precision
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], p)
+	}
+	sort.Strings(keys)
+	return groups, keys
 }
 
 // silicon returns every row of the calibration CSV.

@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"io"
 	"math"
@@ -143,15 +144,7 @@ func ReadLLMServingSimRun(meta, requests io.Reader, source string) (Point, error
 	if len(reqs) == 0 {
 		return Point{}, invalidf("%s: requests.jsonl holds no request", source)
 	}
-	slices.SortStableFunc(reqs, func(a, b lssRequest) int {
-		switch {
-		case a.Queued < b.Queued:
-			return -1
-		case a.Queued > b.Queued:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(reqs, func(a, b lssRequest) int { return cmp.Compare(a.Queued, b.Queued) })
 	t0 := reqs[0].Queued
 	var ttft, tpot, e2e float64
 	tpotN := 0

@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -236,16 +237,36 @@ func ProfileNames() []string {
 // CatalogProfile returns the profile file of GPU name (see ProfileNames);
 // the error matches ErrUnknownName when there is none.
 func CatalogProfile(name string) (Profile, error) {
-	data, err := profileFiles.ReadFile("profiles/" + name + ".yaml")
-	if err != nil {
+	c, ok := catalogProfiles()[name]
+	if !ok {
 		return Profile{}, errorf(ErrUnknownName, "no profile for gpu %q (profiles: %s)", name, strings.Join(ProfileNames(), ", "))
 	}
-	p, err := ReadProfile(bytes.NewReader(data))
-	if err != nil {
-		return Profile{}, within("profiles/"+name+".yaml", err)
-	}
-	return p, nil
+	return c.profile, c.err
 }
+
+// catalogEntry is one embedded profile file, parsed, or why it does not
+// parse.
+type catalogEntry struct {
+	profile Profile
+	err     error
+}
+
+// catalogProfiles parses every embedded profile file once: every engine
+// batching.Defaults builds takes its GPU's profile (a Profile holds no
+// pointers, so each caller gets its own copy).
+var catalogProfiles = sync.OnceValue(func() map[string]catalogEntry {
+	out := map[string]catalogEntry{}
+	for _, name := range ProfileNames() {
+		file := "profiles/" + name + ".yaml"
+		data, err := profileFiles.ReadFile(file)
+		var p Profile
+		if err == nil {
+			p, err = ReadProfile(bytes.NewReader(data))
+		}
+		out[name] = catalogEntry{p, within(file, err)}
+	}
+	return out
+})
 
 // DefaultProfile returns the profile for gpu: its catalog profile when
 // there is one (CatalogProfile(gpu.Name): a serving fit, or for a GPU with
@@ -256,8 +277,8 @@ func CatalogProfile(name string) (Profile, error) {
 // most public measurements), with the bandwidth-bound sampling cost
 // rescaled to gpu's bandwidth. Provenance says which applied.
 func DefaultProfile(gpu GPUSpec) Profile {
-	if p, err := CatalogProfile(gpu.Name); err == nil {
-		return p
+	if c, ok := catalogProfiles()[gpu.Name]; ok && c.err == nil {
+		return c.profile
 	}
 	ref, err := CatalogProfile(ReferenceProfileGPU)
 	if err != nil {

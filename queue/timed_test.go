@@ -2,15 +2,13 @@ package queue
 
 import (
 	"bytes"
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
-	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/servesim/servesim/distribution"
+	"github.com/servesim/servesim/internal/simtest"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
@@ -28,27 +26,15 @@ func (h onHeap) NewServer(env *sim.Env) (sim.Server, error) {
 	return s, nil
 }
 
-// dump runs cfg and returns everything the run reports, as bytes: the
-// result's JSON, the request records, and the pooled ITL values and every
-// request's token gaps as float64 bits.
+// dump runs cfg and returns everything the run reports, as bytes
+// (simtest.Dump).
 func dump(t *testing.T, cfg sim.Config) []byte {
 	t.Helper()
 	res, err := sim.Run(cfg)
 	require.NoError(t, err)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	require.NoError(t, enc.Encode(res))
-	require.NoError(t, enc.Encode(res.Requests))
-	floats := func(xs []float64) {
-		for _, x := range xs {
-			buf.Write(binary.LittleEndian.AppendUint64(nil, math.Float64bits(x)))
-		}
-	}
-	floats(res.ITL().Values())
-	for i := range res.Requests {
-		floats(res.TokenGaps(&res.Requests[i]))
-	}
-	return buf.Bytes()
+	b, err := simtest.Dump(res)
+	require.NoError(t, err)
+	return b
 }
 
 // TestTimedIsExact: a station whose events go on timers (up to maxTimed
