@@ -5,9 +5,12 @@ package event
 // reached its working size no longer allocates. The zero Ring is empty
 // and ready to use. Servers use it for their waiting lines.
 type Ring[T any] struct {
-	buf        []T
+	buf        []T // its length is 0 or a power of two, so an index wraps by a mask
 	head, size int
 }
+
+// wrap returns index i modulo the buffer's length (a power of two).
+func (q *Ring[T]) wrap(i int) int { return i & (len(q.buf) - 1) }
 
 // Len returns the number of queued items.
 func (q *Ring[T]) Len() int { return q.size }
@@ -17,12 +20,12 @@ func (q *Ring[T]) Push(v T) {
 	if q.size == len(q.buf) {
 		q.grow()
 	}
-	q.buf[(q.head+q.size)%len(q.buf)] = v
+	q.buf[q.wrap(q.head+q.size)] = v
 	q.size++
 }
 
 func (q *Ring[T]) grow() {
-	nb := make([]T, max(16, 2*len(q.buf)))
+	nb := make([]T, max(16, 2*len(q.buf))) // a power of two
 	n := copy(nb, q.buf[q.head:])
 	copy(nb[n:], q.buf[:q.head])
 	q.buf, q.head = nb, 0
@@ -34,7 +37,7 @@ func (q *Ring[T]) PushFront(v T) {
 	if q.size == len(q.buf) {
 		q.grow()
 	}
-	q.head = (q.head + len(q.buf) - 1) % len(q.buf)
+	q.head = q.wrap(q.head + len(q.buf) - 1)
 	q.buf[q.head] = v
 	q.size++
 }
@@ -47,7 +50,7 @@ func (q *Ring[T]) Pop() T {
 	var zero T
 	v := q.buf[q.head]
 	q.buf[q.head] = zero
-	q.head = (q.head + 1) % len(q.buf)
+	q.head = q.wrap(q.head + 1)
 	q.size--
 	return v
 }
@@ -61,4 +64,4 @@ func (q *Ring[T]) Peek() T {
 }
 
 // At returns the i-th item from the front (0 ≤ i < Len).
-func (q *Ring[T]) At(i int) T { return q.buf[(q.head+i)%len(q.buf)] }
+func (q *Ring[T]) At(i int) T { return q.buf[q.wrap(q.head+i)] }
