@@ -32,7 +32,7 @@ func Example() {
 	fmt.Printf("output %.0f tok/s, TTFT p99 %.0f ms, ITL p50 %.1f ms, KV usage %.0f%%, attainment %.1f%%\n",
 		res.OutputThroughput, 1000*res.TTFT().Percentile(99), 1000*res.ITL().Median(), 100*kv, 100*res.Attainment)
 	// Output:
-	// output 2554 tok/s, TTFT p99 117 ms, ITL p50 11.1 ms, KV usage 9%, attainment 100.0%
+	// output 2551 tok/s, TTFT p99 109 ms, ITL p50 11.8 ms, KV usage 9%, attainment 100.0%
 }
 
 // The deployment is one value: an all-reduce model set on it — here a slow
@@ -60,6 +60,6 @@ func ExampleConfig_deployment() {
 		fmt.Printf("%-20s ITL p50 %.1f ms\n", c.name, 1000*res.ITL().Median())
 	}
 	// Output:
-	// NVLink (catalog fit) ITL p50 17.2 ms
-	// slow link            ITL p50 23.7 ms
+	// NVLink (catalog fit) ITL p50 18.1 ms
+	// slow link            ITL p50 24.6 ms
 }

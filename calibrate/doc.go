@@ -13,7 +13,8 @@
 // its NumPrompts requests measured, or an open loop at its rate. Predict
 // and Residuals compare, Fit frees some of the profile's knobs (Knob) and
 // minimises the mean squared log error with gonum's Nelder–Mead, FitStaged
-// fits each knob on the metric that identifies it, and CrossValidate holds
+// fits each knob on the metric that identifies it (the bandwidth fraction,
+// a per-operator value, stays as the start has it), and CrossValidate holds
 // out one group of points at a time. Table, Summary, Worst and Reason write
 // the Markdown of docs/fidelity.md.
 //

@@ -34,13 +34,13 @@ const (
 // and TTFT within 10% and 20% on a GPU left out of the fit (B200 here);
 // TestFidelityDoc says in the doc whether they are met.
 const (
-	maxCatalogTPOT = 0.035 // achieved 3.1%
-	maxCatalogTTFT = 0.15  // achieved 12.7%
-	maxB200TPOT    = 0.10  // achieved 9.7% by profiles/b200.yaml (the transfer rule, version 2); the target is 10%
-	maxB200TTFT    = 0.22  // achieved 20.9%; the target is 20%
-	maxH100FP8TPOT = 0.045 // achieved 3.6% (5.0% with a per-step overhead and a 16-bit KV cache)
-	maxHeldOutTPOT = 0.16  // achieved 14.6% on LLMServingSim's RTX 4090 and RTX PRO 6000 runs
-	maxHeldOutTTFT = 0.29  // achieved 26.7%
+	maxCatalogTPOT = 0.045 // achieved 3.8% (version 5, its bandwidth fitted up to 1.0: 3.1%)
+	maxCatalogTTFT = 0.15  // achieved 12.1%
+	maxB200TPOT    = 0.08  // achieved 7.0% by profiles/b200.yaml (the transfer rule, version 3); the target is 10%
+	maxB200TTFT    = 0.20  // achieved 18.4%; the target is 20%
+	maxH100FP8TPOT = 0.045 // achieved 3.4% (5.0% with a per-step overhead and a 16-bit KV cache)
+	maxHeldOutTPOT = 0.17  // achieved 15.3% on LLMServingSim's RTX 4090 and RTX PRO 6000 runs (14.6% under version 5)
+	maxHeldOutTTFT = 0.34  // achieved 31.4% (26.7% under version 5: its bandwidth of 1.0 carried over made these GPUs' decode faster)
 	targetTPOT     = 0.10
 	targetTTFT     = 0.20
 )
@@ -301,10 +301,11 @@ Against the targets (median |error| on the GPU left out, B200: TPOT ≤ %s, TTFT
 TPOT %s (%s), TTFT %s (%s). Under the rule the transfer replaced, the H100 profile's
 fractions and overheads as they are (what `+"`cost.DefaultProfile`"+` still gives a GPU without
 per-operator data), B200 has TPOT %s and TTFT %s (mean signed TPOT error %s). B200's TPOT
-error grows with TP (the tp8 columns): at TP 8 a decode step is mostly the per-layer overhead
-and the all-reduces, and the H100 per-layer time, moved to B200 by its per-GEMM kernel time
-alone (64.8 µs a layer), is longer than B200's steps show, while at TP 1 the weight streaming
-dominates and the rows come out slightly fast. On the H100 FP8 rows, which share the GPU but
+error is largest at TP 8 with FP8 weights, where a decode step is mostly the per-layer overhead
+and the all-reduces: the H100 per-layer time moved to B200 by its per-GEMM kernel time alone
+(54.5 µs a layer) is still longer than B200's steps show. Under profile version 5, whose
+bandwidth the serving fit had run up to 1.0 and whose per-layer time (64.8 µs on B200) took up
+the difference, that column was 24.4%% and the median TPOT and TTFT 9.7%% and 20.9%%. On the H100 FP8 rows, which share the GPU but
 not the model, precision or vLLM version of the fit: TPOT %s, TTFT %s. Their TTFT is the
 closed-loop lockstep of the worst rows below: two or three prefills where the measurement
 shows about one.
@@ -318,8 +319,9 @@ shows about one.
 | version 1 (commit d5805d0) | NCCL α–β | steady state: 2 warm-up rounds left out, 8 measured | 3.0 / 31.4 | 4.7 / 38.8 | 3.3 / 29.2 | 3.6 / 31.5 (5.7 / 34.0) |
 | version 1 | vLLM's dispatch | steady state | 5.7 / 31.5 | 11.0 / 39.0 | 21.0 / 36.8 | 12.1 / 36.0 |
 | version 2, refitted (commit bf162c1) | vLLM's dispatch | steady state | 3.3 / 32.2 | 2.9 / 39.7 | 2.8 / 26.2 | 2.9 / 31.1 (3.4 / 30.4) |
+| version 5 (step overhead per layer; the same on these rows as version 3; commit 03596a5) | vLLM's dispatch | the measured phase from an idle engine | 3.4 / 21.0 | 3.0 / 8.0 | 2.9 / 7.5 | 3.1 / 12.7 (3.5 / 12.9) |
 `)
-	fmt.Fprintf(&b, "| version 5 (step overhead per layer; the same on these rows as version 3), this file | vLLM's dispatch | the measured phase from an idle engine | %s | %s | %s | %s / %s |\n\n",
+	fmt.Fprintf(&b, "| version 6 (bandwidth per-operator, not fitted; the rest refitted by FitStaged), this file | vLLM's dispatch | the measured phase from an idle engine | %s | %s | %s | %s / %s |\n\n",
 		tpPair(after, 2), tpPair(after, 4), tpPair(after, 8), strings.TrimSuffix(pct(d.catalogTPOT), "%"), strings.TrimSuffix(pct(d.catalogTTFT), "%"))
 
 	b.WriteString(heldOutGPUSection(t, s, &d))
@@ -671,9 +673,13 @@ func TestFidelityFull(t *testing.T) {
 		"For each TP, `calibrate.FitStaged` fits the step knobs (" + knobList(StepKnobs) + ")\n" +
 		"on the TPOT of the other two TP degrees' rows, then " + knobList(PrefillKnobs) + " on their TTFT at\n" +
 		"concurrency <= 16, then the step knobs again (mean squared log error, Nelder–Mead), starting\n" +
-		"from the catalog profile, and the held-out rows are predicted. (Before gemm.max moved to the\n" +
-		"TTFT stage it was fitted with the step knobs on TPOT: 3.2% and 12.4% here, but 52% TTFT\n" +
-		"when a B200 fit predicts H100, below.) The frontend overhead is poorly identified: TTFT\n" +
+		"from the catalog profile, and the held-out rows are predicted. The bandwidth stays at its\n" +
+		"per-operator value. (Fitted with the step knobs, as up to profile version 5, it reached its\n" +
+		"upper bound, 1.0, and the held-out medians were 3.5% and 12.9%: within H100 the higher\n" +
+		"bandwidth and longer per-layer time follow the TP degrees more closely, but moved to B200\n" +
+		"they missed its TP 8 rows by 24%, above. Before gemm.max moved to the TTFT stage it was\n" +
+		"fitted with the step knobs on TPOT: 3.2% and 12.4% here, but 52% TTFT when a B200 fit\n" +
+		"predicts H100, below.) The frontend overhead is poorly identified: TTFT\n" +
 		"moves with it in steps (whether a returning request catches the next step), and\n" +
 		"values from 0 to 10 ms fit about equally well.\n\n")
 	b.WriteString("| held out | bandwidth | gemm.max | per layer | per seq | frontend | TPOT median |error| | TTFT median |error| |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -745,7 +751,7 @@ func TestFidelityFull(t *testing.T) {
 		"  prefill holds the others' decodes; the model simulates one group whose peers run\n" +
 		"  batches like its own.\n" +
 		"- gpt-oss-120b (36 layers) depends most on how the step overhead scales: read per step\n" +
-		"  (4.2 ms, fitted on 64 layers) it came out about half again too slow; read per layer\n" +
+		"  (3.5 ms, fitted on 64 layers) it came out about half again too slow; read per layer\n" +
 		"  (see the table above) the error falls on both GPUs. On H100 the fused MXFP4 entry\n" +
 		"  (vLLM 0.24's per-operator table, the only one with gpt-oss) now prices the experts above\n" +
 		"  what the serving rows (vLLM 0.11 and 0.18) show; the roofline column is closer there.\n" +
@@ -756,8 +762,8 @@ func TestFidelityFull(t *testing.T) {
 	b.WriteString(cvEnd)
 	t.Logf("full study in %v: held-out TPOT %.1f%%, TTFT %.1f%%", time.Since(start), 100*tp, 100*tt)
 	checkOrWrite(t, assemble(fidelityMain(t), b.String()))
-	if tp > 0.04 || tt > 0.15 {
-		t.Errorf("held-out median |error|: TPOT %.1f%% (want <= 4%%, achieved 3.2%%), TTFT %.1f%% (want <= 15%%, achieved 12.7%%)", 100*tp, 100*tt)
+	if tp > 0.06 || tt > 0.15 {
+		t.Errorf("held-out median |error|: TPOT %.1f%% (want <= 6%%, achieved 5.4%%), TTFT %.1f%% (want <= 15%%, achieved 13.2%%)", 100*tp, 100*tt)
 	}
 }
 
@@ -877,13 +883,14 @@ func overheadAndKVSection(t *testing.T, s Simulator) string {
 	}
 	var b strings.Builder
 	b.WriteString("\n### The step overhead per layer\n\n" +
-		"Profile version 5 reads the H100 fit's step overhead (4.2 ms a step on the 64 layers of\n" +
-		"Qwen3-32B) as 65.6 µs per layer, and FP8 and NVFP4 rows run an FP8 KV cache. Neither was\n" +
-		"fitted on the rows below (the per-layer value is the calibration fit divided by 64; the\n" +
-		"KV cache follows aiconfigurator's deployment rule). Median |error| over every row outside\n" +
-		"the calibration rows, per-step overhead with a 16-bit cache (version 4), per-step with the\n" +
-		"FP8 cache, and per layer with the FP8 cache (this file); layers in brackets:\n\n" +
-		"| model | GPU | precision | rows | TPOT v4 | TPOT, FP8 KV | TPOT v5 | TTFT v4 | TTFT v5 |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n")
+		"Since profile version 5 the H100 fit's step overhead (now 3.5 ms a step on the 64 layers of\n" +
+		"Qwen3-32B) is read as a time per layer (55.3 µs), and FP8 and NVFP4 rows run an FP8 KV\n" +
+		"cache. Neither was fitted on the rows below (the per-layer value is the calibration fit\n" +
+		"divided by 64; the KV cache follows aiconfigurator's deployment rule). Median |error| over\n" +
+		"every row outside the calibration rows under this file's numbers: the overhead per step\n" +
+		"with a 16-bit cache (as in version 4), per step with the FP8 cache, and per layer with the\n" +
+		"FP8 cache (this file); layers in brackets:\n\n" +
+		"| model | GPU | precision | rows | TPOT per step, 16-bit KV | TPOT per step, FP8 KV | TPOT per layer | TTFT per step, 16-bit KV | TTFT per layer |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, k := range keys {
 		pts := groups[k]
 		v4 := defaultProfileResiduals(t, s, sixteenBit(pts), []Metric{TPOT, TTFT}, perStep)

@@ -319,9 +319,17 @@ func MedianAbsError(rs []Residual, m Metric) (float64, int) {
 	return (es[n/2-1] + es[n/2]) / 2, n
 }
 
-// StepKnobs are the knobs of the decode step, which TPOT identifies: the
-// weight-streaming fraction and the overheads per layer and per sequence.
-var StepKnobs = []Knob{Bandwidth, StepPerLayer, StepPerSeq}
+// StepKnobs are the knobs of the decode step that TPOT identifies: the
+// overheads per layer and per sequence. The weight-streaming fraction
+// (Bandwidth) is not among them: it is a kernel property, which
+// per-operator timings measure (the fraction of the datasheet bandwidth
+// that GEMMs of a few tokens reach), while in serving TPOT it trades off
+// against the per-layer overhead: fitted with them on H100's calibration
+// rows it ran into its upper bound, 1.0, against 0.83 measured per
+// operator, and the per-layer overhead it left, moved to B200, made B200's
+// TPOT 24% too slow at TP 8 (docs/fidelity.md). Fit it with Simulator.Fit
+// and Bandwidth among FitOptions.Knobs on a GPU without per-operator data.
+var StepKnobs = []Knob{StepPerLayer, StepPerSeq}
 
 // PrefillKnobs are the knobs that TTFT at low load identifies, where a
 // request's first token is one prefill plus the frontend overhead: the

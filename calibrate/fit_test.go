@@ -82,9 +82,12 @@ func TestKnobTransforms(t *testing.T) {
 // TestLeaveOneTPOut is the in-CI cross-validation, cut down to run in
 // about a second: the nine 1024x128 calibration rows at 8, 32 and 128
 // clients; for each TP, FitStaged on the other two from a start 15% off
-// the catalog profile, 30 evaluations a stage, predicts the third.
-// Achieved: held-out median |error| 1.4% TPOT and 14.5% TTFT over 9 rows,
-// held to 3% and 16%. Here each fold fits gemm.max and the frontend
+// the catalog profile (gemm.max and the per-layer overhead 15% high, the
+// per-sequence overhead 15% low; the bandwidth, a per-operator value, is
+// not fitted), 30 evaluations a stage, predicts the third. Achieved with
+// profile version 6: held-out median |error| 2.0% TPOT and 16.2% TTFT over
+// 9 rows (version 5, its bandwidth fitted too: 1.4% and 14.5%), held to
+// 3% and 18%. Here each fold fits gemm.max and the frontend
 // overhead on two TTFT rows (8 clients), so TTFT is looser than when
 // gemm.max was fitted on TPOT (1.2% and 6.9%); FitStaged moved it to TTFT
 // for the prediction across GPUs (docs/fidelity.md). TestFidelityFull runs
@@ -98,7 +101,7 @@ func TestLeaveOneTPOut(t *testing.T) {
 		}
 	}
 	start := testProfile()
-	start.Bandwidth, start.GEMM.Max, start.StepOverhead.PerLayer = 0.85, 0.75, 1.15*start.StepOverhead.PerLayer
+	start.GEMM.Max, start.StepOverhead.PerLayer, start.StepOverhead.PerSeq = 1.15*start.GEMM.Max, 1.15*start.StepOverhead.PerLayer, 0.85*start.StepOverhead.PerSeq
 	s := Simulator{ModelDir: modelDir(t)}
 	folds, err := s.CrossValidate(pts, byTP, func(train []Point) (cost.Profile, error) {
 		return FitStaged(s, train, start, 30)
@@ -113,7 +116,7 @@ func TestLeaveOneTPOut(t *testing.T) {
 	tpot, n := MedianAbsError(all, TPOT)
 	ttft, _ := MedianAbsError(all, TTFT)
 	t.Logf("held-out: TPOT %.1f%%, TTFT %.1f%% (n=%d)", 100*tpot, 100*ttft, n)
-	if len(folds) != 3 || n != 9 || tpot > 0.03 || ttft > 0.16 {
-		t.Errorf("%d folds, %d rows: held-out median |error| TPOT %.1f%% (want <= 3%%), TTFT %.1f%% (want <= 16%%)", len(folds), n, 100*tpot, 100*ttft)
+	if len(folds) != 3 || n != 9 || tpot > 0.03 || ttft > 0.18 {
+		t.Errorf("%d folds, %d rows: held-out median |error| TPOT %.1f%% (want <= 3%%), TTFT %.1f%% (want <= 18%%)", len(folds), n, 100*tpot, 100*ttft)
 	}
 }

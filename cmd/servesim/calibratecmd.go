@@ -26,9 +26,10 @@ aiconfigurator's silicon CSV (--csv, selected with --model, --gpu,
 --tensor-parallel-size and --precision). Each run's setup is
 re-simulated (its concurrency or rate, prompt count, lengths); the
 profile's free knobs are fitted by Nelder-Mead on the mean squared log
-error of TPOT and TTFT (bandwidth and the per-layer and per-sequence
-overheads on TPOT of every run, then the GEMM efficiency and the frontend
-overhead on TTFT at low load, then the first again). It prints the error of every run
+error of TPOT and TTFT (the per-layer and per-sequence overheads on TPOT
+of every run, then the GEMM efficiency and the frontend overhead on TTFT
+at low load, then the first two again; the bandwidth fraction stays the
+starting profile's, a per-operator measurement). It prints the error of every run
 before and after and writes the profile, with its provenance, to -o; bench,
 capacity, tp and plan load it with --efficiency-profile FILE, scenario files
 with server.profile.
