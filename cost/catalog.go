@@ -194,7 +194,28 @@ var (
 		{Ranks: 2, Alpha: 11.67e-6, BusBandwidth: 475.7e9},
 		{Ranks: 4, Alpha: 16.99e-6, BusBandwidth: 554.3e9},
 	}
+	// RTX PRO 6000 Blackwell Server Edition, PCIe Gen5 without NVLink.
+	rtxpro6000NCCLAllReduce = AlphaBetaTable{
+		{Ranks: 2, Alpha: 6.791e-6, BusBandwidth: 34.65e9},
+		{Ranks: 4, Alpha: 13.64e-6, BusBandwidth: 24.52e9},
+		{Ranks: 8, Alpha: 26.91e-6, BusBandwidth: 22.09e9},
+	}
 )
+
+// rtxpro6000VLLMAllReduce is vLLM's custom all-reduce on two RTX PRO 6000
+// Blackwell Server Edition GPUs, vLLM 0.19.0; SM 12.0, which has no entry in
+// vLLM's per-capability size tables, so the custom kernel takes messages
+// below its 8 MiB max_size and symmetric memory is off. Over PCIe peer-to-
+// peer the one-shot kernel (the only one at 2 ranks) reads the peer's whole
+// buffer at 14.6 GB/s, slower than NCCL's ring above about 64 KiB; vLLM runs
+// it all the same. Fitted from 2 KiB (a token of the smallest hidden size
+// in the catalog's models is 4 KiB): up to 1 KiB it takes 8.7 µs, from
+// 2 KiB 17-22 µs before the bandwidth term shows. vLLM disables the custom
+// kernel for more than 2 GPUs without full NVLink, so 4 and 8 ranks run
+// NCCL. Source as the tables above (testdata/aiconfigurator).
+var rtxpro6000VLLMAllReduce = VLLMAllReduceTable{
+	{Ranks: 2, CustomMaxBytes: 8 * miB, OneShot: LinkCost{18.55e-6, 14.64e9}},
+}
 
 // Catalog GPU entries: dense (not sparse) tensor peaks from the vendor
 // datasheets, which usually print the 2:4-sparse figure first (the dense
@@ -328,11 +349,13 @@ var gpus = map[string]GPUSpec{
 	// TFLOPS dense by the tensor cores' 2× steps, with FP32 accumulation at
 	// full rate on professional cards (the GeForce RTX 5090 above runs it at
 	// half); FP32 125 TFLOPS. The dense tensor figures are derived, not read
-	// from a datasheet table. PCIe Gen5 x16, no NVLink. All-reduce: estimate
-	// for PCIe Gen5 rings (α 25 µs, 40 GB/s bus).
+	// from a datasheet table. PCIe Gen5 x16, no NVLink. All-reduce: NCCL
+	// and vLLM's custom kernel measured on the Server Edition (the same
+	// GB202 and memory; rtxpro6000NCCLAllReduce, rtxpro6000VLLMAllReduce).
 	"rtxpro6000": {Name: "rtxpro6000", MemoryBytes: 96 * GiB, BandwidthBytesPerS: 1792e9,
 		PeakFLOPS:    PeakFLOPS{FP32: 125e12, BF16: 500e12, FP16: 500e12, FP8: 1000e12, FP4: 2000e12},
-		Interconnect: "PCIe Gen5 x16, no NVLink", AllReduce: AlphaBetaTable{{Alpha: 25e-6, BusBandwidth: 40e9}}},
+		Interconnect: "PCIe Gen5 x16, no NVLink", AllReduce: rtxpro6000NCCLAllReduce,
+		VLLMAllReduce: rtxpro6000VLLMAllReduce},
 	// AMD Instinct MI300X datasheet: 192 GB HBM3 5.3 TB/s, BF16/FP16
 	// 1,307.4 TFLOPS, FP8/INT8 2,614.9 T(FL)OPS dense, FP32 vector 81.7
 	// TFLOPS; Infinity Fabric, 7 links of 128 GB/s (64 GB/s each way) per GPU.

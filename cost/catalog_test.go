@@ -43,12 +43,13 @@ func TestCatalogEntriesValidate(t *testing.T) {
 // measurement or a documented estimate carry NCCL α–β parameters; the
 // others carry none, and a TP > 1 deployment on them asks for
 // Deployment.Comm instead of inventing a number. vLLM's own all-reduce is
-// described exactly for the NVLink systems it was measured on; the PCIe
-// cards run NCCL.
+// described exactly for the systems it was measured on: the NVLink ones,
+// and two RTX PRO 6000s over PCIe peer-to-peer; the other PCIe cards run
+// NCCL.
 func TestCatalogAllReduceOnlyWhereSourced(t *testing.T) {
 	t.Parallel()
 	with := []string{"a100-40gb", "a100-80gb", "b200", "b300", "gb200", "h100-sxm", "h200", "l40s", "mi300x", "rtx4090", "rtxpro6000"}
-	withVLLM := []string{"a100-40gb", "a100-80gb", "b200", "b300", "gb200", "h100-sxm", "h200"}
+	withVLLM := []string{"a100-40gb", "a100-80gb", "b200", "b300", "gb200", "h100-sxm", "h200", "rtxpro6000"}
 	for _, name := range GPUNames() {
 		t.Run(name, func(t *testing.T) {
 			g := mustGPU(t, name)

@@ -88,6 +88,8 @@ var h100PerOp = map[string]perOperator{
 	"0.19.0": {system: "h100_sxm", vllm: "0.19.0", bandwidth: 0.829, kernel: 3.25e-6, gemmMax: 0.841, prefill: 0.593, decode: 0.600},
 	// With L40S's L2 rule (96 MiB).
 	"0.14.0/l2=96MiB": {system: "h100_sxm", vllm: "0.14.0", l2: 96 << 20, bandwidth: 0.915, kernel: 4.30e-6, gemmMax: 0.859, prefill: 0.439, decode: 0.667},
+	// With the RTX PRO 6000's L2 rule (128 MiB).
+	"0.19.0/l2=128MiB": {system: "h100_sxm", vllm: "0.19.0", l2: 128 << 20, bandwidth: 0.862, kernel: 3.84e-6, gemmMax: 0.865, prefill: 0.593, decode: 0.797},
 }
 
 // transferPerOp are the per-operator values of the GPUs whose catalog
@@ -102,6 +104,7 @@ var transferPerOp = []struct {
 	{"b200", "0.19.0", perOperator{system: "b200_sxm", vllm: "0.19.0", bandwidth: 0.778, kernel: 3.05e-6, gemmMax: 0.725, prefill: 0.480, decode: 0.582}},
 	{"b300", "0.19.0", perOperator{system: "b300_sxm", vllm: "0.19.0", bandwidth: 0.768, kernel: 2.82e-6, gemmMax: 0.793, prefill: 0.561, decode: 0.599}},
 	{"l40s", "0.14.0/l2=96MiB", perOperator{system: "l40s", vllm: "0.14.0", l2: 96 << 20, bandwidth: 0.786, kernel: 2.05e-6, gemmMax: 0.748, prefill: 0.429, decode: 0.790}},
+	{"rtxpro6000", "0.19.0/l2=128MiB", perOperator{system: "rtx_pro_6000_server", vllm: "0.19.0", l2: 128 << 20, bandwidth: 0.784, kernel: 4.54e-6, gemmMax: 0.683, prefill: 0.509, decode: 0.759}},
 }
 
 func TestPerOperatorH100MatchesProfile(t *testing.T) {
@@ -184,7 +187,7 @@ func TestPerOperatorValuesMatchData(t *testing.T) {
 		op  perOperator
 	}
 	var items []item
-	for _, k := range []string{"0.14.0", "0.19.0", "0.14.0/l2=96MiB"} {
+	for _, k := range []string{"0.14.0", "0.19.0", "0.14.0/l2=96MiB", "0.19.0/l2=128MiB"} {
 		items = append(items, item{ReferenceProfileGPU, h100PerOp[k]})
 	}
 	for _, tp := range transferPerOp {

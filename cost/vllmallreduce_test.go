@@ -145,14 +145,17 @@ func TestVLLMAllReduceValidate(t *testing.T) {
 var vllmMeasurements = []struct {
 	gpu, system    string
 	custom, symmem map[int]float64
+	fitFrom        float64 // smallest size the custom fits use, bytes
 }{
-	{"a100-80gb", "a100_sxm", map[int]float64{2: 8 * miB, 4: 8 * miB, 8: 8 * miB}, nil},
-	{"h100-sxm", "h100_sxm", map[int]float64{2: 8 * miB, 4: 8 * miB, 8: 256 * kiB}, map[int]float64{2: 64 * miB, 4: 32 * miB, 8: 64 * miB}},
-	{"h200", "h200_sxm", map[int]float64{2: 8 * miB, 4: 8 * miB, 8: 256 * kiB}, map[int]float64{2: 64 * miB, 4: 32 * miB, 8: 64 * miB}},
-	{"b200", "b200_sxm", map[int]float64{2: 2 * miB, 4: 2 * miB, 8: 1 * miB}, map[int]float64{2: 8 * miB, 4: 32 * miB, 8: 128 * miB}},
+	{"a100-80gb", "a100_sxm", map[int]float64{2: 8 * miB, 4: 8 * miB, 8: 8 * miB}, nil, 0},
+	{"h100-sxm", "h100_sxm", map[int]float64{2: 8 * miB, 4: 8 * miB, 8: 256 * kiB}, map[int]float64{2: 64 * miB, 4: 32 * miB, 8: 64 * miB}, 0},
+	{"h200", "h200_sxm", map[int]float64{2: 8 * miB, 4: 8 * miB, 8: 256 * kiB}, map[int]float64{2: 64 * miB, 4: 32 * miB, 8: 64 * miB}, 0},
+	{"b200", "b200_sxm", map[int]float64{2: 2 * miB, 4: 2 * miB, 8: 1 * miB}, map[int]float64{2: 8 * miB, 4: 32 * miB, 8: 128 * miB}, 0},
 	// 2 ranks: symmetric memory would serve 4 MiB only; left to NCCL.
-	{"b300", "b300_sxm", map[int]float64{2: 4 * miB, 4: 4 * miB, 8: 4 * miB}, map[int]float64{4: 32 * miB, 8: 64 * miB}},
-	{"gb200", "gb200", map[int]float64{2: 2 * miB, 4: 2 * miB}, map[int]float64{2: 8 * miB, 4: 32 * miB}},
+	{"b300", "b300_sxm", map[int]float64{2: 4 * miB, 4: 4 * miB, 8: 4 * miB}, map[int]float64{4: 32 * miB, 8: 64 * miB}, 0},
+	{"gb200", "gb200", map[int]float64{2: 2 * miB, 4: 2 * miB}, map[int]float64{2: 8 * miB, 4: 32 * miB}, 0},
+	// SM 12.0: no per-capability limits; custom at 2 ranks only (PCIe, no NVLink).
+	{"rtxpro6000", "rtx_pro_6000_server", map[int]float64{2: 8 * miB}, nil, 2 * kiB},
 }
 
 func loadAIConfigurator(t *testing.T, kind, system string) *AllReduceTable {
@@ -177,7 +180,7 @@ func TestEmbeddedVLLMAllReduceFitsMatchData(t *testing.T) {
 				p := w.Ranks
 				assert.Equal(t, m.custom[p], w.CustomMaxBytes, "ranks %d", p)
 				assert.Equal(t, m.symmem[p], w.SymmMemMaxBytes, "ranks %d", p)
-				one, err := tab.FitAlphaBeta(p, 0, min(OneShotMaxBytes(p), m.custom[p])-1)
+				one, err := tab.FitAlphaBeta(p, m.fitFrom, min(OneShotMaxBytes(p), m.custom[p])-1)
 				require.NoError(t, err)
 				// FitAlphaBeta's B divides 2(p−1)/p·S; one-shot's B₁ divides (p−1)·S.
 				assertLink(t, LinkCost{one.Alpha, one.BusBandwidth * float64(p) / 2}, w.OneShot, "ranks %d one-shot", p)
@@ -206,7 +209,7 @@ func assertLink(t *testing.T, got, want LinkCost, msg string, args ...any) {
 // tables from aiconfigurator's NCCL 2.29.2 measurements.
 func TestEmbeddedNCCLFitsMatchAIConfigurator(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct{ gpu, system string }{{"b200", "b200_sxm"}, {"b300", "b300_sxm"}, {"gb200", "gb200"}} {
+	for _, tt := range []struct{ gpu, system string }{{"b200", "b200_sxm"}, {"b300", "b300_sxm"}, {"gb200", "gb200"}, {"rtxpro6000", "rtx_pro_6000_server"}} {
 		t.Run(tt.gpu, func(t *testing.T) {
 			got, err := loadAIConfigurator(t, "nccl", tt.system).FitAll(0, 0)
 			require.NoError(t, err)
@@ -235,6 +238,10 @@ var vllmFitOutliers = map[string]float64{
 	"gb200/2/8388608":     -0.12,
 	"gb200/4/8388608":     -0.19, // symm-mem: 50.4 µs at 8 MiB, 77.6 at 16, 113 at 32
 	"gb200/4/33554432":    +0.14,
+	"rtxpro6000/2/256":    +1.13, // one-shot over PCIe: 8.7 µs up to 1 KiB, below the fit's range
+	"rtxpro6000/2/512":    +1.14,
+	"rtxpro6000/2/1024":   +1.14,
+	"rtxpro6000/2/2048":   +0.07,
 }
 
 // ncclVsVLLMOutliers are the rank counts and sizes at or below 128 MiB
@@ -244,6 +251,9 @@ var ncclVsVLLMOutliers = map[string]string{
 	// vLLM's all-reduce at 2 GB200 ranks from 16 MiB up runs at 150–210
 	// GB/s bus bandwidth; aiconfigurator's NCCL table for GB200 reaches 476.
 	"gb200/2": "vLLM's pynccl at 2 ranks is 2.4× slower than NCCL's own table",
+	// Likewise at 2 RTX PRO 6000 ranks above the custom kernel's 8 MiB:
+	// 15 GB/s against 35 GB/s in NCCL's own table.
+	"rtxpro6000/2": "vLLM's pynccl at 2 ranks is 2.4× slower than NCCL's own table",
 	// 4 MiB at 2 B300 ranks is vLLM's symmetric memory (39 µs), which the
 	// catalog leaves to NCCL (20 µs).
 	"b300/2/4194304": "symmetric memory's only size",
