@@ -325,7 +325,7 @@ func MedianAbsError(rs []Residual, m Metric) (float64, int) {
 // per-operator timings measure (the fraction of the datasheet bandwidth
 // that GEMMs of a few tokens reach), while in serving TPOT it trades off
 // against the per-layer overhead: fitted with them on H100's calibration
-// rows it ran into its upper bound, 1.0, against 0.83 measured per
+// rows it ran into its upper bound, 1.0, against 0.86 measured per
 // operator, and the per-layer overhead it left, moved to B200, made B200's
 // TPOT 24% too slow at TP 8 (docs/fidelity.md). Fit it with Simulator.Fit
 // and Bandwidth among FitOptions.Knobs on a GPU without per-operator data.
