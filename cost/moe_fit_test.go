@@ -211,6 +211,15 @@ var moeFits = []moeFitSpec{
 	{gpu: "b200", system: "b200_sxm", vllm: "0.19.0", kernel: "vllm_fused_moe", dtype: "bfloat16", prec: BF16, rows: 2943},
 	{gpu: "b200", system: "b200_sxm", vllm: "0.19.0", kernel: "vllm_fused_moe", dtype: "fp8_block", prec: FP8, rows: 2484},
 	{gpu: "b200", system: "b200_sxm", vllm: "0.19.0", kernel: "vllm_flashinfer_trtllm_moe_fp4", dtype: "nvfp4", prec: FP4, rows: 2457},
+	{gpu: "b300", system: "b300_sxm", vllm: "0.19.0", kernel: "vllm_fused_moe", dtype: "bfloat16", prec: BF16, rows: 2943},
+	{gpu: "b300", system: "b300_sxm", vllm: "0.19.0", kernel: "vllm_fused_moe", dtype: "fp8_block", prec: FP8, rows: 2484},
+	{gpu: "b300", system: "b300_sxm", vllm: "0.19.0", kernel: "vllm_flashinfer_trtllm_moe_fp4", dtype: "nvfp4", prec: FP4, rows: 2457},
+	// The L2 rule of profiles/rtxpro6000.yaml: rows whose touched experts fit
+	// in GB202's 128 MiB L2 run from it across the benchmark's repetitions
+	// (Qwen3-30B-A3B's layer at one token: 75 MB in 31 us, 1.35x the
+	// datasheet bandwidth), which a serving step streaming every layer does not.
+	{gpu: "rtxpro6000", system: "rtx_pro_6000_server", vllm: "0.19.0", kernel: "vllm_fused_moe", dtype: "bfloat16", prec: BF16,
+		l2: 128 << 20, rows: 2807},
 }
 
 // moeFitTolerance is the relative difference allowed between a profile's
