@@ -721,8 +721,8 @@ func TestFidelityFull(t *testing.T) {
 		"serving fit, the transfer rule on B200 and B300), re-simulated as the calibration rows are. The routed experts run on the\n" +
 		"profile's fused-MoE entry for their precision (bf16, fp8, mxfp4; fitted to aiconfigurator's\n" +
 		"per-operator MoE timings, [cost-model.md](cost-model.md#fused-moe-kernels)) on H100 and\n" +
-		"B200 (bf16, fp8, nvfp4 there); B300 has no entries yet, nor MXFP4 on B200 or INT4\n" +
-		"anywhere, so those experts stay on the dense roofline. The last two columns price every expert on the roofline (the profile without\n" +
+		"B200 and B300 (bf16, fp8, nvfp4 there); MXFP4 on B200 and B300 and INT4 anywhere have none,\n" +
+		"so those experts stay on the dense roofline. The last two columns price every expert on the roofline (the profile without\n" +
 		"its `moe` entries), as before the entries existed. These are rough: the step overheads\n" +
 		"come from a 64-layer dense model on vLLM 0.12, attention data parallelism is simulated\n" +
 		"as one group whose peers run batches like its own, and the vLLM versions differ (0.11 to\n" +
@@ -760,7 +760,14 @@ func TestFidelityFull(t *testing.T) {
 		"- MiniMax-M2.5 on B200 in FP8 stays too slow: the fused kernels' fixed time per layer\n" +
 		"  (24-37 µs, from per-operator runs that launch each kernel alone) adds to a per-layer\n" +
 		"  overhead fitted on a dense model, which already holds the start-up of its MLP GEMMs;\n" +
-		"  separating the two needs serving data of an MoE model on a GPU held out of the fit.\n")
+		"  separating the two needs serving data of an MoE model on a GPU held out of the fit.\n" +
+		"- On B300 the entries bring NVFP4's TTFT from 47% and 25% too fast to within about 27% and\n" +
+		"  16%; MiniMax-M2.5 in FP8 goes from too fast to too slow (signed median TPOT +30%, TTFT\n" +
+		"  +47%). Its `fp8` entry is vLLM 0.19.0's Triton `fused_experts` at 0.14 of the FP8 peak,\n" +
+		"  which aiconfigurator's 0.19.0 collector calls directly; its 0.24.0 collector, which goes\n" +
+		"  through vLLM's own MoE path, records FlashInfer's TRT-LLM block-FP8 kernel on B300, which\n" +
+		"  the same fit puts at 0.24 (2,754 rows, 26.8 µs a layer) and which would give signed medians\n" +
+		"  of +3% and -6% here. Which kernel the serving rows' vLLM ran is not recorded.\n")
 	b.WriteString(everyRowSection(t, s, moved))
 	b.WriteString(cvEnd)
 	t.Logf("full study in %v: held-out TPOT %.1f%%, TTFT %.1f%%", time.Since(start), 100*tp, 100*tt)
@@ -1055,9 +1062,11 @@ func firstRequestTable(t *testing.T, s Simulator, pts []Point) string {
 	}
 	b.WriteString("\nOn the RTX PRO 6000 the per-operator file's GEMM efficiency (0.56 of the 500 TFLOP/s BF16\n" +
 		"peak) gives the dense prefills within 16% where the H100 carry-over (0.71) is 28% fast. The\n" +
-		"file has no fused-MoE entry (aiconfigurator's MoE table for this GPU is vLLM 0.14.0's, not\n" +
-		"fitted here), so Qwen3-30B-A3B's experts run on the roofline, and its prefill comes out twice\n" +
-		"as fast as measured (the carry-over, with H100's MoE entry, 37% fast). The RTX 4090's first\n" +
+		"file's fused-MoE entry (bf16, fitted to this GPU's vLLM 0.19.0 MoE table with the L2 rule,\n" +
+		"[cost-model.md](cost-model.md#fused-moe-kernels)) prices Qwen3-30B-A3B's experts: its first\n" +
+		"prefill is 38% fast (49% with the experts on the roofline, before the entry; the carry-over,\n" +
+		"with H100's entry, 37%), and the whole run's TTFT and TPOT 30% and 2% fast (56% and 7%\n" +
+		"before). The RTX 4090's first\n" +
 		"prefill ran at about a third of its 165 TFLOP/s: twice the carry-over's prediction. Over\n" +
 		"whole runs both Llama-3.1-8B runs decode 15-30% slower in the simulation than measured\n" +
 		"whichever profile runs them, and the queueing their TTFT is made of follows: under the\n" +
