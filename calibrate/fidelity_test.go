@@ -757,17 +757,14 @@ func TestFidelityFull(t *testing.T) {
 		"  (see the table above) the error falls on both GPUs. On H100 the fused MXFP4 entry\n" +
 		"  (vLLM 0.24's per-operator table, the only one with gpt-oss) now prices the experts above\n" +
 		"  what the serving rows (vLLM 0.11 and 0.18) show; the roofline column is closer there.\n" +
-		"- MiniMax-M2.5 on B200 in FP8 stays too slow: the fused kernels' fixed time per layer\n" +
-		"  (24-37 µs, from per-operator runs that launch each kernel alone) adds to a per-layer\n" +
-		"  overhead fitted on a dense model, which already holds the start-up of its MLP GEMMs;\n" +
-		"  separating the two needs serving data of an MoE model on a GPU held out of the fit.\n" +
-		"- On B300 the entries bring NVFP4's TTFT from 47% and 25% too fast to within about 27% and\n" +
-		"  16%; MiniMax-M2.5 in FP8 goes from too fast to too slow (signed median TPOT +30%, TTFT\n" +
-		"  +47%). Its `fp8` entry is vLLM 0.19.0's Triton `fused_experts` at 0.14 of the FP8 peak,\n" +
-		"  which aiconfigurator's 0.19.0 collector calls directly; its 0.24.0 collector, which goes\n" +
-		"  through vLLM's own MoE path, records FlashInfer's TRT-LLM block-FP8 kernel on B300, which\n" +
-		"  the same fit puts at 0.24 (2,754 rows, 26.8 µs a layer) and which would give signed medians\n" +
-		"  of +3% and -6% here. Which kernel the serving rows' vLLM ran is not recorded.\n")
+		"- Block-FP8 experts on B200 and B300 (MiniMax-M2.5 FP8) run on the entry of FlashInfer's\n" +
+		"  TRT-LLM kernel, the one vLLM's own MoE path picks on Blackwell as aiconfigurator's 0.24.0\n" +
+		"  collector records it. The 0.19.0 collector timed Triton's `fused_experts`, called\n" +
+		"  directly, at about 0.6 of that kernel's GEMM efficiency and 35 µs a layer; under that\n" +
+		"  entry (B200's file up to its version 3, and fitted the same way for B300) these rows were\n" +
+		"  too slow: median |error| TPOT 23.7% and TTFT 32.8% on B200, 29.6% and 49.5% on B300.\n" +
+		"- B300's entries are new (fitted to its own tables): without them its experts ran on the\n" +
+		"  roofline, the TPOT and TTFT of the last two columns.\n")
 	b.WriteString(everyRowSection(t, s, moved))
 	b.WriteString(cvEnd)
 	t.Logf("full study in %v: held-out TPOT %.1f%%, TTFT %.1f%%", time.Since(start), 100*tp, 100*tt)
