@@ -208,10 +208,10 @@ var moeFits = []moeFitSpec{
 	{gpu: "h100-sxm", system: "h100_sxm", vllm: "0.19.0", kernel: "vllm_fused_moe", dtype: "fp8_block", prec: FP8, rows: 2484},
 	{gpu: "h100-sxm", system: "h100_sxm", vllm: "0.24.0", kernel: "vllm_gptossmxfp4moe_triton_oaitritonmxfp4expertsmonolithic",
 		dtype: "w4a16_mxfp4", prec: MXFP4, rows: 486},
-	{gpu: "b200", system: "b200_sxm", vllm: "0.19.0", kernel: "vllm_fused_moe", dtype: "bfloat16", prec: BF16, rows: 2943},
+	{gpu: "b200", system: "b200_sxm", vllm: "0.24.0", kernel: "vllm_unquantizedfusedmoe_flashinfer_trtllm_trtllmbf16experts", dtype: "bfloat16", prec: BF16, rows: 2997},
 	{gpu: "b200", system: "b200_sxm", vllm: "0.24.0", kernel: "vllm_fp8moe_flashinfer_trtllm_trtllmfp8expertsmonolithic", dtype: "fp8_block", prec: FP8, rows: 2754},
 	{gpu: "b200", system: "b200_sxm", vllm: "0.19.0", kernel: "vllm_flashinfer_trtllm_moe_fp4", dtype: "nvfp4", prec: FP4, rows: 2457},
-	{gpu: "b300", system: "b300_sxm", vllm: "0.19.0", kernel: "vllm_fused_moe", dtype: "bfloat16", prec: BF16, rows: 2943},
+	{gpu: "b300", system: "b300_sxm", vllm: "0.24.0", kernel: "vllm_unquantizedfusedmoe_flashinfer_trtllm_trtllmbf16experts", dtype: "bfloat16", prec: BF16, rows: 2971},
 	{gpu: "b300", system: "b300_sxm", vllm: "0.24.0", kernel: "vllm_fp8moe_flashinfer_trtllm_trtllmfp8expertsmonolithic", dtype: "fp8_block", prec: FP8, rows: 2754},
 	{gpu: "b300", system: "b300_sxm", vllm: "0.19.0", kernel: "vllm_flashinfer_trtllm_moe_fp4", dtype: "nvfp4", prec: FP4, rows: 2457},
 	// The L2 rule of profiles/rtxpro6000.yaml: rows whose touched experts fit
