@@ -40,8 +40,8 @@ const (
 	maxB200TPOT    = 0.08  // achieved 7.0% by profiles/b200.yaml (the transfer rule, version 3); the target is 10%
 	maxB200TTFT    = 0.20  // achieved 18.4%; the target is 20%
 	maxH100FP8TPOT = 0.045 // achieved 3.4% (5.0% with a per-step overhead and a 16-bit KV cache)
-	maxHeldOutTPOT = 0.17  // achieved 15.3% on LLMServingSim's RTX 4090 and RTX PRO 6000 runs (14.6% under version 5)
-	maxHeldOutTTFT = 0.45  // achieved 43.2% (the RTX PRO 6000 under the H100 carry-over: 31.4%; see heldOutGPUSection)
+	maxHeldOutTPOT = 0.14  // achieved 12.9% on LLMServingSim's RTX 4090 and RTX PRO 6000 runs (14.6% under version 5)
+	maxHeldOutTTFT = 0.33  // achieved 30.2% (26.7% under version 5; see heldOutGPUSection)
 	targetTPOT     = 0.10
 	targetTTFT     = 0.20
 )
