@@ -90,4 +90,7 @@ func TestTwoPointFull(t *testing.T) {
 	tpot, n := MedianAbsError(all, TPOT)
 	ttft, _ := MedianAbsError(all, TTFT)
 	t.Logf("all %d middle points: TPOT %.1f%%, TTFT %.1f%%", n, 100*tpot, 100*ttft)
+	if n != 54 || tpot > 0.05 || ttft > 0.11 {
+		t.Errorf("%d middle points: median |error| TPOT %.1f%% (want <= 5%%, achieved 3.7%%), TTFT %.1f%% (want <= 11%%, achieved 9.2%%)", n, 100*tpot, 100*ttft)
+	}
 }

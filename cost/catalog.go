@@ -207,8 +207,8 @@ var (
 // vLLM's per-capability size tables, so the custom kernel takes messages
 // below its 8 MiB max_size and symmetric memory is off. Over PCIe peer-to-
 // peer the one-shot kernel (the only one at 2 ranks) reads the peer's whole
-// buffer at 14.6 GB/s, slower than NCCL's ring above about 64 KiB; vLLM runs
-// it all the same. Fitted from 2 KiB (a token of the smallest hidden size
+// buffer at 14.6 GB/s, slower than NCCL's ring at every measured size (NCCL:
+// 6.2-6.8 us up to 8 KiB, 9.2 us at 64 KiB); vLLM runs it all the same. Fitted from 2 KiB (a token of the smallest hidden size
 // in the catalog's models is 4 KiB): up to 1 KiB it takes 8.7 µs, from
 // 2 KiB 17-22 µs before the bandwidth term shows. vLLM disables the custom
 // kernel for more than 2 GPUs without full NVLink, so 4 and 8 ranks run

@@ -47,14 +47,15 @@
 //     overhead) from a few measured steps.
 //   - Profile: a GPU's efficiency profile (bandwidth fraction, GEMM curve,
 //     attention efficiencies, step overhead per layer and per sequence,
-//     frontend, sampling, fused-MoE
-//     entries per expert precision), embedded from profiles/*.yaml with
-//     each number's source: H100 SXM from a serving fit (its bandwidth
-//     fraction per-operator), A100, H200, B200, B300, GB200, L40S and RTX
-//     PRO 6000 by the transfer rule from per-operator data, fused-MoE
-//     entries fitted to per-operator MoE timings (docs/cost-model.md). DefaultProfile gives a GPU its catalog profile,
-//     or H100's numbers when it has none; batching.Defaults prices steps
-//     with it, so it is what every command predicts with by default.
+//     frontend, sampling, fused-MoE entries per expert precision),
+//     embedded from profiles/*.yaml with each number's source: H100 SXM
+//     from a serving fit (its bandwidth fraction per-operator), A100,
+//     H200, B200, B300, GB200, L40S and RTX PRO 6000 by the transfer rule
+//     from per-operator data, fused-MoE entries fitted to per-operator MoE
+//     timings (docs/cost-model.md). DefaultProfile gives a GPU its catalog
+//     profile, or H100's numbers when it has none; batching.Defaults
+//     prices steps with it, so it is what every command predicts with by
+//     default.
 //   - StepModel and DecodeStep: a Deployment's step constants compiled
 //     once, and a fixed count of decoders priced as their context grows,
 //     equal bit for bit to Step.

@@ -253,7 +253,7 @@ var ncclVsVLLMOutliers = map[string]string{
 	"gb200/2": "vLLM's pynccl at 2 ranks is 2.4× slower than NCCL's own table",
 	// Likewise at 2 RTX PRO 6000 ranks above the custom kernel's 8 MiB:
 	// 15 GB/s against 35 GB/s in NCCL's own table.
-	"rtxpro6000/2": "vLLM's pynccl at 2 ranks is 2.4× slower than NCCL's own table",
+	"rtxpro6000/2": "vLLM's pynccl at 2 ranks is 2.3× slower than NCCL's own table",
 	// 4 MiB at 2 B300 ranks is vLLM's symmetric memory (39 µs), which the
 	// catalog leaves to NCCL (20 µs).
 	"b300/2/4194304": "symmetric memory's only size",

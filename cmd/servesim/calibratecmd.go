@@ -28,8 +28,10 @@ re-simulated (its concurrency or rate, prompt count, lengths); the
 profile's free knobs are fitted by Nelder-Mead on the mean squared log
 error of TPOT and TTFT (the per-layer and per-sequence overheads on TPOT
 of every run, then the GEMM efficiency and the frontend overhead on TTFT
-at low load, then the first two again; the bandwidth fraction stays the
-starting profile's, a per-operator measurement). It prints the error of every run
+at low load, then the first two again). The bandwidth fraction stays the
+starting profile's: a per-operator measurement for a GPU with a profile
+file, H100's carried over for the others; to change it, set bandwidth in a
+--start profile. It prints the error of every run
 before and after and writes the profile, with its provenance, to -o; bench,
 capacity, tp and plan load it with --efficiency-profile FILE, scenario files
 with server.profile.

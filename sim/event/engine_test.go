@@ -108,6 +108,37 @@ func TestRing(t *testing.T) {
 	assert.Panics(t, func() { q.Pop() })
 }
 
+// TestRingMatchesSlice runs random pushes at both ends and pops against a
+// plain slice, so the ring grows with its head at every position and its
+// contents wrap: the masked indices must agree with the slice at every step.
+func TestRingMatchesSlice(t *testing.T) {
+	t.Parallel()
+	var q Ring[int]
+	var want []int
+	r := rand.New(rand.NewPCG(7, 7))
+	for i := range 20_000 {
+		switch op := r.IntN(5); {
+		case op < 2:
+			q.Push(i)
+			want = append(want, i)
+		case op < 3:
+			q.PushFront(i)
+			want = append([]int{i}, want...)
+		case len(want) > 0:
+			require.Equal(t, want[0], q.Pop(), "step %d", i)
+			want = want[1:]
+		}
+		require.Equal(t, len(want), q.Len(), "step %d", i)
+		if n := len(q.buf); n&(n-1) != 0 {
+			t.Fatalf("step %d: buffer length %d is not a power of two", i, n)
+		}
+		if len(want) > 0 {
+			k := r.IntN(len(want))
+			require.Equal(t, want[k], q.At(k), "step %d, At(%d)", i, k)
+		}
+	}
+}
+
 func BenchmarkEngine(b *testing.B) {
 	var e Engine
 	r := rand.New(rand.NewPCG(1, 1))
