@@ -1,7 +1,6 @@
 package calibrate
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -1027,7 +1026,7 @@ func heldOutGPUSection(t *testing.T, s Simulator, d *mainDoc) string {
 	return b.String()
 }
 
-// lssRequests reads the requests.jsonl of the LLMServingSim run id under
+// lssRequests reads the requests of the LLMServingSim run id under
 // testdata/llmservingsim, in queued_ts order as ReadLLMServingSimRun
 // replays them; it needs at least two.
 func lssRequests(t *testing.T, id string) []lssRequest {
@@ -1038,19 +1037,13 @@ func lssRequests(t *testing.T, id string) []lssRequest {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []lssRequest
-	dec := json.NewDecoder(f)
-	for dec.More() {
-		var r lssRequest
-		if err := dec.Decode(&r); err != nil {
-			t.Fatalf("%s: request %d: %v", path, len(out)+1, err)
-		}
-		out = append(out, r)
+	out, err := readLSSRequests(f, id)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(out) < 2 {
 		t.Fatalf("%s: %d requests, want at least 2", path, len(out))
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Queued < out[j].Queued })
 	return out
 }
 

@@ -114,37 +114,10 @@ func ReadLLMServingSimRun(meta, requests io.Reader, source string) (Point, error
 		p.KVBlocks = m.KVCache.NumGPUBlocks
 	}
 
-	var reqs []lssRequest
-	sc := bufio.NewScanner(requests)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var r lssRequest
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return Point{}, invalidf("%s: requests.jsonl line %d: %v", source, line, err)
-		}
-		ok := r.Input >= 1 && r.Output >= 1 && r.Queued > 0 && r.FirstToken >= r.Queued && r.LastToken >= r.FirstToken
-		for _, v := range []float64{r.Queued, r.FirstToken, r.LastToken} {
-			ok = ok && !math.IsInf(v, 0) && !math.IsNaN(v)
-		}
-		if !ok {
-			return Point{}, invalidf("%s: requests.jsonl line %d: input_toks %d, output_toks %d must be >= 1 and queued_ts <= first_token_ts <= last_token_ts (%v, %v, %v)",
-				source, line, r.Input, r.Output, r.Queued, r.FirstToken, r.LastToken)
-		}
-		reqs = append(reqs, r)
-		if len(reqs) > maxReplayRequests {
-			return Point{}, invalidf("%s: requests.jsonl holds more than %d requests, the most a point replays", source, maxReplayRequests)
-		}
+	reqs, err := readLSSRequests(requests, source)
+	if err != nil {
+		return Point{}, err
 	}
-	if err := sc.Err(); err != nil {
-		return Point{}, invalidf("%s: requests.jsonl: %v", source, err)
-	}
-	if len(reqs) == 0 {
-		return Point{}, invalidf("%s: requests.jsonl holds no request", source)
-	}
-	slices.SortStableFunc(reqs, func(a, b lssRequest) int { return cmp.Compare(a.Queued, b.Queued) })
 	t0 := reqs[0].Queued
 	var ttft, tpot, e2e float64
 	tpotN := 0
@@ -165,6 +138,46 @@ func ReadLLMServingSimRun(meta, requests io.Reader, source string) (Point, error
 	}
 	p.NumPrompts = len(reqs)
 	return p, nil
+}
+
+// readLSSRequests reads a run's requests.jsonl (one lssRequest a line;
+// source names the run in errors), checks each request's counts and
+// timestamps, bounds them by maxReplayRequests, and returns them in
+// queued_ts order, the order the run submitted them. It fails, matching
+// ErrInvalid, on a bad line or an empty file.
+func readLSSRequests(requests io.Reader, source string) ([]lssRequest, error) {
+	var reqs []lssRequest
+	sc := bufio.NewScanner(requests)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var r lssRequest
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, invalidf("%s: requests.jsonl line %d: %v", source, line, err)
+		}
+		ok := r.Input >= 1 && r.Output >= 1 && r.Queued > 0 && r.FirstToken >= r.Queued && r.LastToken >= r.FirstToken
+		for _, v := range []float64{r.Queued, r.FirstToken, r.LastToken} {
+			ok = ok && !math.IsInf(v, 0) && !math.IsNaN(v)
+		}
+		if !ok {
+			return nil, invalidf("%s: requests.jsonl line %d: input_toks %d, output_toks %d must be >= 1 and queued_ts <= first_token_ts <= last_token_ts (%v, %v, %v)",
+				source, line, r.Input, r.Output, r.Queued, r.FirstToken, r.LastToken)
+		}
+		reqs = append(reqs, r)
+		if len(reqs) > maxReplayRequests {
+			return nil, invalidf("%s: requests.jsonl holds more than %d requests, the most a point replays", source, maxReplayRequests)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, invalidf("%s: requests.jsonl: %v", source, err)
+	}
+	if len(reqs) == 0 {
+		return nil, invalidf("%s: requests.jsonl holds no request", source)
+	}
+	slices.SortStableFunc(reqs, func(a, b lssRequest) int { return cmp.Compare(a.Queued, b.Queued) })
+	return reqs, nil
 }
 
 // maxReplayRequests bounds a replayed point's requests (its arrivals and

@@ -172,6 +172,20 @@ var (
 		{Ranks: 4, CustomMaxBytes: 2 * miB, OneShot: LinkCost{5.146e-6, 458.1e9}, TwoShot: LinkCost{9.746e-6, 563.9e9},
 			SymmMemMaxBytes: 32 * miB, SymmMem: LinkCost{11.17e-6, 425.9e9}},
 	}
+	// RTX PRO 6000 Blackwell Server Edition, vLLM 0.19.0; SM 12.0, which has
+	// no entry in vLLM's per-capability size tables, so the custom kernel
+	// takes messages below its 8 MiB max_size and symmetric memory is off.
+	// Over PCIe peer-to-peer the one-shot kernel (the only one at 2 ranks)
+	// reads the peer's whole buffer at 14.6 GB/s, slower than NCCL's ring at
+	// every measured size (NCCL: 6.2-6.8 µs up to 8 KiB, 9.2 µs at 64 KiB);
+	// vLLM runs it all the same. Fitted from 2 KiB (a token of the smallest
+	// hidden size in the catalog's models is 4 KiB): up to 1 KiB it takes
+	// 8.7 µs, from 2 KiB 17-22 µs before the bandwidth term shows. vLLM
+	// disables the custom kernel for more than 2 GPUs without full NVLink,
+	// so 4 and 8 ranks run NCCL.
+	rtxpro6000VLLMAllReduce = VLLMAllReduceTable{
+		{Ranks: 2, CustomMaxBytes: 8 * miB, OneShot: LinkCost{18.55e-6, 14.64e9}},
+	}
 )
 
 // Fitted NCCL all-reduce α–β of Blackwell systems, all sizes 512 B–1 GiB,
@@ -201,21 +215,6 @@ var (
 		{Ranks: 8, Alpha: 26.91e-6, BusBandwidth: 22.09e9},
 	}
 )
-
-// rtxpro6000VLLMAllReduce is vLLM's custom all-reduce on two RTX PRO 6000
-// Blackwell Server Edition GPUs, vLLM 0.19.0; SM 12.0, which has no entry in
-// vLLM's per-capability size tables, so the custom kernel takes messages
-// below its 8 MiB max_size and symmetric memory is off. Over PCIe peer-to-
-// peer the one-shot kernel (the only one at 2 ranks) reads the peer's whole
-// buffer at 14.6 GB/s, slower than NCCL's ring at every measured size (NCCL:
-// 6.2-6.8 us up to 8 KiB, 9.2 us at 64 KiB); vLLM runs it all the same. Fitted from 2 KiB (a token of the smallest hidden size
-// in the catalog's models is 4 KiB): up to 1 KiB it takes 8.7 µs, from
-// 2 KiB 17-22 µs before the bandwidth term shows. vLLM disables the custom
-// kernel for more than 2 GPUs without full NVLink, so 4 and 8 ranks run
-// NCCL. Source as the tables above (testdata/aiconfigurator).
-var rtxpro6000VLLMAllReduce = VLLMAllReduceTable{
-	{Ranks: 2, CustomMaxBytes: 8 * miB, OneShot: LinkCost{18.55e-6, 14.64e9}},
-}
 
 // Catalog GPU entries: dense (not sparse) tensor peaks from the vendor
 // datasheets, which usually print the 2:4-sparse figure first (the dense
