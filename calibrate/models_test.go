@@ -75,8 +75,22 @@ func TestServed(t *testing.T) {
 		t.Errorf("bf16 changed a bf16 checkpoint: %+v", same)
 	}
 	oss, _ := LoadModel(dir, "openai/gpt-oss-120b")
-	if got, _ := Served(oss, "fp4"); got != oss || got.GEMM != cost.MXFP4 {
+	if got, _ := Served(oss, "fp4"); got != oss || got.ExpertGEMM != cost.MXFP4 || got.GEMM != cost.BF16 {
 		t.Errorf("gpt-oss in fp4 should stay the MXFP4 checkpoint: %+v", got)
+	}
+	// NVIDIA's NVFP4 checkpoints of mixture-of-experts models quantize the
+	// routed experts alone: MiniMax-M2.5's FP8 attention becomes BF16.
+	minimax, _ := LoadModel(dir, "MiniMaxAI/MiniMax-M2.5")
+	fp4, err := Served(minimax, "fp4")
+	if err != nil || fp4.GEMM != cost.BF16 || fp4.WeightBytes != 2 || fp4.ExpertGEMM != cost.FP4 || fp4.ExpertWeightBytes != cost.FP4.Bytes() {
+		t.Errorf("MiniMax-M2.5 in fp4: %+v, %v", fp4, err)
+	}
+	if fp4.WeightBytesTotal() >= minimax.WeightBytesTotal() {
+		t.Errorf("MiniMax-M2.5 in fp4 holds %.3g bytes, not fewer than its FP8 checkpoint's %.3g", fp4.WeightBytesTotal(), minimax.WeightBytesTotal())
+	}
+	kimi, _ := LoadModel(dir, "moonshotai/Kimi-K2.5")
+	if got, _ := Served(kimi, "fp4"); got.GEMM != cost.BF16 || got.ExpertGEMM != cost.FP4 || got.WeightBytes != 2 {
+		t.Errorf("Kimi-K2.5 in fp4: attention and shared experts should stay BF16: %+v", got)
 	}
 	if _, err := Served(fp8, "bf16"); !errors.Is(err, ErrInvalid) {
 		t.Errorf("an fp8 checkpoint in bf16: %v, want ErrInvalid", err)

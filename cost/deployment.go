@@ -318,6 +318,15 @@ func (d Deployment) GPUs() int { return d.TP * max(d.DP, 1) }
 // Shape returns the per-rank split of the model; see ModelSpec.Shape.
 func (d Deployment) Shape() (Shape, error) { return d.Model.Shape(d.TP) }
 
+// expertPeakFLOPS is peakFLOPS for the routed experts' GEMMs: the peak of
+// ModelSpec.ExpertGEMM when that is set and no PeakFLOPS overrides it.
+func (d *Deployment) expertPeakFLOPS() float64 {
+	if d.PeakFLOPS == 0 && d.Model.ExpertGEMM != PrecisionUnset {
+		return d.Model.ExpertGEMM.Peak(d.GPU.PeakFLOPS)
+	}
+	return d.peakFLOPS()
+}
+
 // peakFLOPS returns the per-rank peak FLOP/s: PeakFLOPS, else the GPU's
 // dense peak for the model's GEMM precision, else for its activation size.
 func (d *Deployment) peakFLOPS() float64 {

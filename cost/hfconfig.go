@@ -439,11 +439,11 @@ func (c *hfConfig) precision(m *ModelSpec) {
 	}
 	m.EmbeddingBytes = m.WeightBytes
 	if qp.attentionKept && m.Experts > 0 {
-		m.ExpertWeightBytes = qp.bytes // attention and other dense weights stay 16-bit
+		// attention and other dense weights stay 16-bit, and so do their GEMMs
+		m.ExpertWeightBytes, m.ExpertGEMM = qp.bytes, qp.gemm
 	} else {
-		m.WeightBytes = qp.bytes
+		m.WeightBytes, m.GEMM = qp.bytes, qp.gemm
 	}
-	m.GEMM = qp.gemm
 	if qp.kvBytes > 0 {
 		m.KVBytes = qp.kvBytes
 	}

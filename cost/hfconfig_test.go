@@ -125,23 +125,23 @@ func TestHFConfigsStructure(t *testing.T) {
 		file                                      string
 		experts, perToken, expertI, dense, shared int
 		weight, expert, embed                     float64
-		gemm                                      Precision
+		gemm, expertGEMM                          Precision
 	}{
-		{"Qwen--Qwen3-30B-A3B", 128, 8, 768, 0, 0, 2, 0, 0, BF16},
-		{"Qwen--Qwen3-235B-A22B-FP8", 128, 8, 1536, 0, 0, 1, 0, 2, FP8},       // fp8: all linear layers, lm_head kept
-		{"MiniMaxAI--MiniMax-M2.5", 256, 8, 1536, 0, 0, 1, 0, 2, FP8},         // intermediate_size is the expert width
-		{"openai--gpt-oss-120b", 128, 4, 2880, 0, 0, 2, 4.25 / 8, 2, MXFP4},   // self_attn not converted: experts only
-		{"moonshotai--Kimi-K2.5", 384, 8, 2048, 1, 2048, 2, 4.5 / 8, 2, INT4}, // int4, group 32, BF16 scale: 4 + 16/32 bits
-		{"deepseek-v3", 256, 8, 2048, 3, 2048, 1, 0, 2, FP8},
-		{"mixtral-8x7b", 8, 2, 14336, 0, 0, 2, 0, 0, BF16},
+		{"Qwen--Qwen3-30B-A3B", 128, 8, 768, 0, 0, 2, 0, 0, BF16, PrecisionUnset},
+		{"Qwen--Qwen3-235B-A22B-FP8", 128, 8, 1536, 0, 0, 1, 0, 2, FP8, PrecisionUnset}, // fp8: all linear layers, lm_head kept
+		{"MiniMaxAI--MiniMax-M2.5", 256, 8, 1536, 0, 0, 1, 0, 2, FP8, PrecisionUnset},   // intermediate_size is the expert width
+		{"openai--gpt-oss-120b", 128, 4, 2880, 0, 0, 2, 4.25 / 8, 2, BF16, MXFP4},       // self_attn not converted: experts only
+		{"moonshotai--Kimi-K2.5", 384, 8, 2048, 1, 2048, 2, 4.5 / 8, 2, BF16, INT4},     // int4, group 32, BF16 scale: 4 + 16/32 bits
+		{"deepseek-v3", 256, 8, 2048, 3, 2048, 1, 0, 2, FP8, PrecisionUnset},
+		{"mixtral-8x7b", 8, 2, 14336, 0, 0, 2, 0, 0, BF16, PrecisionUnset},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			t.Parallel()
 			m := hfModel(t, tt.file)
 			got := []any{m.Experts, m.ExpertsPerToken, m.ExpertIntermediate, m.DenseLayers, m.SharedIntermediate,
-				m.WeightBytes, m.ExpertWeightBytes, m.EmbeddingBytes, m.GEMM}
-			want := []any{tt.experts, tt.perToken, tt.expertI, tt.dense, tt.shared, tt.weight, tt.expert, tt.embed, tt.gemm}
+				m.WeightBytes, m.ExpertWeightBytes, m.EmbeddingBytes, m.GEMM, m.ExpertGEMM}
+			want := []any{tt.experts, tt.perToken, tt.expertI, tt.dense, tt.shared, tt.weight, tt.expert, tt.embed, tt.gemm, tt.expertGEMM}
 			assert.Equal(t, want, got)
 		})
 	}

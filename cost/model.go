@@ -66,6 +66,13 @@ type ModelSpec struct {
 	// the GPU's peak FLOP/s (Precision.Peak). Unset means the peak for
 	// ActBytes (PeakFLOPS.ForBytes).
 	GEMM Precision `json:"gemm,omitempty" yaml:"gemm,omitempty"`
+	// ExpertGEMM is the precision the routed experts' matrix
+	// multiplications run at when it differs from GEMM, as in checkpoints
+	// that quantize only the experts (gpt-oss: MXFP4 experts beside BF16
+	// attention; NVIDIA's NVFP4 mixture-of-experts checkpoints). It selects
+	// the experts' peak FLOP/s and their fused-MoE entry
+	// (Profile.MoE); unset means GEMM.
+	ExpertGEMM Precision `json:"expert_gemm,omitempty" yaml:"expert_gemm,omitempty"`
 
 	// Experts is the number of routed experts of each mixture-of-experts
 	// layer (num_local_experts, num_experts, n_routed_experts); 0 for a
@@ -156,6 +163,11 @@ func (m ModelSpec) Validate() error {
 	}
 	if !m.GEMM.Valid() {
 		bad("gemm %v is not a known precision", uint8(m.GEMM))
+	}
+	if !m.ExpertGEMM.Valid() {
+		bad("expert_gemm %v is not a known precision", uint8(m.ExpertGEMM))
+	} else if m.ExpertGEMM != PrecisionUnset && m.Experts == 0 {
+		bad("expert_gemm %v is set on a dense model (experts 0)", m.ExpertGEMM)
 	}
 	m.validateMoE(bad)
 	m.validateAttention(bad)

@@ -133,8 +133,9 @@ type MoEEfficiency struct {
 func (e MoEEfficiency) IsZero() bool { return e == MoEEfficiency{} }
 
 // MoEEfficiencies holds a MoEEfficiency per precision of the expert
-// weights (ModelSpec.GEMM; a model without one by its expert weight
-// bytes: 2 bf16, 1 fp8), as each precision runs a different kernel.
+// weights (ModelSpec.ExpertGEMM, else ModelSpec.GEMM; a model without
+// either by its expert weight bytes: 2 bf16, 1 fp8), as each precision
+// runs a different kernel.
 type MoEEfficiencies struct {
 	// BF16 is for 16-bit experts (BF16 and FP16).
 	BF16 MoEEfficiency `json:"bf16,omitzero" yaml:"bf16,omitempty"`
@@ -202,10 +203,13 @@ func (m MoEEfficiencies) problems(prefix string) []string {
 	return out
 }
 
-// expertPrecision returns the precision of m's routed-expert weights: GEMM
-// when set, else BF16 for 2-byte and FP8 for 1-byte expert weights
-// (PrecisionUnset otherwise).
+// expertPrecision returns the precision of m's routed-expert weights:
+// ExpertGEMM when set, else GEMM when set, else BF16 for 2-byte and FP8 for
+// 1-byte expert weights (PrecisionUnset otherwise).
 func (m ModelSpec) expertPrecision() Precision {
+	if m.ExpertGEMM != PrecisionUnset {
+		return m.ExpertGEMM
+	}
 	if m.GEMM != PrecisionUnset {
 		return m.GEMM
 	}
@@ -247,7 +251,7 @@ func (d *Deployment) compileFusedMoE(s *StepModel, e MoEEfficiency, bytes, flops
 		k:             float64(m.ExpertsPerToken),
 		experts:       float64(m.Experts),
 		invBandwidth:  1 / (bw * e.Bandwidth),
-		invFLOPS:      1 / (d.peakFLOPS() * e.GEMMMax),
+		invFLOPS:      1 / (d.expertPeakFLOPS() * e.GEMMMax),
 		half:          e.HalfTokens,
 		fixed:         layers * fixed,
 		perPair:       layers * e.RoutingBytes * float64(m.Hidden) / bw,

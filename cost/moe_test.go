@@ -100,6 +100,50 @@ func TestMoEStepDecodeArithmetic(t *testing.T) {
 	assert.InEpsilon(t, d.Model.MatmulWeightBytes(), huge.WeightBytes, 1e-12, "every expert")
 }
 
+// TestExpertGEMMPricesExpertsAtTheirPeak: with ExpertGEMM FP4 on B200 (FP4
+// peak 9 PFLOP/s, BF16 2.25), a prefill step's routed-expert FLOPs run at
+// the FP4 peak and the rest (attention, routers, LM head) at the BF16 one;
+// unset, every GEMM runs at the BF16 peak. The weights keep their bytes,
+// so only the compute time moves. The FLOPs are the hand count of
+// TestMoEStepDecodeArithmetic.
+func TestExpertGEMMPricesExpertsAtTheirPeak(t *testing.T) {
+	t.Parallel()
+	const (
+		attention = 2*2048*4096 + 2*2048*512
+		router    = 128 * 2048
+		lmHead    = 151936 * 2048
+		expert    = 3 * 2048 * 768
+		tokens    = 8192
+		dense     = 2 * (tokens*48*(attention+router) + lmHead) // one sequence samples
+		routed    = 2 * tokens * 48 * 8 * expert
+		bf16      = 2.25e15
+		fp4       = 9e15
+	)
+	eff := Efficiency{Bandwidth: 1, FLOPs: 1}
+	batch := Batch{PrefillTokens: tokens, PrefillSeqs: 1}
+	m := qwen30B()
+	m.GEMM = BF16
+	d := Deployment{Model: m, GPU: mustGPU(t, "b200"), TP: 1, Eff: eff}
+	require.NoError(t, d.Validate())
+	all16 := d.Step(batch)
+	assert.InEpsilon(t, (dense+routed)/bf16, all16.ComputeTime, 1e-12)
+	d.Model.ExpertGEMM = FP4
+	require.NoError(t, d.Validate())
+	mixed := d.Step(batch)
+	assert.InEpsilon(t, dense/bf16+routed/fp4, mixed.ComputeTime, 1e-12)
+	assert.Equal(t, all16.FLOPs, mixed.FLOPs, "the FLOPs counted do not change")
+	assert.Equal(t, all16.MemoryTime, mixed.MemoryTime, "nor the bytes")
+	d.Model.ExpertGEMM = BF16
+	assert.Equal(t, all16, d.Step(batch), "ExpertGEMM equal to GEMM changes nothing")
+
+	dense16 := qwen30B()
+	dense16.Experts, dense16.ExpertsPerToken, dense16.ExpertIntermediate = 0, 0, 0
+	dense16.ExpertGEMM = FP4
+	err := dense16.Validate()
+	require.ErrorIs(t, err, ErrInvalidSpec)
+	assert.Contains(t, err.Error(), "expert_gemm nvfp4 is set on a dense model")
+}
+
 // TestMoEWeightsPerRankHoldEveryExpert: the resident weights are the whole
 // model split over the ranks, whatever the split of the experts.
 func TestMoEWeightsPerRankHoldEveryExpert(t *testing.T) {

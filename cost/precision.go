@@ -180,6 +180,22 @@ func (m ModelSpec) WithWeights(p Precision) ModelSpec {
 	m.WeightBytes = p.Bytes()
 	m.ExpertWeightBytes = 0
 	m.GEMM = p
+	m.ExpertGEMM = PrecisionUnset
+	return m
+}
+
+// WithExpertWeights returns m with only its routed experts stored in p,
+// as checkpoints that quantize the experts alone are (NVIDIA's NVFP4
+// mixture-of-experts checkpoints keep attention, shared experts and dense
+// MLPs in 16 bits): ExpertWeightBytes becomes p.Bytes() and ExpertGEMM p;
+// the other weights keep their width and GEMM precision. A dense model
+// (Experts 0) is returned unchanged.
+func (m ModelSpec) WithExpertWeights(p Precision) ModelSpec {
+	if m.Experts == 0 {
+		return m
+	}
+	m.ExpertWeightBytes = p.Bytes()
+	m.ExpertGEMM = p
 	return m
 }
 

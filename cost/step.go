@@ -124,7 +124,9 @@ type StepCost struct {
 	// ComputeTime is FLOPs / (peak × Eff.FLOPs), in seconds; with a
 	// Profile, the projections run on its GEMM curve at T tokens and the
 	// attention scores at its prefill-attention efficiency, and routed
-	// experts priced by its MoE entry are left out (see MoETime).
+	// experts priced by its MoE entry are left out (see MoETime). Routed
+	// experts on the roofline whose GEMMs run at another precision
+	// (ModelSpec.ExpertGEMM) count at their own peak.
 	ComputeTime float64
 	// MoETime is the time of the routed experts when the Profile has a
 	// MoE entry for the model's expert precision (Profile.MoE,
@@ -178,6 +180,9 @@ type StepCost struct {
 	// The routed experts priced by a fused-MoE entry (0 without one):
 	// their bytes and FLOPs, and the memory and compute parts of MoETime.
 	fusedBytes, fusedFLOPs, fusedMemory, fusedCompute float64
+	// What routed experts on the roofline at another peak than the rest
+	// add to ProjFLOPs in ComputeTime (StepModel.routedExtraPerToken).
+	routedExtra float64
 }
 
 // StepModel holds the per-deployment constants of Step, so that a caller
@@ -223,6 +228,11 @@ type StepModel struct {
 
 	// Routed experts priced by the profile's MoE entry (0 without one).
 	fused fusedMoE
+	// Routed experts on the roofline whose GEMMs run at another peak than
+	// the rest (ModelSpec.ExpertGEMM): their FLOPs per token times
+	// peak/expert peak − 1, what they add to the compute time at the
+	// dense peak (0 otherwise).
+	routedExtraPerToken float64
 }
 
 // Compile validates d and precomputes the constants of its step model.
@@ -281,6 +291,9 @@ func (d *Deployment) compile() StepModel {
 		comm:             d.Comm,
 	}
 	d.compileMoE(&s, &r)
+	if expertPeak := d.expertPeakFLOPS(); fused.IsZero() && routed > 0 && expertPeak > 0 && expertPeak != peak {
+		s.routedExtraPerToken = matmulFLOPs(routed, 1) * (peak/expertPeak - 1)
+	}
 	if !fused.IsZero() {
 		d.compileFusedMoE(&s, fused, s.moeBytes, matmulFLOPs(routed, 1))
 		s.moeBytes = 0
@@ -389,6 +402,7 @@ func (s *StepModel) shape(c *StepCost, b *Batch) (gemm float64, ok bool) {
 		s.moeShape(c, t)
 	}
 	c.ProjFLOPs = t*s.projFLOPsPerToken + float64(b.DecodeSeqs+b.PrefillSeqs)*s.lmHeadFLOPsPerSeq
+	c.routedExtra = t * s.routedExtraPerToken
 	if s.fused.flopsPerToken > 0 {
 		s.fusedMoEStep(c, t)
 	}
@@ -429,7 +443,7 @@ func (s *StepModel) context(c *StepCost, b *Batch, gemm float64) {
 	c.Bytes = c.WeightBytes + c.KVReadBytes
 	c.FLOPs = c.ProjFLOPs + c.AttnFLOPs
 	c.MemoryTime = (c.WeightBytes + c.KVReadBytes*s.kvScale) * s.invEffBandwidth
-	c.ComputeTime = (c.ProjFLOPs*gemm + c.AttnFLOPs*s.attnScale) * s.invEffFLOPS
+	c.ComputeTime = ((c.ProjFLOPs+c.routedExtra)*gemm + c.AttnFLOPs*s.attnScale) * s.invEffFLOPS
 	if s.fused.flopsPerToken > 0 {
 		// The routed experts, priced apart (MoETime), count in the totals.
 		c.WeightBytes += c.fusedBytes

@@ -256,7 +256,13 @@ func (v Server) precisions(m cost.ModelSpec, implied string) (cost.ModelSpec, er
 		return m, fieldErr("server.dtype", "unknown dtype %q (known: %s)", v.DType, precisionNames(dtypes))
 	}
 	if d != cost.PrecisionUnset && q == "" && m.WeightBytes >= 2 {
-		m = m.WithWeights(d) // unquantized weights in the dtype
+		// unquantized weights in the dtype; experts a checkpoint quantized
+		// alone (gpt-oss's MXFP4) stay as they are
+		bytes, gemm := m.ExpertWeightBytes, m.ExpertGEMM
+		m = m.WithWeights(d)
+		if bytes > 0 && bytes < 2 {
+			m.ExpertWeightBytes, m.ExpertGEMM = bytes, gemm
+		}
 	}
 	kv, ok := kvDtypes[strings.ToLower(strings.TrimSpace(v.KVCacheDType))]
 	if !ok {

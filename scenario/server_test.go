@@ -49,12 +49,17 @@ func TestModelPrecisions(t *testing.T) {
 		model, quant, dtype, kv string
 		weightBytes, kvBytes    float64
 		gemm                    string
+		expertBytes             float64
+		expertGEMM              string
 	}{
-		{"meta-llama/Llama-3.1-8B-Instruct", "", "auto", "auto", 2, 2, ""},
-		{"RedHatAI/Llama-3.1-8B-Instruct-FP8", "", "auto", "auto", 1, 2, "fp8"},
-		{"Qwen/Qwen3-32B-AWQ", "", "auto", "fp8", 4.15625 / 8, 1, "int4"},
-		{"llama-3.1-8b", "fp8", "auto", "fp8_e5m2", 1, 1, "fp8"},
-		{"llama-3.1-8b", "", "half", "auto", 2, 2, "fp16"},
+		{"meta-llama/Llama-3.1-8B-Instruct", "", "auto", "auto", 2, 2, "", 0, ""},
+		{"RedHatAI/Llama-3.1-8B-Instruct-FP8", "", "auto", "auto", 1, 2, "fp8", 0, ""},
+		{"Qwen/Qwen3-32B-AWQ", "", "auto", "fp8", 4.15625 / 8, 1, "int4", 0, ""},
+		{"llama-3.1-8b", "fp8", "auto", "fp8_e5m2", 1, 1, "fp8", 0, ""},
+		{"llama-3.1-8b", "", "half", "auto", 2, 2, "fp16", 0, ""},
+		// --dtype sets the 16-bit layers; the MXFP4 experts stay MXFP4
+		{"gpt-oss-120b", "", "half", "auto", 2, 2, "fp16", 4.25 / 8, "mxfp4"},
+		{"gpt-oss-120b", "fp8", "auto", "auto", 1, 2, "fp8", 0, ""},
 	}
 	for _, tt := range tests {
 		s := Default()
@@ -64,9 +69,10 @@ func TestModelPrecisions(t *testing.T) {
 			t.Errorf("%+v: %v", tt, err)
 			continue
 		}
-		if m.WeightBytes != tt.weightBytes || m.KVBytes != tt.kvBytes || m.GEMM.String() != tt.gemm {
-			t.Errorf("%s q=%q dtype=%q kv=%q: weight %v kv %v gemm %q; want %v %v %q", tt.model, tt.quant, tt.dtype, tt.kv,
-				m.WeightBytes, m.KVBytes, m.GEMM, tt.weightBytes, tt.kvBytes, tt.gemm)
+		if m.WeightBytes != tt.weightBytes || m.KVBytes != tt.kvBytes || m.GEMM.String() != tt.gemm ||
+			m.ExpertWeightBytes != tt.expertBytes || m.ExpertGEMM.String() != tt.expertGEMM {
+			t.Errorf("%s q=%q dtype=%q kv=%q: weight %v kv %v gemm %q experts %v %q; want %v %v %q %v %q", tt.model, tt.quant, tt.dtype, tt.kv,
+				m.WeightBytes, m.KVBytes, m.GEMM, m.ExpertWeightBytes, m.ExpertGEMM, tt.weightBytes, tt.kvBytes, tt.gemm, tt.expertBytes, tt.expertGEMM)
 		}
 	}
 	for _, bad := range []Server{{Model: "llama-3.1-8b", Quantization: "hqq"}, {Model: "llama-3.1-8b", DType: "float32"}, {Model: "llama-3.1-8b", KVCacheDType: "turboquant_4bit_nc"}} {
