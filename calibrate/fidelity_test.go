@@ -721,7 +721,7 @@ func TestFidelityFull(t *testing.T) {
 		"serving fit, the transfer rule on B200 and B300), re-simulated as the calibration rows are. The routed experts run on the\n" +
 		"profile's fused-MoE entry for their precision (bf16, fp8, mxfp4; fitted to aiconfigurator's\n" +
 		"per-operator MoE timings, [cost-model.md](cost-model.md#fused-moe-kernels)) on H100 and\n" +
-		"B200 and B300 (bf16, fp8, nvfp4 there); MXFP4 on B200 and B300 and INT4 anywhere have none,\n" +
+		"B200 and B300 (bf16, fp8, nvfp4 there, and int4 on B200); MXFP4 on B200 and B300 and INT4 elsewhere have none,\n" +
 		"so those experts stay on the dense roofline. The last two columns price every expert on the roofline (the profile without\n" +
 		"its `moe` entries), as before the entries existed. These are rough: the step overheads\n" +
 		"come from a 64-layer dense model on vLLM 0.12, attention data parallelism is simulated\n" +
@@ -765,7 +765,12 @@ func TestFidelityFull(t *testing.T) {
 		"  entry (B200's file up to its version 3, and fitted the same way for B300) these rows were\n" +
 		"  too slow: median |error| TPOT 23.7% and TTFT 32.8% on B200, 29.6% and 49.5% on B300.\n" +
 		"- B300's entries are new (fitted to its own tables): without them its experts ran on the\n" +
-		"  roofline, the TPOT and TTFT of the last two columns.\n")
+		"  roofline, the TPOT and TTFT of the last two columns.\n" +
+		"- Kimi-K2.5's INT4 experts on B200 run on the Marlin entry of vLLM 0.24.0's own MoE path\n" +
+		"  (on the roofline before, median |error| TPOT 33.7% and TTFT 55.2%, both too fast). Its\n" +
+		"  prefills now come out too slow. gpt-oss's MXFP4 experts on B200 stay on the roofline:\n" +
+		"  the 0.24.0 path's FlashInfer MXFP4×BF16 entry made these rows (vLLM 0.15.1) 50% too slow\n" +
+		"  on TPOT ([cost-model.md](cost-model.md#fused-moe-kernels)).\n")
 	b.WriteString(everyRowSection(t, s, moved))
 	b.WriteString(cvEnd)
 	t.Logf("full study in %v: held-out TPOT %.1f%%, TTFT %.1f%%", time.Since(start), 100*tp, 100*tt)

@@ -220,6 +220,10 @@ var moeFits = []moeFitSpec{
 	// datasheet bandwidth), which a serving step streaming every layer does not.
 	{gpu: "rtxpro6000", system: "rtx_pro_6000_server", vllm: "0.19.0", kernel: "vllm_fused_moe", dtype: "bfloat16", prec: BF16,
 		l2: 128 << 20, rows: 2807},
+	// INT4 weight-only experts (compressed-tensors W4A16, Kimi-K2.5's
+	// checkpoint) through vLLM's own FusedMoE path, which picks Marlin; the
+	// 0.19.0 collector called Marlin directly at 1.6 to 3.4 times these times.
+	{gpu: "b200", system: "b200_sxm", vllm: "0.24.0", kernel: "vllm_compressedtensorswna16marlinmoe_marlin_marlinexperts", dtype: "int4_wo", prec: INT4, rows: 243},
 }
 
 // moeFitTolerance is the relative difference allowed between a profile's
