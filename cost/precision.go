@@ -30,7 +30,8 @@ const (
 	// values, 4 + 8/16 = 4.5 bits.
 	FP4
 	// MXFP4 is the OCP microscaling format: E2M1 values with one E8M0 scale
-	// per 32 values, 4 + 8/32 = 4.25 bits (gpt-oss experts).
+	// per 32 values, 4 + 8/32 = 4.25 bits (gpt-oss experts). GEMMs run in
+	// 16 bits (W4A16).
 	MXFP4
 	// INT4 is 4-bit integer weight-only quantization (AWQ, GPTQ) with groups
 	// of 128 values, each with a 16-bit scale and a 4-bit zero point:
@@ -95,10 +96,13 @@ func (p Precision) KVBytes() float64 {
 //     lists only one);
 //   - FP8, INT8: the 8-bit peak (W8A8); on GPUs without it (A100 has no FP8)
 //     the weights are dequantized and the 16-bit peak applies (W8A16);
-//   - FP4 (NVFP4) and MXFP4: the FP4 peak on GPUs that have FP4 tensor cores
-//     (Blackwell), else the 16-bit peak (weight-only kernels such as
-//     Marlin);
-//   - INT4 (AWQ, GPTQ): weight-only, the 16-bit peak.
+//   - FP4 (NVFP4, W4A4: ModelOpt checkpoints quantize the activations
+//     too): the FP4 peak on GPUs that have FP4 tensor cores (Blackwell),
+//     else the 16-bit peak (weight-only kernels such as Marlin);
+//   - MXFP4 (gpt-oss) and INT4 (AWQ, GPTQ): weight-only, the 16-bit peak.
+//     vLLM's MXFP4 MoE backends (Mxfp4Backend: FlashInfer MXFP4×BF16 or
+//     MXFP4×MXFP8, Triton, Marlin) run 16-bit or MXFP8 activations, never
+//     FP4 ones.
 //
 // It returns 0 for PrecisionUnset, unknown values, and GPUs without a
 // matching mode.
@@ -113,9 +117,9 @@ func (p Precision) Peak(g PeakFLOPS) float64 {
 		return firstPositive(g.FP8, half)
 	case INT8:
 		return firstPositive(g.INT8, half)
-	case FP4, MXFP4:
+	case FP4:
 		return firstPositive(g.FP4, half)
-	case INT4:
+	case MXFP4, INT4:
 		return half
 	default:
 		return 0
