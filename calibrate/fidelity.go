@@ -103,3 +103,51 @@ func (s Simulator) Reason(r Residual, profile cost.Profile) string {
 	}
 	return "—"
 }
+
+// Contradicted returns, by index into pts, the points whose measurements
+// contradict others of the same setup (model, GPU, precision, parallelism
+// and lengths, any vLLM version), with why: a decode of c clients measured
+// faster (TPOT under contradictedTPOT times) than every point of the setup
+// with from c/8 to fewer than c clients, which no engine that decodes every
+// client's sequence does: TPOT grows with the clients, and vLLM versions
+// differ by 15% or so on these setups. The fastest of those points is the
+// comparison, so one slow outlier among them does not condemn the rest. A
+// planner should not trust such a row; docs/fidelity.md gives this reason
+// for it before any modelling one.
+func Contradicted(pts []Point) map[int]string {
+	type setup struct {
+		model, gpu, precision     string
+		tp, dp, ep, input, output int
+	}
+	by := map[setup][]int{}
+	for i, p := range pts {
+		if p.Concurrency > 0 && p.Measured.TPOT > 0 {
+			k := setup{p.Model, p.GPU, p.Precision, p.TP, p.DP, p.EP, p.Input, p.Output}
+			by[k] = append(by[k], i)
+		}
+	}
+	out := map[int]string{}
+	for _, idx := range by {
+		for _, i := range idx {
+			p := pts[i]
+			fastest := -1
+			for _, j := range idx {
+				q := pts[j]
+				if q.Concurrency < p.Concurrency && 8*q.Concurrency >= p.Concurrency &&
+					(fastest < 0 || q.Measured.TPOT < pts[fastest].Measured.TPOT) {
+					fastest = j
+				}
+			}
+			if fastest >= 0 && p.Measured.TPOT < contradictedTPOT*pts[fastest].Measured.TPOT {
+				q := pts[fastest]
+				out[i] = fmt.Sprintf("contradicted: TPOT %.2f ms at %d clients is below the same setup's %.2f ms at %d; not a decode of %d sequences",
+					1000*p.Measured.TPOT, p.Concurrency, 1000*q.Measured.TPOT, q.Concurrency, p.Concurrency)
+			}
+		}
+	}
+	return out
+}
+
+// contradictedTPOT is the largest ratio of a point's TPOT to the setup's
+// fastest at fewer clients that Contradicted calls a contradiction.
+const contradictedTPOT = 0.75

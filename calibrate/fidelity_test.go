@@ -884,10 +884,16 @@ func h100FromB200Section(t *testing.T, s Simulator) (string, cost.Profile) {
 // and, for comparison, its own file, fitted on 90 of its rows.
 func everyRowSection(t *testing.T, s Simulator, moved cost.Profile) string {
 	t.Helper()
+	rows := silicon(t)
+	contradicted := map[string]string{} // by Point.ID
+	for i, why := range Contradicted(rows) {
+		contradicted[rows[i].ID] = why
+	}
 	all := map[string][]Point{}
-	for _, p := range silicon(t) {
+	for _, p := range rows {
 		all[p.GPU] = append(all[p.GPU], p)
 	}
+	profiles := map[string]cost.Profile{}
 	by := map[string][]Point{} // the rows the profile that predicts them can model
 	for g, pts := range all {
 		prof := moved
@@ -898,6 +904,7 @@ func everyRowSection(t *testing.T, s Simulator, moved cost.Profile) string {
 			}
 			prof = cost.DefaultProfile(gpu)
 		}
+		profiles[g] = prof
 		by[g], _ = s.Modelable(pts, prof)
 	}
 	var b strings.Builder
@@ -907,30 +914,61 @@ func everyRowSection(t *testing.T, s Simulator, moved cost.Profile) string {
 		"10% and of TTFT within 20%. B200 and B300 run their transfer-rule files; H100 runs the\n" +
 		"profile fitted on B200 and moved to H100 (above); the last columns give H100's own file,\n" +
 		"which is fitted on 90 of its rows, for comparison. The mixture-of-experts rows dominate\n" +
-		"B200 and B300 (their groups are in the table above).\n\n" +
-		"| GPU | rows | profile | TPOT | TTFT | H100 file: TPOT | TTFT |\n|---|---:|---|---:|---:|---:|---:|\n")
+		"B200 and B300 (their groups are in the table above). The columns in brackets leave out\n" +
+		"the rows whose own measurements contradict each other (`calibrate.Contradicted`: a TPOT\n" +
+		"at c clients under three quarters of the same setup's fastest at c/8 to c clients).\n\n" +
+		"| GPU | rows | profile | TPOT | TTFT | (TPOT, TTFT without contradicted rows) | H100 file: TPOT | TTFT |\n|---|---:|---|---:|---:|---:|---:|---:|\n")
+	worst := map[string][]Residual{}
 	for _, g := range []string{"h100-sxm", "b200", "b300"} {
 		pts := by[g]
 		if len(pts) == 0 {
 			t.Fatalf("no %s rows servesim can model", g)
 		}
-		if g == "h100-sxm" {
-			rs, err := s.Residuals(pts, moved, []Metric{TPOT, TTFT})
-			if err != nil {
-				t.Fatal(err)
-			}
-			own := defaultProfileResiduals(t, s, pts, []Metric{TPOT, TTFT})
-			a, n := MedianAbsError(rs, TPOT)
-			c, _ := MedianAbsError(rs, TTFT)
-			e, _ := MedianAbsError(own, TPOT)
-			f, _ := MedianAbsError(own, TTFT)
-			fmt.Fprintf(&b, "| %s | %d | fitted on B200, moved | %s (%s) | %s (%s) | %s | %s |\n", g, n, pct(a), met(a, targetTPOT), pct(c), met(c, targetTTFT), pct(e), pct(f))
-			continue
+		rs, err := s.Residuals(pts, profiles[g], []Metric{TPOT, TTFT})
+		if err != nil {
+			t.Fatal(err)
 		}
-		rs := defaultProfileResiduals(t, s, pts, []Metric{TPOT, TTFT})
+		worst[g] = Worst(rs, 8)
+		var kept []Residual
+		for _, r := range rs {
+			if contradicted[r.Point.ID] == "" {
+				kept = append(kept, r)
+			}
+		}
 		a, n := MedianAbsError(rs, TPOT)
 		c, _ := MedianAbsError(rs, TTFT)
-		fmt.Fprintf(&b, "| %s | %d | transfer rule | %s (%s) | %s (%s) | | |\n", g, n, pct(a), met(a, targetTPOT), pct(c), met(c, targetTTFT))
+		ka, kn := MedianAbsError(kept, TPOT)
+		kc, _ := MedianAbsError(kept, TTFT)
+		label, own := "transfer rule", "| |"
+		if g == "h100-sxm" {
+			o := defaultProfileResiduals(t, s, pts, []Metric{TPOT, TTFT})
+			e, _ := MedianAbsError(o, TPOT)
+			f, _ := MedianAbsError(o, TTFT)
+			label, own = "fitted on B200, moved", fmt.Sprintf("| %s | %s |", pct(e), pct(f))
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s (%s) | %s (%s) | (%d rows: %s, %s) %s\n", g, n, label, pct(a), met(a, targetTPOT), pct(c), met(c, targetTTFT),
+			kn, pct(ka), pct(kc), own)
+	}
+	b.WriteString("\nThe worst rows of each GPU, with the likeliest reason (`calibrate.Simulator.Reason`,\n" +
+		"after the contradictions and attention data parallelism):\n\n" +
+		"| GPU | model | setup | vLLM | metric | measured | predicted | error | likely reason |\n|---|---|---|---|---|---:|---:|---:|---|\n")
+	for _, g := range []string{"h100-sxm", "b200", "b300"} {
+		for _, r := range worst[g] {
+			why := contradicted[r.Point.ID]
+			switch {
+			case why != "":
+			case r.Point.DP > 1:
+				why = "attention data parallelism: vLLM runs the groups' MoE layers in lockstep, so one group's prefill holds the others' decodes; simulated as one group whose peers run batches like its own"
+			default:
+				why = s.Reason(r, profiles[g])
+			}
+			version := r.Point.BackendVersion
+			if version == "" {
+				version = "–"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s %s | %s | %s | %.1f ms | %.1f ms | %+.1f%% | %s |\n", g, r.Point.Model, r.Point.Precision, r.Point.Setup(),
+				version, r.Metric, 1000*r.Measured, 1000*r.Predicted, 100*r.Error(), why)
+		}
 	}
 	return b.String()
 }
