@@ -764,6 +764,15 @@ func TestFidelityFull(t *testing.T) {
 		"  directly, at about 0.6 of that kernel's GEMM efficiency and 35 µs a layer; under that\n" +
 		"  entry (B200's file up to its version 3, and fitted the same way for B300) these rows were\n" +
 		"  too slow: median |error| TPOT 23.7% and TTFT 32.8% on B200, 29.6% and 49.5% on B300.\n" +
+		"- NVFP4 experts on B200 and B300 (MiniMax-M2.5 and Kimi-K2.5 NVFP4) run on the entry of the\n" +
+		"  same 0.24.0 table, FlashInfer's TRT-LLM FP4 kernel as vLLM's own MoE path runs it. The 0.19.0\n" +
+		"  collector called that kernel directly, outside vLLM's layer (a sixth of its rows over\n" +
+		"  1.5 times the 0.24.0 time, most under EP); under its fit (the files up to their version 5)\n" +
+		"  median |error| TPOT was 13.7% (MiniMax-M2.5) and 14.1% (Kimi-K2.5) on B200, 18.5% and 13.6%\n" +
+		"  on B300. MiniMax-M2.5's TPOT is still too high, the more so the more clients at TP 1\n" +
+		"  (+14% at 4 clients to +44% at 32, against +20% and +49% before): the change of entry moves\n" +
+		"  these rows by about 5 points and leaves the growth. The B200 TTFTs, already too low, fall\n" +
+		"  further (median |error| 23.7% to 25.9% for MiniMax-M2.5, 29.6% to 33.5% for Kimi-K2.5).\n" +
 		"- B300's entries are new (fitted to its own tables): without them its experts ran on the\n" +
 		"  roofline, the TPOT and TTFT of the last two columns.\n" +
 		"- Kimi-K2.5's INT4 experts on B200 run on the Marlin entry of vLLM 0.24.0's own MoE path\n" +
