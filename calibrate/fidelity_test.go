@@ -744,10 +744,14 @@ func TestFidelityFull(t *testing.T) {
 	}
 	b.WriteString("\nOn H100 the entries correct MiniMax-M2.5's TTFT: its prefills' fused MoE layers cost\n" +
 		"more than the roofline said. What is left:\n\n" +
-		"- MiniMax-M2.5 at `tp4 ep4`: TPOT, too low before, is now too high, the more so the more\n" +
-		"  clients (about 5% at 4 to 8 clients, up to 20% at 64 with 1024-token prompts). The step model routes uniformly and\n" +
-		"  the entries come from balanced routing; aiconfigurator's power-law routed rows of the\n" +
-		"  same layer at EP 4 and 64 tokens are 17% faster than the balanced ones.\n" +
+		"- Routing: a step reads the experts the power law of aiconfigurator's estimates touches\n" +
+		"  (`cost.ModelSpec.RoutingSkew`, [cost-model.md](cost-model.md#mixture-of-experts)), fewer\n" +
+		"  than uniform routing once a step has about E/k tokens. Under uniform routing the TPOT\n" +
+		"  error grew with the clients (MiniMax-M2.5 `tp4 ep4` on H100: about 5% at 4 to 8 clients,\n" +
+		"  20% at 64); with the power law it is 5% or less there up to 32 clients, 13% at 64 with\n" +
+		"  1024-token outputs. Of the ten groups\n" +
+		"  above, nine are as good or better on TPOT, up to 4.6 points (MiniMax-M2.5 FP8 on H100,\n" +
+		"  15.8% under uniform routing), and one 0.2 points worse (MiniMax-M2.5 NVFP4 on B200).\n" +
 		"- Attention data parallelism (MiniMax-M2.5 `tp4 dp4 ep16`, TPOT up to half too low at 16\n" +
 		"  clients or more): vLLM runs the four groups' MoE layers in lockstep, so one group's\n" +
 		"  prefill holds the others' decodes; the model simulates one group whose peers run\n" +

@@ -66,13 +66,13 @@ var models = map[string]ModelSpec{
 	// experts (4.25 bits), BF16 attention, half the layers sliding.
 	"gpt-oss-20b": {Name: "gpt-oss-20b", Hidden: 2880, Intermediate: 2880, Layers: 24, Heads: 64, KVHeads: 8, HeadDim: 64,
 		Vocab: 201088, MaxContext: 131072, QKVBias: true, WeightBytes: 2, KVBytes: 2, ActBytes: 2,
-		ExpertWeightBytes: 0.53125, EmbeddingBytes: 2, GEMM: BF16, ExpertGEMM: MXFP4, Experts: 32, ExpertsPerToken: 4,
+		ExpertWeightBytes: 0.53125, EmbeddingBytes: 2, GEMM: BF16, ExpertGEMM: MXFP4, Experts: 32, ExpertsPerToken: 4, RoutingSkew: routingSkewMoE,
 		ExpertIntermediate: 2880, SlidingLayers: 12, SlidingWindow: 128},
 	// https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json (also
 	// in ../shared/data/model_configs), as ParseHFConfig reads it.
 	"gpt-oss-120b": {Name: "gpt-oss-120b", Hidden: 2880, Intermediate: 2880, Layers: 36, Heads: 64, KVHeads: 8, HeadDim: 64,
 		Vocab: 201088, MaxContext: 131072, QKVBias: true, WeightBytes: 2, KVBytes: 2, ActBytes: 2,
-		ExpertWeightBytes: 0.53125, EmbeddingBytes: 2, GEMM: BF16, ExpertGEMM: MXFP4, Experts: 128, ExpertsPerToken: 4,
+		ExpertWeightBytes: 0.53125, EmbeddingBytes: 2, GEMM: BF16, ExpertGEMM: MXFP4, Experts: 128, ExpertsPerToken: 4, RoutingSkew: routingSkewMoE,
 		ExpertIntermediate: 2880, SlidingLayers: 18, SlidingWindow: 128},
 	// https://huggingface.co/mistralai/Mistral-7B-v0.3/blob/main/config.json
 	// Published size: 7.25B parameters (vocabulary 32768).

@@ -319,7 +319,21 @@ func (c *hfConfig) moe(m *ModelSpec) {
 		m.SharedIntermediate = w
 	}
 	m.DenseLayers = m.Layers - c.moeLayerCount(m.Layers)
+	m.RoutingSkew = routingSkewMoE
+	if _, mla := c.integer("kv_lora_rank"); mla {
+		m.RoutingSkew = routingSkewDeepSeek
+	}
 }
+
+// The power-law exponents of the experts' loads (ModelSpec.RoutingSkew)
+// aiconfigurator's estimator assumes at ai-dynamo/aiconfigurator@095f58a5:
+// 1.01 for its DeepSeek-family models (sdk/models/deepseek.py; Kimi-K2
+// and other MLA models), 1.2 for its generic MoE model (sdk/models/moe.py:
+// Qwen3-MoE, Mixtral, MiniMax-M2, gpt-oss).
+const (
+	routingSkewDeepSeek = 1.01
+	routingSkewMoE      = 1.2
+)
 
 // moeLayerCount returns how many of layers have a mixture of experts:
 // DeepSeek's first_k_dense_replace and moe_layer_freq (layer i is MoE when

@@ -29,6 +29,6 @@ func ExampleLoadHFConfig() {
 	// Output:
 	// deepseek-v3: 671.0B parameters, 37.6B active, 8 of 256 experts per token
 	// weights 673 GB (fp8 GEMMs), KV 70272 bytes per token (MLA), max context 163840
-	// 64 tokens touch 222.4 distinct experts per layer
-	// TP=8 EP=8: 85.0 GB weights per GPU, a decode step reads 74.1 GB of weights and 18.4 GB of KV per GPU
+	// 64 tokens touch 202.7 distinct experts per layer
+	// TP=8 EP=8: 85.0 GB weights per GPU, a decode step reads 67.8 GB of weights and 18.4 GB of KV per GPU
 }

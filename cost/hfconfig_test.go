@@ -147,6 +147,25 @@ func TestHFConfigsStructure(t *testing.T) {
 	}
 }
 
+// TestHFRoutingSkew: MoE configs take aiconfigurator's power-law exponent
+// of their family, 1.01 for MLA (DeepSeek) models and 1.2 for the others;
+// dense configs route nothing.
+func TestHFRoutingSkew(t *testing.T) {
+	t.Parallel()
+	for file, want := range map[string]float64{
+		"deepseek-v3": 1.01, "moonshotai--Kimi-K2.5": 1.01,
+		"Qwen--Qwen3-30B-A3B": 1.2, "MiniMaxAI--MiniMax-M2.5": 1.2, "openai--gpt-oss-120b": 1.2, "mixtral-8x7b": 1.2,
+		"Qwen--Qwen3-32B": 0,
+	} {
+		if got := hfModel(t, file).RoutingSkew; got != want {
+			t.Errorf("%s: routing_skew %v, want %v", file, got, want)
+		}
+	}
+	if got := mustModel(t, "gpt-oss-120b").RoutingSkew; got != 1.2 {
+		t.Errorf("catalog gpt-oss-120b: routing_skew %v, want 1.2 as its config gives", got)
+	}
+}
+
 // TestHFMaxContextFollowsVLLM: the default max_model_len as vLLM derives
 // it (_get_and_verify_max_len).
 func TestHFMaxContextFollowsVLLM(t *testing.T) {

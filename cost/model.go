@@ -81,6 +81,12 @@ type ModelSpec struct {
 	// ExpertsPerToken is k, the routed experts each token uses
 	// (num_experts_per_tok).
 	ExpertsPerToken int `json:"experts_per_token,omitempty" yaml:"experts_per_token,omitempty"`
+	// RoutingSkew is α, the exponent of the power law the routed experts'
+	// loads in one step follow (powerLawTouched), in (1, 2); 0 means uniform
+	// routing, which touches the most experts for a step's tokens. Catalog
+	// and Hugging Face models take aiconfigurator's defaults: 1.01 for the
+	// DeepSeek family (MLA: DeepSeek-V3, Kimi-K2), 1.2 for other MoE models.
+	RoutingSkew float64 `json:"routing_skew,omitempty" yaml:"routing_skew,omitempty"`
 	// ExpertIntermediate is the SwiGLU width of one routed expert
 	// (moe_intermediate_size, else intermediate_size).
 	ExpertIntermediate int `json:"expert_intermediate,omitempty" yaml:"expert_intermediate,omitempty"`
@@ -205,6 +211,11 @@ func (m ModelSpec) validateMoE(bad func(string, ...any)) {
 		if m.SharedIntermediate < 0 {
 			bad("shared_intermediate %d must be >= 0", m.SharedIntermediate)
 		}
+	}
+	if s := m.RoutingSkew; s != 0 && !(s > 1 && s < 2) {
+		bad("routing_skew %v must be 0 (uniform routing) or in (1, 2)", s)
+	} else if s != 0 && m.Experts == 0 {
+		bad("routing_skew %v is set on a dense model (experts 0)", s)
 	}
 }
 

@@ -39,21 +39,55 @@ func (m ModelSpec) ActiveParams() float64 {
 }
 
 // ExpectedDistinctExperts returns the expected number of distinct routed
-// experts of one MoE layer that a step of tokens tokens touches, each token
-// choosing k of the E experts uniformly at random:
+// experts of one MoE layer that a step of tokens tokens touches, k per
+// token. With RoutingSkew 0 each token chooses its k of the E experts
+// uniformly at random:
 //
 //	E·(1 − (1 − k/E)^T)
 //
 // (an expert is missed by one token with probability 1 − k/E, by all T
-// independently with its T-th power). It is k at T = 1 and tends to E as T
-// grows; 0 for T ≤ 0 or a dense model. Real routers are not uniform: skewed
-// routing touches fewer experts, so this is the bytes-read upper end for a
-// given T.
+// independently with its T-th power), the most a router can touch for a
+// given T. With RoutingSkew α the experts' loads follow the power law
+// aiconfigurator draws for its MoE estimates (powerLawTouched), capped at
+// what uniform routing touches. It is k at T = 1 and tends to E as T grows; 0 for
+// T ≤ 0 or a dense model.
 func (m ModelSpec) ExpectedDistinctExperts(tokens float64) float64 {
 	if m.Experts == 0 || tokens <= 0 {
 		return 0
 	}
-	return float64(m.Experts) * distinctFraction(m.logMissProbability(), tokens)
+	return float64(m.Experts) * m.routing().touched(tokens)
+}
+
+// routing holds what the expected share of a layer's experts a step
+// touches depends on.
+type routing struct {
+	logMiss  float64 // log(1 − k/E): uniform routing
+	alpha    float64 // RoutingSkew; 0 for uniform routing
+	experts  float64 // E
+	perToken float64 // k
+	uniform  bool    // alpha is 0: touched is 1 − (1 − k/E)^T
+}
+
+// routing returns m's routing; the zero value for a dense model.
+func (m ModelSpec) routing() routing {
+	if m.Experts == 0 {
+		return routing{}
+	}
+	return routing{logMiss: m.logMissProbability(), alpha: m.RoutingSkew, experts: float64(m.Experts),
+		perToken: float64(m.ExpertsPerToken), uniform: m.RoutingSkew == 0}
+}
+
+// touched returns the expected fraction of the experts that tokens tokens
+// touch.
+func (r routing) touched(tokens float64) float64 {
+	uniform := distinctFraction(r.logMiss, tokens)
+	if r.uniform {
+		return uniform
+	}
+	// Skewed routing touches at most what uniform routing does: the
+	// expected distinct experts, Σ 1 − (1 − q_i)^T over the experts' shares
+	// q_i of the tokens, is largest when the shares are equal.
+	return min(uniform, powerLawTouched(tokens, r.experts, r.perToken, r.alpha))
 }
 
 // logMissProbability returns log(1 − k/E), the log of the probability that
@@ -66,6 +100,59 @@ func (m ModelSpec) logMissProbability() float64 {
 // probability that a given expert is touched by T tokens.
 func distinctFraction(logMiss, tokens float64) float64 {
 	return -math.Expm1(tokens * logMiss)
+}
+
+// powerLawTouched returns the expected fraction of E experts that T tokens
+// touch, k each, when the experts' loads follow the power law of exponent
+// α (1 < α < 2) that aiconfigurator draws for its MoE estimates and its
+// power_law timings (collector/helper.py, _generate_power_law_distribution
+// at ai-dynamo/aiconfigurator@095f58a5): one load w per expert drawn from
+// the density ∝ w^−α on [1, 0.8·T] (on [0.01, 2] when T·k ≤ E), scaled to
+// the T·k token–expert pairs, rounded, capped at T, and the pairs the
+// rounding and the cap leave over given one at a time to the least-loaded
+// experts, the untouched ones first. In closed form, with the mean load μ
+// in place of the loads' average: an expert is touched when its scaled load
+// rounds to one or more, w ≥ θ = E·μ/(2·T·k); the pairs of the experts
+// below θ (L) and above the cap φ = E·μ/k (O) touch one expert each more,
+// up to E:
+//
+//	touched = min(E, E·P(w ≥ θ) + L + O) / E
+//
+// Against draws of the sampler itself this is 0.01 to 0.04 high
+// (TestPowerLawTouchedMatchesSampler). It is k/E at T = 1 like uniform
+// routing. With 128 experts or more it touches fewer than uniform routing
+// from T·k ≈ E on (MiniMax-M2.5's 256 at α 1.2: 0.49 of them at T·k = E
+// against 0.63, 0.79 at 2E against 0.86, 0.91 at 8E against 1.00); with
+// few experts it touches more, since every expert's drawn load is at least
+// 1 before the scaling.
+func powerLawTouched(tokens, experts, k, alpha float64) float64 {
+	pairs := tokens * k
+	lo, hi := 0.01, 2.0
+	if pairs > experts {
+		lo, hi = 1, 0.8*tokens
+	}
+	if hi <= lo || tokens <= 1 {
+		return min(experts, pairs) / experts
+	}
+	g, h := 1-alpha, 2-alpha
+	norm := math.Pow(hi, g) - math.Pow(lo, g)
+	moment := func(a, b float64) float64 { return g / h * (math.Pow(b, h) - math.Pow(a, h)) / norm } // ∫ w·p(w) over [a, b]
+	above := func(a float64) float64 { return (math.Pow(hi, g) - math.Pow(a, g)) / norm }            // P(w ≥ a), lo ≤ a ≤ hi
+	mean := moment(lo, hi)
+	var n float64
+	switch theta := experts * mean / (2 * pairs); {
+	case theta <= lo:
+		n = experts
+	case theta >= hi:
+		n = pairs
+	default:
+		n = experts*above(theta) + pairs/mean*moment(lo, theta)
+	}
+	if phi := experts * mean / k; phi < hi {
+		a := max(phi, lo)
+		n += experts * (pairs/(experts*mean)*moment(a, hi) - tokens*above(a))
+	}
+	return min(experts, n) / experts
 }
 
 // expertBytes returns the bytes of one routed-expert weight:
@@ -267,7 +354,7 @@ func (d *Deployment) compileFusedMoE(s *StepModel, e MoEEfficiency, bytes, flops
 func (s *StepModel) fusedMoEStep(c *StepCost, t float64) {
 	f := &s.fused
 	tokens := t * s.dp // the layer routes every data-parallel group's tokens
-	touched := distinctFraction(s.logMiss, tokens)
+	touched := s.route.touched(tokens)
 	bytes := f.bytes * touched
 	flops := t * f.flopsPerToken
 	pairs := tokens * f.k

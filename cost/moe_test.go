@@ -260,3 +260,131 @@ func TestDenseModelsTakeTheDensePath(t *testing.T) {
 	assert.Zero(t, m.SlidingKVBytesPerToken())
 	assert.Equal(t, m.MatmulParams(), float64(m.Layers)*m.LayerMatmulParams()+m.EmbeddingParams())
 }
+
+// powerLawSampler draws one step's expert loads as aiconfigurator's
+// collector does (collector/helper.py, _generate_power_law_distribution
+// and sample_power_law at ai-dynamo/aiconfigurator@095f58a5, EP 1): loads
+// from the density ∝ w^−α on [1, 0.8·T] (on [0.01, 2] when T·k ≤ E) by the
+// inverse CDF, scaled to T·k pairs and rounded, capped at T, and the
+// difference made up one pair at a time on the least loaded expert below
+// the cap (or taken from the most loaded). It returns the experts touched.
+func powerLawSampler(rng *rand.Rand, tokens, experts, k int, alpha float64) int {
+	pairs := tokens * k
+	lo, hi := 0.01, 2.0
+	if pairs > experts {
+		lo, hi = 1, 0.8*float64(tokens)
+	}
+	g := 1 - alpha
+	w := make([]float64, experts)
+	var sum float64
+	for i := range w {
+		w[i] = math.Pow((math.Pow(hi, g)-math.Pow(lo, g))*rng.Float64()+math.Pow(lo, g), 1/g)
+		sum += w[i]
+	}
+	counts := make([]int, experts)
+	total := 0
+	for i := range w {
+		counts[i] = min(tokens, int(math.RoundToEven(w[i]/sum*float64(pairs))))
+		total += counts[i]
+	}
+	for ; total < pairs; total++ {
+		j := -1
+		for i, c := range counts {
+			if c < tokens && (j < 0 || c < counts[j]) {
+				j = i
+			}
+		}
+		counts[j]++
+	}
+	for ; total > pairs; total-- {
+		j := 0
+		for i, c := range counts {
+			if c > counts[j] {
+				j = i
+			}
+		}
+		counts[j]--
+	}
+	touched := 0
+	for _, c := range counts {
+		if c > 0 {
+			touched++
+		}
+	}
+	return touched
+}
+
+// TestPowerLawTouchedMatchesSampler checks the closed form of the experts
+// a step touches under power-law routing against draws of aiconfigurator's
+// sampler itself (powerLawSampler), over the expert counts and exponents
+// of the models it is used for: the closed form leaves the rounding out
+// and puts the mean load in place of the draws' average, and is allowed
+// 0.06 of E above the sampler's mean and 0.01 below (its error is one-sided:
+// measured 0.01 to 0.04 high), the mean's standard error being under 0.005.
+// It must also be k/E at one token and rise with the tokens to at most E.
+func TestPowerLawTouchedMatchesSampler(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 11))
+	for _, alpha := range []float64{1.01, 1.2} {
+		for _, ek := range [][2]int{{32, 4}, {128, 4}, {128, 8}, {256, 8}, {384, 8}} {
+			e, k := ek[0], ek[1]
+			for _, x := range []float64{0.25, 0.5, 1, 2, 4, 16} { // T·k/E
+				tokens := max(2, int(math.Round(x*float64(e)/float64(k))))
+				const draws = 200
+				var mean float64
+				for range draws {
+					mean += float64(powerLawSampler(rng, tokens, e, k, alpha))
+				}
+				mean /= draws * float64(e)
+				got := powerLawTouched(float64(tokens), float64(e), float64(k), alpha)
+				if got > mean+0.06 || got < mean-0.01 {
+					t.Errorf("alpha %v, E %d, k %d, T %d: closed form %.3f, sampler %.3f", alpha, e, k, tokens, got, mean)
+				}
+				m := ModelSpec{Experts: e, ExpertsPerToken: k, RoutingSkew: alpha}
+				uniform := -math.Expm1(float64(tokens) * math.Log1p(-float64(k)/float64(e)))
+				if capped := m.ExpectedDistinctExperts(float64(tokens)) / float64(e); math.Abs(capped-min(got, uniform)) > 1e-12 {
+					t.Errorf("alpha %v, E %d, k %d, T %d: the step model touches %.3f, not the closed form capped at uniform routing's %.3f", alpha, e, k, tokens, capped, uniform)
+				}
+			}
+			prev := 0.0
+			for tokens := 1.0; tokens <= 8192; tokens++ {
+				f := powerLawTouched(tokens, float64(e), float64(k), alpha)
+				if f < prev || f > 1 || tokens == 1 && f != float64(k)/float64(e) {
+					t.Fatalf("alpha %v, E %d, k %d: %v tokens touch %v after %v (k/E at one token, rising, at most 1)", alpha, e, k, tokens, f, prev)
+				}
+				prev = f
+			}
+		}
+	}
+}
+
+// TestRoutingSkewValidate: the exponent must lie in (1, 2), and only a
+// mixture-of-experts model may have one.
+func TestRoutingSkewValidate(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		skew    float64
+		experts bool
+		want    string
+	}{
+		{0, true, ""}, {1.01, true, ""}, {1.99, true, ""},
+		{1, true, "routing_skew 1 must be 0 (uniform routing) or in (1, 2)"},
+		{2, true, "routing_skew 2 must be 0"},
+		{math.NaN(), true, "routing_skew NaN must be 0"},
+		{-1.2, true, "routing_skew -1.2 must be 0"},
+		{1.2, false, "routing_skew 1.2 is set on a dense model"},
+	} {
+		m := qwen30B()
+		if !tt.experts {
+			m.Experts, m.ExpertsPerToken, m.ExpertIntermediate = 0, 0, 0
+		}
+		m.RoutingSkew = tt.skew
+		err := m.Validate()
+		if tt.want == "" {
+			assert.NoError(t, err, "skew %v", tt.skew)
+			continue
+		}
+		require.ErrorIs(t, err, ErrInvalidSpec)
+		assert.Contains(t, err.Error(), tt.want)
+	}
+}

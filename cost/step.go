@@ -216,7 +216,7 @@ type StepModel struct {
 	// Mixture of experts, MLA, sliding windows and attention data
 	// parallelism; all 0 for a dense grouped-query model.
 	moeBytes         float64 // all local routed experts of all MoE layers, per rank
-	logMiss          float64 // log(1 − k/E)
+	route            routing // the share of the experts a step touches
 	dp               float64 // attention data-parallel groups (1 without)
 	attnPrefillExtra float64 // MLA: prefill minus decode FLOPs per query-key pair
 	slideKVPerToken  float64 // sliding-window layers' KV bytes per token, per rank
@@ -316,7 +316,7 @@ func (d *Deployment) compileMoE(s *StepModel, r *rankShare) {
 	s.dp = r.dp
 	if m.Experts > 0 {
 		s.moeBytes = float64(m.MoELayers()) * r.experts * m.ExpertParams() / r.expertTP * m.expertBytes()
-		s.logMiss = m.logMissProbability()
+		s.route = m.routing()
 	}
 	heads := float64(m.Layers) * float64(r.headsPerRank)
 	if m.MLA() {
@@ -510,7 +510,7 @@ func (d *DecodeStep) Step(context float64) StepCost {
 //   - the sliding-window layers' KV writes.
 func (s *StepModel) moeShape(c *StepCost, t float64) {
 	if s.moeBytes > 0 {
-		c.WeightBytes += s.moeBytes * distinctFraction(s.logMiss, t*s.dp)
+		c.WeightBytes += s.moeBytes * s.route.touched(t*s.dp)
 	}
 	if s.slideKVPerToken > 0 {
 		c.KVWriteBytes += t * s.slideKVPerToken

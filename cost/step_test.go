@@ -248,6 +248,28 @@ func BenchmarkStep(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 		require.Positive(b, sink)
 	})
+	// Qwen3-30B-A3B on its catalog profile (fused MoE entry): uniform
+	// routing against the power law, whose touched experts cost a closed
+	// form of a few powers per step.
+	for _, skew := range []float64{0, 1.2} {
+		m := qwen30B()
+		m.RoutingSkew = skew
+		moe := Deployment{Model: m, GPU: mustGPU(b, "h100-sxm"), TP: 1}
+		prof, err := CatalogProfile("h100-sxm")
+		require.NoError(b, err)
+		moe.Profile = &prof
+		sm, err := moe.Compile()
+		require.NoError(b, err)
+		b.Run(fmt.Sprintf("MoE/skew=%v", skew), func(b *testing.B) {
+			b.ReportAllocs()
+			var sink float64
+			for b.Loop() {
+				sink += sm.Step(batch).Time
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+			require.Positive(b, sink)
+		})
+	}
 }
 
 // TestStepReplicatedKV: Llama-3.1-8B at TP 16 keeps one of its 8 KV heads
