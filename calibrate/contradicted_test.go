@@ -7,7 +7,8 @@ import (
 
 // TestContradicted: a decode of many clients measured faster than the
 // same setup's fastest at an eighth to all of its clients is flagged; a
-// slow outlier does not condemn the points above it, other setups and
+// slow outlier does not condemn the points above it, other setups (a
+// model, TP or KV cache) and
 // concurrencies more than 8 times smaller are not compared, and vLLM
 // versions are not told apart.
 func TestContradicted(t *testing.T) {
@@ -25,9 +26,11 @@ func TestContradicted(t *testing.T) {
 		pt("m", 8, 512, "", 4.7),       // 5: another TP, nothing to compare
 		pt("n", 4, 512, "", 4.7),       // 6: another model
 		pt("m", 4, 40, "0.11.2", 4.3),  // 7: below 0.75 × 5.8 (c16), another version
+		pt("m", 4, 1024, "", 4.0),      // 8: another KV cache, nothing to compare
 	}
+	pts[8].KVCache = "fp8"
 	got := Contradicted(pts)
-	for i, want := range []bool{false, false, false, false, true, false, false, true} {
+	for i, want := range []bool{false, false, false, false, true, false, false, true, false} {
 		if _, flagged := got[i]; flagged != want {
 			t.Errorf("point %d (tp%d c%d %.1f ms): flagged %v, want %v (%q)", i, pts[i].TP, pts[i].Concurrency, 1000*pts[i].Measured.TPOT, flagged, want, got[i])
 		}

@@ -105,8 +105,9 @@ func (s Simulator) Reason(r Residual, profile cost.Profile) string {
 }
 
 // Contradicted returns, by index into pts, the points whose measurements
-// contradict others of the same setup (model, GPU, precision, parallelism
-// and lengths, any vLLM version), with why: a decode of c clients measured
+// contradict others of the same setup (model, GPU, precision, KV cache,
+// parallelism, max_num_seqs and lengths, any vLLM version; not the token
+// budget, which the silicon rows grow with the clients), with why: a decode of c clients measured
 // faster (TPOT under contradictedTPOT times) than every point of the setup
 // with from c/8 to fewer than c clients, which no engine that decodes every
 // client's sequence does: TPOT grows with the clients, and vLLM versions
@@ -116,13 +117,13 @@ func (s Simulator) Reason(r Residual, profile cost.Profile) string {
 // for it before any modelling one.
 func Contradicted(pts []Point) map[int]string {
 	type setup struct {
-		model, gpu, precision     string
-		tp, dp, ep, input, output int
+		model, gpu, precision, kv          string
+		tp, dp, ep, maxSeqs, input, output int
 	}
 	by := map[setup][]int{}
 	for i, p := range pts {
 		if p.Concurrency > 0 && p.Measured.TPOT > 0 {
-			k := setup{p.Model, p.GPU, p.Precision, p.TP, p.DP, p.EP, p.Input, p.Output}
+			k := setup{p.Model, p.GPU, p.Precision, p.KVCache, p.TP, p.DP, p.EP, p.MaxNumSeqs, p.Input, p.Output}
 			by[k] = append(by[k], i)
 		}
 	}

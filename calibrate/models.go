@@ -123,20 +123,14 @@ func findConfig(dir, id string) (string, error) {
 }
 
 // Served returns m as a deployment with weight precision precision (a
-// cost.ParsePrecision name, such as a point's Precision) runs it. A
-// checkpoint already quantised to that family of formats is served as its
-// config says (gpt-oss's MXFP4 experts stay MXFP4 when a row says fp4; a
-// checkpoint that quantizes only its experts is known by its ExpertGEMM).
-// A mixture-of-experts model served in FP4 from another checkpoint runs
-// NVIDIA's NVFP4 checkpoint of it, which quantizes the routed experts alone
-// and keeps attention, shared experts and dense MLPs in 16 bits (the
-// exclude_modules of nvidia/MiniMax-M2.5-NVFP4, Kimi-K2.5-NVFP4,
-// DeepSeek-R1-NVFP4): cost.ModelSpec.WithExpertWeights on the model in
-// BF16. Any other 16-bit checkpoint served in fp8, fp4 or int4 has its
-// linear layers quantised with cost.ModelSpec.WithWeights (the embedding
-// and LM head keep 16 bits); a 16-bit precision leaves a 16-bit checkpoint
-// unchanged. The KV cache keeps the model's 16-bit type (vLLM's
-// --kv-cache-dtype auto).
+// cost.ParsePrecision name, such as a point's Precision) runs it,
+// cost.ModelSpec.Quantized: a checkpoint already of that family of formats
+// as its config says (gpt-oss's MXFP4 experts stay MXFP4 when a row says
+// fp4); a mixture-of-experts model in fp4 as NVIDIA's NVFP4 checkpoint of
+// it, with only the routed experts quantized; any other 16-bit checkpoint
+// with its linear layers quantized (the embedding and LM head keep 16
+// bits). A quantized checkpoint cannot be served in 16 bits. The KV cache
+// keeps the model's 16-bit type (vLLM's --kv-cache-dtype auto).
 func Served(m cost.ModelSpec, precision string) (cost.ModelSpec, error) {
 	p, err := cost.ParsePrecision(precision)
 	if err != nil {
@@ -146,31 +140,9 @@ func Served(m cost.ModelSpec, precision string) (cost.ModelSpec, error) {
 	if m.ExpertGEMM != cost.PrecisionUnset {
 		have = m.ExpertGEMM
 	}
-	if have == cost.PrecisionUnset {
-		have = cost.BF16
-	}
-	if family(have) == family(p) {
-		return m, nil
-	}
-	if family(p) == cost.BF16 {
+	if have != cost.PrecisionUnset && have.Family() != cost.BF16 && p.Family() == cost.BF16 {
 		return cost.ModelSpec{}, invalidf("model %s: the checkpoint is %s; serving it in %s is not modelled", m.Name, have, p)
 	}
-	if m.Experts > 0 && family(p) == cost.FP4 {
-		m = m.WithWeights(cost.BF16).WithExpertWeights(p)
-	} else {
-		m = m.WithWeights(p)
-	}
+	m = m.Quantized(p)
 	return m, m.Validate()
-}
-
-// family groups the formats a row's precision does not tell apart: the
-// 16-bit ones, and NVFP4 with MXFP4.
-func family(p cost.Precision) cost.Precision {
-	switch p {
-	case cost.FP16:
-		return cost.BF16
-	case cost.MXFP4:
-		return cost.FP4
-	}
-	return p
 }

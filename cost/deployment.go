@@ -220,8 +220,10 @@ type Deployment struct {
 	// describes the interconnect through the GPU's all_reduce and
 	// vllm_all_reduce tables.
 	Comm AllReduce `json:"-" yaml:"-"`
-	// PeakFLOPS overrides the per-rank peak FLOP/s; 0 means the GPU's dense
-	// peak for the model's activation size (GPU.PeakFLOPS.ForBytes).
+	// PeakFLOPS overrides the per-rank peak FLOP/s of every GEMM, the routed
+	// experts' included; 0 means the GPU's dense peak for the model's GEMM
+	// precision (ModelSpec.GEMM, and ExpertGEMM for the experts), else for
+	// its activation size (GPU.PeakFLOPS.ForBytes).
 	PeakFLOPS float64 `json:"peak_flops,omitempty" yaml:"peak_flops,omitempty"`
 	// GPUMemoryUtilization is the fraction of each GPU's memory the engine
 	// may use, in (0, 1] (vLLM's gpu_memory_utilization); the KV pool is
@@ -263,6 +265,9 @@ func (d Deployment) Validate() error {
 	} else if d.peakFLOPS() <= 0 {
 		errs = append(errs, invalidf("gpu %q has no peak_flops for %v-byte activations of model %q; set Deployment.PeakFLOPS",
 			d.GPU.Name, d.Model.ActBytes, d.Model.Name))
+	} else if d.Model.Experts > 0 && d.expertPeakFLOPS() <= 0 {
+		errs = append(errs, invalidf("gpu %q has no peak_flops for the %v experts of model %q; set Deployment.PeakFLOPS",
+			d.GPU.Name, d.Model.ExpertGEMM, d.Model.Name))
 	}
 	if d.TP > 1 && d.Comm == nil && len(d.GPU.AllReduce) == 0 {
 		errs = append(errs, invalidf("gpu %q has no all_reduce parameters for tp %d; set GPU.AllReduce or Deployment.Comm",

@@ -326,10 +326,12 @@ func (c *hfConfig) moe(m *ModelSpec) {
 }
 
 // The power-law exponents of the experts' loads (ModelSpec.RoutingSkew)
-// aiconfigurator's estimator assumes at ai-dynamo/aiconfigurator@095f58a5:
-// 1.01 for its DeepSeek-family models (sdk/models/deepseek.py; Kimi-K2
-// and other MLA models), 1.2 for its generic MoE model (sdk/models/moe.py:
-// Qwen3-MoE, Mixtral, MiniMax-M2, gpt-oss).
+// aiconfigurator's estimator assumes at ai-dynamo/aiconfigurator@095f58a5
+// (aic-core/src/aiconfigurator_core/sdk/models/): 1.01 for its DeepSeek
+// family (deepseek.py; Kimi-K2 and other MLA models), 1.2 for its generic
+// MoE model (moe.py: Qwen3-MoE, Mixtral, MiniMax-M2, gpt-oss). Its other
+// model classes with 1.01 (gemma4.py, hybrid_moe.py, nemotron_h.py,
+// minimax_m3.py) have no MLA and get 1.2 here.
 const (
 	routingSkewDeepSeek = 1.01
 	routingSkewMoE      = 1.2

@@ -82,10 +82,11 @@ type ModelSpec struct {
 	// (num_experts_per_tok).
 	ExpertsPerToken int `json:"experts_per_token,omitempty" yaml:"experts_per_token,omitempty"`
 	// RoutingSkew is α, the exponent of the power law the routed experts'
-	// loads in one step follow (powerLawTouched), in (1, 2); 0 means uniform
-	// routing, which touches the most experts for a step's tokens. Catalog
-	// and Hugging Face models take aiconfigurator's defaults: 1.01 for the
-	// DeepSeek family (MLA: DeepSeek-V3, Kimi-K2), 1.2 for other MoE models.
+	// loads in one step follow (ExpectedDistinctExperts, powerLawTouched),
+	// in (1, 2); 0 means uniform routing. Catalog and Hugging Face models
+	// take aiconfigurator's defaults: 1.01 for MLA models (its DeepSeek
+	// family: DeepSeek-V3, Kimi-K2), 1.2 for the others (its generic MoE
+	// model: Qwen3-MoE, Mixtral, MiniMax-M2, gpt-oss).
 	RoutingSkew float64 `json:"routing_skew,omitempty" yaml:"routing_skew,omitempty"`
 	// ExpertIntermediate is the SwiGLU width of one routed expert
 	// (moe_intermediate_size, else intermediate_size).

@@ -132,14 +132,35 @@ func TestExpertGEMMPricesExpertsAtTheirPeak(t *testing.T) {
 	mixed := d.Step(batch)
 	assert.InEpsilon(t, dense/bf16+routed/fp4, mixed.ComputeTime, 1e-12)
 	assert.Equal(t, all16.FLOPs, mixed.FLOPs, "the FLOPs counted do not change")
+	// At full efficiency a compute-bound step runs every FLOP at its peak:
+	// MFU 1, not the FP4 FLOPs over the BF16 peak.
+	assert.InEpsilon(t, 1, all16.MFU, 1e-12)
+	assert.InEpsilon(t, 1, mixed.MFU, 1e-12)
 	assert.Equal(t, all16.MemoryTime, mixed.MemoryTime, "nor the bytes")
 	d.Model.ExpertGEMM = BF16
 	assert.Equal(t, all16, d.Step(batch), "ExpertGEMM equal to GEMM changes nothing")
 
+	// With a fused-MoE entry the experts' time depends on their precision
+	// alone: NVFP4 experts cost the same beside BF16 or NVFP4 attention.
+	prof, err := CatalogProfile("b200")
+	require.NoError(t, err)
+	allFP4 := qwen30B()
+	allFP4.GEMM = FP4
+	withFP4 := Deployment{Model: allFP4, GPU: mustGPU(t, "b200"), TP: 1, Profile: &prof}
+	mixedFP4 := withFP4
+	mixedFP4.Model.GEMM, mixedFP4.Model.ExpertGEMM = BF16, FP4
+	for _, tokens := range []int{1, 64, 8192} {
+		b := Batch{PrefillTokens: tokens, PrefillSeqs: 1}
+		got, want := mixedFP4.Step(b), withFP4.Step(b)
+		assert.Positive(t, want.MoETime)
+		assert.InEpsilon(t, want.MoETime, got.MoETime, 1e-12, "%d tokens", tokens)
+		assert.LessOrEqual(t, got.MFU, 1.0, "%d tokens", tokens)
+	}
+
 	dense16 := qwen30B()
 	dense16.Experts, dense16.ExpertsPerToken, dense16.ExpertIntermediate = 0, 0, 0
 	dense16.ExpertGEMM = FP4
-	err := dense16.Validate()
+	err = dense16.Validate()
 	require.ErrorIs(t, err, ErrInvalidSpec)
 	assert.Contains(t, err.Error(), "expert_gemm nvfp4 is set on a dense model")
 }
@@ -340,11 +361,7 @@ func TestPowerLawTouchedMatchesSampler(t *testing.T) {
 				if got > mean+0.06 || got < mean-0.01 {
 					t.Errorf("alpha %v, E %d, k %d, T %d: closed form %.3f, sampler %.3f", alpha, e, k, tokens, got, mean)
 				}
-				m := ModelSpec{Experts: e, ExpertsPerToken: k, RoutingSkew: alpha}
-				uniform := -math.Expm1(float64(tokens) * math.Log1p(-float64(k)/float64(e)))
-				if capped := m.ExpectedDistinctExperts(float64(tokens)) / float64(e); math.Abs(capped-min(got, uniform)) > 1e-12 {
-					t.Errorf("alpha %v, E %d, k %d, T %d: the step model touches %.3f, not the closed form capped at uniform routing's %.3f", alpha, e, k, tokens, capped, uniform)
-				}
+
 			}
 			prev := 0.0
 			for tokens := 1.0; tokens <= 8192; tokens++ {
@@ -355,6 +372,34 @@ func TestPowerLawTouchedMatchesSampler(t *testing.T) {
 				prev = f
 			}
 		}
+	}
+}
+
+// TestRoutingSkewInTheStep: with RoutingSkew a step reads the experts the
+// power law touches, capped at uniform routing's: MiniMax-M2.5's 256
+// experts (k 8) at α 1.2 and 32 tokens, 0.485 of them (the closed form;
+// the sampler's draws give 0.46) against uniform routing's
+// 1 − (31/32)^32 = 0.638; with 32 experts (k 4) at 16 tokens the sampler
+// and the closed form touch more than uniform routing, 1 − (7/8)^16 =
+// 0.882, which caps them. A decode step's weight bytes move by the
+// difference times the experts' bytes.
+func TestRoutingSkewInTheStep(t *testing.T) {
+	t.Parallel()
+	minimax := ModelSpec{Experts: 256, ExpertsPerToken: 8, RoutingSkew: 1.2}
+	assert.InDelta(t, 0.485, minimax.ExpectedDistinctExperts(32)/256, 0.001)
+	small := ModelSpec{Experts: 32, ExpertsPerToken: 4, RoutingSkew: 1.2}
+	assert.InDelta(t, 1-math.Pow(7.0/8, 16), small.ExpectedDistinctExperts(16)/32, 1e-12)
+	assert.Greater(t, powerLawTouched(16, 32, 4, 1.2), 0.95, "the uncapped closed form")
+
+	uniform := Deployment{Model: qwen30B(), GPU: mustGPU(t, "h100-sxm"), TP: 1}
+	skewed := uniform
+	skewed.Model.RoutingSkew = 1.2
+	const expertBytes = 48 * 3 * 2048 * 768 * 2 // all layers' one expert, BF16
+	for _, seqs := range []int{1, 16, 64, 512} {
+		u, s := uniform.Step(DecodeBatch(seqs, 100)), skewed.Step(DecodeBatch(seqs, 100))
+		want := (skewed.Model.ExpectedDistinctExperts(float64(seqs)) - uniform.Model.ExpectedDistinctExperts(float64(seqs))) * expertBytes
+		assert.InDelta(t, want, s.WeightBytes-u.WeightBytes, 1e-6*u.WeightBytes, "%d sequences", seqs)
+		assert.LessOrEqual(t, s.WeightBytes, u.WeightBytes, "%d sequences", seqs)
 	}
 }
 

@@ -188,6 +188,46 @@ func (m ModelSpec) WithWeights(p Precision) ModelSpec {
 	return m
 }
 
+// Family returns the format p stands for when a benchmark names only a
+// precision: BF16 for FP16 and the 16-bit formats, FP4 for MXFP4 and
+// NVFP4, p otherwise.
+func (p Precision) Family() Precision {
+	switch p {
+	case FP16:
+		return BF16
+	case MXFP4:
+		return FP4
+	}
+	return p
+}
+
+// Quantized returns m served in p as a checkpoint quantized to p serves
+// it: a checkpoint of p's family already (Family of its GEMM, or of its
+// experts' ExpertGEMM when only they are quantized) unchanged; a
+// mixture-of-experts model in FP4 or MXFP4 with its routed experts alone
+// in p and the rest in BF16, as NVIDIA's NVFP4 checkpoints of such models
+// are (their exclude_modules keep every layer's self_attn, and Kimi-K2.5's
+// its shared experts and dense MLP, in BF16: nvidia/MiniMax-M2.5-NVFP4,
+// nvidia/DeepSeek-R1-NVFP4, Kimi-K2.5-NVFP4; WithExpertWeights); any other
+// model with every linear layer in p (WithWeights). The KV cache is
+// unchanged.
+func (m ModelSpec) Quantized(p Precision) ModelSpec {
+	have := m.GEMM
+	if m.ExpertGEMM != PrecisionUnset {
+		have = m.ExpertGEMM
+	}
+	if have == PrecisionUnset {
+		have = BF16
+	}
+	switch {
+	case have.Family() == p.Family():
+		return m
+	case m.Experts > 0 && p.Family() == FP4:
+		return m.WithWeights(BF16).WithExpertWeights(p)
+	}
+	return m.WithWeights(p)
+}
+
 // WithExpertWeights returns m with only its routed experts stored in p,
 // as checkpoints that quantize the experts alone are (NVIDIA's NVFP4
 // mixture-of-experts checkpoints keep attention, shared experts and dense

@@ -119,3 +119,38 @@ func TestPrecisionText(t *testing.T) {
 	assert.Equal(t, FP8, got.GEMM)
 	assert.Error(t, json.Unmarshal([]byte(`{"gemm":"fp6"}`), &back))
 }
+
+// TestQuantized: a checkpoint of the asked family is served as stored; a
+// mixture-of-experts model in FP4 quantizes its routed experts alone, the
+// rest in BF16 (NVIDIA's NVFP4 MoE checkpoints); anything else quantizes
+// every linear layer.
+func TestQuantized(t *testing.T) {
+	t.Parallel()
+	moe := qwen30B()
+	moe.GEMM = BF16
+	fp8MoE := moe.WithWeights(FP8)
+	dense := mustModel(t, "llama-3.1-8b")
+	oss := mustModel(t, "gpt-oss-120b")
+	tests := []struct {
+		name             string
+		m                ModelSpec
+		p                Precision
+		weight, expert   float64
+		gemm, expertGEMM Precision
+	}{
+		{"bf16 MoE in nvfp4: experts alone", moe, FP4, 2, FP4.Bytes(), BF16, FP4},
+		{"fp8 MoE in nvfp4: attention back to bf16", fp8MoE, FP4, 2, FP4.Bytes(), BF16, FP4},
+		{"bf16 MoE in fp8: every layer", moe, FP8, 1, 0, FP8, PrecisionUnset},
+		{"fp8 MoE in fp8: as stored", fp8MoE, FP8, 1, 0, FP8, PrecisionUnset},
+		{"dense in nvfp4: every layer", dense, FP4, FP4.Bytes(), 0, FP4, PrecisionUnset},
+		{"gpt-oss in mxfp4: as stored", oss, MXFP4, 2, MXFP4.Bytes(), BF16, MXFP4},
+		{"gpt-oss in nvfp4: the same family, as stored", oss, FP4, 2, MXFP4.Bytes(), BF16, MXFP4},
+		{"bf16 in fp16: the same family, as stored", dense, FP16, 2, 0, dense.GEMM, PrecisionUnset},
+	}
+	for _, tt := range tests {
+		got := tt.m.Quantized(tt.p)
+		assert.Equal(t, []any{tt.weight, tt.expert, tt.gemm, tt.expertGEMM},
+			[]any{got.WeightBytes, got.ExpertWeightBytes, got.GEMM, got.ExpertGEMM}, tt.name)
+		assert.NoError(t, got.Validate(), tt.name)
+	}
+}

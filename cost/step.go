@@ -174,7 +174,9 @@ type StepCost struct {
 	Bound Bound
 	// MBU is achieved bytes/s over peak bandwidth: Bytes / (Time × peak).
 	MBU float64
-	// MFU is achieved FLOP/s over peak FLOP/s: FLOPs / (Time × peak).
+	// MFU is achieved FLOP/s over peak FLOP/s: FLOPs / (Time × peak), with
+	// routed-expert FLOPs of another GEMM precision (ModelSpec.ExpertGEMM)
+	// counted at their own peak, Σ FLOPs_i/peak_i over Time.
 	MFU float64
 
 	// The routed experts priced by a fused-MoE entry (0 without one):
@@ -233,6 +235,10 @@ type StepModel struct {
 	// peak/expert peak − 1, what they add to the compute time at the
 	// dense peak (0 otherwise).
 	routedExtraPerToken float64
+	// peak/expert peak − 1 for routed experts priced by a fused entry at
+	// another peak than the rest (0 otherwise): what their FLOPs add to
+	// MFU's peak-equivalent FLOPs per FLOP.
+	fusedExtraRatio float64
 }
 
 // Compile validates d and precomputes the constants of its step model.
@@ -293,6 +299,9 @@ func (d *Deployment) compile() StepModel {
 	d.compileMoE(&s, &r)
 	if expertPeak := d.expertPeakFLOPS(); fused.IsZero() && routed > 0 && expertPeak > 0 && expertPeak != peak {
 		s.routedExtraPerToken = matmulFLOPs(routed, 1) * (peak/expertPeak - 1)
+	}
+	if expertPeak := d.expertPeakFLOPS(); !fused.IsZero() && expertPeak > 0 && expertPeak != peak {
+		s.fusedExtraRatio = peak/expertPeak - 1
 	}
 	if !fused.IsZero() {
 		d.compileFusedMoE(&s, fused, s.moeBytes, matmulFLOPs(routed, 1))
@@ -463,7 +472,7 @@ func (s *StepModel) context(c *StepCost, b *Batch, gemm float64) {
 	if c.Time > 0 {
 		inv := 1 / c.Time
 		c.MBU = c.Bytes * inv * s.invPeakBandwidth
-		c.MFU = c.FLOPs * inv * s.invPeakFLOPS
+		c.MFU = (c.FLOPs + c.routedExtra + c.fusedFLOPs*s.fusedExtraRatio) * inv * s.invPeakFLOPS
 	}
 }
 

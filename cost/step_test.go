@@ -230,24 +230,8 @@ func BenchmarkStep(b *testing.B) {
 	require.NoError(b, err)
 	batch := Batch{DecodeSeqs: 63, DecodeContext: 63 * 1500, PrefillTokens: 512, PrefillSeqs: 1,
 		PrefillContext: 1024, PrefillPairs: PrefillPairs(512, 1024)}
-	b.Run("Deployment", func(b *testing.B) {
-		b.ReportAllocs()
-		var sink float64
-		for b.Loop() {
-			sink += d.Step(batch).Time
-		}
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
-		require.Positive(b, sink)
-	})
-	b.Run("Compiled", func(b *testing.B) {
-		b.ReportAllocs()
-		var sink float64
-		for b.Loop() {
-			sink += sm.Step(batch).Time
-		}
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
-		require.Positive(b, sink)
-	})
+	b.Run("Deployment", func(b *testing.B) { benchSteps(b, d.Step, batch) })
+	b.Run("Compiled", func(b *testing.B) { benchSteps(b, sm.Step, batch) })
 	// Qwen3-30B-A3B on its catalog profile (fused MoE entry): uniform
 	// routing against the power law, whose touched experts cost a closed
 	// form of a few powers per step.
@@ -260,16 +244,19 @@ func BenchmarkStep(b *testing.B) {
 		moe.Profile = &prof
 		sm, err := moe.Compile()
 		require.NoError(b, err)
-		b.Run(fmt.Sprintf("MoE/skew=%v", skew), func(b *testing.B) {
-			b.ReportAllocs()
-			var sink float64
-			for b.Loop() {
-				sink += sm.Step(batch).Time
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
-			require.Positive(b, sink)
-		})
+		b.Run(fmt.Sprintf("MoE/skew=%v", skew), func(b *testing.B) { benchSteps(b, sm.Step, batch) })
 	}
+}
+
+// benchSteps times step on batch and reports steps/s.
+func benchSteps(b *testing.B, step func(Batch) StepCost, batch Batch) {
+	b.ReportAllocs()
+	var sink float64
+	for b.Loop() {
+		sink += step(batch).Time
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+	require.Positive(b, sink)
 }
 
 // TestStepReplicatedKV: Llama-3.1-8B at TP 16 keeps one of its 8 KV heads

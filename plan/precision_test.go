@@ -33,7 +33,10 @@ func TestPrecisionApply(t *testing.T) {
 	d, args, err = plan.ApplyPrecision(cost.FP8, cost.Deployment{Model: m, GPU: h100, TP: 4})
 	require.NoError(t, err)
 	assert.Equal(t, [3]float64{1, 1, 2}, [3]float64{d.Model.WeightBytes, d.Model.KVBytes, d.Model.ActBytes})
-	assert.Equal(t, h100.PeakFLOPS.FP8, d.PeakFLOPS)
+	sm, err := d.Compile()
+	require.NoError(t, err)
+	_, peak := sm.Peaks()
+	assert.Equal(t, h100.PeakFLOPS.FP8, peak, "the FP8 peak, from the GEMM precision")
 	assert.Equal(t, []string{"--quantization", "fp8", "--kv-cache-dtype", "fp8"}, args)
 	assert.InDelta(t, 0.5, d.WeightBytesPerRank()/(cost.Deployment{Model: m, GPU: h100, TP: 4}).WeightBytesPerRank(), 1e-12)
 
@@ -50,6 +53,18 @@ func TestPrecisionApply(t *testing.T) {
 	_, args, err = plan.ApplyPrecision(cost.FP8, cost.Deployment{Model: fp8, GPU: h100, TP: 4})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"--kv-cache-dtype", "fp8"}, args, "an FP8 checkpoint needs no --quantization")
+
+	// gpt-oss's MXFP4 experts: bf16 serves the checkpoint as stored, and
+	// --quantization fp8 does not apply to it.
+	oss, err := cost.Model("gpt-oss-120b")
+	require.NoError(t, err)
+	d, args, err = plan.ApplyPrecision(cost.BF16, cost.Deployment{Model: oss, GPU: h100, TP: 2})
+	require.NoError(t, err)
+	assert.Empty(t, args)
+	assert.Equal(t, oss.ExpertWeightBytes, d.Model.ExpertWeightBytes)
+	assert.Equal(t, cost.MXFP4, d.Model.ExpertGEMM)
+	_, _, err = plan.ApplyPrecision(cost.FP8, cost.Deployment{Model: oss, GPU: h100, TP: 2})
+	assert.ErrorContains(t, err, "its experts are mxfp4 already")
 }
 
 // TestTextRoundTrips: the typed constants write and read their names, in

@@ -246,7 +246,7 @@ func (v Server) precisions(m cost.ModelSpec, implied string) (cost.ModelSpec, er
 			}
 			return m, fieldErr("server.quantization", "%q is not modelled (known: %s)", v.Quantization, precisionNames(quantizations))
 		}
-		m = m.WithWeights(p)
+		m = m.Quantized(p)
 	}
 	d, ok := dtypes[strings.ToLower(strings.TrimSpace(v.DType))]
 	if !ok {

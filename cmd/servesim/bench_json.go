@@ -480,12 +480,18 @@ func setupJSON(add func(string, any), o *benchOptions, sc *scenario.Scenario) {
 	add("slo_target", o.slo.Target)
 }
 
-// weightPrecision names the precision the model's weights are served in.
+// weightPrecision names the precision the model's weights are served in,
+// and its routed experts' when only they are quantized ("bf16, experts
+// mxfp4" for gpt-oss).
 func weightPrecision(m cost.ModelSpec) string {
+	name := fmt.Sprintf("%g bytes", m.WeightBytes)
 	if m.GEMM != cost.PrecisionUnset {
-		return m.GEMM.String()
+		name = m.GEMM.String()
 	}
-	return fmt.Sprintf("%g bytes", m.WeightBytes)
+	if m.ExpertGEMM != cost.PrecisionUnset && m.ExpertGEMM != m.GEMM {
+		name += ", experts " + m.ExpertGEMM.String()
+	}
+	return name
 }
 
 func nullIfZero(v float64) any {
