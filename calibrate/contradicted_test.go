@@ -39,3 +39,34 @@ func TestContradicted(t *testing.T) {
 		t.Errorf("point 4: %q does not name the point it contradicts", why)
 	}
 }
+
+// TestVersionGaps: two vLLM versions measuring one setup more than 30%
+// apart are each reported with both values; within 30%, other clients,
+// another metric's gap or an unrecorded version are not.
+func TestVersionGaps(t *testing.T) {
+	t.Parallel()
+	pt := func(c int, version string, ttftMS float64) Point {
+		return Point{Model: "m", GPU: "b200", Precision: "fp4", TP: 2, Input: 1024, Output: 1024,
+			Concurrency: c, BackendVersion: version, Measured: Metrics{TTFT: ttftMS / 1000, TPOT: 0.01}}
+	}
+	pts := []Point{
+		pt(4, "0.19.0", 56),   // 0: 100.6 on nightly, +80%
+		pt(4, "nightly", 100), // 1
+		pt(8, "0.19.0", 66),   // 2: within 30% of 80
+		pt(8, "nightly", 80),  // 3
+		pt(16, "0.19.0", 50),  // 4: no other version at 16 clients
+		pt(4, "", 200),        // 5: version unrecorded
+	}
+	got := VersionGaps(pts, TTFT)
+	for i, want := range []bool{true, true, false, false, false, false} {
+		if _, ok := got[i]; ok != want {
+			t.Errorf("point %d: reported %v, want %v (%q)", i, ok, want, got[i])
+		}
+	}
+	if why := got[1]; !strings.Contains(why, "100.0 ms on vLLM nightly, 56.0 ms on 0.19.0") || !strings.Contains(why, "+79%") {
+		t.Errorf("point 1: %q", why)
+	}
+	if len(VersionGaps(pts, TPOT)) != 0 {
+		t.Errorf("TPOT: %v, want no gaps", VersionGaps(pts, TPOT))
+	}
+}

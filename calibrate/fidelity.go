@@ -152,3 +152,50 @@ func Contradicted(pts []Point) map[int]string {
 // contradictedTPOT is the largest ratio of a point's TPOT to the setup's
 // fastest at fewer clients that Contradicted calls a contradiction.
 const contradictedTPOT = 0.75
+
+// VersionGaps returns, by index into pts, the points whose measurement of
+// metric m differs by more than versionGap from that of the same setup
+// (model, GPU, precision, KV cache, parallelism, max_num_seqs, lengths and
+// clients) on another recorded vLLM version, with both values: a gap the
+// version makes, which no model of the hardware can tell from the setup.
+// Points without a recorded version are not compared.
+func VersionGaps(pts []Point, m Metric) map[int]string {
+	type setup struct {
+		model, gpu, precision, kv                   string
+		tp, dp, ep, maxSeqs, input, output, clients int
+	}
+	by := map[setup][]int{}
+	for i, p := range pts {
+		if p.BackendVersion != "" && p.Measured.Get(m) > 0 {
+			k := setup{p.Model, p.GPU, p.Precision, p.KVCache, p.TP, p.DP, p.EP, p.MaxNumSeqs, p.Input, p.Output, p.Concurrency}
+			by[k] = append(by[k], i)
+		}
+	}
+	out := map[int]string{}
+	for _, idx := range by {
+		for _, i := range idx {
+			p := pts[i]
+			far := -1
+			for _, j := range idx {
+				q := pts[j]
+				if q.BackendVersion == p.BackendVersion {
+					continue
+				}
+				if gap := math.Abs(math.Log(p.Measured.Get(m) / q.Measured.Get(m))); gap > math.Log1p(versionGap) &&
+					(far < 0 || gap > math.Abs(math.Log(p.Measured.Get(m)/pts[far].Measured.Get(m)))) {
+					far = j
+				}
+			}
+			if far >= 0 {
+				q := pts[far]
+				out[i] = fmt.Sprintf("vLLM version: %s measured %.1f ms on vLLM %s, %.1f ms on %s for the same setup (%+.0f%%)",
+					m, 1000*p.Measured.Get(m), p.BackendVersion, 1000*q.Measured.Get(m), q.BackendVersion, 100*(p.Measured.Get(m)/q.Measured.Get(m)-1))
+			}
+		}
+	}
+	return out
+}
+
+// versionGap is the relative difference between two vLLM versions'
+// measurements of one setup above which VersionGaps reports it.
+const versionGap = 0.3

@@ -905,6 +905,13 @@ func everyRowSection(t *testing.T, s Simulator, moved cost.Profile) string {
 	for i, why := range Contradicted(rows) {
 		contradicted[rows[i].ID] = why
 	}
+	versions := map[Metric]map[string]string{} // by metric and Point.ID
+	for _, m := range []Metric{TPOT, TTFT} {
+		versions[m] = map[string]string{}
+		for i, why := range VersionGaps(rows, m) {
+			versions[m][rows[i].ID] = why
+		}
+	}
 	all := map[string][]Point{}
 	for _, p := range rows {
 		all[p.GPU] = append(all[p.GPU], p)
@@ -966,13 +973,16 @@ func everyRowSection(t *testing.T, s Simulator, moved cost.Profile) string {
 			kn, pct(ka), pct(kc), own)
 	}
 	b.WriteString("\nThe worst rows of each GPU, with the likeliest reason (`calibrate.Simulator.Reason`,\n" +
-		"after the contradictions and attention data parallelism):\n\n" +
+		"after the contradictions, gaps between vLLM versions on one setup (`calibrate.VersionGaps`,\n" +
+		"over 30%) and attention data parallelism):\n\n" +
 		"| GPU | model | setup | vLLM | metric | measured | predicted | error | likely reason |\n|---|---|---|---|---|---:|---:|---:|---|\n")
 	for _, g := range []string{"h100-sxm", "b200", "b300"} {
 		for _, r := range worst[g] {
 			why := contradicted[r.Point.ID]
 			switch {
 			case why != "":
+			case versions[r.Metric][r.Point.ID] != "":
+				why = versions[r.Metric][r.Point.ID]
 			case r.Point.DP > 1:
 				why = "attention data parallelism: vLLM runs the groups' MoE layers in lockstep, so one group's prefill holds the others' decodes; simulated as one group whose peers run batches like its own"
 			default:
@@ -990,17 +1000,16 @@ func everyRowSection(t *testing.T, s Simulator, moved cost.Profile) string {
 }
 
 // distinctResiduals returns rs without repeats: the CSV holds some runs
-// two or three times with the same setup and measurements.
+// two or three times with the same setup and measurements (to 0.1 ms).
 func distinctResiduals(rs []Residual) []Residual {
 	type key struct {
-		model, gpu, precision, version, setup string
-		metric                                Metric
-		measured                              float64
+		model, gpu, precision, version, setup, measured string
+		metric                                          Metric
 	}
 	seen := map[key]bool{}
 	var out []Residual
 	for _, r := range rs {
-		k := key{r.Point.Model, r.Point.GPU, r.Point.Precision, r.Point.BackendVersion, r.Point.Setup(), r.Metric, r.Measured}
+		k := key{r.Point.Model, r.Point.GPU, r.Point.Precision, r.Point.BackendVersion, r.Point.Setup(), fmt.Sprintf("%.1f", 1000*r.Measured), r.Metric}
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, r)
