@@ -129,7 +129,7 @@ func distinctFraction(logMiss, tokens float64) float64 {
 // 0.91 at 8E against 1.00, but more than uniform routing from E to 1.25E,
 // where the drawn loads start at 1; with few experts (32, or 128 at k = 8)
 // it stays above uniform routing up to T·k ≈ 20E (routing.touched caps
-// it). Exponents near 1 and 2 and loads ranges near a point are computed
+// it). Exponents near 1 and 2 and load ranges near a point are computed
 // without cancellation (powDiff).
 func powerLawTouched(tokens, experts, k, alpha float64) float64 {
 	pairs := tokens * k

@@ -297,11 +297,12 @@ func (d *Deployment) compile() StepModel {
 		comm:             d.Comm,
 	}
 	d.compileMoE(&s, &r)
-	if expertPeak := d.expertPeakFLOPS(); fused.IsZero() && routed > 0 && expertPeak > 0 && expertPeak != peak {
-		s.routedExtraPerToken = matmulFLOPs(routed, 1) * (peak/expertPeak - 1)
-	}
-	if expertPeak := d.expertPeakFLOPS(); !fused.IsZero() && expertPeak > 0 && expertPeak != peak {
-		s.fusedExtraRatio = peak/expertPeak - 1
+	if expertPeak := d.expertPeakFLOPS(); expertPeak > 0 && expertPeak != peak {
+		if fused.IsZero() {
+			s.routedExtraPerToken = matmulFLOPs(routed, 1) * (peak/expertPeak - 1)
+		} else {
+			s.fusedExtraRatio = peak/expertPeak - 1
+		}
 	}
 	if !fused.IsZero() {
 		d.compileFusedMoE(&s, fused, s.moeBytes, matmulFLOPs(routed, 1))
