@@ -16,7 +16,9 @@
 // fits each knob on the metric that identifies it (the bandwidth fraction,
 // a per-operator value, stays as the start has it), and CrossValidate holds
 // out one group of points at a time. Table, Summary, Worst and Reason write
-// the Markdown of docs/fidelity.md.
+// the Markdown of docs/fidelity.md; Contradicted and VersionGaps name the
+// rows whose measurements disagree with their own setup's (more clients
+// decoding faster, two vLLM versions far apart), which no model can match.
 //
 // Tests: TestFidelityDoc regenerates docs/fidelity.md (but for its
 // full-study section) and fails when it differs or when the catalog

@@ -116,19 +116,8 @@ func (s Simulator) Reason(r Residual, profile cost.Profile) string {
 // planner should not trust such a row; docs/fidelity.md gives this reason
 // for it before any modelling one.
 func Contradicted(pts []Point) map[int]string {
-	type setup struct {
-		model, gpu, precision, kv          string
-		tp, dp, ep, maxSeqs, input, output int
-	}
-	by := map[setup][]int{}
-	for i, p := range pts {
-		if p.Concurrency > 0 && p.Measured.TPOT > 0 {
-			k := setup{p.Model, p.GPU, p.Precision, p.KVCache, p.TP, p.DP, p.EP, p.MaxNumSeqs, p.Input, p.Output}
-			by[k] = append(by[k], i)
-		}
-	}
 	out := map[int]string{}
-	for _, idx := range by {
+	for _, idx := range bySetup(pts, func(p Point) bool { return p.Concurrency > 0 && p.Measured.TPOT > 0 }, false) {
 		for _, i := range idx {
 			p := pts[i]
 			fastest := -1
@@ -149,6 +138,31 @@ func Contradicted(pts []Point) map[int]string {
 	return out
 }
 
+// bySetup groups the indices of the points of pts that keep accepts by
+// their setup: model, GPU, precision, KV cache, parallelism, max_num_seqs
+// and lengths, and with clients the client count; not the vLLM version or
+// the token budget (the silicon rows grow it with the clients).
+func bySetup(pts []Point, keep func(Point) bool, clients bool) map[setupKey][]int {
+	by := map[setupKey][]int{}
+	for i, p := range pts {
+		if !keep(p) {
+			continue
+		}
+		k := setupKey{p.Model, p.GPU, p.Precision, p.KVCache, p.TP, p.DP, p.EP, p.MaxNumSeqs, p.Input, p.Output, 0}
+		if clients {
+			k.clients = p.Concurrency
+		}
+		by[k] = append(by[k], i)
+	}
+	return by
+}
+
+// setupKey is a point's setup as bySetup compares them.
+type setupKey struct {
+	model, gpu, precision, kv                   string
+	tp, dp, ep, maxSeqs, input, output, clients int
+}
+
 // contradictedTPOT is the largest ratio of a point's TPOT to the setup's
 // fastest at fewer clients that Contradicted calls a contradiction.
 const contradictedTPOT = 0.75
@@ -160,19 +174,8 @@ const contradictedTPOT = 0.75
 // version makes, which no model of the hardware can tell from the setup.
 // Points without a recorded version are not compared.
 func VersionGaps(pts []Point, m Metric) map[int]string {
-	type setup struct {
-		model, gpu, precision, kv                   string
-		tp, dp, ep, maxSeqs, input, output, clients int
-	}
-	by := map[setup][]int{}
-	for i, p := range pts {
-		if p.BackendVersion != "" && p.Measured.Get(m) > 0 {
-			k := setup{p.Model, p.GPU, p.Precision, p.KVCache, p.TP, p.DP, p.EP, p.MaxNumSeqs, p.Input, p.Output, p.Concurrency}
-			by[k] = append(by[k], i)
-		}
-	}
 	out := map[int]string{}
-	for _, idx := range by {
+	for _, idx := range bySetup(pts, func(p Point) bool { return p.BackendVersion != "" && p.Measured.Get(m) > 0 }, true) {
 		for _, i := range idx {
 			p := pts[i]
 			far := -1

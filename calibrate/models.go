@@ -136,11 +136,7 @@ func Served(m cost.ModelSpec, precision string) (cost.ModelSpec, error) {
 	if err != nil {
 		return cost.ModelSpec{}, fmt.Errorf("%w: model %s: %w", ErrInvalid, m.Name, err)
 	}
-	have := m.GEMM
-	if m.ExpertGEMM != cost.PrecisionUnset {
-		have = m.ExpertGEMM
-	}
-	if have != cost.PrecisionUnset && have.Family() != cost.BF16 && p.Family() == cost.BF16 {
+	if have := m.Stored(); have.Family() != cost.BF16 && p.Family() == cost.BF16 {
 		return cost.ModelSpec{}, invalidf("model %s: the checkpoint is %s; serving it in %s is not modelled", m.Name, have, p)
 	}
 	m = m.Quantized(p)

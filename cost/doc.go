@@ -7,15 +7,18 @@
 //   - ModelSpec: a decoder-only transformer (hidden, intermediate, layers,
 //     heads, KV heads, head dim, vocab, dtype sizes), dense or mixture of
 //     experts (experts, experts per token, expert width, dense layers,
-//     shared experts), with grouped-query or multi-head latent attention
-//     and optional sliding-window layers, and its derived values:
+//     shared experts, the skew of its routing), with grouped-query or
+//     multi-head latent attention and optional sliding-window layers, and
+//     its derived values:
 //     TotalParams, ActiveParams, MatmulParams (what a step streams:
 //     projections and LM head, not the embedding lookup),
 //     ExpectedDistinctExperts, KVBytesPerToken, Shape(p). LoadHFConfig and
 //     ParseHFConfig read one from a Hugging Face config.json.
 //   - Precision: BF16, FP16, FP8, INT8, FP4 (NVFP4), MXFP4, INT4 with their
 //     bits per weight (block scales included) and GEMM peak;
-//     ModelSpec.WithWeights and WithKVCache serve a model in them.
+//     ModelSpec.Quantized, WithWeights, WithExpertWeights and WithKVCache
+//     serve a model in them, with the routed experts at their own
+//     precision (ExpertGEMM) when a checkpoint quantizes them alone.
 //   - GPUSpec: memory, bandwidth, dense peak FLOP/s per dtype, NCCL α–β
 //     all-reduce parameters per rank count and, on NVLink systems, vLLM's
 //     custom and symmetric-memory all-reduces (VLLMAllReduce).

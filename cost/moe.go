@@ -67,7 +67,6 @@ type routing struct {
 	alpha    float64 // RoutingSkew; 0 for uniform routing
 	experts  float64 // E
 	perToken float64 // k
-	uniform  bool    // alpha is 0: touched is 1 − (1 − k/E)^T
 }
 
 // routing returns m's routing; the zero value for a dense model.
@@ -76,14 +75,14 @@ func (m ModelSpec) routing() routing {
 		return routing{}
 	}
 	return routing{logMiss: m.logMissProbability(), alpha: m.RoutingSkew, experts: float64(m.Experts),
-		perToken: float64(m.ExpertsPerToken), uniform: m.RoutingSkew == 0}
+		perToken: float64(m.ExpertsPerToken)}
 }
 
 // touched returns the expected fraction of the experts that tokens tokens
 // touch.
 func (r routing) touched(tokens float64) float64 {
 	uniform := distinctFraction(r.logMiss, tokens)
-	if r.uniform {
+	if r.alpha == 0 {
 		return uniform
 	}
 	// A modelling choice: skew touches at most what uniform routing does.

@@ -201,6 +201,18 @@ func (p Precision) Family() Precision {
 	return p
 }
 
+// Stored returns the precision m's checkpoint is quantized to: its
+// experts' ExpertGEMM when only they are quantized, else GEMM, else BF16.
+func (m ModelSpec) Stored() Precision {
+	switch {
+	case m.ExpertGEMM != PrecisionUnset:
+		return m.ExpertGEMM
+	case m.GEMM != PrecisionUnset:
+		return m.GEMM
+	}
+	return BF16
+}
+
 // Quantized returns m served in p as a checkpoint quantized to p serves
 // it: a checkpoint of p's family already (Family of its GEMM, or of its
 // experts' ExpertGEMM when only they are quantized) unchanged; a
@@ -212,15 +224,8 @@ func (p Precision) Family() Precision {
 // model with every linear layer in p (WithWeights). The KV cache is
 // unchanged.
 func (m ModelSpec) Quantized(p Precision) ModelSpec {
-	have := m.GEMM
-	if m.ExpertGEMM != PrecisionUnset {
-		have = m.ExpertGEMM
-	}
-	if have == PrecisionUnset {
-		have = BF16
-	}
 	switch {
-	case have.Family() == p.Family():
+	case m.Stored().Family() == p.Family():
 		return m
 	case m.Experts > 0 && p.Family() == FP4:
 		return m.WithWeights(BF16).WithExpertWeights(p)
