@@ -433,3 +433,41 @@ func TestRoutingSkewValidate(t *testing.T) {
 		assert.Contains(t, err.Error(), tt.want)
 	}
 }
+
+// TestDPTokens: under attention data parallelism a group's step routes
+// every group's tokens through the MoE layers (Batch.DPTokens). The MoE
+// side of a 1000-token group step whose groups carry 1200 tokens in all
+// is that of a 600-token step with every group like it, and its attention
+// and dense layers those of its own 1000 tokens; DPTokens of D times the
+// batch is the default. With and without a fused-MoE entry.
+func TestDPTokens(t *testing.T) {
+	t.Parallel()
+	h100 := mustGPU(t, "h100-sxm")
+	prof, err := CatalogProfile("h100-sxm")
+	require.NoError(t, err)
+	for _, d := range []Deployment{
+		{Model: qwen30B(), GPU: h100, TP: 1, DP: 2, EP: 2},
+		{Model: qwen30B(), GPU: h100, TP: 1, DP: 2, EP: 2, Profile: &prof},
+	} {
+		prefill := func(tokens int) Batch {
+			return Batch{PrefillTokens: tokens, PrefillSeqs: 1, PrefillPairs: PrefillPairs(float64(tokens), 0)}
+		}
+		own := d.Step(prefill(1000))
+		explicit := prefill(1000)
+		explicit.DPTokens = 2000
+		assert.Equal(t, own, d.Step(explicit), "DPTokens = D·T is the default")
+
+		mixed := prefill(1000)
+		mixed.DPTokens = 1200
+		got, like := d.Step(mixed), d.Step(prefill(600))
+		assert.InDelta(t, like.WeightBytes, got.WeightBytes, 1e-9*like.WeightBytes, "experts touched")
+		assert.InDelta(t, like.CommTime, got.CommTime, 1e-15, "the groups' token exchange")
+		assert.InDelta(t, like.MoETime, got.MoETime, 1e-15, "fused experts")
+		assert.Equal(t, own.AttnFLOPs, got.AttnFLOPs, "attention is the group's own")
+		assert.Less(t, got.Time, own.Time)
+		// The routed experts' FLOPs follow the 600 tokens a group, the
+		// rest the group's own 1000: 2·k·P_expert·L_moe per token fewer.
+		const routedPerToken = 2 * 8 * 3 * 2048 * 768 * 48
+		assert.InDelta(t, 400*routedPerToken, own.ProjFLOPs-got.ProjFLOPs, 1e-9*own.ProjFLOPs)
+	}
+}

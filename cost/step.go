@@ -59,6 +59,11 @@ type Batch struct {
 	// c·p + c(c+1)/2 for a chunk of c tokens after p prior tokens (see
 	// PrefillPairs).
 	PrefillPairs float64
+	// DPTokens is, under attention data parallelism (Deployment.DP = D > 1),
+	// the tokens of all D groups' batches of this step together, which the
+	// MoE layers route and exchange; 0 means D times this batch's tokens,
+	// every group running a batch like this one. Ignored without DP.
+	DPTokens int
 }
 
 // DecodeBatch returns the batch of seqs decoding requests whose contexts
@@ -228,6 +233,10 @@ type StepModel struct {
 	dpBusFactor      float64 // 2(D−1)/D
 	dpAlpha, dpByte  float64 // α–β of one exchange at D ranks
 
+	// The routed experts' FLOPs per token on the roofline, per rank (0
+	// when a fused entry prices them), part of projFLOPsPerToken.
+	routedFLOPsPerToken float64
+
 	// Routed experts priced by the profile's MoE entry (0 without one).
 	fused fusedMoE
 	// Routed experts on the roofline whose GEMMs run at another peak than
@@ -268,16 +277,17 @@ func (d *Deployment) compile() StepModel {
 	if m.Experts > 0 {
 		fused = prof.MoE.For(m.expertPrecision())
 	}
-	proj := blocks + repl + routed
+	proj, routedProj := blocks+repl+routed, routed
 	if !fused.IsZero() {
-		proj = blocks + repl // the routed experts are priced apart (fusedMoEStep)
+		proj, routedProj = blocks+repl, 0 // the routed experts are priced apart (fusedMoEStep)
 	}
 	s := StepModel{
-		p:                 r.tp,
-		weightBytes:       (blocks+lmHead)*m.WeightBytes + lmHead*(m.embeddingBytes()-m.WeightBytes) + repl*m.WeightBytes,
-		kvPerToken:        r.kv(m.KVBytesPerToken()),
-		projFLOPsPerToken: matmulFLOPs(proj, 1),
-		lmHeadFLOPsPerSeq: matmulFLOPs(lmHead, 1),
+		p:                   r.tp,
+		weightBytes:         (blocks+lmHead)*m.WeightBytes + lmHead*(m.embeddingBytes()-m.WeightBytes) + repl*m.WeightBytes,
+		kvPerToken:          r.kv(m.KVBytesPerToken()),
+		projFLOPsPerToken:   matmulFLOPs(proj, 1),
+		routedFLOPsPerToken: matmulFLOPs(routedProj, 1),
+		lmHeadFLOPsPerSeq:   matmulFLOPs(lmHead, 1),
 		// QKᵀ and PV: 2 multiply-adds per head_dim element, per head and
 		// layer, for each query-key pair.
 		attnFLOPsPerPair: 4 * float64(m.fullLayers()) * float64(r.headsPerRank) * float64(m.HeadDim),
@@ -405,16 +415,25 @@ func (s *StepModel) shape(c *StepCost, b *Batch) (gemm float64, ok bool) {
 		return 0, false
 	}
 	t := float64(tokens)
+	// te: the tokens per group the MoE layers see, the D groups' tokens
+	// over D (t when every group runs a batch like this one).
+	te := t
+	if b.DPTokens > 0 && s.dp > 1 {
+		te = float64(b.DPTokens) / s.dp
+	}
 	c.Tokens = tokens
 	c.WeightBytes = s.weightBytes
 	c.KVWriteBytes = t * s.kvPerToken
 	if s.moeBytes > 0 || s.slideKVPerToken > 0 || s.attnPrefillExtra != 0 {
-		s.moeShape(c, t)
+		s.moeShape(c, t, te)
 	}
 	c.ProjFLOPs = t*s.projFLOPsPerToken + float64(b.DecodeSeqs+b.PrefillSeqs)*s.lmHeadFLOPsPerSeq
-	c.routedExtra = t * s.routedExtraPerToken
+	if te != t {
+		c.ProjFLOPs += (te - t) * s.routedFLOPsPerToken
+	}
+	c.routedExtra = te * s.routedExtraPerToken
 	if s.fused.flopsPerToken > 0 {
-		s.fusedMoEStep(c, t)
+		s.fusedMoEStep(c, te)
 	}
 	if s.allReduceCalls > 0 {
 		payload := t * s.payloadPerToken
@@ -428,7 +447,7 @@ func (s *StepModel) shape(c *StepCost, b *Batch) (gemm float64, ok bool) {
 		c.CommTime = s.allReduceCalls * tau
 	}
 	if s.dpCalls > 0 {
-		s.dpExchange(c, t)
+		s.dpExchange(c, te)
 	}
 	seqs := float64(b.DecodeSeqs + b.PrefillSeqs)
 	c.Overhead = s.overhead + s.perSeq*seqs + s.samplingPerSeq*seqs
@@ -516,11 +535,13 @@ func (d *DecodeStep) Step(context float64) StepCost {
 //
 //   - the routed experts the step touches: of the E/EP experts of each MoE
 //     layer held by the rank, the expected distinct ones touched by the
-//     D·t tokens of all data-parallel groups, (E/EP)·(1 − (1 − k/E)^(D·t));
+//     D·te tokens of all data-parallel groups (te per group; t each when
+//     every group runs a batch like this one), (E/EP)·(1 − (1 − k/E)^(D·te))
+//     under uniform routing;
 //   - the sliding-window layers' KV writes.
-func (s *StepModel) moeShape(c *StepCost, t float64) {
+func (s *StepModel) moeShape(c *StepCost, t, te float64) {
 	if s.moeBytes > 0 {
-		c.WeightBytes += s.moeBytes * s.route.touched(t*s.dp)
+		c.WeightBytes += s.moeBytes * s.route.touched(te*s.dp)
 	}
 	if s.slideKVPerToken > 0 {
 		c.KVWriteBytes += t * s.slideKVPerToken
