@@ -152,3 +152,44 @@ func peakRSS() float64 {
 	}
 	return 0
 }
+
+// BenchmarkDataParallel runs a Poisson stream (512 in, 128 out, lengths
+// ±50%) against gpt-oss-20b on H200s as D attention data-parallel
+// groups of TP 1 that step together, at about 8 requests/s a group, and
+// reports simulated requests and group steps per wall second. The groups
+// step through the event queue (no decode-run fast-forward), so a step of
+// D groups costs D engines' scheduling.
+func BenchmarkDataParallel(b *testing.B) {
+	m, err := cost.Model("gpt-oss-20b")
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := cost.GPU("h200")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, dp := range []int{1, 2, 8} {
+		b.Run("D="+itoa(dp), func(b *testing.B) {
+			c := Defaults(m, g)
+			c.Deployment.DP, c.Deployment.EP = dp, dp
+			cfg := sim.Config{
+				Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 8 * float64(dp)}, Lengths: workload.Random{InputLen: 512, OutputLen: 128, RangeRatio: 0.5}},
+				Server:   c, Requests: 2000 * dp, Seed: 1, SummaryOnly: true,
+			}
+			b.ReportAllocs()
+			var requests, steps float64
+			for b.Loop() {
+				res, err := sim.Run(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				requests += float64(res.Completed)
+				s, _ := res.Stat("steps")
+				steps += s
+			}
+			sec := b.Elapsed().Seconds()
+			b.ReportMetric(requests/sec, "requests/s")
+			b.ReportMetric(steps/sec, "group-steps/s")
+		})
+	}
+}

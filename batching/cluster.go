@@ -65,6 +65,9 @@ func (c Cluster) Validate() error {
 	if !(c.PrefixWeight >= 0) || math.IsInf(c.PrefixWeight, 1) {
 		return invalidf("prefix_weight %v must be a finite number >= 0", c.PrefixWeight)
 	}
+	if dp := c.Engine.Deployment.DP; dp > 1 && c.Replicas > 1 {
+		return invalidf("replicas %d of a deployment with dp %d are not modelled: give one replica (its %d data-parallel groups step together) or dp 1", c.Replicas, dp, dp)
+	}
 	return c.Engine.Validate()
 }
 
@@ -79,6 +82,9 @@ func (c Cluster) NewServer(env *sim.Env) (sim.Server, error) {
 	r, err := c.Engine.resolve()
 	if err != nil {
 		return nil, err
+	}
+	if c.Engine.Deployment.DP > 1 {
+		return newDataParallel(c.Engine, r, env), nil
 	}
 	cl := &cluster{cfg: c, engines: make([]*engine, c.Replicas), weight: c.PrefixWeight}
 	if cl.weight == 0 {

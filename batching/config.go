@@ -152,6 +152,11 @@ type Pool struct {
 	BytesPerToken float64
 }
 
+// MaxDataParallel is the most attention data-parallel groups
+// (Deployment.DP) a Config may have: each is simulated with its own
+// scheduler and KV pool.
+const MaxDataParallel = 1024
+
 // Validate checks the configuration and names the first bad field.
 func (c Config) Validate() error {
 	_, err := c.resolve()
@@ -186,6 +191,8 @@ func (c Config) resolve() (*resolved, error) {
 		return nil, invalidf("max_num_batched_tokens %d must be >= max_model_len %d when chunked prefill is off (a whole prompt must fit one step)", c.MaxNumBatchedTokens, c.MaxModelLen)
 	case !(c.RequestOverhead >= 0) || math.IsInf(c.RequestOverhead, 1):
 		return nil, invalidf("request_overhead %v must be a finite number of seconds >= 0", c.RequestOverhead)
+	case c.Deployment.DP > MaxDataParallel:
+		return nil, invalidf("deployment dp %d exceeds %d, the most data-parallel groups an engine simulates (each with its own scheduler and KV pool)", c.Deployment.DP, MaxDataParallel)
 	case c.StepTime != nil && c.KVBlocks > 0 && c.Deployment.TP < 1:
 		// The cost package checks TP below whenever it uses the deployment;
 		// a model-free engine still counts its GPUs by it.
@@ -230,7 +237,8 @@ func (c Config) resolve() (*resolved, error) {
 	return r, nil
 }
 
-// Pool returns the replica's KV pool, or the configuration's error.
+// Pool returns the replica's KV pool (one data-parallel group's with
+// Deployment.DP > 1), or the configuration's error.
 func (c Config) Pool() (Pool, error) {
 	r, err := c.resolve()
 	if err != nil {
@@ -242,11 +250,16 @@ func (c Config) Pool() (Pool, error) {
 // GPUs returns the replica's GPU count, Deployment.GPUs() (TP·DP).
 func (c Config) GPUs() int { return c.Deployment.GPUs() }
 
-// NewServer builds a fresh engine for one run.
+// NewServer builds a fresh engine for one run; with Deployment.DP = D > 1,
+// D engines, one per attention data-parallel group, that step together
+// (see the package documentation).
 func (c Config) NewServer(env *sim.Env) (sim.Server, error) {
 	r, err := c.resolve()
 	if err != nil {
 		return nil, err
+	}
+	if c.Deployment.DP > 1 {
+		return newDataParallel(c, r, env), nil
 	}
 	return newEngine(r, env, ""), nil
 }

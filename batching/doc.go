@@ -28,6 +28,23 @@
 // prefill-first scheduler instead: a step either prefills whole prompts
 // (decodes pause) or decodes.
 //
+// # Attention data parallelism
+//
+// A Config whose Deployment.DP is D > 1 (a mixture-of-experts model served
+// with vLLM's --data-parallel-size) is the whole deployment: D engines, one
+// per data-parallel group, each with its own scheduler, max_num_seqs and
+// KV pool (Config.Pool is one group's), sharing the MoE layers. vLLM aligns
+// the groups' forward passes, so they step together: a step starts every
+// group with work at once and lasts as long as the slowest group's step,
+// each priced with its own batch for attention and all groups' tokens for
+// the MoE layers (cost.Batch.DPTokens; padded to D times the largest
+// group's within CUDAGraphMaxTokens, as vLLM pads CUDA-graph steps). One
+// group's prefill therefore holds the others' decodes. Requests go to the
+// group of least 4·waiting + running, vLLM's internal DP balancer. Under a
+// load that every group sees alike (a closed loop of equal requests), the
+// groups run the same batches and each behaves as one engine serving its
+// share alone.
+//
 // # Cost per step
 //
 // Decoding requests are tracked in aggregate: their KV context sum, the

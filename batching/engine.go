@@ -102,6 +102,12 @@ type engine struct {
 	routed  int   // requests that arrived here
 	active  int64 // Σ prompt blocks of the requests held (router load)
 
+	// group, when not nil, steps this engine with the other attention
+	// data-parallel groups of its deployment (dataParallel): it forms
+	// and ends this engine's steps, and wait wakes it instead of starting
+	// a step.
+	group *dataParallel
+
 	// Current step.
 	busy        bool
 	kicked      bool
@@ -217,6 +223,10 @@ func (e *engine) enqueue(int64) { e.wait(e.pending.Pop()) }
 
 func (e *engine) wait(q *seq) {
 	e.waiting.Push(q)
+	if e.group != nil {
+		e.group.wake()
+		return
+	}
 	if !e.busy && !e.kicked {
 		// Start at the end of this instant, after same-time arrivals.
 		e.kicked = true
@@ -368,6 +378,15 @@ func (e *engine) startStep() {
 // false when the engine goes idle or the step time is invalid (the run is
 // then aborted).
 func (e *engine) formStep() (float64, bool) {
+	if !e.form() {
+		return 0, false
+	}
+	return e.costStep()
+}
+
+// form forms the next step: the decoders and prefill chunks it runs. It
+// returns false, the engine going idle, when there is nothing to run.
+func (e *engine) form() bool {
 	e.chunks = e.chunks[:0]
 	if !e.cfg.EnableChunkedPrefill {
 		e.formPrefillFirst()
@@ -379,13 +398,20 @@ func (e *engine) formStep() (float64, bool) {
 		if e.waiting.Len() > 0 || e.running > 0 {
 			panic(fmt.Sprintf("batching: idle with %d waiting and %d running", e.waiting.Len(), e.running))
 		}
-		return 0, false
+		return false
 	}
-	return e.costStep()
+	return true
 }
 
 // costStep prices the step formed and records it in the stats.
 func (e *engine) costStep() (float64, bool) {
+	b := e.batch()
+	c := e.price(&b)
+	return c.Time, e.record(&b, &c)
+}
+
+// batch returns the batch of the step formed.
+func (e *engine) batch() cost.Batch {
 	var b cost.Batch
 	b.DecodeSeqs = e.stepDecodes
 	if e.stepDecodes > 0 {
@@ -394,24 +420,34 @@ func (e *engine) costStep() (float64, bool) {
 	for _, ch := range e.chunks {
 		b.AddPrefill(ch.tokens, ch.q.computed)
 	}
-	var c cost.StepCost // zero with StepTime
+	return b
+}
+
+// price returns the cost of batch b (only Time set with StepTime).
+func (e *engine) price(b *cost.Batch) cost.StepCost {
+	var c cost.StepCost
 	switch {
 	case e.cfg.StepTime != nil:
-		c.Time = e.cfg.StepTime(b)
-	case len(e.chunks) == 0 && e.decode.Seqs() == b.DecodeSeqs:
+		c.Time = e.cfg.StepTime(*b)
+	case len(e.chunks) == 0 && e.decode.Seqs() == b.DecodeSeqs && b.DPTokens == 0:
 		// Decode-only, as many decoders as the DecodeStep kept for a decode
 		// run (formDecode): it prices exactly as Step.
 		c = e.decode.Step(b.DecodeContext)
 	default:
-		c = e.cfg.step.Step(b)
+		c = e.cfg.step.Step(*b)
 	}
-	dt := c.Time
-	e.stats.addStep(e, &b, &c)
-	if !(dt > 0) || math.IsInf(dt, 1) {
-		e.env.Abort(invalidf("step time %v s for batch %+v must be a finite number > 0", dt, b))
-		return 0, false
+	return c
+}
+
+// record adds the step of batch b and cost c to the stats; false, the run
+// aborted, when c.Time is not a finite number > 0.
+func (e *engine) record(b *cost.Batch, c *cost.StepCost) bool {
+	e.stats.addStep(e, b, c)
+	if dt := c.Time; !(dt > 0) || math.IsInf(dt, 1) {
+		e.env.Abort(invalidf("step time %v s for batch %+v must be a finite number > 0", dt, *b))
+		return false
 	}
-	return dt, true
+	return true
 }
 
 // decodeRun ends the decode-only step under way, now, when that is all its

@@ -132,7 +132,7 @@ func (s Simulator) Engine(pt Point, profile cost.Profile) (batching.Config, erro
 // Config returns the run that re-simulates pt under profile: its engine
 // (Engine); a replayed point's arrivals and lengths (Point.Arrivals); else
 // fixed lengths Input and Output and its load: Concurrency
-// closed-loop clients (one data-parallel group's share when DP > 1)
+// closed-loop clients (spread over the data-parallel groups when DP > 1)
 // sending NumPrompts requests from an idle engine, all measured, or
 // WarmupRounds then Rounds requests each when NumPrompts is 0 (see
 // Simulator); or an open loop at Rate (Poisson; all at once for +Inf) with
@@ -159,14 +159,14 @@ func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 		if warm <= 0 {
 			warm = DefaultWarmupRounds
 		}
-		w.Clients = groupShare(pt.Concurrency, pt.DP)
+		w.Clients = pt.Concurrency
 		if s.ClientJitter > 0 {
 			w.Think = distribution.Exponential{Rate: 1 / s.ClientJitter}
 		}
 		cfg.Warmup = warm * w.Clients
 		cfg.Requests = (warm + rounds) * w.Clients
 		if pt.NumPrompts > 0 {
-			cfg.Warmup, cfg.Requests = 0, groupShare(pt.NumPrompts, pt.DP)
+			cfg.Warmup, cfg.Requests = 0, pt.NumPrompts
 		}
 	case pt.Rate > 0:
 		w.Arrivals = workload.Poisson{Rate: pt.Rate}
@@ -187,7 +187,7 @@ func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 
 // replayConfig returns the run of a replayed point: its arrivals at their
 // times (workload.Replay) with their lengths in order (workload.Sequence),
-// every request measured; with DP groups, one group's share.
+// every request measured.
 func (s Simulator) replayConfig(pt Point, profile cost.Profile) (sim.Config, error) {
 	if len(pt.Lengths) != len(pt.Arrivals) || pt.TP < 1 {
 		return sim.Config{}, invalidf("point %s: %d arrivals and %d lengths must match, and tp %d must be >= 1", pt.ID, len(pt.Arrivals), len(pt.Lengths), pt.TP)
@@ -197,15 +197,6 @@ func (s Simulator) replayConfig(pt Point, profile cost.Profile) (sim.Config, err
 		return sim.Config{}, err
 	}
 	times, pairs := pt.Arrivals, pt.Lengths
-	if pt.DP > 1 {
-		// One data-parallel group's share, as the engine simulates one
-		// group: every DP-th request (vLLM's coordinator balances the
-		// groups' queues; round-robin is the model).
-		times, pairs = nil, nil
-		for i := 0; i < len(pt.Arrivals); i += pt.DP {
-			times, pairs = append(times, pt.Arrivals[i]), append(pairs, pt.Lengths[i])
-		}
-	}
 	w := workload.Workload{Arrivals: workload.Replay{Times: times}, Lengths: workload.Sequence{Pairs: pairs}}
 	if err := w.Validate(); err != nil {
 		return sim.Config{}, fmt.Errorf("%w: point %s: %w", ErrInvalid, pt.ID, err)
@@ -214,8 +205,7 @@ func (s Simulator) replayConfig(pt Point, profile cost.Profile) (sim.Config, err
 }
 
 // groupShare returns the clients (or requests) of n that one of dp
-// data-parallel groups serves: the engine simulates one group, the others
-// running batches like it (cost.Deployment.DP).
+// data-parallel groups serves when they are spread evenly.
 func groupShare(n, dp int) int {
 	if dp <= 1 {
 		return n

@@ -1,0 +1,191 @@
+package batching
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/event"
+	"github.com/servesim/servesim/sim/metrics"
+)
+
+// dataParallel is the server of a mixture-of-experts deployment with
+// attention data parallelism (Deployment.DP = D > 1, vLLM's
+// --data-parallel-size with a MoE model): D groups of TP ranks, each an
+// engine with its own scheduler, waiting queue and KV pool, that share the
+// MoE layers and therefore step together.
+//
+// vLLM aligns the groups' forward passes: every MoE layer gathers all
+// groups' tokens, so a group cannot run its next step before the others
+// finish theirs, and a group with nothing to run takes part with an empty
+// ("dummy") batch while any group has work (docs/serving/
+// data_parallel_deployment.md). Here a step starts every group with work
+// at once and ends when the slowest of them does: its duration is the
+// largest of the groups' step times, each priced with its own batch for
+// attention and with all groups' tokens together for the MoE layers
+// (cost.Batch.DPTokens): the sum of the groups' tokens, or, when every
+// group's step fits a CUDA graph (at most CUDAGraphMaxTokens tokens), D
+// times the largest, as vLLM pads every group to the largest group's
+// tokens when the groups run CUDA graphs (vllm/v1/worker/dp_utils.py,
+// _post_process_dp_padding) and runs larger steps eagerly, unpadded. One
+// group's prefill therefore holds every other
+// group's decodes, as on the real deployment. The dummy batches' own cost
+// (one token) is not counted.
+//
+// Requests go to the group of least 4·waiting + running (waiting counts
+// the requests still in their frontend overhead), ties to the lowest
+// index: the score of vLLM's internal DP load balancer
+// (DPLBAsyncMPClient.get_core_engine_for_request), read here without the
+// up to 100 ms delay of its coordinator's counts.
+// CUDAGraphMaxTokens is the most tokens of a step vLLM runs as a captured
+// CUDA graph: 512, its default max_cudagraph_capture_size with
+// max_num_seqs of 256 or more (vllm/config/compilation.py). Data-parallel
+// groups pad their steps to the largest group's up to this size.
+const CUDAGraphMaxTokens = 512
+
+type dataParallel struct {
+	cfg    Config
+	env    *sim.Env
+	groups []*engine
+
+	busy, kicked bool
+	stepping     []bool          // groups with a step under way
+	batches      []cost.Batch    // their batches
+	costs        []cost.StepCost // and costs
+	onStepEnd    event.Handler
+	onKick       event.Handler
+}
+
+func newDataParallel(c Config, r *resolved, env *sim.Env) *dataParallel {
+	d := &c.Deployment
+	n := d.DP
+	dp := &dataParallel{cfg: c, env: env, groups: make([]*engine, n),
+		stepping: make([]bool, n), batches: make([]cost.Batch, n), costs: make([]cost.StepCost, n)}
+	for i := range dp.groups {
+		e := newEngine(r, env, "dp"+strconv.Itoa(i))
+		e.group = dp
+		dp.groups[i] = e
+	}
+	dp.onStepEnd = dp.endStep
+	dp.onKick = dp.kick
+	return dp
+}
+
+// Arrive sends r to the group of least 4·waiting + running.
+func (dp *dataParallel) Arrive(r *metrics.Request) {
+	best, bestScore := 0, math.MaxInt
+	for i, e := range dp.groups {
+		if s := 4*(e.pending.Len()+e.waiting.Len()) + e.running; s < bestScore {
+			best, bestScore = i, s
+		}
+	}
+	dp.groups[best].Arrive(r)
+}
+
+// wake starts a step at the end of this instant, after same-time
+// arrivals, unless one is under way.
+func (dp *dataParallel) wake() {
+	if !dp.busy && !dp.kicked {
+		dp.kicked = true
+		dp.env.Schedule(dp.env.Now(), event.Late, dp.onKick, 0)
+	}
+}
+
+func (dp *dataParallel) kick(int64) {
+	dp.kicked = false
+	if !dp.busy {
+		dp.startStep()
+	}
+}
+
+// startStep forms every group's next step and launches them together, or
+// goes idle when no group has work.
+func (dp *dataParallel) startStep() {
+	tokens, most, any := 0, 0, false
+	for i, e := range dp.groups {
+		dp.stepping[i] = e.form()
+		if dp.stepping[i] {
+			dp.batches[i] = e.batch()
+			t := dp.batches[i].Tokens()
+			tokens += t
+			most = max(most, t)
+			any = true
+		}
+	}
+	dp.busy = any
+	if !any {
+		return
+	}
+	if most <= CUDAGraphMaxTokens {
+		// Every group runs the largest group's CUDA graph: padded to its
+		// tokens.
+		tokens = most * len(dp.groups)
+	}
+	dt := 0.0
+	for i, e := range dp.groups {
+		if !dp.stepping[i] {
+			continue
+		}
+		b := &dp.batches[i]
+		b.DPTokens = tokens
+		dp.costs[i] = e.price(b)
+		t := dp.costs[i].Time
+		if !(t > 0) || math.IsInf(t, 1) {
+			e.record(b, &dp.costs[i]) // aborts the run
+			dp.busy = false
+			return
+		}
+		dt = max(dt, t)
+	}
+	for i, e := range dp.groups {
+		if dp.stepping[i] {
+			// The group is held for the whole step.
+			dp.costs[i].Time = dt
+			e.record(&dp.batches[i], &dp.costs[i])
+			e.busy = true
+		}
+	}
+	dp.env.After(dt, event.Normal, dp.onStepEnd, 0)
+}
+
+// endStep applies every group's step, then starts the next.
+func (dp *dataParallel) endStep(int64) {
+	for i, e := range dp.groups {
+		if dp.stepping[i] {
+			e.finishStep()
+		}
+	}
+	dp.startStep()
+}
+
+// Series returns every group's counters over time (sim.SeriesReporter).
+func (dp *dataParallel) Series() []*metrics.Series {
+	out := make([]*metrics.Series, len(dp.groups))
+	for i, e := range dp.groups {
+		out[i] = e.stats.series
+	}
+	return out
+}
+
+// GPUs reports TP·DP (sim.GPUCounter).
+func (dp *dataParallel) GPUs() int { return dp.cfg.GPUs() }
+
+// Stats reports the groups' counters combined as a Cluster's replicas'
+// are (counts and totals summed, averages over groups), then the groups
+// and each group's requests.
+func (dp *dataParallel) Stats() []metrics.Stat {
+	lists := make([][]metrics.Stat, len(dp.groups))
+	for i, e := range dp.groups {
+		lists[i] = e.Stats()
+	}
+	out, err := metrics.MergeStats(lists)
+	if err != nil {
+		panic("batching: data-parallel groups report different counters: " + err.Error())
+	}
+	out = append(out, metrics.Stat{Name: "dp_groups", Value: float64(len(dp.groups))})
+	for _, e := range dp.groups {
+		out = append(out, metrics.Stat{Name: e.name + "_requests", Value: float64(e.routed)})
+	}
+	return out
+}

@@ -1,0 +1,109 @@
+package batching
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/workload"
+)
+
+// dpConfig is a model-free engine of dp attention data-parallel groups:
+// StepTime prices every step.
+func dpConfig(dp int, stepTime func(cost.Batch) float64) Config {
+	return Config{Deployment: cost.Deployment{TP: 1, DP: dp}, MaxNumSeqs: 64, MaxNumBatchedTokens: 4096,
+		EnableChunkedPrefill: true, BlockSize: 16, KVBlocks: 100_000, StepTime: stepTime}
+}
+
+// TestDataParallelSymmetricLoadIsOneGroup: when every group runs the same
+// batches (a closed loop of 2c clients of equal lengths over 2 groups,
+// balanced by the router), the lockstep changes nothing: each group
+// behaves as one engine serving c clients alone.
+func TestDataParallelSymmetricLoadIsOneGroup(t *testing.T) {
+	step := func(b cost.Batch) float64 { return 0.005 + 2e-6*float64(b.Tokens()) + 1e-9*b.DecodeContext }
+	run := func(dp, clients int) *sim.Result {
+		res, err := sim.Run(sim.Config{
+			Workload: workload.Workload{Clients: clients, Lengths: workload.Fixed{Input: 700, Output: 50}},
+			Server:   dpConfig(dp, step), Requests: 40 * clients, Seed: 1,
+		})
+		require.NoError(t, err)
+		return res
+	}
+	for _, c := range []int{1, 3, 16} {
+		one, two := run(1, c), run(2, 2*c)
+		assert.InDelta(t, one.TTFT().Mean(), two.TTFT().Mean(), 1e-12, "TTFT, %d clients a group", c)
+		assert.InDelta(t, one.TPOT().Mean(), two.TPOT().Mean(), 1e-12, "TPOT, %d clients a group", c)
+		assert.InDelta(t, one.E2E().Mean(), two.E2E().Mean(), 1e-12, "E2E, %d clients a group", c)
+	}
+}
+
+// TestDataParallelPrefillHoldsDecodes: one group's prefill lengthens the
+// step of the other group's decode, worked by hand. Request A (1 prompt
+// token, 10 output tokens) arrives at 0 at group 0; request B (600 prompt
+// tokens, 1 output token) arrives at 25.5 ms, mid-step, and goes to idle
+// group 1. Steps cost 10 ms + 0.1 ms per prompt token of the group's own
+// batch: A's prefill ends at 10.1 ms, its decodes at 20.1 and 30.1 ms;
+// then B's prefill (70 ms) and A's decode (10 ms) run together and both
+// end at 100.1 ms; A's last six tokens follow at 10 ms each, done at
+// 160.1 ms (100.1 ms alone). Steps of at most CUDAGraphMaxTokens tokens a
+// group route D times the largest group's tokens through the MoE layers
+// (padded CUDA graphs); the shared step, larger, routes both groups' 601.
+func TestDataParallelPrefillHoldsDecodes(t *testing.T) {
+	var dpTokens []int
+	step := func(b cost.Batch) float64 {
+		dpTokens = append(dpTokens, b.DPTokens)
+		return 0.010 + 0.0001*float64(b.PrefillTokens)
+	}
+	res, err := sim.Run(sim.Config{
+		Workload: workload.Workload{Arrivals: workload.Replay{Times: []float64{0, 0.0255}},
+			Lengths: workload.Sequence{Pairs: []workload.Pair{{Input: 1, Output: 10}, {Input: 600, Output: 1}}}},
+		Server: dpConfig(2, step), Requests: 2, Seed: 1,
+	})
+	require.NoError(t, err)
+	require.Len(t, res.Requests, 2)
+	a, b := res.Requests[0], res.Requests[1]
+	if a.Input != 1 {
+		a, b = b, a
+	}
+	assert.InDelta(t, 0.0101, a.FirstToken, 1e-12)
+	assert.InDelta(t, 0.1601, a.Done, 1e-12)
+	assert.InDelta(t, 0.1001, b.FirstToken, 1e-12)
+	assert.InDelta(t, 0.1001, b.Done, 1e-12)
+	// Group 0 alone for three steps, then both groups, then group 0 alone.
+	assert.Equal(t, []int{2, 2, 2, 601, 601, 2, 2, 2, 2, 2, 2}, dpTokens)
+}
+
+// TestDataParallelRouting: requests go to the group of least
+// 4·waiting + running, ties to the lowest index, so a burst spreads
+// evenly.
+func TestDataParallelRouting(t *testing.T) {
+	res, err := sim.Run(sim.Config{
+		Workload: workload.Workload{Arrivals: workload.Replay{Times: make([]float64, 12)}, Lengths: workload.Fixed{Input: 64, Output: 8}},
+		Server:   dpConfig(3, func(cost.Batch) float64 { return 0.01 }), Requests: 12, Seed: 1,
+	})
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, s := range res.Server {
+		got[s.Name] = s.Value
+	}
+	assert.Equal(t, 3.0, got["dp_groups"])
+	for _, g := range []string{"dp0", "dp1", "dp2"} {
+		assert.Equal(t, 4.0, got[g+"_requests"], g)
+	}
+}
+
+// TestDataParallelLimits: too many groups, and replicas of a data-parallel
+// deployment, are refused with the field named.
+func TestDataParallelLimits(t *testing.T) {
+	one := func(cost.Batch) float64 { return 0.01 }
+	err := dpConfig(MaxDataParallel+1, one).Validate()
+	require.ErrorIs(t, err, ErrInvalid)
+	assert.Contains(t, err.Error(), "dp 1025 exceeds 1024")
+	err = Cluster{Engine: dpConfig(2, one), Replicas: 2, Router: RoundRobin}.Validate()
+	require.ErrorIs(t, err, ErrInvalid)
+	assert.Contains(t, err.Error(), "replicas 2 of a deployment with dp 2")
+	require.NoError(t, Cluster{Engine: dpConfig(2, one), Replicas: 1, Router: RoundRobin}.Validate())
+}
