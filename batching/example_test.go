@@ -63,3 +63,36 @@ func ExampleConfig_deployment() {
 	// NVLink (catalog fit) ITL p50 18.1 ms
 	// slow link            ITL p50 24.6 ms
 }
+
+// gpt-oss-120b as `vllm serve --data-parallel-size 4 --enable-expert-parallel`
+// on four H100s: four groups with their own schedulers and KV pools that
+// share the experts and step together. Each GPU holds a quarter of the
+// experts, so each group's KV pool is larger than that of one GPU serving
+// the whole model.
+func ExampleConfig_dataParallel() {
+	model, _ := cost.Model("gpt-oss-120b")
+	gpu, _ := cost.GPU("h100-sxm")
+	engine := batching.Defaults(model, gpu)
+	engine.Deployment.DP, engine.Deployment.EP = 4, 4
+	res, err := sim.Run(sim.Config{
+		Workload: workload.Workload{
+			Arrivals: workload.Poisson{Rate: 8},
+			Lengths:  workload.Random{InputLen: 2048, OutputLen: 256, RangeRatio: 0.5},
+		},
+		Server: engine, Requests: 800, Seed: 1,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	groups, _ := res.Stat("dp_groups")
+	first, _ := res.Stat("dp0_requests")
+	fmt.Printf("%d GPUs, %.0f groups (group 0 served %.0f requests), TTFT p50 %.0f ms, TPOT p50 %.1f ms\n",
+		engine.GPUs(), groups, first, 1000*res.TTFT().Median(), 1000*res.TPOT().Median())
+	group, _ := engine.Pool()
+	alone, _ := batching.Defaults(model, gpu).Pool()
+	fmt.Printf("KV pool: %d tokens a group, %d on one GPU alone\n", group.Tokens, alone.Tokens)
+	// Output:
+	// 4 GPUs, 4 groups (group 0 served 209 requests), TTFT p50 56 ms, TPOT p50 12.2 ms
+	// KV pool: 1539488 tokens a group, 300192 on one GPU alone
+}

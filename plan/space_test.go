@@ -156,6 +156,13 @@ func TestCommands(t *testing.T) {
 	assert.Equal(t, "vllm serve my/model --tensor-parallel-size 4 --max-num-seqs 256 --max-num-batched-tokens 16384 "+
 		"--max-model-len 14336 --no-enable-chunked-prefill --gpu-memory-utilization 0.95",
 		plan.ServeCommand("my/model", e, 1))
+	// A mixture-of-experts model's replicas are separate processes: vLLM's
+	// --data-parallel-size would step them together as one deployment.
+	moe := engine(t, "gpt-oss-20b", "h100-sxm", 1, cost.BF16)
+	moe.ServeArgs = nil
+	assert.Equal(t, "vllm serve openai/gpt-oss-20b --tensor-parallel-size 1 --max-num-seqs 256 --max-num-batched-tokens 2048 "+
+		"--max-model-len 14336 # one of 3 such processes behind a router",
+		plan.ServeCommand("openai/gpt-oss-20b", moe, 3))
 
 	obj := plan.Objective{
 		Workload: workload.Workload{Arrivals: workload.Gamma{Rate: 1, Burstiness: 0.5},

@@ -33,17 +33,24 @@ func HFModelID(name string) string {
 }
 
 // ServeCommand returns the `vllm serve` command line of replicas engines
-// like e: one process with --data-parallel-size replicas when there are
-// several (vLLM balances requests over them; on more GPUs than one node
-// holds, run one process per replica behind a router instead). Flags at
-// vLLM's defaults are left out, except the scheduler's and max-model-len.
+// like e. For a dense model with several, one process with
+// --data-parallel-size replicas (vLLM balances requests over them; on more
+// GPUs than one node holds, run one process per replica behind a router
+// instead). For a mixture-of-experts model vLLM's --data-parallel-size
+// would make the replicas one deployment whose groups share the experts
+// and step together, which is not what was simulated: the command is one
+// replica's, and a trailing comment says to run replicas of it behind a
+// router. Flags at vLLM's defaults are left out, except the scheduler's
+// and max-model-len.
 func ServeCommand(model string, e Engine, replicas int) string {
 	c := e.Config
 	d := c.Deployment
 	args := []string{"vllm", "serve", model, "--tensor-parallel-size", strconv.Itoa(d.TP)}
-	if replicas > 1 {
+	separate := replicas > 1 && d.Model.Experts > 0
+	if replicas > 1 && !separate {
 		args = append(args, "--data-parallel-size", strconv.Itoa(replicas))
 	}
+
 	args = append(args, "--max-num-seqs", strconv.Itoa(c.MaxNumSeqs),
 		"--max-num-batched-tokens", strconv.Itoa(c.MaxNumBatchedTokens))
 	if c.MaxModelLen > 0 {
@@ -61,6 +68,9 @@ func ServeCommand(model string, e Engine, replicas int) string {
 		args = append(args, "--kv-cache-memory-bytes", strconv.FormatFloat(d.KVCacheMemory, 'f', 0, 64))
 	case d.GPUMemoryUtilization > 0 && d.GPUMemoryUtilization != cost.DefaultGPUMemoryUtilization:
 		args = append(args, "--gpu-memory-utilization", strconv.FormatFloat(d.GPUMemoryUtilization, 'g', -1, 64))
+	}
+	if separate {
+		args = append(args, "# one of "+strconv.Itoa(replicas)+" such processes behind a router")
 	}
 	return strings.Join(args, " ")
 }

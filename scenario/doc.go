@@ -83,7 +83,9 @@
 //	  max_model_len: 0          # reject longer requests (0: the model's context length; no limit if unknown)
 //	  request_overhead_ms: 0    # fixed per-request latency added to TTFT and E2E
 //	  efficiency: {bandwidth: 0.8, flops: 0.6, step_overhead_s: 0.001}
-//	  replicas: 1               # engine replicas behind router
+//	  data_parallel_size: 1     # vllm serve --data-parallel-size: a MoE model's groups stepping together; a dense model's engines behind router
+//	  enable_expert_parallel: false # MoE: split the routed experts over the TP·DP GPUs
+//	  replicas: 1               # independent copies of the deployment behind router
 //	  router: round-robin       # round-robin | least-outstanding | prefix-aware
 //	  prefix_weight: 0          # prefix-aware: weight of blocks to compute against blocks held (0: 1)
 //	  servers: 1                # fcfs: number of servers c

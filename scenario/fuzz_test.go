@@ -215,6 +215,8 @@ func FuzzParse(f *testing.F) {
 		"workload: {arrival: {rate: 5}}\nserver: {kv_cache_memory: 8GiB, max_model_len: 4096}\n",
 		"workload: {arrival: {rate: 5}}\nserver: {kv_cache_memory: 1e308GiB}\n",
 		"workload: {arrival: {rate: 5}}\nserver: {replicas: 2, router: least-outstanding, tensor_parallel_size: 2}\n",
+		"workload: {arrival: {rate: 5}}\nserver: {model: gpt-oss-20b, data_parallel_size: 2, enable_expert_parallel: true}\n",
+		"workload: {arrival: {rate: 5}}\nserver: {data_parallel_size: 3, replicas: 2}\n",
 		"workload: {arrival: {rate: 5}}\nsweep: {param: server.max_num_seqs, values: [1, 8, 256]}\n",
 		"workload: {arrival: {rate: 5}}\nsweep: {param: workload.arrival.rate, values: [1, inf, -1]}\n",
 		"workload: {arrival: {rate: 5}}\nsweep: {param: workload.arrival.rate, values: [[1]]}\n",

@@ -43,6 +43,10 @@ func TestLimits(t *testing.T) {
 		{"sweep values", open + "replications: 2\nsweep: {param: requests, values: [" + strings.Repeat("10, ", 50000) + "10]}\n", "e.yaml:3: replications: 2 replications × 50001 sweep points = 100002 jobs exceed 100000"},
 		{"replicas", open + "server: {replicas: 1025}\n", "server.replicas: 1025 exceeds 1024, the most engine replicas"},
 		{"servers", open + "server: {kind: fcfs, servers: 2147483647, service: exp:1}\n", "server.servers: 2147483647 exceeds 1000000, the most FCFS servers"},
+		{"data parallel groups", open + "server: {model: gpt-oss-20b, data_parallel_size: 1025}\n", "server.data_parallel_size: 1025 exceeds 1024, the most data-parallel engines or groups"},
+		{"negative data parallel", open + "server: {data_parallel_size: -1}\n", "server.data_parallel_size: -1 must be >= 1 (or 0: none)"},
+		{"expert parallel, dense", open + "server: {enable_expert_parallel: true}\n", "server.enable_expert_parallel: needs a mixture-of-experts model; llama-3.1-8b is dense"},
+		{"data parallel of an FCFS queue", open + "server: {kind: fcfs, data_parallel_size: 2, service: exp:1}\n", "server.data_parallel_size: does not apply to kind fcfs"},
 		{"does not fit the card", open + "server: {kv_cache_memory: 1000GiB}\n", "server.kv_cache_memory: llama-3.1-8b on 1×h100-sxm does not fit"},
 	}
 	for _, tt := range tests {

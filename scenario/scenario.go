@@ -227,6 +227,16 @@ type Server struct {
 	// "none" (the three-number efficiency: Efficiency, or
 	// cost.DefaultEfficiency). Empty is "default" unless Efficiency is set.
 	Profile string `yaml:"profile"`
+	// DataParallelSize is vLLM's --data-parallel-size (0 or 1: none). For
+	// a mixture-of-experts model it is D attention data-parallel groups of
+	// TensorParallelSize GPUs that share the MoE layers and step together
+	// (cost.Deployment.DP; batching simulates them as vLLM runs them); for
+	// a dense model, D independent engines behind Router, as Replicas.
+	DataParallelSize int `yaml:"data_parallel_size"`
+	// EnableExpertParallel is vLLM's --enable-expert-parallel: the routed
+	// experts are split over the TP·D GPUs of a mixture-of-experts model
+	// (cost.Deployment.EP = TP·D) instead of each expert sharded over them.
+	EnableExpertParallel bool `yaml:"enable_expert_parallel"`
 	// Replicas engine replicas behind Router (round-robin,
 	// least-outstanding, prefix-aware), PrefixWeight weighing cache reuse
 	// against load for prefix-aware (0: batching.DefaultPrefixWeight).

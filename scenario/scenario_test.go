@@ -113,6 +113,18 @@ func TestParseKinds(t *testing.T) {
 				t.Errorf("%#v", c)
 			}
 		}},
+		{"dense data parallel", "workload: {arrival: {rate: 2}}\nserver: {data_parallel_size: 3, replicas: 2}", func(t *testing.T, cfg sim.Config) {
+			c := cfg.Server.(batching.Cluster)
+			if c.Replicas != 6 || c.Engine.Deployment.DP > 1 {
+				t.Errorf("a dense model's 3 data-parallel engines in each of 2 replicas: %d replicas, dp %d", c.Replicas, c.Engine.Deployment.DP)
+			}
+		}},
+		{"MoE data parallel", "workload: {arrival: {rate: 2}}\nserver: {model: gpt-oss-20b, tensor_parallel_size: 2, data_parallel_size: 4, enable_expert_parallel: true}", func(t *testing.T, cfg sim.Config) {
+			c := cfg.Server.(batching.Config)
+			if d := c.Deployment; d.TP != 2 || d.DP != 4 || d.EP != 8 || c.GPUs() != 8 {
+				t.Errorf("tp %d dp %d ep %d on %d GPUs, want 2, 4, 8 on 8", d.TP, d.DP, d.EP, c.GPUs())
+			}
+		}},
 		{"slo", "workload: {arrival: {rate: 2}}\nslo: {ttft_ms: 800, tpot_ms: 50, target: 0.95}", func(t *testing.T, cfg sim.Config) {
 			if cfg.SLO != (metrics.SLO{TTFT: 0.8, TPOT: 0.05}) {
 				t.Errorf("%#v", cfg.SLO)

@@ -31,6 +31,9 @@ func (s *Scenario) server() (sim.ServerConfig, error) {
 		}
 		return s.engine()
 	case KindFCFS:
+		if err := unused("server", "kind fcfs", field{"data_parallel_size", v.DataParallelSize > 1}, field{"enable_expert_parallel", v.EnableExpertParallel}); err != nil {
+			return nil, err
+		}
 		return s.fcfs()
 	default:
 		return nil, fieldErr("server.kind", "unknown kind %q (known: %q, %q)", v.Kind, KindVLLM, KindFCFS)
@@ -87,6 +90,19 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 	}
 	c := batching.Defaults(model, gpu)
 	c.Deployment.TP = v.TensorParallelSize
+	switch dp := v.DataParallelSize; {
+	case dp < 0:
+		return c, fieldErr("server.data_parallel_size", "%d must be >= 1 (or 0: none)", dp)
+	case dp > batching.MaxDataParallel:
+		return c, fieldErr("server.data_parallel_size", "%d exceeds %d, the most data-parallel engines or groups a run simulates (each with its own scheduler and KV pool)", dp, batching.MaxDataParallel)
+	case v.EnableExpertParallel && model.Experts == 0:
+		return c, fieldErr("server.enable_expert_parallel", "needs a mixture-of-experts model; %s is dense", model.Name)
+	case model.Experts > 0 && dp > 1:
+		c.Deployment.DP = dp
+	}
+	if v.EnableExpertParallel {
+		c.Deployment.EP = max(v.TensorParallelSize, 1) * max(c.Deployment.DP, 1)
+	}
 	c.Deployment.GPUMemoryUtilization = v.GPUMemoryUtilization
 	c.Deployment.KVCacheMemory = float64(v.KVCacheMemory)
 	if err := s.efficiency(&c.Deployment); err != nil {
@@ -159,10 +175,21 @@ func (s *Scenario) engine() (sim.ServerConfig, error) {
 	if v.PrefixWeight != 0 && r != batching.PrefixAware {
 		return nil, fieldErr("server.prefix_weight", "applies to router %q", batching.PrefixAware)
 	}
-	if v.Replicas == 1 {
+	replicas := v.Replicas
+	switch {
+	case c.Deployment.DP > 1 && replicas > 1:
+		return nil, fieldErr("server.replicas", "%d replicas of a deployment with data_parallel_size %d are not modelled: give one (its %d groups step together) or leave data_parallel_size out", replicas, c.Deployment.DP, c.Deployment.DP)
+	case c.Deployment.DP <= 1 && v.DataParallelSize > 1:
+		// A dense model's data-parallel engines are independent replicas.
+		replicas *= v.DataParallelSize
+		if replicas > MaxReplicas {
+			return nil, fieldErr("server.data_parallel_size", "%d times %d replicas exceeds %d, the most engine replicas a run simulates (each with its own scheduler and KV pool)", v.DataParallelSize, v.Replicas, MaxReplicas)
+		}
+	}
+	if replicas == 1 {
 		return c, nil
 	}
-	return batching.Cluster{Engine: c, Replicas: v.Replicas, Router: r, PrefixWeight: v.PrefixWeight}, nil
+	return batching.Cluster{Engine: c, Replicas: replicas, Router: r, PrefixWeight: v.PrefixWeight}, nil
 }
 
 // fieldRE finds the snake_case field a batching error, or a cost error
@@ -339,13 +366,13 @@ func (s *Scenario) isSpecPath(name string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// GPUs returns the number of GPUs the server occupies (replicas × tensor
-// parallel size for kind vllm, 1 for fcfs).
+// GPUs returns the number of GPUs the server occupies (replicas × data
+// parallel size × tensor parallel size for kind vllm, 1 for fcfs).
 func (s *Scenario) GPUs() int {
 	if s.Server.Kind == KindFCFS {
 		return 1
 	}
-	return max(s.Server.Replicas, 1) * max(s.Server.TensorParallelSize, 1)
+	return max(s.Server.Replicas, 1) * max(s.Server.DataParallelSize, 1) * max(s.Server.TensorParallelSize, 1)
 }
 
 // String returns a one-line description of the server.
@@ -358,6 +385,12 @@ func (v Server) String() string {
 		return fmt.Sprintf("FCFS(%d), service %s", v.Servers, svc)
 	}
 	out := fmt.Sprintf("vLLM-v1 engine: %s on %s, TP %d", v.Model, v.GPU, v.TensorParallelSize)
+	if v.DataParallelSize > 1 {
+		out += fmt.Sprintf(", DP %d", v.DataParallelSize)
+	}
+	if v.EnableExpertParallel {
+		out += ", expert parallel"
+	}
 	if v.Replicas > 1 {
 		out += fmt.Sprintf(", %d replicas (%s)", v.Replicas, v.Router)
 	}

@@ -153,12 +153,12 @@ func parseBenchStyle(name, usage string, args []string, e *env, o *benchOptions,
 }
 
 // mergeAliases folds each second name of a setting (-tp, -dp,
-// --kv-cache-memory-bytes, --replicas, --endpoint-type,
+// --kv-cache-memory-bytes, --endpoint-type,
 // --common-prefix-len) into the first. Both names given with different
 // values is an error naming both. Old names get a note on stderr.
 func (o *benchOptions) mergeAliases(fs *flag.FlagSet, stderr io.Writer) error {
 	for _, a := range [][2]string{{"tensor-parallel-size", "tp"}, {"kv-cache-memory", "kv-cache-memory-bytes"},
-		{"data-parallel-size", "replicas"}, {"data-parallel-size", "dp"}, {"replicas", "dp"}, {"backend", "endpoint-type"},
+		{"data-parallel-size", "dp"}, {"backend", "endpoint-type"},
 		{"random-prefix-len", "common-prefix-len"}, {"quantization", "q"}, {"pipeline-parallel-size", "pp"}} {
 		if !o.set[a[0]] || !o.set[a[1]] {
 			continue
@@ -173,8 +173,8 @@ func (o *benchOptions) mergeAliases(fs *flag.FlagSet, stderr io.Writer) error {
 	if o.set["kv-cache-memory-bytes"] {
 		o.server.KVCacheMemory = scenario.Bytes(o.kvBytesAlias)
 	}
-	if o.set["replicas"] || o.set["dp"] {
-		o.server.Replicas = o.replicasAlias
+	if o.set["dp"] {
+		o.server.DataParallelSize = o.dpAlias
 	}
 	if o.set["endpoint-type"] {
 		o.backend = o.endpointType
@@ -212,7 +212,7 @@ func (o *benchOptions) checkVLLM() error {
 	case !slices.Contains(generationBackends, o.backend):
 		return fmt.Errorf("--backend: invalid choice %q (choose from %s)", o.backend, strings.Join(append(slices.Clone(generationBackends), poolingBackends...), ", "))
 	case o.pipelineParallel > 1:
-		return fmt.Errorf("--pipeline-parallel-size %d: pipeline parallelism is not modelled yet; use --tensor-parallel-size (or --data-parallel-size for replicas)", o.pipelineParallel)
+		return fmt.Errorf("--pipeline-parallel-size %d: pipeline parallelism is not modelled yet; use --tensor-parallel-size (or --data-parallel-size, --replicas)", o.pipelineParallel)
 	case o.cpuOffloadGB > 0:
 		return fmt.Errorf("--cpu-offload-gb %v: weight offloading to the CPU is not modelled", o.cpuOffloadGB)
 	case o.speculativeConfig != "":

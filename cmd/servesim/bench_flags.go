@@ -76,10 +76,10 @@ type benchOptions struct {
 
 	// second names of one setting (-tp, --replicas, --kv-cache-memory-bytes,
 	// --endpoint-type, --common-prefix-len), merged by mergeAliases
-	tpAlias, replicasAlias int
-	kvBytesAlias           float64
-	endpointType           string
-	commonPrefixLen        int
+	tpAlias, dpAlias int
+	kvBytesAlias     float64
+	endpointType     string
+	commonPrefixLen  int
 
 	// derived
 	percentiles  []float64       // from metricPercentiles
@@ -121,7 +121,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	o.customOutputLen, o.specBenchOutputLen = 256, 256
 	o.prefixRepetition = prefixRepetitionOptions{prefixLen: 256, suffixLen: 256, numPrefixes: 10, outputLen: 128}
 	o.timedTraceChunk, o.timedTraceMultiplier = 16, 1
-	o.servers, o.server.Replicas, o.replicasAlias, o.tpAlias, o.pipelineParallel, o.maxPartialPrefills = 1, 1, 1, d.Server.TensorParallelSize, 1, 1
+	o.servers, o.server.Replicas, o.dpAlias, o.tpAlias, o.pipelineParallel, o.maxPartialPrefills = 1, 1, 1, d.Server.TensorParallelSize, 1, 1
 	o.percentileMetrics, o.metricPercentiles = "ttft,tpot,itl", "99"
 
 	rateHelp := "open-loop arrival `rate`, requests/s, or inf (every request at time 0)"
@@ -202,8 +202,9 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.StringVar(&o.server.KVCacheDType, "kv-cache-dtype", "auto", "KV-cache `dtype`: auto (the model's), fp8 (fp8_e4m3, fp8_e5m2: half the bytes of bf16), nvfp4, bfloat16, float16")
 	fs.StringVar(&o.server.Quantization, "quantization", "", "weight `method`: fp8, awq, gptq, awq_marlin, gptq_marlin, bitsandbytes, compressed-tensors, mxfp4, modelopt_fp4, int8, ... (default: the checkpoint's)")
 	fs.StringVar(&o.server.Quantization, "q", "", "same as --quantization")
-	fs.Var(intValue{p: &o.server.Replicas, min: 1}, "data-parallel-size", "engine replicas behind the router (same as --replicas)")
-	fs.Var(intValue{p: &o.replicasAlias, min: 1}, "dp", "same as --data-parallel-size")
+	fs.Var(intValue{p: &o.server.DataParallelSize, min: 1}, "data-parallel-size", "data-parallel size D: for a mixture-of-experts model, D groups of --tensor-parallel-size GPUs that share the experts and step together, as vLLM runs them; for a dense model, D independent engines behind --router")
+	fs.Var(intValue{p: &o.dpAlias, min: 1}, "dp", "same as --data-parallel-size")
+	fs.BoolVar(&o.server.EnableExpertParallel, "enable-expert-parallel", false, "mixture-of-experts model: split the routed experts over the TP·DP GPUs (expert parallelism) instead of sharding each expert over them")
 	fs.Var(nonNegativeFloat{p: &o.cpuOffloadGB}, "cpu-offload-gb", "GiB of weights offloaded to the CPU per GPU (only 0: offloading is not modelled)")
 	fs.Var(intValue{p: &o.maxPartialPrefills, min: 1}, "max-num-partial-prefills", "concurrent partial prefills (only 1 is modelled)")
 	fs.StringVar(&o.speculativeConfig, "speculative-config", "", "speculative decoding `json` (not modelled: an error)")
@@ -212,7 +213,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.StringVar(&o.server.Kind, "server", scenario.KindVLLM, "simulated server: vllm (continuous-batching engine) or fcfs (FCFS queue)")
 	fs.Var(intValue{p: &o.servers, min: 1}, "servers", "--server fcfs: number of servers c")
 	fs.StringVar(&o.serviceTime, "service-time", "", "--server fcfs: service-time `dist`ribution: "+scenario.DistSyntax+"; default: the cost model of --model on --gpu")
-	fs.Var(intValue{p: &o.replicasAlias, min: 1}, "replicas", "engine replicas behind the router (same as --data-parallel-size)")
+	fs.Var(intValue{p: &o.server.Replicas, min: 1}, "replicas", "independent copies of the deployment behind --router (separate vllm serve processes; with --data-parallel-size on a dense model, replicas × D engines)")
 	fs.StringVar(&o.server.Router, "router", d.Server.Router, "how replicas share requests: round-robin, least-outstanding, or prefix-aware (the longest cached prefix, against load)")
 	fs.Var(nonNegativeFloat{p: &o.server.PrefixWeight, zero: "the default, 1"}, "prefix-weight", "--router prefix-aware: weight of the blocks to prefill against the blocks a replica holds (0: the default, 1, as Dynamo's KV router)")
 	fs.Var(nonNegativeFloat{p: &o.server.RequestOverheadMS}, "request-overhead-ms", "fixed per-request latency (tokenize, HTTP), ms, added to TTFT and E2E")
@@ -240,7 +241,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 		{"vllm serve (engine) flags", []string{"gpu", "tensor-parallel-size", "tp", "pipeline-parallel-size", "pp", "max-num-seqs", "max-num-batched-tokens",
 			"enable-chunked-prefill", "no-enable-chunked-prefill", "enable-prefix-caching", "no-enable-prefix-caching", "block-size", "gpu-memory-utilization", "kv-cache-memory",
 			"kv-cache-memory-bytes", "num-gpu-blocks-override", "max-model-len", "dtype", "kv-cache-dtype", "quantization", "q", "data-parallel-size", "dp",
-			"cpu-offload-gb", "max-num-partial-prefills", "speculative-config"}},
+			"enable-expert-parallel", "cpu-offload-gb", "max-num-partial-prefills", "speculative-config"}},
 		{"servesim flags", []string{"server", "servers", "service-time", "replicas", "router", "prefix-weight", "request-overhead-ms",
 			"slo-target", "normalize-arrivals", "no-normalize-arrivals", "trace-timestamps", "trace-speedup", "summary-only", "efficiency-profile", "report", "quiet"}},
 	}
@@ -295,7 +296,7 @@ var multiValueFlags = map[string]*regexp.Regexp{
 var engineOnlyFlags = []string{"max-num-seqs", "max-num-batched-tokens", "enable-chunked-prefill", "no-enable-chunked-prefill",
 	"enable-prefix-caching", "no-enable-prefix-caching", "prefix-weight",
 	"block-size", "gpu-memory-utilization", "kv-cache-memory", "kv-cache-memory-bytes", "max-model-len", "data-parallel-size", "dp",
-	"replicas", "router", "num-gpu-blocks-override", "kv-cache-dtype"}
+	"enable-expert-parallel", "replicas", "router", "num-gpu-blocks-override", "kv-cache-dtype"}
 
 // flagOfPath names the bench flag behind each scenario field.
 var flagOfPath = map[string]string{
@@ -330,7 +331,9 @@ var flagOfPath = map[string]string{
 	"server.quantization":           "--quantization",
 	"server.request_overhead_ms":    "--request-overhead-ms",
 	"server.profile":                "--efficiency-profile",
-	"server.replicas":               "--data-parallel-size",
+	"server.replicas":               "--replicas",
+	"server.data_parallel_size":     "--data-parallel-size",
+	"server.enable_expert_parallel": "--enable-expert-parallel",
 	"server.router":                 "--router",
 	"server.prefix_weight":          "--prefix-weight",
 	"server.servers":                "--servers",

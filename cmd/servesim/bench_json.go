@@ -417,8 +417,14 @@ func setupJSON(add func(string, any), o *benchOptions, sc *scenario.Scenario) {
 		}
 		add("service_time", svc)
 	} else {
-		add("data_parallel_size", v.Replicas)
+		add("data_parallel_size", max(v.DataParallelSize, 1))
+		if v.EnableExpertParallel {
+			add("enable_expert_parallel", true)
+		}
 		if v.Replicas > 1 {
+			add("replicas", v.Replicas)
+		}
+		if eng, err := sc.Engine(); err == nil && v.Replicas*max(v.DataParallelSize, 1) > 1 && eng.Deployment.DP <= 1 {
 			add("router", v.Router)
 		}
 		// The engine's values, vllm serve's defaults filled in.

@@ -312,7 +312,7 @@ func TestBenchEngineFlags(t *testing.T) {
 	x := m["servesim"].(map[string]any)
 	for key, want := range map[string]any{"gpu": "a100-80gb", "tensor_parallel_size": json.Number("2"),
 		"max_num_seqs": json.Number("64"), "kv_cache_memory": json.Number("4294967296"), "block_size": json.Number("32"),
-		"data_parallel_size": json.Number("2"), "gpus": json.Number("4"), "max_num_batched_tokens": json.Number("2048")} {
+		"data_parallel_size": json.Number("1"), "replicas": json.Number("2"), "gpus": json.Number("4"), "max_num_batched_tokens": json.Number("2048")} {
 		if x[key] != want {
 			t.Errorf("%s = %#v, want %#v", key, x[key], want)
 		}

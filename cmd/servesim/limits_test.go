@@ -69,7 +69,7 @@ func TestLimits(t *testing.T) {
 		{"scenario horizon", []string{"run", yaml("horizon.yaml", "requests: 0\nhorizon: 1e9\n"+open)}, 2, []string{"horizon: 1e+09 s at 5 requests/s brings about 5e+09 requests, more than 10000000"}, nil},
 		{"kv-cache-memory 2e24", []string{"bench", "--kv-cache-memory", "2e24"}, 2, []string{"--kv-cache-memory: llama-3.1-8b on 1×h100-sxm does not fit", "exceed the GPU's 80.0 GiB"}, nil},
 		{"kv-cache-memory 1e30", []string{"bench", "--kv-cache-memory", "1e30"}, 2, []string{"--kv-cache-memory: llama-3.1-8b on 1×h100-sxm does not fit", "exceed the GPU's 80.0 GiB"}, nil},
-		{"replicas", []string{"bench", "--data-parallel-size", "2147483647"}, 2, []string{"--data-parallel-size: 2147483647 exceeds 1024, the most engine replicas"}, nil},
+		{"replicas", []string{"bench", "--data-parallel-size", "2147483647"}, 2, []string{"--data-parallel-size: 2147483647 exceeds 1024, the most data-parallel engines or groups"}, nil},
 		{"fcfs servers", []string{"bench", "--server", "fcfs", "--servers", "2147483647"}, 2, []string{"--servers: 2147483647 exceeds 1000000, the most FCFS servers"}, nil},
 		{"input length overflow", []string{"bench", "--random-input-len", "2000000000"}, 2, []string{"--random-input-len: 2000000000 exceeds 536870912 tokens"}, nil},
 		{"scenario input length overflow", []string{"run", yaml("len.yaml", open+"  lengths: {kind: fixed, input: 2e9, output: 1}\n")}, 2, []string{"workload.lengths.input: 2000000000 exceeds 1073741824 tokens"}, nil},
@@ -102,7 +102,10 @@ func TestLimits(t *testing.T) {
 
 		// Conflicting duplicates name both.
 		{"tp twice", []string{"bench", "-tp", "2", "--tensor-parallel-size", "4"}, 2, []string{"--tensor-parallel-size 4 and --tp 2 set the same thing to different values"}, nil},
-		{"replicas twice", []string{"bench", "--data-parallel-size", "2", "--replicas", "3"}, 2, []string{"--data-parallel-size 2 and --replicas 3"}, nil},
+		{"dp twice", []string{"bench", "--data-parallel-size", "2", "-dp", "3"}, 2, []string{"--data-parallel-size 2 and --dp 3"}, nil},
+		{"dp times replicas", []string{"bench", "--data-parallel-size", "64", "--replicas", "32"}, 2, []string{"--data-parallel-size: 64 times 32 replicas exceeds 1024"}, nil},
+		{"replicas of a data-parallel MoE deployment", []string{"bench", "--model", "gpt-oss-20b", "--data-parallel-size", "2", "--replicas", "2"}, 2, []string{"--replicas: 2 replicas of a deployment with data_parallel_size 2 are not modelled"}, nil},
+		{"expert parallel on a dense model", []string{"bench", "--enable-expert-parallel"}, 2, []string{"--enable-expert-parallel: needs a mixture-of-experts model; llama-3.1-8b is dense"}, nil},
 		{"kv memory twice", []string{"bench", "--kv-cache-memory", "8GiB", "--kv-cache-memory-bytes", "4GiB"}, 2, []string{"--kv-cache-memory 8589934592 and --kv-cache-memory-bytes 4294967296"}, nil},
 		{"tp twice, one value", []string{"bench", "--quiet", "--num-prompts", "20", "-tp", "2", "--tensor-parallel-size", "2"}, 0, nil, []string{"llama-3.1-8b on h100-sxm, TP 2"}},
 
