@@ -25,7 +25,7 @@ import (
 // largest of the groups' step times, each priced with its own batch for
 // attention and with all groups' tokens together for the MoE layers
 // (cost.Batch.DPTokens): the sum of the groups' tokens, or, when every
-// group's step fits a CUDA graph (at most CUDAGraphMaxTokens tokens), D
+// group's step fits a CUDA graph (at most CUDAGraphTokens tokens), D
 // times the largest, as vLLM pads every group to the largest group's
 // tokens when the groups run CUDA graphs (vllm/v1/worker/dp_utils.py,
 // _post_process_dp_padding) and runs larger steps eagerly, unpadded. One
@@ -38,17 +38,22 @@ import (
 // index: the score of vLLM's internal DP load balancer
 // (DPLBAsyncMPClient.get_core_engine_for_request), read here without the
 // up to 100 ms delay of its coordinator's counts.
-// CUDAGraphMaxTokens is the most tokens of a step vLLM runs as a captured
-// CUDA graph: 512, its default max_cudagraph_capture_size with
-// max_num_seqs of 256 or more (vllm/config/compilation.py). Data-parallel
-// groups pad their steps to the largest group's up to this size.
-const CUDAGraphMaxTokens = 512
+// CUDAGraphTokens returns the most tokens of a step vLLM runs as a
+// captured CUDA graph under c: its default max_cudagraph_capture_size,
+// min(2·max_num_seqs, 512, max_num_batched_tokens)
+// (vllm/config/vllm.py, VllmConfig._set_cudagraph_sizes, without
+// speculative decoding). Data-parallel groups pad their steps to the
+// largest group's up to this size.
+func CUDAGraphTokens(c Config) int {
+	return min(2*c.MaxNumSeqs, 512, c.MaxNumBatchedTokens)
+}
 
 type dataParallel struct {
 	cfg    Config
 	env    *sim.Env
 	groups []*engine
 
+	graphTokens  int // CUDAGraphTokens
 	busy, kicked bool
 	stepping     []bool          // groups with a step under way
 	batches      []cost.Batch    // their batches
@@ -60,7 +65,7 @@ type dataParallel struct {
 func newDataParallel(c Config, r *resolved, env *sim.Env) *dataParallel {
 	d := &c.Deployment
 	n := d.DP
-	dp := &dataParallel{cfg: c, env: env, groups: make([]*engine, n),
+	dp := &dataParallel{cfg: c, env: env, groups: make([]*engine, n), graphTokens: CUDAGraphTokens(c),
 		stepping: make([]bool, n), batches: make([]cost.Batch, n), costs: make([]cost.StepCost, n)}
 	for i := range dp.groups {
 		e := newEngine(r, env, "dp"+strconv.Itoa(i))
@@ -117,7 +122,7 @@ func (dp *dataParallel) startStep() {
 	if !any {
 		return
 	}
-	if most <= CUDAGraphMaxTokens {
+	if most <= dp.graphTokens {
 		// Every group runs the largest group's CUDA graph: padded to its
 		// tokens.
 		tokens = most * len(dp.groups)
@@ -172,8 +177,9 @@ func (dp *dataParallel) Series() []*metrics.Series {
 func (dp *dataParallel) GPUs() int { return dp.cfg.GPUs() }
 
 // Stats reports the groups' counters combined as a Cluster's replicas'
-// are (counts and totals summed, averages over groups), then the groups
-// and each group's requests.
+// are (counts and totals summed, averages over groups: steps counts every
+// group's steps, and the deployment took steps ÷ groups or more), then
+// the groups and each group's requests.
 func (dp *dataParallel) Stats() []metrics.Stat {
 	lists := make([][]metrics.Stat, len(dp.groups))
 	for i, e := range dp.groups {

@@ -48,7 +48,7 @@ func TestDataParallelSymmetricLoadIsOneGroup(t *testing.T) {
 // batch: A's prefill ends at 10.1 ms, its decodes at 20.1 and 30.1 ms;
 // then B's prefill (70 ms) and A's decode (10 ms) run together and both
 // end at 100.1 ms; A's last six tokens follow at 10 ms each, done at
-// 160.1 ms (100.1 ms alone). Steps of at most CUDAGraphMaxTokens tokens a
+// 160.1 ms (100.1 ms alone). Steps of at most CUDAGraphTokens tokens a
 // group route D times the largest group's tokens through the MoE layers
 // (padded CUDA graphs); the shared step, larger, routes both groups' 601.
 func TestDataParallelPrefillHoldsDecodes(t *testing.T) {
@@ -106,4 +106,14 @@ func TestDataParallelLimits(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalid)
 	assert.Contains(t, err.Error(), "replicas 2 of a deployment with dp 2")
 	require.NoError(t, Cluster{Engine: dpConfig(2, one), Replicas: 1, Router: RoundRobin}.Validate())
+}
+
+// TestCUDAGraphTokens: vLLM's default largest CUDA-graph size,
+// min(2·max_num_seqs, 512, max_num_batched_tokens).
+func TestCUDAGraphTokens(t *testing.T) {
+	for _, tt := range []struct{ seqs, budget, want int }{
+		{1024, 8192, 512}, {256, 2048, 512}, {64, 4096, 128}, {128, 100, 100},
+	} {
+		assert.Equal(t, tt.want, CUDAGraphTokens(Config{MaxNumSeqs: tt.seqs, MaxNumBatchedTokens: tt.budget}), "max_num_seqs %d, budget %d", tt.seqs, tt.budget)
+	}
 }

@@ -38,7 +38,7 @@
 // group with work at once and lasts as long as the slowest group's step,
 // each priced with its own batch for attention and all groups' tokens for
 // the MoE layers (cost.Batch.DPTokens; padded to D times the largest
-// group's within CUDAGraphMaxTokens, as vLLM pads CUDA-graph steps). One
+// group's within CUDAGraphTokens, as vLLM pads CUDA-graph steps). One
 // group's prefill therefore holds the others' decodes. Requests go to the
 // group of least 4·waiting + running, vLLM's internal DP balancer. Under a
 // load that every group sees alike (a closed loop of equal requests), the

@@ -31,7 +31,7 @@ func (s *Scenario) server() (sim.ServerConfig, error) {
 		}
 		return s.engine()
 	case KindFCFS:
-		if err := unused("server", "kind fcfs", field{"data_parallel_size", v.DataParallelSize > 1}, field{"enable_expert_parallel", v.EnableExpertParallel}); err != nil {
+		if err := unused("server", "kind fcfs", field{"data_parallel_size", v.DataParallelSize != 0}, field{"enable_expert_parallel", v.EnableExpertParallel}); err != nil {
 			return nil, err
 		}
 		return s.fcfs()
@@ -214,6 +214,10 @@ func engineError(err error) error {
 		case "tensor_parallel_size", "max_num_seqs", "max_num_batched_tokens", "block_size",
 			"gpu_memory_utilization", "kv_cache_memory", "max_model_len":
 			path = "server." + m[1]
+		case "dp":
+			path = "server.data_parallel_size"
+		case "ep":
+			path = "server.enable_expert_parallel"
 		}
 	}
 	if m := fewerRE.FindStringSubmatch(msg); path == "server" && m != nil {

@@ -106,6 +106,10 @@ func TestLimits(t *testing.T) {
 		{"dp times replicas", []string{"bench", "--data-parallel-size", "64", "--replicas", "32"}, 2, []string{"--data-parallel-size: 64 times 32 replicas exceeds 1024"}, nil},
 		{"replicas of a data-parallel MoE deployment", []string{"bench", "--model", "gpt-oss-20b", "--data-parallel-size", "2", "--replicas", "2"}, 2, []string{"--replicas: 2 replicas of a deployment with data_parallel_size 2 are not modelled"}, nil},
 		{"expert parallel on a dense model", []string{"bench", "--enable-expert-parallel"}, 2, []string{"--enable-expert-parallel: needs a mixture-of-experts model; llama-3.1-8b is dense"}, nil},
+		{"expert parallel over experts it does not divide", []string{"bench", "--model", "gpt-oss-20b", "--data-parallel-size", "3", "--enable-expert-parallel"}, 2, []string{"--enable-expert-parallel: deployment ep 3 must divide tp×dp 3 and experts 32"}, nil},
+		{"plan with -dp", []string{"plan", "--model", "gpt-oss-20b", "-dp", "2", "--goodput", "ttft:2000"}, 2, []string{"plan: --dp: the plan chooses the deployment"}, nil},
+		{"tp with expert parallel", []string{"tp", "--model", "gpt-oss-20b", "--enable-expert-parallel", "--goodput", "ttft:2000"}, 2, []string{"tp: --enable-expert-parallel: the candidates set the deployment"}, nil},
+		{"plan of a data-parallel scenario", []string{"plan", yaml("dpplan.yaml", "workload: {arrival: {rate: 5}}\nslo: {ttft_ms: 2000}\nserver: {model: gpt-oss-20b, data_parallel_size: 2}\n")}, 2, []string{"plan: server.data_parallel_size 2: data-parallel deployments are not searched yet"}, nil},
 		{"kv memory twice", []string{"bench", "--kv-cache-memory", "8GiB", "--kv-cache-memory-bytes", "4GiB"}, 2, []string{"--kv-cache-memory 8589934592 and --kv-cache-memory-bytes 4294967296"}, nil},
 		{"tp twice, one value", []string{"bench", "--quiet", "--num-prompts", "20", "-tp", "2", "--tensor-parallel-size", "2"}, 0, nil, []string{"llama-3.1-8b on h100-sxm, TP 2"}},
 

@@ -105,7 +105,7 @@ func runPlan(args []string, e *env) error {
 	if p.boundaryReps < p.reps {
 		return fmt.Errorf("plan: --boundary-replications %d must be >= --replications %d", p.boundaryReps, p.reps)
 	}
-	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "server"} {
+	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "dp", "enable-expert-parallel", "server"} {
 		if o.set[f] {
 			return fmt.Errorf("plan: --%s: the plan chooses the deployment (--tp-degrees, --gpus)", f)
 		}
@@ -119,6 +119,9 @@ func runPlan(args []string, e *env) error {
 	}
 	if !sc.SLO.Set() {
 		return errors.New("plan: no SLO to plan for: give --goodput ttft:MS tpot:MS (and --slo-target)")
+	}
+	if err := notSearched(sc); err != nil {
+		return fmt.Errorf("plan: %w", err)
 	}
 	eng, err := sc.EngineTemplate()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/screen"
 )
 
@@ -85,7 +86,7 @@ func runTP(args []string, e *env) error {
 	if t.boundaryReps < t.reps {
 		return fmt.Errorf("tp: --boundary-replications %d must be >= --replications %d", t.boundaryReps, t.reps)
 	}
-	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "server"} {
+	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "dp", "enable-expert-parallel", "server"} {
 		if o.set[f] {
 			return fmt.Errorf("tp: --%s: the candidates set the deployment (--candidates PxK)", f)
 		}
@@ -96,6 +97,9 @@ func runTP(args []string, e *env) error {
 	}
 	if !sc.SLO.Set() {
 		return errors.New("tp: no SLO to compare under: give --goodput ttft:MS tpot:MS")
+	}
+	if err := notSearched(sc); err != nil {
+		return fmt.Errorf("tp: %w", err)
 	}
 	eng, err := sc.EngineTemplate()
 	if err != nil {
@@ -141,4 +145,18 @@ func printTP(w io.Writer, eng batching.Config, s screen.Study, rep *screen.Repor
 	var b strings.Builder
 	rep.WriteTable(&b, s.CommonRate)
 	io.WriteString(w, flagOfField.Replace(b.String())) // name the flags behind the engine fields
+}
+
+// notSearched refuses a scenario whose server is a data-parallel or
+// expert-parallel deployment: tp and plan search TP degrees and
+// independent replicas, not these.
+func notSearched(sc *scenario.Scenario) error {
+	v := sc.Server
+	switch {
+	case v.DataParallelSize > 1:
+		return fmt.Errorf("server.data_parallel_size %d: data-parallel deployments are not searched yet (only TP degrees and independent replicas); use bench or run to simulate one", v.DataParallelSize)
+	case v.EnableExpertParallel:
+		return errors.New("server.enable_expert_parallel: expert-parallel deployments are not searched yet (only TP degrees and independent replicas); use bench or run to simulate one")
+	}
+	return nil
 }
