@@ -97,6 +97,10 @@ type Config struct {
 	// TTFT and E2E. The deployment's Profile.FrontendOverhead, when a
 	// profile is set, adds to it.
 	RequestOverhead float64 `json:"request_overhead,omitempty" yaml:"request_overhead,omitempty"`
+	// DPRouter is how requests reach the attention data-parallel groups of
+	// a deployment with Deployment.DP > 1: DPBalanced (also "") or
+	// DPFirstGroup.
+	DPRouter DPRouter `json:"dp_router,omitempty" yaml:"dp_router,omitempty"`
 
 	// StepTime, when set, replaces the cost model: it returns the duration
 	// of a step of the given shape in seconds (> 0). Use it for fitted or
@@ -191,6 +195,8 @@ func (c Config) resolve() (*resolved, error) {
 		return nil, invalidf("max_num_batched_tokens %d must be >= max_model_len %d when chunked prefill is off (a whole prompt must fit one step)", c.MaxNumBatchedTokens, c.MaxModelLen)
 	case !(c.RequestOverhead >= 0) || math.IsInf(c.RequestOverhead, 1):
 		return nil, invalidf("request_overhead %v must be a finite number of seconds >= 0", c.RequestOverhead)
+	case c.DPRouter != "" && c.DPRouter != DPBalanced && c.DPRouter != DPFirstGroup:
+		return nil, invalidf("dp_router %q must be %q or %q", c.DPRouter, DPBalanced, DPFirstGroup)
 	case c.Deployment.DP > MaxDataParallel:
 		return nil, invalidf("deployment dp %d exceeds %d, the most data-parallel groups an engine simulates (each with its own scheduler and KV pool)", c.Deployment.DP, MaxDataParallel)
 	case c.StepTime != nil && c.KVBlocks > 0 && c.Deployment.TP < 1:

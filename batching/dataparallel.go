@@ -35,9 +35,26 @@ import (
 //
 // Requests go to the group of least 4·waiting + running (waiting counts
 // the requests still in their frontend overhead), ties to the lowest
-// index: the score of vLLM's internal DP load balancer
-// (DPLBAsyncMPClient.get_core_engine_for_request), read here without the
-// up to 100 ms delay of its coordinator's counts.
+// index (DPBalanced, vLLM's internal balancer), or all to group 0
+// (DPFirstGroup; Config.DPRouter).
+// DPRouter names how requests reach the data-parallel groups.
+type DPRouter string
+
+// Data-parallel routers.
+const (
+	// DPBalanced sends each request to the group of least
+	// 4·waiting + running, ties to the lowest index: vLLM's internal
+	// load balancer (DPLBAsyncMPClient.get_core_engine_for_request), read
+	// without the up to 100 ms delay of its coordinator's counts. The
+	// default.
+	DPBalanced DPRouter = "balanced"
+	// DPFirstGroup sends every request to group 0: vLLM's data-parallel
+	// client for an external load balancer (DPAsyncMPClient) given
+	// requests that name no rank, which it sends to its own engine; the
+	// other groups only take part in the MoE layers.
+	DPFirstGroup DPRouter = "first-group"
+)
+
 // CUDAGraphTokens returns the most tokens of a step vLLM runs as a
 // captured CUDA graph under c: its default max_cudagraph_capture_size,
 // min(2·max_num_seqs, 512, max_num_batched_tokens)
@@ -77,8 +94,13 @@ func newDataParallel(c Config, r *resolved, env *sim.Env) *dataParallel {
 	return dp
 }
 
-// Arrive sends r to the group of least 4·waiting + running.
+// Arrive sends r to the group of least 4·waiting + running, or to group
+// 0 under DPFirstGroup.
 func (dp *dataParallel) Arrive(r *metrics.Request) {
+	if dp.cfg.DPRouter == DPFirstGroup {
+		dp.groups[0].Arrive(r)
+		return
+	}
 	best, bestScore := 0, math.MaxInt
 	for i, e := range dp.groups {
 		if s := 4*(e.pending.Len()+e.waiting.Len()) + e.running; s < bestScore {

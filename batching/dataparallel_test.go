@@ -93,6 +93,26 @@ func TestDataParallelRouting(t *testing.T) {
 	for _, g := range []string{"dp0", "dp1", "dp2"} {
 		assert.Equal(t, 4.0, got[g+"_requests"], g)
 	}
+
+	// DPFirstGroup: all to group 0; the others only step with it.
+	first := dpConfig(3, func(cost.Batch) float64 { return 0.01 })
+	first.DPRouter = DPFirstGroup
+	res, err = sim.Run(sim.Config{
+		Workload: workload.Workload{Arrivals: workload.Replay{Times: make([]float64, 12)}, Lengths: workload.Fixed{Input: 64, Output: 8}},
+		Server:   first, Requests: 12, Seed: 1,
+	})
+	require.NoError(t, err)
+	got = map[string]float64{}
+	for _, s := range res.Server {
+		got[s.Name] = s.Value
+	}
+	assert.Equal(t, []float64{12, 0, 0}, []float64{got["dp0_requests"], got["dp1_requests"], got["dp2_requests"]})
+
+	bad := first
+	bad.DPRouter = "random"
+	err = bad.Validate()
+	require.ErrorIs(t, err, ErrInvalid)
+	assert.Contains(t, err.Error(), `dp_router "random" must be "balanced" or "first-group"`)
 }
 
 // TestDataParallelLimits: too many groups, and replicas of a data-parallel

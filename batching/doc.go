@@ -40,7 +40,10 @@
 // the MoE layers (cost.Batch.DPTokens; padded to D times the largest
 // group's within CUDAGraphTokens, as vLLM pads CUDA-graph steps). One
 // group's prefill therefore holds the others' decodes. Requests go to the
-// group of least 4·waiting + running, vLLM's internal DP balancer. Under a
+// group of least 4·waiting + running, vLLM's internal DP balancer
+// (Config.DPRouter DPBalanced, the default), or all to the first group
+// (DPFirstGroup: vLLM's client for an external balancer, given requests
+// that name no rank, as aiconfigurator's measured deployments behave). Under a
 // load that every group sees alike (a closed loop of equal requests), the
 // groups run the same batches and each behaves as one engine serving its
 // share alone.

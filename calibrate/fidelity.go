@@ -140,15 +140,20 @@ func Contradicted(pts []Point) map[int]string {
 
 // bySetup groups the indices of the points of pts that keep accepts by
 // their setup: model, GPU, precision, KV cache, parallelism, max_num_seqs
-// and lengths, and with clients the client count; not the vLLM version or
-// the token budget (the silicon rows grow it with the clients).
+// where it caps the clients (else none: the silicon rows raise it with the
+// clients) and lengths, and with clients the client count; not the vLLM
+// version or the token budget (the silicon rows grow it with the clients).
 func bySetup(pts []Point, keep func(Point) bool, clients bool) map[setupKey][]int {
 	by := map[setupKey][]int{}
 	for i, p := range pts {
 		if !keep(p) {
 			continue
 		}
-		k := setupKey{p.Model, p.GPU, p.Precision, p.KVCache, p.TP, p.DP, p.EP, p.MaxNumSeqs, p.Input, p.Output, 0}
+		capped := 0
+		if p.MaxNumSeqs > 0 && p.Concurrency > 0 && p.MaxNumSeqs < p.Concurrency {
+			capped = p.MaxNumSeqs
+		}
+		k := setupKey{p.Model, p.GPU, p.Precision, p.KVCache, p.TP, p.DP, p.EP, capped, p.Input, p.Output, 0}
 		if clients {
 			k.clients = p.Concurrency
 		}

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/servesim/servesim/workload"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/workload"
 )
 
 // ErrInvalid is matched (errors.Is) by every error of this package that
@@ -80,6 +82,9 @@ type Point struct {
 	// degrees of a mixture-of-experts deployment (cost.Deployment's DP and
 	// EP; 0 or 1: none). With DP groups the clients spread evenly over them.
 	DP, EP int
+	// DPRouter is how the run's requests reached its data-parallel groups
+	// (batching.Config.DPRouter; "": vLLM's balancer).
+	DPRouter batching.DPRouter
 	// Precision is the weight precision: "bf16" for dense 16-bit weights,
 	// else what the source says (fp8, fp4, int4).
 	Precision string
@@ -160,13 +165,17 @@ var siliconGPUs = map[string]string{
 // src/aiconfigurator/generator/rule_plugin/benchmark/vllm.rule):
 // max_num_batched_tokens = batch size + ISL + 1500, with the row's
 // batch_size_per_dp_rank (its concurrency) as the batch size, and
-// max_num_seqs 512, which the row's clients never reach. (The deployment
-// plugin, rule_plugin/vllm.rule, first raises the batch size to 512, and
+// max_num_seqs 512, or twice the batch size when that is 512 or more (the
+// deployment plugin's rule, rule_plugin/vllm.rule, agg_decode
+// max_batch_size). (That plugin first raises the batch size to 512, and
 // its rules are evaluated in order, which would make the budget
 // 512 + ISL + 1500; re-simulated that way the calibration rows' median
 // |TTFT error| rises from 12.7% to 16.0%, so the benchmark plugin's is kept.)
 // A mixture-of-experts row's attention_dp_size and moe_ep_size become DP
-// and EP.
+// and EP, and its requests all go to the first data-parallel group
+// (batching.DPFirstGroup): the rows measure a deployment of D groups at c
+// clients as fast as the same TP without data parallelism at c clients,
+// not at c/D (docs/fidelity.md, "Data-parallel rows").
 //
 // A row whose linear layers are FP8 or NVFP4 (gemm_quant_mode fp8,
 // fp8_block or nvfp4) runs an FP8 KV cache: aiconfigurator resolves a
@@ -249,7 +258,13 @@ func ReadSiliconCSV(r io.Reader, source string) ([]Point, error) {
 			batch = v
 		}
 		p.MaxNumSeqs, p.MaxNumBatchedTokens = aicMaxNumSeqs, batch+p.Input+aicTokenMargin
+		if batch >= aicMaxNumSeqs {
+			p.MaxNumSeqs = 2 * batch
+		}
 		p.DP, p.EP = optionalInt(rec, col, "attention_dp_size"), optionalInt(rec, col, "moe_ep_size")
+		if p.DP > 1 {
+			p.DPRouter = batching.DPFirstGroup
+		}
 		p.NumPrompts = aicMeasuredRounds * p.Concurrency
 		out = append(out, p)
 	}

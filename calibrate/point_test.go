@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/internal/shareddata"
 )
 
@@ -41,6 +42,24 @@ func TestReadSiliconCSV(t *testing.T) {
 	}
 	if first.MaxNumSeqs != 512 || first.MaxNumBatchedTokens != 8+1024+1500 {
 		t.Errorf("scheduler %d/%d, want aiconfigurator's 512 / 8+1024+1500", first.MaxNumSeqs, first.MaxNumBatchedTokens)
+	}
+	// A data-parallel row: every request to the first group, and, with 512
+	// or more clients a group, max_num_seqs twice that (the deployment
+	// plugin's rule).
+	var dp, big Point
+	for _, p := range silicon(t) {
+		switch {
+		case p.DP == 2 && p.TP == 2 && p.Concurrency == 64 && p.GPU == "b200":
+			dp = p
+		case p.DP == 2 && p.Concurrency == 1024 && p.GPU == "b200":
+			big = p
+		}
+	}
+	if dp.DPRouter != batching.DPFirstGroup || dp.MaxNumSeqs != 512 || dp.MaxNumBatchedTokens != 32+dp.Input+1500 {
+		t.Errorf("dp2 c64: router %q, scheduler %d/%d, want first-group, 512 / 32+ISL+1500", dp.DPRouter, dp.MaxNumSeqs, dp.MaxNumBatchedTokens)
+	}
+	if big.MaxNumSeqs != 1024 || big.MaxNumBatchedTokens != 512+big.Input+1500 {
+		t.Errorf("dp2 c1024: scheduler %d/%d, want 1024 / 512+ISL+1500", big.MaxNumSeqs, big.MaxNumBatchedTokens)
 	}
 	if _, err := ReadSiliconCSV(strings.NewReader("id,isl\nx,1\n"), "bad.csv"); !errors.Is(err, ErrInvalid) {
 		t.Errorf("missing columns: %v, want ErrInvalid", err)

@@ -107,6 +107,7 @@ func (s Simulator) Engine(pt Point, profile cost.Profile) (batching.Config, erro
 	}
 	c := batching.Defaults(m, g)
 	c.Deployment.TP, c.Deployment.DP, c.Deployment.EP = pt.TP, pt.DP, pt.EP
+	c.DPRouter = pt.DPRouter
 	c.Deployment.Profile = &profile
 	c.MaxNumSeqs, c.MaxNumBatchedTokens = VLLMSchedulerDefaults(g)
 	if pt.MaxNumSeqs > 0 {
