@@ -10,33 +10,6 @@ import (
 	"github.com/servesim/servesim/sim/metrics"
 )
 
-// dataParallel is the server of a mixture-of-experts deployment with
-// attention data parallelism (Deployment.DP = D > 1, vLLM's
-// --data-parallel-size with a MoE model): D groups of TP ranks, each an
-// engine with its own scheduler, waiting queue and KV pool, that share the
-// MoE layers and therefore step together.
-//
-// vLLM aligns the groups' forward passes: every MoE layer gathers all
-// groups' tokens, so a group cannot run its next step before the others
-// finish theirs, and a group with nothing to run takes part with an empty
-// ("dummy") batch while any group has work (docs/serving/
-// data_parallel_deployment.md). Here a step starts every group with work
-// at once and ends when the slowest of them does: its duration is the
-// largest of the groups' step times, each priced with its own batch for
-// attention and with all groups' tokens together for the MoE layers
-// (cost.Batch.DPTokens): the sum of the groups' tokens, or, when every
-// group's step fits a CUDA graph (at most CUDAGraphTokens tokens), D
-// times the largest, as vLLM pads every group to the largest group's
-// tokens when the groups run CUDA graphs (vllm/v1/worker/dp_utils.py,
-// _post_process_dp_padding) and runs larger steps eagerly, unpadded. One
-// group's prefill therefore holds every other
-// group's decodes, as on the real deployment. The dummy batches' own cost
-// (one token) is not counted.
-//
-// Requests go to the group of least 4·waiting + running (waiting counts
-// the requests still in their frontend overhead), ties to the lowest
-// index (DPBalanced, vLLM's internal balancer), or all to group 0
-// (DPFirstGroup; Config.DPRouter).
 // DPRouter names how requests reach the data-parallel groups.
 type DPRouter string
 
@@ -65,6 +38,33 @@ func CUDAGraphTokens(c Config) int {
 	return min(2*c.MaxNumSeqs, 512, c.MaxNumBatchedTokens)
 }
 
+// dataParallel is the server of a mixture-of-experts deployment with
+// attention data parallelism (Deployment.DP = D > 1, vLLM's
+// --data-parallel-size with a MoE model): D groups of TP ranks, each an
+// engine with its own scheduler, waiting queue and KV pool, that share the
+// MoE layers and therefore step together.
+//
+// vLLM aligns the groups' forward passes: every MoE layer gathers all
+// groups' tokens, so a group cannot run its next step before the others
+// finish theirs, and a group with nothing to run takes part with an empty
+// ("dummy") batch while any group has work (docs/serving/
+// data_parallel_deployment.md). Here a step starts every group with work
+// at once and ends when the slowest of them does: its duration is the
+// largest of the groups' step times, each priced with its own batch for
+// attention and with all groups' tokens together for the MoE layers
+// (cost.Batch.DPTokens): the sum of the groups' tokens, or, when every
+// group's step fits a CUDA graph (at most CUDAGraphTokens tokens), D
+// times the largest, as vLLM pads every group to the largest group's
+// tokens when the groups run CUDA graphs (vllm/v1/worker/dp_utils.py,
+// _post_process_dp_padding) and runs larger steps eagerly, unpadded. One
+// group's prefill therefore holds every other
+// group's decodes, as on the real deployment. The dummy batches' own cost
+// (one token) is not counted.
+//
+// Requests go to the group of least 4·waiting + running (waiting counts
+// the requests still in their frontend overhead), ties to the lowest
+// index (DPBalanced, vLLM's internal balancer), or all to group 0
+// (DPFirstGroup; Config.DPRouter).
 type dataParallel struct {
 	cfg    Config
 	env    *sim.Env
