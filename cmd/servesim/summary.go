@@ -236,7 +236,14 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 		s.int("Max model length (tokens):", int64(eng.MaxModelLen))
 	}
 	if eng, err := sc.Engine(); err == nil && sc.Server.Kind != scenario.KindFCFS {
-		s.line("Scheduler limits:", fmt.Sprintf("%d seqs, %d tokens/step", eng.MaxNumSeqs, eng.MaxNumBatchedTokens))
+		limits := fmt.Sprintf("%d seqs, %d tokens/step", eng.MaxNumSeqs, eng.MaxNumBatchedTokens)
+		switch {
+		case eng.Deployment.DP > 1:
+			limits += " per data-parallel group"
+		case sc.Server.Replicas*max(sc.Server.DataParallelSize, 1) > 1:
+			limits += " per engine"
+		}
+		s.line("Scheduler limits:", limits)
 	}
 	if o.tokens != "" {
 		s.line("Prompt token counts:", o.tokens)
