@@ -141,13 +141,7 @@ func (c *cluster) prefixAware(r *metrics.Request) int {
 }
 
 // Series returns every replica's counters over time (sim.SeriesReporter).
-func (c *cluster) Series() []*metrics.Series {
-	out := make([]*metrics.Series, len(c.engines))
-	for i, e := range c.engines {
-		out[i] = e.stats.series
-	}
-	return out
-}
+func (c *cluster) Series() []*metrics.Series { return seriesOf(c.engines) }
 
 // GPUs reports Replicas × Engine.Deployment.TP (sim.GPUCounter).
 func (c *cluster) GPUs() int { return c.cfg.GPUs() }
@@ -156,14 +150,7 @@ func (c *cluster) GPUs() int { return c.cfg.GPUs() }
 // averages and maxima over replicas (mean of means, max of maxima), then
 // each replica's request count.
 func (c *cluster) Stats() []metrics.Stat {
-	lists := make([][]metrics.Stat, len(c.engines))
-	for i, e := range c.engines {
-		lists[i] = e.Stats()
-	}
-	out, err := metrics.MergeStats(lists)
-	if err != nil {
-		panic("batching: replicas report different counters: " + err.Error())
-	}
+	out := mergedStats(c.engines, "replicas")
 	k := float64(len(c.engines))
 	out = append(out, metrics.Stat{Name: "replicas", Value: k})
 	for _, e := range c.engines {

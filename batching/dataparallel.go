@@ -187,13 +187,7 @@ func (dp *dataParallel) endStep(int64) {
 }
 
 // Series returns every group's counters over time (sim.SeriesReporter).
-func (dp *dataParallel) Series() []*metrics.Series {
-	out := make([]*metrics.Series, len(dp.groups))
-	for i, e := range dp.groups {
-		out[i] = e.stats.series
-	}
-	return out
-}
+func (dp *dataParallel) Series() []*metrics.Series { return seriesOf(dp.groups) }
 
 // GPUs reports TP·DP (sim.GPUCounter).
 func (dp *dataParallel) GPUs() int { return dp.cfg.GPUs() }
@@ -203,14 +197,7 @@ func (dp *dataParallel) GPUs() int { return dp.cfg.GPUs() }
 // group's steps, and the deployment took steps ÷ groups or more), then
 // the groups and each group's requests.
 func (dp *dataParallel) Stats() []metrics.Stat {
-	lists := make([][]metrics.Stat, len(dp.groups))
-	for i, e := range dp.groups {
-		lists[i] = e.Stats()
-	}
-	out, err := metrics.MergeStats(lists)
-	if err != nil {
-		panic("batching: data-parallel groups report different counters: " + err.Error())
-	}
+	out := mergedStats(dp.groups, "data-parallel groups")
 	out = append(out, metrics.Stat{Name: "dp_groups", Value: float64(len(dp.groups))})
 	for _, e := range dp.groups {
 		out = append(out, metrics.Stat{Name: e.name + "_requests", Value: float64(e.routed)})

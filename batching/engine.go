@@ -403,10 +403,24 @@ func (e *engine) form() bool {
 	return true
 }
 
-// costStep prices the step formed and records it in the stats.
+// costStep prices the step formed and records it in the stats. It is the
+// engine's own step; attention data-parallel groups price theirs with
+// price and record (dataParallel.startStep).
 func (e *engine) costStep() (float64, bool) {
 	b := e.batch()
-	c := e.price(&b)
+	var c cost.StepCost // zero with StepTime
+	switch {
+	case e.cfg.StepTime != nil:
+		c.Time = e.cfg.StepTime(b)
+	case len(e.chunks) == 0 && e.decode.Seqs() == b.DecodeSeqs:
+		// Decode-only, as many decoders as the DecodeStep kept for a decode
+		// run (formDecode): it prices exactly as Step. Written out here,
+		// not through price: the decode path prices every step, and the
+		// step cost is a large value to copy.
+		c = e.decode.Step(b.DecodeContext)
+	default:
+		c = e.cfg.step.Step(b)
+	}
 	return c.Time, e.record(&b, &c)
 }
 
@@ -423,20 +437,13 @@ func (e *engine) batch() cost.Batch {
 	return b
 }
 
-// price returns the cost of batch b (only Time set with StepTime).
+// price returns the cost of a data-parallel group's batch b (only Time
+// with StepTime). Groups never run the decode runs of formDecode.
 func (e *engine) price(b *cost.Batch) cost.StepCost {
-	var c cost.StepCost
-	switch {
-	case e.cfg.StepTime != nil:
-		c.Time = e.cfg.StepTime(*b)
-	case len(e.chunks) == 0 && e.decode.Seqs() == b.DecodeSeqs && b.DPTokens == 0:
-		// Decode-only, as many decoders as the DecodeStep kept for a decode
-		// run (formDecode): it prices exactly as Step.
-		c = e.decode.Step(b.DecodeContext)
-	default:
-		c = e.cfg.step.Step(*b)
+	if e.cfg.StepTime != nil {
+		return cost.StepCost{Time: e.cfg.StepTime(*b)}
 	}
-	return c
+	return e.cfg.step.Step(*b)
 }
 
 // record adds the step of batch b and cost c to the stats; false, the run

@@ -125,3 +125,27 @@ func (e *engine) Series() []*metrics.Series { return []*metrics.Series{e.stats.s
 
 // GPUs reports the replica's GPU count (sim.GPUCounter).
 func (e *engine) GPUs() int { return e.cfg.GPUs() }
+
+// seriesOf returns the engines' counters over time, one series each.
+func seriesOf(engines []*engine) []*metrics.Series {
+	out := make([]*metrics.Series, len(engines))
+	for i, e := range engines {
+		out[i] = e.stats.series
+	}
+	return out
+}
+
+// mergedStats returns the engines' counters combined by
+// metrics.MergeStats: counts and totals summed, averages and maxima over
+// engines. what names the engines in the panic their lists cannot differ.
+func mergedStats(engines []*engine, what string) []metrics.Stat {
+	lists := make([][]metrics.Stat, len(engines))
+	for i, e := range engines {
+		lists[i] = e.Stats()
+	}
+	out, err := metrics.MergeStats(lists)
+	if err != nil {
+		panic("batching: " + what + " report different counters: " + err.Error())
+	}
+	return out
+}

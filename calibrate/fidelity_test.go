@@ -565,14 +565,7 @@ func medianError(rs []Residual) float64 {
 	for i, r := range rs {
 		es[i] = r.Error()
 	}
-	sort.Float64s(es)
-	if len(es) == 0 {
-		return math.NaN()
-	}
-	if n := len(es); n%2 == 0 {
-		return (es[n/2-1] + es[n/2]) / 2
-	}
-	return es[len(es)/2]
+	return median(es)
 }
 
 func ttftAt(rs []Residual, tp int) string {
@@ -1339,7 +1332,7 @@ func dataParallelSection(t *testing.T, s Simulator) string {
 		for _, p := range groups[name] {
 			tp, tt = append(tp, p.tpot), append(tt, p.ttft)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.2f | %.2f |\n", name, len(tp), medianOf(tp), medianOf(tt))
+		fmt.Fprintf(&b, "| %s | %d | %.2f | %.2f |\n", name, len(tp), median(tp), median(tt))
 	}
 	b.WriteString("\nThat is what every request going to one group gives: vLLM's data-parallel client for an\n" +
 		"external load balancer (`DPAsyncMPClient`) sends a request that names no rank to its own\n" +
@@ -1352,43 +1345,18 @@ func dataParallelSection(t *testing.T, s Simulator) string {
 		"group would queue half of them. Re-simulated with each router (`cost.DefaultProfile` on each\n" +
 		"GPU), median |error| over the data-parallel rows:\n\n" +
 		"| router | rows | TPOT | TTFT |\n|---|---:|---:|---:|\n")
-	for _, r := range []batching.DPRouter{batching.DPBalanced, batching.DPFirstGroup} {
-		var all []Residual
-		for _, g := range []string{"h100-sxm", "b200", "b300"} {
-			var pts []Point
-			for _, p := range dp {
-				if p.GPU == g {
-					p.DPRouter = r
-					pts = append(pts, p)
-				}
-			}
-			gpu, err := cost.GPU(g)
-			if err != nil {
-				t.Fatal(err)
-			}
-			prof := cost.DefaultProfile(gpu)
-			pts, _ = s.Modelable(pts, prof)
-			rs, err := s.Residuals(pts, prof, []Metric{TPOT, TTFT})
-			if err != nil {
-				t.Fatal(err)
-			}
-			all = append(all, rs...)
+	for _, r := range []struct {
+		router batching.DPRouter
+		name   string
+	}{{batching.DPBalanced, "DPBalanced"}, {batching.DPFirstGroup, "DPFirstGroup"}} {
+		pts := append([]Point(nil), dp...)
+		for i := range pts {
+			pts[i].DPRouter = r.router
 		}
+		all := defaultProfileResiduals(t, s, pts, []Metric{TPOT, TTFT})
 		a, n := MedianAbsError(all, TPOT)
 		c, _ := MedianAbsError(all, TTFT)
-		fmt.Fprintf(&b, "| %s (`batching.%s`) | %d | %s | %s |\n", r, map[batching.DPRouter]string{batching.DPBalanced: "DPBalanced", batching.DPFirstGroup: "DPFirstGroup"}[r], n, pct(a), pct(c))
+		fmt.Fprintf(&b, "| %s (`batching.%s`) | %d | %s | %s |\n", r.router, r.name, n, pct(a), pct(c))
 	}
 	return b.String()
-}
-
-// medianOf returns the median of xs (NaN for none), leaving xs sorted.
-func medianOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	sort.Float64s(xs)
-	if n := len(xs); n%2 == 0 {
-		return (xs[n/2-1] + xs[n/2]) / 2
-	}
-	return xs[len(xs)/2]
 }

@@ -308,15 +308,19 @@ func MedianAbsError(rs []Residual, m Metric) (float64, int) {
 			es = append(es, math.Abs(r.Error()))
 		}
 	}
-	if len(es) == 0 {
-		return math.NaN(), 0
+	return median(es), len(es)
+}
+
+// median returns the median of xs (NaN for none), leaving xs sorted.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
 	}
-	sort.Float64s(es)
-	n := len(es)
-	if n%2 == 1 {
-		return es[n/2], n
+	sort.Float64s(xs)
+	if n := len(xs); n%2 == 0 {
+		return (xs[n/2-1] + xs[n/2]) / 2
 	}
-	return (es[n/2-1] + es[n/2]) / 2, n
+	return xs[len(xs)/2]
 }
 
 // StepKnobs are the knobs of the decode step that TPOT identifies: the

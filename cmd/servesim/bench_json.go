@@ -424,11 +424,11 @@ func setupJSON(add func(string, any), o *benchOptions, sc *scenario.Scenario) {
 		if v.Replicas > 1 {
 			add("replicas", v.Replicas)
 		}
-		if eng, err := sc.Engine(); err == nil && v.Replicas*max(v.DataParallelSize, 1) > 1 && eng.Deployment.DP <= 1 {
+		// The engine's values, vllm serve's defaults filled in.
+		eng, err := sc.Engine()
+		if err == nil && v.Replicas*max(v.DataParallelSize, 1) > 1 && eng.Deployment.DP <= 1 {
 			add("router", v.Router)
 		}
-		// The engine's values, vllm serve's defaults filled in.
-		eng, _ := sc.Engine()
 		add("max_num_seqs", eng.MaxNumSeqs)
 		add("max_num_batched_tokens", eng.MaxNumBatchedTokens)
 		add("enable_chunked_prefill", v.EnableChunkedPrefill)
