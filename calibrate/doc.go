@@ -7,8 +7,9 @@
 // the file does not carry). A Simulator re-simulates points under a
 // profile. Config builds each run: the point's model, read from its
 // Hugging Face config.json in Simulator.ModelDir by LoadModel and served in
-// the point's precision by Served; its GPU, TP (and DP, EP) and scheduler
-// limits; fixed lengths; and its load as the benchmark ran it: a closed
+// the point's precision by Served; its GPU, TP (and DP, EP, with the
+// point's data-parallel router, Point.DPRouter) and scheduler limits;
+// fixed lengths; and its load as the benchmark ran it: a closed
 // loop whose clients all start together on an idle engine, every one of
 // its NumPrompts requests measured, or an open loop at its rate. Predict
 // and Residuals compare, Fit frees some of the profile's knobs (Knob) and

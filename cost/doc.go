@@ -43,7 +43,8 @@
 //     and the memory settings (gpu_memory_utilization, kv_cache_memory,
 //     runtime reserve). Servers hold it whole. Memory gives the per-rank
 //     memory budget and KV pool in tokens and blocks; Step predicts the time of one step of a Batch (decode requests
-//     plus prefill chunks) as a roofline — max(bytes/bandwidth,
+//     plus prefill chunks; under DP, Batch.DPTokens are all groups' tokens
+//     through the MoE layers) as a roofline — max(bytes/bandwidth,
 //     FLOPs/peak) per rank, plus 2L all-reduces and a fixed overhead — and
 //     returns a StepCost breakdown from which a server reports MBU and MFU.
 //   - Fit: calibrates Efficiency (bandwidth and FLOP fractions, per-step
