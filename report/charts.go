@@ -557,8 +557,8 @@ func screenCharts(r styled) []*chart.Chart {
 	}
 	gg := chart.BarGroup{Style: r.style}
 	for _, row := range rep.Rows {
-		lam.Bars.Categories = append(lam.Bars.Categories, candidateName(row.Candidate))
-		good.Bars.Categories = append(good.Bars.Categories, candidateName(row.Candidate))
+		lam.Bars.Categories = append(lam.Bars.Categories, row.Candidate.Spec())
+		good.Bars.Categories = append(good.Bars.Categories, row.Candidate.Spec())
 		lo, hi, gv := math.NaN(), math.NaN(), math.NaN()
 		if row.Feasible() && row.Search != nil {
 			lo, hi = row.LowerPerGPU, row.UpperPerGPU

@@ -141,7 +141,7 @@ func FromScreen(s screen.Study, rep *screen.Report) *Run {
 	d := s.Engine.Deployment
 	var cands []string
 	for _, c := range s.Candidates {
-		cands = append(cands, candidateName(c))
+		cands = append(cands, c.Spec())
 	}
 	r.Setup = []Field{{"model", d.Model.Name}, {"gpu", d.GPU.Name}, {"candidates", strings.Join(cands, ", ")}}
 	if r.SLO != nil {
@@ -154,9 +154,6 @@ func FromScreen(s screen.Study, rep *screen.Report) *Run {
 	}
 	return r
 }
-
-// candidateName writes a candidate as the tp command takes it: "4x1".
-func candidateName(c screen.Candidate) string { return fmt.Sprintf("%dx%d", c.TP, c.Replicas) }
 
 // short writes v in its shortest form.
 func short(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -228,7 +228,7 @@ func screenTable(r styled) table {
 		t.Head = append(t.Head, cell{Text: "attainment at " + short(r.CommonRate) + " req/s (%)", Class: "num"}, cell{Text: "goodput per GPU (tok/s)", Class: "num"})
 	}
 	for _, row := range r.Screen.Rows {
-		line := []cell{{Text: candidateName(row.Candidate)}, {Text: strconv.Itoa(row.GPUs), Class: "num"}}
+		line := []cell{{Text: row.Candidate.Spec()}, {Text: strconv.Itoa(row.GPUs), Class: "num"}}
 		switch {
 		case row.ShapeErr != "":
 			line = append(line, cell{Text: "impossible: " + row.ShapeErr, Class: "fail"})

@@ -56,3 +56,23 @@ func Example() {
 	// TP=2 x1: 2 GPUs, 16 heads per rank, lambda* in [32, 64) req/s, [16, 32) per GPU
 	// the model fits one GPU, so TP must beat replicas per card: TP=1 x2 sustains the most per GPU, lambda* >= 16.00 req/s per GPU, but its bracket overlaps TP=2 x1: refine the search or measure
 }
+
+// Candidates as `servesim tp --candidates` takes them: replicas of a TP
+// degree (PxK), or vLLM's parallel sizes, here two data-parallel groups
+// of TP=4 with expert parallelism, one engine of eight GPUs for a
+// mixture-of-experts model.
+func ExampleParseCandidates() {
+	cs, err := screen.ParseCandidates("1x8,4x2,tp8,tp4dp2ep")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range cs {
+		fmt.Printf("%-8s %-16s %d GPUs\n", c.Spec(), c, c.GPUs())
+	}
+	// Output:
+	// 1x8      TP=1 x8          8 GPUs
+	// 4x2      TP=4 x2          8 GPUs
+	// 8x1      TP=8 x1          8 GPUs
+	// tp4dp2ep TP=4 DP=2 EP x1  8 GPUs
+}

@@ -1,16 +1,18 @@
 // Package screen pre-screens tensor-parallel deployments before GPU hours
 // are spent (docs/cost-model.md#tp-screening): for each candidate —
-// Replicas replicas of TP=p behind a router — it applies the cost model's
-// shape and memory checks, then runs the capacity search under one
-// arrival process and SLO, and compares the candidates per GPU: λ* per
-// GPU (the sustainable rate each card contributes) and per-card goodput
-// G_card at a common rate.
+// Replicas replicas of TP=p behind a router, or, for a mixture-of-experts
+// model, an engine of DP data-parallel groups of TP=p with or without
+// expert parallelism (ParseCandidates reads "4x1" and "tp4dp2ep") — it
+// applies the cost model's shape and memory checks, then runs the
+// capacity search under one arrival process and SLO, and compares the
+// candidates per GPU: λ* per GPU (the sustainable rate each card
+// contributes) and per-card goodput G_card at a common rate.
 //
 // The rule it reports follows the reference article: when the model fits
-// one card, TP is worth its cards only if its per-card capacity beats the
-// replicas baseline on the same cards (or replicas cannot meet the
-// per-request SLO at all); when it does not fit, take the smallest TP
-// that fits and meets the SLO.
+// one card, TP (or an engine of several GPUs) is worth its cards only if
+// its per-card capacity beats the replicas baseline on the same cards (or
+// replicas cannot meet the per-request SLO at all); when it does not fit,
+// take the smallest TP (engine) that fits and meets the SLO.
 package screen
 
 import (
@@ -29,18 +31,6 @@ import (
 
 // ErrInvalid is wrapped by every configuration error of this package.
 var ErrInvalid = errors.New("invalid screen")
-
-// Candidate is one deployment: Replicas engines of TP GPUs each.
-type Candidate struct {
-	TP       int `json:"tp" yaml:"tp"`
-	Replicas int `json:"replicas" yaml:"replicas"`
-}
-
-// GPUs returns TP × Replicas.
-func (c Candidate) GPUs() int { return c.TP * c.Replicas }
-
-// String returns "TP=p ×k".
-func (c Candidate) String() string { return fmt.Sprintf("TP=%d x%d", c.TP, c.Replicas) }
 
 // Study screens candidates for one model on one GPU type.
 type Study struct {
@@ -78,7 +68,9 @@ type Study struct {
 // Row is one candidate's screen.
 type Row struct {
 	Candidate
-	GPUs int
+	// GPUs is the candidate's GPUs, EngineGPUs those of one engine: TP,
+	// or TP·DP for a mixture-of-experts model's data-parallel groups.
+	GPUs, EngineGPUs int
 	// Shape is the per-rank split; ShapeErr says why it is impossible.
 	Shape    cost.Shape
 	ShapeErr string
@@ -106,9 +98,17 @@ func (s Study) Validate() error {
 	if len(s.Candidates) == 0 {
 		return fmt.Errorf("%w: no candidates", ErrInvalid)
 	}
+	moe := s.Engine.Deployment.Model.Experts > 0
 	for i, c := range s.Candidates {
-		if c.TP < 1 || c.Replicas < 1 {
+		switch {
+		case c.TP < 1 || c.Replicas < 1:
 			return fmt.Errorf("%w: candidates[%d] tp %d and replicas %d must be >= 1", ErrInvalid, i, c.TP, c.Replicas)
+		case c.DP < 0 || c.DP > batching.MaxDataParallel:
+			return fmt.Errorf("%w: candidates[%d] dp %d must be in [0, %d] (0 or 1: none)", ErrInvalid, i, c.DP, batching.MaxDataParallel)
+		case c.EP && !moe:
+			return fmt.Errorf("%w: candidates[%d] ep: expert parallelism needs a mixture-of-experts model; %s is dense", ErrInvalid, i, s.Engine.Deployment.Model.Name)
+		case moe && c.DP > 1 && c.Replicas > 1:
+			return fmt.Errorf("%w: candidates[%d] replicas %d: replicas of a data-parallel deployment (dp %d) are not modelled; give 1", ErrInvalid, i, c.Replicas, c.DP)
 		}
 	}
 	if !(s.CommonRate >= 0) || math.IsInf(s.CommonRate, 1) {
@@ -122,7 +122,7 @@ func (s Study) Validate() error {
 	}
 	// The search settings, checked on a stand-in server: each candidate's
 	// own engine is checked when it is screened.
-	probe := s.search(s.Candidates[0], s.Engine)
+	probe := s.search(s.Candidates[0])
 	probe.Base.Server = standIn{}
 	return probe.Validate()
 }
@@ -133,17 +133,19 @@ type standIn struct{}
 func (standIn) Validate() error                        { return nil }
 func (standIn) NewServer(*sim.Env) (sim.Server, error) { return nil, errors.New("stand-in") }
 
-func (s Study) server(c Candidate, eng batching.Config) sim.ServerConfig {
-	if c.Replicas == 1 {
+// server returns the candidate's server: its engine, or its engines
+// behind the study's router.
+func (s Study) server(c Candidate) sim.ServerConfig {
+	eng, replicas := c.engine(s.Engine)
+	if replicas == 1 {
 		return eng
 	}
-	return batching.Cluster{Engine: eng, Replicas: c.Replicas, Router: s.Router}
+	return batching.Cluster{Engine: eng, Replicas: replicas, Router: s.Router}
 }
 
-func (s Study) search(c Candidate, eng batching.Config) capacity.Search {
-	eng.Deployment.TP = c.TP
+func (s Study) search(c Candidate) capacity.Search {
 	return capacity.Search{
-		Base:     sim.Config{Workload: s.Workload, Server: s.server(c, eng), Requests: s.Requests, Warmup: s.Warmup, SummaryOnly: s.SummaryOnly},
+		Base:     sim.Config{Workload: s.Workload, Server: s.server(c), Requests: s.Requests, Warmup: s.Warmup, SummaryOnly: s.SummaryOnly},
 		Criteria: s.Criteria, Seed: s.Seed,
 		Replications: s.Replications, BoundaryReplications: s.BoundaryReplications,
 		Start: s.Start, Precision: s.Precision, Workers: s.Workers,
@@ -172,8 +174,8 @@ func (s Study) Run() (*Report, error) {
 	for i, c := range s.Candidates {
 		r := &rows[i]
 		r.Candidate, r.GPUs = c, c.GPUs()
-		eng := s.Engine
-		eng.Deployment.TP = c.TP
+		eng, _ := c.engine(s.Engine)
+		r.EngineGPUs = eng.Deployment.GPUs()
 		d := eng.Deployment
 		shape, err := d.Shape()
 		if err != nil {
@@ -193,7 +195,7 @@ func (s Study) Run() (*Report, error) {
 			continue
 		}
 		r.Fits = true
-		res, err := s.search(c, eng).Run()
+		res, err := s.search(c).Run()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c, err)
 		}
@@ -201,7 +203,7 @@ func (s Study) Run() (*Report, error) {
 		r.LowerPerGPU = res.Lower / float64(r.GPUs)
 		r.UpperPerGPU = res.Upper / float64(r.GPUs)
 		if s.CommonRate > 0 {
-			if err := s.common(r, eng); err != nil {
+			if err := s.common(r); err != nil {
 				return nil, fmt.Errorf("%s: %w", c, err)
 			}
 		}
@@ -211,12 +213,12 @@ func (s Study) Run() (*Report, error) {
 }
 
 // common runs the candidate at CommonRate with the study's replications.
-func (s Study) common(r *Row, eng batching.Config) error {
+func (s Study) common(r *Row) error {
 	arr, err := capacity.WithRate(s.Workload.Arrivals, s.CommonRate)
 	if err != nil {
 		return err
 	}
-	cfg := sim.Config{Workload: s.Workload, Server: s.server(r.Candidate, eng), Requests: s.Requests, Warmup: s.Warmup, SLO: s.Criteria.SLO, SummaryOnly: true}
+	cfg := sim.Config{Workload: s.Workload, Server: s.server(r.Candidate), Requests: s.Requests, Warmup: s.Warmup, SLO: s.Criteria.SLO, SummaryOnly: true}
 	cfg.Workload.Arrivals = arr
 	res, err := sim.Replicate(cfg, event.Seeds(s.Seed, s.Replications))
 	if err != nil {
@@ -238,6 +240,8 @@ func (s Study) common(r *Row, eng batching.Config) error {
 // overlap and the verdict says so). When it does not fit, the smallest TP
 // that fits and meets the SLO at some rate is the default, and the verdict
 // adds which candidate sustains the most per GPU when that is another.
+// With data-parallel groups among the candidates the rule is stated for
+// engines: the smallest is the one of fewest GPUs (TP·DP).
 func (rep *Report) Verdict() string {
 	var ok []Row
 	for _, r := range rep.Rows {
@@ -267,18 +271,31 @@ func (rep *Report) Verdict() string {
 	case len(ok) > 1:
 		perGPU += ", above every other candidate's bracket"
 	}
+	// The rule speaks of TP while every engine is one TP group, of engines
+	// once data-parallel groups are among them.
+	groups := false
+	for _, r := range ok {
+		groups = groups || r.EngineGPUs != r.TP
+	}
 	if rep.FitsOneGPU {
+		if groups {
+			return "the model fits one GPU, so an engine of several GPUs must beat replicas per card: " + perGPU
+		}
 		return "the model fits one GPU, so TP must beat replicas per card: " + perGPU
 	}
 	smallest := ok[0]
 	for _, r := range ok[1:] {
-		if r.TP < smallest.TP {
+		if r.EngineGPUs < smallest.EngineGPUs {
 			smallest = r
 		}
 	}
-	if smallest.TP == best.TP {
-		return fmt.Sprintf("the model does not fit one GPU; the smallest TP that fits and meets the SLO is %d, and %s", smallest.TP, perGPU)
+	what, size := "TP", fmt.Sprint(smallest.TP)
+	if groups {
+		what, size = "engine", fmt.Sprintf("%d GPUs", smallest.EngineGPUs)
 	}
-	return fmt.Sprintf("the model does not fit one GPU; the smallest TP that fits and meets the SLO is %d (%s, lambda* >= %.2f req/s per GPU), while %s",
-		smallest.TP, smallest.Candidate, smallest.LowerPerGPU, perGPU)
+	if smallest.EngineGPUs == best.EngineGPUs {
+		return fmt.Sprintf("the model does not fit one GPU; the smallest %s that fits and meets the SLO is %s, and %s", what, size, perGPU)
+	}
+	return fmt.Sprintf("the model does not fit one GPU; the smallest %s that fits and meets the SLO is %s (%s, lambda* >= %.2f req/s per GPU), while %s",
+		what, size, smallest.Candidate, smallest.LowerPerGPU, perGPU)
 }

@@ -29,24 +29,30 @@ func (rep *Report) WriteTable(w io.Writer, commonRate float64) error {
 	if commonRate > 0 {
 		common = fmt.Sprintf("at %g req/s: floor, G_card", commonRate)
 	}
-	fmt.Fprintf(&b, "%-9s %4s  %-42s %10s  %-18s %-16s %s\n", "candidate", "GPUs", "shape and memory per rank", "KV tokens", "lambda* (req/s)", "lambda*/GPU", common)
+	// The candidate column fits the longest name ("TP=8 DP=4 EP x1"), at
+	// least "candidate".
+	width := len("candidate")
+	for _, r := range rep.Rows {
+		width = max(width, len(r.Candidate.String()))
+	}
+	fmt.Fprintf(&b, "%-*s %4s  %-42s %10s  %-18s %-16s %s\n", width, "candidate", "GPUs", "shape and memory per rank", "KV tokens", "lambda* (req/s)", "lambda*/GPU", common)
 	for _, r := range rep.Rows {
 		switch {
 		case r.ShapeErr != "":
-			fmt.Fprintf(&b, "%-9s %4d  impossible: %s\n", r.Candidate, r.GPUs, short(r, r.ShapeErr))
+			fmt.Fprintf(&b, "%-*s %4d  impossible: %s\n", width, r.Candidate, r.GPUs, short(r, r.ShapeErr))
 			continue
 		case !r.Fits && r.Memory.KVPoolBytes <= 0:
-			fmt.Fprintf(&b, "%-9s %4d  does not fit: weights %.1f GiB + runtime %.1f GiB > usable %.1f GiB\n",
-				r.Candidate, r.GPUs, r.Memory.WeightBytes/cost.GiB, r.Memory.RuntimeBytes/cost.GiB, r.Memory.UsableBytes/cost.GiB)
+			fmt.Fprintf(&b, "%-*s %4d  does not fit: weights %.1f GiB + runtime %.1f GiB > usable %.1f GiB\n",
+				width, r.Candidate, r.GPUs, r.Memory.WeightBytes/cost.GiB, r.Memory.RuntimeBytes/cost.GiB, r.Memory.UsableBytes/cost.GiB)
 			continue
 		case !r.Fits:
-			fmt.Fprintf(&b, "%-9s %4d  cannot run: %s\n", r.Candidate, r.GPUs, short(r, r.FitErr))
+			fmt.Fprintf(&b, "%-*s %4d  cannot run: %s\n", width, r.Candidate, r.GPUs, short(r, r.FitErr))
 			continue
 		}
 		shape := fmt.Sprintf("%d heads, %d kv; weights %.1f + KV %.1f GiB",
 			r.Shape.HeadsPerRank, r.Shape.KVHeadsPerRank, r.Memory.WeightBytes/cost.GiB, r.Memory.KVPoolBytes/cost.GiB)
-		fmt.Fprintf(&b, "%-9s %4d  %-42s %10d  [%6.2f, %6s) [%5.2f, %6s)",
-			r.Candidate, r.GPUs, shape, r.Memory.KVTokens, r.Search.Lower, rate(r.Search.Upper), r.LowerPerGPU, rate(r.UpperPerGPU))
+		fmt.Fprintf(&b, "%-*s %4d  %-42s %10d  [%6.2f, %6s) [%5.2f, %6s)",
+			width, r.Candidate, r.GPUs, shape, r.Memory.KVTokens, r.Search.Lower, rate(r.Search.Upper), r.LowerPerGPU, rate(r.UpperPerGPU))
 		if commonRate > 0 {
 			fmt.Fprintf(&b, " %6.2f%%, %5.0f tok/s/GPU", 100*r.CommonAttainment, r.CommonGoodputPerGPU)
 		}

@@ -22,7 +22,7 @@ func TestBadInput(t *testing.T) {
 		{"capacity two files", []string{"capacity", "a.yaml", "b.yaml"}, []string{"one scenario file at most"}},
 		{"capacity closed loop", []string{"capacity", "--goodput", "ttft:500", "--request-rate", "inf"}, []string{"capacity:"}},
 		{"tp without slo", []string{"tp"}, []string{"tp: no SLO to compare under"}},
-		{"tp bad candidates", []string{"tp", "--goodput", "ttft:500", "--candidates", "4by1"}, []string{`"4by1" is not PxK`}},
+		{"tp bad candidates", []string{"tp", "--goodput", "ttft:500", "--candidates", "4by1"}, []string{`"4by1" is neither PxK nor tpP[dpD][ep][xK]`}},
 		{"tp with tp flag", []string{"tp", "--goodput", "ttft:500", "--tensor-parallel-size", "2"}, []string{"--tensor-parallel-size: the candidates set the deployment"}},
 		{"unknown flag", []string{"bench", "--request-ratio", "5"}, []string{"bench: unknown flag --request-ratio"}},
 		{"ambiguous prefix", []string{"bench", "--random-in", "5", "--ra", "1"}, []string{"bench: ambiguous flag --ra could match --ramp-up-end-rps, --ramp-up-start-rps", "--random-input-len", "(see servesim bench -h)"}},

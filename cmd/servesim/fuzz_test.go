@@ -3,13 +3,13 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/internal/quoted"
 	"github.com/servesim/servesim/scenario"
 )
@@ -19,11 +19,13 @@ import (
 // values, and the parsing of flags mixed with positional arguments.
 
 // FuzzParseCandidates checks that accepted candidates are one per
-// comma-separated field, with TP and replicas >= 1, and that written back
-// as PxK they read back the same.
+// comma-separated field, with TP and replicas >= 1 and DP in [0, the
+// limit], and that written back (screen.Candidate.Spec) they read back
+// the same.
 func FuzzParseCandidates(f *testing.F) {
 	for _, s := range []string{"4x1,2x2,1x4", "1x1", " 8x1 , 1x8 ", "+2x02", "0x1", "1x0", "-1x1", "x", "1x", "4X1", "1x2x3",
-		"", ",", "1x1,", "9223372036854775807x1", "9223372036854775807x2", "9223372036854775808x1", "0x10"} {
+		"", ",", "1x1,", "9223372036854775807x1", "9223372036854775807x2", "9223372036854775808x1", "0x10",
+		"tp4dp2ep", "TP8", "tp2ep", "tp1dp8epx1", "tp2dp2x2", "tp4dp0", "tp4dp1", "tp4dp2000", "tpdp2", "tp4epdp2", "tp4x0"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -43,10 +45,11 @@ func FuzzParseCandidates(f *testing.F) {
 		}
 		texts := make([]string, len(cs))
 		for i, c := range cs {
-			if c.TP < 1 || c.Replicas < 1 {
-				t.Fatalf("parseCandidates(%q) = %v: candidate %d has TP %d, replicas %d, want >= 1", s, cs, i, c.TP, c.Replicas)
+			if c.TP < 1 || c.Replicas < 1 || c.DP < 0 || c.DP > batching.MaxDataParallel {
+				t.Fatalf("parseCandidates(%q) = %v: candidate %d has TP %d, replicas %d, DP %d, want TP and replicas >= 1, DP in [0, %d]",
+					s, cs, i, c.TP, c.Replicas, c.DP, batching.MaxDataParallel)
 			}
-			texts[i] = fmt.Sprintf("%dx%d", c.TP, c.Replicas)
+			texts[i] = c.Spec()
 		}
 		back, err := parseCandidates(strings.Join(texts, ","))
 		if err != nil || !slices.Equal(back, cs) {

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/servesim/servesim/batching"
@@ -39,7 +38,7 @@ type tpOptions struct {
 
 func (t *tpOptions) define(fs *flag.FlagSet) flagGroup {
 	t.precision, t.reps, t.boundaryReps = 0.05, 3, 5
-	fs.StringVar(&t.candidates, "candidates", "1x1,2x1,4x1,8x1", "comma-separated `PxK`: K replicas of tensor-parallel degree P")
+	fs.StringVar(&t.candidates, "candidates", "1x1,2x1,4x1,8x1", "comma-separated `PxK` (K replicas of tensor-parallel degree P) or tpP[dpD][ep][xK] (vLLM's --data-parallel-size D and --enable-expert-parallel)")
 	fs.Var(nonNegativeFloat{&t.commonRate, "skip"}, "common-rate", "also run every candidate at this rate, req/s, for per-card goodput side by side (0: skip)")
 	fs.Var(nonNegativeFloat{&t.start, "--request-rate"}, "start", "first rate each search probes, req/s (0: --request-rate)")
 	fs.Var(positiveFloat{p: &t.precision}, "precision", "relative width of each lambda* bracket")
@@ -49,23 +48,13 @@ func (t *tpOptions) define(fs *flag.FlagSet) flagGroup {
 	return flagGroup{"tp flags", []string{"candidates", "common-rate", "start", "precision", "replications", "boundary-replications", "workers"}}
 }
 
-// maxCandidateGPUs bounds P and K of a candidate: a tensor-parallel
-// group or a replica count beyond it is not a deployment to screen.
-const maxCandidateGPUs = 1024
-
-// parseCandidates parses "4x1,2x2".
+// parseCandidates parses --candidates (screen.ParseCandidates).
 func parseCandidates(s string) ([]screen.Candidate, error) {
-	var out []screen.Candidate
-	for _, f := range strings.Split(s, ",") {
-		p, k, ok := strings.Cut(strings.TrimSpace(f), "x")
-		tp, err1 := strconv.Atoi(p)
-		reps, err2 := strconv.Atoi(k)
-		if !ok || err1 != nil || err2 != nil || tp < 1 || reps < 1 || tp > maxCandidateGPUs || reps > maxCandidateGPUs {
-			return nil, fmt.Errorf("--candidates: %q is not PxK with P, K in [1, %d] (e.g. 4x1,2x2)", f, maxCandidateGPUs)
-		}
-		out = append(out, screen.Candidate{TP: tp, Replicas: reps})
+	cs, err := screen.ParseCandidates(s)
+	if err != nil {
+		return nil, fmt.Errorf("--candidates: %w", err)
 	}
-	return out, nil
+	return cs, nil
 }
 
 // runTP is `servesim tp`.
@@ -88,7 +77,7 @@ func runTP(args []string, e *env) error {
 	}
 	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "dp", "enable-expert-parallel", "server"} {
 		if o.set[f] {
-			return fmt.Errorf("tp: --%s: the candidates set the deployment (--candidates PxK)", f)
+			return fmt.Errorf("tp: --%s: the candidates set the deployment (--candidates PxK or tpP[dpD][ep][xK])", f)
 		}
 	}
 	sc, err := o.scenario()
@@ -98,8 +87,8 @@ func runTP(args []string, e *env) error {
 	if !sc.SLO.Set() {
 		return errors.New("tp: no SLO to compare under: give --goodput ttft:MS tpot:MS")
 	}
-	if err := notSearched(sc); err != nil {
-		return fmt.Errorf("tp: %w", err)
+	if v := sc.Server; v.DataParallelSize > 1 || v.EnableExpertParallel {
+		return errors.New("tp: server.data_parallel_size and server.enable_expert_parallel: the candidates set the deployment (--candidates tpP[dpD][ep][xK])")
 	}
 	eng, err := sc.EngineTemplate()
 	if err != nil {
