@@ -42,7 +42,11 @@ const DefaultPrefixWeight = 1.0
 
 // Cluster is Replicas identical engine replicas behind a router, fed by one
 // arrival stream: the "p replicas of TP=1" side of a TP comparison, or any
-// data-parallel deployment. It occupies Replicas × Engine.Deployment.TP GPUs.
+// data-parallel deployment of a dense model. An Engine with
+// Deployment.DP > 1 is a replica of DP groups stepping together (see
+// Config); replicas of it are independent deployments behind RoundRobin or
+// LeastOutstanding (a replica's load is its groups' together), at most
+// MaxDataParallel groups in all. It occupies Replicas × Engine.GPUs() GPUs.
 type Cluster struct {
 	Engine   Config `json:"engine" yaml:"engine"`
 	Replicas int    `json:"replicas" yaml:"replicas"`
@@ -66,12 +70,17 @@ func (c Cluster) Validate() error {
 		return invalidf("prefix_weight %v must be a finite number >= 0", c.PrefixWeight)
 	}
 	if dp := c.Engine.Deployment.DP; dp > 1 && c.Replicas > 1 {
-		return invalidf("replicas %d of a deployment with dp %d are not modelled: give one replica (its %d data-parallel groups step together) or dp 1", c.Replicas, dp, dp)
+		switch {
+		case c.Router == PrefixAware:
+			return invalidf("router %q over replicas of a deployment with dp %d is not modelled: use %q or %q", c.Router, dp, RoundRobin, LeastOutstanding)
+		case c.Replicas > MaxDataParallel/dp:
+			return invalidf("replicas %d of a deployment with dp %d make %d data-parallel groups, more than %d", c.Replicas, dp, c.Replicas*dp, MaxDataParallel)
+		}
 	}
 	return c.Engine.Validate()
 }
 
-// GPUs returns Replicas × Engine.Deployment.TP.
+// GPUs returns Replicas × Engine.GPUs().
 func (c Cluster) GPUs() int { return c.Replicas * c.Engine.GPUs() }
 
 // NewServer builds the replicas for one run.
@@ -84,7 +93,10 @@ func (c Cluster) NewServer(env *sim.Env) (sim.Server, error) {
 		return nil, err
 	}
 	if c.Engine.Deployment.DP > 1 {
-		return newDataParallel(c.Engine, r, env), nil
+		if c.Replicas == 1 {
+			return newDataParallel(c.Engine, r, env, ""), nil
+		}
+		return newDPCluster(c, r, env), nil
 	}
 	cl := &cluster{cfg: c, engines: make([]*engine, c.Replicas), weight: c.PrefixWeight}
 	if cl.weight == 0 {

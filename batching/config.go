@@ -265,7 +265,7 @@ func (c Config) NewServer(env *sim.Env) (sim.Server, error) {
 		return nil, err
 	}
 	if c.Deployment.DP > 1 {
-		return newDataParallel(c, r, env), nil
+		return newDataParallel(c, r, env, ""), nil
 	}
 	return newEngine(r, env, ""), nil
 }

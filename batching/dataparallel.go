@@ -79,13 +79,14 @@ type dataParallel struct {
 	onKick       event.Handler
 }
 
-func newDataParallel(c Config, r *resolved, env *sim.Env) *dataParallel {
+// newDataParallel builds the groups, named prefix + "dp" + index.
+func newDataParallel(c Config, r *resolved, env *sim.Env, prefix string) *dataParallel {
 	d := &c.Deployment
 	n := d.DP
 	dp := &dataParallel{cfg: c, env: env, groups: make([]*engine, n), graphTokens: CUDAGraphTokens(c),
 		stepping: make([]bool, n), batches: make([]cost.Batch, n), costs: make([]cost.StepCost, n)}
 	for i := range dp.groups {
-		e := newEngine(r, env, "dp"+strconv.Itoa(i))
+		e := newEngine(r, env, prefix+"dp"+strconv.Itoa(i))
 		e.group = dp
 		dp.groups[i] = e
 	}
@@ -201,6 +202,77 @@ func (dp *dataParallel) Stats() []metrics.Stat {
 	out = append(out, metrics.Stat{Name: "dp_groups", Value: float64(len(dp.groups))})
 	for _, e := range dp.groups {
 		out = append(out, metrics.Stat{Name: e.name + "_requests", Value: float64(e.routed)})
+	}
+	return out
+}
+
+// outstanding returns the requests the groups hold (waiting, running or
+// in their frontend overhead): a replica's load for LeastOutstanding.
+func (dp *dataParallel) outstanding() int {
+	n := 0
+	for _, e := range dp.groups {
+		n += e.outstanding()
+	}
+	return n
+}
+
+// dpCluster is replicas of a data-parallel deployment behind a router
+// (Cluster with Engine.Deployment.DP > 1 and Replicas > 1): each replica's
+// groups step together, the replicas independently.
+type dpCluster struct {
+	cfg      Cluster
+	replicas []*dataParallel
+	groups   []*engine // every replica's, in order
+	next     int
+}
+
+func newDPCluster(c Cluster, r *resolved, env *sim.Env) *dpCluster {
+	cl := &dpCluster{cfg: c, replicas: make([]*dataParallel, c.Replicas)}
+	for i := range cl.replicas {
+		cl.replicas[i] = newDataParallel(c.Engine, r, env, "replica"+strconv.Itoa(i)+"_")
+		cl.groups = append(cl.groups, cl.replicas[i].groups...)
+	}
+	return cl
+}
+
+// Arrive routes r to a replica as Cluster.Router says (RoundRobin, or
+// LeastOutstanding over each replica's groups together); the replica
+// sends it to one of its groups.
+func (c *dpCluster) Arrive(r *metrics.Request) {
+	i := 0
+	switch c.cfg.Router {
+	case RoundRobin:
+		i = c.next
+		c.next = (c.next + 1) % len(c.replicas)
+	default: // LeastOutstanding; Validate refuses PrefixAware
+		best := c.replicas[0].outstanding()
+		for j, d := range c.replicas[1:] {
+			if o := d.outstanding(); o < best {
+				i, best = j+1, o
+			}
+		}
+	}
+	c.replicas[i].Arrive(r)
+}
+
+// Series returns every group's counters over time (sim.SeriesReporter).
+func (c *dpCluster) Series() []*metrics.Series { return seriesOf(c.groups) }
+
+// GPUs reports Replicas × TP·DP (sim.GPUCounter).
+func (c *dpCluster) GPUs() int { return c.cfg.GPUs() }
+
+// Stats reports every group's counters combined as dataParallel's are,
+// then the replicas, the groups of each and each replica's requests.
+func (c *dpCluster) Stats() []metrics.Stat {
+	out := mergedStats(c.groups, "data-parallel groups")
+	out = append(out, metrics.Stat{Name: "replicas", Value: float64(len(c.replicas))},
+		metrics.Stat{Name: "dp_groups", Value: float64(len(c.replicas[0].groups))})
+	for i, d := range c.replicas {
+		routed := 0
+		for _, e := range d.groups {
+			routed += e.routed
+		}
+		out = append(out, metrics.Stat{Name: "replica" + strconv.Itoa(i) + "_requests", Value: float64(routed)})
 	}
 	return out
 }

@@ -46,7 +46,8 @@
 // that name no rank, as aiconfigurator's measured deployments behave). Under a
 // load that every group sees alike (a closed loop of equal requests), the
 // groups run the same batches and each behaves as one engine serving its
-// share alone.
+// share alone. A Cluster of such Configs is replicas of the deployment,
+// each stepping its own groups, behind RoundRobin or LeastOutstanding.
 //
 // # Cost per step
 //

@@ -52,6 +52,10 @@ func (c checked) NewServer(env *sim.Env) (sim.Server, error) {
 		es = []*engine{v}
 	case *cluster:
 		es = v.engines
+	case *dataParallel:
+		es = v.groups
+	case *dpCluster:
+		es = v.groups
 	}
 	for _, e := range es {
 		e.singleStep = c.single

@@ -177,8 +177,10 @@ func (s *Scenario) engine() (sim.ServerConfig, error) {
 	}
 	replicas := v.Replicas
 	switch {
-	case c.Deployment.DP > 1 && replicas > 1:
-		return nil, fieldErr("server.replicas", "%d replicas of a deployment with data_parallel_size %d are not modelled: give one (its %d groups step together) or leave data_parallel_size out", replicas, c.Deployment.DP, c.Deployment.DP)
+	case c.Deployment.DP > 1 && replicas > 1 && replicas > batching.MaxDataParallel/c.Deployment.DP:
+		return nil, fieldErr("server.replicas", "%d replicas of a deployment with data_parallel_size %d make %d data-parallel groups, more than %d, the most a run simulates (each with its own scheduler and KV pool)", replicas, c.Deployment.DP, replicas*c.Deployment.DP, batching.MaxDataParallel)
+	case c.Deployment.DP > 1 && replicas > 1 && r == batching.PrefixAware:
+		return nil, fieldErr("server.router", "%q over replicas of a deployment with data_parallel_size %d is not modelled: use %q or %q", r, c.Deployment.DP, batching.RoundRobin, batching.LeastOutstanding)
 	case c.Deployment.DP <= 1 && v.DataParallelSize > 1:
 		// A dense model's data-parallel engines are independent replicas.
 		replicas *= v.DataParallelSize

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/screen"
 )
 
@@ -80,7 +81,7 @@ func TestScreenDataParallel(t *testing.T) {
 	assert.Equal(t, b.Search.Upper, a.Search.Upper)
 
 	moe := study(t, "gpt-oss-120b", "h100-sxm", screen.Candidate{TP: 1, Replicas: 1}, screen.Candidate{TP: 1, DP: 2, Replicas: 1},
-		screen.Candidate{TP: 1, DP: 2, EP: true, Replicas: 1})
+		screen.Candidate{TP: 1, DP: 2, EP: true, Replicas: 1}, screen.Candidate{TP: 1, DP: 2, EP: true, Replicas: 2})
 	moe.CommonRate, moe.Replications, moe.Precision = 0, 1, 0.5
 	rep, err = moe.Run()
 	require.NoError(t, err)
@@ -96,21 +97,32 @@ func TestScreenDataParallel(t *testing.T) {
 		assert.Greater(t, r.Search.Lower, 0.0)
 	}
 	assert.Equal(t, "TP=1 DP=2 EP x1", ep.Candidate.String())
+	// Two replicas of the engine: twice the GPUs, engines of two.
+	two := rep.Rows[3]
+	require.NotNil(t, two.Search)
+	assert.Equal(t, []int{4, 2}, []int{two.GPUs, two.EngineGPUs})
+	assert.Greater(t, two.Search.Lower, ep.Search.Lower)
 }
 
 func TestScreenParallelValidate(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		model string
-		cand  screen.Candidate
-		want  string
+		model  string
+		cand   screen.Candidate
+		router batching.Router
+		want   string
 	}{
-		{"llama-3.1-8b", screen.Candidate{TP: 1, EP: true, Replicas: 1}, "candidates[0] ep: expert parallelism needs a mixture-of-experts model; llama-3.1-8b is dense"},
-		{"gpt-oss-120b", screen.Candidate{TP: 1, DP: 2, Replicas: 2}, "candidates[0] replicas 2: replicas of a data-parallel deployment (dp 2) are not modelled"},
-		{"gpt-oss-120b", screen.Candidate{TP: 1, DP: 2000, Replicas: 1}, "candidates[0] dp 2000 must be in [0, 1024]"},
-		{"gpt-oss-120b", screen.Candidate{TP: 1, DP: -1, Replicas: 1}, "candidates[0] dp -1 must be in [0, 1024]"},
+		{"llama-3.1-8b", screen.Candidate{TP: 1, EP: true, Replicas: 1}, "", "candidates[0] ep: expert parallelism needs a mixture-of-experts model; llama-3.1-8b is dense"},
+		{"gpt-oss-120b", screen.Candidate{TP: 1, DP: 8, Replicas: 200}, "", "candidates[0] replicas 200 of dp 8 make 1600 data-parallel groups, more than 1024"},
+		{"gpt-oss-120b", screen.Candidate{TP: 1, DP: 2000, Replicas: 1}, "", "candidates[0] dp 2000 must be in [0, 1024]"},
+		{"gpt-oss-120b", screen.Candidate{TP: 1, DP: -1, Replicas: 1}, "", "candidates[0] dp -1 must be in [0, 1024]"},
+		{"gpt-oss-120b", screen.Candidate{TP: 1, DP: 2, Replicas: 2}, batching.PrefixAware, `candidates[0]: router "prefix-aware" over replicas of a data-parallel deployment is not modelled`},
 	} {
-		_, err := study(t, c.model, "h100-sxm", c.cand).Run()
+		s := study(t, c.model, "h100-sxm", c.cand)
+		if c.router != "" {
+			s.Router = c.router
+		}
+		_, err := s.Run()
 		assert.ErrorIs(t, err, screen.ErrInvalid)
 		assert.ErrorContains(t, err, c.want)
 	}

@@ -107,8 +107,10 @@ func (s Study) Validate() error {
 			return fmt.Errorf("%w: candidates[%d] dp %d must be in [0, %d] (0 or 1: none)", ErrInvalid, i, c.DP, batching.MaxDataParallel)
 		case c.EP && !moe:
 			return fmt.Errorf("%w: candidates[%d] ep: expert parallelism needs a mixture-of-experts model; %s is dense", ErrInvalid, i, s.Engine.Deployment.Model.Name)
-		case moe && c.DP > 1 && c.Replicas > 1:
-			return fmt.Errorf("%w: candidates[%d] replicas %d: replicas of a data-parallel deployment (dp %d) are not modelled; give 1", ErrInvalid, i, c.Replicas, c.DP)
+		case moe && c.DP > 1 && c.Replicas > batching.MaxDataParallel/c.DP:
+			return fmt.Errorf("%w: candidates[%d] replicas %d of dp %d make %d data-parallel groups, more than %d", ErrInvalid, i, c.Replicas, c.DP, c.Replicas*c.DP, batching.MaxDataParallel)
+		case moe && c.DP > 1 && c.Replicas > 1 && s.Router == batching.PrefixAware:
+			return fmt.Errorf("%w: candidates[%d]: router %q over replicas of a data-parallel deployment is not modelled; use %q or %q", ErrInvalid, i, s.Router, batching.RoundRobin, batching.LeastOutstanding)
 		}
 	}
 	if !(s.CommonRate >= 0) || math.IsInf(s.CommonRate, 1) {
