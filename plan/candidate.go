@@ -65,8 +65,13 @@ type Screening struct {
 // Settings are an LLM candidate's engine settings, as `vllm serve` takes
 // them; the zero value describes a candidate that is not an LLM engine.
 type Settings struct {
-	GPU                 string         `json:"gpu"`
-	TP                  int            `json:"tensor_parallel_size,omitempty"`
+	GPU string `json:"gpu"`
+	TP  int    `json:"tensor_parallel_size,omitempty"`
+	// DP is vLLM's --data-parallel-size of a mixture-of-experts engine: DP
+	// attention data-parallel groups of TP GPUs stepping together (0 or 1:
+	// none); EP its --enable-expert-parallel.
+	DP                  int            `json:"data_parallel_size,omitempty"`
+	EP                  bool           `json:"enable_expert_parallel,omitempty"`
 	MaxNumSeqs          int            `json:"max_num_seqs,omitempty"`
 	MaxNumBatchedTokens int            `json:"max_num_batched_tokens,omitempty"`
 	ChunkedPrefill      bool           `json:"enable_chunked_prefill"`
@@ -74,7 +79,8 @@ type Settings struct {
 	MaxModelLen         int            `json:"max_model_len,omitempty"`
 }
 
-// String is a short label: "h100-sxm tp4 seqs256 mnbt2048 chunked bf16".
+// String is a short label: "h100-sxm tp4 seqs256 mnbt2048 chunked bf16"
+// ("tp2 dp4 ep" with data and expert parallelism).
 func (s Settings) String() string {
 	if s.TP == 0 {
 		return s.GPU
@@ -83,7 +89,19 @@ func (s Settings) String() string {
 	if !s.ChunkedPrefill {
 		chunk = "no-chunk"
 	}
-	return fmt.Sprintf("%s tp%d seqs%d mnbt%d %s %s", s.GPU, s.TP, s.MaxNumSeqs, s.MaxNumBatchedTokens, chunk, s.Precision)
+	return fmt.Sprintf("%s %s seqs%d mnbt%d %s %s", s.GPU, s.parallel(), s.MaxNumSeqs, s.MaxNumBatchedTokens, chunk, s.Precision)
+}
+
+// parallel writes the parallel sizes: "tp4", "tp2 dp4 ep".
+func (s Settings) parallel() string {
+	out := fmt.Sprintf("tp%d", s.TP)
+	if s.DP > 1 {
+		out += fmt.Sprintf(" dp%d", s.DP)
+	}
+	if s.EP {
+		out += " ep"
+	}
+	return out
 }
 
 // Candidate is one deployment option: a replica, how many GPUs it takes,

@@ -6,8 +6,11 @@
 //
 // A Plan describes the question for one model: a Space of GPU options
 // (each with its hourly price, DefaultPrices otherwise, and optionally a
-// fitted efficiency profile), TP degrees, max-num-seqs,
-// max-num-batched-tokens, chunked prefill and Precision; an Objective (an
+// fitted efficiency profile), TP degrees, for a mixture-of-experts model
+// attention data-parallel degrees and expert parallelism (an engine of D
+// groups of TP GPUs stepping together through the MoE layers, TP·D GPUs
+// a replica), max-num-seqs, max-num-batched-tokens, chunked prefill and
+// Precision; an Objective (an
 // open-loop workload, a target Rate, and capacity.Criteria: per-request
 // bounds with an attainment q, which is how a percentile objective reads,
 // "TTFT p99 ≤ 2 s" being "at least 99% of requests have TTFT ≤ 2 s"); and

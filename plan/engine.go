@@ -52,7 +52,9 @@ func (e Engine) Servers(n int) sim.ServerConfig {
 //     the request takes at least that: steps grow with their batch);
 //     E2E ≥ TTFT floor + (O−1)·TPOT floor.
 //
-// MaxRate is the throughput roofline of one replica. A step of T ≤
+// MaxRate is the throughput roofline of one replica (with D
+// data-parallel groups, D times a group's, each step routing all D groups'
+// tokens through the MoE layers). A step of T ≤
 // max-num-batched-tokens tokens takes at least t(T), the step time of T
 // prompt tokens in one chunk with no attention pairs and no KV reads; a
 // request needs its L prompt tokens and O−1 decode tokens computed, at
@@ -105,7 +107,7 @@ func (e Engine) Screen(d Demand) Screening {
 	if why := floorMisses(sm, c.RequestOverhead, d); why != "" {
 		return Screening{Reason: Unreachable, Why: why}
 	}
-	return Screening{MaxRate: roofline(sm, c.MaxNumSeqs, c.MaxNumBatchedTokens, d.MeanInput, d.MeanOutput)}
+	return Screening{MaxRate: roofline(sm, max(dep.DP, 1), c.MaxNumSeqs, c.MaxNumBatchedTokens, d.MeanInput, d.MeanOutput)}
 }
 
 // floorMisses returns why the latency floors miss the SLO, or "".
@@ -119,12 +121,18 @@ func floorMisses(sm *cost.StepModel, overhead float64, d Demand) string {
 	ttft, tpot, e2e := tally{min: math.Inf(1), name: "TTFT"}, tally{min: math.Inf(1), name: "TPOT"}, tally{min: math.Inf(1), name: "E2E"}
 	misses := 0
 	for _, l := range d.Lengths {
+		// Alone on the deployment: the MoE layers of a data-parallel one
+		// route this request's tokens only (DPTokens), the least any step
+		// of it routes.
 		var b cost.Batch
 		b.AddPrefill(l.Input, 0)
+		b.DPTokens = b.Tokens()
 		first := overhead + sm.Step(b).Time
 		var step float64
 		if l.Output > 1 {
-			step = sm.Step(cost.DecodeBatch(1, float64(l.Input+1))).Time
+			dec := cost.DecodeBatch(1, float64(l.Input+1))
+			dec.DPTokens = 1
+			step = sm.Step(dec).Time
 		}
 		total := first + float64(l.Output-1)*step
 		miss := false
@@ -162,14 +170,17 @@ func floorMisses(sm *cost.StepModel, overhead float64, d Demand) string {
 		100*f, 100*(1-d.Criteria.Target), strings.Join(parts, ", "))
 }
 
-// roofline returns the throughput roofline of one replica, requests per
-// second (see Engine.Screen).
-func roofline(sm *cost.StepModel, seqs, budget int, meanIn, meanOut float64) float64 {
+// roofline returns the throughput roofline of one replica of groups
+// data-parallel groups (1: none), requests per second (see
+// Engine.Screen): a step computes every group's tokens at the time of
+// one group's, its MoE layers routing all of them.
+func roofline(sm *cost.StepModel, groups, seqs, budget int, meanIn, meanOut float64) float64 {
 	var tokens, decodes float64 // the best tokens/s of any step, of decode steps
+	g := float64(groups)
 	for t := 1; t <= budget; t++ {
-		tokens = math.Max(tokens, float64(t)/sm.Step(cost.Batch{PrefillTokens: t, PrefillSeqs: 1}).Time)
+		tokens = math.Max(tokens, g*float64(t)/sm.Step(cost.Batch{PrefillTokens: t, PrefillSeqs: 1, DPTokens: groups * t}).Time)
 		if t <= seqs {
-			decodes = math.Max(decodes, float64(t)/sm.Step(cost.Batch{DecodeSeqs: t}).Time)
+			decodes = math.Max(decodes, g*float64(t)/sm.Step(cost.Batch{DecodeSeqs: t, DPTokens: groups * t}).Time)
 		}
 	}
 	rate := tokens / math.Max(meanIn+meanOut-1, 1)

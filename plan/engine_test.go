@@ -32,6 +32,17 @@ func engine(t *testing.T, model, gpu string, tp int, p cost.Precision) plan.Engi
 	return plan.Engine{Config: cfg, ServeArgs: args}
 }
 
+// dpEngine is engine with dp attention data-parallel groups, expert
+// parallel over all TP·dp GPUs when ep is set.
+func dpEngine(t *testing.T, model, gpu string, tp, dp int, ep bool) plan.Engine {
+	e := engine(t, model, gpu, tp, cost.BF16)
+	e.Config.Deployment.DP = dp
+	if ep {
+		e.Config.Deployment.EP = tp * dp
+	}
+	return e
+}
+
 func azure(slo metrics.SLO) plan.Demand {
 	return plan.NewDemand(capacity.DefaultCriteria(slo, 0.99), workload.AzureConversation())
 }
@@ -78,8 +89,10 @@ func TestEngineScreen(t *testing.T) {
 
 // TestRooflineBoundsThroughput: MaxRate bounds what a replica completes:
 // flooded far above it (4x), the engine's measured request throughput
-// stays below it, with chunked prefill on and off, at TP 1 and 2. The
-// margin between them is what the pruning leaves on the table.
+// stays below it, with chunked prefill on and off, at TP 1 and 2, and for
+// a mixture-of-experts engine of two data-parallel groups with and
+// without expert parallelism. The margin between them is what the pruning
+// leaves on the table.
 func TestRooflineBoundsThroughput(t *testing.T) {
 	t.Parallel()
 	d := azure(metrics.SLO{TTFT: 10, TPOT: 1})
@@ -89,6 +102,8 @@ func TestRooflineBoundsThroughput(t *testing.T) {
 		engine(t, "llama-3.1-8b", "h100-sxm", 1, cost.BF16),
 		engine(t, "llama-3.1-8b", "l40s", 2, cost.FP8),
 		off,
+		dpEngine(t, "gpt-oss-120b", "h100-sxm", 1, 2, false),
+		dpEngine(t, "gpt-oss-120b", "h100-sxm", 1, 2, true),
 	} {
 		s := e.Screen(d)
 		require.Equal(t, plan.NoReason, s.Reason, s.Why)
@@ -97,8 +112,8 @@ func TestRooflineBoundsThroughput(t *testing.T) {
 			Server:   e.Servers(1), Requests: 3000, Seed: 1, SummaryOnly: true,
 		})
 		require.NoError(t, err)
-		t.Logf("%s tp%d chunked %v: roofline %.2f req/s, flooded %.2f req/s", e.Config.Deployment.GPU.Name, e.Config.Deployment.TP,
-			e.Config.EnableChunkedPrefill, s.MaxRate, res.RequestThroughput)
+		t.Logf("%s %s tp%d dp%d chunked %v: roofline %.2f req/s, flooded %.2f req/s", e.Config.Deployment.Model.Name, e.Config.Deployment.GPU.Name,
+			e.Config.Deployment.TP, e.Config.Deployment.DP, e.Config.EnableChunkedPrefill, s.MaxRate, res.RequestThroughput)
 		assert.Less(t, res.RequestThroughput, s.MaxRate)
 		assert.Greater(t, res.RequestThroughput, s.MaxRate/4, "the bound is not vacuous")
 	}
@@ -106,10 +121,16 @@ func TestRooflineBoundsThroughput(t *testing.T) {
 
 // TestLatencyFloorsBoundOneRequest: a request alone in the engine takes
 // at least the screen's floors; an SLO just below them is unreachable,
-// just above them is not.
+// just above them is not. The same for a request alone on one of two
+// data-parallel groups of a mixture-of-experts engine.
 func TestLatencyFloorsBoundOneRequest(t *testing.T) {
 	t.Parallel()
-	e := engine(t, "llama-3.1-8b", "h100-sxm", 1, cost.BF16)
+	for _, e := range []plan.Engine{engine(t, "llama-3.1-8b", "h100-sxm", 1, cost.BF16), dpEngine(t, "gpt-oss-120b", "h100-sxm", 1, 2, true)} {
+		floorsBoundOneRequest(t, e)
+	}
+}
+
+func floorsBoundOneRequest(t *testing.T, e plan.Engine) {
 	const in, out = 2000, 100
 	res, err := sim.Run(sim.Config{
 		Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 1}, Lengths: workload.Fixed{Input: in, Output: out}},

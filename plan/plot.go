@@ -85,5 +85,5 @@ func (x Ranked) shortLabel() string {
 	if !x.Settings.ChunkedPrefill {
 		chunk = " no-chunk"
 	}
-	return fmt.Sprintf("%s tp%d %s%s x%d", x.Settings.GPU, x.Settings.TP, x.Settings.Precision, chunk, x.Replicas)
+	return fmt.Sprintf("%s %s %s%s x%d", x.Settings.GPU, x.Settings.parallel(), x.Settings.Precision, chunk, x.Replicas)
 }

@@ -38,8 +38,20 @@ type GPUOption struct {
 // lists is a candidate. An empty scheduler list takes the value of the
 // plan's Engine template; an empty Precisions means BF16.
 type Space struct {
-	GPUs                []GPUOption
-	TP                  []int
+	GPUs []GPUOption
+	TP   []int
+	// DataParallel lists vLLM --data-parallel-size values for a
+	// mixture-of-experts model: an engine of D attention data-parallel
+	// groups of TP GPUs that step together (batching.Config with
+	// Deployment.DP), TP·D GPUs a replica. Empty means 1. A dense model's
+	// data-parallel engines are independent, which the plan's replicas
+	// already search: only 1 is allowed for it.
+	DataParallel []int
+	// ExpertParallel lists --enable-expert-parallel settings for a
+	// mixture-of-experts model (experts split over the TP·D GPUs instead
+	// of sharded over them). Empty means off; a dense model allows only
+	// off.
+	ExpertParallel      []bool
 	MaxNumSeqs          []int
 	MaxNumBatchedTokens []int
 	ChunkedPrefill      []bool
@@ -150,6 +162,20 @@ func (p Plan) Validate() error {
 			}
 		}
 	}
+	moe := p.Model.Experts > 0
+	for i, d := range s.DataParallel {
+		switch {
+		case d < 1 || d > batching.MaxDataParallel:
+			return fmt.Errorf("%w: data_parallel[%d] %d must be in [1, %d]", ErrInvalid, i, d, batching.MaxDataParallel)
+		case d > 1 && !moe:
+			return fmt.Errorf("%w: data_parallel[%d] %d: %s is dense, and a dense model's data-parallel engines are the plan's replicas; leave data_parallel out", ErrInvalid, i, d, p.Model.Name)
+		case d > 1 && p.Search.MaxReplicas > batching.MaxDataParallel/d:
+			return fmt.Errorf("%w: data_parallel[%d] %d times max_replicas %d make %d data-parallel groups, more than %d", ErrInvalid, i, d, p.Search.MaxReplicas, d*p.Search.MaxReplicas, batching.MaxDataParallel)
+		}
+	}
+	if slices.Contains(s.ExpertParallel, true) && !moe {
+		return fmt.Errorf("%w: expert_parallel: %s is dense; expert parallelism needs a mixture-of-experts model", ErrInvalid, p.Model.Name)
+	}
 	if p.Engine.BlockSize < 1 {
 		return fmt.Errorf("%w: engine block_size %d must be >= 1", ErrInvalid, p.Engine.BlockSize)
 	}
@@ -185,15 +211,17 @@ func orDefault[T any](vs []T, def T) []T {
 // Size returns the number of candidates of the space for engine template
 // e.
 func (s Space) size(e batching.Config) int {
-	return len(s.GPUs) * len(s.TP) * len(orDefault(s.MaxNumSeqs, e.MaxNumSeqs)) *
+	return len(s.GPUs) * len(s.TP) * len(orDefault(s.DataParallel, 1)) * len(orDefault(s.ExpertParallel, false)) * len(orDefault(s.MaxNumSeqs, e.MaxNumSeqs)) *
 		len(orDefault(s.MaxNumBatchedTokens, e.MaxNumBatchedTokens)) *
 		len(orDefault(s.ChunkedPrefill, e.EnableChunkedPrefill)) * len(orDefault(s.Precisions, cost.BF16))
 }
 
 // Candidates returns one candidate per point of the space, GPU-major
-// (then TP, max-num-seqs, max-num-batched-tokens, chunked prefill,
-// precision), each an Engine replica. A point whose precision the model
-// does not allow is a candidate the screen rejects as Invalid.
+// (then TP, data parallelism, expert parallelism, max-num-seqs,
+// max-num-batched-tokens, chunked prefill, precision), each an Engine
+// replica; expert parallelism over one GPU (TP·DP = 1) is the same
+// engine as none and is left out. A point whose precision the model does
+// not allow is a candidate the screen rejects as Invalid.
 func (p Plan) Candidates() ([]Candidate, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -204,15 +232,25 @@ func (p Plan) Candidates() ([]Candidate, error) {
 	for _, g := range s.GPUs {
 		price, _ := g.price()
 		for _, tp := range s.TP {
-			for _, seqs := range orDefault(s.MaxNumSeqs, p.Engine.MaxNumSeqs) {
-				for _, mnbt := range orDefault(s.MaxNumBatchedTokens, p.Engine.MaxNumBatchedTokens) {
-					for _, chunk := range orDefault(s.ChunkedPrefill, p.Engine.EnableChunkedPrefill) {
-						for _, prec := range orDefault(s.Precisions, cost.BF16) {
-							set := Settings{GPU: g.GPU.Name, TP: tp, MaxNumSeqs: seqs, MaxNumBatchedTokens: mnbt,
-								ChunkedPrefill: chunk, Precision: prec, MaxModelLen: maxLen}
-							c := Candidate{Index: len(out), Name: set.String(), Settings: set, GPUs: tp, PricePerGPUHour: price}
-							c.Replica = p.engine(g, set)
-							out = append(out, c)
+			for _, dp := range orDefault(s.DataParallel, 1) {
+				for _, ep := range orDefault(s.ExpertParallel, false) {
+					if ep && tp*dp == 1 {
+						continue
+					}
+					for _, seqs := range orDefault(s.MaxNumSeqs, p.Engine.MaxNumSeqs) {
+						for _, mnbt := range orDefault(s.MaxNumBatchedTokens, p.Engine.MaxNumBatchedTokens) {
+							for _, chunk := range orDefault(s.ChunkedPrefill, p.Engine.EnableChunkedPrefill) {
+								for _, prec := range orDefault(s.Precisions, cost.BF16) {
+									set := Settings{GPU: g.GPU.Name, TP: tp, EP: ep, MaxNumSeqs: seqs, MaxNumBatchedTokens: mnbt,
+										ChunkedPrefill: chunk, Precision: prec, MaxModelLen: maxLen}
+									if dp > 1 {
+										set.DP = dp
+									}
+									c := Candidate{Index: len(out), Name: set.String(), Settings: set, GPUs: tp * dp, PricePerGPUHour: price}
+									c.Replica = p.engine(g, set)
+									out = append(out, c)
+								}
+							}
 						}
 					}
 				}
@@ -226,7 +264,10 @@ func (p Plan) Candidates() ([]Candidate, error) {
 func (p Plan) engine(g GPUOption, s Settings) Replica {
 	cfg := p.Engine
 	d := &cfg.Deployment
-	d.Model, d.GPU, d.TP, d.PeakFLOPS, d.Comm = p.Model, g.GPU, s.TP, 0, g.Comm
+	d.Model, d.GPU, d.TP, d.DP, d.EP, d.PeakFLOPS, d.Comm = p.Model, g.GPU, s.TP, s.DP, 0, 0, g.Comm
+	if s.EP {
+		d.EP = s.TP * max(s.DP, 1)
+	}
 	switch {
 	case g.Profile != nil:
 		prof := *g.Profile

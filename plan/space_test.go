@@ -66,6 +66,44 @@ func TestPlanCandidates(t *testing.T) {
 	assert.InDelta(t, 2*1.5, last.CostPerHour(1), 1e-12)
 }
 
+// TestPlanCandidatesDataParallel: for a mixture-of-experts model the
+// space's data- and expert-parallel lists multiply the candidates, less
+// expert parallelism over one GPU (the same engine as none): TP 1 and 2
+// by DP 1 and 2 by EP off and on is 2·2·2 − 1 = 7 points. A candidate
+// takes TP·DP GPUs, and its engine is D groups with EP = TP·DP when set.
+func TestPlanCandidatesDataParallel(t *testing.T) {
+	t.Parallel()
+	p := smallPlan(t, 1)
+	m, err := cost.Model("gpt-oss-120b")
+	require.NoError(t, err)
+	p.Model, p.Engine = m, batching.Defaults(m, cost.GPUSpec{})
+	p.Space = plan.Space{GPUs: []plan.GPUOption{gpu(t, "h100-sxm")}, TP: []int{1, 2}, DataParallel: []int{1, 2}, ExpertParallel: []bool{false, true}}
+	cands, err := p.Candidates()
+	require.NoError(t, err)
+	var got []string
+	for _, c := range cands {
+		got = append(got, c.Name)
+		d := c.Replica.(plan.Engine).Config.Deployment
+		assert.Equal(t, c.Settings.TP*max(c.Settings.DP, 1), c.GPUs, c.Name)
+		assert.Equal(t, c.GPUs, d.GPUs(), c.Name)
+		assert.Equal(t, c.Settings.DP, d.DP, c.Name)
+		if c.Settings.EP {
+			assert.Equal(t, c.GPUs, d.EP, c.Name)
+		} else {
+			assert.Zero(t, d.EP, c.Name)
+		}
+	}
+	assert.Equal(t, []string{
+		"h100-sxm tp1 seqs256 mnbt2048 chunked bf16",
+		"h100-sxm tp1 dp2 seqs256 mnbt2048 chunked bf16",
+		"h100-sxm tp1 dp2 ep seqs256 mnbt2048 chunked bf16",
+		"h100-sxm tp2 seqs256 mnbt2048 chunked bf16",
+		"h100-sxm tp2 ep seqs256 mnbt2048 chunked bf16",
+		"h100-sxm tp2 dp2 seqs256 mnbt2048 chunked bf16",
+		"h100-sxm tp2 dp2 ep seqs256 mnbt2048 chunked bf16",
+	}, got)
+}
+
 // TestPrices: the built-in list is Modal's per-second rates times 3600,
 // and a copy.
 func TestPrices(t *testing.T) {
@@ -129,6 +167,13 @@ func TestPlanValidate(t *testing.T) {
 		{"max replicas", func(p *plan.Plan) { p.Search.MaxReplicas = 0 }, "max_replicas 0"},
 		{"budget", func(p *plan.Plan) { p.Search.Budget = -1 }, "budget -1"},
 		{"router", func(p *plan.Plan) { p.Router = "random" }, `router "random"`},
+		{"data parallel of a dense model", func(p *plan.Plan) { p.Space.DataParallel = []int{1, 2} }, "data_parallel[1] 2: llama-3.1-8b is dense"},
+		{"bad data parallel", func(p *plan.Plan) { p.Space.DataParallel = []int{0} }, "data_parallel[0] 0 must be in [1, 1024]"},
+		{"expert parallel of a dense model", func(p *plan.Plan) { p.Space.ExpertParallel = []bool{true} }, "expert_parallel: llama-3.1-8b is dense"},
+		{"too many groups", func(p *plan.Plan) {
+			m, _ := cost.Model("gpt-oss-20b")
+			p.Model, p.Space.DataParallel, p.Search.MaxReplicas = m, []int{32}, 64
+		}, "data_parallel[0] 32 times max_replicas 64 make 2048 data-parallel groups, more than 1024"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,6 +208,11 @@ func TestCommands(t *testing.T) {
 	assert.Equal(t, "vllm serve openai/gpt-oss-20b --tensor-parallel-size 1 --max-num-seqs 256 --max-num-batched-tokens 2048 "+
 		"--max-model-len 14336 # one of 3 such processes behind a router",
 		plan.ServeCommand("openai/gpt-oss-20b", moe, 3))
+	// Its data-parallel groups are the engine's own: one process each.
+	moe.Config.Deployment.TP, moe.Config.Deployment.DP, moe.Config.Deployment.EP = 2, 4, 8
+	assert.Equal(t, "vllm serve openai/gpt-oss-20b --tensor-parallel-size 2 --data-parallel-size 4 --enable-expert-parallel --max-num-seqs 256 --max-num-batched-tokens 2048 "+
+		"--max-model-len 14336 # one of 2 such processes behind a router",
+		plan.ServeCommand(plan.HFModelID("gpt-oss-20b"), moe, 2))
 
 	obj := plan.Objective{
 		Workload: workload.Workload{Arrivals: workload.Gamma{Rate: 1, Burstiness: 0.5},

@@ -52,9 +52,17 @@ func (r *Result) WriteTable(w io.Writer) error {
 	fmt.Fprintf(&b, "plan: %sat %s req/s; SLO: %s\n", model, strconv.FormatFloat(r.Rate, 'g', -1, 64), DescribeCriteria(r.Criteria))
 	fmt.Fprintf(&b, "%d candidates: %d pass the screen, %d simulated, %d pruned as too expensive; %d runs, %d simulated requests\n\n",
 		r.Candidates, r.Screened, r.Simulated, r.Pruned, r.Runs, r.Requests)
+	// The candidate columns fit the longest label, at least 44 wide.
+	width := 44
+	for _, x := range r.Ranked {
+		width = max(width, len(x.label()))
+	}
+	for _, x := range r.Rejected {
+		width = max(width, len(x.label()))
+	}
 	if len(r.Ranked) > 0 {
-		fmt.Fprintf(&b, "%-6s %-44s %4s %4s %8s %8s %-16s %9s %9s %9s %8s\n",
-			"rank", "candidate", "repl", "GPUs", "$/h", "$/Mtok", "lambda*/replica", "TTFT p99", "TPOT p99", "ITL p99", "attain")
+		fmt.Fprintf(&b, "%-6s %-*s %4s %4s %8s %8s %-16s %9s %9s %9s %8s\n",
+			"rank", width, "candidate", "repl", "GPUs", "$/h", "$/Mtok", "lambda*/replica", "TTFT p99", "TPOT p99", "ITL p99", "attain")
 		for i, x := range r.Ranked {
 			mark := ""
 			if i < r.Winners {
@@ -63,8 +71,8 @@ func (r *Result) WriteTable(w io.Writer) error {
 			if x.Frontier {
 				mark += "F"
 			}
-			fmt.Fprintf(&b, "%-6s %-44s %4d %4d %8s %8s %-16s %9s %9s %9s %7.2f%%\n",
-				strconv.Itoa(i+1)+mark, x.label(), x.Replicas, x.TotalGPUs, formatMoney(x.CostPerHour), formatMoney(x.CostPerMTok),
+			fmt.Fprintf(&b, "%-6s %-*s %4d %4d %8s %8s %-16s %9s %9s %9s %7.2f%%\n",
+				strconv.Itoa(i+1)+mark, width, x.label(), x.Replicas, x.TotalGPUs, formatMoney(x.CostPerHour), formatMoney(x.CostPerMTok),
 				x.Lambda.String(), latency(x.TTFT.P99), latency(x.TPOT.P99), latency(x.ITL.P99), 100*x.Attainment)
 		}
 		b.WriteByte('\n')
@@ -94,7 +102,7 @@ func (r *Result) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "\nrejected (%d: %s):\n", len(r.Rejected), strings.Join(parts, ", "))
 		for _, x := range r.Rejected {
-			fmt.Fprintf(&b, "%4d %-44s %-17s %s\n", x.Index, x.label(), x.Reason, x.Why)
+			fmt.Fprintf(&b, "%4d %-*s %-17s %s\n", x.Index, width, x.label(), x.Reason, x.Why)
 		}
 	}
 	var cmds []string
@@ -131,7 +139,7 @@ func latency(s float64) string {
 
 // csvHeader names the CSV columns; latencies are in seconds, costs in
 // dollars.
-var csvHeader = []string{"index", "name", "gpu", "tensor_parallel_size", "max_num_seqs", "max_num_batched_tokens",
+var csvHeader = []string{"index", "name", "gpu", "tensor_parallel_size", "data_parallel_size", "enable_expert_parallel", "max_num_seqs", "max_num_batched_tokens",
 	"enable_chunked_prefill", "precision", "max_model_len", "gpus_per_replica", "price_per_gpu_hour",
 	"status", "rank", "winner", "frontier", "replicas", "gpus", "cost_per_hour", "cost_per_million_output_tokens",
 	"lambda_lower", "lambda_upper", "roofline_rate", "attainment",
@@ -154,7 +162,7 @@ func (r *Result) WriteCSV(w io.Writer) error {
 	}
 	head := func(c Candidate) []string {
 		s := c.Settings
-		return []string{strconv.Itoa(c.Index), c.label(), s.GPU, strconv.Itoa(s.TP), strconv.Itoa(s.MaxNumSeqs),
+		return []string{strconv.Itoa(c.Index), c.label(), s.GPU, strconv.Itoa(s.TP), strconv.Itoa(max(s.DP, 1)), strconv.FormatBool(s.EP), strconv.Itoa(s.MaxNumSeqs),
 			strconv.Itoa(s.MaxNumBatchedTokens), strconv.FormatBool(s.ChunkedPrefill), s.Precision.String(),
 			strconv.Itoa(s.MaxModelLen), strconv.Itoa(c.GPUs), f(c.PricePerGPUHour)}
 	}

@@ -14,6 +14,14 @@ import (
 // hfIDs are the Hugging Face ids of the instruction-tuned checkpoints of
 // the catalog's models: what a deployment serves.
 var hfIDs = map[string]string{
+	"gpt-oss-20b":    "openai/gpt-oss-20b",
+	"gpt-oss-120b":   "openai/gpt-oss-120b",
+	"llama-2-7b":     "meta-llama/Llama-2-7b-chat-hf",
+	"llama-3-8b":     "meta-llama/Meta-Llama-3-8B-Instruct",
+	"llama-3.2-1b":   "meta-llama/Llama-3.2-1B-Instruct",
+	"llama-3.2-3b":   "meta-llama/Llama-3.2-3B-Instruct",
+	"qwen3-8b":       "Qwen/Qwen3-8B",
+	"qwen3-32b":      "Qwen/Qwen3-32B",
 	"llama-3.1-8b":   "meta-llama/Llama-3.1-8B-Instruct",
 	"llama-3.1-70b":  "meta-llama/Llama-3.1-70B-Instruct",
 	"llama-3.1-405b": "meta-llama/Llama-3.1-405B-Instruct",
@@ -37,18 +45,25 @@ func HFModelID(name string) string {
 // --data-parallel-size replicas (vLLM balances requests over them; on more
 // GPUs than one node holds, run one process per replica behind a router
 // instead). For a mixture-of-experts model vLLM's --data-parallel-size
-// would make the replicas one deployment whose groups share the experts
-// and step together, which is not what was simulated: the command is one
-// replica's, and a trailing comment says to run replicas of it behind a
-// router. Flags at vLLM's defaults are left out, except the scheduler's
+// makes one deployment whose groups share the experts and step together:
+// it is the engine's own (Deployment.DP, with --enable-expert-parallel
+// when its experts are split), and several replicas are separate
+// processes: the command is one replica's, and a trailing comment says to
+// run replicas of it behind a router. Flags at vLLM's defaults are left out, except the scheduler's
 // and max-model-len.
 func ServeCommand(model string, e Engine, replicas int) string {
 	c := e.Config
 	d := c.Deployment
 	args := []string{"vllm", "serve", model, "--tensor-parallel-size", strconv.Itoa(d.TP)}
 	separate := replicas > 1 && d.Model.Experts > 0
-	if replicas > 1 && !separate {
+	switch {
+	case d.DP > 1:
+		args = append(args, "--data-parallel-size", strconv.Itoa(d.DP))
+	case replicas > 1 && !separate:
 		args = append(args, "--data-parallel-size", strconv.Itoa(replicas))
+	}
+	if d.EP > 1 {
+		args = append(args, "--enable-expert-parallel")
 	}
 
 	args = append(args, "--max-num-seqs", strconv.Itoa(c.MaxNumSeqs),

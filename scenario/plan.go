@@ -10,13 +10,16 @@ import (
 // `servesim plan SCENARIO.yaml`, which takes the model, engine template,
 // workload and SLO from the rest of the file (see package plan). Every
 // list left empty keeps the plan's default: GPUs with a built-in price,
-// TP 1, 2, 4 and 8, the server's scheduler settings, bf16 and fp8.
+// TP 1, 2, 4 and 8, no data or expert parallelism, the server's scheduler
+// settings, bf16 and fp8.
 //
 //	plan:
 //	  rate: 20                       # target req/s (default: the arrival rate)
 //	  gpus: [h100-sxm, a100-80gb, l40s]
 //	  prices: {h100-sxm: 2.99}       # dollars per GPU-hour, over the built-in list
 //	  tp: [1, 2, 4, 8]
+//	  data_parallel: [1, 2, 4]       # mixture-of-experts models: vllm serve --data-parallel-size
+//	  expert_parallel: [false, true] # mixture-of-experts models: --enable-expert-parallel
 //	  max_num_seqs: [128, 256]
 //	  max_num_batched_tokens: [2048, 8192]
 //	  chunked_prefill: [true, false]
@@ -30,6 +33,8 @@ type Plan struct {
 	GPUs                []string           `yaml:"gpus"`
 	Prices              map[string]float64 `yaml:"prices"`
 	TP                  []int              `yaml:"tp"`
+	DataParallel        []int              `yaml:"data_parallel"`
+	ExpertParallel      []bool             `yaml:"expert_parallel"`
 	MaxNumSeqs          []int              `yaml:"max_num_seqs"`
 	MaxNumBatchedTokens []int              `yaml:"max_num_batched_tokens"`
 	ChunkedPrefill      []bool             `yaml:"chunked_prefill"`
@@ -65,7 +70,7 @@ func (p *Plan) check() error {
 	for _, l := range []struct {
 		name string
 		vs   []int
-	}{{"tp", p.TP}, {"max_num_seqs", p.MaxNumSeqs}, {"max_num_batched_tokens", p.MaxNumBatchedTokens}} {
+	}{{"tp", p.TP}, {"data_parallel", p.DataParallel}, {"max_num_seqs", p.MaxNumSeqs}, {"max_num_batched_tokens", p.MaxNumBatchedTokens}} {
 		for i, v := range l.vs {
 			if v < 1 {
 				return &FieldError{Path: fmt.Sprintf("plan.%s[%d]", l.name, i), Err: fmt.Errorf("%d must be >= 1", v)}

@@ -290,6 +290,7 @@ func TestExamples(t *testing.T) {
 		{"bursty.yaml", []string{"4", "2", "1", "0.5", "0.25"}, 3},
 		{"closedloop.yaml", []string{""}, 12},
 		{"openloop.yaml", []string{"2", "4", "6", "8", "10", "14", "18"}, 12},
+		{"plan-moe.yaml", []string{""}, 1},
 		{"plan.yaml", []string{""}, 1},
 		{"rate-slo.yaml", []string{"10", "15", "20", "25", "30", "35"}, 3},
 		{"sessions.yaml", []string{"0.5", "1", "2", "4"}, 2},

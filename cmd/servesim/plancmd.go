@@ -24,7 +24,8 @@ const planUsage = `Usage: servesim plan [SCENARIO.yaml] [flags]
 
 Finds the cheapest deployment of --model that serves --request-rate
 requests/s of the workload under the SLO (--goodput, --slo-target): for
-every GPU type, TP degree, max-num-seqs, max-num-batched-tokens, chunked
+every GPU type, TP degree (and, for a mixture-of-experts model, data- and
+expert-parallel setting), max-num-seqs, max-num-batched-tokens, chunked
 prefill setting and precision of the search space it checks the shape and
 the memory fit, bounds what the roofline allows, searches lambda* of one
 replica, and then finds the fewest replicas behind the router that pass at
@@ -48,6 +49,7 @@ need one.
 
 type planOptions struct {
 	gpus, prices, tps     string
+	dps, eps              string
 	profiles              string
 	seqs, tokens, chunked string
 	precisions            string
@@ -64,6 +66,8 @@ func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
 	fs.StringVar(&p.prices, "prices", "", "`gpu=dollars-per-hour,...` overriding or adding to the built-in prices ("+plan.PriceSource+")")
 	fs.StringVar(&p.profiles, "gpu-profiles", "", "`gpu=FILE,...`: efficiency profiles (servesim calibrate output, cost.Profile YAML) per GPU type; default: each GPU's built-in profile rule")
 	fs.StringVar(&p.tps, "tp-degrees", "1,2,4,8", "comma-separated tensor-parallel `degrees` to search")
+	fs.StringVar(&p.dps, "dp-degrees", "", "comma-separated data-parallel `degrees` (vllm serve --data-parallel-size) to search for a mixture-of-experts model: D groups of TP GPUs stepping together (default: 1)")
+	fs.StringVar(&p.eps, "expert-parallel-options", "", "comma-separated `on,off` --enable-expert-parallel settings to search for a mixture-of-experts model (default: off)")
 	fs.StringVar(&p.seqs, "max-num-seqs-options", "", "comma-separated max-num-seqs `values` to search (default: --max-num-seqs)")
 	fs.StringVar(&p.tokens, "max-num-batched-tokens-options", "", "comma-separated max-num-batched-tokens `values` to search (default: --max-num-batched-tokens)")
 	fs.StringVar(&p.chunked, "chunked-prefill-options", "", "comma-separated `on,off` chunked-prefill settings to search (default: --enable-chunked-prefill)")
@@ -77,7 +81,7 @@ func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
 	fs.Var(nonNegativeFloat{&p.budget, "no budget"}, "budget", "reject deployments dearer than this, dollars an hour (0: no budget)")
 	fs.StringVar(&p.format, "format", "table", "output `format`: table, json or csv")
 	fs.StringVar(&p.plot, "plot", "", "also draw the cost/latency frontier to `FILE`.svg or .png")
-	return flagGroup{"plan flags", []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers"}}
+	return flagGroup{"plan flags", []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers"}}
 }
 
 // runPlan is `servesim plan`.
@@ -107,7 +111,7 @@ func runPlan(args []string, e *env) error {
 	}
 	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "dp", "enable-expert-parallel", "server"} {
 		if o.set[f] {
-			return fmt.Errorf("plan: --%s: the plan chooses the deployment (--tp-degrees, --gpus)", f)
+			return fmt.Errorf("plan: --%s: the plan chooses the deployment (--tp-degrees, --dp-degrees, --expert-parallel-options, --gpus)", f)
 		}
 	}
 	sc, err := capacityScenario(pos, &o, ownFlags(group))
@@ -120,8 +124,8 @@ func runPlan(args []string, e *env) error {
 	if !sc.SLO.Set() {
 		return errors.New("plan: no SLO to plan for: give --goodput ttft:MS tpot:MS (and --slo-target)")
 	}
-	if err := notSearched(sc); err != nil {
-		return fmt.Errorf("plan: %w", err)
+	if v := sc.Server; v.DataParallelSize > 1 || v.EnableExpertParallel {
+		return errors.New("plan: server.data_parallel_size and server.enable_expert_parallel: the plan chooses the deployment (plan.data_parallel, plan.expert_parallel)")
 	}
 	eng, err := sc.EngineTemplate()
 	if err != nil {
@@ -226,12 +230,21 @@ func (p *planOptions) fromScenario(b *scenario.Plan, set map[string]bool) {
 	if take("max-num-batched-tokens-options", len(b.MaxNumBatchedTokens) > 0) {
 		p.tokens = ints(b.MaxNumBatchedTokens)
 	}
-	if take("chunked-prefill-options", len(b.ChunkedPrefill) > 0) {
+	onOff := func(vs []bool) string {
 		var parts []string
-		for _, c := range b.ChunkedPrefill {
-			parts = append(parts, map[bool]string{true: "on", false: "off"}[c])
+		for _, v := range vs {
+			parts = append(parts, map[bool]string{true: "on", false: "off"}[v])
 		}
-		p.chunked = strings.Join(parts, ",")
+		return strings.Join(parts, ",")
+	}
+	if take("dp-degrees", len(b.DataParallel) > 0) {
+		p.dps = ints(b.DataParallel)
+	}
+	if take("expert-parallel-options", len(b.ExpertParallel) > 0) {
+		p.eps = onOff(b.ExpertParallel)
+	}
+	if take("chunked-prefill-options", len(b.ChunkedPrefill) > 0) {
+		p.chunked = onOff(b.ChunkedPrefill)
 	}
 	if take("precisions", len(b.Precisions) > 0) {
 		p.precisions = strings.Join(b.Precisions, ",")
@@ -321,17 +334,16 @@ func (p *planOptions) space(eng batching.Config) (plan.Space, error) {
 			return s, err
 		}
 	}
-	if p.chunked != "" {
-		for _, f := range strings.Split(p.chunked, ",") {
-			switch strings.TrimSpace(f) {
-			case "on", "true":
-				s.ChunkedPrefill = append(s.ChunkedPrefill, true)
-			case "off", "false":
-				s.ChunkedPrefill = append(s.ChunkedPrefill, false)
-			default:
-				return s, fmt.Errorf("--chunked-prefill-options: %q: want on or off", f)
-			}
+	if p.dps != "" {
+		if s.DataParallel, err = intList("--dp-degrees", p.dps, 1, batching.MaxDataParallel); err != nil {
+			return s, err
 		}
+	}
+	if s.ChunkedPrefill, err = onOffList("--chunked-prefill-options", p.chunked); err != nil {
+		return s, err
+	}
+	if s.ExpertParallel, err = onOffList("--expert-parallel-options", p.eps); err != nil {
+		return s, err
 	}
 	for _, f := range strings.Split(p.precisions, ",") {
 		pr, err := cost.ParsePrecision(strings.TrimSpace(f))
@@ -341,6 +353,25 @@ func (p *planOptions) space(eng batching.Config) (plan.Space, error) {
 		s.Precisions = append(s.Precisions, pr)
 	}
 	return s, nil
+}
+
+// onOffList parses "on,off" (or true, false); "" is nil.
+func onOffList(flagName, s string) ([]bool, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []bool
+	for _, f := range strings.Split(s, ",") {
+		switch strings.TrimSpace(f) {
+		case "on", "true":
+			out = append(out, true)
+		case "off", "false":
+			out = append(out, false)
+		default:
+			return nil, fmt.Errorf("%s: %q: want on or off", flagName, f)
+		}
+	}
+	return out, nil
 }
 
 // intList parses "1,2,4" with every value in [lo, hi].

@@ -9,7 +9,6 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
-	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/screen"
 )
 
@@ -134,18 +133,4 @@ func printTP(w io.Writer, eng batching.Config, s screen.Study, rep *screen.Repor
 	var b strings.Builder
 	rep.WriteTable(&b, s.CommonRate)
 	io.WriteString(w, flagOfField.Replace(b.String())) // name the flags behind the engine fields
-}
-
-// notSearched refuses a scenario whose server is a data-parallel or
-// expert-parallel deployment: tp and plan search TP degrees and
-// independent replicas, not these.
-func notSearched(sc *scenario.Scenario) error {
-	v := sc.Server
-	switch {
-	case v.DataParallelSize > 1:
-		return fmt.Errorf("server.data_parallel_size %d: data-parallel deployments are not searched yet (only TP degrees and independent replicas); use bench or run to simulate one", v.DataParallelSize)
-	case v.EnableExpertParallel:
-		return errors.New("server.enable_expert_parallel: expert-parallel deployments are not searched yet (only TP degrees and independent replicas); use bench or run to simulate one")
-	}
-	return nil
 }
