@@ -93,6 +93,6 @@ func ExampleConfig_dataParallel() {
 	alone, _ := batching.Defaults(model, gpu).Pool()
 	fmt.Printf("KV pool: %d tokens a group, %d on one GPU alone\n", group.Tokens, alone.Tokens)
 	// Output:
-	// 4 GPUs, 4 groups (group 0 served 209 requests), TTFT p50 56 ms, TPOT p50 12.2 ms
+	// 4 GPUs, 4 groups (group 0 served 208 requests), TTFT p50 56 ms, TPOT p50 12.2 ms
 	// KV pool: 1539488 tokens a group, 300192 on one GPU alone
 }

@@ -54,7 +54,8 @@ func TestEfficiencyProfileBitIdentical(t *testing.T) {
 }
 
 // TestProfileTerms checks each term a Profile adds against its formula:
-// the GEMM curve, KV reads at the decode-attention efficiency, attention
+// the GEMM curve (at the step's tokens, and for the LM head at its
+// sampled sequences), KV reads at the decode-attention efficiency, attention
 // scores at the prefill efficiency, and the per-sequence and sampling
 // overheads.
 func TestProfileTerms(t *testing.T) {
@@ -74,7 +75,10 @@ func TestProfileTerms(t *testing.T) {
 	seqs := float64(b.DecodeSeqs + b.PrefillSeqs)
 	bw, peak := g.BandwidthBytesPerS, g.PeakFLOPS.BF16
 	wantMem := f.WeightBytes/(bw*0.8) + f.KVReadBytes/(bw*0.5)
-	wantComp := f.ProjFLOPs/(peak*0.8*tokens/(tokens+100)) + f.AttnFLOPs/(peak*0.4)
+	// The LM head, 2·V·H FLOPs a sampled sequence, is a GEMM of as many
+	// rows as sequences: at the curve's efficiency there.
+	lmHead := 2 * float64(m.Vocab) * float64(m.Hidden) * seqs
+	wantComp := (f.ProjFLOPs-lmHead)/(peak*0.8*tokens/(tokens+100)) + lmHead/(peak*0.8*seqs/(seqs+100)) + f.AttnFLOPs/(peak*0.4)
 	wantOver := 1e-3 + 50e-6*seqs + 1e-11*float64(m.Vocab)*seqs
 	for _, x := range []struct {
 		name      string

@@ -190,6 +190,15 @@ type StepCost struct {
 	// What routed experts on the roofline at another peak than the rest
 	// add to ProjFLOPs in ComputeTime (StepModel.routedExtraPerToken).
 	routedExtra float64
+	// Under data parallelism with another group's tokens beside this
+	// one's (te ≠ T): the routed experts' FLOPs on the roofline, part of
+	// ProjFLOPs, and the GEMM curve's factor at te, at which they run (0
+	// otherwise: every FLOP runs at the factor at T).
+	routedFLOPs, routedGEMM float64
+	// When the step samples fewer sequences than it has tokens (a prefill
+	// chunk): the LM head's FLOPs, part of ProjFLOPs, and the GEMM curve's
+	// factor at its rows, one a sampled sequence (0 otherwise).
+	lmHeadFLOPs, lmHeadGEMM float64
 }
 
 // StepModel holds the per-deployment constants of Step, so that a caller
@@ -427,9 +436,20 @@ func (s *StepModel) shape(c *StepCost, b *Batch) (gemm float64, ok bool) {
 	if s.moeBytes > 0 || s.slideKVPerToken > 0 || s.attnPrefillExtra != 0 {
 		s.moeShape(c, t, te)
 	}
-	c.ProjFLOPs = t*s.projFLOPsPerToken + float64(b.DecodeSeqs+b.PrefillSeqs)*s.lmHeadFLOPsPerSeq
+	seqs := float64(b.DecodeSeqs + b.PrefillSeqs)
+	c.ProjFLOPs = t*s.projFLOPsPerToken + seqs*s.lmHeadFLOPsPerSeq
+	if seqs != t && seqs > 0 && s.gemmHalf > 0 {
+		// The LM head multiplies the last hidden state of each sampled
+		// sequence only: a GEMM of seqs rows, at the curve's factor there.
+		c.lmHeadFLOPs, c.lmHeadGEMM = seqs*s.lmHeadFLOPsPerSeq, gemmFactor(seqs, s.gemmHalf)
+	}
 	if te != t {
 		c.ProjFLOPs += (te - t) * s.routedFLOPsPerToken
+		if s.gemmHalf > 0 {
+			// The routed experts' GEMMs run on all groups' tokens: their
+			// efficiency is the curve's at te, not at this group's T.
+			c.routedFLOPs, c.routedGEMM = te*s.routedFLOPsPerToken, gemmFactor(te, s.gemmHalf)
+		}
 	}
 	c.routedExtra = te * s.routedExtraPerToken
 	if s.fused.flopsPerToken > 0 {
@@ -449,7 +469,6 @@ func (s *StepModel) shape(c *StepCost, b *Batch) (gemm float64, ok bool) {
 	if s.dpCalls > 0 {
 		s.dpExchange(c, te)
 	}
-	seqs := float64(b.DecodeSeqs + b.PrefillSeqs)
 	c.Overhead = s.overhead + s.perSeq*seqs + s.samplingPerSeq*seqs
 	return gemmFactor(t, s.gemmHalf), true
 }
@@ -472,7 +491,24 @@ func (s *StepModel) context(c *StepCost, b *Batch, gemm float64) {
 	c.Bytes = c.WeightBytes + c.KVReadBytes
 	c.FLOPs = c.ProjFLOPs + c.AttnFLOPs
 	c.MemoryTime = (c.WeightBytes + c.KVReadBytes*s.kvScale) * s.invEffBandwidth
-	c.ComputeTime = ((c.ProjFLOPs+c.routedExtra)*gemm + c.AttnFLOPs*s.attnScale) * s.invEffFLOPS
+	if c.routedGEMM == 0 && c.lmHeadGEMM == 0 {
+		c.ComputeTime = ((c.ProjFLOPs+c.routedExtra)*gemm + c.AttnFLOPs*s.attnScale) * s.invEffFLOPS
+	} else {
+		// Each GEMM at the factor of its own rows: the routed experts' at
+		// all groups' tokens, the LM head's at the sampled sequences.
+		rest, parts := c.ProjFLOPs, 0.0
+		if c.routedGEMM != 0 {
+			rest -= c.routedFLOPs
+			parts += (c.routedFLOPs + c.routedExtra) * c.routedGEMM
+		} else {
+			rest += c.routedExtra
+		}
+		if c.lmHeadGEMM != 0 {
+			rest -= c.lmHeadFLOPs
+			parts += c.lmHeadFLOPs * c.lmHeadGEMM
+		}
+		c.ComputeTime = (rest*gemm + parts + c.AttnFLOPs*s.attnScale) * s.invEffFLOPS
+	}
 	if s.fused.flopsPerToken > 0 {
 		// The routed experts, priced apart (MoETime), count in the totals.
 		c.WeightBytes += c.fusedBytes
