@@ -170,11 +170,20 @@ func (p Plan) Validate() error {
 		case d > 1 && !moe:
 			return fmt.Errorf("%w: data_parallel[%d] %d: %s is dense, and a dense model's data-parallel engines are the plan's replicas; leave data_parallel out", ErrInvalid, i, d, p.Model.Name)
 		case d > 1 && p.Search.MaxReplicas > batching.MaxDataParallel/d:
-			return fmt.Errorf("%w: data_parallel[%d] %d times max_replicas %d make %d data-parallel groups, more than %d", ErrInvalid, i, d, p.Search.MaxReplicas, d*p.Search.MaxReplicas, batching.MaxDataParallel)
+			return fmt.Errorf("%w: data_parallel[%d] %d times max_replicas %d make %d data-parallel groups, more than %d: lower max_replicas (--max-replicas) or data_parallel", ErrInvalid, i, d, p.Search.MaxReplicas, d*p.Search.MaxReplicas, batching.MaxDataParallel)
 		}
 	}
 	if slices.Contains(s.ExpertParallel, true) && !moe {
 		return fmt.Errorf("%w: expert_parallel: %s is dense; expert parallelism needs a mixture-of-experts model", ErrInvalid, p.Model.Name)
+	}
+	if !slices.Contains(s.ExpertParallel, false) && len(s.ExpertParallel) > 0 && slices.Max(s.TP)*slices.Max(orDefault(s.DataParallel, 1)) == 1 {
+		return fmt.Errorf("%w: expert_parallel: every candidate has tp × data_parallel = 1, where expert parallelism is none; search tp or data_parallel above 1, or expert_parallel off", ErrInvalid)
+	}
+	if err := noRepeats(s); err != nil {
+		return err
+	}
+	if n := s.size(p.Engine); n > MaxCandidates {
+		return fmt.Errorf("%w: the space has %d candidates (gpus × tp × data_parallel × expert_parallel × max_num_seqs × max_num_batched_tokens × chunked_prefill × precisions), more than %d", ErrInvalid, n, MaxCandidates)
 	}
 	if p.Engine.BlockSize < 1 {
 		return fmt.Errorf("%w: engine block_size %d must be >= 1", ErrInvalid, p.Engine.BlockSize)
@@ -184,6 +193,47 @@ func (p Plan) Validate() error {
 	}
 	if p.Router != "" && p.Router != batching.RoundRobin && p.Router != batching.LeastOutstanding {
 		return fmt.Errorf("%w: router %q must be %q or %q", ErrInvalid, p.Router, batching.RoundRobin, batching.LeastOutstanding)
+	}
+	return nil
+}
+
+// MaxCandidates bounds the points of a plan's space: each is a candidate
+// held in memory and screened, many simulated (131,072 took 43 s and
+// 880 MB before any simulation).
+const MaxCandidates = 20_000
+
+// noRepeats returns an error naming the first value a list of the space
+// repeats: it would be the same candidate twice, a tie with itself.
+func noRepeats(s Space) error {
+	check := func(name string, n int, key func(int) string) error {
+		seen := map[string]int{}
+		for i := range n {
+			k := key(i)
+			if j, ok := seen[k]; ok {
+				return fmt.Errorf("%w: %s[%d] %s repeats %s[%d]", ErrInvalid, name, i, k, name, j)
+			}
+			seen[k] = i
+		}
+		return nil
+	}
+	ints := func(vs []int) func(int) string { return func(i int) string { return fmt.Sprint(vs[i]) } }
+	for _, c := range []struct {
+		name string
+		n    int
+		key  func(int) string
+	}{
+		{"gpus", len(s.GPUs), func(i int) string { return s.GPUs[i].GPU.Name }},
+		{"tp", len(s.TP), ints(s.TP)},
+		{"data_parallel", len(s.DataParallel), ints(s.DataParallel)},
+		{"expert_parallel", len(s.ExpertParallel), func(i int) string { return fmt.Sprint(s.ExpertParallel[i]) }},
+		{"max_num_seqs", len(s.MaxNumSeqs), ints(s.MaxNumSeqs)},
+		{"max_num_batched_tokens", len(s.MaxNumBatchedTokens), ints(s.MaxNumBatchedTokens)},
+		{"chunked_prefill", len(s.ChunkedPrefill), func(i int) string { return fmt.Sprint(s.ChunkedPrefill[i]) }},
+		{"precisions", len(s.Precisions), func(i int) string { return s.Precisions[i].String() }},
+	} {
+		if err := check(c.name, c.n, c.key); err != nil {
+			return err
+		}
 	}
 	return nil
 }

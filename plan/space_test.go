@@ -81,11 +81,12 @@ func TestPlanCandidatesDataParallel(t *testing.T) {
 	cands, err := p.Candidates()
 	require.NoError(t, err)
 	var got []string
+	var gpus []int
 	for _, c := range cands {
 		got = append(got, c.Name)
+		gpus = append(gpus, c.GPUs)
 		d := c.Replica.(plan.Engine).Config.Deployment
-		assert.Equal(t, c.Settings.TP*max(c.Settings.DP, 1), c.GPUs, c.Name)
-		assert.Equal(t, c.GPUs, d.GPUs(), c.Name)
+		assert.Equal(t, c.GPUs, d.GPUs(), c.Name, "the price counts the engine's GPUs")
 		assert.Equal(t, c.Settings.DP, d.DP, c.Name)
 		if c.Settings.EP {
 			assert.Equal(t, c.GPUs, d.EP, c.Name)
@@ -102,6 +103,7 @@ func TestPlanCandidatesDataParallel(t *testing.T) {
 		"h100-sxm tp2 dp2 seqs256 mnbt2048 chunked bf16",
 		"h100-sxm tp2 dp2 ep seqs256 mnbt2048 chunked bf16",
 	}, got)
+	assert.Equal(t, []int{1, 2, 2, 2, 2, 4, 4}, gpus)
 }
 
 // TestPrices: the built-in list is Modal's per-second rates times 3600,
@@ -170,10 +172,23 @@ func TestPlanValidate(t *testing.T) {
 		{"data parallel of a dense model", func(p *plan.Plan) { p.Space.DataParallel = []int{1, 2} }, "data_parallel[1] 2: llama-3.1-8b is dense"},
 		{"bad data parallel", func(p *plan.Plan) { p.Space.DataParallel = []int{0} }, "data_parallel[0] 0 must be in [1, 1024]"},
 		{"expert parallel of a dense model", func(p *plan.Plan) { p.Space.ExpertParallel = []bool{true} }, "expert_parallel: llama-3.1-8b is dense"},
+		{"repeated tp", func(p *plan.Plan) { p.Space.TP = []int{1, 2, 1} }, "tp[2] 1 repeats tp[0]"},
+		{"repeated gpu", func(p *plan.Plan) { p.Space.GPUs = append(p.Space.GPUs, p.Space.GPUs[0]) }, "gpus[2] h100-sxm repeats gpus[0]"},
+		{"expert parallel over one GPU only", func(p *plan.Plan) {
+			m, _ := cost.Model("gpt-oss-20b")
+			p.Model, p.Space.TP, p.Space.ExpertParallel = m, []int{1}, []bool{true}
+		}, "every candidate has tp × data_parallel = 1, where expert parallelism is none"},
+		{"too many candidates", func(p *plan.Plan) {
+			p.Space.TP, p.Space.MaxNumSeqs = nil, nil
+			for i := 1; i <= 100; i++ {
+				p.Space.TP = append(p.Space.TP, i)
+				p.Space.MaxNumSeqs = append(p.Space.MaxNumSeqs, i)
+			}
+		}, "the space has 40000 candidates"},
 		{"too many groups", func(p *plan.Plan) {
 			m, _ := cost.Model("gpt-oss-20b")
 			p.Model, p.Space.DataParallel, p.Search.MaxReplicas = m, []int{32}, 64
-		}, "data_parallel[0] 32 times max_replicas 64 make 2048 data-parallel groups, more than 1024"},
+		}, "data_parallel[0] 32 times max_replicas 64 make 2048 data-parallel groups, more than 1024: lower max_replicas"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/screen"
+	"github.com/servesim/servesim/sim/metrics"
 )
 
 func TestParseCandidates(t *testing.T) {
@@ -113,6 +114,7 @@ func TestScreenParallelValidate(t *testing.T) {
 		want   string
 	}{
 		{"llama-3.1-8b", screen.Candidate{TP: 1, EP: true, Replicas: 1}, "", "candidates[0] ep: expert parallelism needs a mixture-of-experts model; llama-3.1-8b is dense"},
+		{"llama-3.1-8b", screen.Candidate{TP: 1, DP: 64, Replicas: 17}, "", "candidates[0] replicas 17 of dp 64 make 1088 engines (a dense model's data-parallel engines are replicas), more than 1024"},
 		{"gpt-oss-120b", screen.Candidate{TP: 1, DP: 8, Replicas: 200}, "", "candidates[0] replicas 200 of dp 8 make 1600 data-parallel groups, more than 1024"},
 		{"gpt-oss-120b", screen.Candidate{TP: 1, DP: 2000, Replicas: 1}, "", "candidates[0] dp 2000 must be in [0, 1024]"},
 		{"gpt-oss-120b", screen.Candidate{TP: 1, DP: -1, Replicas: 1}, "", "candidates[0] dp -1 must be in [0, 1024]"},
@@ -131,19 +133,37 @@ func TestScreenParallelValidate(t *testing.T) {
 // TestVerdictSmallestEngine: when the model does not fit one GPU and
 // data-parallel groups are among the candidates, the verdict names the
 // smallest engine by its GPUs, not its TP: gpt-oss-120b (about 61 GiB of
-// weights) does not fit one 48 GB L40S, and tp2 and tp1dp2ep are both
-// engines of two.
+// weights) does not fit one 48 GB L40S; tp1dp4ep has the smallest TP, 1,
+// but four GPUs, and tp2 is the smallest engine, of two.
 func TestVerdictSmallestEngine(t *testing.T) {
 	t.Parallel()
-	s := study(t, "gpt-oss-120b", "l40s", screen.Candidate{TP: 2, DP: 2, EP: true, Replicas: 1},
-		screen.Candidate{TP: 1, DP: 2, EP: true, Replicas: 1}, screen.Candidate{TP: 2, Replicas: 1})
+	s := study(t, "gpt-oss-120b", "l40s", screen.Candidate{TP: 1, DP: 4, EP: true, Replicas: 1},
+		screen.Candidate{TP: 2, Replicas: 1}, screen.Candidate{TP: 2, DP: 2, EP: true, Replicas: 1})
 	s.CommonRate, s.Replications, s.Precision, s.Start = 0, 1, 0.5, 1
+	s.Criteria.SLO = metrics.SLO{TTFT: 5, TPOT: 0.5}
 	rep, err := s.Run()
 	require.NoError(t, err)
 	require.False(t, rep.FitsOneGPU)
 	for _, r := range rep.Rows {
 		require.NotNil(t, r.Search, r.Candidate.String())
+		require.Positive(t, r.Search.Lower, r.Candidate.String())
 	}
-	assert.Equal(t, []int{4, 2, 2}, []int{rep.Rows[0].EngineGPUs, rep.Rows[1].EngineGPUs, rep.Rows[2].EngineGPUs})
+	assert.Equal(t, []int{4, 2, 4}, []int{rep.Rows[0].EngineGPUs, rep.Rows[1].EngineGPUs, rep.Rows[2].EngineGPUs})
 	assert.Contains(t, rep.Verdict(), "the model does not fit one GPU; the smallest engine that fits and meets the SLO is 2 GPUs")
+}
+
+// TestScreenUnevenSplit: a data-parallel split the experts do not divide
+// is an impossible row, as a TP degree the heads do not divide is, and
+// the other candidates are still screened.
+func TestScreenUnevenSplit(t *testing.T) {
+	t.Parallel()
+	s := study(t, "gpt-oss-20b", "h100-sxm", screen.Candidate{TP: 1, Replicas: 1}, screen.Candidate{TP: 1, DP: 7, Replicas: 1},
+		screen.Candidate{TP: 1, DP: 3, EP: true, Replicas: 1})
+	s.CommonRate, s.Replications, s.Precision = 0, 1, 0.5
+	rep, err := s.Run()
+	require.NoError(t, err)
+	assert.NotNil(t, rep.Rows[0].Search)
+	assert.Contains(t, rep.Rows[1].ShapeErr, "tp×dp/ep 7 must divide expert_intermediate 2880")
+	assert.Contains(t, rep.Rows[2].ShapeErr, "ep 3 must divide")
+	assert.Nil(t, rep.Rows[1].Search)
 }

@@ -32,6 +32,11 @@ import (
 // ErrInvalid is wrapped by every configuration error of this package.
 var ErrInvalid = errors.New("invalid screen")
 
+// MaxEngines bounds a candidate's engines behind the router (its replicas,
+// times a dense model's data-parallel engines): each is simulated with its
+// own scheduler and KV pool, as scenario.MaxReplicas bounds a run's.
+const MaxEngines = 1024
+
 // Study screens candidates for one model on one GPU type.
 type Study struct {
 	// Engine is the replica template: deployment and scheduler knobs. Its
@@ -107,6 +112,8 @@ func (s Study) Validate() error {
 			return fmt.Errorf("%w: candidates[%d] dp %d must be in [0, %d] (0 or 1: none)", ErrInvalid, i, c.DP, batching.MaxDataParallel)
 		case c.EP && !moe:
 			return fmt.Errorf("%w: candidates[%d] ep: expert parallelism needs a mixture-of-experts model; %s is dense", ErrInvalid, i, s.Engine.Deployment.Model.Name)
+		case !moe && c.Replicas*max(c.DP, 1) > MaxEngines:
+			return fmt.Errorf("%w: candidates[%d] replicas %d of dp %d make %d engines (a dense model's data-parallel engines are replicas), more than %d", ErrInvalid, i, c.Replicas, max(c.DP, 1), c.Replicas*max(c.DP, 1), MaxEngines)
 		case moe && c.DP > 1 && c.Replicas > batching.MaxDataParallel/c.DP:
 			return fmt.Errorf("%w: candidates[%d] replicas %d of dp %d make %d data-parallel groups, more than %d", ErrInvalid, i, c.Replicas, c.DP, c.Replicas*c.DP, batching.MaxDataParallel)
 		case moe && c.DP > 1 && c.Replicas > 1 && s.Router == batching.PrefixAware:
@@ -180,6 +187,11 @@ func (s Study) Run() (*Report, error) {
 		r.EngineGPUs = eng.Deployment.GPUs()
 		d := eng.Deployment
 		shape, err := d.Shape()
+		if err == nil {
+			// The data- and expert-parallel split: the experts over TP·DP/EP
+			// ranks and EP ranks, which the TP split alone does not check.
+			err = d.Validate()
+		}
 		if err != nil {
 			r.ShapeErr = err.Error()
 			continue
