@@ -114,9 +114,17 @@ func (e *engine) verify(t *testing.T) {
 				measured++
 			}
 			g := q.generated + int(e.step-q.joinStep) // tokens emitted so far
-			require.Equal(t, q.req.Input+g-1, c, "decoder computed = L+g−1")
-			require.Less(t, g, q.req.Output, "a decoder still owes tokens")
-			require.Equal(t, q.joinStep+int64(q.req.Output-q.generated), q.finKey+e.finish.delay, "finish step")
+			// Plain comparisons, not testify: verify runs at every step,
+			// and each require call costs a stack walk (t.Helper).
+			if c != q.req.Input+g-1 {
+				t.Fatalf("request %d: decoder computed = L+g−1: computed %d, L %d, g %d", q.req.ID, c, q.req.Input, g)
+			}
+			if g >= q.req.Output {
+				t.Fatalf("request %d: a decoder still owes tokens: %d emitted of %d", q.req.ID, g, q.req.Output)
+			}
+			if want, got := q.joinStep+int64(q.req.Output-q.generated), q.finKey+e.finish.delay; got != want {
+				t.Fatalf("request %d: finish step %d, want %d", q.req.ID, got, want)
+			}
 		} else {
 			used += held(q.computed, q)
 		}
@@ -133,21 +141,27 @@ func (e *engine) verify(t *testing.T) {
 		}
 		e.cache.verify(t)
 	}
-	require.Equal(t, e.running, n, "running count")
-	if e.cache == nil || full {
-		require.Equal(t, used, e.usedBlocks, "blocks in use")
-	}
-	require.LessOrEqual(t, e.usedBlocks, e.cfg.pool.Blocks, "pool exceeded")
-	require.Equal(t, dec, e.decoders)
-	require.Equal(t, dec, e.finish.Len(), "finish queue holds the decoders")
-	require.Equal(t, measured, e.measuredDec)
-	require.Equal(t, kv, e.kvSum)
-	require.Equal(t, phase, e.phase)
-	if e.waiting.Len() > 0 || e.running > 0 {
-		require.True(t, e.busy, "work-conserving: %d waiting, %d running, idle", e.waiting.Len(), e.running)
-	}
-	if !e.cfg.EnableChunkedPrefill && len(e.chunks) > 0 {
-		require.Zero(t, e.stepDecodes, "prefill-first: prefill steps run alone")
+	switch {
+	case e.running != n:
+		t.Fatalf("running count %d, running list holds %d", e.running, n)
+	case (e.cache == nil || full) && e.usedBlocks != used:
+		t.Fatalf("blocks in use: engine counts %d, running list holds %d", e.usedBlocks, used)
+	case e.usedBlocks > e.cfg.pool.Blocks:
+		t.Fatalf("pool exceeded: %d blocks in use of %d", e.usedBlocks, e.cfg.pool.Blocks)
+	case e.decoders != dec:
+		t.Fatalf("decoders: engine counts %d, running list holds %d", e.decoders, dec)
+	case e.finish.Len() != dec:
+		t.Fatalf("finish queue holds the decoders: %d queued, %d decoders", e.finish.Len(), dec)
+	case e.measuredDec != measured:
+		t.Fatalf("measured decoders: engine counts %d, running list holds %d", e.measuredDec, measured)
+	case e.kvSum != kv:
+		t.Fatalf("Σ context of the decoders: engine counts %d, running list holds %d", e.kvSum, kv)
+	case !slices.Equal(e.phase, phase):
+		t.Fatalf("phase classes: engine counts %v, running list holds %v", e.phase, phase)
+	case (e.waiting.Len() > 0 || e.running > 0) && !e.busy:
+		t.Fatalf("work-conserving: %d waiting, %d running, idle", e.waiting.Len(), e.running)
+	case !e.cfg.EnableChunkedPrefill && len(e.chunks) > 0 && e.stepDecodes != 0:
+		t.Fatalf("prefill-first: prefill steps run alone, but this one has %d decodes", e.stepDecodes)
 	}
 }
 

@@ -21,7 +21,7 @@ import (
 func runDump(t *testing.T, cfg sim.Config, single bool) (dump []byte, ff, decodeRun int64) {
 	var engines []*engine
 	// Invariants are checked on a sample of the fast-forwarded runs' steps
-	// (verify is O(running) require calls); TestInvariants checks single
+	// (verify walks the running list); TestInvariants checks single
 	// steps.
 	every := int64(16)
 	if single {
