@@ -13,24 +13,45 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// bin is the servesim binary TestMain builds once for every test.
-var bin string
+// asMain, set in a child's environment, makes this test binary run the
+// command (main) instead of the tests. The tests run servesim as a child
+// process, and that process is this test binary, which links the same
+// package main: no second binary to build (a `go build` of the command
+// took about a second of every go test run).
+const asMain = "SERVESIM_TEST_AS_MAIN"
+
+// bin is the servesim executable the tests run (this test binary), and
+// childEnv what each run adds to the environment.
+var (
+	bin      string
+	childEnv []string
+)
 
 func TestMain(m *testing.M) {
+	if os.Getenv(asMain) == "1" {
+		main() // exits
+	}
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "servesim-test")
+	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bin = filepath.Join(dir, "servesim")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
+	bin, childEnv = exe, []string{asMain + "=1"}
+	// A test binary built with -cover that exits from main writes its
+	// counters as a tool would: to GOCOVERDIR, else a warning on stderr.
+	var coverDir string
+	if testing.CoverMode() != "" {
+		if coverDir, err = os.MkdirTemp("", "servesim-cover"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		childEnv = append(childEnv, "GOCOVERDIR="+coverDir)
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	if coverDir != "" {
+		os.RemoveAll(coverDir)
+	}
 	os.Exit(code)
 }
 
@@ -46,7 +67,7 @@ func servesimIn(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), childEnv...), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
