@@ -158,7 +158,9 @@ func peakRSS() float64 {
 // groups of TP 1 that step together, at about 8 requests/s a group, and
 // reports simulated requests and group steps per wall second. The groups
 // step through the event queue (no decode-run fast-forward), so a step of
-// D groups costs D engines' scheduling.
+// D groups costs D engines' scheduling. D=2x4 is four replicas of a
+// two-group deployment behind least-outstanding routing, each stepping
+// its own groups.
 func BenchmarkDataParallel(b *testing.B) {
 	m, err := cost.Model("gpt-oss-20b")
 	if err != nil {
@@ -168,13 +170,22 @@ func BenchmarkDataParallel(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, dp := range []int{1, 2, 8} {
-		b.Run("D="+itoa(dp), func(b *testing.B) {
+	for _, x := range []struct{ dp, replicas int }{{1, 1}, {2, 1}, {8, 1}, {2, 4}} {
+		name := "D=" + itoa(x.dp)
+		if x.replicas > 1 {
+			name += "x" + itoa(x.replicas) // replicas of the deployment behind a router
+		}
+		b.Run(name, func(b *testing.B) {
 			c := Defaults(m, g)
-			c.Deployment.DP, c.Deployment.EP = dp, dp
+			c.Deployment.DP, c.Deployment.EP = x.dp, x.dp
+			groups := x.dp * x.replicas
+			var server sim.ServerConfig = c
+			if x.replicas > 1 {
+				server = Cluster{Engine: c, Replicas: x.replicas, Router: LeastOutstanding}
+			}
 			cfg := sim.Config{
-				Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 8 * float64(dp)}, Lengths: workload.Random{InputLen: 512, OutputLen: 128, RangeRatio: 0.5}},
-				Server:   c, Requests: 2000 * dp, Seed: 1, SummaryOnly: true,
+				Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 8 * float64(groups)}, Lengths: workload.Random{InputLen: 512, OutputLen: 128, RangeRatio: 0.5}},
+				Server:   server, Requests: 2000 * groups, Seed: 1, SummaryOnly: true,
 			}
 			b.ReportAllocs()
 			var requests, steps float64
