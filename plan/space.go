@@ -182,8 +182,8 @@ func (p Plan) Validate() error {
 	if err := noRepeats(s); err != nil {
 		return err
 	}
-	if n := s.size(p.Engine); n > MaxCandidates {
-		return fmt.Errorf("%w: the space has %d candidates (gpus × tp × data_parallel × expert_parallel × max_num_seqs × max_num_batched_tokens × chunked_prefill × precisions), more than %d", ErrInvalid, n, MaxCandidates)
+	if s.size(p.Engine) > MaxCandidates {
+		return fmt.Errorf("%w: the space has more than %d candidates (gpus × tp × data_parallel × expert_parallel × max_num_seqs × max_num_batched_tokens × chunked_prefill × precisions)", ErrInvalid, MaxCandidates)
 	}
 	if p.Engine.BlockSize < 1 {
 		return fmt.Errorf("%w: engine block_size %d must be >= 1", ErrInvalid, p.Engine.BlockSize)
@@ -258,12 +258,19 @@ func orDefault[T any](vs []T, def T) []T {
 	return vs
 }
 
-// Size returns the number of candidates of the space for engine template
-// e.
+// size returns the number of points of the space for engine template e,
+// or MaxCandidates+1 when there are more (the product cannot overflow).
 func (s Space) size(e batching.Config) int {
-	return len(s.GPUs) * len(s.TP) * len(orDefault(s.DataParallel, 1)) * len(orDefault(s.ExpertParallel, false)) * len(orDefault(s.MaxNumSeqs, e.MaxNumSeqs)) *
-		len(orDefault(s.MaxNumBatchedTokens, e.MaxNumBatchedTokens)) *
-		len(orDefault(s.ChunkedPrefill, e.EnableChunkedPrefill)) * len(orDefault(s.Precisions, cost.BF16))
+	n := 1
+	for _, l := range []int{len(s.GPUs), len(s.TP), len(orDefault(s.DataParallel, 1)), len(orDefault(s.ExpertParallel, false)),
+		len(orDefault(s.MaxNumSeqs, e.MaxNumSeqs)), len(orDefault(s.MaxNumBatchedTokens, e.MaxNumBatchedTokens)),
+		len(orDefault(s.ChunkedPrefill, e.EnableChunkedPrefill)), len(orDefault(s.Precisions, cost.BF16))} {
+		if l > 0 && n > MaxCandidates/l {
+			return MaxCandidates + 1
+		}
+		n *= l
+	}
+	return n
 }
 
 // Candidates returns one candidate per point of the space, GPU-major

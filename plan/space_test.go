@@ -184,7 +184,7 @@ func TestPlanValidate(t *testing.T) {
 				p.Space.TP = append(p.Space.TP, i)
 				p.Space.MaxNumSeqs = append(p.Space.MaxNumSeqs, i)
 			}
-		}, "the space has 40000 candidates"},
+		}, "the space has more than 20000 candidates"},
 		{"too many groups", func(p *plan.Plan) {
 			m, _ := cost.Model("gpt-oss-20b")
 			p.Model, p.Space.DataParallel, p.Search.MaxReplicas = m, []int{32}, 64

@@ -116,6 +116,8 @@ func TestScreenParallelValidate(t *testing.T) {
 		{"llama-3.1-8b", screen.Candidate{TP: 1, EP: true, Replicas: 1}, "", "candidates[0] ep: expert parallelism needs a mixture-of-experts model; llama-3.1-8b is dense"},
 		{"llama-3.1-8b", screen.Candidate{TP: 1, DP: 64, Replicas: 17}, "", "candidates[0] replicas 17 of dp 64 make 1088 engines (a dense model's data-parallel engines are replicas), more than 1024"},
 		{"gpt-oss-120b", screen.Candidate{TP: 1, DP: 8, Replicas: 200}, "", "candidates[0] replicas 200 of dp 8 make 1600 data-parallel groups, more than 1024"},
+		{"gpt-oss-120b", screen.Candidate{TP: 1, Replicas: 1 << 62}, "", "candidates[0] replicas 4611686018427387904 exceed 1024"},
+		{"gpt-oss-120b", screen.Candidate{TP: 1 << 40, Replicas: 1}, "", "candidates[0] tp 1099511627776 exceeds 1024"},
 		{"gpt-oss-120b", screen.Candidate{TP: 1, DP: 2000, Replicas: 1}, "", "candidates[0] dp 2000 must be in [0, 1024]"},
 		{"gpt-oss-120b", screen.Candidate{TP: 1, DP: -1, Replicas: 1}, "", "candidates[0] dp -1 must be in [0, 1024]"},
 		{"gpt-oss-120b", screen.Candidate{TP: 1, DP: 2, Replicas: 2}, batching.PrefixAware, `candidates[0]: router "prefix-aware" over replicas of a data-parallel deployment is not modelled`},

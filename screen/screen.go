@@ -108,11 +108,15 @@ func (s Study) Validate() error {
 		switch {
 		case c.TP < 1 || c.Replicas < 1:
 			return fmt.Errorf("%w: candidates[%d] tp %d and replicas %d must be >= 1", ErrInvalid, i, c.TP, c.Replicas)
+		case c.TP > MaxCandidateGPUs:
+			return fmt.Errorf("%w: candidates[%d] tp %d exceeds %d", ErrInvalid, i, c.TP, MaxCandidateGPUs)
+		case c.Replicas > MaxEngines:
+			return fmt.Errorf("%w: candidates[%d] replicas %d exceed %d", ErrInvalid, i, c.Replicas, MaxEngines)
 		case c.DP < 0 || c.DP > batching.MaxDataParallel:
 			return fmt.Errorf("%w: candidates[%d] dp %d must be in [0, %d] (0 or 1: none)", ErrInvalid, i, c.DP, batching.MaxDataParallel)
 		case c.EP && !moe:
 			return fmt.Errorf("%w: candidates[%d] ep: expert parallelism needs a mixture-of-experts model; %s is dense", ErrInvalid, i, s.Engine.Deployment.Model.Name)
-		case !moe && c.Replicas*max(c.DP, 1) > MaxEngines:
+		case !moe && c.Replicas*max(c.DP, 1) > MaxEngines: // both bounded above: no overflow
 			return fmt.Errorf("%w: candidates[%d] replicas %d of dp %d make %d engines (a dense model's data-parallel engines are replicas), more than %d", ErrInvalid, i, c.Replicas, max(c.DP, 1), c.Replicas*max(c.DP, 1), MaxEngines)
 		case moe && c.DP > 1 && c.Replicas > batching.MaxDataParallel/c.DP:
 			return fmt.Errorf("%w: candidates[%d] replicas %d of dp %d make %d data-parallel groups, more than %d", ErrInvalid, i, c.Replicas, c.DP, c.Replicas*c.DP, batching.MaxDataParallel)
