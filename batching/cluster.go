@@ -74,7 +74,7 @@ func (c Cluster) Validate() error {
 		case c.Router == PrefixAware:
 			return invalidf("router %q over replicas of a deployment with dp %d is not modelled: use %q or %q", c.Router, dp, RoundRobin, LeastOutstanding)
 		case c.Replicas > MaxDataParallel/dp:
-			return invalidf("replicas %d of a deployment with dp %d make %d data-parallel groups, more than %d", c.Replicas, dp, c.Replicas*dp, MaxDataParallel)
+			return invalidf("replicas %d of a deployment with dp %d make more than %d data-parallel groups", c.Replicas, dp, MaxDataParallel)
 		}
 	}
 	return c.Engine.Validate()
