@@ -119,9 +119,13 @@ func TestSummaryOnlyRejected(t *testing.T) {
 // TestSummaryOnlyMemory: with --summary-only a run's memory follows the
 // requests in the system, not the requests run: 200,000 requests through
 // an FCFS server at ρ = 0.5 (and a capacity search, whose overloaded
-// probes stop early) stay under 8 MB of live heap, where their records
-// take over 20 MB (about 150 bytes each). Not parallel: it reads
-// process-wide heap counters.
+// probes stop early) stay under 8 MB of heap, where their records take
+// at least 12 MB. The sampled peak of the records is 16 MB for the
+// capacity search (about 80 bytes a record, live) or 30 MB when a sample
+// catches a slice mid-growth, its old array not yet collected, which
+// happens in some runs and not others: so the bound is under the live
+// size, not the transient. Not parallel: it reads process-wide heap
+// counters.
 func TestSummaryOnlyMemory(t *testing.T) {
 	sc := scenarioFile(t, t.TempDir(), "big.yaml", `requests: 200000
 workload:
@@ -139,8 +143,8 @@ slo: {e2el_ms: 200, target: 0.9}
 			peak[i] = memwatch.Peak(8<<20, func() { mustRunCLI(t, append(slices.Clone(args), extra, "--quiet")...) })
 		}
 		t.Logf("%s: peak heap %d MB with records, %d MB with --summary-only", args[0], peak[0]>>20, peak[1]>>20)
-		if peak[1] >= 8<<20 || peak[0] < 20<<20 {
-			t.Errorf("%s: peak heap %d MB with records, %d MB with --summary-only; want > 20 and < 8", args[0], peak[0]>>20, peak[1]>>20)
+		if peak[1] >= 8<<20 || peak[0] < 12<<20 {
+			t.Errorf("%s: peak heap %d MB with records, %d MB with --summary-only; want >= 12 and < 8", args[0], peak[0]>>20, peak[1]>>20)
 		}
 	}
 }
