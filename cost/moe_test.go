@@ -514,3 +514,41 @@ func TestDPStepMonotone(t *testing.T) {
 		}
 	}
 }
+
+// TestDPComputeTerms: with a profile, each GEMM of a data-parallel group's
+// step runs at the GEMM curve's factor (T + T½)/T of its own rows: the
+// dense projections at the group's T tokens, the routed experts at the
+// D·te tokens all groups gather into each rank's expert GEMMs, the LM head
+// at the scheduled sequences. gpt-oss-120b on A100s (no MXFP4 entry: its
+// experts are on the roofline at the BF16 peak), TP 1, DP 2. The FLOPs of
+// each part come from the three-number model's totals by differences:
+// routed FLOPs a gathered token from two DPTokens at the same batch, the
+// LM head's a sequence from one prefill of 1000 tokens against two of 500.
+func TestDPComputeTerms(t *testing.T) {
+	t.Parallel()
+	model, g := mustModel(t, "gpt-oss-120b"), mustGPU(t, "a100-80gb")
+	prof := DefaultProfile(g)
+	d := Deployment{Model: model, GPU: g, TP: 1, DP: 2, Profile: &prof}
+	floor := Deployment{Model: model, GPU: g, TP: 1, DP: 2}
+	batch := func(chunks, dpTokens int) Batch {
+		b := Batch{DecodeSeqs: 4, DPTokens: dpTokens}
+		for range chunks {
+			b.AddPrefill(1000/chunks, 0)
+		}
+		return b
+	}
+	const T, dpTokens = 1004.0, 3000
+	te := float64(dpTokens) / 2
+	a, b := floor.Step(batch(1, dpTokens)), floor.Step(batch(1, 2000))
+	routed := (a.ProjFLOPs - b.ProjFLOPs) / (te - 1000) // routed FLOPs a unit of te
+	lmHead := floor.Step(batch(2, dpTokens)).ProjFLOPs - a.ProjFLOPs
+	require.Positive(t, routed)
+	require.Positive(t, lmHead)
+	f := func(rows float64) float64 { return (rows + prof.GEMM.HalfTokens) / rows }
+	peak := g.PeakFLOPS.BF16
+	got := d.Step(batch(1, dpTokens))
+	require.Zero(t, got.MoETime, "experts on the roofline")
+	rest := a.ProjFLOPs - routed*te - 5*lmHead
+	want := (rest*f(T)+routed*te*f(2*te)+5*lmHead*f(5))/(peak*prof.GEMM.Max) + a.AttnFLOPs/(peak*prof.Attention.Prefill)
+	assert.InEpsilon(t, want, got.ComputeTime, 1e-9)
+}

@@ -190,14 +190,14 @@ type StepCost struct {
 	// What routed experts on the roofline at another peak than the rest
 	// add to ProjFLOPs in ComputeTime (StepModel.routedExtraPerToken).
 	routedExtra float64
-	// Under data parallelism with another group's tokens beside this
-	// one's (te ≠ T): the routed experts' FLOPs on the roofline, part of
-	// ProjFLOPs, and the GEMM curve's factor at te, at which they run (0
-	// otherwise: every FLOP runs at the factor at T).
+	// Under data parallelism: the routed experts' FLOPs on the roofline,
+	// part of ProjFLOPs, and the GEMM curve's factor at the tokens all D
+	// groups gather into each rank's expert GEMMs, D·te, at which they
+	// run (0 otherwise: every FLOP runs at the factor at T).
 	routedFLOPs, routedGEMM float64
-	// When the step samples fewer sequences than it has tokens (a prefill
-	// chunk): the LM head's FLOPs, part of ProjFLOPs, and the GEMM curve's
-	// factor at its rows, one a sampled sequence (0 otherwise).
+	// When the step schedules fewer sequences than it has tokens (a
+	// prefill chunk): the LM head's FLOPs, part of ProjFLOPs, and the GEMM
+	// curve's factor at its rows, one a scheduled sequence (0 otherwise).
 	lmHeadFLOPs, lmHeadGEMM float64
 }
 
@@ -439,17 +439,20 @@ func (s *StepModel) shape(c *StepCost, b *Batch) (gemm float64, ok bool) {
 	seqs := float64(b.DecodeSeqs + b.PrefillSeqs)
 	c.ProjFLOPs = t*s.projFLOPsPerToken + seqs*s.lmHeadFLOPsPerSeq
 	if seqs != t && seqs > 0 && s.gemmHalf > 0 {
-		// The LM head multiplies the last hidden state of each sampled
-		// sequence only: a GEMM of seqs rows, at the curve's factor there.
+		// The LM head multiplies the last hidden state of each scheduled
+		// sequence only (vLLM computes a partial chunk's logits too and
+		// drops its token): a GEMM of seqs rows, at the curve's factor
+		// there.
 		c.lmHeadFLOPs, c.lmHeadGEMM = seqs*s.lmHeadFLOPsPerSeq, gemmFactor(seqs, s.gemmHalf)
 	}
 	if te != t {
 		c.ProjFLOPs += (te - t) * s.routedFLOPsPerToken
-		if s.gemmHalf > 0 {
-			// The routed experts' GEMMs run on all groups' tokens: their
-			// efficiency is the curve's at te, not at this group's T.
-			c.routedFLOPs, c.routedGEMM = te*s.routedFLOPsPerToken, gemmFactor(te, s.gemmHalf)
-		}
+	}
+	if s.dp > 1 && s.gemmHalf > 0 && s.routedFLOPsPerToken > 0 {
+		// The routed experts' GEMMs run on the tokens all groups gather,
+		// D·te rows a rank (as TP·D ranks of one group would run the same
+		// step), not on this group's T.
+		c.routedFLOPs, c.routedGEMM = te*s.routedFLOPsPerToken, gemmFactor(te*s.dp, s.gemmHalf)
 	}
 	c.routedExtra = te * s.routedExtraPerToken
 	if s.fused.flopsPerToken > 0 {
@@ -495,7 +498,7 @@ func (s *StepModel) context(c *StepCost, b *Batch, gemm float64) {
 		c.ComputeTime = ((c.ProjFLOPs+c.routedExtra)*gemm + c.AttnFLOPs*s.attnScale) * s.invEffFLOPS
 	} else {
 		// Each GEMM at the factor of its own rows: the routed experts' at
-		// all groups' tokens, the LM head's at the sampled sequences.
+		// all groups' tokens, the LM head's at the scheduled sequences.
 		rest, parts := c.ProjFLOPs, 0.0
 		if c.routedGEMM != 0 {
 			rest -= c.routedFLOPs
