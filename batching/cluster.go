@@ -116,22 +116,32 @@ type cluster struct {
 }
 
 func (c *cluster) Arrive(r *metrics.Request) {
-	i := 0
-	switch c.cfg.Router {
-	case RoundRobin:
-		i = c.next
-		c.next = (c.next + 1) % len(c.engines)
-	case LeastOutstanding:
-		best := c.engines[0].outstanding()
-		for j, e := range c.engines[1:] {
-			if o := e.outstanding(); o < best {
-				i, best = j+1, o
-			}
-		}
-	case PrefixAware:
+	var i int
+	if c.cfg.Router == PrefixAware {
 		i = c.prefixAware(r)
+	} else {
+		i = pick(c.cfg.Router, &c.next, c.engines)
 	}
 	c.engines[i].Arrive(r)
+}
+
+// pick returns the replica that RoundRobin (advancing *next) or
+// LeastOutstanding (the fewest requests held, ties to the lowest index)
+// sends the next request to: an engine of a Cluster, or a data-parallel
+// deployment of one.
+func pick[R interface{ outstanding() int }](router Router, next *int, replicas []R) int {
+	if router == RoundRobin {
+		i := *next
+		*next = (i + 1) % len(replicas)
+		return i
+	}
+	i, best := 0, replicas[0].outstanding()
+	for j, e := range replicas[1:] {
+		if o := e.outstanding(); o < best {
+			i, best = j+1, o
+		}
+	}
+	return i
 }
 
 // prefixAware returns the replica of least cost (see PrefixAware).

@@ -239,20 +239,8 @@ func newDPCluster(c Cluster, r *resolved, env *sim.Env) *dpCluster {
 // LeastOutstanding over each replica's groups together); the replica
 // sends it to one of its groups.
 func (c *dpCluster) Arrive(r *metrics.Request) {
-	i := 0
-	switch c.cfg.Router {
-	case RoundRobin:
-		i = c.next
-		c.next = (c.next + 1) % len(c.replicas)
-	default: // LeastOutstanding; Validate refuses PrefixAware
-		best := c.replicas[0].outstanding()
-		for j, d := range c.replicas[1:] {
-			if o := d.outstanding(); o < best {
-				i, best = j+1, o
-			}
-		}
-	}
-	c.replicas[i].Arrive(r)
+	// Validate refuses PrefixAware here.
+	c.replicas[pick(c.cfg.Router, &c.next, c.replicas)].Arrive(r)
 }
 
 // Series returns every group's counters over time (sim.SeriesReporter).
