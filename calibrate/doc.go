@@ -4,14 +4,18 @@
 // A Point is one measured run and its setup: read rows of aiconfigurator's
 // silicon CSV with ReadSiliconCSV, or result JSONs of `vllm bench serve
 // --save-result` with ReadVLLMResult (the caller fills in GPU and TP, which
-// the file does not carry). A Simulator re-simulates points under a
-// profile. Config builds each run: the point's model, read from its
-// Hugging Face config.json in Simulator.ModelDir by LoadModel and served in
-// the point's precision by Served; its GPU, TP (and DP, EP, with the
-// point's data-parallel router, Point.DPRouter) and scheduler limits;
-// fixed lengths; and its load as the benchmark ran it: a closed
-// loop whose clients all start together on an idle engine, every one of
-// its NumPrompts requests measured, or an open loop at its rate. Predict
+// the file does not carry, or the whole engine, Point.Engine; with
+// --save-detailed the file's per-request lengths, and an open loop's start
+// times, are kept). A Simulator re-simulates points under a
+// profile. Config builds each run: the point's engine, or its model, read
+// from its Hugging Face config.json in Simulator.ModelDir by LoadModel and
+// served in the point's precision by Served, with its GPU, TP (and DP, EP,
+// with the point's data-parallel router, Point.DPRouter) and scheduler
+// limits; fixed lengths, or each request's (Point.Lengths); and its load
+// as the benchmark ran it: a closed loop whose clients all start together
+// on an idle engine, every one of its NumPrompts requests measured, an
+// open loop at its rate and burstiness, or the requests replayed at their
+// recorded times (Point.Arrivals). Predict
 // and Residuals compare, Fit frees some of the profile's knobs (Knob) and
 // minimises the mean squared log error with gonum's Nelder–Mead, FitStaged
 // fits each knob on the metric that identifies it (the bandwidth fraction,
@@ -39,9 +43,10 @@
 // used from several goroutines.
 //
 // Wiring `servesim calibrate`: read the points (ReadSiliconCSV, or
-// ReadVLLMResult per file with GPU and TP from the bench flags), build the
-// starting profile with cost.DefaultProfile(gpu) or cost.LoadProfile, pass
-// the bench deployment flags through Simulator.Adjust, call FitStaged or
+// ReadVLLMResult per file with GPU and TP from the flags and Point.Engine
+// built from bench's engine flags by the scenario package, ConfigPath
+// finding a model outside the catalog), build the
+// starting profile with cost.DefaultProfile(gpu) or cost.LoadProfile, call FitStaged or
 // Fit, print Table(result.Before) and Table(result.After), and write
 // Profile.MarshalYAMLBytes to the output file. `--profile FILE` on bench,
 // capacity and tp is cost.LoadProfile(FILE) stored in

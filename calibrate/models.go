@@ -82,6 +82,13 @@ func modelAliases(id string) []string {
 	return out
 }
 
+// ConfigPath returns the path of the config.json of the model with Hugging
+// Face id id in dir, found as LoadModel finds it (the <org>--<name>.json
+// and <org>/<name>/config.json layouts, case-insensitively, with Meta's
+// renamed ids and without an "-Instruct" suffix), or "" when dir holds
+// none. The error matches ErrInvalid when dir cannot be read.
+func ConfigPath(dir, id string) (string, error) { return findConfig(dir, id) }
+
 // findConfig returns the path of id's config in dir, or "" when there is
 // none.
 func findConfig(dir, id string) (string, error) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -107,12 +108,27 @@ type Point struct {
 	// closed-loop point with one is re-simulated as its benchmark ran it,
 	// from an idle engine (see Simulator).
 	NumPrompts int
-	// Arrivals and Lengths, when set, make the point a replayed open loop:
-	// request i arrives Arrivals[i] seconds after the run's start
-	// (non-decreasing, the first at 0) with Lengths[i] tokens, and Rate,
-	// Concurrency, Input and Output are not used (ReadLLMServingSimRun).
+	// Burstiness is the gamma shape of an open loop's arrival gaps, as
+	// `vllm bench serve --burstiness` sets it: 1 (or 0) Poisson, < 1
+	// burstier, +Inf constant gaps.
+	Burstiness float64
+	// Arrivals and Lengths, when both are set, make the point a replayed
+	// open loop: request i arrives Arrivals[i] seconds after the run's
+	// start (non-decreasing, the first at 0) with Lengths[i] tokens, and
+	// Rate, Concurrency, Input and Output are not used
+	// (ReadLLMServingSimRun, and ReadVLLMResult for an open loop saved
+	// with --save-detailed). Lengths alone are the requests' lengths in
+	// the order they were sent, under the point's concurrency or rate
+	// (ReadVLLMResult for a closed loop saved with --save-detailed); Input
+	// and Output are then their means, rounded.
 	Arrivals []float64
 	Lengths  []workload.Pair
+	// Engine, when set, is the engine the run was measured on, as the
+	// caller knows it (servesim calibrate builds it from the flags of
+	// servesim bench): it replaces the engine Simulator builds from Model,
+	// GPU, TP, DP, EP, Precision, KVCache, KVBlocks and the scheduler
+	// limits, all but its efficiency profile, which the simulator sets.
+	Engine *batching.Config
 	// KVBlocks is the engine's KV pool in 16-token blocks as the run
 	// recorded it (vLLM's num_gpu_blocks); 0: computed from the GPU's
 	// memory.
@@ -295,11 +311,14 @@ func optionalInt(rec []string, col map[string]int, k string) int {
 }
 
 // vllmResult holds the keys of `vllm bench serve --save-result` that a
-// calibration reads (vLLM benchmarks/serve.py; docs/metrics.md#json-field-names).
+// calibration reads (vLLM benchmarks/serve.py; docs/metrics.md#json-field-names),
+// with the per-request lists --save-detailed adds, one entry per request
+// sent, failed ones included.
 type vllmResult struct {
 	ModelID           string          `json:"model_id"`
 	NumPrompts        int             `json:"num_prompts"`
 	RequestRate       json.RawMessage `json:"request_rate"`
+	Burstiness        json.RawMessage `json:"burstiness"`
 	MaxConcurrency    *int            `json:"max_concurrency"`
 	Completed         int             `json:"completed"`
 	TotalInputTokens  int             `json:"total_input_tokens"`
@@ -309,6 +328,10 @@ type vllmResult struct {
 	MeanTPOTms        float64         `json:"mean_tpot_ms"`
 	MeanITLms         float64         `json:"mean_itl_ms"`
 	MeanE2ELms        float64         `json:"mean_e2el_ms"`
+	InputLens         []int           `json:"input_lens"`
+	OutputLens        []int           `json:"output_lens"`
+	StartTimes        []float64       `json:"start_times"`
+	Errors            []*string       `json:"errors"`
 }
 
 // aiconfigurator's vLLM scheduler rule (vllm.rule): max_num_seqs 512
@@ -323,13 +346,28 @@ const (
 
 // ReadVLLMResult reads one result JSON written by `vllm bench serve
 // --save-result` (or `servesim bench --save-result`) as a point: the
-// request rate ("inf" or a number) and max_concurrency give the load; the
-// lengths are total_input_tokens and total_output_tokens over completed,
-// rounded; the metrics are mean_ttft_ms, mean_tpot_ms, mean_itl_ms,
-// mean_e2el_ms and output_throughput. A run at rate inf with a
-// max_concurrency is the closed loop vLLM's benchmark runs then: that many
-// clients, started together, NumPrompts requests measured. The deployment (GPU, TP, precision) is not in the file: the
-// caller fills in GPU and TP, and Precision defaults to bf16.
+// request rate ("inf" or a number), burstiness and max_concurrency give
+// the load; the lengths are total_input_tokens and total_output_tokens
+// over completed, rounded; the metrics are mean_ttft_ms, mean_tpot_ms,
+// mean_itl_ms, mean_e2el_ms and output_throughput. A run at rate inf with
+// a max_concurrency is the closed loop vLLM's benchmark runs then: that
+// many clients, started together, NumPrompts requests measured. The
+// deployment (GPU, TP, precision) is not in the file: the caller fills in
+// GPU and TP, and Precision defaults to bf16.
+//
+// A file saved with --save-detailed also lists every request's input_lens
+// and output_lens (with errors, and in newer vLLM start_times). The
+// completed requests' lengths, in the order they were sent, then replace
+// the means (Point.Lengths); an open loop without max_concurrency whose
+// file has start_times is replayed as it arrived (Point.Arrivals: each
+// completed request at its start time less the first one's). With a
+// max_concurrency the start times are when the client's semaphore let a
+// request go, which depends on the measured server, so they are not
+// replayed. Failed requests (a non-empty error, or an output length of 0
+// where the file has no errors) are left out, as vLLM leaves them out of
+// its means. Lists of different lengths, a completed count that differs
+// from the requests without an error, or a length outside [0, MaxTokens]
+// (outputs from 1) are errors naming the field and the request.
 func ReadVLLMResult(r io.Reader, source string) (Point, error) {
 	var v vllmResult
 	dec := json.NewDecoder(r)
@@ -340,13 +378,13 @@ func ReadVLLMResult(r io.Reader, source string) (Point, error) {
 		return Point{}, invalidf("%s: completed %d, total_input_tokens %d, total_output_tokens %d: need completed >= 1 and >= 1 output token each",
 			source, v.Completed, v.TotalInputTokens, v.TotalOutputTokens)
 	}
-	rate := math.Inf(1)
-	if raw := strings.Trim(strings.TrimSpace(string(v.RequestRate)), `"`); raw != "" && raw != "inf" && raw != "null" {
-		x, err := strconv.ParseFloat(raw, 64)
-		if err != nil || !(x > 0) {
-			return Point{}, invalidf("%s: request_rate %s must be \"inf\" or a number > 0", source, raw)
-		}
-		rate = x
+	rate, err := rateField(v.RequestRate, "request_rate", false)
+	if err != nil {
+		return Point{}, invalidf("%s: %v", source, err)
+	}
+	burst, err := rateField(v.Burstiness, "burstiness", true)
+	if err != nil {
+		return Point{}, invalidf("%s: %v", source, err)
 	}
 	p := Point{ID: source, Source: source, Model: v.ModelID, Precision: "bf16",
 		Input:      int(math.Round(float64(v.TotalInputTokens) / float64(v.Completed))),
@@ -358,10 +396,110 @@ func ReadVLLMResult(r io.Reader, source string) (Point, error) {
 	case math.IsInf(rate, 1) && v.MaxConcurrency != nil && *v.MaxConcurrency > 0:
 		p.Concurrency = *v.MaxConcurrency
 	default:
-		p.Rate = rate
+		p.Rate, p.Burstiness = rate, burst
 		if v.MaxConcurrency != nil {
 			p.MaxConcurrency = *v.MaxConcurrency
 		}
 	}
+	pairs, starts, err := v.completedRequests()
+	if err != nil {
+		return Point{}, invalidf("%s: %v", source, err)
+	}
+	if pairs == nil {
+		return p, nil
+	}
+	p.Lengths = pairs
+	if starts != nil && p.Concurrency == 0 && p.MaxConcurrency == 0 {
+		p.Arrivals, p.Lengths = replay(starts, pairs)
+		if last := p.Arrivals[len(p.Arrivals)-1]; math.IsInf(last, 0) {
+			return Point{}, invalidf("%s: start_times span %v s: the times must differ by a finite number of seconds", source, last)
+		}
+	}
 	return p, nil
+}
+
+// rateField reads request_rate or burstiness: a number > 0, "inf", or
+// (burstiness only, which older files leave out) absent or null for 1.
+func rateField(raw json.RawMessage, name string, defaultOne bool) (float64, error) {
+	s := strings.Trim(strings.TrimSpace(string(raw)), `"`)
+	switch strings.ToLower(s) {
+	case "", "null":
+		if defaultOne {
+			return 1, nil
+		}
+		return math.Inf(1), nil
+	case "inf", "infinity":
+		return math.Inf(1), nil
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(x > 0) || math.IsInf(x, 0) {
+		return 0, fmt.Errorf("%s %s must be \"inf\" or a number > 0", name, s)
+	}
+	return x, nil
+}
+
+// completedRequests returns the lengths of the completed requests of a
+// --save-detailed file, in the file's order, and their start times when
+// the file has them; nil without per-request lists.
+func (v *vllmResult) completedRequests() ([]workload.Pair, []float64, error) {
+	n := len(v.InputLens)
+	if v.InputLens == nil && v.OutputLens == nil {
+		return nil, nil, nil
+	}
+	for _, l := range []struct {
+		name string
+		n    int
+		set  bool
+	}{{"output_lens", len(v.OutputLens), true}, {"errors", len(v.Errors), v.Errors != nil}, {"start_times", len(v.StartTimes), v.StartTimes != nil}} {
+		if l.set && l.n != n {
+			return nil, nil, fmt.Errorf("input_lens has %d entries and %s %d: a --save-detailed file lists every request in each", n, l.name, l.n)
+		}
+	}
+	var pairs []workload.Pair
+	var starts []float64
+	for i := range n {
+		failed := v.OutputLens[i] == 0
+		if v.Errors != nil {
+			failed = v.Errors[i] != nil && *v.Errors[i] != ""
+		}
+		if failed {
+			continue
+		}
+		in, out := v.InputLens[i], v.OutputLens[i]
+		switch {
+		case in < 0 || in > workload.MaxTokens:
+			return nil, nil, fmt.Errorf("input_lens[%d] %d must be in [0, %d]", i, in, workload.MaxTokens)
+		case out < 1 || out > workload.MaxTokens:
+			return nil, nil, fmt.Errorf("output_lens[%d] %d of a completed request must be in [1, %d]", i, out, workload.MaxTokens)
+		}
+		pairs = append(pairs, workload.Pair{Input: in, Output: out})
+		if v.StartTimes != nil {
+			t := v.StartTimes[i]
+			if math.IsNaN(t) || math.IsInf(t, 0) {
+				return nil, nil, fmt.Errorf("start_times[%d] %v must be a finite time", i, t)
+			}
+			starts = append(starts, t)
+		}
+	}
+	if len(pairs) != v.Completed {
+		return nil, nil, fmt.Errorf("completed %d, but %d of the %d requests in input_lens completed (no error, output tokens > 0)", v.Completed, len(pairs), n)
+	}
+	return pairs, starts, nil
+}
+
+// replay orders the completed requests by start time (stably) and returns
+// each one's arrival, its start less the first start, with its lengths.
+func replay(starts []float64, pairs []workload.Pair) ([]float64, []workload.Pair) {
+	idx := make([]int, len(starts))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return starts[idx[a]] < starts[idx[b]] })
+	times := make([]float64, len(idx))
+	ordered := make([]workload.Pair, len(idx))
+	for k, i := range idx {
+		times[k] = starts[i] - starts[idx[0]]
+		ordered[k] = pairs[i]
+	}
+	return times, ordered
 }

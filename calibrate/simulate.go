@@ -87,6 +87,11 @@ func VLLMSchedulerDefaults(gpu cost.GPUSpec) (maxNumSeqs, maxNumBatchedTokens in
 // for a point this package cannot model: an unknown model, precision or
 // GPU, or a deployment that does not fit.
 func (s Simulator) Engine(pt Point, profile cost.Profile) (batching.Config, error) {
+	if pt.Engine != nil {
+		c := *pt.Engine
+		c.Deployment.Profile = &profile
+		return s.adjusted(pt, c)
+	}
 	m, err := LoadModel(s.ModelDir, pt.Model)
 	if err != nil {
 		return batching.Config{}, fmt.Errorf("point %s: %w", pt.ID, err)
@@ -119,6 +124,11 @@ func (s Simulator) Engine(pt Point, profile cost.Profile) (batching.Config, erro
 	if pt.KVBlocks > 0 {
 		c.KVBlocks = pt.KVBlocks
 	}
+	return s.adjusted(pt, c)
+}
+
+// adjusted applies s.Adjust to pt's engine c and validates it.
+func (s Simulator) adjusted(pt Point, c batching.Config) (batching.Config, error) {
 	if s.Adjust != nil {
 		if err := s.Adjust(pt, &c); err != nil {
 			return batching.Config{}, fmt.Errorf("%w: point %s: %w", ErrInvalid, pt.ID, err)
@@ -142,14 +152,24 @@ func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 	if len(pt.Arrivals) > 0 {
 		return s.replayConfig(pt, profile)
 	}
-	if pt.Input < 1 || pt.Output < 1 || pt.TP < 1 {
-		return sim.Config{}, invalidf("point %s: input %d, output %d and tp %d must be >= 1", pt.ID, pt.Input, pt.Output, pt.TP)
+	var lengths workload.Lengths = workload.Fixed{Input: pt.Input, Output: pt.Output}
+	switch {
+	case len(pt.Lengths) > 0:
+		lengths = workload.Sequence{Pairs: pt.Lengths}
+		if err := lengths.Validate(); err != nil {
+			return sim.Config{}, fmt.Errorf("%w: point %s: %w", ErrInvalid, pt.ID, err)
+		}
+	case pt.Input < 1 || pt.Output < 1:
+		return sim.Config{}, invalidf("point %s: input %d and output %d must be >= 1", pt.ID, pt.Input, pt.Output)
+	}
+	if pt.TP < 1 && pt.Engine == nil {
+		return sim.Config{}, invalidf("point %s: tp %d must be >= 1", pt.ID, pt.TP)
 	}
 	eng, err := s.Engine(pt, profile)
 	if err != nil {
 		return sim.Config{}, err
 	}
-	w := workload.Workload{Lengths: workload.Fixed{Input: pt.Input, Output: pt.Output}}
+	w := workload.Workload{Lengths: lengths}
 	cfg := sim.Config{Server: eng, Seed: s.Seed, SummaryOnly: true}
 	switch {
 	case pt.Concurrency > 0:
@@ -170,7 +190,13 @@ func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 			cfg.Warmup, cfg.Requests = 0, pt.NumPrompts
 		}
 	case pt.Rate > 0:
-		w.Arrivals = workload.Poisson{Rate: pt.Rate}
+		// vllm bench serve's arrivals: gamma gaps of shape --burstiness,
+		// rescaled so that the last request is sent at n/rate.
+		k := pt.Burstiness
+		if k == 0 {
+			k = 1
+		}
+		w.Arrivals = workload.Gamma{Rate: pt.Rate, Burstiness: k, Normalize: true}
 		w.MaxConcurrency = pt.MaxConcurrency
 		cfg.Requests = pt.NumPrompts
 		if cfg.Requests <= 0 {
@@ -190,7 +216,7 @@ func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 // times (workload.Replay) with their lengths in order (workload.Sequence),
 // every request measured.
 func (s Simulator) replayConfig(pt Point, profile cost.Profile) (sim.Config, error) {
-	if len(pt.Lengths) != len(pt.Arrivals) || pt.TP < 1 {
+	if len(pt.Lengths) != len(pt.Arrivals) || (pt.TP < 1 && pt.Engine == nil) {
 		return sim.Config{}, invalidf("point %s: %d arrivals and %d lengths must match, and tp %d must be >= 1", pt.ID, len(pt.Arrivals), len(pt.Lengths), pt.TP)
 	}
 	eng, err := s.Engine(pt, profile)

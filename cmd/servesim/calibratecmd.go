@@ -10,16 +10,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/scenario"
 )
 
 const calibrateUsage = `Usage: servesim calibrate [RESULT.json | RUN_DIR ...] [--csv FILE] [flags]
 
 Fits an efficiency profile of one GPU to real vLLM measurements: result
 files written by 'vllm bench serve --save-result' (their GPU and TP from
---gpu and --tensor-parallel-size; the model from the file's model_id),
-directories of runs recorded by LLMServingSim's bench tool (meta.json and
+--gpu and --tensor-parallel-size, the rest of the engine from the vllm
+serve flags below, as bench takes them; the model from the file's
+model_id; with --save-detailed, each request's lengths, and an open loop
+replayed at its start times), directories of runs recorded by LLMServingSim's bench tool (meta.json and
 requests.jsonl: replayed request by request on the run's own engine
 settings; --gpu when meta.json names no device), and or rows of
 aiconfigurator's silicon CSV (--csv, selected with --model, --gpu,
@@ -42,7 +46,18 @@ type calibrateOptions struct {
 	modelConfigs                           string
 	tp, maxEvals, workers                  int
 	quiet                                  bool
+	// serve holds the engine flags of servesim bench (calibrateServeFlags),
+	// which describe the deployment of the result files.
+	serve benchOptions
 }
+
+// calibrateServeFlags are the flags of servesim bench (vllm serve's) that
+// calibrate takes for the deployment its result files were measured on;
+// --gpu and --tensor-parallel-size are calibrate's own, and the model is
+// each file's model_id (or --model).
+var calibrateServeFlags = []string{"max-num-seqs", "max-num-batched-tokens", "enable-chunked-prefill", "no-enable-chunked-prefill",
+	"enable-prefix-caching", "no-enable-prefix-caching", "block-size", "gpu-memory-utilization", "kv-cache-memory", "kv-cache-memory-bytes",
+	"num-gpu-blocks-override", "max-model-len", "dtype", "kv-cache-dtype", "quantization", "q", "data-parallel-size", "dp", "enable-expert-parallel"}
 
 // runCalibrate is `servesim calibrate`.
 func runCalibrate(args []string, e *env) error {
@@ -59,7 +74,13 @@ func runCalibrate(args []string, e *env) error {
 	fs.Var(intValue{p: &o.maxEvals, min: 0, max: 100000}, "max-evaluations", "loss evaluations per fitting stage (0: the default)")
 	fs.Var(intValue{p: &o.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress spinner")
-	groups := []flagGroup{{"flags", []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet"}}}
+	bfs, _ := benchFlags("calibrate", &o.serve)
+	for _, name := range calibrateServeFlags {
+		f := bfs.Lookup(name)
+		fs.Var(f.Value, name, f.Usage)
+	}
+	groups := []flagGroup{{"flags", []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet"}},
+		{"vllm serve (engine) flags of the result files' deployment, as servesim bench takes them", calibrateServeFlags}}
 	pos, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, calibrateUsage)
@@ -68,6 +89,10 @@ func runCalibrate(args []string, e *env) error {
 	}
 	if err != nil {
 		return err
+	}
+	o.serve.set = setFlags(fs)
+	if err := o.serve.mergeAliases(fs, e.stderr); err != nil {
+		return fmt.Errorf("calibrate: %w", err)
 	}
 	points, err := o.points(pos)
 	if err != nil {
@@ -166,6 +191,7 @@ func (o *calibrateOptions) llmServingSimRun(dir string) (calibrate.Point, error)
 
 func (o *calibrateOptions) points(files []string) ([]calibrate.Point, error) {
 	var out []calibrate.Point
+	results := 0 // result files, which the engine flags describe
 	for _, f := range files {
 		if st, err := os.Stat(f); err == nil && st.IsDir() {
 			pt, err := o.llmServingSimRun(f)
@@ -191,7 +217,18 @@ func (o *calibrateOptions) points(files []string) ([]calibrate.Point, error) {
 		if pt.Model == "" {
 			pt.Model = o.model
 		}
+		if pt.Engine, err = o.engine(pt); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
 		out = append(out, pt)
+		results++
+	}
+	if results == 0 {
+		for _, name := range calibrateServeFlags {
+			if o.serve.set[name] {
+				return nil, fmt.Errorf("--%s describes the deployment of result files, and none is given (CSV rows and LLMServingSim runs carry their own)", name)
+			}
+		}
 	}
 	if o.csv != "" {
 		r, err := os.Open(o.csv)
@@ -219,4 +256,36 @@ func (o *calibrateOptions) points(files []string) ([]calibrate.Point, error) {
 		return nil, errors.New("no runs to fit: give result JSON files, run directories and/or --csv FILE")
 	}
 	return out, nil
+}
+
+// engine returns the engine a result file's run was measured on: its
+// model on --gpu at --tensor-parallel-size with the engine flags, built as
+// servesim bench builds it (vllm serve's defaults for what the flags leave
+// out). A model outside the cost catalog is read from its config.json in
+// --model-configs.
+func (o *calibrateOptions) engine(pt calibrate.Point) (*batching.Config, error) {
+	if pt.Model == "" {
+		return nil, errors.New("the file has no model_id: give --model")
+	}
+	sc := scenario.Default()
+	sc.Server = o.serve.server
+	sc.Server.GPU, sc.Server.TensorParallelSize, sc.Server.Model = pt.GPU, pt.TP, pt.Model
+	if o.modelConfigs != "" {
+		path, err := calibrate.ConfigPath(o.modelConfigs, pt.Model)
+		if err != nil {
+			return nil, fmt.Errorf("--model-configs: %w", err)
+		}
+		if path != "" {
+			sc.Server.Model = path
+		}
+	}
+	o.serve.serveDefaults(&sc)
+	c, err := sc.Engine()
+	if err != nil {
+		return nil, errors.New(benchFieldError(err))
+	}
+	if dp := sc.Server.DataParallelSize; dp > 1 && c.Deployment.DP <= 1 {
+		return nil, fmt.Errorf("--data-parallel-size %d on the dense model %s makes %d independent engines behind a balancer; calibrate re-simulates one engine: give the runs of one", dp, pt.Model, dp)
+	}
+	return &c, nil
 }

@@ -1,0 +1,184 @@
+package calibrate
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/workload"
+)
+
+// savedRun runs w on Llama-3.1-8B on one H100 under its catalog profile
+// and returns the run and its result JSON as `vllm bench serve
+// --save-result --save-detailed` writes it (max_concurrency and
+// start_times as vLLM records them; startOffset shifts the start times,
+// which vLLM takes from a monotonic clock with an arbitrary origin).
+func savedRun(t *testing.T, w workload.Workload, n int, maxConcurrency any, startOffset float64) (*sim.Result, string) {
+	t.Helper()
+	g, err := cost.GPU("h100-sxm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := cost.Model("llama-3.1-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := batching.Defaults(m, g)
+	eng.MaxNumSeqs, eng.MaxNumBatchedTokens = VLLMSchedulerDefaults(g)
+	res, err := sim.Run(sim.Config{Server: eng, Workload: w, Requests: n, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := map[string]any{"model_id": "meta-llama/Llama-3.1-8B", "num_prompts": n, "request_rate": "inf", "burstiness": 1.0,
+		"max_concurrency": maxConcurrency, "completed": res.Completed, "total_input_tokens": res.TotalInput,
+		"total_output_tokens": res.TotalOutput, "output_throughput": res.OutputThroughput,
+		"mean_ttft_ms": 1000 * res.TTFT().Mean(), "mean_tpot_ms": 1000 * res.TPOT().Mean(),
+		"mean_itl_ms": 1000 * res.ITL().Mean(), "mean_e2el_ms": 1000 * res.E2E().Mean()}
+	if g, ok := w.Arrivals.(workload.Gamma); ok {
+		doc["request_rate"], doc["burstiness"] = g.Rate, g.Burstiness
+	}
+	var in, out []int
+	var starts []float64
+	var errs []string
+	for _, r := range res.Requests {
+		in, out, starts, errs = append(in, r.Input), append(out, r.Output), append(starts, startOffset+r.Sent), append(errs, "")
+	}
+	doc["input_lens"], doc["output_lens"], doc["start_times"], doc["errors"] = in, out, starts, errs
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, string(b)
+}
+
+// TestSaveDetailedReplay checks that a --save-detailed result re-simulated
+// under the profile that produced it reproduces it: an open loop replayed
+// at its start times with its lengths, and a closed loop with its lengths
+// in send order, match the run's mean TTFT, TPOT and E2E within 0.5%. (Not
+// exactly: the start times sit on a clock 12345.5 s from the run's origin,
+// as vLLM's monotonic clock does, and subtracting the first one rounds each
+// by about 1e-12 s, which can move a request of this bursty stream into a
+// neighbouring step; with the origin at 0 the replay is exact.) The same
+// file read without its lists (lengths from the means, the arrivals drawn
+// again) misses by more than 20%: the per-request lists are what make a
+// calibration see the run that was measured.
+func TestSaveDetailedReplay(t *testing.T) {
+	t.Parallel()
+	lengths := workload.Random{InputLen: 1024, OutputLen: 256, RangeRatio: 0.9}
+	cases := []struct {
+		name string
+		w    workload.Workload
+		conc any
+	}{
+		{"open loop, bursty", workload.Workload{Arrivals: workload.Gamma{Rate: 40, Burstiness: 0.25}, Lengths: lengths}, nil},
+		{"closed loop", workload.Workload{Clients: 24, Lengths: lengths}, 24},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res, js := savedRun(t, tc.w, 300, tc.conc, 12345.5)
+			pt, err := ReadVLLMResult(strings.NewReader(js), "run.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pt.Lengths) != 300 || (tc.conc == nil) != (len(pt.Arrivals) == 300) {
+				t.Fatalf("%d lengths, %d arrivals: want 300 lengths and arrivals only for the open loop", len(pt.Lengths), len(pt.Arrivals))
+			}
+			pt.GPU, pt.TP = "h100-sxm", 1
+			prof := mustProfile(t, "h100-sxm")
+			pred, err := Simulator{Seed: 99}.Predict([]Point{pt}, prof)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range []struct {
+				name      string
+				got, want float64
+			}{{"ttft", pred[0].TTFT, res.TTFT().Mean()}, {"tpot", pred[0].TPOT, res.TPOT().Mean()}, {"e2e", pred[0].E2E, res.E2E().Mean()}} {
+				if math.Abs(m.got/m.want-1) > 0.005 {
+					t.Errorf("%s: re-simulated %.9g, the saved run %.9g", m.name, m.got, m.want)
+				}
+			}
+			// Without the lists: the means and fresh arrivals.
+			means := pt
+			means.Lengths, means.Arrivals = nil, nil
+			plain, err := Simulator{Seed: 99}.Predict([]Point{means}, prof)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := math.Abs(plain[0].TTFT/res.TTFT().Mean() - 1); d < 0.2 {
+				t.Errorf("means only: TTFT within %.1f%% of the run; the test needs a workload the lists matter for", 100*d)
+			}
+		})
+	}
+}
+
+func TestReadVLLMResultDetailedErrors(t *testing.T) {
+	t.Parallel()
+	const head = `{"request_rate": 5, "completed": 2, "total_input_tokens": 30, "total_output_tokens": 12, "mean_ttft_ms": 10, `
+	for _, tc := range []struct{ body, want string }{
+		{`"input_lens": [10, 20], "output_lens": [6]}`, "output_lens 1"},
+		{`"input_lens": [10, 20], "output_lens": [6, 6], "errors": [""]}`, "errors 1"},
+		{`"input_lens": [10, 20], "output_lens": [6, 6], "start_times": [1]}`, "start_times 1"},
+		{`"input_lens": [10, 20, 5], "output_lens": [6, 6, 0], "errors": ["", "", ""]}`, "output_lens[2] 0"},
+		{`"input_lens": [10, -1], "output_lens": [6, 6]}`, "input_lens[1] -1"},
+		{`"input_lens": [10, 20, 7], "output_lens": [6, 6, 3]}`, "completed 2, but 3"},
+		{`"burstiness": -1, "input_lens": [10, 20], "output_lens": [6, 6]}`, "burstiness -1"},
+	} {
+		_, err := ReadVLLMResult(strings.NewReader(head+tc.body), "bad.json")
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want ErrInvalid naming %q", tc.body, err, tc.want)
+		}
+	}
+	// A failed request (an error, or output 0 without errors) is left out.
+	for _, body := range []string{
+		`"input_lens": [10, 20, 5], "output_lens": [6, 6, 0], "errors": ["", "", "timeout"], "start_times": [3, 1, 2]}`,
+		`"input_lens": [10, 20, 5], "output_lens": [6, 6, 0], "start_times": [3, 1, 2]}`,
+	} {
+		p, err := ReadVLLMResult(strings.NewReader(head+body), "ok.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []workload.Pair{{Input: 20, Output: 6}, {Input: 10, Output: 6}}
+		if len(p.Lengths) != 2 || p.Lengths[0] != want[0] || p.Lengths[1] != want[1] || len(p.Arrivals) != 2 || p.Arrivals[0] != 0 || p.Arrivals[1] != 2 {
+			t.Errorf("%s: lengths %v arrivals %v, want %v at [0 2]", body, p.Lengths, p.Arrivals, want)
+		}
+	}
+}
+
+// FuzzReadVLLMResult: any bytes give a point or an error matching
+// ErrInvalid, never a panic; a point's per-request lists are consistent
+// (the replay's times start at 0 and do not decrease) and its run builds.
+func FuzzReadVLLMResult(f *testing.F) {
+	f.Add(`{"request_rate": 5, "burstiness": 0.5, "completed": 2, "total_input_tokens": 30, "total_output_tokens": 12, "mean_ttft_ms": 10,
+		"input_lens": [10, 20, 5], "output_lens": [6, 6, 0], "errors": ["", "", "timeout"], "start_times": [86312.75, 86312.5, 86313]}`)
+	f.Add(`{"request_rate": "inf", "max_concurrency": 4, "completed": 2, "total_input_tokens": 30, "total_output_tokens": 12,
+		"input_lens": [10, 20], "output_lens": [6, 6]}`)
+	f.Add(`{"request_rate": 1e308, "burstiness": "inf", "completed": 1, "total_input_tokens": 0, "total_output_tokens": 1}`)
+	f.Add(`{"request_rate": 2, "completed": 2, "total_input_tokens": 2, "total_output_tokens": 2,
+		"input_lens": [1, 1], "output_lens": [1, 1], "start_times": [-1.7e308, 1.7e308]}`)
+	f.Fuzz(func(t *testing.T, js string) {
+		p, err := ReadVLLMResult(strings.NewReader(js), "fuzz.json")
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error %v does not match ErrInvalid", err)
+			}
+			return
+		}
+		if len(p.Arrivals) > 0 && len(p.Arrivals) != len(p.Lengths) {
+			t.Fatalf("%d arrivals for %d lengths", len(p.Arrivals), len(p.Lengths))
+		}
+		for i, a := range p.Arrivals {
+			if (i == 0 && a != 0) || (i > 0 && !(a >= p.Arrivals[i-1])) || math.IsInf(a, 0) {
+				t.Fatalf("arrival %d at %v after %v", i, a, p.Arrivals)
+			}
+		}
+		p.GPU, p.TP, p.Model = "h100-sxm", 1, "meta-llama/Llama-3.1-8B"
+		if _, err := (Simulator{}).Config(p, mustProfile(t, "h100-sxm")); err != nil && !errors.Is(err, ErrInvalid) {
+			t.Fatalf("config: %v does not match ErrInvalid", err)
+		}
+	})
+}
