@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/workload"
 	"gonum.org/v1/gonum/optimize"
 )
 
@@ -345,14 +346,50 @@ var StepKnobs = []Knob{StepPerLayer, StepPerSeq}
 var PrefillKnobs = []Knob{GEMMMax, Frontend}
 
 // LowLoad is the concurrency up to which FitStaged reads TTFT as one
-// prefill plus the frontend overhead, with little queueing.
+// prefill plus the frontend overhead, with little queueing: the clients of
+// a closed loop, the requests an open loop holds in flight (InFlight).
 const LowLoad = 16
+
+// InFlight returns how many requests a point's run held at once: a closed
+// loop's clients; for an open loop, by Little's law, its arrival rate (a
+// replay's mean rate) times its mean end-to-end latency (measured, else
+// TTFT + (Output − 1)·TPOT), at most its MaxConcurrency; for requests all
+// sent at once, their count (NumPrompts, at most MaxConcurrency). It is 0
+// when the measurements cannot say.
+func InFlight(pt Point) float64 {
+	if pt.Concurrency > 0 {
+		return float64(pt.Concurrency)
+	}
+	rate := pt.Rate
+	if len(pt.Arrivals) > 0 {
+		rate = workload.Replay{Times: pt.Arrivals}.MeanRate()
+	}
+	var n float64
+	switch e2e := pt.Measured.E2E; {
+	case math.IsInf(rate, 1):
+		n = float64(max(pt.NumPrompts, len(pt.Arrivals)))
+	case !(rate > 0):
+		return 0
+	case e2e > 0:
+		n = rate * e2e
+	case pt.Measured.TTFT > 0 && pt.Measured.TPOT > 0:
+		n = rate * (pt.Measured.TTFT + float64(max(pt.Output-1, 0))*pt.Measured.TPOT)
+	default:
+		return 0
+	}
+	if pt.MaxConcurrency > 0 {
+		n = min(n, float64(pt.MaxConcurrency))
+	}
+	return n
+}
 
 // FitStaged fits each knob on the measurements that identify it: the step
 // knobs (StepKnobs) on the TPOT of every point, then the prefill knobs
-// (PrefillKnobs) on the TTFT of the points at concurrency ≤ LowLoad, where
-// TTFT is one prefill plus the frontend rather than queueing behind other
-// prefills, then the step knobs again, since a prefill's speed sets how
+// (PrefillKnobs) on the TTFT of the points with at most LowLoad requests in
+// flight (InFlight: closed loops of up to LowLoad clients, open loops whose
+// rate times latency is that low), where TTFT is one prefill plus the
+// frontend rather than queueing behind other prefills, then the step knobs
+// again, since a prefill's speed sets how
 // long the decode steps it shares take. Without low-load points the GEMM
 // efficiency is fitted with the step knobs on TPOT and the frontend
 // overhead keeps the start's value. It returns the profile with
@@ -361,7 +398,7 @@ const LowLoad = 16
 func FitStaged(s Simulator, points []Point, start cost.Profile, maxEvaluations int) (cost.Profile, error) {
 	var low []Point
 	for _, pt := range points {
-		if pt.Concurrency > 0 && pt.Concurrency <= LowLoad {
+		if n := InFlight(pt); n > 0 && n <= LowLoad {
 			low = append(low, pt)
 		}
 	}
@@ -387,6 +424,6 @@ func FitStaged(s Simulator, points []Point, start cost.Profile, maxEvaluations i
 		knobs = append([]Knob{GEMMMax}, StepKnobs...)
 	}
 	p.Provenance = provenance(points, start, knobs, "")
-	p.Provenance.Source = "calibrate.FitStaged (step knobs on TPOT, gemm.max and frontend on TTFT at concurrency <= 16, step knobs again) from " + start.Provenance.Source
+	p.Provenance.Source = "calibrate.FitStaged (step knobs on TPOT, gemm.max and frontend on TTFT at <= 16 requests in flight, step knobs again) from " + start.Provenance.Source
 	return p, nil
 }

@@ -120,3 +120,51 @@ func TestLeaveOneTPOut(t *testing.T) {
 		t.Errorf("%d folds, %d rows: held-out median |error| TPOT %.1f%% (want <= 3%%), TTFT %.1f%% (want <= 18%%)", len(folds), n, 100*tpot, 100*ttft)
 	}
 }
+
+// TestFitStagedOpenLoop: open-loop runs, the usual `vllm bench serve
+// --request-rate` files, reach the prefill knobs too. Runs at 1 req/s
+// (a quarter of a request in flight) with 256- and 4096-token prompts, and
+// one at 40 req/s (more than LowLoad in flight), simulated under a known
+// profile, are fitted back by FitStaged from a start with the frontend
+// overhead and gemm.max 40% and 36% off: every knob it fits returns
+// within 2%. Before InFlight counted open loops, FitStaged saw no low-load
+// point here and left the frontend overhead at the start's value.
+func TestFitStagedOpenLoop(t *testing.T) {
+	t.Parallel()
+	truth := testProfile()
+	truth.FrontendOverhead, truth.GEMM.Max = 0.02, 0.55
+	var pts []Point
+	for _, p := range []struct {
+		rate    float64
+		in, out int
+	}{{1, 256, 32}, {1, 4096, 32}, {40, 1024, 256}} {
+		pts = append(pts, Point{ID: "synthetic", Source: "self-check", Model: "meta-llama/Llama-3.1-8B", GPU: "h100-sxm",
+			Precision: "bf16", TP: 1, Rate: p.rate, NumPrompts: 100, Input: p.in, Output: p.out})
+	}
+	s := Simulator{Seed: 3}
+	pred, err := s.Predict(pts, truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pts {
+		pts[i].Measured = pred[i]
+		pts[i].Measured.E2E = 0 // as vllm bench serve saves it by default: e2el is not among its percentile metrics
+	}
+	if n := InFlight(pts[0]); !(n > 0.1 && n < 1) {
+		t.Errorf("1 req/s: %.2f requests in flight, want a fraction of one (E2E about 0.25 s)", n)
+	}
+	if n := InFlight(pts[2]); !(n > LowLoad) {
+		t.Errorf("40 req/s: %.2f requests in flight, want more than %d", n, LowLoad)
+	}
+	start := truth
+	start.FrontendOverhead, start.GEMM.Max = 0.012, 0.75
+	fit, err := FitStaged(s, pts, start, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []Knob{Frontend, GEMMMax, StepPerLayer, StepPerSeq} {
+		if got, want := k.Get(fit), k.Get(truth); math.Abs(got/want-1) > 0.02 {
+			t.Errorf("%s fitted %.4g, want %.4g within 2%%", k, got, want)
+		}
+	}
+}
