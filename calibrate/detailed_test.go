@@ -182,3 +182,38 @@ func FuzzReadVLLMResult(f *testing.F) {
 		}
 	})
 }
+
+// TestReadVLLMResults: a file of appended results (--append-result) gives
+// one point each, named file#k; ReadVLLMResult refuses it rather than
+// keep the first; Python's bare NaN and Infinity read as absent and inf.
+func TestReadVLLMResults(t *testing.T) {
+	t.Parallel()
+	const two = `{"request_rate": 2, "burstiness": Infinity, "completed": 4, "total_input_tokens": 400, "total_output_tokens": 40, "mean_ttft_ms": 30, "mean_tpot_ms": NaN}
+{"request_rate": 8, "completed": 4, "total_input_tokens": 400, "total_output_tokens": 40, "mean_ttft_ms": 60, "mean_tpot_ms": 9}
+`
+	pts, err := ReadVLLMResults(strings.NewReader(two), "sweep.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 2 || pts[0].ID != "sweep.json#1" || pts[1].ID != "sweep.json#2" || pts[0].Rate != 2 || pts[1].Rate != 8 {
+		t.Fatalf("points %+v", pts)
+	}
+	if !math.IsInf(pts[0].Burstiness, 1) || pts[0].Measured.TPOT != 0 || pts[0].Measured.TTFT != 0.03 {
+		t.Errorf("Python's Infinity and NaN: burstiness %v, TPOT %v, TTFT %v; want +Inf, 0 (not measured), 0.03", pts[0].Burstiness, pts[0].Measured.TPOT, pts[0].Measured.TTFT)
+	}
+	if rs := residuals(pts[:1], []Metrics{{TTFT: 1, TPOT: 1}}, nil); len(rs) != 1 || rs[0].Metric != TTFT {
+		t.Errorf("a NaN mean was compared: %+v", rs)
+	}
+	if _, err := ReadVLLMResult(strings.NewReader(two), "sweep.json"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "holds 2 results") {
+		t.Errorf("ReadVLLMResult on two results: %v", err)
+	}
+	for _, bad := range []string{"", "  \n", `{"completed": 1, "total_output_tokens": 1}` + "\n[1]"} {
+		if _, err := ReadVLLMResults(strings.NewReader(bad), "bad.json"); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%q: %v, want ErrInvalid", bad, err)
+		}
+	}
+	if _, err := ReadVLLMResults(strings.NewReader(`{"request_rate": 2, "completed": 1, "total_input_tokens": 1, "total_output_tokens": 1,
+		"input_lens": [1], "output_lens": [1], "start_times": [NaN]}`), "nan.json"); err == nil || !strings.Contains(err.Error(), "start_times[0] is null") {
+		t.Errorf("a NaN start time: %v", err)
+	}
+}

@@ -20,7 +20,11 @@ func Table(rs []Residual) string {
 		if r.Metric == OutputThroughput {
 			scale, unit = 1, " tok/s"
 		}
-		fmt.Fprintf(&b, "| %s | %s %s | %s | %.1f%s | %.1f%s | %+.1f%% |\n", r.Point.Source, r.Point.GPU, r.Point.Setup(),
+		source := r.Point.Source
+		if strings.HasPrefix(r.Point.ID, source+"#") {
+			source = r.Point.ID // one of a file's appended results
+		}
+		fmt.Fprintf(&b, "| %s | %s %s | %s | %.1f%s | %.1f%s | %+.1f%% |\n", source, r.Point.GPU, r.Point.Setup(),
 			r.Metric, scale*r.Measured, unit, scale*r.Predicted, unit, 100*r.Error())
 	}
 	return b.String()

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/internal/pyjson"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -328,9 +330,9 @@ type vllmResult struct {
 	MeanTPOTms        float64         `json:"mean_tpot_ms"`
 	MeanITLms         float64         `json:"mean_itl_ms"`
 	MeanE2ELms        float64         `json:"mean_e2el_ms"`
-	InputLens         []int           `json:"input_lens"`
-	OutputLens        []int           `json:"output_lens"`
-	StartTimes        []float64       `json:"start_times"`
+	InputLens         []*int          `json:"input_lens"`
+	OutputLens        []*int          `json:"output_lens"`
+	StartTimes        []*float64      `json:"start_times"`
 	Errors            []*string       `json:"errors"`
 }
 
@@ -369,24 +371,76 @@ const (
 // from the requests without an error, or a length outside [0, MaxTokens]
 // (outputs from 1) are errors naming the field and the request.
 func ReadVLLMResult(r io.Reader, source string) (Point, error) {
+	pts, err := ReadVLLMResults(r, source)
+	if err != nil {
+		return Point{}, err
+	}
+	if len(pts) > 1 {
+		return Point{}, invalidf("%s holds %d results (written with --append-result): read them with ReadVLLMResults", source, len(pts))
+	}
+	return pts[0], nil
+}
+
+// ReadVLLMResults reads every result of a file written by `vllm bench
+// serve --save-result`, one JSON object, or several, one a line, when
+// --append-result added runs to it (a sweep over the rate or the
+// concurrency), each as ReadVLLMResult reads one; the k-th of several is
+// named source#k. Python's bare NaN and Infinity (a mean over no request,
+// --burstiness inf) read as absent and "inf". An empty file, or one whose
+// k-th object is not a result, is an error naming it.
+func ReadVLLMResults(r io.Reader, source string) ([]Point, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, invalidf("%s: %v", source, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(pyjson.Standard(data)))
+	var raws []json.RawMessage
+	for {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, invalidf("%s: result %d: %v", source, len(raws)+1, err)
+		}
+		raws = append(raws, raw)
+	}
+	if len(raws) == 0 {
+		return nil, invalidf("%s: empty: no result", source)
+	}
+	out := make([]Point, 0, len(raws))
+	for k, raw := range raws {
+		id := source
+		if len(raws) > 1 {
+			id = fmt.Sprintf("%s#%d", source, k+1)
+		}
+		p, err := vllmResultPoint(raw, id, source)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// vllmResultPoint reads one result object as a point named id.
+func vllmResultPoint(raw json.RawMessage, id, source string) (Point, error) {
 	var v vllmResult
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&v); err != nil {
-		return Point{}, invalidf("%s: %v", source, err)
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return Point{}, invalidf("%s: %v", id, err)
 	}
 	if v.Completed < 1 || v.TotalInputTokens < 0 || v.TotalOutputTokens < v.Completed {
 		return Point{}, invalidf("%s: completed %d, total_input_tokens %d, total_output_tokens %d: need completed >= 1 and >= 1 output token each",
-			source, v.Completed, v.TotalInputTokens, v.TotalOutputTokens)
+			id, v.Completed, v.TotalInputTokens, v.TotalOutputTokens)
 	}
 	rate, err := rateField(v.RequestRate, "request_rate", false)
 	if err != nil {
-		return Point{}, invalidf("%s: %v", source, err)
+		return Point{}, invalidf("%s: %v", id, err)
 	}
 	burst, err := rateField(v.Burstiness, "burstiness", true)
 	if err != nil {
-		return Point{}, invalidf("%s: %v", source, err)
+		return Point{}, invalidf("%s: %v", id, err)
 	}
-	p := Point{ID: source, Source: source, Model: v.ModelID, Precision: "bf16",
+	p := Point{ID: id, Source: source, Model: v.ModelID, Precision: "bf16",
 		Input:      int(math.Round(float64(v.TotalInputTokens) / float64(v.Completed))),
 		Output:     int(math.Round(float64(v.TotalOutputTokens) / float64(v.Completed))),
 		NumPrompts: max(v.NumPrompts, v.Completed),
@@ -403,7 +457,7 @@ func ReadVLLMResult(r io.Reader, source string) (Point, error) {
 	}
 	pairs, starts, err := v.completedRequests()
 	if err != nil {
-		return Point{}, invalidf("%s: %v", source, err)
+		return Point{}, invalidf("%s: %v", id, err)
 	}
 	if pairs == nil {
 		return p, nil
@@ -412,7 +466,7 @@ func ReadVLLMResult(r io.Reader, source string) (Point, error) {
 	if starts != nil && p.Concurrency == 0 && p.MaxConcurrency == 0 {
 		p.Arrivals, p.Lengths = replay(starts, pairs)
 		if last := p.Arrivals[len(p.Arrivals)-1]; math.IsInf(last, 0) {
-			return Point{}, invalidf("%s: start_times span %v s: the times must differ by a finite number of seconds", source, last)
+			return Point{}, invalidf("%s: start_times span %v s: the times must differ by a finite number of seconds", id, last)
 		}
 	}
 	return p, nil
@@ -458,14 +512,20 @@ func (v *vllmResult) completedRequests() ([]workload.Pair, []float64, error) {
 	var pairs []workload.Pair
 	var starts []float64
 	for i := range n {
-		failed := v.OutputLens[i] == 0
+		switch {
+		case v.InputLens[i] == nil:
+			return nil, nil, fmt.Errorf("input_lens[%d] is null: every request has a prompt length", i)
+		case v.OutputLens[i] == nil:
+			return nil, nil, fmt.Errorf("output_lens[%d] is null: every request has an output length (0 when it failed)", i)
+		}
+		in, out := *v.InputLens[i], *v.OutputLens[i]
+		failed := out == 0
 		if v.Errors != nil {
 			failed = v.Errors[i] != nil && *v.Errors[i] != ""
 		}
 		if failed {
 			continue
 		}
-		in, out := v.InputLens[i], v.OutputLens[i]
 		switch {
 		case in < 0 || in > workload.MaxTokens:
 			return nil, nil, fmt.Errorf("input_lens[%d] %d must be in [0, %d]", i, in, workload.MaxTokens)
@@ -474,11 +534,10 @@ func (v *vllmResult) completedRequests() ([]workload.Pair, []float64, error) {
 		}
 		pairs = append(pairs, workload.Pair{Input: in, Output: out})
 		if v.StartTimes != nil {
-			t := v.StartTimes[i]
-			if math.IsNaN(t) || math.IsInf(t, 0) {
-				return nil, nil, fmt.Errorf("start_times[%d] %v must be a finite time", i, t)
+			if v.StartTimes[i] == nil {
+				return nil, nil, fmt.Errorf("start_times[%d] is null (NaN): a completed request has a start time", i)
 			}
-			starts = append(starts, t)
+			starts = append(starts, *v.StartTimes[i])
 		}
 	}
 	if len(pairs) != v.Completed {

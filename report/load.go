@@ -15,6 +15,7 @@ import (
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/internal/jsonobj"
+	"github.com/servesim/servesim/internal/pyjson"
 	"github.com/servesim/servesim/sim/metrics"
 )
 
@@ -63,7 +64,7 @@ func ReadRuns(paths ...string) ([]*Run, error) {
 // errors.
 func Parse(data []byte, name string) (*Run, error) {
 	var objs []jsonobj.Object
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(bytes.NewReader(pyjson.Standard(data)))
 	for {
 		var raw json.RawMessage
 		err := dec.Decode(&raw)

@@ -260,3 +260,22 @@ func TestCurvesFromBenchmarks(t *testing.T) {
 		t.Error("curves changed a run")
 	}
 }
+
+// TestParsePythonNonFinite: a result whose means Python wrote as bare NaN
+// (a metric over no request) or Infinity (--burstiness inf) loads; the
+// NaN metric is absent, as a null one is.
+func TestParsePythonNonFinite(t *testing.T) {
+	t.Parallel()
+	r, err := Parse([]byte(`{"backend": "vllm", "model_id": "m", "request_rate": "inf", "burstiness": Infinity, "max_concurrency": 4,
+		"duration": 2.0, "completed": 4, "mean_ttft_ms": 31.5, "mean_tpot_ms": NaN}`), "python.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Points[0]
+	if v, ok := p.Metric("mean_ttft_ms"); !ok || v != 31.5 {
+		t.Errorf("mean_ttft_ms %v %v, want 31.5", v, ok)
+	}
+	if v, ok := p.Metric("mean_tpot_ms"); ok {
+		t.Errorf("mean_tpot_ms NaN read as %v", v)
+	}
+}

@@ -23,7 +23,8 @@ files written by 'vllm bench serve --save-result' (their GPU and TP from
 --gpu and --tensor-parallel-size, the rest of the engine from the vllm
 serve flags below, as bench takes them; the model from the file's
 model_id; with --save-detailed, each request's lengths, and an open loop
-replayed at its start times), directories of runs recorded by LLMServingSim's bench tool (meta.json and
+replayed at its start times; a file of several runs, --append-result,
+gives each), directories of runs recorded by LLMServingSim's bench tool (meta.json and
 requests.jsonl: replayed request by request on the run's own engine
 settings; --gpu when meta.json names no device), and or rows of
 aiconfigurator's silicon CSV (--csv, selected with --model, --gpu,
@@ -205,7 +206,7 @@ func (o *calibrateOptions) points(files []string) ([]calibrate.Point, error) {
 		if err != nil {
 			return nil, err
 		}
-		pt, err := calibrate.ReadVLLMResult(r, f)
+		pts, err := calibrate.ReadVLLMResults(r, f)
 		r.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
@@ -213,15 +214,17 @@ func (o *calibrateOptions) points(files []string) ([]calibrate.Point, error) {
 		if o.gpu == "" || o.tp == 0 {
 			return nil, fmt.Errorf("%s: a vllm bench serve result does not say its GPU and TP: give --gpu and --tensor-parallel-size", f)
 		}
-		pt.GPU, pt.TP = o.gpu, o.tp
-		if pt.Model == "" {
-			pt.Model = o.model
+		for _, pt := range pts {
+			pt.GPU, pt.TP = o.gpu, o.tp
+			if pt.Model == "" {
+				pt.Model = o.model
+			}
+			if pt.Engine, err = o.engine(pt); err != nil {
+				return nil, fmt.Errorf("%s: %w", pt.ID, err)
+			}
+			out = append(out, pt)
+			results++
 		}
-		if pt.Engine, err = o.engine(pt); err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		out = append(out, pt)
-		results++
 	}
 	if results == 0 {
 		for _, name := range calibrateServeFlags {

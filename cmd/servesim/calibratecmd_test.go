@@ -95,6 +95,15 @@ func TestCalibrateResultDeployment(t *testing.T) {
 			t.Errorf("%s: %+.1f%% before fitting on vllm serve's defaults, want far off (max_num_seqs 1024, not 8)", m, e)
 		}
 	}
+	// A second run appended to the file (--append-result): two runs, each fitted.
+	mustRun(t, append([]string{"bench", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100-sxm", "--request-rate", "5", "--num-prompts", "50",
+		"--append-result", "--result-filename", run, "--quiet"}, engine...)...)
+	both := mustRun(t, append(base, engine...)...)
+	for _, want := range []string{"calibrate: 2 runs on h100-sxm", "run.json#1", "run.json#2"} {
+		if !strings.Contains(both.stdout, want) {
+			t.Errorf("calibrate of an appended file lacks %q:\n%s", want, both.stdout)
+		}
+	}
 	csv := shareddata.Path(t, "aiconfigurator_vllm_silicon.csv")
 	for _, tt := range []struct {
 		args []string
