@@ -160,25 +160,33 @@ func FuzzReadVLLMResult(f *testing.F) {
 	f.Add(`{"request_rate": 1e308, "burstiness": "inf", "completed": 1, "total_input_tokens": 0, "total_output_tokens": 1}`)
 	f.Add(`{"request_rate": 2, "completed": 2, "total_input_tokens": 2, "total_output_tokens": 2,
 		"input_lens": [1, 1], "output_lens": [1, 1], "start_times": [-1.7e308, 1.7e308]}`)
+	f.Add(`{"request_rate": 2, "completed": 1, "total_input_tokens": 2, "total_output_tokens": 2}
+{"request_rate": "inf", "ramp_up_strategy": "linear", "completed": 1, "total_input_tokens": 2, "total_output_tokens": 2,
+"input_lens": [2], "output_lens": [2], "start_times": [NaN]}`)
 	f.Fuzz(func(t *testing.T, js string) {
-		p, err := ReadVLLMResult(strings.NewReader(js), "fuzz.json")
+		pts, err := ReadVLLMResults(strings.NewReader(js), "fuzz.json")
 		if err != nil {
 			if !errors.Is(err, ErrInvalid) {
 				t.Fatalf("error %v does not match ErrInvalid", err)
 			}
 			return
 		}
-		if len(p.Arrivals) > 0 && len(p.Arrivals) != len(p.Lengths) {
-			t.Fatalf("%d arrivals for %d lengths", len(p.Arrivals), len(p.Lengths))
-		}
-		for i, a := range p.Arrivals {
-			if (i == 0 && a != 0) || (i > 0 && !(a >= p.Arrivals[i-1])) || math.IsInf(a, 0) {
-				t.Fatalf("arrival %d at %v after %v", i, a, p.Arrivals)
+		for _, p := range pts {
+			if len(p.Arrivals) > 0 && len(p.Arrivals) != len(p.Lengths) {
+				t.Fatalf("%d arrivals for %d lengths", len(p.Arrivals), len(p.Lengths))
 			}
-		}
-		p.GPU, p.TP, p.Model = "h100-sxm", 1, "meta-llama/Llama-3.1-8B"
-		if _, err := (Simulator{}).Config(p, mustProfile(t, "h100-sxm")); err != nil && !errors.Is(err, ErrInvalid) {
-			t.Fatalf("config: %v does not match ErrInvalid", err)
+			for i, a := range p.Arrivals {
+				if (i == 0 && a != 0) || (i > 0 && !(a >= p.Arrivals[i-1])) || math.IsInf(a, 0) {
+					t.Fatalf("arrival %d at %v after %v", i, a, p.Arrivals)
+				}
+			}
+			if n := InFlight(p); n < 0 || (p.NumPrompts > 0 && n > float64(max(p.NumPrompts, len(p.Arrivals)))) {
+				t.Fatalf("%v requests in flight of %d", n, p.NumPrompts)
+			}
+			p.GPU, p.TP, p.Model = "h100-sxm", 1, "meta-llama/Llama-3.1-8B"
+			if _, err := (Simulator{}).Config(p, mustProfile(t, "h100-sxm")); err != nil && !errors.Is(err, ErrInvalid) {
+				t.Fatalf("config: %v does not match ErrInvalid", err)
+			}
 		}
 	})
 }
@@ -215,5 +223,75 @@ func TestReadVLLMResults(t *testing.T) {
 	if _, err := ReadVLLMResults(strings.NewReader(`{"request_rate": 2, "completed": 1, "total_input_tokens": 1, "total_output_tokens": 1,
 		"input_lens": [1], "output_lens": [1], "start_times": [NaN]}`), "nan.json"); err == nil || !strings.Contains(err.Error(), "start_times[0] is null") {
 		t.Errorf("a NaN start time: %v", err)
+	}
+}
+
+// TestDetailedRuns: what a --save-detailed file makes of its run. A capped
+// open loop keeps its requests in file order and is not replayed (its start
+// times are when the cap let each go); equal start times keep file order;
+// the failed requests are left out of the run, not re-simulated with other
+// requests' lengths; a ramp-up run without start times is refused rather
+// than sent all at once; an open loop sends vLLM's gamma gaps of the file's
+// burstiness, rescaled to end at n/rate.
+func TestDetailedRuns(t *testing.T) {
+	t.Parallel()
+	const lists = `"completed": 3, "total_input_tokens": 60, "total_output_tokens": 18,
+		"input_lens": [10, 20, 30, 40], "output_lens": [6, 6, 6, 0], "errors": ["", "", "", "timeout"], "start_times": [5, 3, 3, 1]}`
+	capped, err := ReadVLLMResult(strings.NewReader(`{"request_rate": 4, "burstiness": 0.5, "max_concurrency": 2, "num_prompts": 4, `+lists), "capped.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(capped.Arrivals) != 0 || len(capped.Lengths) != 3 || capped.Lengths[0].Input != 10 || capped.Lengths[2].Input != 30 || capped.NumPrompts != 3 {
+		t.Errorf("capped run: arrivals %v, lengths %v, %d prompts; want no replay, [10 20 30] in file order, 3 prompts", capped.Arrivals, capped.Lengths, capped.NumPrompts)
+	}
+	capped.GPU, capped.TP, capped.Model = "h100-sxm", 1, "meta-llama/Llama-3.1-8B"
+	cfg, err := (Simulator{}).Config(capped, mustProfile(t, "h100-sxm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Requests != 3 || cfg.Workload.Arrivals != (workload.Gamma{Rate: 4, Burstiness: 0.5, Normalize: true}) || cfg.Workload.MaxConcurrency != 2 {
+		t.Errorf("capped run simulated as %d requests, arrivals %#v, cap %d; want 3, vLLM's rescaled gamma gaps of shape 0.5 at 4 req/s, cap 2",
+			cfg.Requests, cfg.Workload.Arrivals, cfg.Workload.MaxConcurrency)
+	}
+	open, err := ReadVLLMResult(strings.NewReader(`{"request_rate": 4, `+lists), "open.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := open.Arrivals; len(got) != 3 || got[0] != 0 || got[1] != 0 || got[2] != 2 || open.Lengths[0].Input != 20 || open.Lengths[1].Input != 30 {
+		t.Errorf("replay: arrivals %v lengths %v; want [0 0 2] with 20 and 30 (tied at 3 s) in file order", got, open.Lengths)
+	}
+	if _, err := ReadVLLMResult(strings.NewReader(`{"request_rate": "inf", "ramp_up_strategy": "linear", "completed": 2, "total_input_tokens": 20,
+		"total_output_tokens": 4}`), "ramp.json"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "ramp_up_strategy linear") {
+		t.Errorf("ramp-up run without start times: %v, want ErrInvalid naming ramp_up_strategy", err)
+	}
+	if ramp, err := ReadVLLMResult(strings.NewReader(`{"request_rate": "inf", "ramp_up_strategy": "linear", `+lists), "ramp.json"); err != nil || len(ramp.Arrivals) != 3 {
+		t.Errorf("ramp-up run with start times: %v, %d arrivals; want it replayed", err, len(ramp.Arrivals))
+	}
+}
+
+// TestInFlight: the requests a run held at once, by Little's law for an
+// open loop, never more than the run's requests.
+func TestInFlight(t *testing.T) {
+	t.Parallel()
+	m := Metrics{TTFT: 0.1, TPOT: 0.01, E2E: 2}
+	for _, tc := range []struct {
+		name string
+		p    Point
+		want float64
+	}{
+		{"closed loop", Point{Concurrency: 8, NumPrompts: 80}, 8},
+		{"closed loop of fewer requests than clients", Point{Concurrency: 64, NumPrompts: 10}, 10},
+		{"rate times measured E2E", Point{Rate: 3, NumPrompts: 100, Measured: m}, 6},
+		{"rate times TTFT + (O-1) TPOT", Point{Rate: 3, NumPrompts: 100, Output: 11, Measured: Metrics{TTFT: 0.1, TPOT: 0.01}}, 0.6},
+		{"capped", Point{Rate: 3, MaxConcurrency: 4, NumPrompts: 100, Measured: m}, 4},
+		{"short burst", Point{Rate: 100, NumPrompts: 10, Measured: m}, 10},
+		{"all at once", Point{Rate: math.Inf(1), NumPrompts: 12, Measured: m}, 12},
+		{"replay", Point{Arrivals: []float64{0, 1, 2, 3, 4}, Lengths: make([]workload.Pair, 5), Measured: Metrics{E2E: 0.5}}, 0.5},
+		{"replay of one instant", Point{Arrivals: []float64{0, 0, 1e-6}, Lengths: make([]workload.Pair, 3), Measured: m}, 3},
+		{"nothing measured", Point{Rate: 3, NumPrompts: 100}, 0},
+	} {
+		if got := InFlight(tc.p); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: %v in flight, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -43,7 +43,7 @@
 // used from several goroutines.
 //
 // Wiring `servesim calibrate`: read the points (ReadSiliconCSV, or
-// ReadVLLMResult per file with GPU and TP from the flags and Point.Engine
+// ReadVLLMResults per file with GPU and TP from the flags and Point.Engine
 // built from bench's engine flags by the scenario package, ConfigPath
 // finding a model outside the catalog), build the
 // starting profile with cost.DefaultProfile(gpu) or cost.LoadProfile, call FitStaged or

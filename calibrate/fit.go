@@ -354,9 +354,18 @@ const LowLoad = 16
 // loop's clients; for an open loop, by Little's law, its arrival rate (a
 // replay's mean rate) times its mean end-to-end latency (measured, else
 // TTFT + (Output − 1)·TPOT), at most its MaxConcurrency; for requests all
-// sent at once, their count (NumPrompts, at most MaxConcurrency). It is 0
-// when the measurements cannot say.
+// sent at once, their count (at most MaxConcurrency). It is never more than
+// the run's requests (NumPrompts, or the replay's), and 0 when the
+// measurements cannot say.
 func InFlight(pt Point) float64 {
+	n := inFlight(pt)
+	if total := max(pt.NumPrompts, len(pt.Arrivals)); total > 0 {
+		n = min(n, float64(total))
+	}
+	return n
+}
+
+func inFlight(pt Point) float64 {
 	if pt.Concurrency > 0 {
 		return float64(pt.Concurrency)
 	}
@@ -367,7 +376,7 @@ func InFlight(pt Point) float64 {
 	var n float64
 	switch e2e := pt.Measured.E2E; {
 	case math.IsInf(rate, 1):
-		n = float64(max(pt.NumPrompts, len(pt.Arrivals)))
+		n = math.Inf(1) // all at once: every request (InFlight caps it)
 	case !(rate > 0):
 		return 0
 	case e2e > 0:

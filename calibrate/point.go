@@ -334,6 +334,7 @@ type vllmResult struct {
 	OutputLens        []*int          `json:"output_lens"`
 	StartTimes        []*float64      `json:"start_times"`
 	Errors            []*string       `json:"errors"`
+	RampUpStrategy    *string         `json:"ramp_up_strategy"`
 }
 
 // aiconfigurator's vLLM scheduler rule (vllm.rule): max_num_seqs 512
@@ -367,7 +368,10 @@ const (
 // request go, which depends on the measured server, so they are not
 // replayed. Failed requests (a non-empty error, or an output length of 0
 // where the file has no errors) are left out, as vLLM leaves them out of
-// its means. Lists of different lengths, a completed count that differs
+// its means, and the run re-simulated is the completed requests
+// (NumPrompts is their count). A ramp-up run (ramp_up_strategy) is
+// re-simulated only by replaying its start times; without them it is an
+// error, not a run at the file's request_rate, inf. Lists of different lengths, a completed count that differs
 // from the requests without an error, or a length outside [0, MaxTokens]
 // (outputs from 1) are errors naming the field and the request.
 func ReadVLLMResult(r io.Reader, source string) (Point, error) {
@@ -459,11 +463,17 @@ func vllmResultPoint(raw json.RawMessage, id, source string) (Point, error) {
 	if err != nil {
 		return Point{}, invalidf("%s: %v", id, err)
 	}
+	replayed := starts != nil && p.Concurrency == 0 && p.MaxConcurrency == 0
+	if ramp := v.RampUpStrategy; ramp != nil && *ramp != "" && !replayed {
+		return Point{}, invalidf("%s: ramp_up_strategy %s: a ramp-up run is re-simulated from its start_times (--save-detailed, without --max-concurrency); this file has none to replay", id, *ramp)
+	}
 	if pairs == nil {
 		return p, nil
 	}
-	p.Lengths = pairs
-	if starts != nil && p.Concurrency == 0 && p.MaxConcurrency == 0 {
+	// The completed requests are the run: the failed ones' lengths are
+	// not known.
+	p.Lengths, p.NumPrompts = pairs, len(pairs)
+	if replayed {
 		p.Arrivals, p.Lengths = replay(starts, pairs)
 		if last := p.Arrivals[len(p.Arrivals)-1]; math.IsInf(last, 0) {
 			return Point{}, invalidf("%s: start_times span %v s: the times must differ by a finite number of seconds", id, last)
@@ -546,14 +556,19 @@ func (v *vllmResult) completedRequests() ([]workload.Pair, []float64, error) {
 	return pairs, starts, nil
 }
 
-// replay orders the completed requests by start time (stably) and returns
+// replay orders the completed requests by start time (ties in file order) and returns
 // each one's arrival, its start less the first start, with its lengths.
 func replay(starts []float64, pairs []workload.Pair) ([]float64, []workload.Pair) {
 	idx := make([]int, len(starts))
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return starts[idx[a]] < starts[idx[b]] })
+	sort.Slice(idx, func(a, b int) bool {
+		if sa, sb := starts[idx[a]], starts[idx[b]]; sa != sb {
+			return sa < sb
+		}
+		return idx[a] < idx[b] // ties in file order
+	})
 	times := make([]float64, len(idx))
 	ordered := make([]workload.Pair, len(idx))
 	for k, i := range idx {

@@ -164,7 +164,7 @@ func (o *benchOptions) mergeAliases(fs *flag.FlagSet, stderr io.Writer) error {
 			continue
 		}
 		if v0, v1 := fs.Lookup(a[0]).Value.String(), fs.Lookup(a[1]).Value.String(); v0 != v1 {
-			return fmt.Errorf("--%s %s and --%s %s set the same thing to different values: give one", a[0], v0, a[1], v1)
+			return fmt.Errorf("%s %s and %s %s set the same thing to different values: give one", flagSpelling(a[0]), v0, flagSpelling(a[1]), v1)
 		}
 	}
 	if o.set["tp"] {
@@ -175,6 +175,9 @@ func (o *benchOptions) mergeAliases(fs *flag.FlagSet, stderr io.Writer) error {
 	}
 	if o.set["dp"] {
 		o.server.DataParallelSize = o.dpAlias
+	}
+	if o.set["q"] {
+		o.server.Quantization = o.qAlias
 	}
 	if o.set["endpoint-type"] {
 		o.backend = o.endpointType
@@ -192,6 +195,15 @@ func (o *benchOptions) mergeAliases(fs *flag.FlagSet, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "servesim: note: %s (current vLLM rejects the old name)\n", strings.Join(old, "; "))
 	}
 	return nil
+}
+
+// flagSpelling writes a flag as vLLM spells it: its short names (-tp, -dp,
+// -pp, -q) with one dash, the others with two.
+func flagSpelling(name string) string {
+	if len(name) <= 2 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // generationBackends are the --backend values of text generation.

@@ -74,12 +74,13 @@ type benchOptions struct {
 	maxPartialPrefills         int
 	speculativeConfig          string
 
-	// second names of one setting (-tp, --replicas, --kv-cache-memory-bytes,
+	// second names of one setting (-tp, -dp, -q, --kv-cache-memory-bytes,
 	// --endpoint-type, --common-prefix-len), merged by mergeAliases
 	tpAlias, dpAlias int
 	kvBytesAlias     float64
 	endpointType     string
 	commonPrefixLen  int
+	qAlias           string
 
 	// derived
 	percentiles  []float64       // from metricPercentiles
@@ -201,7 +202,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.StringVar(&o.server.DType, "dtype", "auto", "weight and activation `dtype`: auto (the model's), half, float16, bfloat16")
 	fs.StringVar(&o.server.KVCacheDType, "kv-cache-dtype", "auto", "KV-cache `dtype`: auto (the model's), fp8 (fp8_e4m3, fp8_e5m2: half the bytes of bf16), nvfp4, bfloat16, float16")
 	fs.StringVar(&o.server.Quantization, "quantization", "", "weight `method`: fp8, awq, gptq, awq_marlin, gptq_marlin, bitsandbytes, compressed-tensors, mxfp4, modelopt_fp4, int8, ... (default: the checkpoint's)")
-	fs.StringVar(&o.server.Quantization, "q", "", "same as --quantization")
+	fs.StringVar(&o.qAlias, "q", "", "same as --quantization")
 	fs.Var(intValue{p: &o.server.DataParallelSize, min: 1}, "data-parallel-size", "data-parallel size D: for a mixture-of-experts model, D groups of --tensor-parallel-size GPUs that share the experts and step together, as vLLM runs them; for a dense model, D independent engines behind --router")
 	fs.Var(intValue{p: &o.dpAlias, min: 1}, "dp", "same as --data-parallel-size")
 	fs.BoolVar(&o.server.EnableExpertParallel, "enable-expert-parallel", false, "mixture-of-experts model: split the routed experts over the TP·DP GPUs (expert parallelism) instead of sharding each expert over them")

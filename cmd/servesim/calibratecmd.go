@@ -82,6 +82,10 @@ func runCalibrate(args []string, e *env) error {
 	}
 	groups := []flagGroup{{"flags", []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet"}},
 		{"vllm serve (engine) flags of the result files' deployment, as servesim bench takes them", calibrateServeFlags}}
+	args, err := argparse(fs, args, multiValueFlags)
+	if err != nil {
+		return fmt.Errorf("calibrate: %w (see servesim calibrate -h)", err)
+	}
 	pos, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, calibrateUsage)
@@ -95,9 +99,15 @@ func runCalibrate(args []string, e *env) error {
 	if err := o.serve.mergeAliases(fs, e.stderr); err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
-	points, err := o.points(pos)
+	points, unknown, err := o.points(pos)
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)
+	}
+	for _, sk := range unknown {
+		fmt.Fprintf(e.stderr, "servesim calibrate: skipping %s: %v\n", sk.Point.ID, sk.Reason)
+	}
+	if len(points) == 0 {
+		return fmt.Errorf("calibrate: none of the %d runs can be simulated (reasons above)", len(unknown))
 	}
 	gpuName := points[0].GPU
 	for _, p := range points[1:] {
@@ -153,7 +163,7 @@ func runCalibrate(args []string, e *env) error {
 		return fmt.Errorf("calibrate: -o: %w", err)
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "calibrate: %d runs on %s (%d skipped)\n\n", len(ok), gpuName, len(skipped))
+	fmt.Fprintf(w, "calibrate: %d runs on %s (%d skipped)\n\n", len(ok), gpuName, len(skipped)+len(unknown))
 	fmt.Fprintf(w, "## before: the starting profile\n\n%s\n%s\n", calibrate.Table(before), calibrate.Summary(before, calibrate.AllMetrics, nil))
 	fmt.Fprintf(w, "## after: the fitted profile\n\n%s\n%s\n", calibrate.Table(after), calibrate.Summary(after, calibrate.AllMetrics, nil))
 	fmt.Fprintf(w, "wrote %s: use it with --efficiency-profile %s\n", o.out, o.out)
@@ -190,37 +200,42 @@ func (o *calibrateOptions) llmServingSimRun(dir string) (calibrate.Point, error)
 	return pt, nil
 }
 
-func (o *calibrateOptions) points(files []string) ([]calibrate.Point, error) {
-	var out []calibrate.Point
+// A result file whose model cannot be resolved is skipped, with the
+// reason, as Simulator.Modelable skips the runs it cannot simulate.
+func (o *calibrateOptions) points(files []string) (out []calibrate.Point, unknown []calibrate.Skipped, err error) {
 	results := 0 // result files, which the engine flags describe
 	for _, f := range files {
 		if st, err := os.Stat(f); err == nil && st.IsDir() {
 			pt, err := o.llmServingSimRun(f)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			out = append(out, pt)
 			continue
 		}
 		r, err := os.Open(f)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		pts, err := calibrate.ReadVLLMResults(r, f)
 		r.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
+			return nil, nil, err // it names the file and the run
 		}
 		if o.gpu == "" || o.tp == 0 {
-			return nil, fmt.Errorf("%s: a vllm bench serve result does not say its GPU and TP: give --gpu and --tensor-parallel-size", f)
+			return nil, nil, fmt.Errorf("%s: a vllm bench serve result does not say its GPU and TP: give --gpu and --tensor-parallel-size", f)
 		}
 		for _, pt := range pts {
 			pt.GPU, pt.TP = o.gpu, o.tp
 			if pt.Model == "" {
 				pt.Model = o.model
 			}
-			if pt.Engine, err = o.engine(pt); err != nil {
-				return nil, fmt.Errorf("%s: %w", pt.ID, err)
+			var model bool
+			if pt.Engine, model, err = o.engine(pt); model {
+				unknown = append(unknown, calibrate.Skipped{Point: pt, Reason: err})
+				continue
+			} else if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", pt.ID, err)
 			}
 			out = append(out, pt)
 			results++
@@ -229,19 +244,19 @@ func (o *calibrateOptions) points(files []string) ([]calibrate.Point, error) {
 	if results == 0 {
 		for _, name := range calibrateServeFlags {
 			if o.serve.set[name] {
-				return nil, fmt.Errorf("--%s describes the deployment of result files, and none is given (CSV rows and LLMServingSim runs carry their own)", name)
+				return nil, nil, fmt.Errorf("--%s describes the deployment of result files, and none is given (CSV rows and LLMServingSim runs carry their own)", name)
 			}
 		}
 	}
 	if o.csv != "" {
 		r, err := os.Open(o.csv)
 		if err != nil {
-			return nil, fmt.Errorf("--csv: %w", err)
+			return nil, nil, fmt.Errorf("--csv: %w", err)
 		}
 		rows, err := calibrate.ReadSiliconCSV(r, o.csv)
 		r.Close()
 		if err != nil {
-			return nil, fmt.Errorf("--csv %s: %w", o.csv, err)
+			return nil, nil, fmt.Errorf("--csv %s: %w", o.csv, err)
 		}
 		n := 0
 		for _, pt := range rows {
@@ -252,13 +267,13 @@ func (o *calibrateOptions) points(files []string) ([]calibrate.Point, error) {
 			}
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("--csv %s: no row of %d matches --model %q --gpu %q --tensor-parallel-size %d --precision %q", o.csv, len(rows), o.model, o.gpu, o.tp, o.precision)
+			return nil, nil, fmt.Errorf("--csv %s: no row of %d matches --model %q --gpu %q --tensor-parallel-size %d --precision %q", o.csv, len(rows), o.model, o.gpu, o.tp, o.precision)
 		}
 	}
-	if len(out) == 0 {
-		return nil, errors.New("no runs to fit: give result JSON files, run directories and/or --csv FILE")
+	if len(out) == 0 && len(unknown) == 0 {
+		return nil, nil, errors.New("no runs to fit: give result JSON files, run directories and/or --csv FILE")
 	}
-	return out, nil
+	return out, unknown, nil
 }
 
 // engine returns the engine a result file's run was measured on: its
@@ -266,9 +281,12 @@ func (o *calibrateOptions) points(files []string) ([]calibrate.Point, error) {
 // servesim bench builds it (vllm serve's defaults for what the flags leave
 // out). A model outside the cost catalog is read from its config.json in
 // --model-configs.
-func (o *calibrateOptions) engine(pt calibrate.Point) (*batching.Config, error) {
+//
+// model reports an error about the model (one the cost catalog and
+// --model-configs do not hold), which skips the run, not the command.
+func (o *calibrateOptions) engine(pt calibrate.Point) (c *batching.Config, model bool, err error) {
 	if pt.Model == "" {
-		return nil, errors.New("the file has no model_id: give --model")
+		return nil, false, errors.New("the file has no model_id: give --model")
 	}
 	sc := scenario.Default()
 	sc.Server = o.serve.server
@@ -276,19 +294,27 @@ func (o *calibrateOptions) engine(pt calibrate.Point) (*batching.Config, error) 
 	if o.modelConfigs != "" {
 		path, err := calibrate.ConfigPath(o.modelConfigs, pt.Model)
 		if err != nil {
-			return nil, fmt.Errorf("--model-configs: %w", err)
+			return nil, false, fmt.Errorf("--model-configs: %w", err)
 		}
 		if path != "" {
 			sc.Server.Model = path
 		}
 	}
 	o.serve.serveDefaults(&sc)
-	c, err := sc.Engine()
-	if err != nil {
-		return nil, errors.New(benchFieldError(err))
+	eng, err := sc.Engine()
+	var fe *scenario.FieldError
+	switch {
+	case errors.As(err, &fe) && fe.Path == "server.model":
+		where := "no model directory (--model-configs)"
+		if o.modelConfigs != "" {
+			where = "no config in " + o.modelConfigs
+		}
+		return nil, true, fmt.Errorf("model_id %s: %s, and %v", pt.Model, where, fe.Err)
+	case err != nil:
+		return nil, false, errors.New(benchFieldError(err))
 	}
-	if dp := sc.Server.DataParallelSize; dp > 1 && c.Deployment.DP <= 1 {
-		return nil, fmt.Errorf("--data-parallel-size %d on the dense model %s makes %d independent engines behind a balancer; calibrate re-simulates one engine: give the runs of one", dp, pt.Model, dp)
+	if dp := sc.Server.DataParallelSize; dp > 1 && eng.Deployment.DP <= 1 {
+		return nil, false, fmt.Errorf("--data-parallel-size %d on the dense model %s makes %d independent engines behind a balancer; calibrate re-simulates one engine: give the runs of one", dp, pt.Model, dp)
 	}
-	return &c, nil
+	return &eng, false, nil
 }

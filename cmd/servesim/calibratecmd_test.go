@@ -82,7 +82,7 @@ func TestCalibrateResultDeployment(t *testing.T) {
 	mustRun(t, append([]string{"bench", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100-sxm", "--request-rate", "20", "--num-prompts", "200",
 		"--random-range-ratio", "0.5", "--save-result", "--save-detailed", "--result-filename", run, "--quiet"}, engine...)...)
 	base := []string{"calibrate", run, "--gpu", "h100-sxm", "--tensor-parallel-size", "1", "--max-evaluations", "2", "--quiet", "-o", filepath.Join(dir, "p.yaml")}
-	same := mustRun(t, append(base, engine...)...)
+	same := mustRun(t, append(base, "--max_num_seqs", "8", "--kv-cache-dtype=fp8")...) // vLLM's spellings, as bench takes them
 	if !strings.Contains(same.stdout, "replay of 200 requests") {
 		t.Errorf("the detailed file is not replayed:\n%s", same.stdout)
 	}
@@ -104,11 +104,44 @@ func TestCalibrateResultDeployment(t *testing.T) {
 			t.Errorf("calibrate of an appended file lacks %q:\n%s", want, both.stdout)
 		}
 	}
+	// A file whose model the catalog lacks: skipped, naming its model_id,
+	// unless --model-configs holds its config.json.
+	data, err := os.ReadFile(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	custom := filepath.Join(dir, "custom.json")
+	if err := os.WriteFile(custom, []byte(strings.ReplaceAll(string(data), `"meta-llama/Llama-3.1-8B-Instruct"`, `"acme/Custom-8B"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	skip := mustRun(t, "calibrate", run, custom, "--gpu", "h100-sxm", "--tensor-parallel-size", "1", "--max-evaluations", "2", "-o", filepath.Join(dir, "q.yaml"), "--quiet")
+	for _, k := range []string{"#1", "#2"} {
+		if !strings.Contains(skip.stderr, "skipping "+custom+k+": model_id acme/Custom-8B: no model directory") {
+			t.Errorf("unknown model: stderr %q; want %s skipped, naming model_id", skip.stderr, custom+k)
+		}
+	}
+	if !strings.Contains(skip.stdout, "calibrate: 2 runs on h100-sxm (2 skipped)") {
+		t.Errorf("unknown model: stdout %q; want the other file's two runs fitted", skip.stdout)
+	}
+	configs := t.TempDir()
+	qwen3, err := os.ReadFile(filepath.Join(shareddata.Path(t, "model_configs"), "Qwen--Qwen3-8B.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(configs, "acme--custom-8b.json"), qwen3, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withConfigs := mustRun(t, "calibrate", custom, "--gpu", "h100-sxm", "--tensor-parallel-size", "1", "--model-configs", configs, "--max-evaluations", "2", "-o", filepath.Join(dir, "q.yaml"), "--quiet")
+	if !strings.Contains(withConfigs.stdout, "calibrate: 2 runs on h100-sxm (0 skipped)") {
+		t.Errorf("--model-configs did not reach the engine:\n%s", withConfigs.stdout)
+	}
 	csv := shareddata.Path(t, "aiconfigurator_vllm_silicon.csv")
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"bench", "--quantization", "fp8", "-q", "awq"}, "--quantization fp8 and -q awq set the same thing to different values"},
+		{[]string{"bench", "--tensor-parallel-size", "2", "-tp", "4"}, "--tensor-parallel-size 2 and -tp 4 set the same thing to different values"},
 		{[]string{"calibrate", "--csv", csv, "--max-num-seqs", "8"}, "--max-num-seqs describes the deployment of result files"},
 		{append(base[:len(base):len(base)], "--data-parallel-size", "2"), "calibrate re-simulates one engine"},
 		{append(base[:len(base):len(base)], "--max-num-seqs", "0"), "--max-num-seqs"},

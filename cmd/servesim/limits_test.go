@@ -101,8 +101,8 @@ func TestLimits(t *testing.T) {
 		{"negative budget in a scenario", []string{"run", yaml("budget.yaml", open+"server: {max_num_batched_tokens: -1}\n")}, 2, []string{"server.max_num_batched_tokens: -1 must be >= 1 (or 0: vLLM's default)"}, nil},
 
 		// Conflicting duplicates name both.
-		{"tp twice", []string{"bench", "-tp", "2", "--tensor-parallel-size", "4"}, 2, []string{"--tensor-parallel-size 4 and --tp 2 set the same thing to different values"}, nil},
-		{"dp twice", []string{"bench", "--data-parallel-size", "2", "-dp", "3"}, 2, []string{"--data-parallel-size 2 and --dp 3"}, nil},
+		{"tp twice", []string{"bench", "-tp", "2", "--tensor-parallel-size", "4"}, 2, []string{"--tensor-parallel-size 4 and -tp 2 set the same thing to different values"}, nil},
+		{"dp twice", []string{"bench", "--data-parallel-size", "2", "-dp", "3"}, 2, []string{"--data-parallel-size 2 and -dp 3"}, nil},
 		{"dp times replicas", []string{"bench", "--data-parallel-size", "64", "--replicas", "32"}, 2, []string{"--data-parallel-size: 64 times 32 replicas exceeds 1024"}, nil},
 		{"replicas of a data-parallel MoE deployment", []string{"bench", "--model", "gpt-oss-20b", "--data-parallel-size", "8", "--replicas", "200"}, 2, []string{"--replicas: 200 replicas of a deployment with data_parallel_size 8 make 1600 data-parallel groups, more than 1024"}, nil},
 		{"prefix-aware over data-parallel MoE replicas", []string{"bench", "--model", "gpt-oss-20b", "--data-parallel-size", "2", "--replicas", "2", "--router", "prefix-aware"}, 2, []string{`--router: "prefix-aware" over replicas of a deployment with data_parallel_size 2 is not modelled`}, nil},

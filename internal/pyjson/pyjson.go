@@ -1,8 +1,9 @@
 // Package pyjson makes the JSON that Python's json module writes readable
 // by encoding/json. Python writes a float that is not finite as a bare
 // NaN, Infinity or -Infinity (allow_nan=True, its default), which is not
-// JSON: vllm bench serve does so for a metric over no request (the mean of
-// an empty list) and for --burstiness inf, and encoding/json then refuses
+// JSON: vllm bench serve does so for --burstiness inf (it writes the value
+// as given), and a benchmark script that takes a statistic over no request
+// (numpy's mean of an empty list) writes NaN; encoding/json then refuses
 // the whole file.
 package pyjson
 
