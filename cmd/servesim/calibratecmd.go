@@ -78,7 +78,11 @@ func runCalibrate(args []string, e *env) error {
 	bfs, _ := benchFlags("calibrate", &o.serve)
 	for _, name := range calibrateServeFlags {
 		f := bfs.Lookup(name)
-		fs.Var(f.Value, name, f.Usage)
+		usage := f.Usage
+		if name == "data-parallel-size" {
+			usage = "data-parallel size D of a mixture-of-experts model: D groups of --tensor-parallel-size GPUs that share the experts and step together, as vLLM runs them (a dense model's D engines are separate runs: calibrate one)"
+		}
+		fs.Var(f.Value, name, usage)
 	}
 	groups := []flagGroup{{"flags", []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet"}},
 		{"vllm serve (engine) flags of the result files' deployment, as servesim bench takes them", calibrateServeFlags}}
