@@ -295,3 +295,21 @@ func TestInFlight(t *testing.T) {
 		}
 	}
 }
+
+func TestSetup(t *testing.T) {
+	t.Parallel()
+	eng := batching.Config{Deployment: cost.Deployment{TP: 4, DP: 2, EP: 8}}
+	for _, tc := range []struct {
+		p    Point
+		want string
+	}{
+		{Point{TP: 2, Input: 1024, Output: 128, Concurrency: 8}, "tp2 1024x128 c8"},
+		{Point{TP: 1, Engine: &eng, Input: 1000, Output: 200, Rate: 4, Burstiness: 0.5, MaxConcurrency: 16, Lengths: make([]workload.Pair, 3)}, "tp4 dp2 ep8 mean 1000x200 rate 4 b0.5 cap 16"},
+		{Point{TP: 1, Input: 10, Output: 2, Rate: math.Inf(1), Burstiness: 1}, "tp1 10x2 rate +Inf"},
+		{Point{TP: 1, Arrivals: []float64{0, 9.6}, Lengths: make([]workload.Pair, 2)}, "tp1 replay of 2 requests over 10 s"},
+	} {
+		if got := tc.p.Setup(); got != tc.want {
+			t.Errorf("Setup() = %q, want %q", got, tc.want)
+		}
+	}
+}

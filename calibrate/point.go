@@ -143,14 +143,20 @@ type Point struct {
 	Measured Metrics
 }
 
-// Setup describes the point's setup in one line, e.g. "tp2 1024x128 c8".
+// Setup describes the point's setup in one line, e.g. "tp2 1024x128 c8"
+// (the parallelism of its Engine when it has one; "mean 1000x200" when the
+// requests have their own lengths; a burstiness other than 1 as "b0.5").
 func (p Point) Setup() string {
-	par := fmt.Sprintf("tp%d", p.TP)
-	if p.DP > 1 {
-		par += fmt.Sprintf(" dp%d", p.DP)
+	tp, dp, ep := p.TP, p.DP, p.EP
+	if p.Engine != nil {
+		tp, dp, ep = p.Engine.Deployment.TP, p.Engine.Deployment.DP, p.Engine.Deployment.EP
 	}
-	if p.EP > 1 {
-		par += fmt.Sprintf(" ep%d", p.EP)
+	par := fmt.Sprintf("tp%d", tp)
+	if dp > 1 {
+		par += fmt.Sprintf(" dp%d", dp)
+	}
+	if ep > 1 {
+		par += fmt.Sprintf(" ep%d", ep)
 	}
 	if len(p.Arrivals) > 0 {
 		return fmt.Sprintf("%s replay of %d requests over %.0f s", par, len(p.Arrivals), p.Arrivals[len(p.Arrivals)-1])
@@ -158,11 +164,18 @@ func (p Point) Setup() string {
 	load := fmt.Sprintf("c%d", p.Concurrency)
 	if p.Concurrency == 0 {
 		load = "rate " + strconv.FormatFloat(p.Rate, 'g', 4, 64)
+		if p.Burstiness != 0 && p.Burstiness != 1 {
+			load += " b" + strconv.FormatFloat(p.Burstiness, 'g', 3, 64)
+		}
 		if p.MaxConcurrency > 0 {
 			load += fmt.Sprintf(" cap %d", p.MaxConcurrency)
 		}
 	}
-	return fmt.Sprintf("%s %dx%d %s", par, p.Input, p.Output, load)
+	lengths := fmt.Sprintf("%dx%d", p.Input, p.Output)
+	if len(p.Lengths) > 0 {
+		lengths = "mean " + lengths
+	}
+	return fmt.Sprintf("%s %s %s", par, lengths, load)
 }
 
 // siliconGPUs maps the aiconfigurator system names to catalog GPUs.
