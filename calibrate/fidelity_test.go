@@ -509,9 +509,19 @@ clients and under-predicting it by 2–3× at 128. What the measurements say:
    runner's value. Two things are left: at 8 to 32 clients with 1024-token prompts the
    simulation is still %s high in median, because simulated clients that finish in the
    same step resend together and share prefill steps for the whole run, while real
-   clients drift apart (a random pause between a client's requests,
-   `+"`Simulator.ClientJitter`"+`, would model that, but nothing measured sets its size);
-   and the TP 2 rows with 4096-token prompts at 8 to 32 clients are %s low in median.
+   clients drift apart. Nothing in the clients that measured these rows spreads them:
+   genai-perf's and aiperf's concurrency modes send the next request as soon as one
+   completes, and both wait out the warm-up and then start all c clients together. A
+   random pause between a client's requests (`+"`Simulator.ClientJitter`"+`, exponential,
+   mean 10 to 300 ms) breaks the groups up but also spreads the queue at high load,
+   and every median got worse (calibration rows 12.1%% → 13.5%% to 35.5%%; H100's other
+   rows 25.7%% → 31.6%% to 37.4%%; B200's 19.7%% → 21.9%% to 37.4%%). Some measured prefills
+   may have been prefix-cache hits: vLLM's prefix cache is on in aiconfigurator's
+   deployments, and the clients repeat prompts (genai-perf re-sends its warm-up prompts
+   as the first 2c measured requests; aiperf, from 2026, the last 2c of 20c; earlier
+   aiperf drew 100 prompts with replacement), but which client measured which row is
+   not recorded, so every re-simulated prompt is distinct. And the TP 2 rows with
+   4096-token prompts at 8 to 32 clients are %s low in median.
    vLLM's own `+"`vllm bench serve --max-concurrency`"+` behaves the same way (after one test
    request it creates all requests at once behind a semaphore of c, and measures every
    one; its random prompts are distinct, so prefix caching does not help), so result
