@@ -2,8 +2,10 @@
 // real vLLM measurements and reports how well servesim predicts them.
 //
 // A Point is one measured run and its setup: read rows of aiconfigurator's
-// silicon CSV with ReadSiliconCSV, or result JSONs of `vllm bench serve
-// --save-result` with ReadVLLMResult (the caller fills in GPU and TP, which
+// silicon CSV with ReadSiliconCSV, aiperf's and genai-perf's aggregated
+// exports with ReadAIPerfExport (IsAIPerfExport tells them apart), or
+// result JSONs of `vllm bench serve --save-result` with ReadVLLMResult
+// or ReadVLLMResults (the caller fills in GPU and TP, which
 // the file does not carry, or the whole engine, Point.Engine; with
 // --save-detailed the file's per-request lengths, and an open loop's start
 // times, are kept). A Simulator re-simulates points under a

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,7 +25,10 @@ files written by 'vllm bench serve --save-result' (their GPU and TP from
 serve flags below, as bench takes them; the model from the file's
 model_id; with --save-detailed, each request's lengths, and an open loop
 replayed at its start times; a file of several runs, --append-result,
-gives each), directories of runs recorded by LLMServingSim's bench tool (meta.json and
+gives each), the aggregated exports of aiperf and genai-perf
+(profile_export_aiperf.json, profile_export_genai_perf.json: their
+concurrency or request rate, mean lengths and mean TTFT, ITL, latency),
+directories of runs recorded by LLMServingSim's bench tool (meta.json and
 requests.jsonl: replayed request by request on the run's own engine
 settings; --gpu when meta.json names no device), and or rows of
 aiconfigurator's silicon CSV (--csv, selected with --model, --gpu,
@@ -217,17 +221,22 @@ func (o *calibrateOptions) points(files []string) (out []calibrate.Point, unknow
 			out = append(out, pt)
 			continue
 		}
-		r, err := os.Open(f)
+		data, err := os.ReadFile(f)
 		if err != nil {
 			return nil, nil, err
 		}
-		pts, err := calibrate.ReadVLLMResults(r, f)
-		r.Close()
-		if err != nil {
+		var pts []calibrate.Point
+		if calibrate.IsAIPerfExport(data) {
+			pt, err := calibrate.ReadAIPerfExport(bytes.NewReader(data), f)
+			if err != nil {
+				return nil, nil, err
+			}
+			pts = []calibrate.Point{pt}
+		} else if pts, err = calibrate.ReadVLLMResults(bytes.NewReader(data), f); err != nil {
 			return nil, nil, err // it names the file and the run
 		}
 		if o.gpu == "" || o.tp == 0 {
-			return nil, nil, fmt.Errorf("%s: a vllm bench serve result does not say its GPU and TP: give --gpu and --tensor-parallel-size", f)
+			return nil, nil, fmt.Errorf("%s: a benchmark result does not say its GPU and TP: give --gpu and --tensor-parallel-size", f)
 		}
 		for _, pt := range pts {
 			pt.GPU, pt.TP = o.gpu, o.tp

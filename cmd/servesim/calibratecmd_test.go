@@ -135,6 +135,18 @@ func TestCalibrateResultDeployment(t *testing.T) {
 	if !strings.Contains(withConfigs.stdout, "calibrate: 2 runs on h100-sxm (0 skipped)") {
 		t.Errorf("--model-configs did not reach the engine:\n%s", withConfigs.stdout)
 	}
+	// An aiperf export of a closed loop: one run, c clients.
+	export := filepath.Join(dir, "profile_export_aiperf.json")
+	if err := os.WriteFile(export, []byte(`{"time_to_first_token": {"unit": "ms", "avg": 95.2}, "inter_token_latency": {"unit": "ms", "avg": 9.1},
+		"request_latency": {"unit": "ms", "avg": 1250.3}, "input_sequence_length": {"unit": "tokens", "avg": 1024},
+		"output_sequence_length": {"unit": "tokens", "avg": 128}, "request_count": {"unit": "requests", "avg": 80},
+		"input_config": {"endpoint": {"model_names": ["meta-llama/Llama-3.1-8B-Instruct"]}, "loadgen": {"concurrency": 8, "request_count": 80}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ai := mustRun(t, append(base[:1:1], export, "--gpu", "h100-sxm", "--tensor-parallel-size", "1", "--max-evaluations", "2", "--quiet", "-o", filepath.Join(dir, "ai.yaml"))...)
+	if !strings.Contains(ai.stdout, "calibrate: 1 runs on h100-sxm") || !strings.Contains(ai.stdout, "tp1 1024x128 c8 | ttft | 95.2 ms") {
+		t.Errorf("aiperf export:\n%s", ai.stdout)
+	}
 	csv := shareddata.Path(t, "aiconfigurator_vllm_silicon.csv")
 	for _, tt := range []struct {
 		args []string

@@ -1,0 +1,140 @@
+package calibrate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/workload"
+)
+
+// aiperfJSON writes an aggregated export in aiperf's layout
+// (profile_export_aiperf.json: metrics as {unit, avg}, the load under
+// input_config.loadgen).
+func aiperfJSON(ttftMS, itlMS, latMS, tput float64, in, out, count int, loadgen string) string {
+	return fmt.Sprintf(`{"schema_version": "1.3", "aiperf_version": "0.10.0",
+  "request_throughput": {"unit": "requests/sec", "avg": 3.1},
+  "request_latency": {"unit": "ms", "avg": %v, "p50": 1},
+  "time_to_first_token": {"unit": "ms", "avg": %v, "p99": 1},
+  "inter_token_latency": {"unit": "ms", "avg": %v},
+  "output_token_throughput": {"unit": "tokens/sec", "avg": %v},
+  "input_sequence_length": {"unit": "tokens", "avg": %d},
+  "output_sequence_length": {"unit": "tokens", "avg": %d},
+  "request_count": {"unit": "requests", "avg": %d},
+  "input_config": {"endpoint": {"model_names": ["meta-llama/Llama-3.1-8B-Instruct"], "type": "chat", "streaming": true},
+    "loadgen": %s}}`, latMS, ttftMS, itlMS, tput, in, out, count, loadgen)
+}
+
+// TestAIPerfExportReplay: a closed-loop run of fixed lengths, written as
+// aiperf exports it and read back, re-simulates to the run's own means
+// (the same clients from an idle engine: exactly, as the simulation is
+// deterministic).
+func TestAIPerfExportReplay(t *testing.T) {
+	t.Parallel()
+	g, err := cost.GPU("h100-sxm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := cost.Model("llama-3.1-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := batching.Defaults(m, g)
+	eng.MaxNumSeqs, eng.MaxNumBatchedTokens = VLLMSchedulerDefaults(g)
+	res, err := sim.Run(sim.Config{Server: eng, Requests: 160, SummaryOnly: true,
+		Workload: workload.Workload{Clients: 16, Lengths: workload.Fixed{Input: 2048, Output: 64}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := aiperfJSON(1000*res.TTFT().Mean(), 1000*res.TPOT().Mean(), 1000*res.E2E().Mean(), res.OutputThroughput, 2048, 64, 160,
+		`{"concurrency": 16, "request_rate_mode": "concurrency_burst", "request_count": 160, "warmup_request_count": 32}`)
+	if !IsAIPerfExport([]byte(js)) {
+		t.Fatal("an aiperf export is not recognised")
+	}
+	pt, err := ReadAIPerfExport(strings.NewReader(js), "profile_export_aiperf.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pt.Concurrency != 16 || pt.NumPrompts != 160 || pt.Input != 2048 || pt.Output != 64 || pt.Model != "meta-llama/Llama-3.1-8B-Instruct" {
+		t.Fatalf("point %+v", pt)
+	}
+	pt.GPU, pt.TP = "h100-sxm", 1
+	pred, err := Simulator{}.Predict([]Point{pt}, cost.DefaultProfile(g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"ttft", pred[0].TTFT, res.TTFT().Mean()}, {"tpot", pred[0].TPOT, res.TPOT().Mean()}, {"e2e", pred[0].E2E, res.E2E().Mean()}} {
+		if math.Abs(c.got/c.want-1) > 1e-9 {
+			t.Errorf("%s: re-simulated %.9g, the run %.9g", c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestReadAIPerfExport(t *testing.T) {
+	t.Parallel()
+	// genai-perf keeps the load at the top of input_config, and may write seconds.
+	genai := `{"time_to_first_token": {"unit": "s", "avg": 0.25}, "inter_token_latency": {"unit": "us", "avg": 21000},
+		"input_sequence_length": {"unit": "tokens", "avg": 511.6}, "output_sequence_length": {"unit": "tokens", "avg": 128},
+		"input_config": {"model_names": ["Qwen/Qwen3-32B"], "request_rate": 4.5, "request_rate_mode": "constant", "concurrency": 32, "request_count": 300}}`
+	p, err := ReadAIPerfExport(strings.NewReader(genai), "genai.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(p.Measured.TPOT/0.021-1) > 1e-12 {
+		t.Errorf("TPOT 21000 us read as %v s", p.Measured.TPOT)
+	}
+	p.Measured.TPOT = 0
+	want := Point{ID: "genai.json", Source: "genai.json", Model: "Qwen/Qwen3-32B", Precision: "bf16", Rate: 4.5, Burstiness: math.Inf(1),
+		MaxConcurrency: 32, NumPrompts: 300, Input: 512, Output: 128, Measured: Metrics{TTFT: 0.25}}
+	if fmt.Sprint(p) != fmt.Sprint(want) {
+		t.Errorf("genai-perf export:\n got %+v\nwant %+v", p, want)
+	}
+	if IsAIPerfExport([]byte(`{"request_rate": "inf", "completed": 3, "mean_ttft_ms": 1}`)) {
+		t.Error("a vllm bench serve result taken for an aiperf export")
+	}
+	closed := `{"concurrency": 4}`
+	for _, tc := range []struct{ js, want string }{
+		{strings.Replace(aiperfJSON(10, 2, 50, 1, 100, 10, 40, closed), `"ms", "avg": 10`, `"fortnights", "avg": 10`, 1), `time_to_first_token unit "fortnights"`},
+		{strings.Replace(aiperfJSON(10, 2, 50, 1, 100, 10, 40, closed), `"inter_token_latency": {"unit": "ms", "avg": 2}`, `"inter_token_latency": {"unit": "ms"}`, 1), "inter_token_latency has no avg"},
+		{aiperfJSON(10, 2, 50, 1, 100, 0, 40, closed), "output_sequence_length avg 0"},
+		{aiperfJSON(10, 2, 50, 1, 100, 10, 0, `{"concurrency": 4, "request_count": 0}`), "request_count 0"},
+		{aiperfJSON(10, 2, 50, 1, 100, 10, 40, `{}`), "neither concurrency nor request_rate"},
+		{aiperfJSON(10, 2, 50, 1, 100, 10, 40, `{"request_rate": 2, "request_rate_mode": "gamma"}`), `request_rate_mode "gamma"`},
+		{aiperfJSON(-10, 2, 50, 1, 100, 10, 40, closed), "time_to_first_token avg -10 ms must be a time > 0"},
+		{`{"time_to_first_token": {"unit": "ms", "avg": 1}}`, "no input_config"},
+	} {
+		if _, err := ReadAIPerfExport(strings.NewReader(tc.js), "bad.json"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v, want ErrInvalid naming %q", err, tc.want)
+		}
+	}
+}
+
+// FuzzReadAIPerfExport: any bytes give a point or an error matching
+// ErrInvalid, never a panic, and a point's run builds or is refused.
+func FuzzReadAIPerfExport(f *testing.F) {
+	f.Add(aiperfJSON(10, 2, 50, 1, 100, 10, 40, `{"concurrency": 4}`))
+	f.Add(`{"time_to_first_token": {"unit": "s", "avg": 0.25}, "inter_token_latency": {"unit": "us", "avg": 21000},
+		"input_sequence_length": {"avg": 5e9}, "output_sequence_length": {"avg": NaN},
+		"input_config": {"request_rate": Infinity, "concurrency": -1}}`)
+	f.Fuzz(func(t *testing.T, js string) {
+		p, err := ReadAIPerfExport(strings.NewReader(js), "fuzz.json")
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error %v does not match ErrInvalid", err)
+			}
+			return
+		}
+		p.GPU, p.TP, p.Model = "h100-sxm", 1, "meta-llama/Llama-3.1-8B"
+		if _, err := (Simulator{}).Config(p, mustProfile(t, "h100-sxm")); err != nil && !errors.Is(err, ErrInvalid) {
+			t.Fatalf("config: %v does not match ErrInvalid", err)
+		}
+	})
+}
