@@ -200,3 +200,74 @@ func seconds(name string, stat *aiperfStat, required bool) (float64, error) {
 	}
 	return x, nil
 }
+
+// aiperfRecord is one line of aiperf's per-request export
+// (profile_export.jsonl).
+type aiperfRecord struct {
+	Metadata struct {
+		Phase          string   `json:"benchmark_phase"`
+		RequestStartNS *float64 `json:"request_start_ns"`
+	} `json:"metadata"`
+	Metrics map[string]struct {
+		Value json.RawMessage `json:"value"`
+	} `json:"metrics"`
+	Error json.RawMessage `json:"error"`
+}
+
+// ReadAIPerfRecords adds to pt, read from an aiperf export by
+// ReadAIPerfExport, the requests of the per-request records aiperf writes
+// beside it (profile_export.jsonl, one JSON object a line), as
+// ReadVLLMResult does with a --save-detailed file: the profiling phase's
+// completed requests (no error) give their input_sequence_length and
+// output_sequence_length in the order they were sent (request_start_ns),
+// the run re-simulates them only, and an open loop without a concurrency
+// cap is replayed at their start times. Records of other phases (warm-up)
+// and failed ones are left out. A malformed line, a completed record
+// without its lengths or start, or no completed record are errors naming
+// the line.
+func ReadAIPerfRecords(r io.Reader, source string, pt Point) (Point, error) {
+	dec := json.NewDecoder(r)
+	var pairs []workload.Pair
+	var starts []float64
+	for line := 1; ; line++ {
+		var rec aiperfRecord
+		if err := dec.Decode(&rec); err == io.EOF {
+			break
+		} else if err != nil {
+			return Point{}, invalidf("%s: record %d: %v", source, line, err)
+		}
+		if ph := rec.Metadata.Phase; ph != "" && ph != "profiling" {
+			continue
+		}
+		if e := strings.TrimSpace(string(rec.Error)); e != "" && e != "null" {
+			continue
+		}
+		var lens [2]int
+		for k, name := range []string{"input_sequence_length", "output_sequence_length"} {
+			m, ok := rec.Metrics[name]
+			var x float64
+			if !ok || json.Unmarshal(m.Value, &x) != nil || x != math.Trunc(x) || x < float64(k) || x > workload.MaxTokens {
+				return Point{}, invalidf("%s: record %d: %s %s must be a whole number of tokens in [%d, %d]", source, line, name, string(m.Value), k, workload.MaxTokens)
+			}
+			lens[k] = int(x)
+		}
+		start := rec.Metadata.RequestStartNS
+		if start == nil || math.IsNaN(*start) || math.IsInf(*start, 0) {
+			return Point{}, invalidf("%s: record %d: a completed request needs its request_start_ns", source, line)
+		}
+		pairs = append(pairs, workload.Pair{Input: lens[0], Output: lens[1]})
+		starts = append(starts, *start/1e9)
+	}
+	if len(pairs) == 0 {
+		return Point{}, invalidf("%s: no completed request of the profiling phase", source)
+	}
+	times, ordered := replay(starts, pairs)
+	pt.Lengths, pt.NumPrompts = ordered, len(ordered)
+	if pt.Concurrency == 0 && pt.MaxConcurrency == 0 {
+		if last := times[len(times)-1]; math.IsInf(last, 0) {
+			return Point{}, invalidf("%s: request_start_ns span %v s: the times must differ by a finite number of seconds", source, last)
+		}
+		pt.Arrivals = times
+	}
+	return pt, nil
+}

@@ -138,3 +138,121 @@ func FuzzReadAIPerfExport(f *testing.F) {
 		}
 	})
 }
+
+// aiperfRecords writes a run's requests as aiperf's profile_export.jsonl:
+// warm-up records first (left out), the profiled ones with their start on
+// an epoch clock in ns, and one failed record (left out).
+func aiperfRecords(res *sim.Result) string {
+	var b strings.Builder
+	const epoch = 1.7e18
+	rec := func(phase string, start float64, in, out int, errJSON string) {
+		fmt.Fprintf(&b, `{"metadata": {"benchmark_phase": %q, "request_start_ns": %.0f}, "metrics": {"input_sequence_length": {"value": %d, "unit": "tokens"}, "output_sequence_length": {"value": %d, "unit": "tokens"}}, "error": %s}`+"\n",
+			phase, start, in, out, errJSON)
+	}
+	rec("warmup", epoch-5e9, 7, 7, "null")
+	for _, r := range res.Requests {
+		rec("profiling", epoch+1e9*r.Sent, r.Input, r.Output, "null")
+	}
+	fmt.Fprintf(&b, `{"metadata": {"benchmark_phase": "profiling", "request_start_ns": %.0f}, "metrics": {"error_isl": {"value": 3}}, "error": {"code": 500, "type": "InternalServerError"}}`+"\n", epoch)
+	return b.String()
+}
+
+// TestAIPerfRecordsReplay: with its per-request records, an aiperf run of
+// varied lengths re-simulates to its own means: a closed loop with each
+// request's lengths in send order, an open loop replayed at its start
+// times (within 0.5%: the epoch clock rounds the starts to 256 ns).
+// Without the records, from the mean lengths, the closed loop misses by
+// more than 20% (its clients fall into lockstep).
+func TestAIPerfRecordsReplay(t *testing.T) {
+	t.Parallel()
+	g, err := cost.GPU("h100-sxm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := cost.Model("llama-3.1-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := batching.Defaults(m, g)
+	eng.MaxNumSeqs, eng.MaxNumBatchedTokens = VLLMSchedulerDefaults(g)
+	lengths := workload.Random{InputLen: 1024, OutputLen: 256, RangeRatio: 0.9}
+	for _, tc := range []struct {
+		name    string
+		w       workload.Workload
+		loadgen string
+	}{
+		{"closed loop", workload.Workload{Clients: 24, Lengths: lengths}, `{"concurrency": 24, "request_count": 300}`},
+		{"open loop", workload.Workload{Arrivals: workload.Poisson{Rate: 30}, Lengths: lengths}, `{"request_rate": 30, "request_rate_mode": "poisson", "request_count": 300}`},
+	} {
+		res, err := sim.Run(sim.Config{Server: eng, Workload: tc.w, Requests: 300, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		js := aiperfJSON(1000*res.TTFT().Mean(), 1000*res.TPOT().Mean(), 1000*res.E2E().Mean(), res.OutputThroughput,
+			int(math.Round(float64(res.TotalInput)/300)), int(math.Round(float64(res.TotalOutput)/300)), 300, tc.loadgen)
+		means, err := ReadAIPerfExport(strings.NewReader(js), "profile_export_aiperf.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt, err := ReadAIPerfRecords(strings.NewReader(aiperfRecords(res)), "profile_export.jsonl", means)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pt.Lengths) != 300 || pt.NumPrompts != 300 || (pt.Concurrency == 0) != (len(pt.Arrivals) == 300) {
+			t.Fatalf("%s: %d lengths, %d prompts, %d arrivals", tc.name, len(pt.Lengths), pt.NumPrompts, len(pt.Arrivals))
+		}
+		pt.GPU, pt.TP, means.GPU, means.TP = "h100-sxm", 1, "h100-sxm", 1
+		pred, err := Simulator{Seed: 9}.Predict([]Point{pt, means}, cost.DefaultProfile(g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{{"ttft", pred[0].TTFT, res.TTFT().Mean()}, {"tpot", pred[0].TPOT, res.TPOT().Mean()}, {"e2e", pred[0].E2E, res.E2E().Mean()}} {
+			if math.Abs(c.got/c.want-1) > 0.005 {
+				t.Errorf("%s %s: re-simulated %.6g, the run %.6g", tc.name, c.name, c.got, c.want)
+			}
+		}
+		if d := math.Abs(pred[1].TTFT/res.TTFT().Mean() - 1); tc.name == "closed loop" && d < 0.2 {
+			t.Errorf("closed loop from the means: TTFT within %.1f%%; the records should matter here", 100*d)
+		}
+	}
+	for _, tc := range []struct{ js, want string }{
+		{`{"metadata": {"benchmark_phase": "profiling", "request_start_ns": 1}, "metrics": {"input_sequence_length": {"value": 1.5}, "output_sequence_length": {"value": 3}}, "error": null}`, "record 1: input_sequence_length 1.5"},
+		{`{"metadata": {"benchmark_phase": "profiling"}, "metrics": {"input_sequence_length": {"value": 1}, "output_sequence_length": {"value": 3}}, "error": null}`, "record 1: a completed request needs its request_start_ns"},
+		{`{"metadata": {"benchmark_phase": "warmup", "request_start_ns": 1}, "metrics": {}, "error": null}`, "no completed request"},
+		{"{\n", "record 1"},
+	} {
+		if _, err := ReadAIPerfRecords(strings.NewReader(tc.js), "bad.jsonl", Point{Concurrency: 2}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v, want ErrInvalid naming %q", err, tc.want)
+		}
+	}
+}
+
+// FuzzReadAIPerfRecords: any bytes give a point or an error matching
+// ErrInvalid, never a panic; a point's replay starts at 0 and does not
+// decrease.
+func FuzzReadAIPerfRecords(f *testing.F) {
+	f.Add(`{"metadata": {"benchmark_phase": "profiling", "request_start_ns": 1.7e18}, "metrics": {"input_sequence_length": {"value": 10}, "output_sequence_length": {"value": 3}}, "error": null}
+{"metadata": {"benchmark_phase": "warmup", "request_start_ns": 1}, "metrics": {}, "error": null}`)
+	f.Add(`{"metadata": {"request_start_ns": -1.7e308}, "metrics": {"input_sequence_length": {"value": 0}, "output_sequence_length": {"value": 1}}}
+{"metadata": {"request_start_ns": 1.7e308}, "metrics": {"input_sequence_length": {"value": 0}, "output_sequence_length": {"value": 1}}}`)
+	f.Fuzz(func(t *testing.T, js string) {
+		p, err := ReadAIPerfRecords(strings.NewReader(js), "fuzz.jsonl", Point{Rate: 2})
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error %v does not match ErrInvalid", err)
+			}
+			return
+		}
+		if len(p.Arrivals) != len(p.Lengths) || p.NumPrompts != len(p.Lengths) {
+			t.Fatalf("%d arrivals, %d lengths, %d prompts", len(p.Arrivals), len(p.Lengths), p.NumPrompts)
+		}
+		for i, a := range p.Arrivals {
+			if (i == 0 && a != 0) || (i > 0 && !(a >= p.Arrivals[i-1])) || math.IsInf(a, 0) {
+				t.Fatalf("arrival %d at %v in %v", i, a, p.Arrivals)
+			}
+		}
+	})
+}

@@ -3,7 +3,8 @@
 //
 // A Point is one measured run and its setup: read rows of aiconfigurator's
 // silicon CSV with ReadSiliconCSV, aiperf's and genai-perf's aggregated
-// exports with ReadAIPerfExport (IsAIPerfExport tells them apart), or
+// exports with ReadAIPerfExport (IsAIPerfExport tells them apart; aiperf's
+// per-request records with ReadAIPerfRecords), or
 // result JSONs of `vllm bench serve --save-result` with ReadVLLMResult
 // or ReadVLLMResults (the caller fills in GPU and TP, which
 // the file does not carry, or the whole engine, Point.Engine; with

@@ -26,8 +26,10 @@ serve flags below, as bench takes them; the model from the file's
 model_id; with --save-detailed, each request's lengths, and an open loop
 replayed at its start times; a file of several runs, --append-result,
 gives each), the aggregated exports of aiperf and genai-perf
-(profile_export_aiperf.json, profile_export_genai_perf.json: their
-concurrency or request rate, mean lengths and mean TTFT, ITL, latency),
+(profile_export_aiperf.json, profile_export_genai_perf.json, or the
+directory holding one: their concurrency or request rate, mean lengths
+and mean TTFT, ITL, latency; each request's lengths and start from
+profile_export.jsonl beside it),
 directories of runs recorded by LLMServingSim's bench tool (meta.json and
 requests.jsonl: replayed request by request on the run's own engine
 settings; --gpu when meta.json names no device), and or rows of
@@ -214,12 +216,16 @@ func (o *calibrateOptions) points(files []string) (out []calibrate.Point, unknow
 	results := 0 // result files, which the engine flags describe
 	for _, f := range files {
 		if st, err := os.Stat(f); err == nil && st.IsDir() {
-			pt, err := o.llmServingSimRun(f)
-			if err != nil {
-				return nil, nil, err
+			export := aiperfExportIn(f)
+			if export == "" {
+				pt, err := o.llmServingSimRun(f)
+				if err != nil {
+					return nil, nil, err
+				}
+				out = append(out, pt)
+				continue
 			}
-			out = append(out, pt)
-			continue
+			f = export // an aiperf or genai-perf artifact directory
 		}
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -227,7 +233,7 @@ func (o *calibrateOptions) points(files []string) (out []calibrate.Point, unknow
 		}
 		var pts []calibrate.Point
 		if calibrate.IsAIPerfExport(data) {
-			pt, err := calibrate.ReadAIPerfExport(bytes.NewReader(data), f)
+			pt, err := readAIPerf(f, data)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -330,4 +336,47 @@ func (o *calibrateOptions) engine(pt calibrate.Point) (c *batching.Config, model
 		return nil, false, fmt.Errorf("--data-parallel-size %d on the dense model %s makes %d independent engines behind a balancer; calibrate re-simulates one engine: give the runs of one", dp, pt.Model, dp)
 	}
 	return &eng, false, nil
+}
+
+// aiperfExportNames are the aggregated exports aiperf and genai-perf write
+// in their artifact directory.
+var aiperfExportNames = []string{"profile_export_aiperf.json", "profile_export_genai_perf.json"}
+
+// aiperfExportIn returns the aggregated export in the artifact directory
+// dir, or "" when dir holds none (an LLMServingSim run directory, say).
+func aiperfExportIn(dir string) string {
+	if _, err := os.Stat(filepath.Join(dir, "meta.json")); err == nil {
+		return ""
+	}
+	for _, name := range aiperfExportNames {
+		if p := filepath.Join(dir, name); fileExists(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir()
+}
+
+// readAIPerf reads an aiperf or genai-perf export at path (its bytes,
+// data), with the per-request records aiperf writes beside it
+// (profile_export.jsonl) when they are there.
+func readAIPerf(path string, data []byte) (calibrate.Point, error) {
+	pt, err := calibrate.ReadAIPerfExport(bytes.NewReader(data), path)
+	if err != nil {
+		return pt, err
+	}
+	records := filepath.Join(filepath.Dir(path), "profile_export.jsonl")
+	if !fileExists(records) {
+		return pt, nil
+	}
+	r, err := os.Open(records)
+	if err != nil {
+		return pt, err
+	}
+	defer r.Close()
+	return calibrate.ReadAIPerfRecords(r, records, pt)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -146,6 +147,19 @@ func TestCalibrateResultDeployment(t *testing.T) {
 	ai := mustRun(t, append(base[:1:1], export, "--gpu", "h100-sxm", "--tensor-parallel-size", "1", "--max-evaluations", "2", "--quiet", "-o", filepath.Join(dir, "ai.yaml"))...)
 	if !strings.Contains(ai.stdout, "calibrate: 1 runs on h100-sxm") || !strings.Contains(ai.stdout, "tp1 1024x128 c8 | ttft | 95.2 ms") {
 		t.Errorf("aiperf export:\n%s", ai.stdout)
+	}
+	// Its artifact directory, with the per-request records beside the export.
+	var records strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&records, `{"metadata": {"benchmark_phase": "profiling", "request_start_ns": %d}, "metrics": {"input_sequence_length": {"value": %d}, "output_sequence_length": {"value": %d}}, "error": null}`+"\n",
+			1_700_000_000_000_000_000+int64(i)*1_000_000, 900+7*i, 100+i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "profile_export.jsonl"), []byte(records.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ai = mustRun(t, append(base[:1:1], dir, "--gpu", "h100-sxm", "--tensor-parallel-size", "1", "--max-evaluations", "2", "--quiet", "-o", filepath.Join(dir, "ai.yaml"))...)
+	if !strings.Contains(ai.stdout, "calibrate: 1 runs on h100-sxm") || !strings.Contains(ai.stdout, "tp1 mean 1024x128 c8 | ttft | 95.2 ms") {
+		t.Errorf("aiperf artifact directory with its records:\n%s", ai.stdout)
 	}
 	csv := shareddata.Path(t, "aiconfigurator_vllm_silicon.csv")
 	for _, tt := range []struct {
