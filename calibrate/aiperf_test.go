@@ -78,38 +78,74 @@ func TestAIPerfExportReplay(t *testing.T) {
 	}
 }
 
+// TestReadAIPerfExport reads the input_config of each layout aiperf and
+// genai-perf have written, with the arrivals each tool draws by default,
+// and refuses what one point cannot be.
 func TestReadAIPerfExport(t *testing.T) {
 	t.Parallel()
-	// genai-perf keeps the load at the top of input_config, and may write seconds.
-	genai := `{"time_to_first_token": {"unit": "s", "avg": 0.25}, "inter_token_latency": {"unit": "us", "avg": 21000},
-		"input_sequence_length": {"unit": "tokens", "avg": 511.6}, "output_sequence_length": {"unit": "tokens", "avg": 128},
-		"input_config": {"model_names": ["Qwen/Qwen3-32B"], "request_rate": 4.5, "request_rate_mode": "constant", "concurrency": 32, "request_count": 300}}`
-	p, err := ReadAIPerfExport(strings.NewReader(genai), "genai.json")
+	const stats = `"time_to_first_token": {"unit": "ms", "avg": 250}, "inter_token_latency": {"unit": "ms", "avg": 21},
+		"input_sequence_length": {"unit": "tokens", "avg": 511.6}, "output_sequence_length": {"unit": "tokens", "avg": 128}`
+	for _, tc := range []struct {
+		name, config        string
+		model               string
+		conc, cap, requests int
+		rate, burstiness    float64
+	}{
+		{"aiperf loadgen, closed loop", `{"endpoint": {"model_names": ["m/a"]}, "loadgen": {"concurrency": 8, "request_count": 80}}`, "m/a", 8, 0, 80, 0, 0},
+		{"aiperf loadgen, default arrivals (Poisson)", `{"endpoint": {"model_names": ["m/a"]}, "loadgen": {"request_rate": 4, "concurrency": 16, "request_count": 90}}`, "m/a", 0, 16, 90, 4, 1},
+		{"aiperf loadgen, constant mode", `{"loadgen": {"request_rate": 4, "request_rate_mode": "constant", "request_count": 90}}`, "", 0, 0, 90, 4, math.Inf(1)},
+		{"aiperf loadgen, gamma arrival pattern", `{"loadgen": {"request_rate": 4, "arrival_pattern": "gamma", "arrival_smoothness": 0.5, "request_count": 90}}`, "", 0, 0, 90, 4, 0.5},
+		{"aiperf loadgen, a sweep of one", `{"loadgen": {"concurrency": [12], "request_count": 90}}`, "", 12, 0, 90, 0, 0},
+		{"aiperf schema 1.3 phases", `{"models": {"items": [{"name": "m/b"}]}, "phases": [{"name": "warmup", "type": "concurrency", "concurrency": 2, "requests": 4},
+			{"name": "profiling", "type": "poisson", "rate": 2.5, "concurrency": 32, "requests": 70}]}`, "m/b", 0, 32, 70, 2.5, 1},
+		{"aiperf schema 1.3, closed loop", `{"models": {"items": [{"name": "m/b"}]}, "phases": [{"name": "profiling", "type": "concurrency", "concurrency": 64, "requests": 640}]}`, "m/b", 64, 0, 640, 0, 0},
+		{"genai-perf, stimulus request rate (constant)", `{"model_names": ["m/c"], "perf_analyzer": {"stimulus": {"request_rate": 6}, "measurement": {"mode": "request_count", "num": 60}}, "request_count": 60}`, "m/c", 0, 0, 60, 6, math.Inf(1)},
+		{"genai-perf, stimulus concurrency", `{"model_names": ["m/c"], "perf_analyzer": {"stimulus": {"concurrency": 4}}, "request_count": 40}`, "m/c", 4, 0, 40, 0, 0},
+		{"genai-perf before 2025-03", `{"model": ["gpt2_vllm"], "concurrency": 2, "request_rate": null, "request_count": 20}`, "gpt2_vllm", 2, 0, 20, 0, 0},
+	} {
+		p, err := ReadAIPerfExport(strings.NewReader(`{`+stats+`, "input_config": `+tc.config+`}`), "x.json")
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if p.Model != tc.model || p.Concurrency != tc.conc || p.MaxConcurrency != tc.cap || p.NumPrompts != tc.requests || p.Rate != tc.rate || p.Burstiness != tc.burstiness ||
+			p.Input != 512 || p.Output != 128 || p.Measured.TTFT != 0.25 {
+			t.Errorf("%s: model %q c%d cap %d, %d requests, rate %v burstiness %v, %dx%d, TTFT %v; want %q c%d cap %d, %d, %v, %v, 512x128, 0.25",
+				tc.name, p.Model, p.Concurrency, p.MaxConcurrency, p.NumPrompts, p.Rate, p.Burstiness, p.Input, p.Output, p.Measured.TTFT,
+				tc.model, tc.conc, tc.cap, tc.requests, tc.rate, tc.burstiness)
+		}
+	}
+	// The profiled count over the configured one; other units.
+	p, err := ReadAIPerfExport(strings.NewReader(`{"time_to_first_token": {"unit": "ns", "avg": 2.5e8}, "inter_token_latency": {"unit": "us", "avg": 21000},
+		"input_sequence_length": {"avg": 100}, "output_sequence_length": {"avg": 10}, "request_count": {"unit": "requests", "avg": 77},
+		"input_config": {"loadgen": {"concurrency": 4, "request_count": 80}}}`), "units.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(p.Measured.TPOT/0.021-1) > 1e-12 {
-		t.Errorf("TPOT 21000 us read as %v s", p.Measured.TPOT)
-	}
-	p.Measured.TPOT = 0
-	want := Point{ID: "genai.json", Source: "genai.json", Model: "Qwen/Qwen3-32B", Precision: "bf16", Rate: 4.5, Burstiness: math.Inf(1),
-		MaxConcurrency: 32, NumPrompts: 300, Input: 512, Output: 128, Measured: Metrics{TTFT: 0.25}}
-	if fmt.Sprint(p) != fmt.Sprint(want) {
-		t.Errorf("genai-perf export:\n got %+v\nwant %+v", p, want)
+	if p.NumPrompts != 77 || math.Abs(p.Measured.TTFT/0.25-1) > 1e-12 || math.Abs(p.Measured.TPOT/0.021-1) > 1e-12 {
+		t.Errorf("%d requests (want the 77 profiled), TTFT %v s, TPOT %v s", p.NumPrompts, p.Measured.TTFT, p.Measured.TPOT)
 	}
 	if IsAIPerfExport([]byte(`{"request_rate": "inf", "completed": 3, "mean_ttft_ms": 1}`)) {
 		t.Error("a vllm bench serve result taken for an aiperf export")
 	}
+	nonStreaming := `{"request_latency": {"unit": "ms", "avg": 900}, "input_config": {"loadgen": {"concurrency": 4}}}`
+	if !IsAIPerfExport([]byte(nonStreaming)) {
+		t.Error("a non-streaming aiperf export is not recognised")
+	}
 	closed := `{"concurrency": 4}`
 	for _, tc := range []struct{ js, want string }{
+		{nonStreaming, "time_to_first_token has no avg"},
 		{strings.Replace(aiperfJSON(10, 2, 50, 1, 100, 10, 40, closed), `"ms", "avg": 10`, `"fortnights", "avg": 10`, 1), `time_to_first_token unit "fortnights"`},
 		{strings.Replace(aiperfJSON(10, 2, 50, 1, 100, 10, 40, closed), `"inter_token_latency": {"unit": "ms", "avg": 2}`, `"inter_token_latency": {"unit": "ms"}`, 1), "inter_token_latency has no avg"},
 		{aiperfJSON(10, 2, 50, 1, 100, 0, 40, closed), "output_sequence_length avg 0"},
 		{aiperfJSON(10, 2, 50, 1, 100, 10, 0, `{"concurrency": 4, "request_count": 0}`), "request_count 0"},
-		{aiperfJSON(10, 2, 50, 1, 100, 10, 40, `{}`), "neither concurrency nor request_rate"},
-		{aiperfJSON(10, 2, 50, 1, 100, 10, 40, `{"request_rate": 2, "request_rate_mode": "gamma"}`), `request_rate_mode "gamma"`},
+		{aiperfJSON(10, 2, 50, 1, 100, 10, 40, `{}`), "neither a concurrency nor a request rate"},
+		{aiperfJSON(10, 2, 50, 1, 100, 10, 40, `{"concurrency": [8, 16]}`), "concurrency [8, 16]: a sweep of 2 runs"},
+		{aiperfJSON(10, 2, 50, 1, 100, 10, 40, `{"request_rate": 2, "arrival_pattern": "gamma"}`), "gamma arrivals with smoothness 0"},
+		{aiperfJSON(10, 2, 50, 1, 100, 10, 40, `{"request_rate": 2, "request_rate_mode": "user_centric"}`), `arrival "user_centric" with a request rate is not modelled`},
+		{aiperfJSON(10, 2, 50, 1, 100, 10, 40, `{"concurrency": 2.5}`), "concurrency 2.5 must be a whole number"},
 		{aiperfJSON(-10, 2, 50, 1, 100, 10, 40, closed), "time_to_first_token avg -10 ms must be a time > 0"},
-		{`{"time_to_first_token": {"unit": "ms", "avg": 1}}`, "no input_config"},
+		{`{"time_to_first_token": {"unit": "ms", "avg": 1}}`, "no input_config object"},
 	} {
 		if _, err := ReadAIPerfExport(strings.NewReader(tc.js), "bad.json"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v, want ErrInvalid naming %q", err, tc.want)
@@ -140,8 +176,9 @@ func FuzzReadAIPerfExport(f *testing.F) {
 }
 
 // aiperfRecords writes a run's requests as aiperf's profile_export.jsonl:
-// warm-up records first (left out), the profiled ones with their start on
-// an epoch clock in ns, and one failed record (left out).
+// a warm-up record (left out), the profiled ones with their start on an
+// epoch clock in ns, one without an output length and one failed record
+// (both left out).
 func aiperfRecords(res *sim.Result) string {
 	var b strings.Builder
 	const epoch = 1.7e18
@@ -150,19 +187,28 @@ func aiperfRecords(res *sim.Result) string {
 			phase, start, in, out, errJSON)
 	}
 	rec("warmup", epoch-5e9, 7, 7, "null")
-	for _, r := range res.Requests {
+	// aiperf writes a record when its request completes, not when it was
+	// sent: here in reverse send order, so that only sorting by the start
+	// recovers it.
+	for i := len(res.Requests) - 1; i >= 0; i-- {
+		r := &res.Requests[i]
 		rec("profiling", epoch+1e9*r.Sent, r.Input, r.Output, "null")
 	}
+	fmt.Fprintf(&b, `{"metadata": {"benchmark_phase": "profiling", "request_start_ns": %.0f}, "metrics": {"input_sequence_length": {"value": 5}}, "error": null}`+"\n", epoch)
 	fmt.Fprintf(&b, `{"metadata": {"benchmark_phase": "profiling", "request_start_ns": %.0f}, "metrics": {"error_isl": {"value": 3}}, "error": {"code": 500, "type": "InternalServerError"}}`+"\n", epoch)
 	return b.String()
 }
 
-// TestAIPerfRecordsReplay: with its per-request records, an aiperf run of
-// varied lengths re-simulates to its own means: a closed loop with each
+// TestAIPerfRecordsReplay: with its per-request records, written in
+// completion order as aiperf writes them, an aiperf run of varied lengths
+// re-simulates to its own means within 2%: a closed loop with each
 // request's lengths in send order, an open loop replayed at its start
-// times (within 0.5%: the epoch clock rounds the starts to 256 ns).
-// Without the records, from the mean lengths, the closed loop misses by
-// more than 20% (its clients fall into lockstep).
+// times. (Not exactly: requests sent at one instant, as a closed loop's
+// clients start, carry no order among themselves, so their lengths may go
+// to other clients than in the run; and the epoch clock rounds the starts
+// to 256 ns. Written in send order, they matched within 0.5%.) Without the records,
+// from the mean lengths, the closed loop misses by more than 20% (its
+// clients fall into lockstep).
 func TestAIPerfRecordsReplay(t *testing.T) {
 	t.Parallel()
 	g, err := cost.GPU("h100-sxm")
@@ -210,7 +256,7 @@ func TestAIPerfRecordsReplay(t *testing.T) {
 			name      string
 			got, want float64
 		}{{"ttft", pred[0].TTFT, res.TTFT().Mean()}, {"tpot", pred[0].TPOT, res.TPOT().Mean()}, {"e2e", pred[0].E2E, res.E2E().Mean()}} {
-			if math.Abs(c.got/c.want-1) > 0.005 {
+			if math.Abs(c.got/c.want-1) > 0.02 {
 				t.Errorf("%s %s: re-simulated %.6g, the run %.6g", tc.name, c.name, c.got, c.want)
 			}
 		}
