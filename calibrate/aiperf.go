@@ -147,7 +147,7 @@ func ReadAIPerfExport(r io.Reader, source string) (Point, error) {
 	}
 	p.NumPrompts = count
 	if load.rate > 0 {
-		p.Rate, p.MaxConcurrency, p.Burstiness = load.rate, load.concurrency, load.burstiness
+		p.Rate, p.MaxConcurrency, p.Burstiness, p.IndependentGaps = load.rate, load.concurrency, load.burstiness, true
 	} else {
 		p.Concurrency = load.concurrency
 	}

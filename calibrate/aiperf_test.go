@@ -108,6 +108,9 @@ func TestReadAIPerfExport(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
 		}
+		if p.IndependentGaps != (tc.rate > 0) {
+			t.Errorf("%s: independent gaps %v, want them for an open loop (aiperf and genai-perf do not rescale)", tc.name, p.IndependentGaps)
+		}
 		if p.Model != tc.model || p.Concurrency != tc.conc || p.MaxConcurrency != tc.cap || p.NumPrompts != tc.requests || p.Rate != tc.rate || p.Burstiness != tc.burstiness ||
 			p.Input != 512 || p.Output != 128 || p.Measured.TTFT != 0.25 {
 			t.Errorf("%s: model %q c%d cap %d, %d requests, rate %v burstiness %v, %dx%d, TTFT %v; want %q c%d cap %d, %d, %v, %v, 512x128, 0.25",

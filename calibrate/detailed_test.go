@@ -253,6 +253,10 @@ func TestDetailedRuns(t *testing.T) {
 		t.Errorf("capped run simulated as %d requests, arrivals %#v, cap %d; want 3, vLLM's rescaled gamma gaps of shape 0.5 at 4 req/s, cap 2",
 			cfg.Requests, cfg.Workload.Arrivals, cfg.Workload.MaxConcurrency)
 	}
+	capped.IndependentGaps = true // as aiperf draws them
+	if cfg, err = (Simulator{}).Config(capped, mustProfile(t, "h100-sxm")); err != nil || cfg.Workload.Arrivals != (workload.Gamma{Rate: 4, Burstiness: 0.5}) {
+		t.Errorf("independent gaps: arrivals %#v (%v), want gamma gaps not rescaled", cfg.Workload.Arrivals, err)
+	}
 	open, err := ReadVLLMResult(strings.NewReader(`{"request_rate": 4, `+lists), "open.json")
 	if err != nil {
 		t.Fatal(err)

@@ -114,6 +114,11 @@ type Point struct {
 	// `vllm bench serve --burstiness` sets it: 1 (or 0) Poisson, < 1
 	// burstier, +Inf constant gaps.
 	Burstiness float64
+	// IndependentGaps marks an open loop whose gaps were drawn
+	// independently, as aiperf and genai-perf draw them, rather than
+	// rescaled so that the last request is sent at n/Rate, as vllm bench
+	// serve sends them.
+	IndependentGaps bool
 	// Arrivals and Lengths, when both are set, make the point a replayed
 	// open loop: request i arrives Arrivals[i] seconds after the run's
 	// start (non-decreasing, the first at 0) with Lengths[i] tokens, and

@@ -142,12 +142,16 @@ func (s Simulator) adjusted(pt Point, c batching.Config) (batching.Config, error
 
 // Config returns the run that re-simulates pt under profile: its engine
 // (Engine); a replayed point's arrivals and lengths (Point.Arrivals); else
-// fixed lengths Input and Output and its load: Concurrency
+// its requests' lengths (Point.Lengths, in order) or fixed lengths Input
+// and Output, and its load: Concurrency
 // closed-loop clients (spread over the data-parallel groups when DP > 1)
 // sending NumPrompts requests from an idle engine, all measured, or
 // WarmupRounds then Rounds requests each when NumPrompts is 0 (see
-// Simulator); or an open loop at Rate (Poisson; all at once for +Inf) with
-// its MaxConcurrency cap and NumPrompts requests.
+// Simulator); or an open loop at Rate with its MaxConcurrency cap and
+// NumPrompts requests, its gaps gamma of shape Burstiness (1, Poisson, when
+// 0; all at once for a Rate of +Inf) and rescaled to end at n/Rate as vllm
+// bench serve sends them, or left independent (IndependentGaps) as aiperf
+// and genai-perf draw them.
 func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 	if len(pt.Arrivals) > 0 {
 		return s.replayConfig(pt, profile)
@@ -191,12 +195,13 @@ func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 		}
 	case pt.Rate > 0:
 		// vllm bench serve's arrivals: gamma gaps of shape --burstiness,
-		// rescaled so that the last request is sent at n/rate.
+		// rescaled so that the last request is sent at n/rate (aiperf's
+		// and genai-perf's are not rescaled).
 		k := pt.Burstiness
 		if k == 0 {
 			k = 1
 		}
-		w.Arrivals = workload.Gamma{Rate: pt.Rate, Burstiness: k, Normalize: true}
+		w.Arrivals = workload.Gamma{Rate: pt.Rate, Burstiness: k, Normalize: !pt.IndependentGaps}
 		w.MaxConcurrency = pt.MaxConcurrency
 		cfg.Requests = pt.NumPrompts
 		if cfg.Requests <= 0 {
