@@ -244,6 +244,7 @@ func (o *calibrateOptions) points(files []string) (out []calibrate.Point, unknow
 		if o.gpu == "" || o.tp == 0 {
 			return nil, nil, fmt.Errorf("%s: a benchmark result does not say its GPU and TP: give --gpu and --tensor-parallel-size", f)
 		}
+		results += len(pts)
 		for _, pt := range pts {
 			pt.GPU, pt.TP = o.gpu, o.tp
 			if pt.Model == "" {
@@ -257,7 +258,6 @@ func (o *calibrateOptions) points(files []string) (out []calibrate.Point, unknow
 				return nil, nil, fmt.Errorf("%s: %w", pt.ID, err)
 			}
 			out = append(out, pt)
-			results++
 		}
 	}
 	if results == 0 {
