@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
@@ -36,16 +35,7 @@ func aiperfJSON(ttftMS, itlMS, latMS, tput float64, in, out, count int, loadgen 
 // deterministic).
 func TestAIPerfExportReplay(t *testing.T) {
 	t.Parallel()
-	g, err := cost.GPU("h100-sxm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := cost.Model("llama-3.1-8b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := batching.Defaults(m, g)
-	eng.MaxNumSeqs, eng.MaxNumBatchedTokens = VLLMSchedulerDefaults(g)
+	eng, g := llama8BOnH100(t)
 	res, err := sim.Run(sim.Config{Server: eng, Requests: 160, SummaryOnly: true,
 		Workload: workload.Workload{Clients: 16, Lengths: workload.Fixed{Input: 2048, Output: 64}}})
 	if err != nil {
@@ -214,16 +204,7 @@ func aiperfRecords(res *sim.Result) string {
 // clients fall into lockstep).
 func TestAIPerfRecordsReplay(t *testing.T) {
 	t.Parallel()
-	g, err := cost.GPU("h100-sxm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := cost.Model("llama-3.1-8b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := batching.Defaults(m, g)
-	eng.MaxNumSeqs, eng.MaxNumBatchedTokens = VLLMSchedulerDefaults(g)
+	eng, g := llama8BOnH100(t)
 	lengths := workload.Random{InputLen: 1024, OutputLen: 256, RangeRatio: 0.9}
 	for _, tc := range []struct {
 		name    string

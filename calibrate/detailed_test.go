@@ -13,12 +13,9 @@ import (
 	"github.com/servesim/servesim/workload"
 )
 
-// savedRun runs w on Llama-3.1-8B on one H100 under its catalog profile
-// and returns the run and its result JSON as `vllm bench serve
-// --save-result --save-detailed` writes it (max_concurrency and
-// start_times as vLLM records them; startOffset shifts the start times,
-// which vLLM takes from a monotonic clock with an arbitrary origin).
-func savedRun(t *testing.T, w workload.Workload, n int, maxConcurrency any, startOffset float64) (*sim.Result, string) {
+// llama8BOnH100 returns the engine of Llama-3.1-8B on one H100 with vLLM's
+// scheduler defaults there, the setup the replay tests run, and the GPU.
+func llama8BOnH100(t *testing.T) (batching.Config, cost.GPUSpec) {
 	t.Helper()
 	g, err := cost.GPU("h100-sxm")
 	if err != nil {
@@ -30,6 +27,17 @@ func savedRun(t *testing.T, w workload.Workload, n int, maxConcurrency any, star
 	}
 	eng := batching.Defaults(m, g)
 	eng.MaxNumSeqs, eng.MaxNumBatchedTokens = VLLMSchedulerDefaults(g)
+	return eng, g
+}
+
+// savedRun runs w on Llama-3.1-8B on one H100 under its catalog profile
+// and returns the run and its result JSON as `vllm bench serve
+// --save-result --save-detailed` writes it (max_concurrency and
+// start_times as vLLM records them; startOffset shifts the start times,
+// which vLLM takes from a monotonic clock with an arbitrary origin).
+func savedRun(t *testing.T, w workload.Workload, n int, maxConcurrency any, startOffset float64) (*sim.Result, string) {
+	t.Helper()
+	eng, _ := llama8BOnH100(t)
 	res, err := sim.Run(sim.Config{Server: eng, Workload: w, Requests: n, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
