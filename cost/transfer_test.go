@@ -35,9 +35,13 @@ type perOperator struct {
 	// gemmMax: the achieved fraction of peak BF16 FLOP/s of large GEMMs,
 	// fitted with half_tokens fixed at 120.
 	gemmMax float64
-	// prefill and decode: median achieved fractions of the attention
-	// kernels (peak FLOP/s, peak bandwidth).
-	prefill, decode float64
+	// prefill: the median achieved fraction of peak FLOP/s of the prefill
+	// attention kernels.
+	prefill float64
+	// decode and attnKernel: decode attention fitted as KV bytes/(peak
+	// bandwidth × decode) + attnKernel seconds per call, so decode is the
+	// fraction at which large KV reads stream.
+	decode, attnKernel float64
 }
 
 // transferHalfTokens is the GEMM curve's half-efficiency step size of
@@ -53,8 +57,9 @@ const transferLayerGEMMs = 4
 // version with the same rows left out, and the H100 serving profile h100:
 // each fraction is the serving value times the GPU's per-operator value
 // over the H100's (capped at 1); the GEMM half-token size is H100's; the
-// per-layer step overhead moves by the difference of the per-GEMM kernel
-// times over the GEMMs a layer the H100 fit put in it; the per-sequence and frontend
+// per-layer step overhead moves by the difference of the per-call kernel
+// times of the GEMMs and the decode attention a layer the H100 fit put in
+// it; the per-sequence and frontend
 // overheads, CPU work, are carried over in seconds; sampling is the
 // H100 rule at the GPU's bandwidth and per-operator streaming fraction.
 func transferRule(gpu GPUSpec, op, ref perOperator, h100 Profile) Profile {
@@ -72,7 +77,7 @@ func transferRule(gpu GPUSpec, op, ref perOperator, h100 Profile) Profile {
 		},
 		StepOverhead: StepOverhead{
 			Base:     h100.StepOverhead.Base,
-			PerLayer: h100.StepOverhead.PerLayer + transferLayerGEMMs*(op.kernel-ref.kernel),
+			PerLayer: h100.StepOverhead.PerLayer + transferLayerGEMMs*(op.kernel-ref.kernel) + op.attnKernel - ref.attnKernel,
 			PerSeq:   h100.StepOverhead.PerSeq,
 		},
 		FrontendOverhead: h100.FrontendOverhead,
@@ -83,13 +88,13 @@ func transferRule(gpu GPUSpec, op, ref perOperator, h100 Profile) Profile {
 // h100PerOp are the H100 SXM per-operator values by data version and rows
 // left out: the reference of every transfer.
 var h100PerOp = map[string]perOperator{
-	// The per-operator start of profiles/h100-sxm.yaml (0.86, 0.84, 0.44, 0.52).
-	"0.14.0": {system: "h100_sxm", vllm: "0.14.0", bandwidth: 0.862, kernel: 3.30e-6, gemmMax: 0.842, prefill: 0.439, decode: 0.519},
-	"0.19.0": {system: "h100_sxm", vllm: "0.19.0", bandwidth: 0.829, kernel: 3.25e-6, gemmMax: 0.841, prefill: 0.593, decode: 0.600},
+	// The per-operator values of profiles/h100-sxm.yaml (0.86, 0.84, 0.44, 0.78).
+	"0.14.0": {system: "h100_sxm", vllm: "0.14.0", bandwidth: 0.862, kernel: 3.30e-6, gemmMax: 0.842, prefill: 0.439, decode: 0.776, attnKernel: 11.07e-6},
+	"0.19.0": {system: "h100_sxm", vllm: "0.19.0", bandwidth: 0.829, kernel: 3.25e-6, gemmMax: 0.841, prefill: 0.593, decode: 0.794, attnKernel: 5.64e-6},
 	// With L40S's L2 rule (96 MiB).
-	"0.14.0/l2=96MiB": {system: "h100_sxm", vllm: "0.14.0", l2: 96 << 20, bandwidth: 0.915, kernel: 4.30e-6, gemmMax: 0.859, prefill: 0.439, decode: 0.667},
+	"0.14.0/l2=96MiB": {system: "h100_sxm", vllm: "0.14.0", l2: 96 << 20, bandwidth: 0.915, kernel: 4.30e-6, gemmMax: 0.859, prefill: 0.439, decode: 0.871, attnKernel: 19.57e-6},
 	// With the RTX PRO 6000's L2 rule (128 MiB).
-	"0.19.0/l2=128MiB": {system: "h100_sxm", vllm: "0.19.0", l2: 128 << 20, bandwidth: 0.862, kernel: 3.84e-6, gemmMax: 0.865, prefill: 0.593, decode: 0.797},
+	"0.19.0/l2=128MiB": {system: "h100_sxm", vllm: "0.19.0", l2: 128 << 20, bandwidth: 0.862, kernel: 3.84e-6, gemmMax: 0.865, prefill: 0.593, decode: 0.956, attnKernel: 20.88e-6},
 }
 
 // transferPerOp are the per-operator values of the GPUs whose catalog
@@ -98,13 +103,13 @@ var transferPerOp = []struct {
 	gpu, ref string
 	op       perOperator
 }{
-	{"a100-80gb", "0.14.0", perOperator{system: "a100_sxm", vllm: "0.14.0", bandwidth: 0.746, kernel: 5.81e-6, gemmMax: 0.854, prefill: 0.497, decode: 0.500}},
-	{"h200", "0.14.0", perOperator{system: "h200_sxm", vllm: "0.14.0", bandwidth: 0.808, kernel: 3.48e-6, gemmMax: 0.893, prefill: 0.456, decode: 0.368}},
-	{"gb200", "0.14.0", perOperator{system: "gb200", vllm: "0.14.0", bandwidth: 0.779, kernel: 4.00e-6, gemmMax: 0.730, prefill: 0.320, decode: 0.538}},
-	{"b200", "0.19.0", perOperator{system: "b200_sxm", vllm: "0.19.0", bandwidth: 0.778, kernel: 3.05e-6, gemmMax: 0.725, prefill: 0.480, decode: 0.582}},
-	{"b300", "0.19.0", perOperator{system: "b300_sxm", vllm: "0.19.0", bandwidth: 0.768, kernel: 2.82e-6, gemmMax: 0.793, prefill: 0.561, decode: 0.599}},
-	{"l40s", "0.14.0/l2=96MiB", perOperator{system: "l40s", vllm: "0.14.0", l2: 96 << 20, bandwidth: 0.786, kernel: 2.05e-6, gemmMax: 0.748, prefill: 0.429, decode: 0.790}},
-	{"rtxpro6000", "0.19.0/l2=128MiB", perOperator{system: "rtx_pro_6000_server", vllm: "0.19.0", l2: 128 << 20, bandwidth: 0.784, kernel: 4.54e-6, gemmMax: 0.683, prefill: 0.509, decode: 0.759}},
+	{"a100-80gb", "0.14.0", perOperator{system: "a100_sxm", vllm: "0.14.0", bandwidth: 0.746, kernel: 5.81e-6, gemmMax: 0.854, prefill: 0.497, decode: 0.759, attnKernel: 25.04e-6}},
+	{"h200", "0.14.0", perOperator{system: "h200_sxm", vllm: "0.14.0", bandwidth: 0.808, kernel: 3.48e-6, gemmMax: 0.893, prefill: 0.456, decode: 0.736, attnKernel: 14.07e-6}},
+	{"gb200", "0.14.0", perOperator{system: "gb200", vllm: "0.14.0", bandwidth: 0.779, kernel: 4.00e-6, gemmMax: 0.730, prefill: 0.320, decode: 0.836, attnKernel: 7.34e-6}},
+	{"b200", "0.19.0", perOperator{system: "b200_sxm", vllm: "0.19.0", bandwidth: 0.778, kernel: 3.05e-6, gemmMax: 0.725, prefill: 0.480, decode: 0.820, attnKernel: 4.54e-6}},
+	{"b300", "0.19.0", perOperator{system: "b300_sxm", vllm: "0.19.0", bandwidth: 0.768, kernel: 2.82e-6, gemmMax: 0.793, prefill: 0.561, decode: 0.810, attnKernel: 4.20e-6}},
+	{"l40s", "0.14.0/l2=96MiB", perOperator{system: "l40s", vllm: "0.14.0", l2: 96 << 20, bandwidth: 0.786, kernel: 2.05e-6, gemmMax: 0.748, prefill: 0.429, decode: 0.837, attnKernel: 15.50e-6}},
+	{"rtxpro6000", "0.19.0/l2=128MiB", perOperator{system: "rtx_pro_6000_server", vllm: "0.19.0", l2: 128 << 20, bandwidth: 0.784, kernel: 4.54e-6, gemmMax: 0.683, prefill: 0.509, decode: 0.838, attnKernel: 21.76e-6}},
 }
 
 func TestPerOperatorH100MatchesProfile(t *testing.T) {
@@ -116,7 +121,7 @@ func TestPerOperatorH100MatchesProfile(t *testing.T) {
 		got, want float64
 	}{
 		{"bandwidth", ref.bandwidth, 0.86}, {"gemm.max", ref.gemmMax, 0.84},
-		{"attention.prefill", ref.prefill, 0.44}, {"attention.decode", ref.decode, 0.52},
+		{"attention.prefill", ref.prefill, 0.44}, {"attention.decode", ref.decode, 0.78},
 	} {
 		if math.Abs(c.got-c.want) > 0.005 {
 			t.Errorf("H100 per-operator %s %.3f, profile comment says %.2f", c.name, c.got, c.want)
@@ -199,8 +204,8 @@ func TestPerOperatorValuesMatchData(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s %s l2=%v: bandwidth %.3f, kernel %.2f us, gemm.max %.3f at half_tokens 120 (free fit: %.3f at %.0f), prefill %.3f, decode %.3f",
-				it.gpu, it.op.vllm, it.op.l2, got.bandwidth, 1e6*got.kernel, got.gemmMax, half[1], half[0], got.prefill, got.decode)
+			t.Logf("%s %s l2=%v: bandwidth %.3f, kernel %.2f us, gemm.max %.3f at half_tokens 120 (free fit: %.3f at %.0f), prefill %.3f, decode %.3f, attention kernel %.2f us",
+				it.gpu, it.op.vllm, it.op.l2, got.bandwidth, 1e6*got.kernel, got.gemmMax, half[1], half[0], got.prefill, got.decode, 1e6*got.attnKernel)
 			for _, c := range []struct {
 				name      string
 				got, want float64
@@ -211,6 +216,7 @@ func TestPerOperatorValuesMatchData(t *testing.T) {
 				{"gemm max", got.gemmMax, it.op.gemmMax, 0.0005},
 				{"prefill", got.prefill, it.op.prefill, 0.0005},
 				{"decode", got.decode, it.op.decode, 0.0005},
+				{"attention kernel", got.attnKernel, it.op.attnKernel, 0.05e-6},
 			} {
 				if math.Abs(c.got-c.want) > c.tol+1e-12 {
 					t.Errorf("%s: data %.4g, table %.4g", c.name, c.got, c.want)
@@ -239,7 +245,12 @@ func TestPerOperatorValuesMatchData(t *testing.T) {
 //     ISL(ISL+1)/2 FLOPs over time × peak.
 //   - decode: decode attention with BF16 KV, head_dim 128, 8 query heads
 //     per KV head, KV bytes (batch·(ISL+step)·kv_heads·head_dim·2·2) ≥
-//     32 MB: median of KV bytes over time × BW.
+//     32 MB, fitted as t = bytes/(BW·decode) + attnKernel by least
+//     squares on the relative error: decode is the fraction at which large
+//     KV reads stream, attnKernel the fixed time of a call. (Before profile
+//     version 7 decode was the median of bytes over time × BW over the
+//     same rows, which mixes the fixed time into the fraction: H100 0.52
+//     at vLLM 0.14.0 against 0.77 streaming.)
 //
 // With l2 > 0 the rows whose benchmark keeps its data in an L2 cache of l2
 // bytes are left out: GEMMs whose six weight copies fit (aiconfigurator's
@@ -315,19 +326,24 @@ func derivePerOperator(dir string, gpu GPUSpec, system, vllm string, l2 float64)
 	if err != nil {
 		return op, free, err
 	}
-	fr = fr[:0]
+	// Decode attention: weighted least squares of t on x = bytes/BW with
+	// weights 1/t², as the GEMMs of 8 tokens above.
+	sw, sx, sy, sxx, sxy = 0, 0, 0, 0, 0
 	for _, r := range gen {
 		kv, d := r.f("num_key_value_heads"), r.f("head_dim")
 		if r.s("kv_cache_dtype") != "bfloat16" || d != 128 || !r.noWindow() || r.f("num_heads") != 8*kv {
 			continue
 		}
 		bytes := r.f("batch_size") * (r.f("isl") + r.f("step")) * kv * d * 2 * 2
-		if bytes < 32e6 || inL2(bytes) {
+		if bytes < 32e6 || inL2(bytes) || r.f("isl")+r.f("step") < 256 {
 			continue
 		}
-		fr = append(fr, bytes/(r.f("latency")*1e-3)/bw)
+		t := r.f("latency") * 1e-3
+		x, w := bytes/bw, 1/(t*t)
+		sw, sx, sy, sxx, sxy = sw+w, sx+w*x, sy+w*t, sxx+w*x*x, sxy+w*x*t
 	}
-	op.decode = median(fr)
+	slope = (sw*sxy - sx*sy) / (sw*sxx - sx*sx)
+	op.decode, op.attnKernel = 1/slope, (sy-slope*sx)/sw
 	return op, free, nil
 }
 

@@ -82,18 +82,18 @@ func TestPlanScenario(t *testing.T) {
 
 // TestPlanScenarioMoE: examples/scenarios/plan-moe.yaml searches
 // gpt-oss-120b over TP, data and expert parallelism: 2 GPUs × (3 TP × 3
-// DP × 2 EP settings, less EP over one GPU) = 34 candidates, and three
-// replicas of a two-group data-parallel engine on A100s win (as
-// docs/cli.md says), cheaper than replicas of TP=1 H100 engines, which the
-// same plan without data parallelism picks.
+// DP × 2 EP settings, less EP over one GPU) = 34 candidates, and data
+// parallelism over four H100s wins (as docs/cli.md says), cheaper than
+// replicas of TP=1 H100 engines, which the same plan without data
+// parallelism picks.
 func TestPlanScenarioMoE(t *testing.T) {
 	t.Parallel()
 	const file = "../../examples/scenarios/plan-moe.yaml"
 	r := mustRun(t, "plan", file, "--quiet")
-	if !strings.Contains(r.stdout, "34 candidates") || !strings.Contains(r.stdout, "  a100-80gb tp1 dp2 seqs256 mnbt2048 chunked bf16 x3 (6 GPUs)") ||
-		!strings.Contains(r.stdout, "tie: 2 candidates at $14.99/h") ||
-		!strings.Contains(r.stdout, "vllm serve openai/gpt-oss-120b --tensor-parallel-size 1 --data-parallel-size 2 ") {
-		t.Errorf("plan %s: want 34 candidates and a100-80gb tp1 dp2 x3 among the winners at $14.99/h:\n%s", file, r.stdout)
+	if !strings.Contains(r.stdout, "34 candidates") || !strings.Contains(r.stdout, "  h100-sxm tp1 dp4 seqs256 mnbt2048 chunked bf16 x1 (4 GPUs)") ||
+		!strings.Contains(r.stdout, "tie: 4 candidates at $15.80/h") ||
+		!strings.Contains(r.stdout, "vllm serve openai/gpt-oss-120b --tensor-parallel-size 1 --data-parallel-size 4 ") {
+		t.Errorf("plan %s: want 34 candidates and h100-sxm tp1 dp4 x1 among the winners at $15.80/h:\n%s", file, r.stdout)
 	}
 	r = mustRun(t, "plan", file, "--dp-degrees", "1", "--expert-parallel-options", "off", "--quiet")
 	if !strings.Contains(r.stdout, "6 candidates") || !strings.Contains(r.stdout, "winner: h100-sxm tp1 seqs256 mnbt2048 chunked bf16 x5 (5 GPUs), $19.75/h") {
