@@ -258,7 +258,7 @@ predicts, so the tables cannot drift. Do not edit by hand.
   FP8 KV cache, as aiconfigurator resolves and deploys such checkpoints; the BF16 rows and
   the INT4 and MXFP4 ones keep a 16-bit cache (` + "`calibrate.ReadSiliconCSV`" + `). Before this,
   every row kept a 16-bit cache; under profile version 5 the change moved the B200 medians
-  from TPOT 10.6% and TTFT 21.6% to 9.7% and 20.9% (version 6 gives the values below), and
+  from TPOT 10.6% and TTFT 21.6% to 9.7% and 20.9% (version 7 gives the values below), and
   H100 FP8 TPOT from 5.0% to 3.6% (its error became a uniform bias instead of growing with
   the KV cache read, see below).
 
@@ -518,7 +518,7 @@ clients and under-predicting it by 2–3× at 128. What the measurements say:
    completes, and both wait out the warm-up and then start all c clients together. A
    random pause between a client's requests (`+"`Simulator.ClientJitter`"+`, exponential,
    mean 10 to 300 ms) breaks the groups up but also spreads the queue at high load,
-   and every median got worse (calibration rows 12.1%% → 13.5%% to 35.5%%; H100's other
+   and every median got worse (under profile version 6: calibration rows 12.1%% → 13.5%% to 35.5%%; H100's other
    rows 25.7%% → 31.6%% to 37.4%%; B200's 19.7%% → 21.9%% to 37.4%%). Some measured prefills
    may have been prefix-cache hits: vLLM's prefix cache is on in aiconfigurator's
    deployments, and the clients repeat prompts (genai-perf re-sends its warm-up prompts
@@ -769,7 +769,7 @@ func TestFidelityFull(t *testing.T) {
 		"  low (`tp2 dp2 ep4`, 8192-token prompts, 512 clients: 70 s measured, 4.7 s simulated;\n" +
 		"  now 76 s).\n" +
 		"- gpt-oss-120b (36 layers) depends most on how the step overhead scales: read per step\n" +
-		"  (3.5 ms, fitted on 64 layers) it came out about half again too slow; read per layer\n" +
+		"  (3.5 ms under profile version 6, fitted on 64 layers) it came out about half again too slow; read per layer\n" +
 		"  (see the table above) the error falls on both GPUs. On H100 the fused MXFP4 entry\n" +
 		"  (vLLM 0.24's per-operator table, the only one with gpt-oss) now prices the experts above\n" +
 		"  what the serving rows (vLLM 0.11 and 0.18) show; the roofline column is closer there on\n" +
@@ -1209,8 +1209,8 @@ func firstRequestTable(t *testing.T, s Simulator, pts []Point) string {
 	}
 	ct, _ := MedianAbsError(carried, TPOT)
 	cf, _ := MedianAbsError(carried, TTFT)
-	b.WriteString("\nOn the RTX PRO 6000 the per-operator file's GEMM efficiency (0.56 of the 500 TFLOP/s BF16\n" +
-		"peak) gives the dense prefills within 16% where the H100 carry-over (0.71) is 28% fast. The\n" +
+	b.WriteString("\nOn the RTX PRO 6000 the per-operator file's GEMM efficiency (0.57 of the 500 TFLOP/s BF16\n" +
+		"peak) gives the dense prefills within 12% and 16% where the H100 carry-over (0.72) is 28% fast. The\n" +
 		"file's fused-MoE entry (bf16, fitted to this GPU's vLLM 0.19.0 MoE table with the L2 rule,\n" +
 		"[cost-model.md](cost-model.md#fused-moe-kernels)) prices Qwen3-30B-A3B's experts. Its two\n" +
 		"data-parallel groups step together (`batching`'s data-parallel engine), and the first prompt,\n" +
@@ -1221,13 +1221,14 @@ func firstRequestTable(t *testing.T, s Simulator, pts []Point) string {
 		"first request took twice the carry-over's prediction, about a third\n" +
 		"of its 165 TFLOP/s if it was one prefill; the next request arrived during it, so part of that\n" +
 		"may be the next prompt's chunk. Over\n" +
-		"whole runs both Llama-3.1-8B runs decode 15-30% slower in the simulation than measured\n" +
-		"whichever profile runs them, and the queueing their TTFT is made of follows: under the\n" +
+		"whole runs the Llama-3.1-8B runs decode 15% (RTX 4090) and 19% (RTX PRO 6000) slower in the\n" +
+		"simulation than measured (5% on the RTX PRO 6000 under the H100 carry-over; 24% and 27% under\n" +
+		"profile version 6, whose decode attention was 0.52), and the queueing their TTFT is made of follows: under the\n" +
 		"carry-over, whose faster prefill offsets part of the slow decode, the four runs' medians are\n" +
 		"TPOT " + pct(ct) + " and TTFT " + pct(cf) + ". The Qwen3-32B run at TP 2 moved most: its all-reduces are now\n" +
 		"vLLM's custom kernel over PCIe as measured on this GPU (18.6 µs and 14.6 GB/s a call) instead\n" +
-		"of an estimated NCCL ring (25 µs, 40 GB/s): its TPOT, 14% fast before, is 6% fast under the\n" +
-		"carry-over and 2% slow under the file.\n\n")
+		"of an estimated NCCL ring (25 µs, 40 GB/s): its TPOT, 14% fast before, is 10% fast under the\n" +
+		"carry-over and 1% fast under the file.\n\n")
 	return b.String()
 }
 

@@ -245,12 +245,13 @@ func TestPerOperatorValuesMatchData(t *testing.T) {
 //     ISL(ISL+1)/2 FLOPs over time × peak.
 //   - decode: decode attention with BF16 KV, head_dim 128, 8 query heads
 //     per KV head, KV bytes (batch·(ISL+step)·kv_heads·head_dim·2·2) ≥
-//     32 MB, fitted as t = bytes/(BW·decode) + attnKernel by least
-//     squares on the relative error: decode is the fraction at which large
-//     KV reads stream, attnKernel the fixed time of a call. (Before profile
-//     version 7 decode was the median of bytes over time × BW over the
-//     same rows, which mixes the fixed time into the fraction: H100 0.52
-//     at vLLM 0.14.0 against 0.77 streaming.)
+//     32 MB and at least 256 tokens a sequence (ISL+step), fitted as
+//     t = bytes/(BW·decode) + attnKernel by least squares on the relative
+//     error: decode is the fraction at which large KV reads stream,
+//     attnKernel the fixed time of a call. (Before profile version 7
+//     decode was the median of bytes over time × BW over all rows of 32 MB
+//     or more, shorter contexts included, which mixes the fixed time into
+//     the fraction: H100 0.52 at vLLM 0.14.0 against 0.78 streaming.)
 //
 // With l2 > 0 the rows whose benchmark keeps its data in an L2 cache of l2
 // bytes are left out: GEMMs whose six weight copies fit (aiconfigurator's
