@@ -1049,7 +1049,7 @@ func overheadAndKVSection(t *testing.T, s Simulator) string {
 	}
 	var b strings.Builder
 	b.WriteString("\n### The step overhead per layer\n\n" +
-		"Since profile version 5 the H100 fit's step overhead (now 3.6 ms a step on the 64 layers of\n" +
+		"Since profile version 5 the H100 fit's step overhead (now 3.64 ms a step on the 64 layers of\n" +
 		"Qwen3-32B) is read as a time per layer (56.8 µs in version 7), and FP8 and NVFP4 rows run an FP8 KV\n" +
 		"cache. Neither was fitted on the rows below (the per-layer value is the calibration fit\n" +
 		"divided by 64; the KV cache follows aiconfigurator's deployment rule). Median |error| over\n" +
@@ -1224,7 +1224,7 @@ func firstRequestTable(t *testing.T, s Simulator, pts []Point) string {
 		"whole runs the Llama-3.1-8B runs decode 15% (RTX 4090) and 19% (RTX PRO 6000) slower in the\n" +
 		"simulation than measured (5% on the RTX PRO 6000 under the H100 carry-over; 24% and 27% under\n" +
 		"profile version 6, whose decode attention was 0.52), and the queueing their TTFT is made of follows: under the\n" +
-		"carry-over, whose faster prefill offsets part of the slow decode, the four runs' medians are\n" +
+		"carry-over, whose prefill and decode are both faster, the four runs' medians are\n" +
 		"TPOT " + pct(ct) + " and TTFT " + pct(cf) + ". The Qwen3-32B run at TP 2 moved most: its all-reduces are now\n" +
 		"vLLM's custom kernel over PCIe as measured on this GPU (18.6 µs and 14.6 GB/s a call) instead\n" +
 		"of an estimated NCCL ring (25 µs, 40 GB/s): its TPOT, 14% fast before, is 10% fast under the\n" +
