@@ -58,14 +58,7 @@ func TestAIPerfExportReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name      string
-		got, want float64
-	}{{"ttft", pred[0].TTFT, res.TTFT().Mean()}, {"tpot", pred[0].TPOT, res.TPOT().Mean()}, {"e2e", pred[0].E2E, res.E2E().Mean()}} {
-		if math.Abs(c.got/c.want-1) > 1e-9 {
-			t.Errorf("%s: re-simulated %.9g, the run %.9g", c.name, c.got, c.want)
-		}
-	}
+	checkMeans(t, "", pred[0], res, 1e-9)
 }
 
 // TestReadAIPerfExport reads the input_config of each layout aiperf and
@@ -236,14 +229,7 @@ func TestAIPerfRecordsReplay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range []struct {
-			name      string
-			got, want float64
-		}{{"ttft", pred[0].TTFT, res.TTFT().Mean()}, {"tpot", pred[0].TPOT, res.TPOT().Mean()}, {"e2e", pred[0].E2E, res.E2E().Mean()}} {
-			if math.Abs(c.got/c.want-1) > 0.02 {
-				t.Errorf("%s %s: re-simulated %.6g, the run %.6g", tc.name, c.name, c.got, c.want)
-			}
-		}
+		checkMeans(t, tc.name+" ", pred[0], res, 0.02)
 		if d := math.Abs(pred[1].TTFT/res.TTFT().Mean() - 1); tc.name == "closed loop" && d < 0.2 {
 			t.Errorf("closed loop from the means: TTFT within %.1f%%; the records should matter here", 100*d)
 		}

@@ -13,6 +13,21 @@ import (
 	"github.com/servesim/servesim/workload"
 )
 
+// checkMeans fails t when the re-simulated mean TTFT, TPOT or E2E of pred
+// is further than tol (relative) from the mean of the run res; label
+// prefixes each message.
+func checkMeans(t *testing.T, label string, pred Metrics, res *sim.Result, tol float64) {
+	t.Helper()
+	for _, m := range []struct {
+		name      string
+		got, want float64
+	}{{"ttft", pred.TTFT, res.TTFT().Mean()}, {"tpot", pred.TPOT, res.TPOT().Mean()}, {"e2e", pred.E2E, res.E2E().Mean()}} {
+		if math.Abs(m.got/m.want-1) > tol {
+			t.Errorf("%s%s: re-simulated %.9g, the run %.9g", label, m.name, m.got, m.want)
+		}
+	}
+}
+
 // llama8BOnH100 returns the engine of Llama-3.1-8B on one H100 with vLLM's
 // scheduler defaults there, the setup the replay tests run, and the GPU.
 func llama8BOnH100(t *testing.T) (batching.Config, cost.GPUSpec) {
@@ -102,14 +117,7 @@ func TestSaveDetailedReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, m := range []struct {
-				name      string
-				got, want float64
-			}{{"ttft", pred[0].TTFT, res.TTFT().Mean()}, {"tpot", pred[0].TPOT, res.TPOT().Mean()}, {"e2e", pred[0].E2E, res.E2E().Mean()}} {
-				if math.Abs(m.got/m.want-1) > 0.005 {
-					t.Errorf("%s: re-simulated %.9g, the saved run %.9g", m.name, m.got, m.want)
-				}
-			}
+			checkMeans(t, "", pred[0], res, 0.005)
 			// Without the lists: the means and fresh arrivals.
 			means := pt
 			means.Lengths, means.Arrivals = nil, nil
