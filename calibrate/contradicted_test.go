@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -68,5 +69,33 @@ func TestVersionGaps(t *testing.T) {
 	}
 	if len(VersionGaps(pts, TPOT)) != 0 {
 		t.Errorf("TPOT: %v, want no gaps", VersionGaps(pts, TPOT))
+	}
+}
+
+// TestRepeats: pairs of one setup split by vLLM version, equal values and
+// unrecorded versions left out, other client counts never paired.
+func TestRepeats(t *testing.T) {
+	t.Parallel()
+	pt := func(c int, version string, ttftMS float64) Point {
+		return Point{Model: "m", GPU: "b200", Precision: "fp4", TP: 2, Input: 1024, Output: 1024,
+			Concurrency: c, BackendVersion: version, Measured: Metrics{TTFT: ttftMS / 1000, TPOT: 0.01}}
+	}
+	pts := []Point{
+		pt(4, "0.19.0", 100),
+		pt(4, "0.19.0", 110),  // same version as the first: 10%
+		pt(4, "0.19.0", 100),  // equal to the first: left out; 10% from the second
+		pt(4, "nightly", 150), // across: 50%, 36.4%, 50%
+		pt(8, "nightly", 300), // no other run at 8 clients
+		pt(4, "", 1000),       // version unrecorded
+	}
+	same, across := Repeats(pts, TTFT)
+	if same.Pairs != 2 || math.Abs(same.Median-0.10) > 1e-12 {
+		t.Errorf("same version: %+v, want 2 pairs, median 0.10", same)
+	}
+	if across.Pairs != 3 || math.Abs(across.Median-0.5) > 1e-12 {
+		t.Errorf("across versions: %+v, want 3 pairs, median 0.5", across)
+	}
+	if same, across := Repeats(pts, TPOT); same.Pairs != 0 || across.Pairs != 0 {
+		t.Errorf("TPOT: %+v %+v, want no pairs (every TPOT is equal)", same, across)
 	}
 }

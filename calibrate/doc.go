@@ -36,7 +36,7 @@
 // rounds, the mixture-of-experts rows, two-point calibration of every
 // sweep) runs with SERVESIM_FIDELITY_FULL=1, in about a minute:
 //
-//	SERVESIM_FIDELITY_FULL=1 go test ./calibrate -run 'TestFidelityFull|TestTwoPointFull' -v
+//	SERVESIM_FIDELITY_FULL=1 go test ./calibrate -run TestFidelityFull -v
 //
 // and -update rewrites the doc; SERVESIM_STUDY=1 (or fit) prints every
 // row's error (and a staged refit) with TestStudy.

@@ -211,3 +211,39 @@ func VersionGaps(pts []Point, m Metric) map[int]string {
 // versionGap is the relative difference between two vLLM versions'
 // measurements of one setup above which VersionGaps reports it.
 const versionGap = 0.3
+
+// Spread is how far repeated measurements of one setup fall apart: over
+// Pairs pairs of measurements, Median is the median of larger/smaller − 1.
+type Spread struct {
+	Pairs  int
+	Median float64
+}
+
+// Repeats returns the spread of metric m between measurements of one setup
+// (model, GPU, precision, KV cache, parallelism, max_num_seqs, lengths and
+// clients, as VersionGaps compares them): over the pairs run on the same
+// recorded vLLM version and over the pairs run on two different ones.
+// Pairs with equal values are left out (the silicon CSV holds some runs
+// twice, to the digit), and so are points without a recorded version. It
+// is what a model that knows the setup but not the version can hope for:
+// across versions the same setup already differs by Median in the middle.
+func Repeats(pts []Point, m Metric) (same, across Spread) {
+	var s, a []float64
+	for _, idx := range bySetup(pts, func(p Point) bool { return p.BackendVersion != "" && p.Measured.Get(m) > 0 }, true) {
+		for x, i := range idx {
+			for _, j := range idx[x+1:] {
+				p, q := pts[i], pts[j]
+				hi, lo := max(p.Measured.Get(m), q.Measured.Get(m)), min(p.Measured.Get(m), q.Measured.Get(m))
+				if hi == lo {
+					continue
+				}
+				if p.BackendVersion == q.BackendVersion {
+					s = append(s, hi/lo-1)
+				} else {
+					a = append(a, hi/lo-1)
+				}
+			}
+		}
+	}
+	return Spread{len(s), median(s)}, Spread{len(a), median(a)}
+}

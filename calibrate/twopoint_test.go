@@ -2,9 +2,11 @@ package calibrate
 
 import (
 	"fmt"
-	"os"
 	"sort"
+	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/cost"
 )
 
 // sweeps groups the points into concurrency sweeps: same GPU, TP and
@@ -29,34 +31,33 @@ func sweeps(pts []Point) [][]Point {
 	return out
 }
 
-// twoPoint calibrates the step overhead (base and per sequence) and the
-// frontend overhead on the lowest and highest concurrency of a sweep and
-// returns the residuals of the points between them.
-func twoPoint(t *testing.T, s Simulator, sweep []Point, maxEvaluations int) []Residual {
+// twoPoint calibrates a profile on the lowest and highest concurrency of a
+// sweep as `servesim calibrate` does (FitStaged from the catalog profile,
+// maxEvaluations a stage) and returns it with the residuals of the points
+// between them.
+func twoPoint(t testing.TB, s Simulator, sweep []Point, maxEvaluations int) (cost.Profile, []Residual) {
 	t.Helper()
 	ends := []Point{sweep[0], sweep[len(sweep)-1]}
-	fit, err := s.Fit(ends, testProfile(), FitOptions{Knobs: []Knob{StepPerLayer, StepPerSeq, Frontend}, Metrics: []Metric{TTFT, TPOT}, MaxEvaluations: maxEvaluations})
+	fit, err := FitStaged(s, ends, testProfile(), maxEvaluations)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := s.Residuals(sweep[1:len(sweep)-1], fit.Profile, []Metric{TTFT, TPOT})
+	rs, err := s.Residuals(sweep[1:len(sweep)-1], fit, []Metric{TTFT, TPOT})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rs
+	return fit, rs
 }
 
-// TestTwoPointCalibration calibrates the step overhead (base and per
-// sequence) and the frontend overhead on the lowest and highest
-// concurrency (8 and 128) of three public sweeps (Qwen3-32B 1024x512 at
-// TP 2, 4, 8; 60 evaluations each, to run in about half a second) and
-// predicts the middle points (16, 32, 64). Achieved median |error| from
-// profile version 7: 2.4% TPOT and 9.1% TTFT over the 9 middle points
-// (version 6: 2.5% and 8.9%; version 5: 2.1% and 7.8%); held to the
-// issue's 5% on TPOT and to 11% on TTFT. TestTwoPointFull runs every sweep
-// (all 54 middle points: 3.0% and 9.4%, version 6 3.7% and 9.2%; the TP 2
-// 1024-token sweeps fare worst on TTFT, 34-38%: their
-// middle points are the lockstep rows of docs/fidelity.md).
+// TestTwoPointCalibration calibrates three public sweeps (Qwen3-32B
+// 1024x512 at TP 2, 4, 8) on their lowest and highest concurrency (8 and
+// 128) as `servesim calibrate` does (FitStaged, 60 evaluations a stage, to
+// run in about half a second) and predicts the middle points (16, 32, 64).
+// Achieved median |error| over the 9 middle points: 1.3% TPOT and 6.9%
+// TTFT; held to the issue's 5% on TPOT and to 9% on TTFT. (Up to commit
+// 5efdf53 the step knobs and the frontend overhead were fitted jointly on
+// both metrics, not calibrate's procedure: 2.4% and 9.1%.) The full study
+// (docs/fidelity.md, Two-point calibration) runs every sweep.
 func TestTwoPointCalibration(t *testing.T) {
 	t.Parallel()
 	var all []Residual
@@ -64,34 +65,55 @@ func TestTwoPointCalibration(t *testing.T) {
 		if sw[0].Input != 1024 || sw[0].Output != 512 {
 			continue
 		}
-		all = append(all, twoPoint(t, Simulator{ModelDir: modelDir(t)}, sw, 60)...)
-	}
-	tpot, n := MedianAbsError(all, TPOT)
-	ttft, _ := MedianAbsError(all, TTFT)
-	t.Logf("middle points: TPOT %.1f%%, TTFT %.1f%% (n=%d)", 100*tpot, 100*ttft, n)
-	if n != 9 || tpot > 0.05 || ttft > 0.11 {
-		t.Errorf("%d middle points: median |error| TPOT %.1f%% (want <= 5%%), TTFT %.1f%% (want <= 11%%)", n, 100*tpot, 100*ttft)
-	}
-}
-
-// TestTwoPointFull runs the two-point calibration on all 18 sweeps (150
-// evaluations each); set SERVESIM_FIDELITY_FULL=1.
-func TestTwoPointFull(t *testing.T) {
-	if os.Getenv("SERVESIM_FIDELITY_FULL") == "" {
-		t.Skip("set SERVESIM_FIDELITY_FULL=1 to run every sweep")
-	}
-	var all []Residual
-	for _, sw := range sweeps(siliconDense(t)) {
-		rs := twoPoint(t, Simulator{ModelDir: modelDir(t)}, sw, 150)
-		a, _ := MedianAbsError(rs, TPOT)
-		b, _ := MedianAbsError(rs, TTFT)
-		t.Logf("%s: TPOT %.1f%% TTFT %.1f%%", sw[0].Setup(), 100*a, 100*b)
+		_, rs := twoPoint(t, Simulator{ModelDir: modelDir(t)}, sw, 60)
 		all = append(all, rs...)
 	}
 	tpot, n := MedianAbsError(all, TPOT)
 	ttft, _ := MedianAbsError(all, TTFT)
-	t.Logf("all %d middle points: TPOT %.1f%%, TTFT %.1f%%", n, 100*tpot, 100*ttft)
-	if n != 54 || tpot > 0.05 || ttft > 0.11 {
-		t.Errorf("%d middle points: median |error| TPOT %.1f%% (want <= 5%%, achieved 3.7%%), TTFT %.1f%% (want <= 11%%, achieved 9.2%%)", n, 100*tpot, 100*ttft)
+	t.Logf("middle points: TPOT %.1f%%, TTFT %.1f%% (n=%d)", 100*tpot, 100*ttft, n)
+	if n != 9 || tpot > 0.05 || ttft > 0.09 {
+		t.Errorf("%d middle points: median |error| TPOT %.1f%% (want <= 5%%), TTFT %.1f%% (want <= 9%%)", n, 100*tpot, 100*ttft)
 	}
 }
+
+// twoPointSection calibrates every sweep of the calibration rows on its
+// two ends and writes the full study's table of the middle points.
+func twoPointSection(t *testing.T, s Simulator) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("\n### Two-point calibration\n\n" +
+		"Each concurrency sweep of the calibration rows (one TP and ISL x OSL; 8, 16, 32, 64 and 128\n" +
+		"clients) calibrated on its two ends as `servesim calibrate` would be given them\n" +
+		"(`calibrate.FitStaged` from the catalog profile, " + fmt.Sprint(twoPointEvaluations) + " evaluations a stage: the step\n" +
+		"knobs on TPOT at 8 and 128 clients, gemm.max and the frontend overhead on TTFT at 8), then\n" +
+		"its middle points predicted. The issue's target is 5%. Up to commit 5efdf53 this study fitted\n" +
+		"the step knobs and the frontend overhead on both metrics at once (`Simulator.Fit`), not\n" +
+		"`calibrate`'s procedure: 3.0% TPOT and 9.4% TTFT over the 54 middle points. Where gemm.max\n" +
+		"reaches its bound, 1.0, the TTFT at 8 clients is the closed-loop lockstep of the worst rows\n" +
+		"above, which the fit can only shorten by a faster prefill.\n\n" +
+		"| sweep | gemm.max | per layer | per seq | frontend | TPOT | TTFT |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	var all []Residual
+	for _, sw := range sweeps(siliconDense(t)) {
+		p, rs := twoPoint(t, s, sw, twoPointEvaluations)
+		a, _ := MedianAbsError(rs, TPOT)
+		c, _ := MedianAbsError(rs, TTFT)
+		fmt.Fprintf(&b, "| %s tp%d %dx%d | %.3f | %.1f µs | %.1f µs | %.1f ms | %s | %s |\n", sw[0].GPU, sw[0].TP, sw[0].Input, sw[0].Output,
+			p.GEMM.Max, 1e6*p.StepOverhead.PerLayer, 1e6*p.StepOverhead.PerSeq, 1000*p.FrontendOverhead, pct(a), pct(c))
+		all = append(all, rs...)
+	}
+	tpot, n := MedianAbsError(all, TPOT)
+	ttft, _ := MedianAbsError(all, TTFT)
+	fmt.Fprintf(&b, "| **all %d middle points** | | | | | **%s** (%s) | **%s** (%s) |\n", n, pct(tpot), met(tpot, 0.05), pct(ttft), met(ttft, 0.05))
+	if n != 54 || tpot > 0.05 || ttft > maxTwoPointTTFT {
+		t.Errorf("%d middle points: median |error| TPOT %.1f%% (want <= 5%%), TTFT %.1f%% (want <= %.0f%%)", n, 100*tpot, 100*ttft, 100*maxTwoPointTTFT)
+	}
+	return b.String()
+}
+
+// twoPointEvaluations bounds each FitStaged stage of the full study's
+// two-point calibrations; maxTwoPointTTFT is the median TTFT error over
+// their middle points the study holds to.
+const (
+	twoPointEvaluations = 100
+	maxTwoPointTTFT     = 0.09
+)
