@@ -55,8 +55,9 @@
 //     embedded from profiles/*.yaml with each number's source: H100 SXM
 //     from a serving fit (its bandwidth fraction per-operator), A100,
 //     H200, B200, B300, GB200, L40S and RTX PRO 6000 by the transfer rule
-//     from per-operator data, fused-MoE entries fitted to per-operator MoE
-//     timings (docs/cost-model.md). DefaultProfile gives a GPU its catalog
+//     from per-operator data (the A100 file checked against a second
+//     source, vidur's GEMM timings), fused-MoE entries fitted to
+//     per-operator MoE timings (docs/cost-model.md). DefaultProfile gives a GPU its catalog
 //     profile, or H100's numbers when it has none; batching.Defaults
 //     prices steps with it, so it is what every command predicts with by
 //     default.
