@@ -72,30 +72,64 @@ func TestVersionGaps(t *testing.T) {
 	}
 }
 
-// TestRepeats: pairs of one setup split by vLLM version, equal values and
-// unrecorded versions left out, other client counts never paired.
+// TestRepeats: pairs of one setup split by vLLM version, a run listed
+// twice (to printed digits) counted once, unrecorded versions left out,
+// other client counts never paired.
 func TestRepeats(t *testing.T) {
 	t.Parallel()
-	pt := func(c int, version string, ttftMS float64) Point {
+	pt := func(c int, version string, ttftMS, tpotMS float64) Point {
 		return Point{Model: "m", GPU: "b200", Precision: "fp4", TP: 2, Input: 1024, Output: 1024,
-			Concurrency: c, BackendVersion: version, Measured: Metrics{TTFT: ttftMS / 1000, TPOT: 0.01}}
+			Concurrency: c, BackendVersion: version, Measured: Metrics{TTFT: ttftMS / 1000, TPOT: tpotMS / 1000}}
 	}
 	pts := []Point{
-		pt(4, "0.19.0", 100),
-		pt(4, "0.19.0", 110),  // same version as the first: 10%
-		pt(4, "0.19.0", 100),  // equal to the first: left out; 10% from the second
-		pt(4, "nightly", 150), // across: 50%, 36.4%, 50%
-		pt(8, "nightly", 300), // no other run at 8 clients
-		pt(4, "", 1000),       // version unrecorded
+		pt(4, "0.19.0", 100, 10),
+		pt(4, "0.19.0", 110, 11),
+		pt(4, "0.19.0", 130, 12),
+		pt(4, "0.19.0", 100.004, 10.003), // the first, listed again: no pair with it
+		pt(4, "nightly", 200, 20),
+		pt(8, "nightly", 300, 30), // no other run at 8 clients
+		pt(4, "", 1000, 100),      // version unrecorded
 	}
 	same, across := Repeats(pts, TTFT)
-	if same.Pairs != 2 || math.Abs(same.Median-0.10) > 1e-12 {
-		t.Errorf("same version: %+v, want 2 pairs, median 0.10", same)
+	// One version: 110/100, 130/100, 130/110 and the listed-again run's
+	// 110/100.004 and 130/100.004; the middle of the five is 130/110.
+	if want := 130.0/110 - 1; same.Pairs != 5 || math.Abs(same.Median-want) > 1e-12 {
+		t.Errorf("same version: %+v, want 5 pairs, median %.6f", same, want)
 	}
-	if across.Pairs != 3 || math.Abs(across.Median-0.5) > 1e-12 {
-		t.Errorf("across versions: %+v, want 3 pairs, median 0.5", across)
+	// Two versions: 200 against 100, 110, 130 and 100.004; the median is the
+	// mean of the middle two, 200/110 and 200/100.004.
+	if want := (200.0/110 - 1 + 200/100.004 - 1) / 2; across.Pairs != 4 || math.Abs(across.Median-want) > 1e-12 {
+		t.Errorf("across versions: %+v, want 4 pairs, median %.6f", across, want)
 	}
-	if same, across := Repeats(pts, TPOT); same.Pairs != 0 || across.Pairs != 0 {
-		t.Errorf("TPOT: %+v %+v, want no pairs (every TPOT is equal)", same, across)
+	if got, want := (Spread{Pairs: 1, Median: 0.44}).MiddleError(), 0.2; math.Abs(got-want) > 1e-12 {
+		t.Errorf("MiddleError of a 44%% spread: %v, want %v (1.2 × 1.2 = 1.44)", got, want)
+	}
+}
+
+// TestDuplicate: one run listed twice agrees on TTFT and TPOT to the
+// digits printed (two decimals of a millisecond), whatever its derived
+// E2E; separate runs, or a metric measured on one only, do not.
+func TestDuplicate(t *testing.T) {
+	t.Parallel()
+	m := func(ttftMS, tpotMS float64) Point {
+		// E2E as ReadSiliconCSV derives it, for 1024 output tokens.
+		return Point{Measured: Metrics{TTFT: ttftMS / 1000, TPOT: tpotMS / 1000, E2E: (ttftMS + 1023*tpotMS) / 1000}}
+	}
+	for _, c := range []struct {
+		name string
+		p, q Point
+		want bool
+	}{
+		{"identical", m(302.334, 7.4427), m(302.334, 7.4427), true},
+		{"printed to two decimals", m(163.72509357752278, 7.423259694292521), m(163.73, 7.42), true},
+		{"float noise", m(302.334, 7.442717309322941), m(302.334, 7.44271730932294), true},
+		{"same TTFT, TPOT 1% apart", m(302.334, 7.44), m(302.334, 7.52), false},
+		{"TTFT 0.01 ms apart", m(302.33, 7.44), m(302.34, 7.44), false},
+		{"TPOT measured on one only", m(302.334, 7.44), m(302.334, 0), false},
+		{"nothing measured", Point{}, Point{}, false},
+	} {
+		if got := Duplicate(c.p, c.q); got != c.want {
+			t.Errorf("%s: Duplicate %v, want %v", c.name, got, c.want)
+		}
 	}
 }

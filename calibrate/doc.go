@@ -34,7 +34,7 @@
 // in a few seconds. The full study (leave-one-TP-out cross-validation of
 // FitStaged on all 90 calibration rows, the scan over the benchmark's
 // rounds, the mixture-of-experts rows, two-point calibration of every
-// sweep) runs with SERVESIM_FIDELITY_FULL=1, in about a minute:
+// sweep) runs with SERVESIM_FIDELITY_FULL=1, in one and a half to two minutes:
 //
 //	SERVESIM_FIDELITY_FULL=1 go test ./calibrate -run TestFidelityFull -v
 //

@@ -213,37 +213,65 @@ func VersionGaps(pts []Point, m Metric) map[int]string {
 const versionGap = 0.3
 
 // Spread is how far repeated measurements of one setup fall apart: over
-// Pairs pairs of measurements, Median is the median of larger/smaller − 1.
+// Pairs pairs of measurements, Median is the median of larger/smaller − 1
+// (NaN when Pairs is 0). A prediction that knows the setup but not which
+// of two such runs it faces does best at their geometric mean, and is then
+// off by √(1 + Median) − 1 against each in the middle (MiddleError).
 type Spread struct {
 	Pairs  int
 	Median float64
 }
 
+// MiddleError returns √(1 + Median) − 1: the relative error against either
+// run of a typical pair of a prediction at the pair's geometric mean.
+func (s Spread) MiddleError() float64 { return math.Sqrt(1+s.Median) - 1 }
+
 // Repeats returns the spread of metric m between measurements of one setup
 // (model, GPU, precision, KV cache, parallelism, max_num_seqs, lengths and
 // clients, as VersionGaps compares them): over the pairs run on the same
 // recorded vLLM version and over the pairs run on two different ones.
-// Pairs with equal values are left out (the silicon CSV holds some runs
-// twice, to the digit), and so are points without a recorded version. It
-// is what a model that knows the setup but not the version can hope for:
-// across versions the same setup already differs by Median in the middle.
+// Points without a recorded version are left out, and so are pairs that
+// are one run listed twice (Duplicate).
 func Repeats(pts []Point, m Metric) (same, across Spread) {
 	var s, a []float64
 	for _, idx := range bySetup(pts, func(p Point) bool { return p.BackendVersion != "" && p.Measured.Get(m) > 0 }, true) {
 		for x, i := range idx {
 			for _, j := range idx[x+1:] {
 				p, q := pts[i], pts[j]
-				hi, lo := max(p.Measured.Get(m), q.Measured.Get(m)), min(p.Measured.Get(m), q.Measured.Get(m))
-				if hi == lo {
+				if Duplicate(p, q) {
 					continue
 				}
+				spread := max(p.Measured.Get(m), q.Measured.Get(m))/min(p.Measured.Get(m), q.Measured.Get(m)) - 1
 				if p.BackendVersion == q.BackendVersion {
-					s = append(s, hi/lo-1)
+					s = append(s, spread)
 				} else {
-					a = append(a, hi/lo-1)
+					a = append(a, spread)
 				}
 			}
 		}
 	}
 	return Spread{len(s), median(s)}, Spread{len(a), median(a)}
 }
+
+// Duplicate says whether two points are one run listed twice: their TTFT
+// and TPOT, the two measurements of a silicon-CSV row, are both measured
+// and agree within duplicateTolerance (E2E is left out: ReadSiliconCSV
+// derives it from the two, multiplying TPOT's rounding by the output
+// length). The CSV lists some runs two or three times, to float noise or
+// printed to two decimals of a millisecond (7.4233 and 7.42 ms); two
+// separate runs do not agree that closely on TTFT and TPOT together.
+func Duplicate(p, q Point) bool {
+	for _, m := range []Metric{TTFT, TPOT} {
+		a, b := p.Measured.Get(m), q.Measured.Get(m)
+		if !(a > 0 && b > 0 && math.Abs(a-b) <= duplicateTolerance) {
+			return false
+		}
+	}
+	return true
+}
+
+// duplicateTolerance is the difference in seconds within which Duplicate
+// takes two measurements of a metric for the same: half the last digit of
+// a value printed to two decimals of a millisecond, with room for float
+// noise.
+const duplicateTolerance = 5.5e-6

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -235,7 +236,7 @@ Every public measurement servesim is validated against, with the setup it
 re-simulates, the measured and predicted value of each metric, and the
 error (predicted/measured − 1). **Generated** by ` + "`go test ./calibrate -run TestFidelityDoc -update`" + `
 (the full-study section by ` + "`SERVESIM_FIDELITY_FULL=1 go test ./calibrate -run TestFidelityFull -update`" + `,
-about a minute); ` + "`go test ./...`" + ` fails when this file differs from what the code
+one and a half to two minutes); ` + "`go test ./...`" + ` fails when this file differs from what the code
 predicts, so the tables cannot drift. Do not edit by hand.
 
 ## Data
@@ -657,14 +658,14 @@ func TestFidelityDoc(t *testing.T) {
 }
 
 // TestFidelityFull runs the long part of the study (set
-// SERVESIM_FIDELITY_FULL=1; about a minute): the leave-one-TP-out
+// SERVESIM_FIDELITY_FULL=1; one and a half to two minutes): the leave-one-TP-out
 // cross-validation of FitStaged on all 90 calibration rows, the scan over
 // the benchmark's measured rounds, and the mixture-of-experts rows under
 // the default profile; it checks or rewrites its section of
 // docs/fidelity.md.
 func TestFidelityFull(t *testing.T) {
 	if os.Getenv("SERVESIM_FIDELITY_FULL") == "" {
-		t.Skip("set SERVESIM_FIDELITY_FULL=1 to run the full study (about a minute)")
+		t.Skip("set SERVESIM_FIDELITY_FULL=1 to run the full study (one and a half to two minutes)")
 	}
 	pts := siliconDense(t)
 	h100, _ := cost.CatalogProfile("h100-sxm")
@@ -1017,11 +1018,22 @@ func everyRowSection(t *testing.T, s Simulator, moved cost.Profile) string {
 // fall apart, on one vLLM version and across two (calibrate.Repeats).
 func spreadParagraph(rows []Point) string {
 	var b strings.Builder
+	unversioned := map[string]int{}
+	for _, p := range rows {
+		if p.BackendVersion == "" {
+			unversioned[p.Model]++
+		}
+	}
+	var names []string
+	for m, n := range unversioned {
+		names = append(names, fmt.Sprintf("%d of %s", n, m))
+	}
+	sort.Strings(names)
 	b.WriteString("\nThe targets against the data's own spread: the CSV measures some setups (model, GPU,\n" +
-		"precision, parallelism, lengths and clients) more than once, on one recorded vLLM version or\n" +
-		"on two. Median of larger/smaller − 1 over those pairs, with the number of pairs in brackets\n" +
-		"(`calibrate.Repeats`; pairs with equal values and rows without a recorded version left out,\n" +
-		"so H100's Llama-3.1-70B rows, which name no version, have none):\n\n" +
+		"precision, KV cache, parallelism, max_num_seqs, lengths and clients) more than once, on one\n" +
+		"recorded vLLM version or on two. Median of larger/smaller − 1 over those pairs, with the\n" +
+		"number of pairs in brackets (`calibrate.Repeats`; a run the CSV lists twice is one run,\n" +
+		"`calibrate.Duplicate`; rows without a recorded version are left out: " + strings.Join(names, ", ") + "):\n\n" +
 		"| GPU | TPOT, one version | TTFT, one version | TPOT, two versions | TTFT, two versions |\n|---|---:|---:|---:|---:|\n")
 	cell := func(s Spread) string {
 		if s.Pairs == 0 {
@@ -1043,25 +1055,24 @@ func spreadParagraph(rows []Point) string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", label, cell(st), cell(sf), cell(at), cell(af))
 	}
 	fmt.Fprintf(&b, "\nRun again on the same version a setup reproduces to a few percent. On another version\n"+
-		"B200's setups, which hold most of the pairs, move by a median %s (TPOT) and %s (TTFT):\n"+
-		"more than the targets allow (10%% and 20%%). A profile knows the GPU, the model and the setup\n"+
-		"but not the vLLM version, and the rows span vLLM 0.11 to nightly builds.\n", pct(b200TPOT.Median), pct(b200TTFT.Median))
+		"B200's setups, which hold most of the pairs, move by a median %s (TPOT) and %s (TTFT).\n"+
+		"A profile knows the GPU, the model and the setup but not the vLLM version, and the rows\n"+
+		"span vLLM 0.11 to nightly builds. Predicting exactly between a typical pair's two values\n"+
+		"(their geometric mean) would already be off by %s on TPOT and %s on TTFT against each\n"+
+		"(`Spread.MiddleError`): most of the targets' %s and %s before any modelling error.\n",
+		pct(b200TPOT.Median), pct(b200TTFT.Median), pct(b200TPOT.MiddleError()), pct(b200TTFT.MiddleError()), fmt.Sprintf("%.0f%%", 100*targetTPOT), fmt.Sprintf("%.0f%%", 100*targetTTFT))
 	return b.String()
 }
 
-// distinctResiduals returns rs without repeats: the CSV holds some runs
-// two or three times with the same setup and measurements (to 0.1 ms).
+// distinctResiduals returns rs without repeats: the CSV lists some runs
+// two or three times (Duplicate), and a worst-rows table shows each once.
 func distinctResiduals(rs []Residual) []Residual {
-	type key struct {
-		model, gpu, precision, version, setup, measured string
-		metric                                          Metric
-	}
-	seen := map[key]bool{}
 	var out []Residual
 	for _, r := range rs {
-		k := key{r.Point.Model, r.Point.GPU, r.Point.Precision, r.Point.BackendVersion, r.Point.Setup(), fmt.Sprintf("%.1f", 1000*r.Measured), r.Metric}
-		if !seen[k] {
-			seen[k] = true
+		if !slices.ContainsFunc(out, func(k Residual) bool {
+			return k.Metric == r.Metric && k.Point.Model == r.Point.Model && k.Point.GPU == r.Point.GPU && k.Point.Precision == r.Point.Precision &&
+				k.Point.BackendVersion == r.Point.BackendVersion && k.Point.Setup() == r.Point.Setup() && Duplicate(k.Point, r.Point)
+		}) {
 			out = append(out, r)
 		}
 	}

@@ -218,7 +218,7 @@ func TestPerOperatorValuesMatchData(t *testing.T) {
 				{"decode", got.decode, it.op.decode, 0.0005},
 				{"attention kernel", got.attnKernel, it.op.attnKernel, 0.05e-6},
 			} {
-				if math.Abs(c.got-c.want) > c.tol+1e-12 {
+				if !(math.Abs(c.got-c.want) <= c.tol+1e-12) {
 					t.Errorf("%s: data %.4g, table %.4g", c.name, c.got, c.want)
 				}
 			}
