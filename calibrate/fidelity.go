@@ -222,8 +222,8 @@ type Spread struct {
 	Median float64
 }
 
-// MiddleError returns √(1 + Median) − 1: the relative error against either
-// run of a typical pair of a prediction at the pair's geometric mean.
+// MiddleError returns √(1 + Median) − 1: how far a prediction at the
+// geometric mean of a pair whose spread is Median is from either run.
 func (s Spread) MiddleError() float64 { return math.Sqrt(1+s.Median) - 1 }
 
 // Repeats returns the spread of metric m between measurements of one setup
