@@ -266,42 +266,25 @@ func derivePerOperator(dir string, gpu GPUSpec, system, vllm string, l2 float64)
 	if err != nil {
 		return op, [2]float64{}, err
 	}
-	type shape struct{ m, n, k, t float64 }
-	var rows []shape
+	var rows []gemmTime
 	for _, r := range gemm {
 		if r.s("gemm_dtype") != "bfloat16" {
 			continue
 		}
-		rows = append(rows, shape{r.f("m"), r.f("n"), r.f("k"), r.f("latency") * 1e-3})
+		rows = append(rows, gemmTime{r.f("m"), r.f("n"), r.f("k"), r.f("latency") * 1e-3})
 	}
 	inL2 := func(bytes float64) bool { return l2 > 0 && bytes <= l2 }
-	// Weight streaming at 8 tokens: weighted least squares of t on x = 2nk/BW with weights 1/t².
-	var sw, sx, sy, sxx, sxy float64
-	for _, r := range rows {
-		if r.m != 8 || r.n < 512 || r.k < 512 || r.n > 16384 || r.k > 16384 || inL2(6*2*r.n*r.k) {
-			continue
-		}
-		x, w := 2*r.n*r.k/bw, 1/(r.t*r.t)
-		sw, sx, sy, sxx, sxy = sw+w, sx+w*x, sy+w*r.t, sxx+w*x*x, sxy+w*x*r.t
-	}
-	slope := (sw*sxy - sx*sy) / (sw*sxx - sx*sx)
-	op.bandwidth, op.kernel = 1/slope, (sy-slope*sx)/sw
+	op.bandwidth, op.kernel = fitStreaming(rows, bw, func(r gemmTime) bool {
+		return r.m == 8 && r.n >= 512 && r.k >= 512 && r.n <= 16384 && r.k <= 16384 && !inL2(6*2*r.n*r.k)
+	})
 	grid := []float64{64, 80, 96, 128, 160, 192, 256, 384, 512, 768, 1024, 2048, 4096, 8192}
-	var big []shape
+	var big []gemmTime
 	for _, r := range rows {
 		if slices.Contains(grid, r.m) && r.n >= 1024 && r.k >= 1024 && r.n <= 16384 && r.k <= 16384 && !inL2(6*2*r.n*r.k) {
 			big = append(big, r)
 		}
 	}
-	rms := func(mx, half float64) float64 {
-		var s float64
-		for _, r := range big {
-			p := max(2*r.n*r.k/(bw*op.bandwidth), 2*r.n*r.k*(r.m+half)/(peak*mx)) + op.kernel
-			d := math.Log(p / r.t)
-			s += d * d
-		}
-		return math.Sqrt(s / float64(len(big)))
-	}
+	rms := func(mx, half float64) float64 { return gemmRMS(big, bw, peak, op.bandwidth, op.kernel, mx, half) }
 	op.gemmMax = goldenMin(func(mx float64) float64 { return rms(mx, transferHalfTokens) }, 0.2, 1)
 	free, best := [2]float64{}, math.Inf(1)
 	for half := 0.0; half <= 600; half += 4 {
@@ -327,9 +310,9 @@ func derivePerOperator(dir string, gpu GPUSpec, system, vllm string, l2 float64)
 	if err != nil {
 		return op, free, err
 	}
-	// Decode attention: weighted least squares of t on x = bytes/BW with
-	// weights 1/t², as the GEMMs of 8 tokens above.
-	sw, sx, sy, sxx, sxy = 0, 0, 0, 0, 0
+	// Decode attention: t = bytes/(BW·decode) + attnKernel, fitted as the
+	// GEMMs of 8 tokens above.
+	var line relativeLine
 	for _, r := range gen {
 		kv, d := r.f("num_key_value_heads"), r.f("head_dim")
 		if r.s("kv_cache_dtype") != "bfloat16" || d != 128 || !r.noWindow() || r.f("num_heads") != 8*kv {
@@ -339,13 +322,54 @@ func derivePerOperator(dir string, gpu GPUSpec, system, vllm string, l2 float64)
 		if bytes < 32e6 || inL2(bytes) || r.f("isl")+r.f("step") < 256 {
 			continue
 		}
-		t := r.f("latency") * 1e-3
-		x, w := bytes/bw, 1/(t*t)
-		sw, sx, sy, sxx, sxy = sw+w, sx+w*x, sy+w*t, sxx+w*x*x, sxy+w*x*t
+		line.add(bytes/bw, r.f("latency")*1e-3)
 	}
-	slope = (sw*sxy - sx*sy) / (sw*sxx - sx*sx)
-	op.decode, op.attnKernel = 1/slope, (sy-slope*sx)/sw
+	slope, intercept := line.fit()
+	op.decode, op.attnKernel = 1/slope, intercept
 	return op, free, nil
+}
+
+// gemmTime is one timed GEMM: m tokens times a k x n weight, t seconds.
+type gemmTime struct{ m, n, k, t float64 }
+
+// relativeLine accumulates points (x, t) for the line t = slope·x +
+// intercept fitted by weighted least squares with weights 1/t²: least
+// squares on the relative error.
+type relativeLine struct{ sw, sx, sy, sxx, sxy float64 }
+
+func (l *relativeLine) add(x, t float64) {
+	w := 1 / (t * t)
+	l.sw, l.sx, l.sy, l.sxx, l.sxy = l.sw+w, l.sx+w*x, l.sy+w*t, l.sxx+w*x*x, l.sxy+w*x*t
+}
+
+func (l relativeLine) fit() (slope, intercept float64) {
+	slope = (l.sw*l.sxy - l.sx*l.sy) / (l.sw*l.sxx - l.sx*l.sx)
+	return slope, (l.sy - slope*l.sx) / l.sw
+}
+
+// fitStreaming fits the GEMMs of rows that keep accepts as
+// t = 2nk/(bw·bandwidth) + kernel (relativeLine on x = 2nk/bw).
+func fitStreaming(rows []gemmTime, bw float64, keep func(gemmTime) bool) (bandwidth, kernel float64) {
+	var line relativeLine
+	for _, r := range rows {
+		if keep(r) {
+			line.add(2*r.n*r.k/bw, r.t)
+		}
+	}
+	slope, kernel := line.fit()
+	return 1 / slope, kernel
+}
+
+// gemmRMS returns the RMS log error over rows of
+// t = max(2nk/(bw·bandwidth), 2mnk/(peak·mx·m/(m+half))) + kernel.
+func gemmRMS(rows []gemmTime, bw, peak, bandwidth, kernel, mx, half float64) float64 {
+	var s float64
+	for _, r := range rows {
+		p := max(2*r.n*r.k/(bw*bandwidth), 2*r.n*r.k*(r.m+half)/(peak*mx)) + kernel
+		d := math.Log(p / r.t)
+		s += d * d
+	}
+	return math.Sqrt(s / float64(len(rows)))
 }
 
 // goldenMin returns the minimum of a unimodal f on [a, b].

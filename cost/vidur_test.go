@@ -140,8 +140,7 @@ func deriveVidurGEMMs(dir string, gpu GPUSpec, models []string) (perOperator, er
 	if len(files) != len(models) || len(files) == 0 {
 		return perOperator{}, fmt.Errorf("%s holds %d of the %d models %v as <org>/<model>/mlp.csv", dir, len(files), len(models), models)
 	}
-	type shape struct{ m, n, k, t float64 }
-	var rows []shape
+	var rows []gemmTime
 	for _, f := range files {
 		recs, err := readCSV(f)
 		if err != nil {
@@ -163,38 +162,23 @@ func deriveVidurGEMMs(dir string, gpu GPUSpec, models []string) (perOperator, er
 				{"mlp_up_proj", e, up / p},
 				{"mlp_down_proj", ff / p, e},
 			} {
-				rows = append(rows, shape{m, g.n, g.k, r.f("time_stats."+g.op+".median") * 1e-3})
+				rows = append(rows, gemmTime{m, g.n, g.k, r.f("time_stats."+g.op+".median") * 1e-3})
 			}
 		}
 	}
-	within := func(r shape, lo float64) bool { return r.n >= lo && r.k >= lo && r.n <= 16384 && r.k <= 16384 }
+	within := func(r gemmTime, lo float64) bool { return r.n >= lo && r.k >= lo && r.n <= 16384 && r.k <= 16384 }
 	bw, peak := gpu.BandwidthBytesPerS, gpu.PeakFLOPS.BF16
 	var op perOperator
-	var sw, sx, sy, sxx, sxy float64
-	for _, r := range rows {
-		if r.m != 8 || !within(r, 512) {
-			continue
-		}
-		x, w := 2*r.n*r.k/bw, 1/(r.t*r.t)
-		sw, sx, sy, sxx, sxy = sw+w, sx+w*x, sy+w*r.t, sxx+w*x*x, sxy+w*x*r.t
-	}
-	slope := (sw*sxy - sx*sy) / (sw*sxx - sx*sx)
-	op.bandwidth, op.kernel = 1/slope, (sy-slope*sx)/sw
+	op.bandwidth, op.kernel = fitStreaming(rows, bw, func(r gemmTime) bool { return r.m == 8 && within(r, 512) })
 	grid := []float64{64, 80, 96, 128, 160, 192, 256, 384, 512, 768, 1024, 2048, 4096}
-	var big []shape
+	var big []gemmTime
 	for _, r := range rows {
 		if slices.Contains(grid, r.m) && within(r, 1024) {
 			big = append(big, r)
 		}
 	}
 	op.gemmMax = goldenMin(func(mx float64) float64 {
-		var s float64
-		for _, r := range big {
-			p := max(2*r.n*r.k/(bw*op.bandwidth), 2*r.n*r.k*(r.m+transferHalfTokens)/(peak*mx)) + op.kernel
-			d := math.Log(p / r.t)
-			s += d * d
-		}
-		return s
+		return gemmRMS(big, bw, peak, op.bandwidth, op.kernel, mx, transferHalfTokens)
 	}, 0.2, 1)
 	return op, nil
 }
