@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"strings"
 
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/sim"
@@ -34,7 +33,8 @@ func invalidf(format string, args ...any) error {
 	return &configError{fmt.Errorf("batching: "+format, args...)}
 }
 
-// vLLM's scheduler defaults, as Defaults sets them.
+// vLLM's scheduler defaults on GPUs under 70 GiB and A100s, and its block
+// size (ServeDefaults).
 const (
 	DefaultMaxNumSeqs          = 256
 	DefaultMaxNumBatchedTokens = 2048 // with chunked prefill (vLLM v1 online serving)
@@ -68,9 +68,11 @@ type Config struct {
 	// a simulation.
 	Deployment cost.Deployment `json:"deployment" yaml:"deployment"`
 
-	// MaxNumSeqs caps the running requests (Defaults: 256).
+	// MaxNumSeqs caps the running requests (Serve: 256, or 1024 on large
+	// GPUs; see ServeDefaults).
 	MaxNumSeqs int `json:"max_num_seqs" yaml:"max_num_seqs"`
-	// MaxNumBatchedTokens is the per-step token budget (Defaults: 2048).
+	// MaxNumBatchedTokens is the per-step token budget (Serve: 2048, or
+	// 8192 on large GPUs).
 	// It must be ≥ MaxNumSeqs, as vLLM requires, so every running decode
 	// gets its token each step.
 	MaxNumBatchedTokens int `json:"max_num_batched_tokens" yaml:"max_num_batched_tokens"`
@@ -111,40 +113,6 @@ type Config struct {
 	// independent of the Deployment but for its TP, as tests and what-if
 	// studies want.
 	KVBlocks int `json:"kv_blocks,omitempty" yaml:"kv_blocks,omitempty"`
-}
-
-// ServeDefaults returns `vllm serve`'s default max_num_seqs and
-// max_num_batched_tokens (chunked prefill on) for gpu: 1024 and 8192 on a
-// GPU of at least 70 GiB that is not an A100 (H100, H200, B200, MI300X),
-// else 256 and 2048, as vLLM's EngineArgs sets them for the OpenAI API
-// server (vllm/engine/arg_utils.py, _set_default_args, since PR #12369).
-// Defaults keeps the smaller pair, the LLM class's on small GPUs.
-func ServeDefaults(gpu cost.GPUSpec) (maxNumSeqs, maxNumBatchedTokens int) {
-	if gpu.MemoryBytes >= 70*cost.GiB && !strings.Contains(strings.ToLower(gpu.Name), "a100") {
-		return 1024, 8192
-	}
-	return DefaultMaxNumSeqs, DefaultMaxNumBatchedTokens
-}
-
-// Defaults returns the engine vLLM would start for model on one gpu:
-// TP 1, gpu_memory_utilization 0.9, the GPU's built-in efficiency profile
-// (cost.DefaultProfile(gpu): a serving fit, the transfer rule, or the
-// carry-over) and the GPU's α–β all-reduce table; max_num_seqs 256,
-// max_num_batched_tokens 2048, chunked prefill on, block size 16, prefix
-// caching on. The profile describes gpu: after changing Deployment.GPU,
-// set Deployment.Profile to the new GPU's (or nil for the three-number
-// Deployment.Eff, cost.DefaultEfficiency here).
-func Defaults(model cost.ModelSpec, gpu cost.GPUSpec) Config {
-	prof := cost.DefaultProfile(gpu)
-	return Config{
-		Deployment: cost.Deployment{Model: model, GPU: gpu, TP: 1, Eff: cost.DefaultEfficiency(), Profile: &prof,
-			GPUMemoryUtilization: cost.DefaultGPUMemoryUtilization},
-		MaxNumSeqs:           DefaultMaxNumSeqs,
-		MaxNumBatchedTokens:  DefaultMaxNumBatchedTokens,
-		EnableChunkedPrefill: true,
-		BlockSize:            DefaultBlockSize,
-		EnablePrefixCaching:  true,
-	}
 }
 
 // Pool describes a replica's paged KV cache.

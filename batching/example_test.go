@@ -32,7 +32,7 @@ func Example() {
 	fmt.Printf("output %.0f tok/s, TTFT p99 %.0f ms, ITL p50 %.1f ms, KV usage %.0f%%, attainment %.1f%%\n",
 		res.OutputThroughput, 1000*res.TTFT().Percentile(99), 1000*res.ITL().Median(), 100*kv, 100*res.Attainment)
 	// Output:
-	// output 2552 tok/s, TTFT p99 108 ms, ITL p50 11.3 ms, KV usage 9%, attainment 100.0%
+	// output 2552 tok/s, TTFT p99 103 ms, ITL p50 11.3 ms, KV usage 9%, attainment 100.0%
 }
 
 // The deployment is one value: an all-reduce model set on it — here a slow
@@ -93,6 +93,6 @@ func ExampleConfig_dataParallel() {
 	alone, _ := batching.Defaults(model, gpu).Pool()
 	fmt.Printf("KV pool: %d tokens a group, %d on one GPU alone\n", group.Tokens, alone.Tokens)
 	// Output:
-	// 4 GPUs, 4 groups (group 0 served 209 requests), TTFT p50 57 ms, TPOT p50 12.3 ms
+	// 4 GPUs, 4 groups (group 0 served 208 requests), TTFT p50 45 ms, TPOT p50 12.2 ms
 	// KV pool: 1539488 tokens a group, 300192 on one GPU alone
 }

@@ -69,11 +69,14 @@ type Plan struct {
 	// Hugging Face id of a catalog model (HFModelID), else Model.Name.
 	ServedModel string
 	// Engine is the template of every candidate's engine
-	// (batching.Defaults): its memory settings (gpu_memory_utilization,
+	// (batching.Serve): its memory settings (gpu_memory_utilization,
 	// kv_cache_memory, runtime reserve), block size, request overhead and
 	// efficiency profile carry over; the model, GPU, TP, peak FLOP/s and
 	// all-reduce come from the candidate, and its scheduler knobs stand
-	// where Space leaves a list empty.
+	// where Space leaves a list empty. A zero MaxNumSeqs or
+	// MaxNumBatchedTokens is `vllm serve`'s default for each candidate's
+	// GPU (batching.ServeDefaults; without chunked prefill the budget is
+	// at least the max-model-len).
 	Engine batching.Config
 	// Router spreads requests over a candidate's replicas; "" means
 	// batching.LeastOutstanding.
@@ -90,11 +93,14 @@ type Plan struct {
 	Search Search
 }
 
-// NewPlan returns a plan for model with vLLM's engine defaults
-// (batching.Defaults), a least-outstanding router and DefaultSearch; the
-// caller sets the Space and the Objective.
+// NewPlan returns a plan for model with `vllm serve`'s engine defaults
+// (batching.Serve, batching.VLLMCurrent; the scheduler knobs left 0: each
+// GPU's), a least-outstanding router and DefaultSearch; the caller sets
+// the Space and the Objective.
 func NewPlan(model cost.ModelSpec) Plan {
-	return Plan{Model: model, Engine: batching.Defaults(model, cost.GPUSpec{}), Router: batching.LeastOutstanding, Search: DefaultSearch()}
+	e := batching.Serve(model, cost.GPUSpec{}, batching.VLLMCurrent)
+	e.MaxNumSeqs, e.MaxNumBatchedTokens = 0, 0
+	return Plan{Model: model, Engine: e, Router: batching.LeastOutstanding, Search: DefaultSearch()}
 }
 
 // maxLenDraws is the number of length draws MaxModelLen's default looks
@@ -156,10 +162,13 @@ func (p Plan) Validate() error {
 		def  int
 	}{{"tp", s.TP, 1}, {"max_num_seqs", s.MaxNumSeqs, p.Engine.MaxNumSeqs}, {"max_num_batched_tokens", s.MaxNumBatchedTokens, p.Engine.MaxNumBatchedTokens}}
 	for _, f := range ints {
-		for i, v := range orDefault(f.vs, f.def) {
+		for i, v := range f.vs {
 			if v < 1 {
 				return fmt.Errorf("%w: %s[%d] %d must be >= 1", ErrInvalid, f.name, i, v)
 			}
+		}
+		if len(f.vs) == 0 && f.def < 0 {
+			return fmt.Errorf("%w: engine %s %d must be >= 1 (or 0: vllm serve's default for each GPU)", ErrInvalid, f.name, f.def)
 		}
 	}
 	moe := p.Model.Experts > 0
@@ -297,6 +306,7 @@ func (p Plan) Candidates() ([]Candidate, error) {
 					for _, seqs := range orDefault(s.MaxNumSeqs, p.Engine.MaxNumSeqs) {
 						for _, mnbt := range orDefault(s.MaxNumBatchedTokens, p.Engine.MaxNumBatchedTokens) {
 							for _, chunk := range orDefault(s.ChunkedPrefill, p.Engine.EnableChunkedPrefill) {
+								seqs, mnbt := serveKnobs(g.GPU, seqs, mnbt, chunk, maxLen)
 								for _, prec := range orDefault(s.Precisions, cost.BF16) {
 									set := Settings{GPU: g.GPU.Name, TP: tp, EP: ep, MaxNumSeqs: seqs, MaxNumBatchedTokens: mnbt,
 										ChunkedPrefill: chunk, Precision: prec, MaxModelLen: maxLen}
@@ -315,6 +325,23 @@ func (p Plan) Candidates() ([]Candidate, error) {
 		}
 	}
 	return out, nil
+}
+
+// serveKnobs resolves a zero max-num-seqs or max-num-batched-tokens to
+// `vllm serve`'s default for gpu; without chunked prefill a default
+// budget is at least maxLen, so a whole prompt fits one step.
+func serveKnobs(gpu cost.GPUSpec, seqs, tokens int, chunked bool, maxLen int) (int, int) {
+	ds, dt := batching.ServeDefaults(gpu)
+	if seqs == 0 {
+		seqs = ds
+	}
+	if tokens == 0 {
+		tokens = dt
+		if !chunked {
+			tokens = max(tokens, maxLen)
+		}
+	}
+	return seqs, tokens
 }
 
 // engine builds the replica of one point of the space.

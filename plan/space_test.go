@@ -25,7 +25,9 @@ func gpu(t *testing.T, name string) plan.GPUOption {
 
 // TestPlanCandidates: one candidate per point of the space, GPU-major,
 // with the built-in or the given price, the plan's engine template and
-// max-model-len, and each GPU's own profile.
+// max-model-len, each GPU's own profile, and the budget vllm serve gives
+// each GPU (8192 on an H100, 2048 on an L40S; without chunked prefill at
+// least the max-model-len).
 func TestPlanCandidates(t *testing.T) {
 	t.Parallel()
 	p := smallPlan(t, 1)
@@ -45,7 +47,11 @@ func TestPlanCandidates(t *testing.T) {
 		assert.Equal(t, i, c.Index)
 		assert.Equal(t, c.Settings.TP, c.GPUs)
 		assert.Equal(t, 14336, c.Settings.MaxModelLen, "Azure's longest request, rounded up to 1024")
-		assert.Equal(t, 2048, c.Settings.MaxNumBatchedTokens, "the template's budget")
+		budget := map[string]int{"h100-sxm": 8192, "l40s": 2048}[c.Settings.GPU]
+		if !c.Settings.ChunkedPrefill {
+			budget = 14336
+		}
+		assert.Equal(t, budget, c.Settings.MaxNumBatchedTokens, "vllm serve's budget for %s", c.Name)
 		e := c.Replica.(plan.Engine)
 		assert.Equal(t, c.Settings.MaxNumSeqs, e.Config.MaxNumSeqs)
 		assert.Equal(t, c.Settings.ChunkedPrefill, e.Config.EnableChunkedPrefill)
@@ -53,8 +59,8 @@ func TestPlanCandidates(t *testing.T) {
 		assert.Equal(t, 1.0, e.Config.Deployment.Model.WeightBytes, "fp8")
 	}
 	first, last := cands[0], cands[len(cands)-1]
-	assert.Equal(t, plan.Settings{GPU: "h100-sxm", TP: 1, MaxNumSeqs: 64, MaxNumBatchedTokens: 2048, ChunkedPrefill: true, Precision: cost.FP8, MaxModelLen: 14336}, first.Settings)
-	assert.Equal(t, plan.Settings{GPU: "l40s", TP: 2, MaxNumSeqs: 256, MaxNumBatchedTokens: 2048, ChunkedPrefill: false, Precision: cost.FP8, MaxModelLen: 14336}, last.Settings)
+	assert.Equal(t, plan.Settings{GPU: "h100-sxm", TP: 1, MaxNumSeqs: 64, MaxNumBatchedTokens: 8192, ChunkedPrefill: true, Precision: cost.FP8, MaxModelLen: 14336}, first.Settings)
+	assert.Equal(t, plan.Settings{GPU: "l40s", TP: 2, MaxNumSeqs: 256, MaxNumBatchedTokens: 14336, ChunkedPrefill: false, Precision: cost.FP8, MaxModelLen: 14336}, last.Settings)
 	assert.Equal(t, plan.DefaultPrices()["h100-sxm"], first.PricePerGPUHour)
 	assert.Equal(t, 1.5, last.PricePerGPUHour)
 	assert.Equal(t, eff, last.Replica.(plan.Engine).Config.Deployment.Eff)
@@ -153,7 +159,8 @@ func TestPlanValidate(t *testing.T) {
 		{"bad price", func(p *plan.Plan) { p.Space.GPUs[0].PricePerHour = math.NaN() }, "price NaN"},
 		{"bad tp", func(p *plan.Plan) { p.Space.TP = []int{0} }, "tp[0] 0 must be >= 1"},
 		{"bad seqs", func(p *plan.Plan) { p.Space.MaxNumSeqs = []int{-1} }, "max_num_seqs[0] -1"},
-		{"zero template", func(p *plan.Plan) { p.Engine = batching.Config{} }, "max_num_seqs[0] 0"},
+		{"zero template", func(p *plan.Plan) { p.Engine = batching.Config{} }, "engine block_size 0 must be >= 1"},
+		{"negative template", func(p *plan.Plan) { p.Engine.MaxNumSeqs = -1 }, "engine max_num_seqs -1 must be >= 1 (or 0: vllm serve's default for each GPU)"},
 		{"rate", func(p *plan.Plan) { p.Objective.Rate = 0 }, "rate 0 must be"},
 		{"closed loop", func(p *plan.Plan) {
 			p.Objective.Workload = workload.Workload{Clients: 4, Lengths: workload.Fixed{Input: 1, Output: 1}}
@@ -207,25 +214,25 @@ func TestPlanValidate(t *testing.T) {
 func TestCommands(t *testing.T) {
 	t.Parallel()
 	e := engine(t, "llama-3.1-70b", "h100-sxm", 4, cost.FP8)
-	assert.Equal(t, "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --data-parallel-size 2 --max-num-seqs 256 "+
-		"--max-num-batched-tokens 2048 --max-model-len 14336 --quantization fp8 --kv-cache-dtype fp8",
+	assert.Equal(t, "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --data-parallel-size 2 --max-num-seqs 1024 "+
+		"--max-num-batched-tokens 8192 --max-model-len 14336 --quantization fp8 --kv-cache-dtype fp8",
 		plan.ServeCommand(plan.HFModelID("llama-3.1-70b"), e, 2))
 	e.Config.EnableChunkedPrefill, e.Config.MaxNumBatchedTokens = false, 16384
 	e.Config.Deployment.GPUMemoryUtilization = 0.95
 	e.ServeArgs = nil
-	assert.Equal(t, "vllm serve my/model --tensor-parallel-size 4 --max-num-seqs 256 --max-num-batched-tokens 16384 "+
+	assert.Equal(t, "vllm serve my/model --tensor-parallel-size 4 --max-num-seqs 1024 --max-num-batched-tokens 16384 "+
 		"--max-model-len 14336 --no-enable-chunked-prefill --gpu-memory-utilization 0.95",
 		plan.ServeCommand("my/model", e, 1))
 	// A mixture-of-experts model's replicas are separate processes: vLLM's
 	// --data-parallel-size would step them together as one deployment.
 	moe := engine(t, "gpt-oss-20b", "h100-sxm", 1, cost.BF16)
 	moe.ServeArgs = nil
-	assert.Equal(t, "vllm serve openai/gpt-oss-20b --tensor-parallel-size 1 --max-num-seqs 256 --max-num-batched-tokens 2048 "+
+	assert.Equal(t, "vllm serve openai/gpt-oss-20b --tensor-parallel-size 1 --max-num-seqs 1024 --max-num-batched-tokens 8192 "+
 		"--max-model-len 14336 # one of 3 such processes behind a router",
 		plan.ServeCommand("openai/gpt-oss-20b", moe, 3))
 	// Its data-parallel groups are the engine's own: one process each.
 	moe.Config.Deployment.TP, moe.Config.Deployment.DP, moe.Config.Deployment.EP = 2, 4, 8
-	assert.Equal(t, "vllm serve openai/gpt-oss-20b --tensor-parallel-size 2 --data-parallel-size 4 --enable-expert-parallel --max-num-seqs 256 --max-num-batched-tokens 2048 "+
+	assert.Equal(t, "vllm serve openai/gpt-oss-20b --tensor-parallel-size 2 --data-parallel-size 4 --enable-expert-parallel --max-num-seqs 1024 --max-num-batched-tokens 8192 "+
 		"--max-model-len 14336 # one of 2 such processes behind a router",
 		plan.ServeCommand(plan.HFModelID("gpt-oss-20b"), moe, 2))
 

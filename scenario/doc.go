@@ -72,12 +72,12 @@
 //	  kv_cache_dtype: auto      # auto | fp8 (half the KV bytes of bf16) | ...
 //	  gpu: h100-sxm             # catalog name or a spec file (cost.LoadGPU)
 //	  tensor_parallel_size: 1
-//	  max_num_seqs: 256
-//	  max_num_batched_tokens: 0 # token budget per step (0: vLLM's: 2048; max(max_model_len, 2048) without chunked prefill)
+//	  max_num_seqs: 0           # running requests (0: vllm serve's for the GPU: 1024 on >= 70 GiB other than A100, else 256)
+//	  max_num_batched_tokens: 0 # token budget per step (0: vllm serve's: 8192 or 2048 likewise; max(max_model_len, that) without chunked prefill)
 //	  enable_chunked_prefill: true
 //	  enable_prefix_caching: true  # vLLM's automatic prefix caching
 //	  block_size: 16
-//	  gpu_memory_utilization: 0.9
+//	  gpu_memory_utilization: 0.92 # vllm serve's default (batching.VLLMCurrent)
 //	  kv_cache_memory: 0        # bytes per GPU ("8GiB" works); overrides gpu_memory_utilization
 //	  num_gpu_blocks_override: 0 # KV blocks per replica (0: from memory)
 //	  max_model_len: 0          # reject longer requests (0: the model's context length; no limit if unknown)

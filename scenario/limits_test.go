@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/servesim/servesim/batching"
 )
 
 // TestLimits: sizes beyond the documented limits, numbers that do not fit
@@ -64,20 +62,24 @@ func TestLimits(t *testing.T) {
 }
 
 // TestVLLMDefaults: max_model_len 0 is the model's context length, and a
-// zero token budget vLLM's: 2048, or max(max_model_len, 2048) without
-// chunked prefill.
+// zero token budget vllm serve's for the GPU (8192 on an h100-sxm, 2048 on
+// an l40s or an a100), or max(max_model_len, that) without chunked
+// prefill; zero max_num_seqs is 1024 on an h100-sxm and 256 on an l40s.
 func TestVLLMDefaults(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		server              string
-		maxModelLen, budget int
+		server                    string
+		maxModelLen, budget, seqs int
 	}{
-		{"{}", 131072, 2048},
-		{"{model: mistral-7b}", 32768, 2048},
-		{"{max_model_len: 4096}", 4096, 2048},
-		{"{enable_chunked_prefill: false}", 131072, 131072},
-		{"{enable_chunked_prefill: false, max_model_len: 1500}", 1500, 2048},
-		{"{enable_chunked_prefill: false, max_model_len: 8192, max_num_batched_tokens: 9000}", 8192, 9000},
+		{"{}", 131072, 8192, 1024},
+		{"{gpu: l40s}", 131072, 2048, 256},
+		{"{gpu: a100-80gb}", 131072, 2048, 256},
+		{"{model: mistral-7b}", 32768, 8192, 1024},
+		{"{max_model_len: 4096, max_num_seqs: 64}", 4096, 8192, 64},
+		{"{enable_chunked_prefill: false}", 131072, 131072, 1024},
+		{"{enable_chunked_prefill: false, max_model_len: 1500}", 1500, 8192, 1024},
+		{"{gpu: l40s, enable_chunked_prefill: false, max_model_len: 1500}", 1500, 2048, 256},
+		{"{enable_chunked_prefill: false, max_model_len: 8192, max_num_batched_tokens: 9000}", 8192, 9000, 1024},
 	}
 	for _, tt := range tests {
 		s, err := Parse([]byte("workload:\n  arrival: {rate: 5}\nserver: "+tt.server+"\n"), "d.yaml")
@@ -88,12 +90,14 @@ func TestVLLMDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.MaxModelLen != tt.maxModelLen || e.MaxNumBatchedTokens != tt.budget {
-			t.Errorf("server %s: max_model_len %d, max_num_batched_tokens %d; want %d, %d", tt.server, e.MaxModelLen, e.MaxNumBatchedTokens, tt.maxModelLen, tt.budget)
+		if e.MaxModelLen != tt.maxModelLen || e.MaxNumBatchedTokens != tt.budget || e.MaxNumSeqs != tt.seqs {
+			t.Errorf("server %s: max_model_len %d, max_num_batched_tokens %d, max_num_seqs %d; want %d, %d, %d",
+				tt.server, e.MaxModelLen, e.MaxNumBatchedTokens, e.MaxNumSeqs, tt.maxModelLen, tt.budget, tt.seqs)
 		}
 	}
-	if d := Default().Server; d.MaxModelLen != 0 || d.MaxNumBatchedTokens != 0 || batching.DefaultMaxNumBatchedTokens != 2048 {
-		t.Errorf("Default() server: max_model_len %d, max_num_batched_tokens %d; want 0, 0 (vLLM's defaults, resolved per model)", d.MaxModelLen, d.MaxNumBatchedTokens)
+	if d := Default().Server; d.MaxModelLen != 0 || d.MaxNumBatchedTokens != 0 || d.MaxNumSeqs != 0 || d.GPUMemoryUtilization != 0.92 {
+		t.Errorf("Default() server: max_model_len %d, max_num_batched_tokens %d, max_num_seqs %d, gpu_memory_utilization %v; want 0, 0, 0 (vLLM's defaults, resolved per model and GPU), 0.92",
+			d.MaxModelLen, d.MaxNumBatchedTokens, d.MaxNumSeqs, d.GPUMemoryUtilization)
 	}
 }
 

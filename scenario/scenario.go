@@ -184,9 +184,12 @@ type Server struct {
 	Model              string `yaml:"model"`
 	GPU                string `yaml:"gpu"`
 	TensorParallelSize int    `yaml:"tensor_parallel_size"`
-	// Engine knobs (kind vllm); see batching.Config. MaxNumBatchedTokens
-	// 0 is vLLM's default: 2048, or max(max_model_len, 2048) with chunked
-	// prefill off (a whole prompt must fit one step).
+	// Engine knobs (kind vllm); see batching.Config. MaxNumSeqs and
+	// MaxNumBatchedTokens 0 are `vllm serve`'s defaults for the GPU
+	// (batching.Serve with batching.VLLMCurrent: 1024 and 8192 on GPUs of
+	// >= 70 GiB other than A100, else 256 and 2048); with chunked prefill
+	// off the token budget defaults to max(max_model_len, that budget) (a
+	// whole prompt must fit one step).
 	MaxNumSeqs           int     `yaml:"max_num_seqs"`
 	MaxNumBatchedTokens  int     `yaml:"max_num_batched_tokens"`
 	EnableChunkedPrefill bool    `yaml:"enable_chunked_prefill"`
@@ -318,7 +321,9 @@ const (
 // serving llama-3.1-8b on one h100-sxm, SLO target 0.99. The workload's
 // arrival process is left unset.
 func Default() Scenario {
-	e := batching.Defaults(cost.ModelSpec{}, cost.GPUSpec{})
+	// The engine knobs are vllm serve's; the scheduler's two stay 0, set
+	// per GPU when the engine is built (engineTemplate).
+	e := batching.Serve(cost.ModelSpec{}, cost.GPUSpec{}, batching.VLLMCurrent)
 	return Scenario{
 		Requests:     DefaultRequests,
 		Replications: 1,
@@ -326,7 +331,6 @@ func Default() Scenario {
 		Server: Server{
 			Kind: "vllm", Model: DefaultModel, GPU: DefaultGPU,
 			TensorParallelSize:   e.Deployment.TP,
-			MaxNumSeqs:           e.MaxNumSeqs,
 			EnableChunkedPrefill: e.EnableChunkedPrefill,
 			EnablePrefixCaching:  e.EnablePrefixCaching,
 			BlockSize:            e.BlockSize,

@@ -173,7 +173,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown model", "workload: {arrival: {rate: 1}}\nserver:\n  model: llama-9b\n", `e.yaml:3: server.model: unknown model "llama-9b" (nearest: `},
 		{"unknown gpu", "workload: {arrival: {rate: 1}}\nserver:\n  gpu: h1000\n", `e.yaml:3: server.gpu: unknown gpu "h1000" (known: a100-40gb, a100-80gb`},
 		{"missing model file", "workload: {arrival: {rate: 1}}\nserver:\n  model: specs/m.yaml\n", "e.yaml:3: server.model:"},
-		{"engine knob", "workload: {arrival: {rate: 1}}\nserver:\n  max_num_seqs: 0\n", "e.yaml:3: server.max_num_seqs: 0 must be >= 1"},
+		{"engine knob", "workload: {arrival: {rate: 1}}\nserver:\n  max_num_seqs: -1\n", "e.yaml:3: server.max_num_seqs: -1 must be >= 1 (or 0: vLLM's default for the GPU)"},
 		{"tp shape", "workload: {arrival: {rate: 1}}\nserver:\n  tensor_parallel_size: 3\n", "e.yaml:3: server.tensor_parallel_size: model \"llama-3.1-8b\": tp 3 must divide heads 32"},
 		{"fcfs field on vllm", "workload: {arrival: {rate: 1}}\nserver:\n  servers: 2\n", "e.yaml:3: server.servers: does not apply to kind vllm"},
 		{"bad service", "workload: {arrival: {rate: 1}}\nserver:\n  kind: fcfs\n  service: mix:0.02@0.5,0.18@0.2\n", "e.yaml:4: server.service: distribution \"mix:0.02@0.5,0.18@0.2\": invalid distribution: mixture weights sum to 0.7"},
@@ -181,7 +181,7 @@ func TestParseErrors(t *testing.T) {
 		{"sweep without param", "workload: {arrival: {rate: 1}}\nsweep:\n  values: [1]\n", "e.yaml:2: sweep.param: is required"},
 		{"sweep unknown param", "workload: {arrival: {rate: 1}}\nsweep:\n  param: workload.arival.rate\n  values: [1, 2]\n", `e.yaml:4: sweep.values[0]: workload.arival.rate = 1: unknown field "arival" in workload`},
 		{"sweep bad value", "workload: {arrival: {rate: 1}}\nsweep:\n  param: workload.arrival.rate\n  values:\n    - 1\n    - -2\n", `e.yaml:6: sweep.values[1]: workload.arrival.rate = -2: "-2" must be a number > 0`},
-		{"sweep bad engine value", "workload: {arrival: {rate: 1}}\nsweep:\n  param: server.max_num_seqs\n  values: [8, 0]\n", "e.yaml:4: sweep.values[1]: server.max_num_seqs = 0: 0 must be >= 1"},
+		{"sweep bad engine value", "workload: {arrival: {rate: 1}}\nsweep:\n  param: server.max_num_seqs\n  values: [8, -2]\n", "e.yaml:4: sweep.values[1]: server.max_num_seqs = -2: -2 must be >= 1 (or 0: vLLM's default for the GPU)"},
 		{"sweep non-scalar", "workload: {arrival: {rate: 1}}\nsweep:\n  param: workload.arrival.rate\n  values: [[1]]\n", "e.yaml:4: sweep.values[0]: must be a scalar"},
 		{"sweep of a mapping", "workload: {arrival: {rate: 1}}\nsweep:\n  param: workload.arrival\n  values: [3]\n", "sweep.values[0]: workload.arrival = 3: cannot unmarshal"},
 	}

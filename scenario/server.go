@@ -88,7 +88,7 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 	if err != nil {
 		return batching.Config{}, err
 	}
-	c := batching.Defaults(model, gpu)
+	c := batching.Serve(model, gpu, batching.VLLMCurrent)
 	c.Deployment.TP = v.TensorParallelSize
 	switch dp := v.DataParallelSize; {
 	case dp < 0:
@@ -108,7 +108,9 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 	if err := s.efficiency(&c.Deployment); err != nil {
 		return c, err
 	}
-	c.MaxNumSeqs = v.MaxNumSeqs
+	if v.MaxNumSeqs != 0 {
+		c.MaxNumSeqs = v.MaxNumSeqs
+	}
 	c.EnableChunkedPrefill = v.EnableChunkedPrefill
 	c.EnablePrefixCaching = v.EnablePrefixCaching
 	c.BlockSize = v.BlockSize
@@ -117,8 +119,8 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 	switch {
 	case v.TensorParallelSize < 1:
 		return c, fieldErr("server.tensor_parallel_size", "%d must be >= 1", v.TensorParallelSize)
-	case v.MaxNumSeqs < 1:
-		return c, fieldErr("server.max_num_seqs", "%d must be >= 1", v.MaxNumSeqs)
+	case v.MaxNumSeqs < 0:
+		return c, fieldErr("server.max_num_seqs", "%d must be >= 1 (or 0: vLLM's default for the GPU)", v.MaxNumSeqs)
 	case v.MaxNumBatchedTokens < 0:
 		return c, fieldErr("server.max_num_batched_tokens", "%d must be >= 1 (or 0: vLLM's default)", v.MaxNumBatchedTokens)
 	case v.NumGPUBlocksOverride < 0:
@@ -136,18 +138,17 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 		return c, fieldErr("server.request_overhead_ms", "%v must be a finite number >= 0", v.RequestOverheadMS)
 	}
 	// vLLM's defaults: max_model_len is the model's context length, and
-	// the token budget 2048, or, without chunked prefill, enough for the
-	// longest request: max(max_model_len, 2048).
+	// the token budget the GPU's (Serve), or, without chunked prefill,
+	// enough for the longest request: max(max_model_len, that budget).
 	c.MaxModelLen = v.MaxModelLen
 	if c.MaxModelLen == 0 {
 		c.MaxModelLen = model.MaxContext
 	}
-	c.MaxNumBatchedTokens = v.MaxNumBatchedTokens
-	if c.MaxNumBatchedTokens == 0 {
-		c.MaxNumBatchedTokens = batching.DefaultMaxNumBatchedTokens
-		if !c.EnableChunkedPrefill {
-			c.MaxNumBatchedTokens = max(c.MaxModelLen, batching.DefaultMaxNumBatchedTokens)
-		}
+	switch {
+	case v.MaxNumBatchedTokens > 0:
+		c.MaxNumBatchedTokens = v.MaxNumBatchedTokens
+	case !c.EnableChunkedPrefill:
+		c.MaxNumBatchedTokens = max(c.MaxModelLen, c.MaxNumBatchedTokens)
 	}
 	return c, nil
 }

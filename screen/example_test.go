@@ -17,7 +17,7 @@ import (
 // capacity search under one arrival process and SLO. The search here is
 // coarse — doubling from 4 req/s and stopping at the first factor-of-2
 // bracket (precision 1), one replication of 600 requests — so it runs in a
-// moment, the brackets overlap, and the verdict says to refine them.
+// moment; the brackets are a factor of 2 wide (here they do not overlap).
 func Example() {
 	model, err := cost.Model("llama-3.1-8b")
 	if err != nil {
@@ -53,8 +53,8 @@ func Example() {
 	fmt.Println(rep.Verdict())
 	// Output:
 	// TP=1 x2: 2 GPUs, 32 heads per rank, lambda* in [32, 64) req/s, [16, 32) per GPU
-	// TP=2 x1: 2 GPUs, 16 heads per rank, lambda* in [32, 64) req/s, [16, 32) per GPU
-	// the model fits one GPU, so TP must beat replicas per card: TP=1 x2 sustains the most per GPU, lambda* >= 16.00 req/s per GPU, but its bracket overlaps TP=2 x1: refine the search or measure
+	// TP=2 x1: 2 GPUs, 16 heads per rank, lambda* in [16, 32) req/s, [8, 16) per GPU
+	// the model fits one GPU, so TP must beat replicas per card: TP=1 x2 sustains the most per GPU, lambda* >= 16.00 req/s per GPU, above every other candidate's bracket
 }
 
 // Candidates as `servesim tp --candidates` takes them: replicas of a TP

@@ -330,12 +330,12 @@ func (o *benchOptions) scenario() (*scenario.Scenario, error) {
 	if err := o.arrivals(&sc); err != nil {
 		return nil, err
 	}
-	o.serveDefaults(&sc)
 	return &sc, nil
 }
 
 // serveDefaults fills the engine knobs left unset with `vllm serve`'s
-// defaults for the GPU (batching.ServeDefaults).
+// defaults for the GPU (batching.ServeDefaults), the values the scenario
+// resolves a zero to (batching.Serve); calibrate shows them.
 func (o *benchOptions) serveDefaults(sc *scenario.Scenario) {
 	if sc.Server.Kind == scenario.KindFCFS {
 		return

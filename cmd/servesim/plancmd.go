@@ -147,6 +147,13 @@ func runPlan(args []string, e *env) error {
 	}
 
 	pl := plan.NewPlan(eng.Deployment.Model)
+	// Knobs the user left unset are each candidate GPU's vllm serve default.
+	if sc.Server.MaxNumSeqs == 0 {
+		eng.MaxNumSeqs = 0
+	}
+	if sc.Server.MaxNumBatchedTokens == 0 {
+		eng.MaxNumBatchedTokens = 0
+	}
 	pl.Engine = eng
 	pl.Router = batching.Router(sc.Server.Router)
 	if pl.Router == "" {

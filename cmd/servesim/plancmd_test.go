@@ -90,13 +90,13 @@ func TestPlanScenarioMoE(t *testing.T) {
 	t.Parallel()
 	const file = "../../examples/scenarios/plan-moe.yaml"
 	r := mustRun(t, "plan", file, "--quiet")
-	if !strings.Contains(r.stdout, "34 candidates") || !strings.Contains(r.stdout, "  h100-sxm tp1 dp4 seqs256 mnbt2048 chunked bf16 x1 (4 GPUs)") ||
+	if !strings.Contains(r.stdout, "34 candidates") || !strings.Contains(r.stdout, "  h100-sxm tp1 dp4 seqs1024 mnbt8192 chunked bf16 x1 (4 GPUs)") ||
 		!strings.Contains(r.stdout, "tie: 4 candidates at $15.80/h") ||
 		!strings.Contains(r.stdout, "vllm serve openai/gpt-oss-120b --tensor-parallel-size 1 --data-parallel-size 4 ") {
 		t.Errorf("plan %s: want 34 candidates and h100-sxm tp1 dp4 x1 among the winners at $15.80/h:\n%s", file, r.stdout)
 	}
 	r = mustRun(t, "plan", file, "--dp-degrees", "1", "--expert-parallel-options", "off", "--quiet")
-	if !strings.Contains(r.stdout, "6 candidates") || !strings.Contains(r.stdout, "winner: h100-sxm tp1 seqs256 mnbt2048 chunked bf16 x5 (5 GPUs), $19.75/h") {
+	if !strings.Contains(r.stdout, "6 candidates") || !strings.Contains(r.stdout, "winner: h100-sxm tp1 seqs1024 mnbt8192 chunked bf16 x5 (5 GPUs), $19.75/h") {
 		t.Errorf("plan %s without data or expert parallelism: want 6 candidates and five TP=1 H100s at $19.75/h:\n%s", file, r.stdout)
 	}
 }
