@@ -79,8 +79,14 @@ type Verdict struct {
 }
 
 // Judge applies the criteria to a run whose target rate was rate
-// (requests per second).
+// (requests per second). It is the one acceptance rule: servesim run,
+// capacity, plan and the report all judge a run by it (JudgeRecord for a
+// run read back from its JSON).
 func (c Criteria) Judge(res *sim.Result, rate float64) Verdict {
+	return c.judge(RecordOf(res), rate)
+}
+
+func (c Criteria) judge(res Record, rate float64) Verdict {
 	v := Verdict{
 		Seed: res.Seed, Replication: res.Replication,
 		Attainment: res.Attainment, FailureRate: res.FailureRate(), SendRate: res.SendRate,

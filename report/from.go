@@ -55,7 +55,7 @@ func FromResult(res *sim.Result, label string) *Run {
 	p := b.point
 	if r.SLO != nil {
 		p.Attainment = []float64{res.Attainment}
-		p.Pass = res.Attainment >= r.SLO.Target && !res.Stability.Unstable
+		p.Pass = r.SLO.Criteria().Judge(res, res.RequestRate).Pass
 	}
 	p.Samples = requestSamples(res.Requests)
 	p.Series = res.Series

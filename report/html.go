@@ -112,7 +112,7 @@ func sweepSections(runs []styled) []section {
 			}
 		} else {
 			if a := attainmentChart(group); a != nil {
-				s.figures = append(s.figures, figure{a, "Lowest SLO attainment over each point's replications against " + x.Label + "; dashed: the target q. A point passes when every replication meets q and is stable; on a rate axis, λ* lies between the largest passing rate and the smallest failing one (shaded)."})
+				s.figures = append(s.figures, figure{a, "Lowest SLO attainment over each point's replications against " + x.Label + "; dashed: the target q. A point passes when every replication passes capacity's rule (attainment ≥ q, failures ≤ 0.1%, send rate within 5%, stable); on a rate axis, λ* lies between the largest passing rate and the smallest failing one (shaded)."})
 			}
 			for _, c := range versusCharts(group) {
 				caption := c.Y.Title() + " against " + x.Label + ", means over replications"

@@ -468,9 +468,17 @@ func parseRunOutput(o jsonobj.Object) (*Run, error) {
 		}
 		sums[i], counts[i] = map[string]float64{}, map[string]int{}
 	}
+	failed := make([]bool, n) // a replication of the point fails the rule
 	for _, rec := range head.Results {
 		if rec.Point < 0 || rec.Point >= n {
 			return nil, fmt.Errorf("job %d: point %d out of range [0, %d)", rec.Job, rec.Point, n)
+		}
+		if r.SLO != nil {
+			judged, err := capacity.ParseRecord(rec.Result)
+			if err != nil {
+				return nil, fmt.Errorf("job %d: %w", rec.Job, err)
+			}
+			failed[rec.Point] = failed[rec.Point] || !r.SLO.Criteria().JudgeRecord(judged).Pass
 		}
 		obj, err := jsonobj.Parse(rec.Result)
 		if err != nil {
@@ -501,7 +509,7 @@ func parseRunOutput(o jsonobj.Object) (*Run, error) {
 		for k, s := range sums[i] {
 			p.Metrics[k] = s / float64(counts[i][k])
 		}
-		p.Pass = r.SLO != nil && p.Runs > 0 && p.MinAttainment() >= r.SLO.Target && p.Unstable == 0
+		p.Pass = r.SLO != nil && p.Runs > 0 && !failed[i]
 	}
 	return r, nil
 }

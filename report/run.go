@@ -89,6 +89,13 @@ type SLO struct {
 	Target           float64
 }
 
+// Criteria is the acceptance rule of the objective: capacity's
+// (capacity.DefaultCriteria), the rule servesim run and capacity judge a
+// run by.
+func (s SLO) Criteria() capacity.Criteria {
+	return capacity.DefaultCriteria(metrics.SLO{TTFT: s.TTFT / 1000, TPOT: s.TPOT / 1000, E2E: s.E2EL / 1000}, s.Target)
+}
+
 // Text describes the bounds: "TTFT ≤ 500 ms, TPOT ≤ 50 ms".
 func (s SLO) Text() string {
 	var parts []string
@@ -129,8 +136,10 @@ type Point struct {
 	Unstable   int
 	// Verdicts are a capacity probe's per-run verdicts.
 	Verdicts []capacity.Verdict
-	// Pass is the point's verdict: every replication meets the target
-	// and is stable (capacity: the search's verdict).
+	// Pass is the point's verdict: every replication passes capacity's
+	// rule (SLO.Criteria: attainment, failure rate, send rate, stability;
+	// capacity: the search's verdict). A single vLLM or servesim bench
+	// file is judged by attainment and stability only.
 	Pass bool
 	// Samples holds per-request values in milliseconds by metric (ttft,
 	// tpot, itl, e2el), when the file has them (--save-detailed; vLLM's

@@ -14,9 +14,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/internal/jsonobj"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 )
 
 // runFormat marks the JSON output of `servesim run` and `servesim merge`.
@@ -223,6 +225,7 @@ func (r *runOutput) rows() ([]pointRow, error) {
 			}
 		}
 	}
+	crit := r.criteria()
 	for _, rec := range r.Results {
 		if rec.Point < 0 || rec.Point >= n {
 			return nil, fmt.Errorf("job %d: point %d out of range [0, %d)", rec.Job, rec.Point, n)
@@ -232,6 +235,16 @@ func (r *runOutput) rows() ([]pointRow, error) {
 			return nil, fmt.Errorf("job %d: %w", rec.Job, err)
 		}
 		row := &rows[rec.Point]
+		if row.N == 0 {
+			row.Pass = true
+		}
+		if r.SLO != nil {
+			judged, err := capacity.ParseRecord(rec.Result)
+			if err != nil {
+				return nil, fmt.Errorf("job %d: %w", rec.Job, err)
+			}
+			row.Pass = row.Pass && crit.JudgeRecord(judged).Pass
+		}
 		row.N++
 		row.SendRate += m.num("send_rate")
 		row.ReqThroughput += m.num("request_throughput")
@@ -265,9 +278,20 @@ func (r *runOutput) rows() ([]pointRow, error) {
 			&row.TPOTp99, &row.ITLp50, &row.ITLp99, &row.E2ELp99, &row.GoodputPerGPU, &row.KVUsage} {
 			*f /= k
 		}
-		row.Pass = r.SLO != nil && row.AttainMin >= r.SLO.Target && row.Unstable == 0
+		row.Pass = r.SLO != nil && row.Pass
 	}
 	return rows, nil
+}
+
+// criteria is the acceptance rule of the run's SLO: capacity's
+// (capacity.DefaultCriteria), so run, capacity and the report judge a run
+// alike.
+func (r *runOutput) criteria() capacity.Criteria {
+	if r.SLO == nil {
+		return capacity.Criteria{}
+	}
+	slo := metrics.SLO{TTFT: r.SLO.TTFTms / 1000, TPOT: r.SLO.TPOTms / 1000, E2E: r.SLO.E2ELms / 1000}
+	return capacity.DefaultCriteria(slo, r.SLO.Target)
 }
 
 func valueLabel(v json.RawMessage) string {

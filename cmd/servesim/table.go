@@ -111,7 +111,7 @@ func (r *runOutput) writeTable(w io.Writer, rows []pointRow) error {
 		note += "; percentiles from quantile sketches, within 0.5% (summary mode)"
 	}
 	if r.SLO != nil {
-		note += "; attain% is the minimum over replications; PASS: every replication meets the target and is stable"
+		note += "; attain% is the minimum over replications; PASS: every replication passes capacity's rule (attainment >= target, failures <= 0.1%, send rate within 5% of arrivals, stable)"
 	}
 	fmt.Fprintln(w, note)
 	var cols []column
