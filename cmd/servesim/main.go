@@ -53,6 +53,7 @@ func init() {
 		{"calibrate", "[RESULT.json...] [flags]", "fit a GPU's efficiency profile to real vLLM runs (vllm bench serve results, aiconfigurator rows)", runCalibrate},
 		{"plan", "[SCENARIO.yaml] [flags]", "the cheapest deployment (GPU, TP, engine settings, precision, replicas) meeting an SLO at a target rate", runPlan},
 		{"report", "FILE... [-o FILE]", "write one self-contained HTML report of servesim and vllm bench serve result files", runReport},
+		{"version", "", "print the binary's version, commit and Go toolchain", runVersion},
 		{"help", "[COMMAND]", "show help for servesim or a command", runHelp},
 	}
 }

@@ -35,6 +35,9 @@ type runOptions struct {
 	workers             int
 	summaryOnly         bool
 	quiet               bool
+	// notes, when set, is where "servesim: wrote FILE" goes for each
+	// file written (stderr, as bench says it).
+	notes io.Writer
 }
 
 func (o *runOptions) define(fs *flag.FlagSet, withShard bool) []flagGroup {
@@ -119,6 +122,7 @@ func runScenario(args []string, e *env) error {
 		return fmt.Errorf("run: %s: %w", pos[0], err)
 	}
 	warnAllFailed(e.stderr, sc.Param(), x, out.Results)
+	o.notes = e.stderr
 	return writeRunOutput(e.stdout, out, &o)
 }
 
@@ -191,11 +195,20 @@ func writeRunOutput(w io.Writer, out *runOutput, o *runOptions) error {
 		if err := writeSweepPlot(o.plot, out); err != nil {
 			return fmt.Errorf("--plot %s: %w", o.plot, err)
 		}
+		o.wrote(o.plot)
 	}
 	if o.report != "" {
 		if err := reportRunOutput(o.report, out); err != nil {
 			return fmt.Errorf("--report %s: %w", o.report, err)
 		}
+		o.wrote(o.report)
 	}
 	return nil
+}
+
+// wrote says on o.notes that path was written.
+func (o *runOptions) wrote(path string) {
+	if o.notes != nil {
+		fmt.Fprintf(o.notes, "servesim: wrote %s\n", path)
+	}
 }
