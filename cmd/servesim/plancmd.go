@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -166,7 +165,7 @@ func runPlan(args []string, e *env) error {
 	pl.Search.Replications, pl.Search.BoundaryReplications = p.reps, p.boundaryReps
 	pl.Search.MaxReplicas, pl.Search.Workers = p.maxReplicas, p.workers
 	pl.Search.NoPrune, pl.Search.Frontier, pl.Search.Budget = p.noPrune, p.frontier, p.budget
-	if pl.Space, err = p.space(eng); err != nil {
+	if pl.Space, err = p.space(sc.Plan, o.set); err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
 
@@ -208,54 +207,9 @@ func runPlan(args []string, e *env) error {
 }
 
 // fromScenario takes the plan: block's settings for every plan flag not
-// given on the command line (set).
+// given on the command line (set); its lists go to choices.
 func (p *planOptions) fromScenario(b *scenario.Plan, set map[string]bool) {
-	ints := func(vs []int) string {
-		var parts []string
-		for _, v := range vs {
-			parts = append(parts, strconv.Itoa(v))
-		}
-		return strings.Join(parts, ",")
-	}
 	take := func(flagName string, has bool) bool { return has && !set[flagName] }
-	if take("gpus", len(b.GPUs) > 0) {
-		p.gpus = strings.Join(b.GPUs, ",")
-	}
-	if take("prices", len(b.Prices) > 0) {
-		var parts []string
-		for _, g := range slices.Sorted(maps.Keys(b.Prices)) {
-			parts = append(parts, g+"="+strconv.FormatFloat(b.Prices[g], 'g', -1, 64))
-		}
-		p.prices = strings.Join(parts, ",")
-	}
-	if take("tp-degrees", len(b.TP) > 0) {
-		p.tps = ints(b.TP)
-	}
-	if take("max-num-seqs-options", len(b.MaxNumSeqs) > 0) {
-		p.seqs = ints(b.MaxNumSeqs)
-	}
-	if take("max-num-batched-tokens-options", len(b.MaxNumBatchedTokens) > 0) {
-		p.tokens = ints(b.MaxNumBatchedTokens)
-	}
-	onOff := func(vs []bool) string {
-		var parts []string
-		for _, v := range vs {
-			parts = append(parts, map[bool]string{true: "on", false: "off"}[v])
-		}
-		return strings.Join(parts, ",")
-	}
-	if take("dp-degrees", len(b.DataParallel) > 0) {
-		p.dps = ints(b.DataParallel)
-	}
-	if take("expert-parallel-options", len(b.ExpertParallel) > 0) {
-		p.eps = onOff(b.ExpertParallel)
-	}
-	if take("chunked-prefill-options", len(b.ChunkedPrefill) > 0) {
-		p.chunked = onOff(b.ChunkedPrefill)
-	}
-	if take("precisions", len(b.Precisions) > 0) {
-		p.precisions = strings.Join(b.Precisions, ",")
-	}
 	if take("max-replicas", b.MaxReplicas > 0) {
 		p.maxReplicas = b.MaxReplicas
 	}
@@ -270,96 +224,115 @@ func (p *planOptions) fromScenario(b *scenario.Plan, set map[string]bool) {
 	}
 }
 
-// space builds the search space from the plan flags, with eng's scheduler
-// settings where a list is not given.
-func (p *planOptions) space(eng batching.Config) (plan.Space, error) {
-	prices := plan.DefaultPrices()
+// choiceFlags names the flag and the plan: key of each field of
+// plan.Choices.
+var choiceFlags = map[string][2]string{
+	"GPUs": {"gpus", "plan.gpus"}, "Prices": {"prices", "plan.prices"}, "Profiles": {"gpu-profiles", ""},
+	"Precisions": {"precisions", "plan.precisions"},
+}
+
+// space builds the search space (plan.Choices.Space) from the plan flags
+// given (set) and, for the others, the scenario's plan: block b (nil:
+// none); a list neither gives keeps the plan's default.
+func (p *planOptions) space(b *scenario.Plan, set map[string]bool) (plan.Space, error) {
+	if b == nil {
+		b = &scenario.Plan{}
+	}
+	c, err := p.choices(b, set)
+	if err != nil {
+		return plan.Space{}, err
+	}
+	s, err := c.Space()
+	var ce *plan.ChoiceError
+	if errors.As(err, &ce) {
+		name := "--" + choiceFlags[ce.Field][0]
+		if !set[choiceFlags[ce.Field][0]] && choiceFlags[ce.Field][1] != "" {
+			name = choiceFlags[ce.Field][1]
+		}
+		return s, fmt.Errorf("%s: %w", name, ce.Err)
+	}
+	return s, err
+}
+
+// choices parses each plan flag given into its typed list, and takes the
+// plan: block's list for each flag not given.
+func (p *planOptions) choices(b *scenario.Plan, set map[string]bool) (plan.Choices, error) {
+	c := plan.Choices{GPUs: b.GPUs, Prices: maps.Clone(b.Prices), TP: b.TP, DataParallel: b.DataParallel,
+		ExpertParallel: b.ExpertParallel, MaxNumSeqs: b.MaxNumSeqs, MaxNumBatchedTokens: b.MaxNumBatchedTokens,
+		ChunkedPrefill: b.ChunkedPrefill, Profiles: map[string]*cost.Profile{}}
+	precisions := b.Precisions
+	var err error
+	if set["gpus"] {
+		c.GPUs = nil
+		for _, n := range strings.Split(p.gpus, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				c.GPUs = append(c.GPUs, n)
+			}
+		}
+		if len(c.GPUs) == 0 {
+			return c, errors.New("--gpus: no GPU to search")
+		}
+	}
 	if p.prices != "" {
 		extra, err := plan.ParsePrices(p.prices)
 		if err != nil {
-			return plan.Space{}, fmt.Errorf("--prices: %w", err)
+			return c, fmt.Errorf("--prices: %w", err)
 		}
-		for k, v := range extra {
-			prices[k] = v
+		if c.Prices == nil {
+			c.Prices = map[string]float64{}
 		}
+		maps.Copy(c.Prices, extra)
 	}
-	profiles := map[string]*cost.Profile{}
 	for _, part := range strings.Split(p.profiles, ",") {
 		if part = strings.TrimSpace(part); part == "" {
 			continue
 		}
 		gpu, file, ok := strings.Cut(part, "=")
 		if !ok || gpu == "" || file == "" {
-			return plan.Space{}, fmt.Errorf("--gpu-profiles: %q must look like gpu=FILE", part)
+			return c, fmt.Errorf("--gpu-profiles: %q must look like gpu=FILE", part)
 		}
 		prof, err := cost.LoadProfile(file)
 		if err != nil {
-			return plan.Space{}, fmt.Errorf("--gpu-profiles %s: %w", gpu, err)
+			return c, fmt.Errorf("--gpu-profiles %s: %w", gpu, err)
 		}
-		profiles[gpu] = &prof
+		c.Profiles[gpu] = &prof
 	}
-	var s plan.Space
-	names := prices.Names()
-	if p.gpus != "" {
-		names = nil
-		for _, n := range strings.Split(p.gpus, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				names = append(names, n)
+	ints := []struct {
+		flag    string
+		to      *[]int
+		lo, max int
+	}{{"tp-degrees", &c.TP, 1, 1024}, {"max-num-seqs-options", &c.MaxNumSeqs, 1, 1 << 20},
+		{"max-num-batched-tokens-options", &c.MaxNumBatchedTokens, 1, 1 << 30}, {"dp-degrees", &c.DataParallel, 1, batching.MaxDataParallel}}
+	text := map[string]string{"tp-degrees": p.tps, "max-num-seqs-options": p.seqs, "max-num-batched-tokens-options": p.tokens, "dp-degrees": p.dps}
+	for _, f := range ints {
+		if set[f.flag] || (len(*f.to) == 0 && text[f.flag] != "") {
+			if *f.to, err = intList("--"+f.flag, text[f.flag], f.lo, f.max); err != nil {
+				return c, err
 			}
 		}
 	}
-	if len(names) == 0 {
-		return s, errors.New("--gpus: no GPU to search")
-	}
-	for gpu := range profiles {
-		if !slices.Contains(names, gpu) {
-			return s, fmt.Errorf("--gpu-profiles: %s is not among the GPUs searched (%s)", gpu, strings.Join(names, ", "))
+	for _, f := range []struct {
+		flag, text string
+		to         *[]bool
+	}{{"chunked-prefill-options", p.chunked, &c.ChunkedPrefill}, {"expert-parallel-options", p.eps, &c.ExpertParallel}} {
+		if set[f.flag] {
+			if *f.to, err = onOffList("--"+f.flag, f.text); err != nil {
+				return c, err
+			}
 		}
 	}
-	for _, n := range names {
-		g, err := cost.GPU(n)
-		if err != nil {
-			return s, fmt.Errorf("--gpus: %w", err)
-		}
-		price, ok := prices[n]
-		if !ok {
-			return s, fmt.Errorf("--gpus: %s has no price: give one with --prices %s=DOLLARS_PER_HOUR", n, n)
-		}
-		s.GPUs = append(s.GPUs, plan.GPUOption{GPU: g, PricePerHour: price, Profile: profiles[n]})
+	field := "plan.precisions"
+	if set["precisions"] || len(precisions) == 0 {
+		field, precisions = "--precisions", strings.Split(p.precisions, ",")
 	}
-	var err error
-	if s.TP, err = intList("--tp-degrees", p.tps, 1, 1024); err != nil {
-		return s, err
-	}
-	if p.seqs != "" {
-		if s.MaxNumSeqs, err = intList("--max-num-seqs-options", p.seqs, 1, 1<<20); err != nil {
-			return s, err
-		}
-	}
-	if p.tokens != "" {
-		if s.MaxNumBatchedTokens, err = intList("--max-num-batched-tokens-options", p.tokens, 1, 1<<30); err != nil {
-			return s, err
-		}
-	}
-	if p.dps != "" {
-		if s.DataParallel, err = intList("--dp-degrees", p.dps, 1, batching.MaxDataParallel); err != nil {
-			return s, err
-		}
-	}
-	if s.ChunkedPrefill, err = onOffList("--chunked-prefill-options", p.chunked); err != nil {
-		return s, err
-	}
-	if s.ExpertParallel, err = onOffList("--expert-parallel-options", p.eps); err != nil {
-		return s, err
-	}
-	for _, f := range strings.Split(p.precisions, ",") {
+	for _, f := range precisions {
 		pr, err := cost.ParsePrecision(strings.TrimSpace(f))
-		if err != nil || (pr != cost.BF16 && pr != cost.FP8) {
-			return s, fmt.Errorf("--precisions: %q: a plan searches bf16 and fp8", f)
+		if err != nil {
+			return c, fmt.Errorf("%s: %q: a plan searches bf16 and fp8", field, f)
 		}
-		s.Precisions = append(s.Precisions, pr)
+		c.Precisions = append(c.Precisions, pr)
 	}
-	return s, nil
+	return c, nil
 }
 
 // onOffList parses "on,off" (or true, false); "" is nil.

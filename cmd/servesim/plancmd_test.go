@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -55,6 +57,14 @@ func TestPlanCommand(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, tt.want) {
 			t.Errorf("servesim plan ... %v: exit %d, stderr %q; want 2 and %q", tt.args, r.code, r.stderr, tt.want)
 		}
+	}
+	// A bad list from the scenario's plan: block is named by its key.
+	file := filepath.Join(t.TempDir(), "p.yaml")
+	if err := os.WriteFile(file, []byte("workload: {arrival: {rate: 5}}\nslo: {ttft_ms: 2000}\nplan:\n  gpus: [h200]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := servesim(t, "plan", file, "--quiet"); r.code != 2 || !strings.Contains(r.stderr, "plan.gpus: h200 has no price") {
+		t.Errorf("plan.gpus [h200]: exit %d, stderr %q; want 2 and plan.gpus: h200 has no price", r.code, r.stderr)
 	}
 	if r := servesim(t, "plan", "--model", "llama-3.1-8b", "--request-rate", "20"); r.code != 2 || !strings.Contains(r.stderr, "no SLO") {
 		t.Errorf("plan without an SLO: exit %d, stderr %q", r.code, r.stderr)
