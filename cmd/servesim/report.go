@@ -1,158 +1,44 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/servesim/servesim/capacity"
-	"github.com/servesim/servesim/internal/jsonobj"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
 )
 
+// The run file's types live with the experiment that writes them
+// (scenario.RunFile); merge and the printers here use them by these names.
+type (
+	runOutput = scenario.RunFile
+	jobRecord = scenario.RunRecord
+	sloJSON   = scenario.RunSLO
+)
+
 // runFormat marks the JSON output of `servesim run` and `servesim merge`.
-const runFormat = "servesim-run/1"
+const runFormat = scenario.RunFormat
 
-// runOutput is the JSON output of `servesim run --format json` (and of
-// each shard, and of `servesim merge`): the experiment's description and
-// one record per job, in job order.
-type runOutput struct {
-	Format string `json:"format"`
-	// Scenario is the scenario's name; Digest the SHA-256 of its file, so
-	// merge only joins shards of one scenario.
-	Scenario string `json:"scenario"`
-	Digest   string `json:"digest"`
-	Server   string `json:"server"`
-	// Param is the swept field ("" without a sweep); Values its values.
-	Param        string            `json:"param"`
-	Values       []json.RawMessage `json:"values"`
-	Replications int               `json:"replications"`
-	Requests     int               `json:"requests"`
-	Warmup       int               `json:"warmup"`
-	// Jobs is the number of jobs of the whole experiment; Shard the
-	// shard this output holds ("0/1": all of them).
-	Jobs  int    `json:"jobs"`
-	Shard string `json:"shard"`
-	// SummaryOnly is set when the runs kept quantile sketches
-	// (summary_only: true, or run --summary-only): percentiles are
-	// within 0.5%.
-	SummaryOnly bool        `json:"summary_only,omitempty"`
-	SLO         *sloJSON    `json:"slo"`
-	Results     []jobRecord `json:"results"`
+// newRunOutput describes the experiment x of sc (before any job ran).
+func newRunOutput(sc *scenario.Scenario, x *scenario.Experiment, shard sim.Shard) (*runOutput, error) {
+	return sc.NewRunFile(x, shard)
 }
 
-// sloJSON is the scenario's SLO in milliseconds and its target q.
-type sloJSON struct {
-	TTFTms float64 `json:"ttft_ms,omitempty"`
-	TPOTms float64 `json:"tpot_ms,omitempty"`
-	E2ELms float64 `json:"e2el_ms,omitempty"`
-	Target float64 `json:"target"`
-}
-
-// newRunOutput describes the experiment of sc (before any job ran).
-func newRunOutput(sc *scenario.Scenario, pts []scenario.Point, jobs int, shard sim.Shard) (*runOutput, error) {
-	sum := sha256.Sum256(sc.Source())
-	out := &runOutput{
-		Format:       runFormat,
-		Scenario:     sc.Name,
-		Digest:       "sha256:" + hex.EncodeToString(sum[:]),
-		Server:       serverText(sc),
-		Param:        sc.Param(),
-		Replications: sc.Replications,
-		Requests:     sc.Requests,
-		Warmup:       sc.Warmup,
-		Jobs:         jobs,
-		Shard:        shard.String(),
-		SummaryOnly:  sc.SummaryOnly,
-	}
-	if sc.Sweep != nil {
-		for _, p := range pts {
-			b, err := json.Marshal(p.Value)
-			if err != nil {
-				return nil, err
-			}
-			out.Values = append(out.Values, b)
-		}
-	}
-	if sc.SLO.Set() {
-		out.SLO = &sloJSON{TTFTms: sc.SLO.TTFTms, TPOTms: sc.SLO.TPOTms, E2ELms: sc.SLO.E2ELms, Target: sc.SLO.Target}
-	}
-	return out, nil
-}
-
-// serverText describes the server, noting a swept server field.
-func serverText(sc *scenario.Scenario) string {
-	s := sc.Server.String()
-	if p := sc.Param(); strings.HasPrefix(p, "server.") {
-		s += " (" + p + " swept)"
-	}
-	return s
-}
-
-// writeJSON writes the output with one result record per line, so large
-// sweeps stay readable and diffable.
-func (r *runOutput) writeJSON(w io.Writer) error {
-	head := *r
-	head.Results = nil
-	b, err := json.Marshal(head)
-	if err != nil {
-		return err
-	}
-	obj, err := jsonobj.Parse(b)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(w)
-	bw.WriteString("{\n")
-	for _, m := range obj {
-		k, _ := json.Marshal(m.Key)
-		if m.Key == "results" {
-			bw.WriteString("  " + string(k) + ": [")
-			for i, rec := range r.Results {
-				line, err := json.Marshal(rec)
-				if err != nil {
-					return err
-				}
-				if i > 0 {
-					bw.WriteByte(',')
-				}
-				bw.WriteString("\n    ")
-				bw.Write(line)
-			}
-			if len(r.Results) > 0 {
-				bw.WriteString("\n  ")
-			}
-			bw.WriteString("]\n")
-			continue
-		}
-		bw.WriteString("  " + string(k) + ": ")
-		bw.Write(m.Value)
-		bw.WriteString(",\n")
-	}
-	bw.WriteString("}\n")
-	return bw.Flush()
-}
-
-// readRunOutput parses a run output; name is used in errors.
+// readRunOutput parses a run output; name is used in errors, which say
+// what the file is when it is not one.
 func readRunOutput(data []byte, name string) (*runOutput, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var r runOutput
-	if err := dec.Decode(&r); err != nil || r.Format != runFormat {
+	r, err := scenario.ReadRunFile(data)
+	if err != nil {
 		return nil, errors.New(notShard(name, data, runFormat))
 	}
-	return &r, nil
+	return r, nil
 }
 
 // notShard says what a file given to a merge is, when it is not what the
@@ -212,8 +98,8 @@ type pointRow struct {
 	Pass                                               bool
 }
 
-// rows aggregates the records point by point, in point order.
-func (r *runOutput) rows() ([]pointRow, error) {
+// rows aggregates r's records point by point, in point order.
+func rows(r *runOutput) ([]pointRow, error) {
 	n := max(len(r.Values), 1)
 	rows := make([]pointRow, n)
 	for i := range rows {
@@ -225,7 +111,7 @@ func (r *runOutput) rows() ([]pointRow, error) {
 			}
 		}
 	}
-	crit := r.criteria()
+	crit := runCriteria(r)
 	for _, rec := range r.Results {
 		if rec.Point < 0 || rec.Point >= n {
 			return nil, fmt.Errorf("job %d: point %d out of range [0, %d)", rec.Job, rec.Point, n)
@@ -286,7 +172,7 @@ func (r *runOutput) rows() ([]pointRow, error) {
 // criteria is the acceptance rule of the run's SLO: capacity's
 // (capacity.DefaultCriteria), so run, capacity and the report judge a run
 // alike.
-func (r *runOutput) criteria() capacity.Criteria {
+func runCriteria(r *runOutput) capacity.Criteria {
 	if r.SLO == nil {
 		return capacity.Criteria{}
 	}

@@ -100,7 +100,7 @@ func writeSweepPlot(path string, out *runOutput) error {
 // runOfOutput reads a run output back as the report package sees it.
 func runOfOutput(out *runOutput) (*report.Run, error) {
 	var b bytes.Buffer
-	if err := out.writeJSON(&b); err != nil {
+	if err := out.WriteJSON(&b); err != nil {
 		return nil, err
 	}
 	r, err := report.Parse(b.Bytes(), out.Scenario)

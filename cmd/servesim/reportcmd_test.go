@@ -144,7 +144,7 @@ func TestReportHelpers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := newRunOutput(scSmall, x.Points, x.Size(), sim.AllJobs)
+	out, err := newRunOutput(scSmall, x, sim.AllJobs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -109,7 +109,7 @@ func runScenario(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	out, err := newRunOutput(sc, x.Points, x.Size(), shard)
+	out, err := newRunOutput(sc, x, shard)
 	if err != nil {
 		return err
 	}
@@ -176,17 +176,17 @@ func checkOutputFlags(o *runOptions) error {
 // writeRunOutput prints the results in the chosen format and draws the
 // plot.
 func writeRunOutput(w io.Writer, out *runOutput, o *runOptions) error {
-	rows, err := out.rows()
+	rows, err := rows(out)
 	if err != nil {
 		return err
 	}
 	switch o.format {
 	case "json":
-		err = out.writeJSON(w)
+		err = out.WriteJSON(w)
 	case "csv":
-		err = out.writeCSV(w, rows)
+		err = writeCSV(w, out, rows)
 	default:
-		err = out.writeTable(w, rows)
+		err = writeTable(w, out, rows)
 	}
 	if err != nil {
 		return err

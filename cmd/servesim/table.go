@@ -43,7 +43,7 @@ func numCol(title, name string, d int, get func(r *pointRow) float64) column {
 
 // columns returns the table's columns; the SLO ones only when the
 // scenario has an SLO.
-func (r *runOutput) columns() []column {
+func columns(r *runOutput) []column {
 	param := "point"
 	if r.Param != "" {
 		param = r.Param[strings.LastIndex(r.Param, ".")+1:]
@@ -91,7 +91,7 @@ func (r *runOutput) columns() []column {
 }
 
 // writeTable writes a title and the sweep table, columns right-aligned.
-func (r *runOutput) writeTable(w io.Writer, rows []pointRow) error {
+func writeTable(w io.Writer, r *runOutput, rows []pointRow) error {
 	name := r.Scenario
 	if name == "" {
 		name = "(unnamed)"
@@ -115,7 +115,7 @@ func (r *runOutput) writeTable(w io.Writer, rows []pointRow) error {
 	}
 	fmt.Fprintln(w, note)
 	var cols []column
-	for _, c := range r.columns() {
+	for _, c := range columns(r) {
 		if c.title != "" {
 			cols = append(cols, c)
 		}
@@ -150,9 +150,9 @@ func (r *runOutput) writeTable(w io.Writer, rows []pointRow) error {
 }
 
 // writeCSV writes one row per sweep point with full-precision numbers.
-func (r *runOutput) writeCSV(w io.Writer, rows []pointRow) error {
+func writeCSV(w io.Writer, r *runOutput, rows []pointRow) error {
 	cw := csv.NewWriter(w)
-	cols := r.columns()
+	cols := columns(r)
 	head := make([]string, len(cols))
 	for c, col := range cols {
 		head[c] = col.name
