@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/servesim/servesim/capacity"
@@ -292,31 +291,11 @@ func writeCapacityJSON(w io.Writer, sc *scenario.Scenario, crit capacity.Criteri
 	return err
 }
 
-// gridShard is the JSON a --grid --shard run writes.
-type gridShard struct {
-	Kind         string            `json:"kind"`
-	Scenario     string            `json:"scenario"`
-	Server       string            `json:"server"`
-	Workload     string            `json:"workload,omitempty"`
-	Criteria     capacity.Criteria `json:"criteria"`
-	Grid         []float64         `json:"grid"`
-	Replications int               `json:"replications"`
-	Shard        string            `json:"shard"`
-	Jobs         []gridJob         `json:"jobs"`
-}
-
-type gridJob struct {
-	capacity.Job
-	Verdict capacity.Verdict `json:"verdict"`
-}
-
-const gridKind = "servesim-capacity-grid"
+// gridKind marks the JSON a --grid --shard run writes (capacity.GridShard).
+const gridKind = capacity.GridKind
 
 func writeGridShard(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, rates []float64, reps int, sh sim.Shard, results []capacity.JobResult) error {
-	g := gridShard{Kind: gridKind, Scenario: sc.Name, Server: sc.Server.String(), Workload: workloadText(sc), Criteria: crit, Grid: rates, Replications: reps, Shard: sh.String()}
-	for _, r := range results {
-		g.Jobs = append(g.Jobs, gridJob{Job: r.Job, Verdict: crit.Judge(r.Result, r.Value)})
-	}
+	g := capacity.NewGridShard(sc.Name, sc.Server.String(), workloadText(sc), crit, rates, reps, sh, results)
 	b, err := json.MarshalIndent(g, "", "  ")
 	if err != nil {
 		return err
@@ -325,56 +304,34 @@ func writeGridShard(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, 
 	return err
 }
 
-// mergeGrid joins --grid --shard files and prints the table.
+// mergeGrid joins --grid --shard files (capacity.MergeGrid) and prints the
+// table.
 func mergeGrid(files []string, c capacityOptions, e *env) error {
 	if len(files) == 0 {
 		return errors.New("capacity: --merge needs the shard files as arguments")
 	}
-	var first *gridShard
-	seen := map[int]bool{}
-	var points []capacity.Point
-	byPoint := map[int]*capacity.Point{}
-	for _, f := range files {
+	shards := make([]capacity.GridShard, len(files))
+	for i, f := range files {
 		data, err := readShardFile(f)
 		if err != nil {
 			return fmt.Errorf("capacity: --merge: %w", err)
 		}
-		var g gridShard
-		if err := json.Unmarshal(data, &g); err != nil || g.Kind != gridKind {
+		if shards[i], err = capacity.ReadGridShard(data); err != nil {
 			return fmt.Errorf("capacity: --merge: %s", notShard(f, data, gridKind))
 		}
-		if first == nil {
-			first = &g
-		} else if g.Scenario != first.Scenario || g.Server != first.Server || !slices.Equal(g.Grid, first.Grid) || g.Replications != first.Replications {
-			return fmt.Errorf("capacity: %s comes from another grid or scenario than %s", f, files[0])
-		}
-		for _, j := range g.Jobs {
-			if seen[j.Index] {
-				return fmt.Errorf("capacity: job %d appears twice (%s)", j.Index, f)
-			}
-			seen[j.Index] = true
-			p, ok := byPoint[j.Point]
-			if !ok {
-				p = &capacity.Point{Rate: j.Value, Pass: true, MinAttainment: math.Inf(1)}
-				byPoint[j.Point] = p
-			}
-			p.Runs = append(p.Runs, j.Verdict)
-			p.Pass = p.Pass && j.Verdict.Pass
-			p.MinAttainment = math.Min(p.MinAttainment, j.Verdict.Attainment)
-		}
 	}
-	if want := len(first.Grid) * first.Replications; len(seen) != want {
-		return fmt.Errorf("capacity: the shard files hold %d of the grid's %d jobs: a shard is missing", len(seen), want)
+	points, err := capacity.MergeGrid(shards, files)
+	if err != nil {
+		return fmt.Errorf("capacity: %w", err)
 	}
-	for i := range first.Grid {
-		p := byPoint[i]
-		slices.SortFunc(p.Runs, func(a, b capacity.Verdict) int { return a.Replication - b.Replication })
-		points = append(points, *p)
-	}
+	first := shards[0]
 	lo, hi := capacity.Bracket(points)
-	sc := &scenario.Scenario{Name: first.Scenario}
 	if c.asJSON {
-		return writeCapacityJSON(e.stdout, sc, first.Criteria, lo, hi, points, len(seen), 0)
+		runs := 0
+		for _, p := range points {
+			runs += len(p.Runs)
+		}
+		return writeCapacityJSON(e.stdout, &scenario.Scenario{Name: first.Scenario}, first.Criteria, lo, hi, points, runs, 0)
 	}
 	printCapacity(e.stdout, first.Server, first.Workload, first.Criteria, points, lo, hi)
 	return nil
