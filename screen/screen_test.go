@@ -60,8 +60,8 @@ func TestScreenSmallModel(t *testing.T) {
 	// Per GPU, two replicas behind round-robin sustain about what one
 	// replica alone does: each sees half the Poisson stream, with gaps
 	// more regular (Erlang-2), so at least one replica's λ* and, for this
-	// engine, at most a quarter more (here the two brackets are equal). The lone replica's search is the
-	// oracle (its bracket is 10% wide).
+	// engine, at most a quarter more (here the two brackets are equal).
+	// The lone replica's search is the oracle (its bracket is 10% wide).
 	alone, err := study(t, "llama-3.1-8b", "h100-sxm", screen.Candidate{TP: 1, Replicas: 1}).Run()
 	require.NoError(t, err)
 	one := alone.Rows[0].Search
