@@ -221,4 +221,3 @@ func TestValidate(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want, tc.name)
 	}
 }
-
