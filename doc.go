@@ -19,7 +19,10 @@
 //   - sim/metrics: request records, samples, SLO, stability, counters.
 //   - queue: FCFS(c) stations, exact against Lindley and Kiefer–Wolfowitz.
 //   - batching: the continuous-batching LLM engine (vLLM v1 scheduler,
-//     chunked prefill, paged KV cache, preemption) and replica clusters.
+//     chunked prefill, paged KV cache, preemption), replica clusters and
+//     pipeline-parallel replicas.
+//   - disagg: disaggregated prefill and decode pools (xPyD) joined by a
+//     KV link.
 //   - cost: model and GPU catalog, tensor-parallel all-reduce and roofline
 //     step times. Pure functions; knows nothing of the engine.
 //   - capacity: acceptance criteria, the λ* search, sweeps and shards.
