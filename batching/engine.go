@@ -217,11 +217,15 @@ func (e *engine) Arrive(r *metrics.Request) { e.arrive(r, 0) }
 func (e *engine) arrive(r *metrics.Request, remote int) {
 	c := e.cfg
 	e.routed++
+	need := r.Input + r.Output - 1 // KV entries at the end
+	if e.handoff != nil {
+		need = r.Input // a prefill instance holds only the prompt's
+	}
 	switch {
 	case r.Input < 1,
 		c.MaxModelLen > 0 && r.Input+r.Output > c.MaxModelLen,
-		e.blocks(r.Input+r.Output-1) > c.pool.Blocks,
-		!c.EnableChunkedPrefill && r.Input+r.Output-1 > c.MaxNumBatchedTokens:
+		e.blocks(need) > c.pool.Blocks,
+		!c.EnableChunkedPrefill && need > c.MaxNumBatchedTokens:
 		e.stats.rejected++
 		e.env.Reject(r)
 		return

@@ -221,3 +221,19 @@ func TestValidate(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want, tc.name)
 	}
 }
+
+// TestPrefillPoolHoldsPromptOnly: a prefill pool smaller than a request's
+// whole footprint (prompt + output) but larger than its prompt serves it;
+// the same engine colocated rejects it.
+func TestPrefillPoolHoldsPromptOnly(t *testing.T) {
+	small := linear(0.01, 0, 4, 64)
+	small.KVBlocks = 8 // 128 tokens
+	big := linear(0.01, 0, 4, 64)
+	pairs := []workload.Pair{{Input: 100, Output: 60}}
+	pd := run(t, Config{Prefill: Pool{small, 1}, Decode: Pool{big, 1}, Router: batching.RoundRobin, Link: instant}, []float64{0}, pairs)
+	assert.Equal(t, 1, pd.Completed)
+	res, err := sim.Run(sim.Config{Workload: workload.Workload{Arrivals: workload.Replay{Times: []float64{0}}, Lengths: workload.Sequence{Pairs: pairs}},
+		Server: small, Requests: 1, Seed: 1})
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Rejected)
+}
