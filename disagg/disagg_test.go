@@ -11,6 +11,7 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -236,4 +237,46 @@ func TestPrefillPoolHoldsPromptOnly(t *testing.T) {
 		Server: small, Requests: 1, Seed: 1})
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Rejected)
+}
+
+// TestStress drives small pools hard — prefill pools that fill with held
+// blocks, decode pools that preempt, shared prefixes, chunked and
+// prefill-first scheduling, every router — and checks that every request
+// ends (completed or rejected), that each completed one received its
+// first token after its transfer, and that each pool's counters add up.
+func TestStress(t *testing.T) {
+	lengths := workload.SharedPrefix{Tokens: 256, Lengths: workload.Random{InputLen: 300, OutputLen: 120, RangeRatio: 0.9}}
+	for _, chunked := range []bool{true, false} {
+		for _, router := range []batching.Router{batching.RoundRobin, batching.LeastOutstanding, batching.PrefixAware} {
+			p := linear(0.003, 10e-6, 16, 1024)
+			p.KVBlocks, p.EnableChunkedPrefill, p.EnablePrefixCaching = 80, chunked, true
+			d := linear(0.004, 15e-6, 32, 1024)
+			d.KVBlocks, d.EnableChunkedPrefill = 120, chunked
+			slow := cost.Link{Name: "slow", Bandwidth: 1, Latency: 0.02}
+			c := Config{Prefill: Pool{p, 2}, Decode: Pool{d, 3}, Router: router, Link: slow, ProxyOverhead: 1e-3}
+			res, err := sim.Run(sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 60}, Lengths: lengths},
+				Server: c, Requests: 1500, Seed: 5})
+			require.NoError(t, err, "chunked %v router %s", chunked, router)
+			assert.Equal(t, 1500, res.Completed+res.Rejected, "chunked %v router %s", chunked, router)
+			assert.Greater(t, res.Completed, 1000)
+			for _, r := range res.Requests {
+				if r.Status == metrics.Completed {
+					require.GreaterOrEqual(t, r.FirstToken-r.Start, 0.02, "request %d: first token before its KV could arrive", r.ID)
+				}
+			}
+			pre, _ := res.Stat("decode_preemptions")
+			held, _ := res.Stat("prefill_max_kv_cache_usage")
+			t.Logf("chunked %v %s: completed %d rejected %d, decode preemptions %v, prefill max KV %.2f", chunked, router, res.Completed, res.Rejected, pre, held)
+			// Every prompt fits a prefill pool, so every request was
+			// transferred; without chunked prefill a decode instance rejects
+			// those longer than its token budget (prompt + output − 1 >
+			// 1024), after their prefill, as vLLM's decode instance answers
+			// the proxy's second request with an error.
+			n, _ := res.Stat("kv_transfers")
+			assert.Equal(t, 1500.0, n)
+			if chunked {
+				assert.Equal(t, 0, res.Rejected)
+			}
+		}
+	}
 }
