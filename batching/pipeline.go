@@ -36,8 +36,10 @@ const MaxPipelineStages = 64
 // micro-batches at once finish them in (m+k−1)/k of one whole-model step
 // each, a throughput of k·m/(m+k−1) times the unpipelined engine's.
 //
-// The virtual engines' stats are merged as a Cluster's are; the per-step
-// busy time is one stage's, so busy_fraction is each stage's utilisation.
+// The virtual engines' stats are merged as a Cluster's are, but
+// busy_fraction, which is each stage's utilisation (every micro-batch
+// passes every stage): the virtual engines' stage times summed over the
+// run.
 type Pipeline struct {
 	Engine Config `json:"engine" yaml:"engine"`
 	// Stages is the pipeline-parallel size k ≥ 1.
@@ -185,8 +187,21 @@ func (p *pipeline) GPUs() int { return p.cfg.GPUs() }
 func (p *pipeline) Series() []*metrics.Series { return seriesOf(p.engines) }
 
 // Stats reports the virtual engines' counters merged, then the stage
-// count.
+// count. busy_fraction is a stage's utilisation: every micro-batch of
+// every virtual engine passes every stage, so it is the virtual engines'
+// busy times summed over the run's duration (not their mean).
 func (p *pipeline) Stats() []metrics.Stat {
 	out := mergedStats(p.engines, "virtual engines")
+	busy := 0.0
+	for _, e := range p.engines {
+		busy += e.stats.busy
+	}
+	for i := range out {
+		if out[i].Name == "busy_fraction" {
+			if end := p.engines[0].env.Now(); end > 0 {
+				out[i].Value = busy / end
+			}
+		}
+	}
 	return append(out, metrics.Stat{Name: "pipeline_parallel_size", Value: float64(p.cfg.Stages)})
 }

@@ -25,6 +25,12 @@ func stepEngine(t float64, maxSeqs int) Config {
 // makespan runs m single-step requests (prefill only, one output token)
 // sent at once and returns when the last one finished.
 func makespan(t *testing.T, srv sim.ServerConfig, m int) float64 {
+	end, _ := makespanBusy(t, srv, m)
+	return end
+}
+
+// makespanBusy is makespan with the server's busy_fraction.
+func makespanBusy(t *testing.T, srv sim.ServerConfig, m int) (float64, float64) {
 	t.Helper()
 	res, err := sim.Run(sim.Config{
 		Workload: workload.Workload{Arrivals: workload.Replay{Times: make([]float64, m)}, Lengths: workload.Fixed{Input: 100, Output: 1}},
@@ -36,7 +42,8 @@ func makespan(t *testing.T, srv sim.ServerConfig, m int) float64 {
 	for _, r := range res.Requests {
 		end = max(end, r.Done)
 	}
-	return end
+	busy, _ := res.Stat("busy_fraction")
+	return end, busy
 }
 
 // TestPipelineBubble checks the pipeline's throughput against the
@@ -51,9 +58,11 @@ func TestPipelineBubble(t *testing.T) {
 	for _, tc := range []struct{ k, m int }{{1, 5}, {2, 1}, {2, 7}, {4, 1}, {4, 3}, {4, 4}, {4, 13}, {8, 8}} {
 		plain := makespan(t, stepEngine(step, 1), tc.m)
 		assert.InDelta(t, float64(tc.m)*step, plain, 1e-12)
-		pp := makespan(t, Pipeline{Engine: stepEngine(step, 1), Stages: tc.k, ActivationLink: free}, tc.m)
+		pp, busy := makespanBusy(t, Pipeline{Engine: stepEngine(step, 1), Stages: tc.k, ActivationLink: free}, tc.m)
 		want := float64(tc.k*tc.m) / float64(tc.m+tc.k-1)
 		assert.InDelta(t, want, plain/pp, 1e-9, "k=%d m=%d", tc.k, tc.m)
+		// Each stage works m stage times of the m+k−1 the run lasts.
+		assert.InDelta(t, float64(tc.m)/float64(tc.m+tc.k-1), busy, 1e-9, "k=%d m=%d busy", tc.k, tc.m)
 	}
 }
 

@@ -280,3 +280,22 @@ func TestStress(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDisagg times a 2P2D run of llama-3.1-8b and reports the
+// simulated requests per wall second.
+func BenchmarkDisagg(b *testing.B) {
+	m, _ := cost.Model("llama-3.1-8b")
+	g, _ := cost.GPU("h100-sxm")
+	e := batching.Defaults(m, g)
+	e.MaxModelLen = 8192
+	c := Config{Prefill: Pool{e, 2}, Decode: Pool{e, 2}, Router: batching.LeastOutstanding}
+	cfg := sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 20}, Lengths: workload.Random{InputLen: 1500, OutputLen: 150, RangeRatio: 0.5}},
+		Server: c, Requests: 2000, Seed: 1, SummaryOnly: true}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := sim.Run(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cfg.Requests)*float64(b.N)/b.Elapsed().Seconds(), "requests/s")
+}
