@@ -129,8 +129,8 @@ type engine struct {
 	// --- P/D disaggregation and pipeline parallelism (handoff.go,
 	// pipeline.go); all nil in a plain engine. handoff, when set, takes a
 	// request whose prefill has finished instead of emitting its first
-	// token (a prefill instance): it keeps the request's blocks until it
-	// calls release. firstToken is told of every first token (a decode
+	// token (a prefill instance): it keeps the request's blocks until its
+	// owner calls Handed.Release. firstToken is told of every first token (a decode
 	// instance's TTFT split). pipe prices each step through the pipeline
 	// stages.
 	handoff    func(q *seq)
@@ -207,9 +207,9 @@ func (e *engine) newSeq(r *metrics.Request) *seq {
 
 // Arrive takes a request from the client. Requests that can never run are
 // rejected at once: an empty prompt (vLLM answers 400), input+output above
-// max_model_len, a KV footprint (input+output−1 entries) larger than the
-// whole pool, or, without chunked prefill, a prompt larger than the token
-// budget.
+// max_model_len, a KV footprint (input+output−1 entries; a prefill
+// instance's: input) larger than the whole pool, or, without chunked
+// prefill, a footprint larger than the token budget.
 func (e *engine) Arrive(r *metrics.Request) { e.arrive(r, 0) }
 
 // arrive is Arrive for a request whose first remote prompt tokens already
