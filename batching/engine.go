@@ -127,12 +127,12 @@ type engine struct {
 	check func() // test hook: invariant checks after every step
 
 	// --- P/D disaggregation and pipeline parallelism (handoff.go,
-	// pipeline.go); all nil in a plain engine. handoff, when set, takes a
-	// request whose prefill has finished instead of emitting its first
-	// token (a prefill instance): it keeps the request's blocks until its
-	// owner calls Handed.Release. firstToken is told of every first token (a decode
-	// instance's TTFT split). pipe prices each step through the pipeline
-	// stages.
+	// pipeline.go); all nil in a plain engine. handoff, when set, takes
+	// a request whose prefill has finished instead of emitting its first
+	// token (a prefill instance): it keeps the request's blocks until
+	// its owner calls Handed.Release. firstToken is told of every first
+	// token (a decode instance's TTFT split). pipe prices each step
+	// through the pipeline stages.
 	handoff    func(q *seq)
 	firstToken func(r *metrics.Request)
 	held       int // handed-off requests whose blocks are not released
