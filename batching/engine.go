@@ -213,8 +213,8 @@ func (e *engine) newSeq(r *metrics.Request) *seq {
 func (e *engine) Arrive(r *metrics.Request) { e.arrive(r, 0) }
 
 // arrive is Arrive for a request whose first remote prompt tokens already
-// have their KV (P/D decode side; 0 otherwise).
-func (e *engine) arrive(r *metrics.Request, remote int) {
+// have their KV (P/D decode side; 0 otherwise); false when it rejected r.
+func (e *engine) arrive(r *metrics.Request, remote int) bool {
 	c := e.cfg
 	e.routed++
 	need := r.Input + r.Output - 1 // KV entries at the end
@@ -228,7 +228,7 @@ func (e *engine) arrive(r *metrics.Request, remote int) {
 		!c.EnableChunkedPrefill && need > c.MaxNumBatchedTokens:
 		e.stats.rejected++
 		e.env.Reject(r)
-		return
+		return false
 	}
 	q := e.newSeq(r)
 	q.remote = remote
@@ -238,9 +238,10 @@ func (e *engine) arrive(r *metrics.Request, remote int) {
 	if o := c.overhead; o > 0 {
 		e.pending.Push(q)
 		e.env.After(o, event.Normal, e.onEnqueue, 0)
-		return
+		return true
 	}
 	e.wait(q)
+	return true
 }
 
 // enqueue moves the oldest pending request (the overhead is constant, so

@@ -94,8 +94,9 @@ func (c Config) NewInstance(env *sim.Env, name string, handoff func(*Handed), fi
 func (i *Instance) Arrive(r *metrics.Request) { i.e.Arrive(r) }
 
 // ArriveWithKV gives a decode instance a request whose prompt KV has
-// arrived: it needs only the last prompt token recomputed.
-func (i *Instance) ArriveWithKV(r *metrics.Request) { i.e.arrive(r, max(r.Input-1, 0)) }
+// arrived: it needs only the last prompt token recomputed. It returns
+// false when the instance rejected r (r has then ended).
+func (i *Instance) ArriveWithKV(r *metrics.Request) bool { return i.e.arrive(r, max(r.Input-1, 0)) }
 
 // Outstanding is the number of requests the instance holds in its
 // request overhead, waiting or running (not those handed off).

@@ -326,7 +326,10 @@ func (s *server) transferred(k int64) {
 	}
 	x.h.Release()
 	s.inbound[x.to]--
-	s.decode[x.to].ArriveWithKV(r)
+	id, measured := r.ID, !r.Warmup
+	if !s.decode[x.to].ArriveWithKV(r) && measured {
+		delete(s.arrived, id) // rejected: no first token will come
+	}
 }
 
 // first records a decode instance's first token of r.
