@@ -46,6 +46,11 @@ type seq struct {
 	content   []metrics.Span // the request's content (sim.Env.Content), until it ends
 	shared    int            // tokens its content covers (past them, its own)
 	preempted bool           // preempted at least once (vLLM counts its lookups apart)
+
+	// remote is the number of leading prompt tokens whose KV arrived from
+	// another instance (P/D disaggregation, decode side; see handoff.go):
+	// admission takes them as computed. A preemption loses them.
+	remote int
 }
 
 // computedAt returns a decoding seq's KV entries at step index s.
@@ -121,6 +126,18 @@ type engine struct {
 	stats stats
 	check func() // test hook: invariant checks after every step
 
+	// --- P/D disaggregation and pipeline parallelism (handoff.go,
+	// pipeline.go); all nil in a plain engine. handoff, when set, takes
+	// a request whose prefill has finished instead of emitting its first
+	// token (a prefill instance): it keeps the request's blocks until
+	// its owner calls Handed.Release. firstToken is told of every first
+	// token (a decode instance's TTFT split). pipe prices each step
+	// through the pipeline stages.
+	handoff    func(q *seq)
+	firstToken func(r *metrics.Request)
+	held       int // handed-off requests whose blocks are not released
+	pipe       *stages
+
 	// Test hooks: singleStep ends every step through the event queue (no
 	// fast-forward); ffSteps counts the steps ended at once, ffDecode
 	// those of them ended in decode runs.
@@ -190,31 +207,41 @@ func (e *engine) newSeq(r *metrics.Request) *seq {
 
 // Arrive takes a request from the client. Requests that can never run are
 // rejected at once: an empty prompt (vLLM answers 400), input+output above
-// max_model_len, a KV footprint (input+output−1 entries) larger than the
-// whole pool, or, without chunked prefill, a prompt larger than the token
-// budget.
-func (e *engine) Arrive(r *metrics.Request) {
+// max_model_len, a KV footprint (input+output−1 entries; a prefill
+// instance's: input) larger than the whole pool, or, without chunked
+// prefill, a footprint larger than the token budget.
+func (e *engine) Arrive(r *metrics.Request) { e.arrive(r, 0) }
+
+// arrive is Arrive for a request whose first remote prompt tokens already
+// have their KV (P/D decode side; 0 otherwise); false when it rejected r.
+func (e *engine) arrive(r *metrics.Request, remote int) bool {
 	c := e.cfg
 	e.routed++
+	need := r.Input + r.Output - 1 // KV entries at the end
+	if e.handoff != nil {
+		need = r.Input // a prefill instance holds only the prompt's
+	}
 	switch {
 	case r.Input < 1,
 		c.MaxModelLen > 0 && r.Input+r.Output > c.MaxModelLen,
-		e.blocks(r.Input+r.Output-1) > c.pool.Blocks,
-		!c.EnableChunkedPrefill && r.Input+r.Output-1 > c.MaxNumBatchedTokens:
+		e.blocks(need) > c.pool.Blocks,
+		!c.EnableChunkedPrefill && need > c.MaxNumBatchedTokens:
 		e.stats.rejected++
 		e.env.Reject(r)
-		return
+		return false
 	}
 	q := e.newSeq(r)
+	q.remote = remote
 	e.active += int64(e.blocks(r.Input))
 	// The deployment's profile adds its frontend overhead (tokenisation,
 	// HTTP, IPC) to the configured one.
 	if o := c.overhead; o > 0 {
 		e.pending.Push(q)
 		e.env.After(o, event.Normal, e.onEnqueue, 0)
-		return
+		return true
 	}
 	e.wait(q)
+	return true
 }
 
 // enqueue moves the oldest pending request (the overhead is constant, so
@@ -342,6 +369,7 @@ func (e *engine) preempt(q *seq) (neededBlock bool) {
 	e.unlink(q)
 	e.freeBlocks(q, c, true)
 	q.computed = 0
+	q.remote = 0
 	q.target = q.req.Input + q.generated
 	q.preempted = true
 	e.stats.preemptions++
@@ -395,7 +423,7 @@ func (e *engine) form() bool {
 	}
 	if e.stepDecodes == 0 && len(e.chunks) == 0 {
 		e.busy = false
-		if e.waiting.Len() > 0 || e.running > 0 {
+		if (e.waiting.Len() > 0 && e.held == 0) || e.running > 0 {
 			panic(fmt.Sprintf("batching: idle with %d waiting and %d running", e.waiting.Len(), e.running))
 		}
 		return false
@@ -420,6 +448,9 @@ func (e *engine) costStep() (float64, bool) {
 		c = e.decode.Step(b.DecodeContext)
 	default:
 		c = e.cfg.step.Step(b)
+	}
+	if e.pipe != nil {
+		return e.pipe.through(e.env.Now(), &b, &c), e.record(&b, &c)
 	}
 	return c.Time, e.record(&b, &c)
 }
@@ -541,7 +572,7 @@ func (e *engine) formChunked() {
 	for e.waiting.Len() > 0 && budget > 0 && e.running < e.cfg.MaxNumSeqs {
 		q := e.waiting.Peek()
 		hit, evictable := e.lookup(q)
-		done := hit * e.cfg.BlockSize
+		done := e.startAt(q, hit)
 		c := min(q.target-done, budget)
 		nb := e.blocks(done+c) - hit
 		if e.usedBlocks+nb+evictable > e.cfg.pool.Blocks {
@@ -563,7 +594,7 @@ func (e *engine) formPrefillFirst() {
 	for e.waiting.Len() > 0 && e.running < e.cfg.MaxNumSeqs {
 		q := e.waiting.Peek()
 		hit, evictable := e.lookup(q)
-		n := q.target - hit*e.cfg.BlockSize
+		n := q.target - e.startAt(q, hit)
 		nb := e.blocks(q.target) - hit
 		if n > budget || e.usedBlocks+nb+evictable > e.cfg.pool.Blocks {
 			break
@@ -594,7 +625,7 @@ func (e *engine) admit(q *seq, c, hit int) {
 	if e.cache != nil {
 		e.takeHits(q, hit)
 	}
-	done := hit * e.cfg.BlockSize
+	done := e.startAt(q, hit)
 	e.allocBlocks(e.blocks(done+c) - hit)
 	q.computed = done
 	e.cacheFull(q, done+c, false)
@@ -656,10 +687,17 @@ func (e *engine) finishStep() {
 		if e.partial == q {
 			e.partial = nil
 		}
+		if e.handoff != nil && q.generated == 0 {
+			e.handoff(q) // a prefill instance: the decode side emits it
+			continue
+		}
 		q.generated++
 		switch {
 		case q.generated == 1:
 			e.env.FirstToken(q.req)
+			if e.firstToken != nil {
+				e.firstToken(q.req)
+			}
 		case !q.req.Warmup:
 			e.env.Tokens(now-q.lastToken, 1) // resumed after a preemption
 		}

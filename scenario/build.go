@@ -76,6 +76,9 @@ func engineOf(srv sim.ServerConfig) (batching.Config, bool) {
 		return v, true
 	case batching.Cluster:
 		return v.Engine, true
+	case batching.Pipeline:
+		st, err := v.Stage()
+		return st, err == nil
 	}
 	return batching.Config{}, false
 }

@@ -236,6 +236,10 @@ type Server struct {
 	// (cost.Deployment.DP; batching simulates them as vLLM runs them); for
 	// a dense model, D independent engines behind Router, as Replicas.
 	DataParallelSize int `yaml:"data_parallel_size"`
+	// PipelineParallelSize is vLLM's --pipeline-parallel-size (0 or 1:
+	// none): the model's layers split over that many stages of
+	// TensorParallelSize GPUs each (batching.Pipeline). One replica only.
+	PipelineParallelSize int `yaml:"pipeline_parallel_size"`
 	// EnableExpertParallel is vLLM's --enable-expert-parallel: the routed
 	// experts are split over the TP·D GPUs of a mixture-of-experts model
 	// (cost.Deployment.EP = TP·D) instead of each expert sharded over them.

@@ -72,6 +72,12 @@ func (s *Scenario) engineConfig() (batching.Config, error) {
 	if err != nil {
 		return c, err
 	}
+	if pp := s.Server.PipelineParallelSize; pp > 1 || pp < 0 {
+		if err := (batching.Pipeline{Engine: c, Stages: pp}).Validate(); err != nil {
+			return c, engineError(err)
+		}
+		return c, nil
+	}
 	if err := c.Validate(); err != nil {
 		return c, engineError(err)
 	}
@@ -188,6 +194,12 @@ func (s *Scenario) engine() (sim.ServerConfig, error) {
 		if replicas > MaxReplicas {
 			return nil, fieldErr("server.data_parallel_size", "%d times %d replicas exceeds %d, the most engine replicas a run simulates (each with its own scheduler and KV pool)", v.DataParallelSize, v.Replicas, MaxReplicas)
 		}
+	}
+	if pp := v.PipelineParallelSize; pp > 1 {
+		if replicas > 1 {
+			return nil, fieldErr("server.pipeline_parallel_size", "%d with %d replicas is not modelled: simulate one pipeline (replicas 1, data_parallel_size 1)", pp, replicas)
+		}
+		return batching.Pipeline{Engine: c, Stages: pp}, nil
 	}
 	if replicas == 1 {
 		return c, nil
@@ -379,7 +391,7 @@ func (s *Scenario) GPUs() int {
 	if s.Server.Kind == KindFCFS {
 		return 1
 	}
-	return max(s.Server.Replicas, 1) * max(s.Server.DataParallelSize, 1) * max(s.Server.TensorParallelSize, 1)
+	return max(s.Server.Replicas, 1) * max(s.Server.DataParallelSize, 1) * max(s.Server.TensorParallelSize, 1) * max(s.Server.PipelineParallelSize, 1)
 }
 
 // String returns a one-line description of the server.
@@ -394,6 +406,9 @@ func (v Server) String() string {
 	out := fmt.Sprintf("vLLM-v1 engine: %s on %s, TP %d", v.Model, v.GPU, v.TensorParallelSize)
 	if v.DataParallelSize > 1 {
 		out += fmt.Sprintf(", DP %d", v.DataParallelSize)
+	}
+	if v.PipelineParallelSize > 1 {
+		out += fmt.Sprintf(", PP %d", v.PipelineParallelSize)
 	}
 	if v.EnableExpertParallel {
 		out += ", expert parallel"

@@ -223,8 +223,6 @@ func (o *benchOptions) checkVLLM() error {
 		return fmt.Errorf("--backend %s: embedding and pooling backends are not simulated (generation backends: %s)", o.backend, strings.Join(generationBackends, ", "))
 	case !slices.Contains(generationBackends, o.backend):
 		return fmt.Errorf("--backend: invalid choice %q (choose from %s)", o.backend, strings.Join(append(slices.Clone(generationBackends), poolingBackends...), ", "))
-	case o.pipelineParallel > 1:
-		return fmt.Errorf("--pipeline-parallel-size %d: pipeline parallelism is not modelled yet; use --tensor-parallel-size (or --data-parallel-size, --replicas)", o.pipelineParallel)
 	case o.cpuOffloadGB > 0:
 		return fmt.Errorf("--cpu-offload-gb %v: weight offloading to the CPU is not modelled", o.cpuOffloadGB)
 	case o.speculativeConfig != "":
@@ -301,6 +299,7 @@ func (o *benchOptions) scenario() (*scenario.Scenario, error) {
 	sc.Percentiles = ps
 	sc.SLO = o.slo
 	sc.Server = o.server
+	sc.Server.PipelineParallelSize = o.pipelineParallel
 	sc.Server.Model = o.model
 	sc.Server.Servers = o.servers
 	sc.Server.Service = o.serviceTime

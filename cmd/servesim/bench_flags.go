@@ -185,7 +185,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.StringVar(&o.server.GPU, "gpu", scenario.DefaultGPU, "GPU: a catalog `name` (h100-sxm, a100-80gb, ...) or a path to a GPU spec file")
 	fs.Var(intValue{p: &o.server.TensorParallelSize, min: 1}, "tensor-parallel-size", "tensor-parallel degree")
 	fs.Var(intValue{p: &o.tpAlias, min: 1}, "tp", "same as --tensor-parallel-size")
-	fs.Var(intValue{p: &o.pipelineParallel, min: 1}, "pipeline-parallel-size", "pipeline stages (only 1: pipeline parallelism is not modelled yet)")
+	fs.Var(intValue{p: &o.pipelineParallel, min: 1}, "pipeline-parallel-size", "pipeline stages: the model's layers split over this many stages of --tensor-parallel-size GPUs, with vLLM's micro-batching (one replica)")
 	fs.Var(intValue{p: &o.pipelineParallel, min: 1}, "pp", "same as --pipeline-parallel-size")
 	fs.Var(intValue{p: &o.server.MaxNumSeqs, min: 1}, "max-num-seqs", "cap on running requests (default: vllm serve's, 1024 on GPUs of >= 70 GiB other than A100, else 256)")
 	fs.Var(humanInt{p: &o.server.MaxNumBatchedTokens}, "max-num-batched-tokens", "token budget per engine step; 8k works (0: vllm serve's default, 8192 on GPUs of >= 70 GiB other than A100, else 2048; with chunked prefill off, max(--max-model-len, 2048))")
@@ -321,6 +321,7 @@ var flagOfPath = map[string]string{
 	"server.gpu":                    "--gpu",
 	"server.kind":                   "--server",
 	"server.tensor_parallel_size":   "--tensor-parallel-size",
+	"server.pipeline_parallel_size": "--pipeline-parallel-size",
 	"server.max_num_seqs":           "--max-num-seqs",
 	"server.max_num_batched_tokens": "--max-num-batched-tokens",
 	"server.block_size":             "--block-size",
@@ -355,6 +356,7 @@ var flagOfField = strings.NewReplacer(
 	"gpu_memory_utilization", "--gpu-memory-utilization",
 	"kv_cache_memory", "--kv-cache-memory",
 	"tensor_parallel_size", "--tensor-parallel-size",
+	"pipeline_parallel_size", "--pipeline-parallel-size",
 )
 
 // benchFieldError names the flag behind a scenario field error, and the

@@ -51,6 +51,7 @@ func init() {
 		{"capacity", "[SCENARIO.yaml] [flags]", "find lambda*, the largest rate every replication sustains under an SLO (bracket and table)", runCapacity},
 		{"tp", "[flags]", "pre-screen tensor-parallel deployments: shape, memory, lambda* per GPU, verdict", runTP},
 		{"calibrate", "[RESULT.json...] [flags]", "fit a GPU's efficiency profile to real vLLM runs (vllm bench serve results, aiconfigurator rows)", runCalibrate},
+		{"pd", "[flags]", "simulate disaggregated prefill/decode pools (xPyD) over a KV link: TTFT split, pool use, vllm serve lines", runPD},
 		{"plan", "[SCENARIO.yaml] [flags]", "the cheapest deployment (GPU, TP, engine settings, precision, replicas) meeting an SLO at a target rate", runPlan},
 		{"report", "FILE... [-o FILE]", "write one self-contained HTML report of servesim and vllm bench serve result files", runReport},
 		{"version", "", "print the binary's version, commit and Go toolchain", runVersion},

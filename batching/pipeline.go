@@ -1,0 +1,207 @@
+package batching
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
+)
+
+// MaxPipelineStages is the most pipeline stages a Pipeline may have.
+const MaxPipelineStages = 64
+
+// Pipeline is one engine replica split into Stages pipeline-parallel
+// stages over its layers (vLLM's --pipeline-parallel-size), each stage
+// Engine.Deployment.TP GPUs: Stages·TP GPUs in all.
+//
+// Memory: each stage holds ⌈layers/Stages⌉ layers' weights and their KV
+// cache, and the embedding and LM head (vLLM keeps them on the first and
+// the last stage only, so this overstates a middle stage's weights by
+// them); the KV pool is the stage's.
+//
+// Micro-batching follows vLLM's virtual engines (v0's
+// pipeline-parallel scheduler): Stages schedulers, each with its own
+// waiting queue, max_num_seqs, token budget and 1/Stages of the KV pool,
+// and each with one micro-batch in the pipeline at a time. A new request
+// goes to the virtual engine holding the fewest requests (ties to the
+// lowest index). A micro-batch runs through the stages in order; each
+// stage serves the micro-batches that reach it first come first served,
+// one at a time, taking the step time of its layers (⌈layers/Stages⌉ of
+// the model; with StepTime, StepTime/Stages: balanced stages); between
+// stages the batch's activations (tokens × hidden × act_bytes, one rank's
+// share under TP: hidden/TP) cross ActivationLink. With fewer requests
+// than stages the pipeline has bubbles: k balanced stages fed m
+// micro-batches at once finish them in (m+k−1)/k of one whole-model step
+// each, a throughput of k·m/(m+k−1) times the unpipelined engine's.
+//
+// The virtual engines' stats are merged as a Cluster's are, but
+// busy_fraction, which is each stage's utilisation (every micro-batch
+// passes every stage): the virtual engines' stage times summed over the
+// run.
+type Pipeline struct {
+	Engine Config `json:"engine" yaml:"engine"`
+	// Stages is the pipeline-parallel size k ≥ 1.
+	Stages int `json:"pipeline_parallel_size" yaml:"pipeline_parallel_size"`
+	// ActivationLink carries activations between consecutive stages; the
+	// zero Link means cost.LinkByName("nvlink-h100") (stages in one node).
+	ActivationLink cost.Link `json:"activation_link,omitzero" yaml:"activation_link,omitempty"`
+}
+
+// Validate checks Stages in [1, MaxPipelineStages], dp 1, the link, and
+// the stage engine (Stage).
+func (p Pipeline) Validate() error {
+	_, _, err := p.resolve()
+	return err
+}
+
+// GPUs returns Stages × Engine.GPUs().
+func (p Pipeline) GPUs() int { return p.Stages * p.Engine.GPUs() }
+
+// link returns the activation link, its default filled in.
+func (p Pipeline) link() cost.Link {
+	if p.ActivationLink == (cost.Link{}) {
+		l, _ := cost.LinkByName("nvlink-h100")
+		return l
+	}
+	return p.ActivationLink
+}
+
+// Stage returns one stage's engine: the model cut to ⌈layers/Stages⌉
+// layers (with StepTime unchanged, divided at run time), its KV pool
+// split over the Stages virtual engines.
+func (p Pipeline) Stage() (Config, error) {
+	s, _, err := p.resolve()
+	return s, err
+}
+
+func (p Pipeline) resolve() (Config, *resolved, error) {
+	switch {
+	case p.Stages < 1 || p.Stages > MaxPipelineStages:
+		return Config{}, nil, invalidf("pipeline_parallel_size %d must be in [1, %d]", p.Stages, MaxPipelineStages)
+	case p.Engine.Deployment.DP > 1:
+		return Config{}, nil, invalidf("pipeline_parallel_size %d with deployment dp %d is not modelled: use dp 1", p.Stages, p.Engine.Deployment.DP)
+	}
+	if err := p.link().Validate(); err != nil {
+		return Config{}, nil, &configError{err}
+	}
+	c := p.Engine
+	if c.StepTime == nil {
+		m := c.Deployment.Model
+		if p.Stages > m.Layers {
+			return Config{}, nil, invalidf("pipeline_parallel_size %d exceeds the model's %d layers", p.Stages, m.Layers)
+		}
+		m.Layers = (m.Layers + p.Stages - 1) / p.Stages
+		if m.DenseLayers > m.Layers {
+			m.DenseLayers = m.Layers
+		}
+		c.Deployment.Model = m
+	}
+	whole, err := c.resolve()
+	if err != nil {
+		return Config{}, nil, err
+	}
+	// Each virtual engine gets its share of the stage's pool.
+	c.KVBlocks = whole.pool.Blocks / p.Stages
+	if c.KVBlocks < 1 {
+		return Config{}, nil, invalidf("the stage's KV pool of %d blocks split over %d virtual engines leaves none", whole.pool.Blocks, p.Stages)
+	}
+	r, err := c.resolve()
+	if err != nil {
+		return Config{}, nil, err
+	}
+	return c, r, nil
+}
+
+// NewServer builds the virtual engines and the stages for one run.
+func (p Pipeline) NewServer(env *sim.Env) (sim.Server, error) {
+	_, r, err := p.resolve()
+	if err != nil {
+		return nil, err
+	}
+	st := &stages{free: make([]float64, p.Stages), link: p.link(), split: p.Engine.StepTime != nil}
+	if m := p.Engine.Deployment.Model; m.Hidden > 0 && p.Engine.Deployment.TP > 0 {
+		act := m.ActBytes
+		if act == 0 {
+			act = 2
+		}
+		st.actPerToken = float64(m.Hidden) / float64(p.Engine.Deployment.TP) * act
+	}
+	pl := &pipeline{cfg: p, engines: make([]*engine, p.Stages)}
+	for i := range pl.engines {
+		e := newEngine(r, env, "virtual_engine"+strconv.Itoa(i))
+		e.pipe = st
+		pl.engines[i] = e
+	}
+	return pl, nil
+}
+
+// stages are the pipeline's stages: when each is next free, and the link
+// between them.
+type stages struct {
+	free        []float64 // seconds
+	link        cost.Link
+	actPerToken float64 // activation bytes per token per rank
+	split       bool    // StepTime gives the whole model's time: divide it
+}
+
+// through sends a micro-batch of batch b, whose one-stage cost is c,
+// into the pipeline at now and returns when it leaves the last stage,
+// less now. With split, c.Time is divided by the stage count first.
+func (s *stages) through(now float64, b *cost.Batch, c *cost.StepCost) float64 {
+	k := len(s.free)
+	if s.split {
+		c.Time /= float64(k)
+	}
+	if !(c.Time > 0) || math.IsInf(c.Time, 1) {
+		return c.Time // record aborts the run
+	}
+	hop := s.link.Time(float64(b.Tokens()) * s.actPerToken)
+	t := now
+	for i := range s.free {
+		if i > 0 {
+			t += hop
+		}
+		t = max(t, s.free[i]) + c.Time
+		s.free[i] = t
+	}
+	return t - now
+}
+
+type pipeline struct {
+	cfg     Pipeline
+	engines []*engine
+}
+
+// Arrive sends r to the virtual engine holding the fewest requests.
+func (p *pipeline) Arrive(r *metrics.Request) {
+	next := 0
+	p.engines[pick(LeastOutstanding, &next, p.engines)].Arrive(r)
+}
+
+// GPUs reports Stages × TP (sim.GPUCounter).
+func (p *pipeline) GPUs() int { return p.cfg.GPUs() }
+
+// Series returns every virtual engine's counters over time.
+func (p *pipeline) Series() []*metrics.Series { return seriesOf(p.engines) }
+
+// Stats reports the virtual engines' counters merged, then the stage
+// count. busy_fraction is a stage's utilisation: every micro-batch of
+// every virtual engine passes every stage, so it is the virtual engines'
+// busy times summed over the run's duration (not their mean).
+func (p *pipeline) Stats() []metrics.Stat {
+	out := mergedStats(p.engines, "virtual engines")
+	busy := 0.0
+	for _, e := range p.engines {
+		busy += e.stats.busy
+	}
+	for i := range out {
+		if out[i].Name == "busy_fraction" {
+			if end := p.engines[0].env.Now(); end > 0 {
+				out[i].Value = busy / end
+			}
+		}
+	}
+	return append(out, metrics.Stat{Name: "pipeline_parallel_size", Value: float64(p.cfg.Stages)})
+}

@@ -1,0 +1,62 @@
+package cost
+
+// MultiNode is an all-reduce over ranks spread across nodes of
+// GPUsPerNode GPUs each, as NCCL runs it across nodes (vLLM's custom
+// all-reduces are single-node only, so a multi-node TP group uses NCCL):
+// inside each node a reduce-scatter, across the n nodes an all-reduce of
+// each GPU's 1/g shard over its own NIC, inside each node an all-gather.
+// With g = min(ranks, GPUsPerNode) and n = ⌈ranks/g⌉ nodes,
+//
+//	τ(S, p) = Intra(S, g) + Inter(S/g, n)
+//
+// seconds: the reduce-scatter and the all-gather together move what one
+// intra-node all-reduce does, 2(g−1)/g·S per rank, priced by Intra (one
+// call's α for both: a lower bound on the latency part); the inter-node
+// phase is Inter's α–β ring over n ranks. Within one node (ranks ≤
+// GPUsPerNode) it is Intra(S, p). Set it as Deployment.Comm to price
+// tensor parallelism (or the MoE data-parallel exchange) across nodes;
+// docs/disaggregation.md#multi-node gives published figures for Inter.
+type MultiNode struct {
+	// GPUsPerNode is the GPUs of one node (NVLink domain), ≥ 1.
+	GPUsPerNode int `json:"gpus_per_node" yaml:"gpus_per_node"`
+	// Intra times the intra-node phase: the GPU's NCCL α–β table
+	// (GPUSpec.AllReduce), or any AllReduce.
+	Intra AllReduce `json:"-" yaml:"-"`
+	// Inter is the inter-node all-reduce of one GPU's shard across the
+	// nodes, each GPU over its own NIC: α and the bus bandwidth nccl-tests
+	// reports for one GPU per node over InfiniBand or RoCE.
+	Inter AlphaBeta `json:"inter" yaml:"inter"`
+}
+
+// Time returns τ(S, p) (see MultiNode); 0 for ranks ≤ 1.
+func (m MultiNode) Time(bytes float64, ranks int) float64 {
+	if ranks <= 1 {
+		return 0
+	}
+	g := min(ranks, m.GPUsPerNode)
+	n := (ranks + g - 1) / g
+	t := 0.0
+	if g > 1 {
+		t = m.Intra.Time(bytes, g)
+	}
+	return t + m.Inter.Time(bytes/float64(g), n)
+}
+
+// Validate checks GPUsPerNode ≥ 1, Intra set (when a node holds more than
+// one GPU) and valid, and Inter.
+func (m MultiNode) Validate() error {
+	switch {
+	case m.GPUsPerNode < 1:
+		return invalidf("multi-node all-reduce gpus_per_node %d must be >= 1", m.GPUsPerNode)
+	case m.GPUsPerNode > 1 && m.Intra == nil:
+		return invalidf("multi-node all-reduce with gpus_per_node %d has no intra-node all-reduce: set Intra (the GPU's all_reduce table)", m.GPUsPerNode)
+	case !nonNegativeFinite(m.Inter.Alpha):
+		return invalidf("multi-node all-reduce inter alpha_s %v must be a finite number >= 0", m.Inter.Alpha)
+	case !positiveFinite(m.Inter.BusBandwidth):
+		return invalidf("multi-node all-reduce inter bus_bandwidth_bytes_per_s %v must be a finite number > 0", m.Inter.BusBandwidth)
+	}
+	if v, ok := m.Intra.(interface{ Validate() error }); ok {
+		return v.Validate()
+	}
+	return nil
+}
