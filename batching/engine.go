@@ -46,6 +46,11 @@ type seq struct {
 	content   []metrics.Span // the request's content (sim.Env.Content), until it ends
 	shared    int            // tokens its content covers (past them, its own)
 	preempted bool           // preempted at least once (vLLM counts its lookups apart)
+
+	// Speculative decoding (spec.go): a decoder tracked one by one, with
+	// computed and generated kept exact, and its draft tokens this step.
+	spec  bool
+	draft int
 }
 
 // computedAt returns a decoding seq's KV entries at step index s.
@@ -121,6 +126,8 @@ type engine struct {
 	stats stats
 	check func() // test hook: invariant checks after every step
 
+	sp *specState // speculative decoding (spec.go); nil without
+
 	// Test hooks: singleStep ends every step through the event queue (no
 	// fast-forward); ffSteps counts the steps ended at once, ffDecode
 	// those of them ended in decode runs.
@@ -132,6 +139,9 @@ func newEngine(cfg *resolved, env *sim.Env, name string) *engine {
 	e := &engine{cfg: cfg, env: env, name: name, phase: make([]int, cfg.BlockSize)}
 	if cfg.EnablePrefixCaching {
 		e.cache = newBlockCache(cfg.pool.Blocks)
+	}
+	if cfg.spec != nil { // speculative decoding (spec.go)
+		e.sp = &specState{stats: specStats{perPos: make([]int64, cfg.spec.k)}}
 	}
 	e.onStepEnd = e.endStep
 	e.onKick = e.kick
@@ -335,6 +345,9 @@ func (e *engine) preempt(q *seq) (neededBlock bool) {
 			// left at the last decode step.
 			q.lastToken = e.lastDecodeEnd
 		}
+	} else if q.spec { // speculative decoding (spec.go)
+		c = q.computed
+		q.spec = false
 	} else {
 		c = q.computed
 		e.partial = nil
@@ -388,12 +401,15 @@ func (e *engine) formStep() (float64, bool) {
 // returns false, the engine going idle, when there is nothing to run.
 func (e *engine) form() bool {
 	e.chunks = e.chunks[:0]
-	if !e.cfg.EnableChunkedPrefill {
+	switch {
+	case e.sp != nil: // speculative decoding (spec.go)
+		e.formSpec()
+	case !e.cfg.EnableChunkedPrefill:
 		e.formPrefillFirst()
-	} else {
+	default:
 		e.formChunked()
 	}
-	if e.stepDecodes == 0 && len(e.chunks) == 0 {
+	if e.stepDecodes == 0 && len(e.chunks) == 0 && (e.sp == nil || len(e.sp.batch) == 0) {
 		e.busy = false
 		if e.waiting.Len() > 0 || e.running > 0 {
 			panic(fmt.Sprintf("batching: idle with %d waiting and %d running", e.waiting.Len(), e.running))
@@ -412,7 +428,7 @@ func (e *engine) costStep() (float64, bool) {
 	switch {
 	case e.cfg.StepTime != nil:
 		c.Time = e.cfg.StepTime(b)
-	case len(e.chunks) == 0 && e.decode.Seqs() == b.DecodeSeqs:
+	case len(e.chunks) == 0 && e.decode.Seqs() == b.DecodeSeqs && e.sp == nil:
 		// Decode-only, as many decoders as the DecodeStep kept for a decode
 		// run (formDecode): it prices exactly as Step. Written out here,
 		// not through price: the decode path prices every step, and the
@@ -420,6 +436,9 @@ func (e *engine) costStep() (float64, bool) {
 		c = e.decode.Step(b.DecodeContext)
 	default:
 		c = e.cfg.step.Step(b)
+	}
+	if e.sp != nil { // speculative decoding (spec.go): the proposer's time
+		e.specCost(&b, &c)
 	}
 	return c.Time, e.record(&b, &c)
 }
@@ -433,6 +452,9 @@ func (e *engine) batch() cost.Batch {
 	}
 	for _, ch := range e.chunks {
 		b.AddPrefill(ch.tokens, ch.q.computed)
+	}
+	if e.sp != nil { // speculative decoding (spec.go)
+		e.addSpec(&b)
 	}
 	return b
 }
@@ -633,6 +655,9 @@ func (e *engine) finishStep() {
 		e.emitDecode(now)
 	}
 	e.step++
+	if e.sp != nil { // speculative decoding (spec.go)
+		e.finishSpec(now)
+	}
 	if e.stepDecodes > 0 {
 		for _, q := range e.finish.Take(e.step) {
 			c := e.leaveDecoders(q, e.step)
@@ -666,6 +691,10 @@ func (e *engine) finishStep() {
 		q.lastToken = now
 		if q.generated >= q.req.Output {
 			e.retire(q, q.computed)
+			continue
+		}
+		if e.sp != nil { // speculative decoding (spec.go)
+			e.joinSpec(q)
 			continue
 		}
 		e.joinDecoders(q)
