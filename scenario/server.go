@@ -114,6 +114,13 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 	c.BlockSize = v.BlockSize
 	c.KVBlocks = v.NumGPUBlocksOverride
 	c.RequestOverhead = v.RequestOverheadMS / 1000
+	if sp := v.SpeculativeConfig; sp != nil {
+		if err := sp.Validate(); err != nil {
+			return c, fieldErr("server.speculative_config", "%v", strings.TrimPrefix(err.Error(), "specdecode: speculative_config "))
+		}
+		cp := *sp
+		c.Speculative = &cp
+	}
 	switch {
 	case v.TensorParallelSize < 1:
 		return c, fieldErr("server.tensor_parallel_size", "%d must be >= 1", v.TensorParallelSize)

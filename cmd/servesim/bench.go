@@ -12,6 +12,7 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/specdecode"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -227,8 +228,6 @@ func (o *benchOptions) checkVLLM() error {
 		return fmt.Errorf("--pipeline-parallel-size %d: pipeline parallelism is not modelled yet; use --tensor-parallel-size (or --data-parallel-size, --replicas)", o.pipelineParallel)
 	case o.cpuOffloadGB > 0:
 		return fmt.Errorf("--cpu-offload-gb %v: weight offloading to the CPU is not modelled", o.cpuOffloadGB)
-	case o.speculativeConfig != "":
-		return errors.New("--speculative-config: speculative decoding is not modelled")
 	case o.maxPartialPrefills > 1:
 		return fmt.Errorf("--max-num-partial-prefills %d: only one partial prefill at a time is modelled", o.maxPartialPrefills)
 	case o.probeRequestRate > 0:
@@ -301,6 +300,13 @@ func (o *benchOptions) scenario() (*scenario.Scenario, error) {
 	sc.Percentiles = ps
 	sc.SLO = o.slo
 	sc.Server = o.server
+	if o.speculativeConfig != "" {
+		sp, err := specdecode.Parse(o.speculativeConfig)
+		if err != nil {
+			return nil, fmt.Errorf("--speculative-config: %v", err)
+		}
+		sc.Server.SpeculativeConfig = &sp
+	}
 	sc.Server.Model = o.model
 	sc.Server.Servers = o.servers
 	sc.Server.Service = o.serviceTime

@@ -294,6 +294,13 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 		{"mean_tokens_per_step", "Mean tokens per step:", 1, false},
 		{"mbu", "MBU (%):", 100, false},
 		{"mfu", "MFU (%):", 100, false},
+		// vLLM's SpecDecoding metrics (speculative decoding only).
+		{"spec_decode_mean_acceptance_length", "Spec decode mean acceptance length:", 1, false},
+		{"spec_decode_draft_acceptance_rate", "Spec decode draft acceptance rate (%):", 100, false},
+		{"spec_decode_num_drafts", "Spec decode drafts:", 1, true},
+		{"spec_decode_num_draft_tokens", "Spec decode draft tokens:", 1, true},
+		{"spec_decode_num_accepted_tokens", "Spec decode accepted tokens:", 1, true},
+		{"spec_decode_draft_time_fraction", "Spec decode draft time share (%):", 100, false},
 	}
 	for _, st := range stats {
 		v, ok := res.Stat(st.name)
@@ -305,6 +312,17 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 		} else {
 			s.float(st.label, st.scale*v)
 		}
+	}
+	var pos []string
+	for i := 0; ; i++ {
+		v, ok := res.Stat(fmt.Sprintf("spec_decode_acceptance_rate_pos_%d", i))
+		if !ok {
+			break
+		}
+		pos = append(pos, fmt.Sprintf("%.3f", v))
+	}
+	if len(pos) > 0 {
+		s.line("Spec decode per-position acceptance:", strings.Join(pos, ", "))
 	}
 	fmt.Fprintln(w, strings.Repeat("=", summaryWidth))
 }
