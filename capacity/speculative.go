@@ -37,9 +37,17 @@ type CrossoverRow struct {
 }
 
 // Pays reports whether speculative decoding helps at this rate: a shorter
-// mean TPOT, and stable wherever the plain engine is.
+// mean TPOT and stable wherever the plain engine is; past the plain
+// engine's capacity (both unstable, where TPOT only measures the backlog)
+// a higher output throughput.
 func (r CrossoverRow) Pays() bool {
-	return r.OnTPOT < r.OffTPOT && (!r.OnUnstable || r.OffUnstable)
+	switch {
+	case r.OffUnstable && r.OnUnstable:
+		return r.OnThroughput > r.OffThroughput
+	case r.OnUnstable:
+		return false
+	}
+	return r.OnTPOT < r.OffTPOT
 }
 
 // CrossoverResult is what SpecCrossover.Run returns.

@@ -294,6 +294,7 @@ func TestExamples(t *testing.T) {
 		{"plan.yaml", []string{""}, 1},
 		{"rate-slo.yaml", []string{"10", "15", "20", "25", "30", "35"}, 3},
 		{"sessions.yaml", []string{"0.5", "1", "2", "4"}, 2},
+		{"speculative.yaml", []string{"2", "3", "4", "5"}, 2},
 		{"sweep.yaml", []string{"1", "2", "4", "8", "16", "32", "64"}, 2},
 	}
 	files, err := filepath.Glob("../examples/scenarios/*.yaml")
