@@ -20,6 +20,8 @@
 //   - queue: FCFS(c) stations, exact against Lindley and Kiefer–Wolfowitz.
 //   - batching: the continuous-batching LLM engine (vLLM v1 scheduler,
 //     chunked prefill, paged KV cache, preemption) and replica clusters.
+//   - specdecode: speculative decoding's --speculative-config, proposer
+//     shapes and acceptance model (docs/speculative.md).
 //   - cost: model and GPU catalog, tensor-parallel all-reduce and roofline
 //     step times. Pure functions; knows nothing of the engine.
 //   - capacity: acceptance criteria, the λ* search, sweeps and shards.

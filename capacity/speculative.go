@@ -54,11 +54,12 @@ func (r CrossoverRow) Pays() bool {
 type CrossoverResult struct {
 	Rows []CrossoverRow
 	// Crossover is the rate at which speculative decoding stops paying:
-	// between the last rate where it pays and the next, where the TPOT
-	// difference changes sign (linear interpolation), or that next rate
-	// when the speculative arm turns unstable first. It is +Inf when it
-	// pays at every rate, and Rates[0] when it never does.
-	Crossover float64
+	// between Lo, the last rate where it pays, and Hi, the next, where the
+	// mean TPOT difference changes sign (linear interpolation; when both
+	// arms are unstable at Hi, Hi). It is +Inf (Lo the last rate, Hi +Inf)
+	// when it pays at every rate, and Rates[0] (= Lo = Hi) when it never
+	// does.
+	Crossover, Lo, Hi float64
 }
 
 // Run runs both arms at every rate (sim.RunAll) and finds the crossover.
@@ -89,7 +90,7 @@ func (s SpecCrossover) Run() (CrossoverResult, error) {
 	if err != nil {
 		return CrossoverResult{}, err
 	}
-	out := CrossoverResult{Crossover: math.Inf(1)}
+	out := CrossoverResult{Crossover: math.Inf(1), Lo: s.Rates[len(s.Rates)-1], Hi: math.Inf(1)}
 	for i, r := range s.Rates {
 		off, on := res[2*i], res[2*i+1]
 		out.Rows = append(out.Rows, CrossoverRow{Rate: r,
@@ -103,14 +104,13 @@ func (s SpecCrossover) Run() (CrossoverResult, error) {
 		if row.Pays() {
 			continue
 		}
+		out.Crossover, out.Lo, out.Hi = row.Rate, row.Rate, row.Rate
 		if i == 0 {
-			out.Crossover = row.Rate
 			break
 		}
 		prev := out.Rows[i-1]
-		out.Crossover = row.Rate
-		if !row.OnUnstable {
-			d0, d1 := prev.OffTPOT-prev.OnTPOT, row.OffTPOT-row.OnTPOT
+		out.Lo = prev.Rate
+		if d0, d1 := prev.OffTPOT-prev.OnTPOT, row.OffTPOT-row.OnTPOT; !(row.OffUnstable && row.OnUnstable) && d0 > 0 && d1 <= 0 {
 			out.Crossover = prev.Rate + (row.Rate-prev.Rate)*d0/(d0-d1)
 		}
 		break

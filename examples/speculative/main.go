@@ -76,7 +76,7 @@ func run(w io.Writer, requests int, seed uint64, ks []int, rates []float64) erro
 		case math.IsInf(res.Crossover, 1):
 			fmt.Fprintf(w, "k=%d pays at every rate tried\n", k)
 		default:
-			fmt.Fprintf(w, "k=%d stops paying at %.1f req/s\n", k, res.Crossover)
+			fmt.Fprintf(w, "k=%d stops paying at %.1f req/s (pays at %.0f, not at %.0f)\n", k, res.Crossover, res.Lo, res.Hi)
 		}
 	}
 	fmt.Fprintln(w, "TPOT in ms (mean); * marks an unstable run (the queue grows)")
