@@ -247,3 +247,14 @@ func (c Config) Acceptance() (Acceptance, error) {
 	}
 	return Acceptance{rates: r}, nil
 }
+
+// VLLMJSON returns the --speculative-config value vLLM takes for c: its
+// own fields only (method, model, num_speculative_tokens,
+// draft_tensor_parallel_size, prompt_lookup_max/min), without servesim's
+// acceptance.
+func (c Config) VLLMJSON() string {
+	v := c
+	v.AcceptanceRates, v.AcceptanceRate, v.AcceptanceDataset = nil, nil, ""
+	b, _ := json.Marshal(v)
+	return string(b)
+}

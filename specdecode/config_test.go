@@ -55,6 +55,13 @@ func TestParse(t *testing.T) {
 	}
 }
 
+func TestVLLMJSON(t *testing.T) {
+	t.Parallel()
+	c, err := Parse(`{"method":"eagle3","model":"m","num_speculative_tokens":3,"acceptance_rate":0.5}`)
+	require.NoError(t, err)
+	assert.Equal(t, `{"method":"eagle3","model":"m","num_speculative_tokens":3}`, c.VLLMJSON())
+}
+
 // TestAcceptanceModel: the i.i.d. rates are α^i with the closed-form mean
 // length; a table row reproduces its measured mean length exactly; one
 // uniform per verification gives P(a ≥ i) = r_i (checked on a grid of u).

@@ -18,6 +18,7 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/report/chart"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/specdecode"
 	"github.com/servesim/servesim/workload"
@@ -26,14 +27,15 @@ import (
 func main() {
 	requests := flag.Int("n", 1500, "requests per run, 10% warm-up")
 	seed := flag.Uint64("seed", 1, "seed")
+	plot := flag.String("chart", "", "also write the chart of mean TPOT against rate to this .svg or .png file")
 	flag.Parse()
-	if err := run(os.Stdout, *requests, *seed, []int{2, 3, 4, 5}, []float64{1, 5, 10, 15, 20, 25, 30, 40}); err != nil {
+	if err := run(os.Stdout, *requests, *seed, []int{2, 3, 4, 5}, []float64{1, 5, 10, 15, 20, 25, 30, 40}, *plot); err != nil {
 		fmt.Fprintln(os.Stderr, "speculative:", err)
 		os.Exit(2)
 	}
 }
 
-func run(w io.Writer, requests int, seed uint64, ks []int, rates []float64) error {
+func run(w io.Writer, requests int, seed uint64, ks []int, rates []float64, plot string) error {
 	model, err := cost.Model("llama-3.1-8b")
 	if err != nil {
 		return err
@@ -56,12 +58,26 @@ func run(w io.Writer, requests int, seed uint64, ks []int, rates []float64) erro
 	}
 	fmt.Fprintln(w, "Llama-3.1-8B, one H100, Poisson arrivals, 512/256 tokens (±50%); EAGLE-3, MT-Bench acceptance")
 	fmt.Fprintln(w, " k  rate  TPOT off  TPOT on  tok/s off  tok/s on  pays")
-	for _, k := range ks {
+	ch := &chart.Chart{Title: "Llama-3.1-8B on one H100: EAGLE-3 against plain decoding",
+		X: chart.Axis{Label: "request rate", Unit: "req/s"}, Y: chart.Axis{Label: "mean TPOT", Unit: "ms", Log: true}}
+	for i, k := range ks {
 		sp := &specdecode.Config{Method: specdecode.Eagle3, NumSpeculativeTokens: k, AcceptanceDataset: "mt-bench"}
 		res, err := capacity.SpecCrossover{Rates: rates, Off: arm(nil), On: arm(sp), Seed: seed}.Run()
 		if err != nil {
 			return err
 		}
+		if i == 0 {
+			off := chart.Line{Name: "no speculation", Style: 0, Markers: true}
+			for _, r := range res.Rows {
+				off.Points = append(off.Points, chart.XY{X: r.Rate, Y: 1000 * r.OffTPOT})
+			}
+			ch.Lines = append(ch.Lines, off)
+		}
+		on := chart.Line{Name: fmt.Sprintf("EAGLE-3 k=%d", k), Style: i + 1, Markers: true}
+		for _, r := range res.Rows {
+			on.Points = append(on.Points, chart.XY{X: r.Rate, Y: 1000 * r.OnTPOT})
+		}
+		ch.Lines = append(ch.Lines, on)
 		for _, r := range res.Rows {
 			mark := func(unstable bool) string {
 				if unstable {
@@ -80,5 +96,8 @@ func run(w io.Writer, requests int, seed uint64, ks []int, rates []float64) erro
 		}
 	}
 	fmt.Fprintln(w, "TPOT in ms (mean); * marks an unstable run (the queue grows)")
+	if plot != "" {
+		return chart.WriteFile(plot, ch)
+	}
 	return nil
 }

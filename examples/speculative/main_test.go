@@ -15,7 +15,7 @@ import (
 // lower rate with more draft tokens (more verify work per sequence).
 func TestSpeculativeExample(t *testing.T) {
 	var b strings.Builder
-	require.NoError(t, run(&b, 600, 1, []int{2, 5}, []float64{1, 10, 20, 30}))
+	require.NoError(t, run(&b, 600, 1, []int{2, 5}, []float64{1, 10, 20, 30}, ""))
 	out := b.String()
 	t.Log("\n" + out)
 	rows := regexp.MustCompile(`(?m)^\s*(\d+)\s+1\s+([\d.]+)\s+([\d.]+)`).FindAllStringSubmatch(out, -1)
