@@ -240,3 +240,33 @@ func TestSpecConfigErrors(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `speculative_config model "llama-3.1-70b"`)
 }
+
+// BenchmarkSpecDecode is BenchmarkDecode with EAGLE-3 (k = 4): decoders
+// are tracked one by one, so ns/step grows with the batch (O(running) per
+// step), unlike the plain engine's aggregate decode.
+func BenchmarkSpecDecode(b *testing.B) {
+	for _, c := range []int{1, 64, 512} {
+		b.Run("C="+itoa(c), func(b *testing.B) {
+			eng := benchEngine(b)
+			eng.Speculative = &specdecode.Config{Method: specdecode.Eagle3, NumSpeculativeTokens: 4, AcceptanceDataset: "mt-bench"}
+			cfg := sim.Config{
+				Workload: workload.Workload{Clients: c, Lengths: workload.Fixed{Input: 128, Output: 512}},
+				Server:   eng, Requests: 4 * c, Seed: 1, SummaryOnly: true,
+			}
+			b.ReportAllocs()
+			var tokens, steps float64
+			for b.Loop() {
+				res, err := sim.Run(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				tokens += float64(res.TotalOutput)
+				s, _ := res.Stat("steps")
+				steps += s
+			}
+			sec := b.Elapsed().Seconds()
+			b.ReportMetric(tokens/sec, "tokens/s")
+			b.ReportMetric(sec*1e9/steps, "ns/step")
+		})
+	}
+}
