@@ -182,6 +182,7 @@ func printSummary(out io.Writer, o *benchOptions, sc *scenario.Scenario, res *si
 			s.float("P"+metrics.PercentileKey(p)+" "+m.name+" (ms):", 1000*smp.Percentile(p))
 		}
 	}
+	printSpecDecode(s, res) // speculative decoding (speculative.go)
 	fmt.Fprintln(w, strings.Repeat("=", summaryWidth))
 
 	printExtras(s, o, sc, res)
@@ -294,12 +295,8 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 		{"mean_tokens_per_step", "Mean tokens per step:", 1, false},
 		{"mbu", "MBU (%):", 100, false},
 		{"mfu", "MFU (%):", 100, false},
-		// vLLM's SpecDecoding metrics (speculative decoding only).
-		{"spec_decode_mean_acceptance_length", "Spec decode mean acceptance length:", 1, false},
-		{"spec_decode_draft_acceptance_rate", "Spec decode draft acceptance rate (%):", 100, false},
-		{"spec_decode_num_drafts", "Spec decode drafts:", 1, true},
-		{"spec_decode_num_draft_tokens", "Spec decode draft tokens:", 1, true},
-		{"spec_decode_num_accepted_tokens", "Spec decode accepted tokens:", 1, true},
+		// Speculative decoding: the proposer's share (vLLM's counters are
+		// in its own section, printSpecDecode).
 		{"spec_decode_draft_time_fraction", "Spec decode draft time share (%):", 100, false},
 	}
 	for _, st := range stats {
@@ -312,17 +309,6 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 		} else {
 			s.float(st.label, st.scale*v)
 		}
-	}
-	var pos []string
-	for i := 0; ; i++ {
-		v, ok := res.Stat(fmt.Sprintf("spec_decode_acceptance_rate_pos_%d", i))
-		if !ok {
-			break
-		}
-		pos = append(pos, fmt.Sprintf("%.3f", v))
-	}
-	if len(pos) > 0 {
-		s.line("Spec decode per-position acceptance:", strings.Join(pos, ", "))
 	}
 	fmt.Fprintln(w, strings.Repeat("=", summaryWidth))
 }
