@@ -115,8 +115,11 @@ type Config struct {
 	// Speculative, when set, runs speculative decoding as vLLM's
 	// --speculative-config does (docs/speculative.md): each decoding
 	// request verifies 1 + k tokens a step and emits 1 + accepted. It
-	// needs chunked prefill and DP 1. With StepTime, StepTime prices the
+	// needs chunked prefill. With StepTime, StepTime prices the
 	// whole step (the batch's SpecTokens say how many drafts it verifies).
+	// Under attention data parallelism each group verifies its own
+	// decoders and pays its own proposer passes; the groups still step
+	// together.
 	Speculative *specdecode.Config `json:"speculative_config,omitempty" yaml:"speculative_config,omitempty"`
 }
 

@@ -41,8 +41,6 @@ func (c Config) resolveSpec(r *resolved) error {
 	switch {
 	case !c.EnableChunkedPrefill:
 		return invalidf("speculative_config needs enable_chunked_prefill (vLLM v1's scheduler); the prefill-first scheduler does not run it")
-	case c.Deployment.DP > 1:
-		return invalidf("speculative_config with deployment dp %d is not modelled: run it with dp 1", c.Deployment.DP)
 	}
 	s := &specResolved{cfg: sc, k: sc.NumSpeculativeTokens, acc: acc}
 	r.spec = s
@@ -60,7 +58,13 @@ func (c Config) resolveSpec(r *resolved) error {
 		return nil
 	}
 	dd := c.Deployment
-	dd.Model, dd.TP, dd.DP, dd.EP = d.Model, d.TP, 0, 0
+	dd.Model, dd.TP = d.Model, d.TP
+	if d.Model.Experts == 0 || d.TP != tp {
+		// A dense head (or one on fewer GPUs) runs apart from the target's
+		// data-parallel groups; an MTP block of a MoE model shares their
+		// expert layout.
+		dd.DP, dd.EP = 0, 0
+	}
 	dd.KVCacheMemory = 0
 	sm, err := dd.Compile()
 	if err != nil {

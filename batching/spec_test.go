@@ -270,3 +270,38 @@ func BenchmarkSpecDecode(b *testing.B) {
 		})
 	}
 }
+
+// TestSpecDataParallel: attention data-parallel groups each run their
+// decoders speculatively and still step together; every request
+// completes, the MTP head keeps the target's expert layout, and the
+// acceptance counters add up over the groups.
+func TestSpecDataParallel(t *testing.T) {
+	t.Parallel()
+	m, err := cost.Model("gpt-oss-120b")
+	require.NoError(t, err)
+	g, err := cost.GPU("h100-sxm")
+	require.NoError(t, err)
+	c := Defaults(m, g)
+	c.Deployment.DP, c.Deployment.EP = 4, 4
+	c.Speculative = &specdecode.Config{Method: "deepseek_mtp", NumSpeculativeTokens: 2, AcceptanceRates: []float64{0.8, 0.5}}
+	r, err := c.resolve()
+	require.NoError(t, err)
+	plain := c
+	plain.Speculative = nil
+	rp, err := plain.resolve()
+	require.NoError(t, err)
+	assert.Less(t, r.pool.Blocks, rp.pool.Blocks, "the MTP block's weights and KV come out of the pool")
+	run := func(c Config) *sim.Result {
+		res, err := sim.Run(sim.Config{Workload: workload.Workload{Clients: 32, Lengths: workload.Fixed{Input: 256, Output: 128}},
+			Server: c, Requests: 128, Seed: 1})
+		require.NoError(t, err)
+		for _, q := range res.Requests {
+			require.Equal(t, metrics.Completed, q.Status)
+		}
+		return res
+	}
+	on, off := run(c), run(plain)
+	length, _ := on.Stat("spec_decode_mean_acceptance_length")
+	assert.InDelta(t, 2.3, length, 0.1)
+	assert.Less(t, on.TPOT().Mean(), off.TPOT().Mean())
+}
