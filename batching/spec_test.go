@@ -305,3 +305,35 @@ func TestSpecDataParallel(t *testing.T) {
 	assert.InDelta(t, 2.3, length, 0.1)
 	assert.Less(t, on.TPOT().Mean(), off.TPOT().Mean())
 }
+
+// TestSpecMethods: every proposer runs; at one acceptance the proposer's
+// share of the step orders as its cost does: n-gram on the CPU least, a
+// one-layer head (EAGLE-3's with the small vocabulary below EAGLE's),
+// then a 16-layer draft model.
+func TestSpecMethods(t *testing.T) {
+	t.Parallel()
+	m, err := cost.Model("llama-3.1-8b")
+	require.NoError(t, err)
+	g, err := cost.GPU("h100-sxm")
+	require.NoError(t, err)
+	share := map[specdecode.Method]float64{}
+	for _, sc := range []specdecode.Config{
+		{Method: specdecode.Ngram}, {Method: specdecode.Suffix}, {Method: specdecode.Eagle}, {Method: specdecode.Eagle3},
+		{Method: specdecode.MTP}, {Method: specdecode.Medusa}, {Model: "llama-3.2-1b"},
+	} {
+		sc.NumSpeculativeTokens, sc.AcceptanceRate = 3, alpha(0.6)
+		c := Defaults(m, g)
+		c.Speculative = &sc
+		res, err := sim.Run(sim.Config{Workload: workload.Workload{Clients: 4, Lengths: workload.Fixed{Input: 200, Output: 100}},
+			Server: c, Requests: 16, Seed: 1})
+		require.NoError(t, err, "%+v", sc)
+		require.Equal(t, 16, res.Completed)
+		f, _ := res.Stat("spec_decode_draft_time_fraction")
+		share[specdecode.Canonical(sc.Method, sc.Model)] = f
+	}
+	assert.Less(t, share[specdecode.Ngram], 0.01)
+	assert.Less(t, share[specdecode.Ngram], share[specdecode.Eagle3])
+	assert.Less(t, share[specdecode.Eagle3], share[specdecode.Eagle])
+	assert.Less(t, share[specdecode.Eagle], share[specdecode.DraftModel])
+	assert.Less(t, share[specdecode.Medusa], share[specdecode.Eagle], "one pass against k")
+}

@@ -47,6 +47,10 @@ const (
 	// Medusa is k extra heads (a residual block and an LM head each) on
 	// the target's last hidden state, all run in one pass.
 	Medusa Method = "medusa"
+	// Suffix is suffix decoding (Arctic Inference): the draft comes from
+	// a suffix tree of the request's and earlier outputs, on the CPU,
+	// priced as Ngram.
+	Suffix Method = "suffix"
 	// DraftModel is a separate smaller model of the same vocabulary, run
 	// k times per step (vLLM's "draft_model"; the method vLLM infers when
 	// only a model is given).
@@ -59,7 +63,7 @@ var mtpAliases = []string{"deepseek_mtp", "qwen3_next_mtp", "glm4_moe_mtp", "mim
 
 // Methods lists the accepted method names (aliases included).
 func Methods() []string {
-	out := []string{string(Eagle), string(Eagle3), string(MTP), string(Ngram), string(Medusa), string(DraftModel)}
+	out := []string{string(Eagle), string(Eagle3), string(MTP), string(Ngram), string(Suffix), string(Medusa), string(DraftModel)}
 	return append(out, mtpAliases...)
 }
 

@@ -22,7 +22,7 @@ type Draft struct {
 	// Method is the canonical proposer.
 	Method Method
 	// Model is the shape the proposals run through, priced by the cost
-	// model like the target (unset for Ngram):
+	// model like the target (unset for Ngram and Suffix):
 	//   - EAGLE/EAGLE-3: one decoder layer of the target's shape, its fc
 	//     layer (2H·H, EAGLE-3 3H·H) folded into the MLP width, the
 	//     target's LM head (EAGLE-3: Eagle3DraftVocab rows);
@@ -36,10 +36,11 @@ type Draft struct {
 	TP int
 	// Passes is the draft forward passes per step: k for EAGLE, MTP and a
 	// draft model (the first over every token the target scheduled, the
-	// others one token per sequence), 1 for Medusa, 0 for Ngram.
+	// others one token per sequence), 1 for Medusa, 0 for Ngram and
+	// Suffix.
 	Passes int
 	// CPUSecondsPerSeq is the proposer's CPU time per decoding sequence
-	// per step (Ngram), seconds.
+	// per step (Ngram, Suffix), seconds.
 	CPUSecondsPerSeq float64
 }
 
@@ -66,7 +67,7 @@ func (c Config) Draft(target cost.ModelSpec, tp int, model func(string) (cost.Mo
 	head.Layers, head.DenseLayers, head.SlidingLayers = 1, 0, 0
 	widen := func(h int) { head.Intermediate += (h*target.Hidden + 2) / 3 } // fc of h·H·H weights, as MLP width (3·H per unit)
 	switch m {
-	case Ngram:
+	case Ngram, Suffix:
 		d.Passes, d.CPUSecondsPerSeq = 0, NgramSecondsPerSeq
 		return d, nil
 	case Eagle:
