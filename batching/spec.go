@@ -1,9 +1,11 @@
 package batching
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/sim/metrics"
@@ -36,7 +38,7 @@ func (c Config) resolveSpec(r *resolved) error {
 	sc := *c.Speculative
 	acc, err := sc.Acceptance()
 	if err != nil {
-		return &configError{err}
+		return specErr(err)
 	}
 	switch {
 	case !c.EnableChunkedPrefill:
@@ -51,7 +53,7 @@ func (c Config) resolveSpec(r *resolved) error {
 	tp := c.Deployment.TP
 	d, err := sc.Draft(c.Deployment.Model, tp, cost.Model)
 	if err != nil {
-		return &configError{err}
+		return specErr(err)
 	}
 	s.passes, s.cpu = d.Passes, d.CPUSecondsPerSeq
 	if d.Passes == 0 {
@@ -98,6 +100,12 @@ func (c Config) resolveSpec(r *resolved) error {
 	r.pool.Blocks = blocks
 	r.pool.BytesPerToken = m.KVBytesPerToken + dkv
 	return nil
+}
+
+// specErr is a specdecode error as this package's: "batching:
+// speculative_config ...", so that callers find the field it names.
+func specErr(err error) error {
+	return &configError{errors.New("batching: " + strings.TrimPrefix(err.Error(), "specdecode: "))}
 }
 
 // specSeqs holds the speculative decoders scheduled in the current step.

@@ -221,7 +221,7 @@ func engineError(err error) error {
 	if m := fieldRE.FindStringSubmatch(msg); m != nil {
 		switch m[1] {
 		case "tensor_parallel_size", "max_num_seqs", "max_num_batched_tokens", "block_size",
-			"gpu_memory_utilization", "kv_cache_memory", "max_model_len":
+			"gpu_memory_utilization", "kv_cache_memory", "max_model_len", "speculative_config":
 			path = "server." + m[1]
 		case "dp":
 			path = "server.data_parallel_size"
@@ -241,6 +241,9 @@ func engineError(err error) error {
 	lines := strings.Split(msg, "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimPrefix(strings.TrimPrefix(l, "batching: "), "cost: ")
+		if path == "server.speculative_config" {
+			lines[i] = strings.TrimPrefix(lines[i], "speculative_config ")
+		}
 	}
 	msg = strings.Join(lines, "\n")
 	return &FieldError{Path: path, Err: errors.New(msg)}
