@@ -8,6 +8,7 @@ import (
 
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/specdecode"
 )
 
 // ErrInvalid is matched (errors.Is) by every configuration error of this
@@ -113,6 +114,15 @@ type Config struct {
 	// independent of the Deployment but for its TP, as tests and what-if
 	// studies want.
 	KVBlocks int `json:"kv_blocks,omitempty" yaml:"kv_blocks,omitempty"`
+	// Speculative, when set, runs speculative decoding as vLLM's
+	// --speculative-config does (docs/speculative.md): each decoding
+	// request verifies 1 + k tokens a step and emits 1 + accepted. It
+	// needs chunked prefill. With StepTime, StepTime prices the
+	// whole step (the batch's SpecTokens say how many drafts it verifies).
+	// Under attention data parallelism each group verifies its own
+	// decoders and pays its own proposer passes; the groups still step
+	// together.
+	Speculative *specdecode.Config `json:"speculative_config,omitempty" yaml:"speculative_config,omitempty"`
 }
 
 // Pool describes a replica's paged KV cache.
@@ -140,6 +150,7 @@ type resolved struct {
 	Config
 	pool Pool
 	step *cost.StepModel // nil when StepTime is set
+	spec *specResolved   // nil without speculative decoding
 
 	overhead   float64 // RequestOverhead + the deployment's FrontendOverhead
 	blockShift int     // log2 BlockSize when a power of two, else -1
@@ -191,6 +202,11 @@ func (c Config) resolve() (*resolved, error) {
 			return nil, &configError{err}
 		}
 		r.pool.Blocks, r.pool.BytesPerToken = m.KVBlocks, m.KVBytesPerToken
+	}
+	if c.Speculative != nil {
+		if err := c.resolveSpec(r); err != nil {
+			return nil, err
+		}
 	}
 	if r.pool.Blocks > math.MaxInt/2/c.BlockSize {
 		return nil, invalidf("the KV pool of %d blocks of %d tokens overflows a token count (at most %d tokens)", r.pool.Blocks, c.BlockSize, math.MaxInt/2)

@@ -158,6 +158,9 @@ func (dp *dataParallel) startStep() {
 		b := &dp.batches[i]
 		b.DPTokens = tokens
 		dp.costs[i] = e.price(b)
+		if e.sp != nil { // speculative decoding (spec.go): the proposer's time
+			e.specCost(b, &dp.costs[i])
+		}
 		t := dp.costs[i].Time
 		if !(t > 0) || math.IsInf(t, 1) {
 			e.record(b, &dp.costs[i]) // aborts the run

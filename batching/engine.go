@@ -51,6 +51,10 @@ type seq struct {
 	// another instance (P/D disaggregation, decode side; see handoff.go):
 	// admission takes them as computed. A preemption loses them.
 	remote int
+	// Speculative decoding (spec.go): a decoder tracked one by one, with
+	// computed and generated kept exact, and its draft tokens this step.
+	spec  bool
+	draft int
 }
 
 // computedAt returns a decoding seq's KV entries at step index s.
@@ -137,6 +141,7 @@ type engine struct {
 	firstToken func(r *metrics.Request)
 	held       int // handed-off requests whose blocks are not released
 	pipe       *stages
+	sp         *specState // speculative decoding (spec.go); nil without
 
 	// Test hooks: singleStep ends every step through the event queue (no
 	// fast-forward); ffSteps counts the steps ended at once, ffDecode
@@ -149,6 +154,9 @@ func newEngine(cfg *resolved, env *sim.Env, name string) *engine {
 	e := &engine{cfg: cfg, env: env, name: name, phase: make([]int, cfg.BlockSize)}
 	if cfg.EnablePrefixCaching {
 		e.cache = newBlockCache(cfg.pool.Blocks)
+	}
+	if cfg.spec != nil { // speculative decoding (spec.go)
+		e.sp = &specState{stats: specStats{perPos: make([]int64, cfg.spec.k)}}
 	}
 	e.onStepEnd = e.endStep
 	e.onKick = e.kick
@@ -362,6 +370,9 @@ func (e *engine) preempt(q *seq) (neededBlock bool) {
 			// left at the last decode step.
 			q.lastToken = e.lastDecodeEnd
 		}
+	} else if q.spec { // speculative decoding (spec.go)
+		c = q.computed
+		q.spec = false
 	} else {
 		c = q.computed
 		e.partial = nil
@@ -416,12 +427,15 @@ func (e *engine) formStep() (float64, bool) {
 // returns false, the engine going idle, when there is nothing to run.
 func (e *engine) form() bool {
 	e.chunks = e.chunks[:0]
-	if !e.cfg.EnableChunkedPrefill {
+	switch {
+	case e.sp != nil: // speculative decoding (spec.go)
+		e.formSpec()
+	case !e.cfg.EnableChunkedPrefill:
 		e.formPrefillFirst()
-	} else {
+	default:
 		e.formChunked()
 	}
-	if e.stepDecodes == 0 && len(e.chunks) == 0 {
+	if e.stepDecodes == 0 && len(e.chunks) == 0 && (e.sp == nil || len(e.sp.batch) == 0) {
 		e.busy = false
 		if (e.waiting.Len() > 0 && e.held == 0) || e.running > 0 {
 			panic(fmt.Sprintf("batching: idle with %d waiting and %d running", e.waiting.Len(), e.running))
@@ -440,7 +454,7 @@ func (e *engine) costStep() (float64, bool) {
 	switch {
 	case e.cfg.StepTime != nil:
 		c.Time = e.cfg.StepTime(b)
-	case len(e.chunks) == 0 && e.decode.Seqs() == b.DecodeSeqs:
+	case len(e.chunks) == 0 && e.decode.Seqs() == b.DecodeSeqs && e.sp == nil:
 		// Decode-only, as many decoders as the DecodeStep kept for a decode
 		// run (formDecode): it prices exactly as Step. Written out here,
 		// not through price: the decode path prices every step, and the
@@ -448,6 +462,9 @@ func (e *engine) costStep() (float64, bool) {
 		c = e.decode.Step(b.DecodeContext)
 	default:
 		c = e.cfg.step.Step(b)
+	}
+	if e.sp != nil { // speculative decoding (spec.go): the proposer's time
+		e.specCost(&b, &c)
 	}
 	if e.pipe != nil {
 		return e.pipe.through(e.env.Now(), &b, &c), e.record(&b, &c)
@@ -464,6 +481,9 @@ func (e *engine) batch() cost.Batch {
 	}
 	for _, ch := range e.chunks {
 		b.AddPrefill(ch.tokens, ch.q.computed)
+	}
+	if e.sp != nil { // speculative decoding (spec.go)
+		e.addSpec(&b)
 	}
 	return b
 }
@@ -664,6 +684,9 @@ func (e *engine) finishStep() {
 		e.emitDecode(now)
 	}
 	e.step++
+	if e.sp != nil { // speculative decoding (spec.go)
+		e.finishSpec(now)
+	}
 	if e.stepDecodes > 0 {
 		for _, q := range e.finish.Take(e.step) {
 			c := e.leaveDecoders(q, e.step)
@@ -704,6 +727,10 @@ func (e *engine) finishStep() {
 		q.lastToken = now
 		if q.generated >= q.req.Output {
 			e.retire(q, q.computed)
+			continue
+		}
+		if e.sp != nil { // speculative decoding (spec.go)
+			e.joinSpec(q)
 			continue
 		}
 		e.joinDecoders(q)

@@ -115,6 +115,9 @@ func (e *engine) Stats() []metrics.Stat {
 	if e.cache != nil {
 		out = append(out, e.prefixStats()...)
 	}
+	if e.sp != nil {
+		out = append(out, e.specStatList()...)
+	}
 	return out
 }
 

@@ -64,7 +64,21 @@ type Batch struct {
 	// MoE layers route and exchange; 0 means D times this batch's tokens,
 	// every group running a batch like this one. Ignored without DP.
 	DPTokens int
+	// SpecTokens is Σ over decoding requests of the draft tokens they
+	// verify this step (speculative decoding, docs/speculative.md): each
+	// such request feeds 1 + d query tokens, which all sample (the
+	// rejection sampler needs the target's logits at every position). Its
+	// KV is read once: DecodeContext counts its context once.
+	SpecTokens int
+	// SpecPairs is the query-key pairs the draft tokens add beyond
+	// DecodeContext: Σ d·c + d(d+1)/2 over verifying requests of context c
+	// (see SpecPairs), priced as decode attention.
+	SpecPairs float64
 }
+
+// SpecPairs returns the query-key pairs d draft tokens verified after a
+// decoding token of context c add: the j-th draft attends c + j entries.
+func SpecPairs(d, c float64) float64 { return d*c + d*(d+1)/2 }
 
 // DecodeBatch returns the batch of seqs decoding requests whose contexts
 // average contextPerSeq tokens.
@@ -95,7 +109,7 @@ func (b *Batch) AddPrefill(chunk, prior int) {
 }
 
 // Tokens returns DecodeSeqs + PrefillTokens, the T of the step.
-func (b Batch) Tokens() int { return b.DecodeSeqs + b.PrefillTokens }
+func (b Batch) Tokens() int { return b.DecodeSeqs + b.SpecTokens + b.PrefillTokens }
 
 // Validate checks that every field is finite and ≥ 0. Step does not call
 // it: the scheduler's sums are trusted on the hot path.
@@ -108,6 +122,7 @@ func (b Batch) Validate() error {
 		{"decode_seqs", float64(b.DecodeSeqs)}, {"decode_context", b.DecodeContext},
 		{"prefill_tokens", float64(b.PrefillTokens)}, {"prefill_seqs", float64(b.PrefillSeqs)},
 		{"prefill_context", b.PrefillContext}, {"prefill_pairs", b.PrefillPairs},
+		{"spec_tokens", float64(b.SpecTokens)}, {"spec_pairs", b.SpecPairs},
 	} {
 		if !nonNegativeFinite(f.v) {
 			errs = append(errs, invalidf("batch %s %v must be a finite number >= 0", f.name, f.v))
@@ -419,7 +434,7 @@ func (s *StepModel) Step(b Batch) StepCost {
 // then context; each field gets the same operations in the same order as
 // when they were one function.
 func (s *StepModel) shape(c *StepCost, b *Batch) (gemm float64, ok bool) {
-	tokens := b.DecodeSeqs + b.PrefillTokens
+	tokens := b.DecodeSeqs + b.SpecTokens + b.PrefillTokens
 	if tokens <= 0 {
 		return 0, false
 	}
@@ -437,13 +452,15 @@ func (s *StepModel) shape(c *StepCost, b *Batch) (gemm float64, ok bool) {
 		s.moeShape(c, t, te)
 	}
 	seqs := float64(b.DecodeSeqs + b.PrefillSeqs)
-	c.ProjFLOPs = t*s.projFLOPsPerToken + seqs*s.lmHeadFLOPsPerSeq
-	if seqs != t && seqs > 0 && s.gemmHalf > 0 {
+	// rows: the positions that sample, every verified draft token too.
+	rows := seqs + float64(b.SpecTokens)
+	c.ProjFLOPs = t*s.projFLOPsPerToken + rows*s.lmHeadFLOPsPerSeq
+	if rows != t && rows > 0 && s.gemmHalf > 0 {
 		// The LM head multiplies the last hidden state of each scheduled
 		// sequence only (vLLM computes a partial chunk's logits too and
 		// drops its token): a GEMM of seqs rows, at the curve's factor
 		// there.
-		c.lmHeadFLOPs, c.lmHeadGEMM = seqs*s.lmHeadFLOPsPerSeq, gemmFactor(seqs, s.gemmHalf)
+		c.lmHeadFLOPs, c.lmHeadGEMM = rows*s.lmHeadFLOPsPerSeq, gemmFactor(rows, s.gemmHalf)
 	}
 	if te != t {
 		c.ProjFLOPs += (te - t) * s.routedFLOPsPerToken
@@ -472,7 +489,7 @@ func (s *StepModel) shape(c *StepCost, b *Batch) (gemm float64, ok bool) {
 	if s.dpCalls > 0 {
 		s.dpExchange(c, te)
 	}
-	c.Overhead = s.overhead + s.perSeq*seqs + s.samplingPerSeq*seqs
+	c.Overhead = s.overhead + s.perSeq*seqs + s.samplingPerSeq*rows
 	return gemmFactor(t, s.gemmHalf), true
 }
 
@@ -487,7 +504,7 @@ func (s *StepModel) shape(c *StepCost, b *Batch) (gemm float64, ok bool) {
 // FLOPs/(peak·η_fl).
 func (s *StepModel) context(c *StepCost, b *Batch, gemm float64) {
 	c.KVReadBytes = (b.DecodeContext + b.PrefillContext) * s.kvPerToken
-	c.AttnFLOPs = (b.DecodeContext + b.PrefillPairs) * s.attnFLOPsPerPair
+	c.AttnFLOPs = (b.DecodeContext + b.PrefillPairs + b.SpecPairs) * s.attnFLOPsPerPair
 	if s.moeBytes > 0 || s.slideKVPerToken > 0 || s.attnPrefillExtra != 0 {
 		s.moeContext(c, b)
 	}

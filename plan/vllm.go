@@ -75,6 +75,9 @@ func ServeCommand(model string, e Engine, replicas int) string {
 		args = append(args, "--no-enable-chunked-prefill")
 	}
 	args = append(args, e.ServeArgs...)
+	if c.Speculative != nil {
+		args = append(args, "--speculative-config", "'"+c.Speculative.VLLMJSON()+"'")
+	}
 	if c.BlockSize != batching.DefaultBlockSize {
 		args = append(args, "--block-size", strconv.Itoa(c.BlockSize))
 	}

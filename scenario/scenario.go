@@ -14,6 +14,7 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/sim/metrics"
+	"github.com/servesim/servesim/specdecode"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -244,6 +245,11 @@ type Server struct {
 	// experts are split over the TP·D GPUs of a mixture-of-experts model
 	// (cost.Deployment.EP = TP·D) instead of each expert sharded over them.
 	EnableExpertParallel bool `yaml:"enable_expert_parallel"`
+	// SpeculativeConfig is vLLM's --speculative-config (method,
+	// num_speculative_tokens, model, draft_tensor_parallel_size) with
+	// servesim's acceptance model (acceptance_rates, acceptance_rate or
+	// acceptance_dataset); see docs/speculative.md.
+	SpeculativeConfig *specdecode.Config `yaml:"speculative_config"`
 	// Replicas engine replicas behind Router (round-robin,
 	// least-outstanding, prefix-aware), PrefixWeight weighing cache reuse
 	// against load for prefix-aware (0: batching.DefaultPrefixWeight).

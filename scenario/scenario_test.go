@@ -174,6 +174,9 @@ func TestParseErrors(t *testing.T) {
 		{"unknown gpu", "workload: {arrival: {rate: 1}}\nserver:\n  gpu: h1000\n", `e.yaml:3: server.gpu: unknown gpu "h1000" (known: a100-40gb, a100-80gb`},
 		{"missing model file", "workload: {arrival: {rate: 1}}\nserver:\n  model: specs/m.yaml\n", "e.yaml:3: server.model:"},
 		{"engine knob", "workload: {arrival: {rate: 1}}\nserver:\n  max_num_seqs: -1\n", "e.yaml:3: server.max_num_seqs: -1 must be >= 1 (or 0: vLLM's default for the GPU)"},
+		{"speculative no k", "workload: {arrival: {rate: 1}}\nserver:\n  speculative_config: {method: eagle3, acceptance_rate: 0.5}\n", "e.yaml:3: server.speculative_config: num_speculative_tokens 0 must be in [1, 64]"},
+		{"speculative unknown field", "workload: {arrival: {rate: 1}}\nserver:\n  speculative_config: {method: eagle3, num_speculative_tokens: 2, topk: 4}\n", "topk"},
+		{"speculative draft vocab", "workload: {arrival: {rate: 1}}\nserver:\n  speculative_config: {model: qwen2.5-7b, num_speculative_tokens: 2, acceptance_rate: 0.5}\n", `server.speculative_config: model "qwen2.5-7b" has vocab 152064`},
 		{"tp shape", "workload: {arrival: {rate: 1}}\nserver:\n  tensor_parallel_size: 3\n", "e.yaml:3: server.tensor_parallel_size: model \"llama-3.1-8b\": tp 3 must divide heads 32"},
 		{"fcfs field on vllm", "workload: {arrival: {rate: 1}}\nserver:\n  servers: 2\n", "e.yaml:3: server.servers: does not apply to kind vllm"},
 		{"bad service", "workload: {arrival: {rate: 1}}\nserver:\n  kind: fcfs\n  service: mix:0.02@0.5,0.18@0.2\n", "e.yaml:4: server.service: distribution \"mix:0.02@0.5,0.18@0.2\": invalid distribution: mixture weights sum to 0.7"},
@@ -294,6 +297,7 @@ func TestExamples(t *testing.T) {
 		{"plan.yaml", []string{""}, 1},
 		{"rate-slo.yaml", []string{"10", "15", "20", "25", "30", "35"}, 3},
 		{"sessions.yaml", []string{"0.5", "1", "2", "4"}, 2},
+		{"speculative.yaml", []string{"2", "3", "4", "5"}, 2},
 		{"sweep.yaml", []string{"1", "2", "4", "8", "16", "32", "64"}, 2},
 	}
 	files, err := filepath.Glob("../examples/scenarios/*.yaml")

@@ -122,6 +122,13 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 	c.BlockSize = v.BlockSize
 	c.KVBlocks = v.NumGPUBlocksOverride
 	c.RequestOverhead = v.RequestOverheadMS / 1000
+	if sp := v.SpeculativeConfig; sp != nil {
+		if err := sp.Validate(); err != nil {
+			return c, fieldErr("server.speculative_config", "%v", strings.TrimPrefix(err.Error(), "specdecode: speculative_config "))
+		}
+		cp := *sp
+		c.Speculative = &cp
+	}
 	switch {
 	case v.TensorParallelSize < 1:
 		return c, fieldErr("server.tensor_parallel_size", "%d must be >= 1", v.TensorParallelSize)
@@ -227,7 +234,7 @@ func engineError(err error) error {
 	if m := fieldRE.FindStringSubmatch(msg); m != nil {
 		switch m[1] {
 		case "tensor_parallel_size", "max_num_seqs", "max_num_batched_tokens", "block_size",
-			"gpu_memory_utilization", "kv_cache_memory", "max_model_len":
+			"gpu_memory_utilization", "kv_cache_memory", "max_model_len", "speculative_config":
 			path = "server." + m[1]
 		case "dp":
 			path = "server.data_parallel_size"
@@ -247,6 +254,9 @@ func engineError(err error) error {
 	lines := strings.Split(msg, "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimPrefix(strings.TrimPrefix(l, "batching: "), "cost: ")
+		if path == "server.speculative_config" {
+			lines[i] = strings.TrimPrefix(lines[i], "speculative_config ")
+		}
 	}
 	msg = strings.Join(lines, "\n")
 	return &FieldError{Path: path, Err: errors.New(msg)}

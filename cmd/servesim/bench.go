@@ -12,6 +12,7 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/specdecode"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -225,8 +226,6 @@ func (o *benchOptions) checkVLLM() error {
 		return fmt.Errorf("--backend: invalid choice %q (choose from %s)", o.backend, strings.Join(append(slices.Clone(generationBackends), poolingBackends...), ", "))
 	case o.cpuOffloadGB > 0:
 		return fmt.Errorf("--cpu-offload-gb %v: weight offloading to the CPU is not modelled", o.cpuOffloadGB)
-	case o.speculativeConfig != "":
-		return errors.New("--speculative-config: speculative decoding is not modelled")
 	case o.maxPartialPrefills > 1:
 		return fmt.Errorf("--max-num-partial-prefills %d: only one partial prefill at a time is modelled", o.maxPartialPrefills)
 	case o.probeRequestRate > 0:
@@ -300,6 +299,13 @@ func (o *benchOptions) scenario() (*scenario.Scenario, error) {
 	sc.SLO = o.slo
 	sc.Server = o.server
 	sc.Server.PipelineParallelSize = o.pipelineParallel
+	if o.speculativeConfig != "" {
+		sp, err := specdecode.Parse(o.speculativeConfig)
+		if err != nil {
+			return nil, fmt.Errorf("--speculative-config: %v", err)
+		}
+		sc.Server.SpeculativeConfig = &sp
+	}
 	sc.Server.Model = o.model
 	sc.Server.Servers = o.servers
 	sc.Server.Service = o.serviceTime

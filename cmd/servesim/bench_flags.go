@@ -208,7 +208,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.BoolVar(&o.server.EnableExpertParallel, "enable-expert-parallel", false, "mixture-of-experts model: split the routed experts over the TP·DP GPUs (expert parallelism) instead of sharding each expert over them")
 	fs.Var(nonNegativeFloat{p: &o.cpuOffloadGB}, "cpu-offload-gb", "GiB of weights offloaded to the CPU per GPU (only 0: offloading is not modelled)")
 	fs.Var(intValue{p: &o.maxPartialPrefills, min: 1}, "max-num-partial-prefills", "concurrent partial prefills (only 1 is modelled)")
-	fs.StringVar(&o.speculativeConfig, "speculative-config", "", "speculative decoding `json` (not modelled: an error)")
+	fs.StringVar(&o.speculativeConfig, "speculative-config", "", "speculative decoding `json`, as vLLM takes it (method, num_speculative_tokens, model, draft_tensor_parallel_size) plus the acceptance: acceptance_rates, acceptance_rate or acceptance_dataset (docs/speculative.md)")
 
 	// servesim
 	fs.StringVar(&o.server.Kind, "server", scenario.KindVLLM, "simulated server: vllm (continuous-batching engine) or fcfs (FCFS queue)")

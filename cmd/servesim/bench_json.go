@@ -218,6 +218,7 @@ func benchResultJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, da
 	if o.rampStrategy != "" {
 		set("rps_change_events", rpsChangeEvents(o, res, now))
 	}
+	setSpecDecode(set, res) // speculative decoding (speculative.go)
 	shown := shownMetrics(o)
 	for _, m := range metricSections {
 		if !slices.Contains(shown, m.key) {

@@ -182,6 +182,7 @@ func printSummary(out io.Writer, o *benchOptions, sc *scenario.Scenario, res *si
 			s.float("P"+metrics.PercentileKey(p)+" "+m.name+" (ms):", 1000*smp.Percentile(p))
 		}
 	}
+	printSpecDecode(s, res) // speculative decoding (speculative.go)
 	fmt.Fprintln(w, strings.Repeat("=", summaryWidth))
 
 	printExtras(s, o, sc, res)
@@ -294,6 +295,9 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 		{"mean_tokens_per_step", "Mean tokens per step:", 1, false},
 		{"mbu", "MBU (%):", 100, false},
 		{"mfu", "MFU (%):", 100, false},
+		// Speculative decoding: the proposer's share (vLLM's counters are
+		// in its own section, printSpecDecode).
+		{"spec_decode_draft_time_fraction", "Spec decode draft time share (%):", 100, false},
 	}
 	for _, st := range stats {
 		v, ok := res.Stat(st.name)
