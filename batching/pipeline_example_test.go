@@ -36,5 +36,5 @@ func ExamplePipeline() {
 	// Output:
 	// GPUs: 4 layers per stage: 40
 	//  1 clients:    32 tok/s, stage busy 50%
-	// 16 clients:   381 tok/s, stage busy 97%
+	// 16 clients:   353 tok/s, stage busy 87%
 }

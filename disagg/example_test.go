@@ -41,8 +41,8 @@ func Example() {
 	// Output:
 	// one 2000-token transfer: 11.44 ms
 	// completed: 450
-	// mean TTFT queue: 10.5 ms
-	// mean TTFT prefill: 48.5 ms
-	// mean TTFT transfer: 11.5 ms
-	// mean TTFT decode_first: 32.9 ms
+	// mean TTFT queue: 10.6 ms
+	// mean TTFT prefill: 45.7 ms
+	// mean TTFT transfer: 11.4 ms
+	// mean TTFT decode_first: 33.1 ms
 }
