@@ -54,6 +54,7 @@ var catalogModels = map[string]string{
 	"meta-llama/llama-3.1-8b": "llama-3.1-8b", "meta-llama/llama-3.1-70b": "llama-3.1-70b",
 	"meta-llama/llama-3.1-405b": "llama-3.1-405b", "qwen/qwen2.5-7b": "qwen2.5-7b",
 	"qwen/qwen2.5-72b": "qwen2.5-72b", "mistralai/mistral-7b-v0.1": "mistral-7b",
+	"qwen/qwen3-14b": "qwen3-14b",
 }
 
 // modelAliases returns the lower-case ids under which id's architecture
