@@ -19,7 +19,8 @@ import (
 // it is set), its per-request mean lengths rounded (fixed-length random
 // runs, range_ratio 0, are exact; a ShareGPT row's lengths are the means
 // its source printed, so its mean TTFT depends on a length distribution
-// the point does not carry). A quantization of mxfp4 is precision fp4
+// the point does not carry). A server started with --kv-cache-dtype fp8 (as
+// its notes say) runs an FP8 KV cache. A quantization of mxfp4 is precision fp4
 // (gpt-oss keeps its MXFP4 experts), anything else bf16. The metrics are
 // the means; a row that publishes only medians (the vLLM blog's) gives
 // its median TTFT as TTFT and its median ITL as TPOT and ITL.
@@ -59,6 +60,9 @@ func ReadPublicServingCSV(r io.Reader, source string) ([]Point, error) {
 			GPU: strings.TrimSpace(rec[col["gpu"]]), BackendVersion: strings.TrimSpace(rec[col["vllm_version"]]), Precision: "bf16"}
 		if optionalString(rec, col, "quantization") == "mxfp4" {
 			p.Precision = "fp4"
+		}
+		if strings.Contains(optionalString(rec, col, "notes"), "--kv-cache-dtype fp8") {
+			p.KVCache = "fp8"
 		}
 		tp, _ := num("tp")
 		in, okIn := num("input_len")

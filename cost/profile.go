@@ -125,6 +125,9 @@ type Provenance struct {
 	// Version identifies the profile (e.g. "2", or a date); bump it when a
 	// number changes.
 	Version string `json:"version" yaml:"version"`
+	// BorrowedFrom names the GPU whose profile these numbers are, when the
+	// GPU has none of its own (DefaultProfile's carry-over); "" otherwise.
+	BorrowedFrom string `json:"borrowed_from,omitempty" yaml:"borrowed_from,omitempty"`
 }
 
 // Profile returns the profile that e is a special case of: Bandwidth for
@@ -290,8 +293,9 @@ func DefaultProfile(gpu GPUSpec) Profile {
 		p.SamplingPerVocab = ref.SamplingPerVocab * refBandwidth / gpu.BandwidthBytesPerS
 	}
 	p.Provenance = Provenance{
-		Source:  "rule: fractions and overheads of profiles/" + ReferenceProfileGPU + ".yaml (" + ref.Provenance.Source + "); sampling scaled by bandwidth",
-		Version: ref.Provenance.Version,
+		Source:       "rule: fractions and overheads of profiles/" + ReferenceProfileGPU + ".yaml (" + ref.Provenance.Source + "); sampling scaled by bandwidth",
+		Version:      ref.Provenance.Version,
+		BorrowedFrom: ReferenceProfileGPU,
 	}
 	return p
 }

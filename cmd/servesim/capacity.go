@@ -140,6 +140,7 @@ func runCapacity(args []string, e *env) error {
 		return writeCapacityJSON(e.stdout, sc, crit, res.Lower, res.Upper, res.Points, res.Runs, res.Requests)
 	}
 	printCapacity(e.stdout, sc.Server.String(), workloadText(sc), crit, res.Points, res.Lower, res.Upper)
+	printScenarioPricing(e.stdout, sc)
 	fmt.Fprintf(e.stdout, "search: %d runs, %d simulated requests\n", res.Runs, res.Requests)
 	return nil
 }
@@ -244,6 +245,7 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 		return writeCapacityJSON(e.stdout, sc, crit, lo, hi, points, len(results), totalRequests(results))
 	}
 	printCapacity(e.stdout, sc.Server.String(), workloadText(sc), crit, points, lo, hi)
+	printScenarioPricing(e.stdout, sc)
 	return nil
 }
 
@@ -283,6 +285,9 @@ func writeCapacityJSON(w io.Writer, sc *scenario.Scenario, crit capacity.Criteri
 	out := map[string]any{
 		"scenario": sc.Name, "server": sc.Server.String(), "criteria": crit,
 		"lower": infNull(lo), "upper": infNull(hi), "points": points, "runs": runs, "requests": requests,
+	}
+	if eng, err := sc.Engine(); err == nil && sc.Server.Kind != scenario.KindFCFS && pricedBy(eng) != "" {
+		out["priced_by"] = pricedBy(eng)
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
