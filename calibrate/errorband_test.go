@@ -57,3 +57,42 @@ func TestProfileErrorBands(t *testing.T) {
 		assert.InDelta(t, band.TTFT, ttft, 0.0006, "%s %s TTFT", tc.gpu, tc.version)
 	}
 }
+
+// TestBorrowedProfile measures the band cost.Profile.Pricing prints for a
+// GPU without a profile on the one such run visible (LLMServingSim's RTX
+// 4090 replay), and checks the choice of H100's numbers as the carry-over:
+// a same-memory-class card's (L40S, GDDR6 Ada; RTX PRO 6000, GDDR7) do
+// worse on that run.
+func TestBorrowedProfile(t *testing.T) {
+	t.Parallel()
+	s := Simulator{ModelDir: modelDir(t)}
+	var pts []Point
+	for _, p := range llmServingSimRuns(t) {
+		if p.GPU == "rtx4090" {
+			pts = append(pts, p)
+		}
+	}
+	require.Len(t, pts, 1)
+	g, err := cost.GPU("rtx4090")
+	require.NoError(t, err)
+	errs := func(p cost.Profile) (tpot, ttft float64) {
+		rs, err := s.Residuals(pts, p, []Metric{TPOT, TTFT})
+		require.NoError(t, err)
+		tpot, _ = MedianAbsError(rs, TPOT)
+		ttft, _ = MedianAbsError(rs, TTFT)
+		return tpot, ttft
+	}
+	carry := cost.DefaultProfile(g)
+	tpot, ttft := errs(carry)
+	bands := cost.MeasuredError(carry)
+	require.Len(t, bands, 1)
+	assert.InDelta(t, bands[0].TPOT, tpot, 0.0006)
+	assert.InDelta(t, bands[0].TTFT, ttft, 0.0006)
+	for _, name := range []string{"l40s", "rtxpro6000"} {
+		p, err := cost.CatalogProfile(name)
+		require.NoError(t, err)
+		p.GPU = "rtx4090"
+		other, _ := errs(p)
+		assert.Greater(t, other, tpot+0.05, "%s's numbers on the RTX 4090", name)
+	}
+}

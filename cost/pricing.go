@@ -81,8 +81,18 @@ func firstClause(s string) string {
 // without a profile (Provenance.BorrowedFrom), and none for any other
 // profile (a user's, a calibrated one: calibrate prints its own errors).
 func MeasuredError(p Profile) []ErrorBand {
-	if p.Provenance.BorrowedFrom != "" {
-		return []ErrorBand{{TPOT: 0.23, TTFT: 0.38, On: "expected, not measured: H100's numbers on an RTX 4090, worst case"}}
+	if from := p.Provenance.BorrowedFrom; from != "" {
+		src, err := CatalogProfile(from)
+		bands := measuredErrors[from+" v"+src.Provenance.Version]
+		if from == ReferenceProfileGPU || err != nil || len(bands) == 0 {
+			return []ErrorBand{borrowedBand}
+		}
+		out := make([]ErrorBand, len(bands))
+		for i, b := range bands {
+			b.On = "expected as on " + from + ", same chip: " + b.On
+			out[i] = b
+		}
+		return out
 	}
 	c, ok := catalogProfiles()[p.GPU]
 	if !ok || c.err != nil || c.profile != p {
@@ -90,6 +100,16 @@ func MeasuredError(p Profile) []ErrorBand {
 	}
 	return measuredErrors[p.GPU+" v"+p.Provenance.Version]
 }
+
+// borrowedBand is the measured error of H100's numbers on a GPU without
+// a profile: the one such run visible, LLMServingSim's Llama-3.1-8B
+// replay on an RTX 4090 (calibrate/testdata/llmservingsim), TPOT 14.9%
+// and TTFT 20.4% too slow (calibrate's TestBorrowedProfile). Borrowing
+// a same-memory-class card's numbers instead (L40S's, GDDR6 Ada; the RTX
+// PRO 6000's, GDDR7) makes that run worse, 27% and 31% TPOT, so H100's
+// stay the carry-over. Issue 27 reports another RTX 4090 set, not
+// visible here, at up to 23% ITL and 38% TTFT.
+var borrowedBand = ErrorBand{TPOT: 0.149, TTFT: 0.204, Runs: 1, On: "held-out RTX 4090 run, the only carry-over GPU measured; expect more on others"}
 
 // measuredErrors are the median |predicted/measured − 1| of mean TPOT and
 // TTFT of each catalog profile version on the visible real runs, under

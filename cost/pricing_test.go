@@ -28,7 +28,8 @@ func TestPricing(t *testing.T) {
 		{"fitted", DefaultProfile(gpu("h100-sxm")), []string{"profile h100-sxm v7, fitted on 90 dense BF16 rows", "TPOT ±3.0%, TTFT ±11.5% (90 fitted rows, leave one TP degree out)", "TPOT ±31.4%"}, 4, "BORROWED"},
 		{"transferred with figures", DefaultProfile(gpu("b200")), []string{"profile b200 v8, TRANSFERRED from h100-sxm", "TPOT ±8.7%, TTFT ±20.1% (623 held-out aiconfigurator rows)"}, 1, "none recorded"},
 		{"transferred without", DefaultProfile(gpu("h200")), []string{"profile h200 v4, TRANSFERRED", "measured error: none recorded"}, 0, "±"},
-		{"borrowed", DefaultProfile(gpu("rtx4090")), []string{"profile rtx4090 v7, BORROWED from h100-sxm", "expected, not measured"}, 1, "fitted on"},
+		{"borrowed", DefaultProfile(gpu("rtx4090")), []string{"profile rtx4090 v7, BORROWED from h100-sxm", "TPOT ±14.9%, TTFT ±20.4% (1 held-out RTX 4090 run"}, 1, "fitted on"},
+		{"same chip", DefaultProfile(gpu("a100-40gb")), []string{"profile a100-40gb v4, BORROWED from a100-80gb", "(10 expected as on a100-80gb, same chip: held-out gpustack"}, 1, "h100"},
 		// A changed catalog profile is no longer the one measured.
 		{"user", user, []string{"profile h100-sxm v1, fitted on 4 runs on h100-sxm", "measured error: none recorded"}, 0, "±"},
 	} {
