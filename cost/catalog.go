@@ -57,10 +57,6 @@ var models = map[string]ModelSpec{
 	// ../shared/data/model_configs). Model card: 8.2B parameters.
 	"qwen3-8b": bf16Model(ModelSpec{Name: "qwen3-8b", Hidden: 4096, Intermediate: 12288, Layers: 36,
 		Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxContext: 40960}),
-	// https://huggingface.co/Qwen/Qwen3-14B/blob/main/config.json. Model
-	// card: 14.8B parameters.
-	"qwen3-14b": bf16Model(ModelSpec{Name: "qwen3-14b", Hidden: 5120, Intermediate: 17408, Layers: 40,
-		Heads: 40, KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxContext: 40960}),
 	// https://huggingface.co/Qwen/Qwen3-32B/blob/main/config.json (also in
 	// ../shared/data/model_configs). Model card: 32.8B parameters.
 	"qwen3-32b": bf16Model(ModelSpec{Name: "qwen3-32b", Hidden: 5120, Intermediate: 25600, Layers: 64,

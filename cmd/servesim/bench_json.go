@@ -352,10 +352,8 @@ func servesimJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, d req
 		}
 	}
 	setupJSON(add, o, sc)
-	if eng, err := sc.Engine(); err == nil && sc.Server.Kind != scenario.KindFCFS {
-		if p := pricedBy(eng); p != "" {
-			add("priced_by", p)
-		}
+	if p := scenarioPricing(sc); p != "" {
+		add("priced_by", p)
 	}
 	rj, merr := json.Marshal(res)
 	if merr != nil {

@@ -280,14 +280,21 @@ func infNull(x float64) any {
 	return x
 }
 
-// writeCapacityJSON writes the bracket and every probe.
+// writeCapacityJSON writes the bracket and every probe, with what priced
+// them (scenarioPricing).
 func writeCapacityJSON(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, lo, hi float64, points []capacity.Point, runs int, requests int64) error {
+	return writeCapacityJSONPriced(w, sc, crit, lo, hi, points, runs, requests, scenarioPricing(sc))
+}
+
+// writeCapacityJSONPriced is writeCapacityJSON with the pricing text
+// given ("": none).
+func writeCapacityJSONPriced(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, lo, hi float64, points []capacity.Point, runs int, requests int64, priced string) error {
 	out := map[string]any{
 		"scenario": sc.Name, "server": sc.Server.String(), "criteria": crit,
 		"lower": infNull(lo), "upper": infNull(hi), "points": points, "runs": runs, "requests": requests,
 	}
-	if eng, err := sc.Engine(); err == nil && sc.Server.Kind != scenario.KindFCFS && pricedBy(eng) != "" {
-		out["priced_by"] = pricedBy(eng)
+	if priced != "" {
+		out["priced_by"] = priced
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
@@ -307,6 +314,7 @@ type gridShard struct {
 	Grid         []float64         `json:"grid"`
 	Replications int               `json:"replications"`
 	Shard        string            `json:"shard"`
+	PricedBy     string            `json:"priced_by,omitempty"`
 	Jobs         []gridJob         `json:"jobs"`
 }
 
@@ -318,7 +326,7 @@ type gridJob struct {
 const gridKind = "servesim-capacity-grid"
 
 func writeGridShard(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, rates []float64, reps int, sh sim.Shard, results []capacity.JobResult) error {
-	g := gridShard{Kind: gridKind, Scenario: sc.Name, Server: sc.Server.String(), Workload: workloadText(sc), Criteria: crit, Grid: rates, Replications: reps, Shard: sh.String()}
+	g := gridShard{Kind: gridKind, Scenario: sc.Name, Server: sc.Server.String(), Workload: workloadText(sc), Criteria: crit, Grid: rates, Replications: reps, Shard: sh.String(), PricedBy: scenarioPricing(sc)}
 	for _, r := range results {
 		g.Jobs = append(g.Jobs, gridJob{Job: r.Job, Verdict: crit.Judge(r.Result, r.Value)})
 	}
@@ -379,9 +387,12 @@ func mergeGrid(files []string, c capacityOptions, e *env) error {
 	lo, hi := capacity.Bracket(points)
 	sc := &scenario.Scenario{Name: first.Scenario}
 	if c.asJSON {
-		return writeCapacityJSON(e.stdout, sc, first.Criteria, lo, hi, points, len(seen), 0)
+		return writeCapacityJSONPriced(e.stdout, sc, first.Criteria, lo, hi, points, len(seen), 0, first.PricedBy)
 	}
 	printCapacity(e.stdout, first.Server, first.Workload, first.Criteria, points, lo, hi)
+	if first.PricedBy != "" {
+		fmt.Fprintf(e.stdout, "priced by: %s\n", first.PricedBy)
+	}
 	return nil
 }
 
