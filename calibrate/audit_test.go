@@ -191,3 +191,20 @@ func TestReadPublicServingCSV(t *testing.T) {
 	_, err = ReadPublicServingCSV(strings.NewReader("point,gpu\n"), "bad.csv")
 	assert.ErrorContains(t, err, "column \"tp\" missing")
 }
+
+func TestReadRunsCSV(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		file string
+		rows int
+	}{{"public_serving_runs.csv", 34}, {"aiconfigurator_vllm_silicon.csv", 992}} {
+		f, err := os.Open(shareddata.Path(t, tc.file))
+		require.NoError(t, err)
+		pts, err := ReadRunsCSV(f, tc.file)
+		f.Close()
+		require.NoError(t, err)
+		assert.Len(t, pts, tc.rows, tc.file)
+	}
+	_, err := ReadRunsCSV(strings.NewReader("a,b\n1,2\n"), "x.csv")
+	assert.ErrorIs(t, err, ErrInvalid)
+}

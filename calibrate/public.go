@@ -1,6 +1,8 @@
 package calibrate
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
 	"io"
 	"math"
@@ -112,4 +114,18 @@ func ReadPublicServingCSV(r io.Reader, source string) ([]Point, error) {
 // so such points are kept apart from vLLM's fidelity figures.
 func IsSGLang(p Point) bool {
 	return strings.HasPrefix(strings.ToLower(p.BackendVersion), "sglang")
+}
+
+// ReadRunsCSV reads a CSV of measured runs: the published serving runs of
+// public_serving_runs.csv when its header has a model_hf_id column
+// (ReadPublicServingCSV), else aiconfigurator's silicon rows
+// (ReadSiliconCSV).
+func ReadRunsCSV(r io.Reader, source string) ([]Point, error) {
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(4096)
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	if bytes.Contains(line, []byte("model_hf_id")) {
+		return ReadPublicServingCSV(br, source)
+	}
+	return ReadSiliconCSV(br, source)
 }

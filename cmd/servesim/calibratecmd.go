@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -286,7 +284,7 @@ func (o *calibrateOptions) points(files []string) (out []calibrate.Point, unknow
 		if err != nil {
 			return nil, nil, fmt.Errorf("--csv: %w", err)
 		}
-		rows, err := readRunsCSV(r, o.csv)
+		rows, err := calibrate.ReadRunsCSV(r, o.csv)
 		r.Close()
 		if err != nil {
 			return nil, nil, fmt.Errorf("--csv %s: %w", o.csv, err)
@@ -397,19 +395,6 @@ func readAIPerf(path string, data []byte) (calibrate.Point, error) {
 	}
 	defer r.Close()
 	return calibrate.ReadAIPerfRecords(r, records, pt)
-}
-
-// readRunsCSV reads a CSV of measured runs: the published serving runs of
-// public_serving_runs.csv when its header has a model_hf_id column
-// (calibrate.ReadPublicServingCSV), else aiconfigurator's silicon rows.
-func readRunsCSV(r io.Reader, name string) ([]calibrate.Point, error) {
-	br := bufio.NewReader(r)
-	head, _ := br.Peek(4096)
-	line, _, _ := bytes.Cut(head, []byte("\n"))
-	if bytes.Contains(line, []byte("model_hf_id")) {
-		return calibrate.ReadPublicServingCSV(br, name)
-	}
-	return calibrate.ReadSiliconCSV(br, name)
 }
 
 // printAudit prints calibrate.Audit of points: a summary per source, then
