@@ -27,6 +27,14 @@
 // the Markdown of docs/fidelity.md; Contradicted and VersionGaps name the
 // rows whose measurements disagree with their own setup's (more clients
 // decoding faster, two vLLM versions far apart), which no model can match.
+// ReadPublicServingCSV reads shared/data/public_serving_runs.csv (IsSGLang
+// marks the SGLang rows, kept apart). Simulator.Audit checks each run
+// against physics before it is fitted: the prefill FLOP/s its TTFT and
+// request rate imply and the bandwidth its TPOT implies, as fractions of
+// the GPU's datasheet peaks, flagging a run above AuditLimit with its
+// likely cause (prefix-cache hits, lengths not as recorded, the client).
+// Simulator.RegimeOf and RegimeTable write docs/fidelity.md's regime table
+// (model class × TP × precision × load).
 //
 // Tests: TestFidelityDoc regenerates docs/fidelity.md (but for its
 // full-study section) and fails when it differs or when the catalog
@@ -38,6 +46,10 @@
 //
 //	SERVESIM_FIDELITY_FULL=1 go test ./calibrate -run TestFidelityFull -v
 //
+// (TestRegimeFull, under the same variable, writes the regime section:
+// leave-one-source-out over every visible serving source, several
+// minutes; TestRegimeDoc checks its published-runs table in the normal
+// suite)
 // and -update rewrites the doc; SERVESIM_STUDY=1 (or fit) prints every
 // row's error (and a staged refit) with TestStudy.
 //

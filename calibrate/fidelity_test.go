@@ -612,7 +612,10 @@ func fullSection(doc string) string {
 	return doc[i : j+len(cvEnd)]
 }
 
-func assemble(d mainDoc, full string) string { return d.head + full + "\n\n" + d.rows }
+func assemble(d mainDoc, full string) string {
+	doc, _ := os.ReadFile(fidelityPath) // the regime section is TestRegimeFull's
+	return d.head + full + "\n\n" + keptRegime(string(doc)) + d.rows
+}
 
 func checkOrWrite(t *testing.T, want string) {
 	got := readFidelity(t)

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"embed"
 	"errors"
 	"fmt"
 	"os"
@@ -18,7 +19,9 @@ import (
 // meta-llama/Meta-Llama-3.1-70B), and an "-Instruct" suffix, which changes
 // the weights but not the architecture, is tried without it. When dir is
 // "" or holds no config for id, a dense model of the cost catalog is
-// returned by its id (Llama 3.1 8B/70B/405B, Qwen2.5 7B/72B, Mistral 7B).
+// returned by its id (Llama 3.1 8B/70B/405B, Qwen2.5 7B/72B, Mistral 7B),
+// and a few models the shared data files measure from the configs this
+// package embeds (Qwen3-14B).
 // The precision is the checkpoint's, as its config says (see Served).
 //
 // The error matches ErrInvalid when no config or catalog model is found,
@@ -41,6 +44,9 @@ func LoadModel(dir, id string) (cost.ModelSpec, error) {
 		if name, ok := catalogModels[c]; ok {
 			return cost.Model(name)
 		}
+		if data, err := embeddedConfigs.ReadFile("configs/" + strings.ReplaceAll(c, "/", "--") + ".json"); err == nil {
+			return cost.ParseHFConfig(data, id)
+		}
 	}
 	where := "no model directory"
 	if dir != "" {
@@ -48,6 +54,15 @@ func LoadModel(dir, id string) (cost.ModelSpec, error) {
 	}
 	return cost.ModelSpec{}, invalidf("model %s: %s and no catalog model", id, where)
 }
+
+// embeddedConfigs holds the config.json of models that a shared data file
+// measures but neither shared/data/model_configs nor the cost catalog
+// holds, named <org>--<name>.json in lower case: Qwen3-14B
+// (huggingface.co/Qwen/Qwen3-14B/blob/main/config.json), which
+// public_serving_runs.csv runs.
+//
+//go:embed configs/*.json
+var embeddedConfigs embed.FS
 
 // catalogModels maps lower-case Hugging Face ids to cost catalog models.
 var catalogModels = map[string]string{

@@ -30,7 +30,10 @@ type GridShard struct {
 	Grid         []float64 `json:"grid"`
 	Replications int       `json:"replications"`
 	Shard        string    `json:"shard"`
-	Jobs         []GridJob `json:"jobs"`
+	// PricedBy says what priced the simulated server (cost.Profile.Pricing);
+	// empty for a server without a cost model.
+	PricedBy string    `json:"priced_by,omitempty"`
+	Jobs     []GridJob `json:"jobs"`
 }
 
 // A GridJob is one job of a grid and its verdict.

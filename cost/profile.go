@@ -125,6 +125,9 @@ type Provenance struct {
 	// Version identifies the profile (e.g. "2", or a date); bump it when a
 	// number changes.
 	Version string `json:"version" yaml:"version"`
+	// BorrowedFrom names the GPU whose profile these numbers are, when the
+	// GPU has none of its own (DefaultProfile's carry-over); "" otherwise.
+	BorrowedFrom string `json:"borrowed_from,omitempty" yaml:"borrowed_from,omitempty"`
 }
 
 // Profile returns the profile that e is a special case of: Bandwidth for
@@ -273,31 +276,47 @@ var catalogProfiles = sync.OnceValue(func() map[string]catalogEntry {
 // per-operator timings but no serving measurements the transfer rule of
 // docs/cost-model.md#profiles-by-the-transfer-rule), otherwise the
 // carry-over of docs/cost-model.md#efficiency-profiles: the fractions and
-// overheads of the reference profile (ReferenceProfileGPU, the GPU with the
-// most public measurements), with the bandwidth-bound sampling cost
-// rescaled to gpu's bandwidth. Provenance says which applied.
+// overheads of the profile of the same chip (the A100 40GB takes the A100
+// 80GB's) or else of the reference profile (ReferenceProfileGPU, the GPU
+// with the most public measurements), with the bandwidth-bound sampling
+// cost rescaled to gpu's bandwidth. Provenance says which applied
+// (BorrowedFrom), and MeasuredError the error to expect.
 func DefaultProfile(gpu GPUSpec) Profile {
 	if c, ok := catalogProfiles()[gpu.Name]; ok && c.err == nil {
 		return c.profile
 	}
-	ref, err := CatalogProfile(ReferenceProfileGPU)
+	refName := ReferenceProfileGPU
+	if s, ok := sameSilicon[gpu.Name]; ok {
+		refName = s
+	}
+	ref, err := CatalogProfile(refName)
 	if err != nil {
 		panic("cost: the reference profile does not load: " + err.Error()) // a broken embedded file
 	}
 	p := ref
 	p.GPU = gpu.Name
-	if gpu.BandwidthBytesPerS > 0 && refBandwidth > 0 {
-		p.SamplingPerVocab = ref.SamplingPerVocab * refBandwidth / gpu.BandwidthBytesPerS
+	if bw := gpus[refName].BandwidthBytesPerS; gpu.BandwidthBytesPerS > 0 && bw > 0 {
+		p.SamplingPerVocab = ref.SamplingPerVocab * bw / gpu.BandwidthBytesPerS
 	}
 	p.Provenance = Provenance{
-		Source:  "rule: fractions and overheads of profiles/" + ReferenceProfileGPU + ".yaml (" + ref.Provenance.Source + "); sampling scaled by bandwidth",
-		Version: ref.Provenance.Version,
+		Source:       "rule: fractions and overheads of profiles/" + refName + ".yaml (" + ref.Provenance.Source + "); sampling scaled by bandwidth",
+		Version:      ref.Provenance.Version,
+		BorrowedFrom: refName,
 	}
 	return p
 }
 
+// sameSilicon maps a catalog GPU without a profile to the profiled GPU of
+// the same chip, whose kernels it runs: the A100 40GB is the A100 80GB's
+// GA100 with HBM2 instead of HBM2e (NVIDIA A100 datasheet), so its kernel
+// fractions and CPU-side overheads are the 80GB's file's, against its own
+// datasheet bandwidth. Any other GPU without a profile borrows
+// ReferenceProfileGPU's (the H100 PCIe is the H100 SXM's GH100 at fewer
+// SMs and clocks, which the datasheet peaks carry).
+var sameSilicon = map[string]string{"a100-40gb": "a100-80gb"}
+
 // ReferenceProfileGPU is the GPU whose profile DefaultProfile carries over
-// to GPUs without one.
+// to GPUs without one of their own or of their chip (sameSilicon).
 const ReferenceProfileGPU = "h100-sxm"
 
 // refBandwidth is the reference GPU's peak bandwidth, bytes/s (the catalog's

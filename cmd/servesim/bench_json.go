@@ -353,6 +353,9 @@ func servesimJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, d req
 		}
 	}
 	setupJSON(add, o, sc)
+	if p := scenarioPricing(sc); p != "" {
+		add("priced_by", p)
+	}
 	rj, merr := json.Marshal(res)
 	if merr != nil {
 		return nil, merr

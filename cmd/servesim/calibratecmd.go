@@ -33,8 +33,9 @@ profile_export.jsonl beside it),
 directories of runs recorded by LLMServingSim's bench tool (meta.json and
 requests.jsonl: replayed request by request on the run's own engine
 settings; --gpu when meta.json names no device), and or rows of
-aiconfigurator's silicon CSV (--csv, selected with --model, --gpu,
---tensor-parallel-size and --precision). Each run's setup is
+aiconfigurator's silicon CSV or of public_serving_runs.csv (--csv,
+selected with --model, --gpu, --tensor-parallel-size and --precision;
+SGLang rows are skipped). Each run's setup is
 re-simulated (its concurrency or rate, prompt count, lengths); the
 profile's free knobs are fitted by Nelder-Mead on the mean squared log
 error of TPOT and TTFT (the per-layer and per-sequence overheads on TPOT
@@ -46,13 +47,20 @@ file, H100's carried over for the others; to change it, set bandwidth in a
 before and after and writes the profile, with its provenance, to -o; bench,
 capacity, tp and plan load it with --efficiency-profile FILE, scenario files
 with server.profile.
+
+With --audit it fits nothing: for every run it prints the compute (prefill
+FLOPs within the mean TTFT and at the run's request rate) and the memory
+bandwidth (a decode step's weight and KV reads within the mean TPOT) the
+run needs as a fraction of its GPU's datasheet peaks, the count per
+source above 90%, and each such run with its likely cause (prefix-cache
+hits, lengths not as recorded, the client).
 `
 
 type calibrateOptions struct {
 	csv, model, gpu, precision, start, out string
 	modelConfigs                           string
 	tp, maxEvals, workers                  int
-	quiet                                  bool
+	quiet, audit                           bool
 	// serve holds the engine flags of servesim bench (calibrateServeFlags),
 	// which describe the deployment of the result files.
 	serve benchOptions
@@ -81,6 +89,7 @@ func runCalibrate(args []string, e *env) error {
 	fs.Var(intValue{p: &o.maxEvals, min: 0, max: 100000}, "max-evaluations", "loss evaluations per fitting stage (0: the default)")
 	fs.Var(intValue{p: &o.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress spinner")
+	fs.BoolVar(&o.audit, "audit", false, "fit nothing: print each source's runs that need more compute or bandwidth than their GPU has (calibrate.Audit), and why")
 	bfs, _ := benchFlags("calibrate", &o.serve)
 	for _, name := range calibrateServeFlags {
 		f := bfs.Lookup(name)
@@ -90,7 +99,7 @@ func runCalibrate(args []string, e *env) error {
 		}
 		fs.Var(f.Value, name, usage)
 	}
-	groups := []flagGroup{{"flags", []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet"}},
+	groups := []flagGroup{{"flags", []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet", "audit"}},
 		{"vllm serve (engine) flags of the result files' deployment, as servesim bench takes them", calibrateServeFlags}}
 	args, err := argparse(fs, args, multiValueFlags)
 	if err != nil {
@@ -118,6 +127,9 @@ func runCalibrate(args []string, e *env) error {
 	}
 	if len(points) == 0 {
 		return fmt.Errorf("calibrate: none of the %d runs can be simulated (reasons above)", len(unknown))
+	}
+	if o.audit {
+		return printAudit(e, calibrate.Simulator{ModelDir: o.modelConfigs}, points)
 	}
 	gpuName := points[0].GPU
 	for _, p := range points[1:] {
@@ -272,13 +284,17 @@ func (o *calibrateOptions) points(files []string) (out []calibrate.Point, unknow
 		if err != nil {
 			return nil, nil, fmt.Errorf("--csv: %w", err)
 		}
-		rows, err := calibrate.ReadSiliconCSV(r, o.csv)
+		rows, err := calibrate.ReadRunsCSV(r, o.csv)
 		r.Close()
 		if err != nil {
 			return nil, nil, fmt.Errorf("--csv %s: %w", o.csv, err)
 		}
 		n := 0
 		for _, pt := range rows {
+			if calibrate.IsSGLang(pt) && !o.audit {
+				unknown = append(unknown, calibrate.Skipped{Point: pt, Reason: errors.New("measured on SGLang; servesim models vLLM's scheduler")})
+				continue
+			}
 			if (o.model == "" || strings.EqualFold(pt.Model, o.model)) && (o.gpu == "" || pt.GPU == o.gpu) &&
 				(o.tp == 0 || pt.TP == o.tp) && (o.precision == "" || pt.Precision == o.precision) {
 				out = append(out, pt)
@@ -379,4 +395,30 @@ func readAIPerf(path string, data []byte) (calibrate.Point, error) {
 	}
 	defer r.Close()
 	return calibrate.ReadAIPerfRecords(r, records, pt)
+}
+
+// printAudit prints calibrate.Audit of points: a summary per source, then
+// each flagged run with its implied utilisation and likely cause.
+func printAudit(e *env, s calibrate.Simulator, points []calibrate.Point) error {
+	rows, skipped := s.Audit(points)
+	for _, sk := range skipped {
+		fmt.Fprintf(e.stderr, "servesim calibrate: skipping %s: %v\n", sk.Point.ID, sk.Reason)
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("calibrate: none of the %d runs can be audited (reasons above)", len(points))
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "audit: %d runs against their GPU's datasheet peaks (flagged above %.0f%%)\n\n%s\n", len(rows), 100*calibrate.AuditLimit, calibrate.AuditSummary(rows))
+	flagged := 0
+	for _, r := range rows {
+		if r.Flagged {
+			flagged++
+		}
+	}
+	if flagged == 0 {
+		fmt.Fprintln(w, "no run needs more than its GPU can do")
+		return nil
+	}
+	fmt.Fprintf(w, "## flagged runs\n\n%s", calibrate.AuditTable(rows, true))
+	return nil
 }

@@ -139,6 +139,7 @@ func runCapacity(args []string, e *env) error {
 		return writeCapacityJSON(e.stdout, sc, crit, res.Lower, res.Upper, res.Points, res.Runs, res.Requests)
 	}
 	printCapacity(e.stdout, sc.Server.String(), workloadText(sc), crit, res.Points, res.Lower, res.Upper)
+	printScenarioPricing(e.stdout, sc)
 	fmt.Fprintf(e.stdout, "search: %d runs, %d simulated requests\n", res.Runs, res.Requests)
 	return nil
 }
@@ -243,6 +244,7 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 		return writeCapacityJSON(e.stdout, sc, crit, lo, hi, points, len(results), totalRequests(results))
 	}
 	printCapacity(e.stdout, sc.Server.String(), workloadText(sc), crit, points, lo, hi)
+	printScenarioPricing(e.stdout, sc)
 	return nil
 }
 
@@ -277,11 +279,21 @@ func infNull(x float64) any {
 	return x
 }
 
-// writeCapacityJSON writes the bracket and every probe.
+// writeCapacityJSON writes the bracket and every probe, with what priced
+// them (scenarioPricing).
 func writeCapacityJSON(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, lo, hi float64, points []capacity.Point, runs int, requests int64) error {
+	return writeCapacityJSONPriced(w, sc, crit, lo, hi, points, runs, requests, scenarioPricing(sc))
+}
+
+// writeCapacityJSONPriced is writeCapacityJSON with the pricing text
+// given ("": none).
+func writeCapacityJSONPriced(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, lo, hi float64, points []capacity.Point, runs int, requests int64, priced string) error {
 	out := map[string]any{
 		"scenario": sc.Name, "server": sc.Server.String(), "criteria": crit,
 		"lower": infNull(lo), "upper": infNull(hi), "points": points, "runs": runs, "requests": requests,
+	}
+	if priced != "" {
+		out["priced_by"] = priced
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
@@ -296,6 +308,7 @@ const gridKind = capacity.GridKind
 
 func writeGridShard(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, rates []float64, reps int, sh sim.Shard, results []capacity.JobResult) error {
 	g := capacity.NewGridShard(sc.Name, sc.Server.String(), workloadText(sc), crit, rates, reps, sh, results)
+	g.PricedBy = scenarioPricing(sc)
 	b, err := json.MarshalIndent(g, "", "  ")
 	if err != nil {
 		return err
@@ -331,9 +344,12 @@ func mergeGrid(files []string, c capacityOptions, e *env) error {
 		for _, p := range points {
 			runs += len(p.Runs)
 		}
-		return writeCapacityJSON(e.stdout, &scenario.Scenario{Name: first.Scenario}, first.Criteria, lo, hi, points, runs, 0)
+		return writeCapacityJSONPriced(e.stdout, &scenario.Scenario{Name: first.Scenario}, first.Criteria, lo, hi, points, runs, 0, first.PricedBy)
 	}
 	printCapacity(e.stdout, first.Server, first.Workload, first.Criteria, points, lo, hi)
+	if first.PricedBy != "" {
+		fmt.Fprintf(e.stdout, "priced by: %s\n", first.PricedBy)
+	}
 	return nil
 }
 

@@ -203,6 +203,7 @@ func runPlan(args []string, e *env) error {
 	// The table opens with the model, rate and SLO; the workload follows.
 	head, rest, _ := bytes.Cut(b.Bytes(), []byte("\n"))
 	fmt.Fprintf(e.stdout, "%s\nworkload: %s\n%s", head, workloadText(sc), rest)
+	printPricedBy(e.stdout, pl.Space.GPUs)
 	return nil
 }
 

@@ -230,6 +230,9 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, banner(" servesim (not in vLLM's output) ", '='))
 	s.line("Simulated server:", sc.Server.String())
+	if p := scenarioPricing(sc); p != "" {
+		s.line("Priced by:", p)
+	}
 	if v, ok := res.Stat("kv_cache_tokens"); ok {
 		s.int("KV-cache capacity (tokens):", int64(v))
 	}

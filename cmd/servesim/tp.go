@@ -130,6 +130,9 @@ func runTP(args []string, e *env) error {
 func printTP(w io.Writer, eng batching.Config, s screen.Study, rep *screen.Report, workload string) {
 	fmt.Fprintf(w, "TP screen: %s on %s; %s\n", eng.Deployment.Model.Name, eng.Deployment.GPU.Name, criteriaText(s.Criteria))
 	fmt.Fprintf(w, "workload: %s\n", workload)
+	if p := pricedBy(eng); p != "" {
+		fmt.Fprintf(w, "priced by: %s\n", p)
+	}
 	var b strings.Builder
 	rep.WriteTable(&b, s.CommonRate)
 	io.WriteString(w, flagOfField.Replace(b.String())) // name the flags behind the engine fields
