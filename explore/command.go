@@ -142,4 +142,3 @@ func VLLMCommands(r Request) (serve, bench string, err error) {
 	bench = plan.BenchCommand(id, obj, r.Prompts, 0)
 	return serve, bench, nil
 }
-

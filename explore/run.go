@@ -202,11 +202,11 @@ func ClosedCapacity(target float64, points []Point) (lower float64, upper *float
 
 // Versus is the TP = p against p replicas screen of `servesim tp`.
 type Versus struct {
-	Candidates []string     `json:"candidates"`
-	Rows       []VersusRow  `json:"rows"`
-	FitsOneGPU bool         `json:"fits_one_gpu"`
-	Command    string       `json:"command"`
-	Reasons    []string     `json:"reasons,omitempty"`
+	Candidates []string    `json:"candidates"`
+	Rows       []VersusRow `json:"rows"`
+	FitsOneGPU bool        `json:"fits_one_gpu"`
+	Command    string      `json:"command"`
+	Reasons    []string    `json:"reasons,omitempty"`
 	report     *screen.Report
 }
 
