@@ -356,3 +356,6 @@ func Models() []string { return cost.ModelNames() }
 
 // GPUs lists the catalog's GPUs.
 func GPUs() []string { return cost.GPUNames() }
+
+// pricedGPUs are the GPUs with a built-in price, the plan's choices.
+func pricedGPUs() []string { return plan.DefaultPrices().Names() }
