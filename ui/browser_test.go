@@ -402,6 +402,17 @@ func TestPage(t *testing.T) {
 		t.Errorf("typing 2 into the replicas field ran %d replicas", req.Replicas)
 	}
 
+	// Cancel: a long update stops, says so, and the next change runs.
+	p.set(t, "f-seed", "5")
+	p.do(t, chromedp.Poll[chromedp.Void](`window.servesimState.running`, chromedp.WithPollingInterval(time.Millisecond)),
+		chromedp.Click(chromedp.CSS("#cancel")),
+		chromedp.Poll[chromedp.Void](`!window.servesimState.running && document.getElementById("status-text").textContent === "cancelled"`))
+	p.set(t, "f-seed", "1")
+	p.waitDone(t, 6)
+	if req, _ := p.last(t); req.Seed != 1 {
+		t.Errorf("after cancelling, the next change ran seed %d", req.Seed)
+	}
+
 	// Screenshots of each view.
 	for _, v := range views {
 		ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)

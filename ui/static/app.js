@@ -80,8 +80,15 @@ const MEMO_MAX = 400;
 const PLAN_ONLY = ["plan_rate", "plan_gpus"];
 const LOOP_ONLY = ["loop", "clients"];
 
+// IGNORES are the fields a function does not read (package explore): the
+// plan chooses the deployment, the screen its replicas, the profile
+// reads only the GPU.
+const IGNORES = { plan: ["tp", "replicas", "rate"], tp: ["replicas"] };
+
 function keyOf(fn, req, args) {
-  const r = { ...req };
+  let r = { ...req };
+  for (const k of IGNORES[fn] || []) delete r[k];
+  if (fn === "profile") r = { gpu: req.gpu };
   if (fn !== "plan" && fn !== "commands") for (const k of PLAN_ONLY) delete r[k];
   if (fn !== "commands" && fn !== "client_levels") for (const k of LOOP_ONLY) delete r[k];
   return fn + "\n" + JSON.stringify(r) + "\n" + JSON.stringify(args || null);
