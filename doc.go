@@ -33,6 +33,9 @@
 //     approximation).
 //   - report, report/chart: the HTML report and the one chart style.
 //   - scenario: the YAML scenarios of the servesim command.
+//   - explore, ui: the browser page (servesim ui): the page's request and
+//     views as library calls, and the static folder around servesim
+//     compiled to WebAssembly (ui/wasm).
 //
 // The command is cmd/servesim (go run ./cmd/servesim bench); runnable
 // programs live under examples/ (go run ./examples/openloop).

@@ -139,6 +139,7 @@ func VLLMCommands(r Request) (serve, bench string, err error) {
 	}
 	obj := plan.Objective{Workload: w, Rate: rate, Criteria: r.criteria()}
 	serve = plan.ServeCommand(id, plan.Engine{Config: eng}, r.Replicas)
-	bench = plan.BenchCommand(id, obj, r.Prompts, 0)
+	// vLLM reads inf (Python's float("inf")); Go writes +Inf.
+	bench = strings.Replace(plan.BenchCommand(id, obj, r.Prompts, 0), "--request-rate +Inf", "--request-rate inf", 1)
 	return serve, bench, nil
 }

@@ -188,8 +188,17 @@ func (p *page) waitDone(tb testing.TB, n int) {
 	ctx, cancel := context.WithTimeout(p.ctx, 120*time.Second)
 	defer cancel()
 	expr := fmt.Sprintf(`(window.servesimState && window.servesimState.done >= %d) || document.getElementById("error").textContent`, n)
-	if _, err := chromedp.Run(ctx, chromedp.Poll[any](expr, chromedp.WithPollingInterval(10*time.Millisecond))); err != nil {
-		tb.Fatalf("waiting for the page's result %d: %v", n, err)
+	for try := 0; ; try++ {
+		_, err := chromedp.Run(ctx, chromedp.Poll[any](expr, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(0)))
+		if err == nil {
+			break
+		}
+		// Right after a navigation the poll may start in the old page's
+		// context; it is then run again in the new one.
+		if !strings.Contains(err.Error(), "Cannot find context") || try == 3 {
+			tb.Fatalf("waiting for the page's result %d: %v", n, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	if msg := eval[string](tb, p, `document.getElementById("error").textContent`); msg != "" {
 		tb.Fatalf("the page shows an error: %s", msg)
