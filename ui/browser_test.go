@@ -325,6 +325,7 @@ func TestPage(t *testing.T) {
 	p.waitDone(t, 1)
 	t.Logf("loaded: %s; time per function %v", eval[string](t, p, `document.getElementById("status-text").textContent`), eval[map[string]float64](t, p, `window.servesimState.callMs`))
 	req0, cap0 := checkAgainstLibrary(t, p)
+	_, raw0 := p.last(t)
 	if req0.TP != 1 || req0.Loop != explore.Open {
 		t.Fatalf("first state %+v, want the defaults", req0)
 	}
@@ -332,6 +333,9 @@ func TestPage(t *testing.T) {
 	p.set(t, "f-tp", "2")
 	p.waitDone(t, 2)
 	req1, cap1 := checkAgainstLibrary(t, p)
+	if _, raw1 := p.last(t); slices.Equal(raw0["bench"], raw1["bench"]) {
+		t.Error("the latency curves did not change from TP 1 to TP 2")
+	}
 	if req1.TP != 2 {
 		t.Fatalf("after setting TP 2 the page ran TP %d", req1.TP)
 	}
