@@ -31,6 +31,7 @@ func TestValidate(t *testing.T) {
 		{"ttft_ms", func(r *Request) { r.TTFT = -1 }},
 		{"no SLO bound", func(r *Request) { r.TTFT, r.TPOT, r.E2EL = 0, 0, 0 }},
 		{"target", func(r *Request) { r.Target = 1.5 }},
+		{"seed", func(r *Request) { r.Seed = MaxSeed + 1 }},
 		{"replications", func(r *Request) { r.Replications = 0 }},
 		{"boundary_replications", func(r *Request) { r.BoundaryReplications = 0 }},
 		{"precision", func(r *Request) { r.Precision = 0 }},

@@ -31,6 +31,9 @@ const (
 	MaxClients      = 4096
 	MaxTP           = 8
 	MaxReplicas     = 64
+	// MaxSeed is the largest whole number a JavaScript number holds
+	// exactly.
+	MaxSeed = 1 << 53
 )
 
 // Request is the page's whole state: the deployment, the workload and the
@@ -152,8 +155,8 @@ func (r Request) Validate() error {
 		return fieldErr("prompts", r.Prompts, fmt.Sprintf("must be in [1, %d] (the page runs many simulations; use the CLI for longer runs)", MaxPrompts))
 	case r.Warmups < 0 || r.Warmups >= r.Prompts:
 		return fieldErr("warmups", r.Warmups, fmt.Sprintf("must be in [0, prompts %d)", r.Prompts))
-	case r.Seed > math.MaxInt64:
-		return fieldErr("seed", r.Seed, "must be at most 2^63-1 (it travels as a JSON number)")
+	case r.Seed > MaxSeed:
+		return fieldErr("seed", r.Seed, "must be at most 2^53 (the page holds it as a JavaScript number)")
 	case !finite(r.TTFT) || r.TTFT < 0, !finite(r.TPOT) || r.TPOT < 0, !finite(r.E2EL) || r.E2EL < 0:
 		return fmt.Errorf("explore: ttft_ms %v, tpot_ms %v and e2el_ms %v must be >= 0 ms", r.TTFT, r.TPOT, r.E2EL)
 	case r.TTFT == 0 && r.TPOT == 0 && r.E2EL == 0:

@@ -8,26 +8,26 @@
 const FIELDS = [
   { k: "model", fs: "server", label: "Model", type: "select", list: "models" },
   { k: "gpu", fs: "server", label: "GPU", type: "select", list: "gpus" },
-  { k: "tp", fs: "server", label: "Tensor parallel (TP)", type: "int", min: 1, max: 8 },
-  { k: "replicas", fs: "server", label: "Replicas", type: "int", min: 1, max: 64 },
+  { k: "tp", fs: "server", label: "Tensor parallel (TP)", type: "int", min: 1, maxKey: "MaxTP" },
+  { k: "replicas", fs: "server", label: "Replicas", type: "int", min: 1, maxKey: "MaxReplicas" },
   { k: "max_num_seqs", fs: "server", label: "max-num-seqs (0: vLLM's)", type: "int", min: 0 },
   { k: "max_num_batched_tokens", fs: "server", label: "max-num-batched-tokens (0: vLLM's)", type: "int", min: 0 },
   { k: "no_chunked_prefill", fs: "server", label: "Chunked prefill", type: "onoff" },
   { k: "no_prefix_caching", fs: "server", label: "Prefix caching", type: "onoff" },
   { k: "rate", fs: "workload", label: "Rate (req/s)", type: "num", min: 0.01, step: "any" },
-  { k: "clients", fs: "workload", label: "Clients (closed loop)", type: "int", min: 1 },
+  { k: "clients", fs: "workload", label: "Clients (closed loop)", type: "int", min: 1, maxKey: "MaxClients" },
   { k: "burstiness", fs: "workload", label: "Burstiness (1: Poisson)", type: "num", min: 0.01, step: "any" },
   { k: "input_len", fs: "workload", label: "Input length (tokens)", type: "int", min: 1 },
   { k: "output_len", fs: "workload", label: "Output length (tokens)", type: "int", min: 1 },
   { k: "range_ratio", fs: "workload", label: "Length range ratio", type: "num", min: 0, max: 0.99, step: "any" },
-  { k: "prompts", fs: "workload", label: "Requests per run", type: "int", min: 1 },
+  { k: "prompts", fs: "workload", label: "Requests per run", type: "int", min: 1, maxKey: "MaxPrompts" },
   { k: "warmups", fs: "workload", label: "Warm-up requests", type: "int", min: 0 },
   { k: "seed", fs: "workload", label: "Seed", type: "int", min: 0 },
   { k: "ttft_ms", fs: "slo", label: "TTFT bound (ms)", type: "num", min: 0, step: "any" },
   { k: "tpot_ms", fs: "slo", label: "TPOT bound (ms)", type: "num", min: 0, step: "any" },
   { k: "e2el_ms", fs: "slo", label: "E2E bound (ms, 0: none)", type: "num", min: 0, step: "any" },
   { k: "target", fs: "slo", label: "Attainment target", type: "num", min: 0.01, max: 1, step: "any" },
-  { k: "replications", fs: "slo", label: "Replications per probe", type: "int", min: 1 },
+  { k: "replications", fs: "slo", label: "Replications per probe", type: "int", min: 1, maxKey: "MaxReplications" },
   { k: "boundary_replications", fs: "slo", label: "Replications near λ*", type: "int", min: 1 },
   { k: "precision", fs: "slo", label: "λ* bracket precision", type: "num", min: 0.01, max: 1, step: "any" },
   { k: "plan_rate", fs: "plan", label: "Target rate (req/s)", type: "num", min: 0.01, step: "any" },
@@ -145,6 +145,7 @@ function buildForm() {
       input.step = f.type === "int" ? "1" : f.step;
       if (f.min !== undefined) input.min = f.min;
       if (f.max !== undefined) input.max = f.max;
+      if (f.maxKey) input.max = catalog.limits[f.maxKey]; // explore's limits, defined there once
     }
     input.id = id;
     input.name = f.k;
