@@ -353,6 +353,7 @@ func TestPage(t *testing.T) {
 		t.Fatalf("after setting the rate 6 the page ran %v", req2.Rate)
 	}
 
+	shoot(t, p, "latency", "latency")
 	eval[bool](t, p, `(() => { const e = document.getElementById("loop-closed"); e.click(); return true; })()`)
 	p.waitDone(t, 4)
 	req3, _ := checkAgainstLibrary(t, p)
@@ -362,6 +363,7 @@ func TestPage(t *testing.T) {
 	if xl := eval[string](t, p, `document.querySelector("#charts-latency svg").textContent`); !strings.Contains(xl, "closed loop") {
 		t.Errorf("the closed-loop latency chart does not say so: %q", xl)
 	}
+	shoot(t, p, "latency", "latency-closed")
 
 	// Structure: every view has its charts, with data, and legends that
 	// name the runs.
@@ -417,9 +419,9 @@ func TestPage(t *testing.T) {
 
 	// Cancel: a long update stops, says so, and the next change runs.
 	p.set(t, "f-seed", "5")
-	p.do(t, chromedp.Poll[chromedp.Void](`window.servesimState.running`, chromedp.WithPollingInterval(time.Millisecond)),
-		chromedp.Click(chromedp.CSS("#cancel")),
-		chromedp.Poll[chromedp.Void](`!window.servesimState.running && document.getElementById("status-text").textContent === "cancelled"`))
+	p.do(t, chromedp.Poll[chromedp.Void](`window.servesimState.running`, chromedp.WithPollingInterval(time.Millisecond), chromedp.WithPollingTimeout(0)))
+	eval[bool](t, p, `(() => { document.getElementById("cancel").click(); return true; })()`)
+	p.do(t, chromedp.Poll[chromedp.Void](`!window.servesimState.running && document.getElementById("status-text").textContent === "cancelled"`, chromedp.WithPollingTimeout(0)))
 	p.set(t, "f-seed", "1")
 	p.waitDone(t, 6)
 	if req, _ := p.last(t); req.Seed != 1 {
@@ -427,24 +429,9 @@ func TestPage(t *testing.T) {
 	}
 
 	// Screenshots of each view.
-	for _, v := range views {
-		ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
-		img, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS("#view-"+v)))
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkShot(t, v, img)
-		if *update && !t.Failed() {
-			if err := os.WriteFile(filepath.Join("..", "docs", "ui-"+v+".png"), img, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+	for _, v := range views[1:] {
+		shoot(t, p, v, v)
 	}
-
-	t.Logf("first result %.0f ms after navigation; updates %v ms; last pipeline: %s",
-		eval[float64](t, p, `window.servesimTimings.firstResult`), eval[[]float64](t, p, `window.servesimTimings.updates`),
-		eval[string](t, p, `document.getElementById("status-text").textContent`))
 
 	// URL round trip: a fresh tab on the URL shows the same state.
 	url := eval[string](t, p, `location.href`)
@@ -461,6 +448,24 @@ func TestPage(t *testing.T) {
 		t.Errorf("at 380 px the page is %v px wide", w[0])
 	}
 	p.check(t)
+}
+
+// shoot screenshots the section of view, checks it, and with -update
+// writes it to docs/ui-NAME.png.
+func shoot(t *testing.T, p *page, view, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 60*time.Second)
+	img, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS("#view-"+view)))
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkShot(t, name, img)
+	if *update && !t.Failed() {
+		if err := os.WriteFile(filepath.Join("..", "docs", "ui-"+name+".png"), img, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // checkShot checks a view's screenshot shows it: wide enough, with ink,

@@ -290,7 +290,7 @@ function chart(o) {
     const xa = X(Math.max(b.x0, x0)), xb = X(isFinite(b.x1) ? Math.min(b.x1, x1) : x1);
     g.appendChild(el("rect", { class: "band", x: xa, y: T, width: Math.max(2, xb - xa), height: H - T - B, fill: "#888", "fill-opacity": 0.2, stroke: "#666" }));
     const right = xa > (L + W - R) / 2;
-    g.appendChild(el("text", { class: "band-label", x: right ? xa - 4 : xb + 4, y: T + 14, "font-size": 12, "text-anchor": right ? "end" : "start", fill: "#222" }, b.label));
+    g.appendChild(el("text", { class: "band-label", x: right ? xa - 4 : xb + 4, y: T + 30, "font-size": 12, "text-anchor": right ? "end" : "start", fill: "#222" }, b.label));
   }
   for (const h of o.hlines || []) {
     g.appendChild(el("line", { x1: L, x2: W - R, y1: Y(h.y), y2: Y(h.y), stroke: "#222", "stroke-dasharray": "4 3" }));
@@ -349,8 +349,17 @@ function drawLatency(req, cap, open, closed, closedCap) {
     box.appendChild(chart({ title: name + " percentiles", xlabel, ylabel: name + " (ms)", series, bands: [band], hlines: hl }));
   }
   $("lambda-note").textContent = isOpen
-    ? `λ*, the largest open-loop rate every run sustains under the SLO (${sloText(req)}), lies in [${fmt(cap.lower)}, ${fmt(cap.upper)}) req/s: ${cap.runs} runs, ${cap.requests} simulated requests.`
+    ? `λ*, the largest open-loop rate every run sustains under the SLO (${sloText(req)}), lies in [${fmt(cap.lower)}, ${fmt(cap.upper)}) req/s: ${cap.runs} runs, ${cap.requests} simulated requests.` + failNote(cap)
     : `A closed loop of 1 to ${closed[closed.length - 1].clients} clients: the SLO holds up to ${fmt(closedCap.lower)} req/s of throughput` + (closedCap.upper !== null ? `, fails at ${fmt(closedCap.upper)}.` : ".");
+}
+
+// failNote says why the smallest failing probe of the search failed (the
+// criteria are the SLO and also stability, failures and the send rate).
+function failNote(cap) {
+  const p = (cap.points || []).find((x) => !x.pass);
+  if (!p) return "";
+  const reasons = [...new Set(p.runs.flatMap((r) => r.reasons || []))];
+  return reasons.length ? ` At ${fmt(p.rate)} req/s: ${reasons.join("; ")}.` : "";
 }
 
 function sloText(r) {
