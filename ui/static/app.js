@@ -384,6 +384,15 @@ function drawLoops(req, cap, open, closed, closedCap) {
     hlines: [{ y: 100 * req.target, label: "target " + 100 * req.target + "%" }], ymin: 0, ymax: 100,
   }));
   box.appendChild(chart({
+    title: "p99 TTFT", xlabel: "requests/s (offered for open, achieved for closed)", ylabel: "p99 TTFT (ms)",
+    series: [
+      { name: "open loop", color: palette[0], points: open.map((p) => [p.rate, p.ttft.p99_ms]) },
+      { name: "closed loop", color: palette[1], dash: "5 3", points: closed.map((p) => [p.request_throughput, p.ttft.p99_ms]) },
+    ],
+    bands: [{ x0: cap.lower || 0, x1: cap.upper === null ? Infinity : cap.upper, label: bandLabel(cap.lower || 0, cap.upper) }],
+    hlines: req.ttft_ms > 0 ? [{ y: req.ttft_ms, label: "TTFT bound " + fmt(req.ttft_ms) + " ms" }] : [],
+  }));
+  box.appendChild(chart({
     title: "Closed-loop throughput", xlabel: "clients (max concurrency)", ylabel: "throughput (requests/s)",
     series: [{ name: "closed loop: achieved throughput", color: palette[1], points: closed.map((p) => [p.clients, p.request_throughput]) }],
     hlines: cap.lower ? [{ y: cap.lower, label: "open-loop λ* ≥ " + fmt(cap.lower) }] : [],
