@@ -12,11 +12,8 @@ import (
 	"github.com/servesim/servesim/sim"
 )
 
-// Percentiles are those a Point reports for each latency.
-var Percentiles = []float64{50, 90, 99}
-
-// Latency is one latency's percentiles, milliseconds, in the order of
-// Percentiles (null in JSON when no request gave one).
+// Latency is one latency's 50th, 90th and 99th percentiles, milliseconds
+// (null in JSON when no request gave one).
 type Latency struct {
 	P50 *float64 `json:"p50_ms"`
 	P90 *float64 `json:"p90_ms"`
@@ -73,7 +70,7 @@ func Bench(r Request, rate float64, clients int) (*Point, error) {
 	if err != nil {
 		return nil, fmt.Errorf("explore: %w", err)
 	}
-	p := &Point{Rate: ms(rate / 1000), Clients: clients, Throughput: res.RequestThroughput, Attainment: res.Attainment,
+	p := &Point{Rate: finite(rate), Clients: clients, Throughput: res.RequestThroughput, Attainment: res.Attainment,
 		Failed: res.Failed + res.Rejected, Command: BenchCommand(r, rate, clients)}
 	fill := func(dst *Latency, pct func(float64) float64, n int) {
 		if n == 0 {
@@ -206,8 +203,6 @@ type Versus struct {
 	Rows       []VersusRow `json:"rows"`
 	FitsOneGPU bool        `json:"fits_one_gpu"`
 	Command    string      `json:"command"`
-	Reasons    []string    `json:"reasons,omitempty"`
-	report     *screen.Report
 }
 
 // VersusRow is one candidate: its GPUs, whether it fits, and lambda* per
@@ -261,7 +256,7 @@ func TPvsReplicas(r Request) (*Versus, error) {
 	if err != nil {
 		return nil, fmt.Errorf("explore: %w", err)
 	}
-	v := &Versus{FitsOneGPU: rep.FitsOneGPU, Command: TPCommand(r), report: rep}
+	v := &Versus{FitsOneGPU: rep.FitsOneGPU, Command: TPCommand(r)}
 	for _, row := range rep.Rows {
 		vr := VersusRow{Label: fmt.Sprintf("TP=%d x %d", row.TP, row.Replicas), TP: row.TP, Replicas: row.Replicas, GPUs: row.GPUs, Fits: row.Feasible()}
 		if row.ShapeErr != "" {
