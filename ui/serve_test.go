@@ -1,0 +1,91 @@
+package ui
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestServe serves a folder with a stand-in wasm: the page, the wasm's
+// MIME type, the URL handed to ready, and a clean stop when ctx ends.
+func TestServe(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, WasmName), []byte("\x00asm\x01\x00\x00\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	urls := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, "127.0.0.1:0", dir, func(u string) { urls <- u }) }()
+	var url string
+	select {
+	case url = <-urls:
+	case err := <-done:
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, ctype, body string }{
+		{"", "text/html", "servesim explorer"},
+		{"app.js", "javascript", "servesimCall"},
+		{WasmName, "application/wasm", "asm"},
+	} {
+		resp, err := http.Get(url + c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Type"), c.ctype) || !strings.Contains(string(body), c.body) {
+			t.Errorf("GET /%s: %d %q, body without %q", c.path, resp.StatusCode, resp.Header.Get("Content-Type"), c.body)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Serve after cancel: %v", err)
+	}
+}
+
+// TestServeRefusesOtherHosts checks that Serve only listens on loopback,
+// and that a bad address is an error naming it.
+func TestServeRefusesOtherHosts(t *testing.T) {
+	t.Parallel()
+	for _, addr := range []string{"0.0.0.0:8080", "192.168.1.2:80", "example.com:80", "8080", ":8080"} {
+		err := Serve(context.Background(), addr, t.TempDir(), func(string) { t.Errorf("%s: served", addr) })
+		if err == nil || !strings.Contains(err.Error(), addr) {
+			t.Errorf("Serve(%q): %v, want an error naming the address", addr, err)
+		}
+	}
+}
+
+// TestFolderPrebuilt copies a prebuilt wasm and its loader, and refuses a
+// wasm without wasm_exec.js beside it.
+func TestFolderPrebuilt(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	wasm := filepath.Join(src, WasmName)
+	os.WriteFile(wasm, []byte("\x00asm"), 0o644)
+	out := t.TempDir()
+	err := Folder(context.Background(), out, "", wasm)
+	if err == nil || !strings.Contains(err.Error(), ExecName) {
+		t.Errorf("without %s: %v", ExecName, err)
+	}
+	os.WriteFile(filepath.Join(src, ExecName), []byte("// go"), 0o644)
+	if err := Folder(context.Background(), out, "", wasm); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"index.html", "app.js", "worker.js", "style.css", WasmName, ExecName} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("the folder lacks %s: %v", f, err)
+		}
+	}
+	if _, err := ModuleRoot(t.TempDir()); err == nil {
+		t.Error("ModuleRoot found a checkout in an empty temp dir")
+	}
+}
