@@ -205,7 +205,7 @@ func (r Request) scenario(bench bool, rate float64, clients int) *scenario.Scena
 	sc.Server.MaxNumBatchedTokens = r.MaxNumBatchedTokens
 	sc.Server.EnableChunkedPrefill = !r.NoChunkedPrefill
 	sc.Server.EnablePrefixCaching = !r.NoPrefixCaching
-	sc.Server.GPUMemoryUtilization = ServeGPUMemoryUtilization
+	sc.Server.GPUMemoryUtilization = batching.VLLMCurrent.GPUMemoryUtilization()
 	sc.Server.Servers = 1
 	if clients > 0 {
 		sc.Workload.MaxConcurrency = clients
@@ -238,6 +238,3 @@ func (r Request) scenario(bench bool, rate float64, clients int) *scenario.Scena
 	return &sc
 }
 
-// ServeGPUMemoryUtilization is the --gpu-memory-utilization the CLI's
-// bench-style commands default to (vllm serve's, cmd/servesim).
-const ServeGPUMemoryUtilization = 0.92

@@ -293,6 +293,14 @@ func Plan(r Request) (*plan.Result, error) {
 	}
 	pl := plan.NewPlan(eng.Deployment.Model)
 	pl.Engine = eng
+	// Knobs the page leaves at 0 follow each searched GPU's vllm serve
+	// default (batching.Serve), as servesim plan's do.
+	if r.MaxNumSeqs == 0 {
+		pl.Engine.MaxNumSeqs = 0
+	}
+	if r.MaxNumBatchedTokens == 0 {
+		pl.Engine.MaxNumBatchedTokens = 0
+	}
 	pl.Router = batching.Router(sc.Server.Router)
 	pl.MaxModelLen = eng.MaxModelLen
 	pl.Objective = plan.Objective{Workload: w, Rate: r.PlanRate, Criteria: r.criteria()}
