@@ -77,6 +77,7 @@ func TestImportGraph(t *testing.T) {
 		"workload":     {"distribution"},
 		"report/chart": {},
 		"dataset":      {"workload", "distribution"},
+		"hfmodels":     {"cost"},
 	}
 	seen := map[string]bool{}
 	for _, p := range listPackages(t) {

@@ -22,6 +22,8 @@
 //     chunked prefill, paged KV cache, preemption) and replica clusters.
 //   - cost: model and GPU catalog, tensor-parallel all-reduce and roofline
 //     step times. Pure functions; knows nothing of the engine.
+//   - hfmodels: the registry of Hugging Face checkpoints (their published
+//     config.json fields, each with its source): the home of HF ids.
 //   - capacity: acceptance criteria, the λ* search, sweeps and shards.
 //   - screen: TP=p versus replicas pre-screening.
 //   - plan: the cheapest deployment (GPU, TP, engine settings, precision,

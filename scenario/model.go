@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/hfmodels"
 )
 
 // Model returns the server's model, as `vllm serve` would load it:
@@ -19,12 +20,18 @@ import (
 //   - a local directory holding a Hugging Face config.json, or such a
 //     config.json itself (cost.LoadHFConfig);
 //   - a model spec file, .json or .yaml, in cost.LoadModel's format;
-//   - a catalog name (cost.ModelNames), or a Hugging Face id of a catalog
-//     model, matched case-insensitively on its last path element without
-//     the fine-tune, version and quantization suffixes (CatalogName):
-//     "meta-llama/Llama-3.1-8B-Instruct" is llama-3.1-8b and
-//     "RedHatAI/Llama-3.1-8B-Instruct-FP8" llama-3.1-8b with FP8 weights.
-//     A path that does not exist is read as an id the same way.
+//   - a Hugging Face id (one with a "/"): its entry in servesim's registry
+//     of published configs (hfmodels.Resolve: the exact id
+//     case-insensitively, the documented alias rules, and a quantized
+//     repackaging such as "RedHatAI/Qwen3-14B-FP8-dynamic" as the
+//     registered checkpoint with the quantization its suffix names), else
+//     the catalog model whose registry entry names it as its instruct
+//     checkpoint ("meta-llama/Llama-3.2-1B-Instruct" is llama-3.2-1b),
+//     else the catalog model CatalogName finds in it (a fine-tune named
+//     after its base, "NousResearch/Hermes-3-Llama-3.1-8B");
+//     an unknown id is an error naming the three nearest registered ids;
+//   - a catalog name (cost.ModelNames), matched case-insensitively without
+//     the fine-tune, version and quantization suffixes (CatalogName).
 //
 // Then --quantization, --dtype and --kv-cache-dtype (Quantization, DType,
 // KVCacheDType) set its precisions. An unknown name is an error listing
@@ -58,6 +65,9 @@ func (s *Scenario) baseModel() (m cost.ModelSpec, implied string, err error) {
 		m, err := cost.LoadModel(path)
 		return m, "", errorf("server.model", err)
 	}
+	if strings.Contains(name, "/") {
+		return hubModel(name)
+	}
 	catalog, implied := resolveCatalog(name)
 	m, err = cost.Model(catalog)
 	if errors.Is(err, cost.ErrUnknownName) {
@@ -65,6 +75,28 @@ func (s *Scenario) baseModel() (m cost.ModelSpec, implied string, err error) {
 			name, nearModels(name))
 	}
 	return m, implied, errorf("server.model", err)
+}
+
+// hubModel returns the model of a Hugging Face id: its registry entry
+// (hfmodels.Resolve, with the quantization a repackaging's suffix implies),
+// else the catalog model whose registry entry names the id as its
+// instruct sibling (hfmodels.CatalogFor), else an error naming the nearest
+// registered ids.
+func hubModel(id string) (cost.ModelSpec, string, error) {
+	e, quant, err := hfmodels.Resolve(id)
+	if err == nil {
+		m, err := e.Model()
+		return m, quant, errorf("server.model", err)
+	}
+	if c, ok := hfmodels.CatalogFor(id); ok {
+		m, cerr := cost.Model(c)
+		return m, "", errorf("server.model", cerr)
+	}
+	if c, implied := resolveCatalog(id); c != id {
+		m, cerr := cost.Model(c)
+		return m, implied, errorf("server.model", cerr)
+	}
+	return cost.ModelSpec{}, "", fieldErr("server.model", "%v", err)
 }
 
 // isHFConfig reports whether the JSON file at path is a Hugging Face
