@@ -270,6 +270,11 @@ func (v Server) precisions(m cost.ModelSpec, implied string) (cost.ModelSpec, er
 	if q == "" || q == "none" {
 		q = implied
 	}
+	if q == "compressed-tensors" && checkpointQuantized(m) {
+		// the bits come from the checkpoint's quantization_config, at the
+		// root or under text_config (Kimi-K2.5), as vLLM reads it
+		q = ""
+	}
 	if q != "" {
 		p, ok := quantizations[q]
 		if !ok {
@@ -284,6 +289,10 @@ func (v Server) precisions(m cost.ModelSpec, implied string) (cost.ModelSpec, er
 	if !ok {
 		if t := strings.ToLower(v.DType); t == "float" || t == "float32" {
 			return m, fieldErr("server.dtype", "%q: 32-bit serving is not modelled (known: %s)", v.DType, precisionNames(dtypes))
+		}
+		if q, ok := quantizations[strings.ToLower(strings.TrimSpace(v.DType))]; ok {
+			return m, fieldErr("server.dtype", "%q is not a dtype: --dtype sets the 16-bit activations and unquantized weights (known: %s); %s weights: --quantization %s",
+				v.DType, precisionNames(dtypes), strings.ToUpper(q.String()), strings.ToLower(strings.TrimSpace(v.DType)))
 		}
 		return m, fieldErr("server.dtype", "unknown dtype %q (known: %s)", v.DType, precisionNames(dtypes))
 	}
@@ -310,4 +319,10 @@ func (v Server) precisions(m cost.ModelSpec, implied string) (cost.ModelSpec, er
 		return m, errorf("server.model", fmt.Errorf("with the precisions asked for: %w", err))
 	}
 	return m, nil
+}
+
+// checkpointQuantized reports whether a model's config quantized its
+// weights, all of them or the routed experts.
+func checkpointQuantized(m cost.ModelSpec) bool {
+	return m.WeightBytes < 2 || (m.ExpertWeightBytes > 0 && m.ExpertWeightBytes < 2)
 }
