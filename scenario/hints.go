@@ -82,3 +82,27 @@ func nearGPUs(key string) []string {
 	}
 	return close
 }
+
+// UseCheckpoint makes checkpoint the server's model when Server.Model
+// names no model servesim can load and checkpoint does: vLLM's client
+// (`vllm bench serve --model NAME --tokenizer CHECKPOINT`) sends --model
+// as the API's model name, which may be a served name (`vllm serve
+// CHECKPOINT --served-model-name NAME`), and reads the checkpoint
+// --tokenizer names. It reports whether it switched; a model that loads,
+// or a checkpoint that does not either, is left as it is (and Model then
+// reports the model's error).
+func (s *Scenario) UseCheckpoint(checkpoint string) bool {
+	if checkpoint == "" || checkpoint == s.Server.Model || s.Server.Kind == KindFCFS {
+		return false
+	}
+	if _, _, err := s.baseModel(); err == nil {
+		return false
+	}
+	name := s.Server.Model
+	s.Server.Model = checkpoint
+	if _, _, err := s.baseModel(); err != nil {
+		s.Server.Model = name
+		return false
+	}
+	return true
+}

@@ -71,3 +71,27 @@ func TestCompressedTensorsUnderTextConfig(t *testing.T) {
 		t.Errorf("an unquantized model: exit %d, %q", r.code, r.stderr)
 	}
 }
+
+// --model as a served name with --tokenizer naming the checkpoint, as
+// vLLM's client takes them: the checkpoint is simulated, the result
+// records both as vLLM does.
+func TestServedNameWithTokenizer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := runCLI("bench", "--model", "Qwen3", "--tokenizer", "Qwen/Qwen3-8B", "--num-prompts", "5", "--random-input-len", "64",
+		"--random-output-len", "8", "--save-result", "--result-dir", dir, "--result-filename", "r.json")
+	if r.code != 0 || !strings.Contains(r.stdout, "vLLM-v1 engine: Qwen/Qwen3-8B on") || !strings.Contains(r.stderr, "--model Qwen3 is not a checkpoint servesim knows") {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"model_id":"Qwen3"`) || !strings.Contains(string(data), `"tokenizer_id":"Qwen/Qwen3-8B"`) {
+		t.Errorf("result ids: %.300s", data)
+	}
+	// a model that loads is kept whatever --tokenizer says
+	if r := runCLI("bench", "--model", "llama-3.2-1b", "--tokenizer", "Qwen/Qwen3-8B", "--num-prompts", "5"); r.code != 0 || !strings.Contains(r.stdout, "engine: llama-3.2-1b on") {
+		t.Errorf("a known model with --tokenizer: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
