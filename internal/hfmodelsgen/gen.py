@@ -67,7 +67,8 @@ for f in git_files(AIC, lambda f: "aiconfigurator_core/model_configs/" in f and 
         cfg["quantization_config"]=json.loads(show(AIC,qf)); src+=" with hf_quant_config.json as quantization_config"
     add(f"{org}/{name}", cfg, src)
 seen=set()
-for line in open("/tmp/i28/aichist.txt"):
+# aichist.txt: `git log --all --format="C %H" --name-only` of the aiconfigurator mirror, first version of each model_configs file
+for line in open("/tmp/aichist.txt"):
     c,f=line.split()
     b=os.path.basename(f)
     if b in seen or not b.endswith("_config.json") or b.endswith("_hf_quant_config.json"): continue
@@ -94,7 +95,7 @@ for f in sorted(glob.glob("/work/shared/data/model_configs/*.json")):
     base=os.path.basename(f)[:-5]; org,name=base.split("--",1)
     add(f"{org}/{name}", json.load(open(f)), f"huggingface.co/{org}/{name} config.json, as copied in ai-dynamo/aiconfigurator@{AICREV[:8]}")
 # hand-entered configs from search results
-for f in sorted(glob.glob("/tmp/i28/hand/*.json")):
+for f in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "hand", "*.json"))):
     e=json.load(open(f))
     add(e["id"], e["config"], e["source"], e.get("revision",""))
     if e.get("catalog"): entries[e["id"].lower()]["catalog"]=e["catalog"]
@@ -111,7 +112,7 @@ for id,(c,i) in tags.items():
     if i: e["instruct"]=i
 EXCLUDE={"nemotron_h","nemotron-nas","qwen3_5","qwen3_5_moe","qwen3_5_moe_text","kimi_k3","muse_glimmer","deepseek_v4","deepseek_ref","laguna","step3p7","mimo_v2_flash","minimax_m3","minimax_m3_vl","llama4","gemma4"}
 left=[e["id"] for e in entries.values() if e["config"].get("model_type") in EXCLUDE]
-open("/tmp/i28/excluded.txt","w").write("\n".join(sorted(left))+"\n")
+open(os.path.join(os.path.dirname(os.path.abspath(__file__)),"excluded.txt"),"w").write("\n".join(sorted(left))+"\n")
 for k in [k for k,e in entries.items() if e["config"].get("model_type") in EXCLUDE]: del entries[k]
 out=sorted(entries.values(), key=lambda e:e["id"].lower())
 json.dump(out, open(sys.argv[1],"w"), indent=None, separators=(",",":"))
