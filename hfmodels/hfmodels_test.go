@@ -180,3 +180,17 @@ func TestCatalogIDs(t *testing.T) {
 		t.Errorf("llama-3.1-70b serves %q", id)
 	}
 }
+
+// BenchmarkResolve measures one resolution of a quantized repackaging's
+// id, the longest path short of an unknown id, and of an unknown id with
+// its nearest ids.
+func BenchmarkResolve(b *testing.B) {
+	for _, id := range []string{"RedHatAI/Qwen3-14B-FP8-dynamic", "nobody/no-such-model"} {
+		b.Run(id, func(b *testing.B) {
+			for b.Loop() {
+				_, _, _ = Resolve(id)
+			}
+			b.ReportMetric(float64(len(Entries())), "entries")
+		})
+	}
+}
