@@ -153,15 +153,27 @@ func Lookup(id string) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
-	for _, a := range Aliases(id) {
-		if i, ok := byID[a]; ok {
-			return es[i], nil
-		}
+	if e, ok := find(id); ok {
+		return e, nil
 	}
 	return Entry{}, fmt.Errorf("%w: %q is not in servesim's registry of %d checkpoints (nearest: %s); "+
 		"pass its config.json instead: --model DIR (a directory holding config.json) or --model FILE.json, "+
 		"or list the registry with `servesim models`",
 		ErrUnknown, id, len(es), strings.Join(Nearest(id, 3), ", "))
+}
+
+// find returns the entry of id by the exact id and the alias rules.
+func find(id string) (Entry, bool) {
+	es, err := registry()
+	if err != nil {
+		return Entry{}, false
+	}
+	for _, a := range Aliases(id) {
+		if i, ok := byID[a]; ok {
+			return es[i], true
+		}
+	}
+	return Entry{}, false
 }
 
 // Nearest returns the n registry ids closest to id: by edit distance
@@ -285,8 +297,7 @@ var quantSuffixes = []struct{ suffix, quant string }{
 // same organization is preferred; among several organizations the first id
 // in registry order. The error is Lookup's.
 func Resolve(id string) (e Entry, quant string, err error) {
-	e, err = Lookup(id)
-	if err == nil {
+	if e, ok := find(id); ok {
 		return e, "", nil
 	}
 	k := Aliases(id)[0]
@@ -306,6 +317,7 @@ func Resolve(id string) (e Entry, quant string, err error) {
 			return f, q.quant, nil
 		}
 	}
+	_, err = Lookup(id)
 	return Entry{}, "", err
 }
 
