@@ -57,8 +57,8 @@ func TestLoadModelAliasesAndCatalog(t *testing.T) {
 	if err != nil || derr != nil || reg.Name != "meta-llama/Meta-Llama-3.1-8B" || reg.TotalParams() != fromDir.TotalParams() || reg.MaxContext != fromDir.MaxContext {
 		t.Errorf("registry fallback: %+v, %v; the directory's: %+v, %v", reg, err, fromDir, derr)
 	}
-	cat, err := LoadModel("", "meta-llama/Llama-3.2-1B-Instruct")
-	if err != nil || cat.Name != "llama-3.2-1b" {
+	cat, err := LoadModel("", "meta-llama/Llama-2-7b-chat-hf")
+	if err != nil || cat.Name != "llama-2-7b" {
 		t.Errorf("catalog fallback for an instruct checkpoint the registry names: %+v, %v", cat, err)
 	}
 	if _, err := LoadModel(dir, "nobody/nothing"); !errors.Is(err, ErrInvalid) {

@@ -26,7 +26,7 @@ import (
 //     repackaging such as "RedHatAI/Qwen3-14B-FP8-dynamic" as the
 //     registered checkpoint with the quantization its suffix names), else
 //     the catalog model whose registry entry names it as its instruct
-//     checkpoint ("meta-llama/Llama-3.2-1B-Instruct" is llama-3.2-1b),
+//     checkpoint ("meta-llama/Llama-2-7b-chat-hf" is llama-2-7b),
 //     else the catalog model CatalogName finds in it (a fine-tune named
 //     after its base, "NousResearch/Hermes-3-Llama-3.1-8B");
 //     an unknown id is an error naming the three nearest registered ids;
