@@ -78,6 +78,7 @@ func TestImportGraph(t *testing.T) {
 		"report/chart": {},
 		"dataset":      {"workload", "distribution"},
 		"specdecode":   {"cost"},
+		"hfmodels":     {"cost"},
 	}
 	seen := map[string]bool{}
 	for _, p := range listPackages(t) {

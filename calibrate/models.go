@@ -1,7 +1,6 @@
 package calibrate
 
 import (
-	"embed"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/hfmodels"
 )
 
 // LoadModel returns the spec of the model with Hugging Face id id (such as
@@ -18,10 +18,10 @@ import (
 // renamed ids are the same model (meta-llama/Llama-3.1-70B is
 // meta-llama/Meta-Llama-3.1-70B), and an "-Instruct" suffix, which changes
 // the weights but not the architecture, is tried without it. When dir is
-// "" or holds no config for id, a dense model of the cost catalog is
-// returned by its id (Llama 3.1 8B/70B/405B, Qwen2.5 7B/72B, Mistral 7B),
-// and a few models the shared data files measure from the configs this
-// package embeds (Qwen3-14B).
+// "" or holds no config for id, the model is servesim's registry entry of
+// id (hfmodels.Resolve, without a quantized repackaging's implied
+// precision), else the cost catalog model whose registry entry names id
+// as its instruct checkpoint (hfmodels.CatalogFor).
 // The precision is the checkpoint's, as its config says (see Served).
 //
 // The error matches ErrInvalid when no config or catalog model is found,
@@ -40,35 +40,17 @@ func LoadModel(dir, id string) (cost.ModelSpec, error) {
 			return m, nil
 		}
 	}
-	for _, c := range modelAliases(id) {
-		if name, ok := catalogModels[c]; ok {
-			return cost.Model(name)
-		}
-		if data, err := embeddedConfigs.ReadFile("configs/" + strings.ReplaceAll(c, "/", "--") + ".json"); err == nil {
-			return cost.ParseHFConfig(data, id)
-		}
+	if e, quant, err := hfmodels.Resolve(id); err == nil && quant == "" {
+		return e.Model()
+	}
+	if name, ok := hfmodels.CatalogFor(id); ok {
+		return cost.Model(name)
 	}
 	where := "no model directory"
 	if dir != "" {
 		where = "no config in " + dir
 	}
 	return cost.ModelSpec{}, invalidf("model %s: %s and no catalog model", id, where)
-}
-
-// embeddedConfigs holds the config.json of models that a shared data file
-// measures but neither shared/data/model_configs nor the cost catalog
-// holds, named <org>--<name>.json in lower case: Qwen3-14B
-// (huggingface.co/Qwen/Qwen3-14B/blob/main/config.json), which
-// public_serving_runs.csv runs.
-//
-//go:embed configs/*.json
-var embeddedConfigs embed.FS
-
-// catalogModels maps lower-case Hugging Face ids to cost catalog models.
-var catalogModels = map[string]string{
-	"meta-llama/llama-3.1-8b": "llama-3.1-8b", "meta-llama/llama-3.1-70b": "llama-3.1-70b",
-	"meta-llama/llama-3.1-405b": "llama-3.1-405b", "qwen/qwen2.5-7b": "qwen2.5-7b",
-	"qwen/qwen2.5-72b": "qwen2.5-72b", "mistralai/mistral-7b-v0.1": "mistral-7b",
 }
 
 // modelAliases returns the lower-case ids under which id's architecture

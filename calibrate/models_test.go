@@ -51,15 +51,21 @@ func TestLoadModelAliasesAndCatalog(t *testing.T) {
 	if renamed.Hidden != 8192 || renamed.Layers != 80 || renamed.Name != "meta-llama--Meta-Llama-3.1-70B" {
 		t.Errorf("Llama-3.1-70B from its Meta- file: %+v", renamed)
 	}
-	cat, err := LoadModel("", "meta-llama/Meta-Llama-3.1-8B")
-	if err != nil || cat.Name != "llama-3.1-8b" {
-		t.Errorf("catalog fallback: %+v, %v", cat, err)
+	// without a directory: servesim's registry, the same published config
+	reg, err := LoadModel("", "meta-llama/Meta-Llama-3.1-8B")
+	fromDir, derr := LoadModel(dir, "meta-llama/Meta-Llama-3.1-8B")
+	if err != nil || derr != nil || reg.Name != "meta-llama/Meta-Llama-3.1-8B" || reg.TotalParams() != fromDir.TotalParams() || reg.MaxContext != fromDir.MaxContext {
+		t.Errorf("registry fallback: %+v, %v; the directory's: %+v, %v", reg, err, fromDir, derr)
+	}
+	cat, err := LoadModel("", "meta-llama/Llama-2-7b-chat-hf")
+	if err != nil || cat.Name != "llama-2-7b" {
+		t.Errorf("catalog fallback for an instruct checkpoint the registry names: %+v, %v", cat, err)
 	}
 	if _, err := LoadModel(dir, "nobody/nothing"); !errors.Is(err, ErrInvalid) {
 		t.Errorf("unknown model: %v, want ErrInvalid", err)
 	}
-	if _, err := LoadModel("", "Qwen/Qwen3-32B"); !errors.Is(err, ErrInvalid) {
-		t.Errorf("Qwen3-32B without a directory: %v, want ErrInvalid", err)
+	if _, err := LoadModel("", "Qwen/Qwen3-32B-Chatty"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("an unregistered id without a directory: %v, want ErrInvalid", err)
 	}
 }
 

@@ -237,4 +237,3 @@ func (r Request) scenario(bench bool, rate float64, clients int) *scenario.Scena
 	}
 	return &sc
 }
-

@@ -8,33 +8,16 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/hfmodels"
 	"github.com/servesim/servesim/workload"
 )
 
-// hfIDs are the Hugging Face ids of the instruction-tuned checkpoints of
-// the catalog's models: what a deployment serves.
-var hfIDs = map[string]string{
-	"gpt-oss-20b":    "openai/gpt-oss-20b",
-	"gpt-oss-120b":   "openai/gpt-oss-120b",
-	"llama-2-7b":     "meta-llama/Llama-2-7b-chat-hf",
-	"llama-3-8b":     "meta-llama/Meta-Llama-3-8B-Instruct",
-	"llama-3.2-1b":   "meta-llama/Llama-3.2-1B-Instruct",
-	"llama-3.2-3b":   "meta-llama/Llama-3.2-3B-Instruct",
-	"qwen3-8b":       "Qwen/Qwen3-8B",
-	"qwen3-32b":      "Qwen/Qwen3-32B",
-	"llama-3.1-8b":   "meta-llama/Llama-3.1-8B-Instruct",
-	"llama-3.1-70b":  "meta-llama/Llama-3.1-70B-Instruct",
-	"llama-3.1-405b": "meta-llama/Llama-3.1-405B-Instruct",
-	"qwen2.5-7b":     "Qwen/Qwen2.5-7B-Instruct",
-	"qwen2.5-72b":    "Qwen/Qwen2.5-72B-Instruct",
-	"mistral-7b":     "mistralai/Mistral-7B-Instruct-v0.3",
-}
-
 // HFModelID returns the Hugging Face id of a catalog model's instruct
-// checkpoint ("llama-3.1-70b" → "meta-llama/Llama-3.1-70B-Instruct"), or
-// name itself when it has none.
+// checkpoint, as servesim's registry records it (hfmodels.ForCatalog:
+// "llama-3.1-70b" → "meta-llama/Llama-3.1-70B-Instruct"), or name itself
+// when it has none.
 func HFModelID(name string) string {
-	if id, ok := hfIDs[name]; ok {
+	if id, ok := hfmodels.ForCatalog(name); ok {
 		return id
 	}
 	return name

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/hfmodels"
 )
 
 // Model returns the server's model, as `vllm serve` would load it:
@@ -19,12 +20,18 @@ import (
 //   - a local directory holding a Hugging Face config.json, or such a
 //     config.json itself (cost.LoadHFConfig);
 //   - a model spec file, .json or .yaml, in cost.LoadModel's format;
-//   - a catalog name (cost.ModelNames), or a Hugging Face id of a catalog
-//     model, matched case-insensitively on its last path element without
-//     the fine-tune, version and quantization suffixes (CatalogName):
-//     "meta-llama/Llama-3.1-8B-Instruct" is llama-3.1-8b and
-//     "RedHatAI/Llama-3.1-8B-Instruct-FP8" llama-3.1-8b with FP8 weights.
-//     A path that does not exist is read as an id the same way.
+//   - a Hugging Face id (one with a "/"): its entry in servesim's registry
+//     of published configs (hfmodels.Resolve: the exact id
+//     case-insensitively, the documented alias rules, and a quantized
+//     repackaging such as "RedHatAI/Qwen3-14B-FP8-dynamic" as the
+//     registered checkpoint with the quantization its suffix names), else
+//     the catalog model whose registry entry names it as its instruct
+//     checkpoint ("meta-llama/Llama-2-7b-chat-hf" is llama-2-7b),
+//     else the catalog model CatalogName finds in it (a fine-tune named
+//     after its base, "NousResearch/Hermes-3-Llama-3.1-8B");
+//     an unknown id is an error naming the three nearest registered ids;
+//   - a catalog name (cost.ModelNames), matched case-insensitively without
+//     the fine-tune, version and quantization suffixes (CatalogName).
 //
 // Then --quantization, --dtype and --kv-cache-dtype (Quantization, DType,
 // KVCacheDType) set its precisions. An unknown name is an error listing
@@ -58,6 +65,9 @@ func (s *Scenario) baseModel() (m cost.ModelSpec, implied string, err error) {
 		m, err := cost.LoadModel(path)
 		return m, "", errorf("server.model", err)
 	}
+	if strings.Contains(name, "/") {
+		return hubModel(name)
+	}
 	catalog, implied := resolveCatalog(name)
 	m, err = cost.Model(catalog)
 	if errors.Is(err, cost.ErrUnknownName) {
@@ -65,6 +75,28 @@ func (s *Scenario) baseModel() (m cost.ModelSpec, implied string, err error) {
 			name, nearModels(name))
 	}
 	return m, implied, errorf("server.model", err)
+}
+
+// hubModel returns the model of a Hugging Face id: its registry entry
+// (hfmodels.Resolve, with the quantization a repackaging's suffix implies),
+// else the catalog model whose registry entry names the id as its
+// instruct sibling (hfmodels.CatalogFor), else an error naming the nearest
+// registered ids.
+func hubModel(id string) (cost.ModelSpec, string, error) {
+	e, quant, err := hfmodels.Resolve(id)
+	if err == nil {
+		m, err := e.Model()
+		return m, quant, errorf("server.model", err)
+	}
+	if c, ok := hfmodels.CatalogFor(id); ok {
+		m, cerr := cost.Model(c)
+		return m, "", errorf("server.model", cerr)
+	}
+	if c, implied := resolveCatalog(id); c != id {
+		m, cerr := cost.Model(c)
+		return m, implied, errorf("server.model", cerr)
+	}
+	return cost.ModelSpec{}, "", fieldErr("server.model", "%v", err)
 }
 
 // isHFConfig reports whether the JSON file at path is a Hugging Face
@@ -238,6 +270,11 @@ func (v Server) precisions(m cost.ModelSpec, implied string) (cost.ModelSpec, er
 	if q == "" || q == "none" {
 		q = implied
 	}
+	if q == "compressed-tensors" && checkpointQuantized(m) {
+		// the bits come from the checkpoint's quantization_config, at the
+		// root or under text_config (Kimi-K2.5), as vLLM reads it
+		q = ""
+	}
 	if q != "" {
 		p, ok := quantizations[q]
 		if !ok {
@@ -252,6 +289,10 @@ func (v Server) precisions(m cost.ModelSpec, implied string) (cost.ModelSpec, er
 	if !ok {
 		if t := strings.ToLower(v.DType); t == "float" || t == "float32" {
 			return m, fieldErr("server.dtype", "%q: 32-bit serving is not modelled (known: %s)", v.DType, precisionNames(dtypes))
+		}
+		if q, ok := quantizations[strings.ToLower(strings.TrimSpace(v.DType))]; ok {
+			return m, fieldErr("server.dtype", "%q is not a dtype: --dtype sets the 16-bit activations and unquantized weights (known: %s); %s weights: --quantization %s",
+				v.DType, precisionNames(dtypes), strings.ToUpper(q.String()), strings.ToLower(strings.TrimSpace(v.DType)))
 		}
 		return m, fieldErr("server.dtype", "unknown dtype %q (known: %s)", v.DType, precisionNames(dtypes))
 	}
@@ -278,4 +319,10 @@ func (v Server) precisions(m cost.ModelSpec, implied string) (cost.ModelSpec, er
 		return m, errorf("server.model", fmt.Errorf("with the precisions asked for: %w", err))
 	}
 	return m, nil
+}
+
+// checkpointQuantized reports whether a model's config quantized its
+// weights, all of them or the routed experts.
+func checkpointQuantized(m cost.ModelSpec) bool {
+	return m.WeightBytes < 2 || (m.ExpertWeightBytes > 0 && m.ExpertWeightBytes < 2)
 }

@@ -79,7 +79,7 @@ func (s *Scenario) engineConfig() (batching.Config, error) {
 		return c, nil
 	}
 	if err := c.Validate(); err != nil {
-		return c, engineError(err)
+		return c, engineError(withFitHint(c, err))
 	}
 	return c, nil
 }
@@ -375,8 +375,13 @@ func (s *Scenario) GPU() (cost.GPUSpec, error) {
 		g, err := cost.LoadGPU(s.resolve(name))
 		return g, errorf("server.gpu", err)
 	}
-	g, err := cost.GPU(name)
+	key := gpuKey(name)
+	g, err := cost.GPU(key)
 	if errors.Is(err, cost.ErrUnknownName) {
+		if near := nearGPUs(key); len(near) > 0 {
+			return g, fieldErr("server.gpu", "unknown gpu %q: did you mean %s? (known: %s; or a path to a GPU spec file, .json or .yaml)",
+				name, strings.Join(near, " or "), strings.Join(cost.GPUNames(), ", "))
+		}
 		return g, fieldErr("server.gpu", "unknown gpu %q (known: %s; or a path to a GPU spec file, .json or .yaml)",
 			name, strings.Join(cost.GPUNames(), ", "))
 	}

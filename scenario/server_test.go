@@ -36,8 +36,10 @@ func TestHFModelID(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, err := s.Model()
-	if err != nil || m.Name != "qwen2.5-7b" {
-		t.Errorf("model = %q, %v; want qwen2.5-7b", m.Name, err)
+	// the registry's entry, with the Instruct checkpoint's own context
+	// (its config.json: 32768), not the base model's 131072
+	if err != nil || m.Name != "Qwen/Qwen2.5-7B-Instruct" || m.MaxContext != 32768 {
+		t.Errorf("model = %q (context %d), %v; want Qwen/Qwen2.5-7B-Instruct, 32768", m.Name, m.MaxContext, err)
 	}
 }
 
@@ -52,7 +54,7 @@ func TestModelPrecisions(t *testing.T) {
 		expertBytes             float64
 		expertGEMM              string
 	}{
-		{"meta-llama/Llama-3.1-8B-Instruct", "", "auto", "auto", 2, 2, "", 0, ""},
+		{"meta-llama/Llama-3.1-8B-Instruct", "", "auto", "auto", 2, 2, "bf16", 0, ""},
 		{"RedHatAI/Llama-3.1-8B-Instruct-FP8", "", "auto", "auto", 1, 2, "fp8", 0, ""},
 		{"Qwen/Qwen3-32B-AWQ", "", "auto", "fp8", 4.15625 / 8, 1, "int4", 0, ""},
 		{"llama-3.1-8b", "fp8", "auto", "fp8_e5m2", 1, 1, "fp8", 0, ""},

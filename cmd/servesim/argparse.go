@@ -50,6 +50,9 @@ func argparse(fs *flag.FlagSet, args []string, multi map[string]*regexp.Regexp) 
 			}
 			switch len(match) {
 			case 0:
+				if near := nearestFlags(name, names); len(near) > 0 {
+					return nil, fmt.Errorf("unknown flag --%s (did you mean --%s?)", name, strings.Join(near, ", --"))
+				}
 			case 1:
 				name = match[0]
 			default:
@@ -88,3 +91,50 @@ func argparse(fs *flag.FlagSet, args []string, multi map[string]*regexp.Regexp) 
 func looksNegative(a string) bool { return negativeNumberRE.MatchString(a) }
 
 var negativeNumberRE = regexp.MustCompile(`^-\d+$|^-\d*\.\d+$`)
+
+// nearestFlags returns the flag names within edit distance 2 of name (3
+// for names of 10 bytes or more), nearest first: the "did you mean" of a
+// misspelled flag (--num-promts).
+func nearestFlags(name string, names []string) []string {
+	limit := 2
+	if len(name) >= 10 {
+		limit = 3
+	}
+	type scored struct {
+		name string
+		d    int
+	}
+	var near []scored
+	for _, n := range names {
+		if d := editDistance(name, n); d <= limit {
+			near = append(near, scored{n, d})
+		}
+	}
+	slices.SortStableFunc(near, func(a, b scored) int { return a.d - b.d })
+	out := make([]string, 0, 3)
+	for i := 0; i < len(near) && i < 3; i++ {
+		out = append(out, near[i].name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -146,6 +146,7 @@ func parseBenchStyle(name, usage string, args []string, e *env, o *benchOptions,
 		return nil, err
 	}
 	o.set = setFlags(fs)
+	o.stderr = e.stderr
 	if err := o.mergeAliases(fs, e.stderr); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -307,6 +308,9 @@ func (o *benchOptions) scenario() (*scenario.Scenario, error) {
 		sc.Server.SpeculativeConfig = &sp
 	}
 	sc.Server.Model = o.model
+	if sc.UseCheckpoint(o.tokenizer) && !o.quiet && o.stderr != nil {
+		fmt.Fprintf(o.stderr, "servesim: note: --model %s is not a checkpoint servesim knows: simulating %s, the checkpoint --tokenizer names (--model is the served name, as vLLM's client sends it)\n", o.model, o.tokenizer)
+	}
 	sc.Server.Servers = o.servers
 	sc.Server.Service = o.serviceTime
 	if sc.Server.Kind == scenario.KindFCFS {

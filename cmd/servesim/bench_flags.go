@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"strings"
@@ -30,7 +31,8 @@ const (
 // and tp, which take the same flags). Rates are requests per second, SLO
 // bounds milliseconds.
 type benchOptions struct {
-	cmd string // the subcommand: bench follows vLLM's client exactly
+	cmd    string    // the subcommand: bench follows vLLM's client exactly
+	stderr io.Writer // notes; nil for none
 
 	// vllm bench serve
 	model, label, tokenizer, backend       string

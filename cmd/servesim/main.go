@@ -54,6 +54,7 @@ func init() {
 		{"pd", "[flags]", "simulate disaggregated prefill/decode pools (xPyD) over a KV link: TTFT split, pool use, vllm serve lines", runPD},
 		{"plan", "[SCENARIO.yaml] [flags]", "the cheapest deployment (GPU, TP, engine settings, precision, replicas) meeting an SLO at a target rate", runPlan},
 		{"ui", "[flags]", "serve the browser page: the simulator in WebAssembly, lambda*, loops, TP and plan views", runUI},
+		{"models", "[--grep TEXT]", "list the Hugging Face checkpoints --model takes without a config.json: params, layers, context, precision, source", runModels},
 		{"report", "FILE... [-o FILE]", "write one self-contained HTML report of servesim and vllm bench serve result files", runReport},
 		{"version", "", "print the binary's version, commit and Go toolchain", runVersion},
 		{"help", "[COMMAND]", "show help for servesim or a command", runHelp},

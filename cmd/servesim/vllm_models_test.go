@@ -68,9 +68,10 @@ func TestBenchModelDirectory(t *testing.T) {
 			t.Errorf("--model %s:\n%s", model, r.stdout)
 		}
 	}
-	r := runCLI("bench", "--model", "Qwen/Qwen3-14B")
-	if r.code != 2 || !strings.Contains(r.stderr, `unknown model "Qwen/Qwen3-14B" (nearest: qwen3-32b, qwen3-8b;`) {
-		t.Errorf("an unknown id: exit %d, %q; want the nearest catalog names", r.code, r.stderr)
+	r := runCLI("bench", "--model", "Qwen/Qwen3-14B-Chatty")
+	if r.code != 2 || !strings.Contains(r.stderr, `"Qwen/Qwen3-14B-Chatty" is not in servesim's registry`) ||
+		!strings.Contains(r.stderr, "(nearest: Qwen/Qwen3-14B, ") || !strings.Contains(r.stderr, "--model DIR") {
+		t.Errorf("an unknown id: exit %d, %q; want the nearest registered ids and how to pass a config.json", r.code, r.stderr)
 	}
 }
 

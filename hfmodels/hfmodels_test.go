@@ -1,0 +1,196 @@
+package hfmodels
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/internal/shareddata"
+)
+
+// Every entry loads, validates, names its source and has a hub-style id.
+func TestEntriesLoad(t *testing.T) {
+	t.Parallel()
+	es := Entries()
+	if len(es) < 60 {
+		t.Fatalf("%d entries, want the whole registry", len(es))
+	}
+	for _, e := range es {
+		if strings.Count(e.ID, "/") != 1 || e.Source == "" {
+			t.Errorf("%q: want an org/name id and a source (source %q)", e.ID, e.Source)
+		}
+		m, err := e.Model()
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if m.MaxContext <= 0 || m.TotalParams() <= 0 {
+			t.Errorf("%s: context %d, %g parameters", e.ID, m.MaxContext, m.TotalParams())
+		}
+		if e.Catalog != "" {
+			if _, err := cost.Model(e.Catalog); err != nil {
+				t.Errorf("%s: catalog %q: %v", e.ID, e.Catalog, err)
+			}
+		}
+	}
+}
+
+// publishedParams are the parameter counts the checkpoints' model cards
+// publish (Hugging Face), for the configs kept in testdata and in
+// ../shared/data/model_configs.
+var publishedParams = map[string]float64{
+	"Qwen/Qwen3-8B":                 8.2e9,   // model card: "Number of Parameters: 8.2B"
+	"Qwen/Qwen3-32B":                32.8e9,  // "32.8B"
+	"Qwen/Qwen3-30B-A3B":            30.5e9,  // "30.5B in total and 3.3B activated"
+	"Qwen/Qwen3-235B-A22B-FP8":      235e9,   // "235B in total and 22B activated"
+	"meta-llama/Meta-Llama-3.1-8B":  8.03e9,  // hub safetensors: 8.03B params
+	"meta-llama/Meta-Llama-3.1-70B": 70.6e9,  // hub safetensors: 70.6B params
+	"openai/gpt-oss-20b":            21e9,    // "21B parameters with 3.6B active"
+	"openai/gpt-oss-120b":           117e9,   // "117B parameters with 5.1B active"
+	"MiniMaxAI/MiniMax-M2.5":        230e9,   // "230B total parameters with 10B active"
+	"deepseek-ai/DeepSeek-V3":       671e9,   // "671B total parameters with 37B activated" (MTP module not counted)
+	"mistralai/Mixtral-8x7B-v0.1":   46.7e9,  // cost/testdata/README.md: 46.7B
+	"moonshotai/Kimi-K2.5":          1.03e12, // hub safetensors of the text model, Kimi-K2: 1.03T params ("1T" in the card)
+}
+
+// The registry against every config.json kept in testdata and in the
+// shared model_configs: the entry's architecture is the full config's,
+// field for field (trimming loses nothing the cost model reads), its
+// context is the config's max_position_embeddings as vLLM derives it, and
+// its parameter count is within 1% of the published count.
+func TestRegistryMatchesKeptConfigs(t *testing.T) {
+	t.Parallel()
+	configs := map[string]string{ // id → path
+		"deepseek-ai/DeepSeek-V3":     "../cost/testdata/deepseek-v3/config.json",
+		"mistralai/Mixtral-8x7B-v0.1": "../cost/testdata/mixtral-8x7b/config.json",
+		"Qwen/Qwen3-30B-A3B":          "../cmd/servesim/testdata/models/Qwen3-30B-A3B/config.json",
+	}
+	if root, ok := shareddata.Find(); ok {
+		files, _ := filepath.Glob(filepath.Join(root, "model_configs", "*.json"))
+		if len(files) < 10 {
+			t.Fatalf("%d shared model configs, want 10", len(files))
+		}
+		for _, f := range files {
+			configs[strings.Replace(strings.TrimSuffix(filepath.Base(f), ".json"), "--", "/", 1)] = f
+		}
+	}
+	checked := 0
+	for id, path := range configs {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := cost.ParseHFConfig(data, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := Lookup(id)
+		if err != nil {
+			t.Errorf("%s (%s): %v", id, path, err)
+			continue
+		}
+		got, err := e.Model()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: registry %+v\nconfig   %+v", id, got, want)
+		}
+		var raw map[string]any
+		if err := json.Unmarshal(data, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if tc, ok := raw["text_config"].(map[string]any); ok {
+			raw = tc
+		}
+		if mpe, _ := raw["max_position_embeddings"].(float64); int(mpe) != got.MaxContext && id != "deepseek-ai/DeepSeek-V3" {
+			// DeepSeek-V3's yarn rope_scaling: vLLM's length is
+			// original_max_position_embeddings × factor = 163840, its
+			// max_position_embeddings too
+			t.Errorf("%s: context %d, config max_position_embeddings %v", id, got.MaxContext, mpe)
+		}
+		if id == "deepseek-ai/DeepSeek-V3" && got.MaxContext != 163840 {
+			t.Errorf("%s: context %d, want 163840", id, got.MaxContext)
+		}
+		pub, ok := publishedParams[id]
+		if !ok {
+			t.Errorf("%s: no published parameter count in the test's table", id)
+			continue
+		}
+		if rel := math.Abs(got.TotalParams()/pub - 1); rel > 0.01 {
+			t.Errorf("%s: %.4g parameters, published %.4g (%.2f%% off, want within 1%%)", id, got.TotalParams(), pub, 100*rel)
+		}
+		checked++
+	}
+	if checked < 3 {
+		t.Errorf("checked %d configs", checked)
+	}
+}
+
+func TestLookup(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want, quant string }{
+		{"Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct", ""},
+		{"qwen/QWEN2.5-7b-instruct", "Qwen/Qwen2.5-7B-Instruct", ""},
+		{"https://huggingface.co/Qwen/Qwen3-8B/", "Qwen/Qwen3-8B", ""},
+		{"Qwen/Qwen3-8B@main", "Qwen/Qwen3-8B", ""},
+		{"meta-llama/Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-8B", ""},
+		{"meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", ""},
+		{"unsloth/Qwen3-14B", "Qwen/Qwen3-14B", ""},
+		{"/models/Qwen3-14B", "Qwen/Qwen3-14B", ""},
+		{"RedHatAI/Qwen3-14B-FP8-dynamic", "Qwen/Qwen3-14B", "fp8"},
+		{"Qwen/Qwen3-14B-AWQ", "Qwen/Qwen3-14B", "awq"},
+		{"Qwen/Qwen3-32B-FP8", "Qwen/Qwen3-32B-FP8", ""}, // its own entry
+	}
+	for _, tt := range tests {
+		e, q, err := Resolve(tt.in)
+		if err != nil || e.ID != tt.want || q != tt.quant {
+			t.Errorf("Resolve(%q) = %q, %q, %v; want %q, %q", tt.in, e.ID, q, err, tt.want, tt.quant)
+		}
+	}
+	_, err := Lookup("Qwen/Qwen3-8BB")
+	if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), "nearest: Qwen/Qwen3-8B, ") ||
+		!strings.Contains(err.Error(), "--model DIR") {
+		t.Errorf("unknown id: %v", err)
+	}
+	if n := Nearest("Qwen/Qwen3-8BB", 3); len(n) != 3 {
+		t.Errorf("Nearest: %v", n)
+	}
+}
+
+func TestCatalogIDs(t *testing.T) {
+	t.Parallel()
+	for _, name := range cost.ModelNames() {
+		id, ok := ForCatalog(name)
+		if !ok {
+			t.Errorf("catalog model %s has no registry entry", name)
+			continue
+		}
+		if c, ok := CatalogFor(id); !ok || c != name {
+			t.Errorf("CatalogFor(%q) = %q, %v; want %s", id, c, ok, name)
+		}
+	}
+	if id, _ := ForCatalog("llama-3.1-70b"); id != "meta-llama/Llama-3.1-70B-Instruct" {
+		t.Errorf("llama-3.1-70b serves %q", id)
+	}
+}
+
+// BenchmarkResolve measures one resolution of a quantized repackaging's
+// id, the longest path short of an unknown id, and of an unknown id with
+// its nearest ids.
+func BenchmarkResolve(b *testing.B) {
+	for _, id := range []string{"RedHatAI/Qwen3-14B-FP8-dynamic", "nobody/no-such-model"} {
+		b.Run(id, func(b *testing.B) {
+			for b.Loop() {
+				_, _, _ = Resolve(id)
+			}
+			b.ReportMetric(float64(len(Entries())), "entries")
+		})
+	}
+}

@@ -1,0 +1,121 @@
+import json, subprocess, os, sys, glob
+KEYS = {"model_type","architectures","hidden_size","num_hidden_layers","num_attention_heads","vocab_size","intermediate_size",
+"num_key_value_heads","num_kv_heads","n_head_kv","multi_query_group_num","head_dim","tie_word_embeddings","attention_bias","qkv_bias",
+"max_position_embeddings","n_positions","max_seq_len","seq_length","model_max_length","max_target_positions","max_sequence_length","max_seq_length","seq_len",
+"original_max_position_embeddings","num_experts","moe_num_experts","n_routed_experts","num_local_experts","num_experts_per_tok","experts_per_token","num_experts_per_token",
+"moe_intermediate_size","n_shared_experts","shared_expert_intermediate_size","shared_intermediate_size","first_k_dense_replace","moe_layer_freq","decoder_sparse_step","mlp_only_layers",
+"kv_lora_rank","q_lora_rank","qk_rope_head_dim","qk_nope_head_dim","v_head_dim","layer_types","sliding_window","use_sliding_window","sliding_window_pattern","torch_dtype","dtype"}
+ROPE = {"rope_type","type","factor","original_max_position_embeddings"}
+VISION = {"model_type","hidden_size","num_hidden_layers","depth","num_heads","num_attention_heads","intermediate_size","patch_size","image_size","spatial_merge_size","temporal_patch_size","out_hidden_size","spatial_patch_size","merge_kernel_size","init_pos_emb_height"}
+def trim_quant(q):
+    out = {}
+    for k in ["quant_method","bits","w_bit","group_size","q_group_size","zero_point","sym","quant_algo","kv_cache_quant_algo","fmt","weight_block_size","format"]:
+        if k in q: out[k]=q[k]
+    if isinstance(q.get("producer"),dict): out["producer"]={"name":q["producer"].get("name")}
+    if isinstance(q.get("quantization"),dict):
+        out["quantization"]={k:v for k,v in q["quantization"].items() if k in ("quant_algo","kv_cache_quant_algo","group_size")}
+    if isinstance(q.get("config_groups"),dict):
+        cg={}
+        for name,g in sorted(q["config_groups"].items()):
+            gg={}
+            for part in ("weights","input_activations"):
+                if isinstance(g.get(part),dict):
+                    gg[part]={k:v for k,v in g[part].items() if k in ("num_bits","type","group_size","strategy","symmetric")}
+            cg[name]=gg
+        out["config_groups"]=cg
+    if isinstance(q.get("kv_cache_scheme"),dict): out["kv_cache_scheme"]={"num_bits":q["kv_cache_scheme"].get("num_bits")}
+    for k in ["modules_to_not_convert","ignore","exclude_modules","ignored_layers"]:
+        lst=q.get(k)
+        if isinstance(lst,list):
+            attn=[s for s in lst if isinstance(s,str) and ("self_attn" in s or "attn." in s or s.endswith("attn")) and "norm" not in s]
+            out[k]=attn[:1]  # one attention entry is all the cost model reads; the rest trimmed
+    return out
+def trim(c, top=True):
+    out={k:v for k,v in c.items() if k in KEYS and v is not None}
+    if "architectures" in out: out["architectures"]=out["architectures"][:1]
+    if "layer_types" in out and isinstance(out["layer_types"],list):
+        pass
+    for rk in ("rope_scaling","rope_parameters"):
+        if isinstance(c.get(rk),dict):
+            r={k:v for k,v in c[rk].items() if k in ROPE}
+            if r: out[rk]=r
+    for qk in ("quantization_config","compression_config"):
+        if isinstance(c.get(qk),dict): out[qk]=trim_quant(c[qk])
+    if isinstance(c.get("text_config"),dict): out["text_config"]=trim(c["text_config"],False)
+    if top:
+        for vk in ("vision_config",):
+            if isinstance(c.get(vk),dict):
+                out[vk]={k:v for k,v in c[vk].items() if k in VISION}
+    return out
+entries={}
+def add(id, cfg, source, revision=""):
+    key=id.lower()
+    if key in entries: return
+    entries[key]={"id":id,"source":source,"revision":revision,"config":trim(cfg)}
+def git_files(repo, pattern):
+    out=subprocess.run(["git","-C",repo,"ls-tree","-r","--name-only","HEAD"],capture_output=True,text=True).stdout.split()
+    return [f for f in out if pattern(f)]
+def show(repo,f): return subprocess.run(["git","-C",repo,"show","HEAD:"+f],capture_output=True,text=True).stdout
+AIC="/work/.mirror/ai-dynamo+aiconfigurator/repo"; AICREV="095f58a51c4ca8e61b66ec108d86f223f8d559ce"
+for f in git_files(AIC, lambda f: "aiconfigurator_core/model_configs/" in f and f.endswith("_config.json") and not f.endswith("_hf_quant_config.json")):
+    base=os.path.basename(f)[:-len("_config.json")]
+    org,name=base.split("--",1)
+    cfg=json.loads(show(AIC,f))
+    qf=f[:-len("_config.json")]+"_hf_quant_config.json"
+    src=f"huggingface.co/{org}/{name} config.json, as copied in ai-dynamo/aiconfigurator@{AICREV[:8]} {f}"
+    if "quantization_config" not in cfg and qf in git_files(AIC, lambda x: x==qf):
+        cfg["quantization_config"]=json.loads(show(AIC,qf)); src+=" with hf_quant_config.json as quantization_config"
+    add(f"{org}/{name}", cfg, src)
+seen=set()
+# aichist.txt: `git log --all --format="C %H" --name-only` of the aiconfigurator mirror, first version of each model_configs file
+for line in open("/tmp/aichist.txt"):
+    c,f=line.split()
+    b=os.path.basename(f)
+    if b in seen or not b.endswith("_config.json") or b.endswith("_hf_quant_config.json"): continue
+    seen.add(b)
+    base=b[:-len("_config.json")]; org,name=base.split("--",1)
+    txt=subprocess.run(["git","-C",AIC,"show",c+":"+f],capture_output=True,text=True).stdout
+    if not txt: continue
+    cfg=json.loads(txt)
+    qf=f[:-len("_config.json")]+"_hf_quant_config.json"
+    src=f"huggingface.co/{org}/{name} config.json, as copied in ai-dynamo/aiconfigurator@{c[:8]} {f}"
+    qt=subprocess.run(["git","-C",AIC,"show",c+":"+qf],capture_output=True,text=True).stdout
+    if "quantization_config" not in cfg and qt:
+        cfg["quantization_config"]=json.loads(qt); src+=" with hf_quant_config.json as quantization_config"
+    add(f"{org}/{name}", cfg, src)
+IS="/work/.mirror/inference-sim+inference-sim/repo"; ISREV="f90a1e3a6787da17c2cd463dab6fb2660b1b1760"
+ismap={"codellama-34b-instruct-hf":"codellama/CodeLlama-34b-Instruct-hf","deepseek-v2-lite":"deepseek-ai/DeepSeek-V2-Lite","glm-5.2-fp8":"zai-org/GLM-5.2-FP8",
+"llama-2-7b-hf":"meta-llama/Llama-2-7b-hf","llama-3.1-70b-instruct":"meta-llama/Llama-3.1-70B-Instruct","llama-3.1-8b-instruct":"meta-llama/Llama-3.1-8B-Instruct",
+"llama-4-scout-17b-16e-instruct-fp8-dynamic":"RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic","mistral-nemo-instruct-2407":"mistralai/Mistral-Nemo-Instruct-2407",
+"mixtral-8x7b-v0.1":"mistralai/Mixtral-8x7B-v0.1","qwen2.5-7b-instruct":"Qwen/Qwen2.5-7B-Instruct","qwen3-14b":"Qwen/Qwen3-14B","qwen3-30b-a3b":"Qwen/Qwen3-30B-A3B","yi-34b":"01-ai/Yi-34B"}
+for f in git_files(IS, lambda f: f.startswith("model_configs/") and f.endswith("/config.json")):
+    d=f.split("/")[1]
+    add(ismap[d], json.loads(show(IS,f)), f"huggingface.co/{ismap[d]} config.json, as copied in inference-sim/inference-sim@{ISREV[:8]} {f}")
+for f in sorted(glob.glob("/work/shared/data/model_configs/*.json")):
+    base=os.path.basename(f)[:-5]; org,name=base.split("--",1)
+    add(f"{org}/{name}", json.load(open(f)), f"huggingface.co/{org}/{name} config.json, as copied in ai-dynamo/aiconfigurator@{AICREV[:8]}")
+# hand-entered configs from search results
+for f in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "hand", "*.json"))):
+    e=json.load(open(f))
+    add(e["id"], e["config"], e["source"], e.get("revision",""))
+    if e.get("catalog"): entries[e["id"].lower()]["catalog"]=e["catalog"]
+tags={"meta-llama/Meta-Llama-3.1-8B":("llama-3.1-8b","meta-llama/Llama-3.1-8B-Instruct"),
+"meta-llama/Meta-Llama-3.1-70B":("llama-3.1-70b","meta-llama/Llama-3.1-70B-Instruct"),
+"meta-llama/Llama-3.1-405B":("llama-3.1-405b","meta-llama/Llama-3.1-405B-Instruct"),
+"Qwen/Qwen2.5-7B":("qwen2.5-7b","Qwen/Qwen2.5-7B-Instruct"),"Qwen/Qwen2.5-72B":("qwen2.5-72b","Qwen/Qwen2.5-72B-Instruct"),
+"meta-llama/Meta-Llama-3-8B":("llama-3-8b","meta-llama/Meta-Llama-3-8B-Instruct"),
+"meta-llama/Llama-3.2-1B":("llama-3.2-1b","meta-llama/Llama-3.2-1B-Instruct"),"meta-llama/Llama-3.2-3B":("llama-3.2-3b","meta-llama/Llama-3.2-3B-Instruct"),
+"meta-llama/Llama-2-7b-hf":("llama-2-7b","meta-llama/Llama-2-7b-chat-hf"),"Qwen/Qwen3-8B":("qwen3-8b",""),"Qwen/Qwen3-32B":("qwen3-32b",""),
+"openai/gpt-oss-20b":("gpt-oss-20b",""),"openai/gpt-oss-120b":("gpt-oss-120b",""),"mistralai/Mistral-7B-v0.3":("mistral-7b","mistralai/Mistral-7B-Instruct-v0.3")}
+for id,(c,i) in tags.items():
+    e=entries[id.lower()]; e["catalog"]=c
+    if i: e["instruct"]=i
+EXCLUDE={"nemotron_h","nemotron-nas","qwen3_5","qwen3_5_moe","qwen3_5_moe_text","kimi_k3","muse_glimmer","deepseek_v4","deepseek_ref","laguna","step3p7","mimo_v2_flash","minimax_m3","minimax_m3_vl","llama4","gemma4"}
+left=[e["id"] for e in entries.values() if e["config"].get("model_type") in EXCLUDE]
+open(os.path.join(os.path.dirname(os.path.abspath(__file__)),"excluded.txt"),"w").write("\n".join(sorted(left))+"\n")
+for k in [k for k,e in entries.items() if e["config"].get("model_type") in EXCLUDE]: del entries[k]
+out=sorted(entries.values(), key=lambda e:e["id"].lower())
+json.dump(out, open(sys.argv[1],"w"), indent=None, separators=(",",":"))
+print(len(out))
+with open('/work/wt/i28/hfmodels/models.json','w') as f:
+    f.write('[\n'+',\n'.join(json.dumps(e,separators=(',',':')) for e in out)+'\n]\n')
