@@ -159,6 +159,10 @@ type Lengths struct {
 	// Pairs lists each request's (input, output) lengths in order (kind
 	// pairs; request i takes row i mod len): a dataset read beforehand.
 	Pairs []workload.Pair `yaml:"pairs"`
+	// Oversample (kind pairs) gives requests past the last row a row drawn
+	// at random instead of cycling (workload.Oversampled), as vLLM fills
+	// --num-prompts from a smaller dataset.
+	Oversample bool `yaml:"oversample"`
 	// InputSigma, OutputSigma, Correlation, InputMax and OutputMax shape
 	// the log-normal.
 	InputSigma  float64 `yaml:"input_sigma"`

@@ -236,6 +236,9 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 	if kind == "" {
 		kind = "random"
 	}
+	if l.Oversample && kind != "pairs" {
+		return nil, fieldErr(at+".oversample", "applies to kind pairs only, not kind %s", kind)
+	}
 	var out workload.Lengths
 	switch kind {
 	case "prefix_repetition":
@@ -344,6 +347,9 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 			return nil, fieldErr(at+".pairs", "is required for kind pairs (a list of {input, output})")
 		}
 		out = workload.Sequence{Pairs: l.Pairs}
+		if l.Oversample {
+			out = workload.Oversampled{Pairs: l.Pairs}
+		}
 	default:
 		return nil, fieldErr(at+".kind", "unknown kind %q (known: %s)", l.Kind, quoteList(lengthKinds))
 	}

@@ -138,8 +138,10 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 	if err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
 	}
-	sc.Requests = len(pairs)
-	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: pairs}
+	// The rows read are at most --num-prompts; requests past them draw
+	// rows again lazily, so memory follows the file, not the count.
+	sc.Requests = dataset.Requests(opt, len(pairs))
+	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: pairs, Oversample: sc.Requests > len(pairs)}
 	return nil
 }
 
