@@ -163,6 +163,11 @@ type Lengths struct {
 	// at random instead of cycling (workload.Oversampled), as vLLM fills
 	// --num-prompts from a smaller dataset.
 	Oversample bool `yaml:"oversample"`
+	// Blocks (kind pairs, with BlockSize) lists each pair's prompt block
+	// ids, BlockSize tokens each: pairs with equal ids there share those
+	// tokens, which a prefix cache sees (workload.Sequence.Blocks), as a
+	// timed_trace's hash_ids.
+	Blocks [][]int64 `yaml:"blocks"`
 	// InputSigma, OutputSigma, Correlation, InputMax and OutputMax shape
 	// the log-normal.
 	InputSigma  float64 `yaml:"input_sigma"`
