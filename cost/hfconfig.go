@@ -258,7 +258,22 @@ func (c *hfConfig) model() ModelSpec {
 // original_max_position_embeddings for yarn; Gemma 3's length is already
 // scaled. For longrope the default is original_max_position_embeddings. It
 // returns 0 when no key is present (vLLM would assume 2048).
+// maxContextLimit is the longest context a config may derive, tokens:
+// 2^30, as workload.MaxTokens (no model reaches 2^24).
+const maxContextLimit = 1 << 30
+
+// maxContext is maxContextRaw checked: a negative, NaN or overflowing
+// length (a huge rope factor) is an error naming the fields.
 func (c *hfConfig) maxContext(mt string) int {
+	v := c.maxContextRaw(mt)
+	if !(v >= 0 && v <= maxContextLimit) {
+		c.bad("field max_position_embeddings (times rope_scaling.factor) gives a context of %v tokens: want 0 to %d", v, maxContextLimit)
+		return 0
+	}
+	return int(v)
+}
+
+func (c *hfConfig) maxContextRaw(mt string) float64 {
 	derived := math.Inf(1)
 	for _, key := range []string{"max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
 		"model_max_length", "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len"} {
@@ -279,7 +294,7 @@ func (c *hfConfig) maxContext(mt string) int {
 		params, _ = rp.(map[string]any)
 	}
 	if params == nil {
-		return int(derived)
+		return derived
 	}
 	ropeType, _ := params["rope_type"].(string)
 	if ropeType == "" {
@@ -287,16 +302,16 @@ func (c *hfConfig) maxContext(mt string) int {
 	}
 	if ropeType == "longrope" {
 		if v, ok := c.num("original_max_position_embeddings"); ok {
-			return int(v)
+			return v
 		}
 		if v, ok := params["original_max_position_embeddings"].(json.Number); ok {
 			f, _ := v.Float64()
-			return int(f)
+			return f
 		}
-		return int(derived)
+		return derived
 	}
 	if strings.Contains(mt, "gemma3") || ropeType == "su" || ropeType == "llama3" {
-		return int(derived)
+		return derived
 	}
 	factor := 1.0
 	if f, ok := params["factor"].(json.Number); ok {
@@ -307,7 +322,7 @@ func (c *hfConfig) maxContext(mt string) int {
 			derived, _ = v.Float64()
 		}
 	}
-	return int(derived * factor)
+	return derived * factor
 }
 
 // moe reads the mixture-of-experts fields, in vLLM's order of expert-count

@@ -24,6 +24,9 @@ func TestHFConfigImpossible(t *testing.T) {
 		{"unknown dtype", `{` + hfBase + `, "torch_dtype": "float128"}`, `torch_dtype "float128"`},
 		{"trailing garbage", `{` + hfBase + `} trailing`, "trailing bytes after the JSON object"},
 		{"second object", `{` + hfBase + `}{}`, "trailing bytes"},
+		{"context 1e30", `{` + hfBase + `, "max_position_embeddings": 1e30}`, "gives a context of 1e+30 tokens: want 0 to 1073741824"},
+		{"rope factor 1e300", `{` + hfBase + `, "max_position_embeddings": 4096, "rope_scaling": {"rope_type": "yarn", "factor": 1e300}}`, "gives a context of 4.096e+303 tokens"},
+		{"negative context", `{` + hfBase + `, "max_position_embeddings": -5}`, "gives a context of -5 tokens"},
 		{"compressed int 0 bits", `{` + hfBase + `, "quantization_config": {"quant_method": "compressed-tensors", "config_groups": {"g": {"weights": {"type": "int", "num_bits": 0}}}}}`, "num_bits 0 must be from 2 to 8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
