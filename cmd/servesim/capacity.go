@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/servesim/servesim/sim/event"
 	"io"
 	"math"
 	"slices"
@@ -331,6 +332,8 @@ func mergeGrid(files []string, c capacityOptions, e *env) error {
 		return errors.New("capacity: --merge needs the shard files as arguments")
 	}
 	var first *gridShard
+	var base uint64
+	baseFrom := ""
 	seen := map[int]bool{}
 	var points []capacity.Point
 	byPoint := map[int]*capacity.Point{}
@@ -349,6 +352,19 @@ func mergeGrid(files []string, c capacityOptions, e *env) error {
 			return fmt.Errorf("capacity: %s comes from another grid or scenario than %s", f, files[0])
 		}
 		for _, j := range g.Jobs {
+			// Each job must be the one its index names in this grid, run
+			// with a seed of the experiment's one base seed.
+			reps := max(first.Replications, 1)
+			switch {
+			case first.Replications < 1 || j.Index < 0 || j.Index >= len(first.Grid)*first.Replications ||
+				j.Point != j.Index/reps || j.Replication != j.Index%reps || j.Value != first.Grid[j.Point]:
+				return fmt.Errorf("capacity: --merge: %s: job %d (point %d, replication %d, rate %v) is not job %d of a grid of %d rates × %d replications: the file was altered",
+					f, j.Index, j.Point, j.Replication, j.Value, j.Index, len(first.Grid), first.Replications)
+			case baseFrom == "":
+				base, baseFrom = event.ReplicationBase(j.Seed, j.Replication), f
+			case event.ReplicationBase(j.Seed, j.Replication) != base:
+				return fmt.Errorf("capacity: --merge: %s: job %d's seed %d is not replication %d of the base seed of %s's jobs: run every shard with the same --seed", f, j.Index, j.Seed, j.Replication, baseFrom)
+			}
 			if seen[j.Index] {
 				return fmt.Errorf("capacity: job %d appears twice (%s)", j.Index, f)
 			}

@@ -51,3 +51,39 @@ func TestMergeChecksSeedsAndIndices(t *testing.T) {
 		}
 	}
 }
+
+// capacity --merge checks its grid shards the same way.
+func TestCapacityMergeChecksSeeds(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var files []string
+	for _, shard := range []string{"0/2", "1/2"} {
+		out := mustRunCLI(t, "capacity", "--quiet", "--goodput", "ttft:500", "--num-prompts", "20", "--grid", "5,10", "--replications", "2", "--shard", shard)
+		path := filepath.Join(dir, strings.Replace(shard, "/", "of", 1)+".json")
+		if err := os.WriteFile(path, []byte(out.stdout), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, path)
+	}
+	if r := runCLI(append([]string{"capacity", "--merge"}, files...)...); r.code != 0 {
+		t.Fatalf("merging the shards: %s", r.stderr)
+	}
+	body, err := os.ReadFile(files[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, pattern, repl, want string }{
+		{"altered seed", `"seed": *[0-9]+`, `"seed": 12345`, "is not replication 1 of the base seed"},
+		{"point out of range", `"point": *1`, `"point": 9`, "the file was altered"},
+	} {
+		re := regexp.MustCompile(tc.pattern)
+		bad := filepath.Join(dir, "bad.json")
+		if err := os.WriteFile(bad, re.ReplaceAll(body, []byte(tc.repl)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := runCLI("capacity", "--merge", files[0], bad)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 naming %q", tc.name, r.code, r.stderr, tc.want)
+		}
+	}
+}
