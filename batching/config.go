@@ -168,6 +168,8 @@ func (c Config) resolve() (*resolved, error) {
 		return nil, invalidf("block_size %d must be >= 1", c.BlockSize)
 	case c.KVBlocks < 0:
 		return nil, invalidf("kv_blocks %d must be >= 0", c.KVBlocks)
+	case c.KVBlocks > MaxKVBlocks:
+		return nil, invalidf("kv_blocks %d exceeds %d (MaxKVBlocks: 2^31-1 blocks, thousands of times any GPU's pool; the cache indexes blocks with 32-bit ids)", c.KVBlocks, MaxKVBlocks)
 	case c.MaxModelLen < 0:
 		return nil, invalidf("max_model_len %d must be >= 0", c.MaxModelLen)
 	case !c.EnableChunkedPrefill && c.MaxModelLen > c.MaxNumBatchedTokens:
@@ -253,3 +255,8 @@ func (c Config) NewServer(env *sim.Env) (sim.Server, error) {
 	}
 	return newEngine(r, env, ""), nil
 }
+
+// MaxKVBlocks is the largest KV pool, in blocks, an engine takes: 2^31-1
+// (at 16 tokens a block, 34 billion tokens; an H200 holds some 10^7
+// blocks of a small model). The prefix cache's entry ids are 32-bit.
+const MaxKVBlocks = 1<<31 - 1

@@ -473,7 +473,8 @@ func TestBadConfig(t *testing.T) {
 		{"no chunking, short budget", func(c *Config) { c.EnableChunkedPrefill = false; c.MaxModelLen = 4096 }, "max_num_batched_tokens 2048 must be >= max_model_len 4096"},
 		{"max model len is the context", func(c *Config) { c.MaxModelLen = c.Deployment.Model.MaxContext },
 			"fewer than max_model_len 131072 (qwen2.5-7b's context length, vLLM's default): one request that long would not fit, and vLLM refuses to start; set max_model_len <= 120016"},
-		{"kv blocks overflow", func(c *Config) { c.KVBlocks = math.MaxInt / 4 }, "the KV pool of 2305843009213693951 blocks of 16 tokens overflows a token count"},
+		{"kv blocks overflow", func(c *Config) { c.KVBlocks = math.MaxInt / 4 }, "kv_blocks 2305843009213693951 exceeds 2147483647 (MaxKVBlocks"},
+		{"kv blocks 2^31", func(c *Config) { c.KVBlocks = 1 << 31 }, "kv_blocks 2147483648 exceeds 2147483647"},
 		{"kv memory far beyond the card", func(c *Config) { c.Deployment.KVCacheMemory = 1e30 }, "exceed the GPU's 24.0 GiB"},
 	}
 	for _, tt := range tests {

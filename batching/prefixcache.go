@@ -43,8 +43,8 @@ type blockCache struct {
 // run anonymous free blocks.
 type cacheEntry struct {
 	hash       uint64
-	ref        int32 // requests holding the block
-	run        int32
+	ref        int32 // requests holding the block (at most max_num_seqs)
+	run        int64 // anonymous free blocks of the run; 64-bit: kv_blocks reaches it
 	prev, next int32 // queue links; -1 = none
 	dup        int32 // next entry with the same hash; -1 = none
 }
@@ -100,10 +100,10 @@ func (c *blockCache) pushAnon(n int) {
 		return
 	}
 	if c.tail != none && c.ents[c.tail].run > 0 {
-		c.ents[c.tail].run += int32(n)
+		c.ents[c.tail].run += int64(n)
 		return
 	}
-	c.pushTail(c.newEntry(cacheEntry{run: int32(n)}))
+	c.pushTail(c.newEntry(cacheEntry{run: int64(n)}))
 }
 
 // lookup returns the first cached block with hash h, or none.
@@ -130,7 +130,7 @@ func (c *blockCache) alloc(n int) {
 		e := &c.ents[id]
 		if e.run > 0 {
 			take := min(int(e.run), n)
-			e.run -= int32(take)
+			e.run -= int64(take)
 			n -= take
 			if e.run == 0 {
 				c.unlink(id)

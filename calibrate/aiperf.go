@@ -145,6 +145,15 @@ func ReadAIPerfExport(r io.Reader, source string) (Point, error) {
 	if count < 1 {
 		return Point{}, invalidf("%s: request_count %d: need the profiled requests (>= 1)", source, count)
 	}
+	if err := countField(source, "request_count", count); err != nil {
+		return Point{}, err
+	}
+	if err := countField(source, "concurrency", load.concurrency); err != nil {
+		return Point{}, err
+	}
+	if load.rate > 0 && (load.rate < workload.MinRate || math.IsInf(load.rate, 0)) {
+		return Point{}, invalidf("%s: request_rate %v must be a finite rate >= %v requests/s (workload.MinRate)", source, load.rate, workload.MinRate)
+	}
 	p.NumPrompts = count
 	if load.rate > 0 {
 		p.Rate, p.MaxConcurrency, p.Burstiness, p.IndependentGaps = load.rate, load.concurrency, load.burstiness, true

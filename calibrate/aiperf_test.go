@@ -143,6 +143,7 @@ func TestReadAIPerfExport(t *testing.T) {
 // ErrInvalid, never a panic, and a point's run builds or is refused.
 func FuzzReadAIPerfExport(f *testing.F) {
 	f.Add(aiperfJSON(10, 2, 50, 1, 100, 10, 40, `{"concurrency": 4}`))
+	f.Add(aiperfJSON(10, 2, 50, 1, 100, 10, 1000000000, `{"request_rate": 1e9}`))
 	f.Add(`{"time_to_first_token": {"unit": "s", "avg": 0.25}, "inter_token_latency": {"unit": "us", "avg": 21000},
 		"input_sequence_length": {"avg": 5e9}, "output_sequence_length": {"avg": NaN},
 		"input_config": {"request_rate": Infinity, "concurrency": -1}}`)

@@ -179,6 +179,8 @@ func FuzzReadVLLMResult(f *testing.F) {
 	f.Add(`{"request_rate": 2, "completed": 1, "total_input_tokens": 2, "total_output_tokens": 2}
 {"request_rate": "inf", "ramp_up_strategy": "linear", "completed": 1, "total_input_tokens": 2, "total_output_tokens": 2,
 "input_lens": [2], "output_lens": [2], "start_times": [NaN]}`)
+	f.Add(vllmFile(`"num_prompts": 10`, `"num_prompts": 2000000000`))
+	f.Add(vllmFile(`"request_rate": 4`, `"request_rate": NaN, "max_concurrency": NaN`, `"mean_ttft_ms": 30`, `"mean_ttft_ms": -5`))
 	f.Fuzz(func(t *testing.T, js string) {
 		pts, err := ReadVLLMResults(strings.NewReader(js), "fuzz.json")
 		if err != nil {
@@ -212,7 +214,7 @@ func FuzzReadVLLMResult(f *testing.F) {
 // keep the first; Python's bare NaN and Infinity read as absent and inf.
 func TestReadVLLMResults(t *testing.T) {
 	t.Parallel()
-	const two = `{"request_rate": 2, "burstiness": Infinity, "completed": 4, "total_input_tokens": 400, "total_output_tokens": 40, "mean_ttft_ms": 30, "mean_tpot_ms": NaN}
+	const two = `{"request_rate": 2, "burstiness": Infinity, "completed": 4, "total_input_tokens": 400, "total_output_tokens": 4, "mean_ttft_ms": 30, "mean_tpot_ms": NaN}
 {"request_rate": 8, "completed": 4, "total_input_tokens": 400, "total_output_tokens": 40, "mean_ttft_ms": 60, "mean_tpot_ms": 9}
 `
 	pts, err := ReadVLLMResults(strings.NewReader(two), "sweep.json")

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -106,6 +107,9 @@ func ReadLLMServingSimRun(meta, requests io.Reader, source string) (Point, error
 	}
 	if kv := strings.ToLower(k.KVCacheDType); kv != "" && kv != "auto" {
 		p.KVCache = kv
+	}
+	if m.KVCache != nil && (m.KVCache.NumGPUBlocks < 0 || m.KVCache.NumGPUBlocks > batching.MaxKVBlocks) {
+		return Point{}, invalidf("%s: meta.json: kv_cache.num_gpu_blocks %d must be from 0 to %d (no GPU holds more blocks)", source, m.KVCache.NumGPUBlocks, batching.MaxKVBlocks)
 	}
 	if m.KVCache != nil && m.KVCache.NumGPUBlocks > 0 {
 		if m.KVCache.BlockSize != 16 {

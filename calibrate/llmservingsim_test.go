@@ -104,6 +104,8 @@ func TestReadLLMServingSimRunErrors(t *testing.T) {
 		{"unknown device", strings.Replace(lssMetaOK, "GeForce RTX 4090", "Quadro K600", 1), lssRequestsOK, `device_name "NVIDIA Quadro K600"`},
 		{"fp32", strings.Replace(lssMetaOK, `"dtype": "bfloat16"`, `"dtype": "float32"`, 1), lssRequestsOK, `dtype "float32"`},
 		{"block size", strings.Replace(lssMetaOK, `"block_size": 16`, `"block_size": 32`, 1), lssRequestsOK, "block_size 32"},
+		{"blocks 2^31", strings.Replace(lssMetaOK, `"num_gpu_blocks": 2588`, `"num_gpu_blocks": 2147483648`, 1), lssRequestsOK, "kv_cache.num_gpu_blocks 2147483648 must be from 0 to 2147483647"},
+		{"blocks negative", strings.Replace(lssMetaOK, `"num_gpu_blocks": 2588`, `"num_gpu_blocks": -5`, 1), lssRequestsOK, "kv_cache.num_gpu_blocks -5"},
 		{"no requests", lssMetaOK, "\n", "no request"},
 		{"bad line", lssMetaOK, "{\"input_toks\": 1,\n", "line 1"},
 		{"first token before queued", lssMetaOK, `{"input_toks": 1, "output_toks": 2, "queued_ts": 5, "first_token_ts": 4, "last_token_ts": 6}`, "queued_ts <= first_token_ts"},
@@ -123,6 +125,7 @@ func TestReadLLMServingSimRunErrors(t *testing.T) {
 // what is read is a replay the simulator accepts.
 func FuzzReadLLMServingSimRun(f *testing.F) {
 	f.Add([]byte(lssMetaOK), []byte(lssRequestsOK))
+	f.Add([]byte(strings.Replace(lssMetaOK, `"num_gpu_blocks": 2588`, `"num_gpu_blocks": 4294967296`, 1)), []byte(lssRequestsOK))
 	f.Add([]byte(strings.Replace(lssMetaOK, `"tensor_parallel_size": 1`, `"tensor_parallel_size": 2, "data_parallel_size": 2, "enable_expert_parallel": true`, 1)), []byte(lssRequestsOK))
 	f.Fuzz(func(t *testing.T, meta, requests []byte) {
 		p, err := ReadLLMServingSimRun(bytes.NewReader(meta), bytes.NewReader(requests), "fuzz")

@@ -344,15 +344,30 @@ type vllmResult struct {
 	TotalInputTokens  int             `json:"total_input_tokens"`
 	TotalOutputTokens int             `json:"total_output_tokens"`
 	OutputThroughput  float64         `json:"output_throughput"`
-	MeanTTFTms        float64         `json:"mean_ttft_ms"`
-	MeanTPOTms        float64         `json:"mean_tpot_ms"`
-	MeanITLms         float64         `json:"mean_itl_ms"`
-	MeanE2ELms        float64         `json:"mean_e2el_ms"`
+	MeanTTFTms        fileNumber      `json:"mean_ttft_ms"`
+	MeanTPOTms        fileNumber      `json:"mean_tpot_ms"`
+	MeanITLms         fileNumber      `json:"mean_itl_ms"`
+	MeanE2ELms        fileNumber      `json:"mean_e2el_ms"`
 	InputLens         []*int          `json:"input_lens"`
 	OutputLens        []*int          `json:"output_lens"`
 	StartTimes        []*float64      `json:"start_times"`
 	Errors            []*string       `json:"errors"`
 	RampUpStrategy    *string         `json:"ramp_up_strategy"`
+}
+
+// fileNumber is a number of a result file that tells an explicit null
+// (Python's NaN, after pyjson) from an absent field (0, not measured).
+type fileNumber struct {
+	v    float64
+	null bool
+}
+
+func (n *fileNumber) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		n.null = true
+		return nil
+	}
+	return json.Unmarshal(b, &n.v)
 }
 
 // aiconfigurator's vLLM scheduler rule (vllm.rule): max_num_seqs 512
@@ -407,8 +422,11 @@ func ReadVLLMResult(r io.Reader, source string) (Point, error) {
 // serve --save-result`, one JSON object, or several, one a line, when
 // --append-result added runs to it (a sweep over the rate or the
 // concurrency), each as ReadVLLMResult reads one; the k-th of several is
-// named source#k. Python's bare NaN and Infinity (a mean over no request,
-// --burstiness inf) read as absent and "inf". An empty file, or one whose
+// named source#k. Python's bare Infinity (--burstiness inf) reads as
+// "inf"; a bare NaN reads as absent only for mean_tpot_ms and mean_itl_ms
+// of a run whose outputs are all one token (vLLM's NaN there), and is an
+// error elsewhere, as are a missing request_rate, a negative mean, and
+// counts past MaxPointRequests. An empty file, or one whose
 // k-th object is not a result, is an error naming it.
 func ReadVLLMResults(r io.Reader, source string) ([]Point, error) {
 	data, err := io.ReadAll(r)
@@ -454,9 +472,46 @@ func vllmResultPoint(raw json.RawMessage, id, source string) (Point, error) {
 		return Point{}, invalidf("%s: completed %d, total_input_tokens %d, total_output_tokens %d: need completed >= 1 and >= 1 output token each",
 			id, v.Completed, v.TotalInputTokens, v.TotalOutputTokens)
 	}
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"num_prompts", v.NumPrompts}, {"completed", v.Completed}} {
+		if err := countField(id, c.name, c.n); err != nil {
+			return Point{}, err
+		}
+	}
+	if v.NumPrompts > 0 && v.Completed > v.NumPrompts {
+		return Point{}, invalidf("%s: completed %d exceeds num_prompts %d: a run completes at most the requests it sends", id, v.Completed, v.NumPrompts)
+	}
+	if len(v.RequestRate) == 0 || string(v.RequestRate) == "null" {
+		return Point{}, invalidf("%s: request_rate is missing, null or NaN: want \"inf\" or the rate in requests/s the run was sent at", id)
+	}
 	rate, err := rateField(v.RequestRate, "request_rate", false)
 	if err != nil {
 		return Point{}, invalidf("%s: %v", id, err)
+	}
+	if rate < workload.MinRate {
+		return Point{}, invalidf("%s: request_rate %v is below %v requests/s (workload.MinRate)", id, rate, workload.MinRate)
+	}
+	means := map[string]float64{}
+	for _, m := range []struct {
+		name string
+		v    fileNumber
+	}{{"mean_ttft_ms", v.MeanTTFTms}, {"mean_tpot_ms", v.MeanTPOTms}, {"mean_itl_ms", v.MeanITLms}, {"mean_e2el_ms", v.MeanE2ELms}} {
+		// vLLM's TPOT and ITL are NaN when every output is one token
+		// (no gap to average); any other NaN mean is not a measurement.
+		perToken := m.name == "mean_tpot_ms" || m.name == "mean_itl_ms"
+		switch {
+		case m.v.null && perToken && v.TotalOutputTokens == v.Completed:
+		case m.v.null:
+			return Point{}, invalidf("%s: %s is null or NaN with completed %d and %d output tokens: a run that completed requests has a mean; drop the field if it was not measured", id, m.name, v.Completed, v.TotalOutputTokens)
+		case !(m.v.v >= 0) || m.v.v > 1e12:
+			return Point{}, invalidf("%s: %s %v must be a finite time >= 0 ms", id, m.name, m.v.v)
+		}
+		means[m.name] = m.v.v
+	}
+	if !(v.OutputThroughput >= 0) || math.IsInf(v.OutputThroughput, 0) {
+		return Point{}, invalidf("%s: output_throughput %v must be a finite number >= 0", id, v.OutputThroughput)
 	}
 	burst, err := rateField(v.Burstiness, "burstiness", true)
 	if err != nil {
@@ -466,8 +521,11 @@ func vllmResultPoint(raw json.RawMessage, id, source string) (Point, error) {
 		Input:      int(math.Round(float64(v.TotalInputTokens) / float64(v.Completed))),
 		Output:     int(math.Round(float64(v.TotalOutputTokens) / float64(v.Completed))),
 		NumPrompts: max(v.NumPrompts, v.Completed),
-		Measured: Metrics{TTFT: v.MeanTTFTms / 1000, TPOT: v.MeanTPOTms / 1000, ITL: v.MeanITLms / 1000,
-			E2E: v.MeanE2ELms / 1000, OutputThroughput: v.OutputThroughput}}
+		Measured: Metrics{TTFT: means["mean_ttft_ms"] / 1000, TPOT: means["mean_tpot_ms"] / 1000, ITL: means["mean_itl_ms"] / 1000,
+			E2E: means["mean_e2el_ms"] / 1000, OutputThroughput: v.OutputThroughput}}
+	if v.MaxConcurrency != nil && (*v.MaxConcurrency < 0 || *v.MaxConcurrency > MaxPointRequests) {
+		return Point{}, invalidf("%s: max_concurrency %d must be from 0 to %d", id, *v.MaxConcurrency, MaxPointRequests)
+	}
 	switch {
 	case math.IsInf(rate, 1) && v.MaxConcurrency != nil && *v.MaxConcurrency > 0:
 		p.Concurrency = *v.MaxConcurrency
@@ -527,6 +585,9 @@ func (v *vllmResult) completedRequests() ([]workload.Pair, []float64, error) {
 	n := len(v.InputLens)
 	if v.InputLens == nil && v.OutputLens == nil {
 		return nil, nil, nil
+	}
+	if n > MaxPointRequests {
+		return nil, nil, fmt.Errorf("input_lens lists %d requests, more than %d (MaxPointRequests, the most a point re-simulates)", n, MaxPointRequests)
 	}
 	for _, l := range []struct {
 		name string

@@ -251,6 +251,9 @@ func (s Simulator) Predict(points []Point, profile cost.Profile) ([]Metrics, err
 	if err := profile.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkWork(points); err != nil {
+		return nil, err
+	}
 	out := make([]Metrics, len(points))
 	err := sim.Each(len(points), sim.AllJobs, s.Workers, func(k, _ int) error {
 		cfg, err := s.Config(points[k], profile)

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/event"
 )
 
 // GridKind marks a GridShard's JSON.
@@ -77,16 +78,28 @@ func MergeGrid(shards []GridShard, names []string) ([]Point, error) {
 	first := shards[0]
 	seen := map[int]bool{}
 	byPoint := map[int]*Point{}
+	var base uint64
+	baseFrom := ""
 	for i, g := range shards {
 		if g.Scenario != first.Scenario || g.Server != first.Server || !slices.Equal(g.Grid, first.Grid) || g.Replications != first.Replications {
 			return nil, fmt.Errorf("%s comes from another grid or scenario than %s", names[i], names[0])
 		}
 		for _, j := range g.Jobs {
+			// Each job must be the one its index names in this grid, run
+			// with a seed of the experiment's one base seed.
+			reps := max(first.Replications, 1)
+			switch {
+			case first.Replications < 1 || j.Index < 0 || j.Index >= len(first.Grid)*first.Replications ||
+				j.Point != j.Index/reps || j.Replication != j.Index%reps || j.Value != first.Grid[j.Point]:
+				return nil, fmt.Errorf("%s: job %d (point %d, replication %d, rate %v) is not job %d of a grid of %d rates × %d replications: the file was altered",
+					names[i], j.Index, j.Point, j.Replication, j.Value, j.Index, len(first.Grid), first.Replications)
+			case baseFrom == "":
+				base, baseFrom = event.ReplicationBase(j.Seed, j.Replication), names[i]
+			case event.ReplicationBase(j.Seed, j.Replication) != base:
+				return nil, fmt.Errorf("%s: job %d's seed %d is not replication %d of the base seed of %s's jobs: run every shard with the same --seed", names[i], j.Index, j.Seed, j.Replication, baseFrom)
+			}
 			if seen[j.Index] {
 				return nil, fmt.Errorf("job %d appears twice (%s)", j.Index, names[i])
-			}
-			if j.Point < 0 || j.Point >= len(first.Grid) {
-				return nil, fmt.Errorf("job %d of %s: point %d out of range [0, %d)", j.Index, names[i], j.Point, len(first.Grid))
 			}
 			seen[j.Index] = true
 			p, ok := byPoint[j.Point]

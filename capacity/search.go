@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/workload"
 )
 
 // Search finds λ*, the largest open-loop rate at which every independent
@@ -92,12 +93,12 @@ func (s Search) Validate() error {
 	switch {
 	case s.Replications < 1:
 		return fmt.Errorf("%w: replications %d must be >= 1", ErrInvalid, s.Replications)
-	case s.Workers < 0:
-		return fmt.Errorf("%w: workers %d must be >= 0 (0: GOMAXPROCS)", ErrInvalid, s.Workers)
+	case s.Workers < 0 || s.Workers > sim.MaxWorkers:
+		return fmt.Errorf("%w: workers %d must be from 0 (GOMAXPROCS) to %d", ErrInvalid, s.Workers, sim.MaxWorkers)
 	case s.BoundaryReplications != 0 && s.BoundaryReplications < s.Replications:
 		return fmt.Errorf("%w: boundary_replications %d must be >= replications %d", ErrInvalid, s.BoundaryReplications, s.Replications)
-	case !(s.Start > 0) || math.IsInf(s.Start, 1):
-		return fmt.Errorf("%w: start rate %v must be a finite number > 0", ErrInvalid, s.Start)
+	case !(s.Start >= workload.MinRate) || math.IsInf(s.Start, 1):
+		return fmt.Errorf("%w: start rate %v must be a finite number >= %v requests/s (workload.MinRate)", ErrInvalid, s.Start, workload.MinRate)
 	case !(s.Precision >= 1e-9) || math.IsInf(s.Precision, 1):
 		return fmt.Errorf("%w: precision %v must be a finite number >= 1e-9", ErrInvalid, s.Precision)
 	case s.MinRate < 0 || s.MaxRate < 0 || (s.MaxRate > 0 && s.MaxRate < s.Start) || s.MinRate > s.Start:

@@ -180,7 +180,7 @@ func TestSearchValidate(t *testing.T) {
 		{"closed loop", closed, func(*capacity.Search) {}, "needs an open loop"},
 		{"ramp", ramp, func(*capacity.Search) {}, "workload.Ramp"},
 		{"bad base", good, func(s *capacity.Search) { s.Base.Requests = -1 }, "requests -1"},
-		{"workers", good, func(s *capacity.Search) { s.Workers = -1 }, "workers -1 must be >= 0 (0: GOMAXPROCS)"},
+		{"workers", good, func(s *capacity.Search) { s.Workers = -1 }, "workers -1 must be from 0 (GOMAXPROCS) to 4096"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

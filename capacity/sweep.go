@@ -60,8 +60,8 @@ func (s Sweep) Validate() error {
 		return fmt.Errorf("%w: sweep %q has no Config function", ErrInvalid, s.Param)
 	case s.Replications < 1:
 		return fmt.Errorf("%w: sweep %q replications %d must be >= 1", ErrInvalid, s.Param, s.Replications)
-	case s.Workers < 0:
-		return fmt.Errorf("%w: sweep %q workers %d must be >= 0 (0: GOMAXPROCS)", ErrInvalid, s.Param, s.Workers)
+	case s.Workers < 0 || s.Workers > sim.MaxWorkers:
+		return fmt.Errorf("%w: sweep %q workers %d must be from 0 (GOMAXPROCS) to %d", ErrInvalid, s.Param, s.Workers, sim.MaxWorkers)
 	}
 	for i, v := range s.Values {
 		if math.IsNaN(v) {

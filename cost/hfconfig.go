@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -26,6 +27,9 @@ func LoadHFConfig(path string) (ModelSpec, error) {
 	name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	if name == "config" {
 		name = filepath.Base(filepath.Dir(file))
+	}
+	if st, err := os.Stat(file); err == nil && st.Size() > MaxHFConfigBytes {
+		return ModelSpec{}, within(file, invalidf("hf config: %d bytes exceed the config.json limit of %d bytes (MaxHFConfigBytes, 4 MiB; real ones are under 100 kB)", st.Size(), MaxHFConfigBytes))
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -63,11 +67,17 @@ func LoadHFConfig(path string) (ModelSpec, error) {
 // Errors match ErrInvalidSpec and name the field: a missing required field,
 // a value of the wrong type, an unsupported quant_method.
 func ParseHFConfig(data []byte, name string) (ModelSpec, error) {
+	if len(data) > MaxHFConfigBytes {
+		return ModelSpec{}, invalidf("hf config: %d bytes exceed the config.json limit of %d bytes (MaxHFConfigBytes, 4 MiB; real ones are under 100 kB)", len(data), MaxHFConfigBytes)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var root map[string]any
 	if err := dec.Decode(&root); err != nil {
 		return ModelSpec{}, invalidf("hf config: %v", err)
+	}
+	if tok, err := dec.Token(); err != io.EOF {
+		return ModelSpec{}, invalidf("hf config: trailing bytes after the JSON object at byte %d (%v %v): a config.json holds one object", dec.InputOffset(), tok, err)
 	}
 	c := hfConfig{root: root, text: root}
 	if tc, ok := root["text_config"].(map[string]any); ok {
@@ -89,6 +99,10 @@ func ParseHFConfig(data []byte, name string) (ModelSpec, error) {
 	}
 	return m, nil
 }
+
+// MaxHFConfigBytes is the largest config.json read, bytes: 4 MiB, forty
+// times the largest real one.
+const MaxHFConfigBytes = 4 << 20
 
 // hfConfig reads one config.json, collecting an error per bad field.
 type hfConfig struct {
@@ -244,7 +258,22 @@ func (c *hfConfig) model() ModelSpec {
 // original_max_position_embeddings for yarn; Gemma 3's length is already
 // scaled. For longrope the default is original_max_position_embeddings. It
 // returns 0 when no key is present (vLLM would assume 2048).
+// maxContextLimit is the longest context a config may derive, tokens:
+// 2^30, as workload.MaxTokens (no model reaches 2^24).
+const maxContextLimit = 1 << 30
+
+// maxContext is maxContextRaw checked: a negative, NaN or overflowing
+// length (a huge rope factor) is an error naming the fields.
 func (c *hfConfig) maxContext(mt string) int {
+	v := c.maxContextRaw(mt)
+	if !(v >= 0 && v <= maxContextLimit) {
+		c.bad("field max_position_embeddings (times rope_scaling.factor) gives a context of %v tokens: want 0 to %d", v, maxContextLimit)
+		return 0
+	}
+	return int(v)
+}
+
+func (c *hfConfig) maxContextRaw(mt string) float64 {
 	derived := math.Inf(1)
 	for _, key := range []string{"max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
 		"model_max_length", "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len"} {
@@ -265,7 +294,7 @@ func (c *hfConfig) maxContext(mt string) int {
 		params, _ = rp.(map[string]any)
 	}
 	if params == nil {
-		return int(derived)
+		return derived
 	}
 	ropeType, _ := params["rope_type"].(string)
 	if ropeType == "" {
@@ -273,16 +302,16 @@ func (c *hfConfig) maxContext(mt string) int {
 	}
 	if ropeType == "longrope" {
 		if v, ok := c.num("original_max_position_embeddings"); ok {
-			return int(v)
+			return v
 		}
 		if v, ok := params["original_max_position_embeddings"].(json.Number); ok {
 			f, _ := v.Float64()
-			return int(f)
+			return f
 		}
-		return int(derived)
+		return derived
 	}
 	if strings.Contains(mt, "gemma3") || ropeType == "su" || ropeType == "llama3" {
-		return int(derived)
+		return derived
 	}
 	factor := 1.0
 	if f, ok := params["factor"].(json.Number); ok {
@@ -293,7 +322,7 @@ func (c *hfConfig) maxContext(mt string) int {
 			derived, _ = v.Float64()
 		}
 	}
-	return int(derived * factor)
+	return derived * factor
 }
 
 // moe reads the mixture-of-experts fields, in vLLM's order of expert-count
@@ -440,8 +469,13 @@ func (c *hfConfig) precision(m *ModelSpec) {
 	if dtype == "" {
 		dtype = c.str("dtype")
 	}
+	switch dtype {
+	case "", "auto", "bfloat16", "bf16", "float16", "fp16", "half", "float32", "fp32", "float":
+	default:
+		c.bad("field torch_dtype %q is not a checkpoint dtype (bfloat16, float16, float32; quantization is quantization_config's)", dtype)
+	}
 	m.GEMM = BF16
-	if dtype == "float16" || dtype == "float32" { // vLLM's "auto" runs FP32 checkpoints in FP16
+	if dtype == "float16" || dtype == "float32" || dtype == "fp16" || dtype == "half" || dtype == "fp32" || dtype == "float" { // vLLM's "auto" runs FP32 checkpoints in FP16
 		m.GEMM = FP16
 	}
 	m.WeightBytes, m.KVBytes = 2, 2
@@ -470,12 +504,32 @@ func (c *hfConfig) precision(m *ModelSpec) {
 func (c *hfConfig) quantization() map[string]any {
 	for _, obj := range []map[string]any{c.root, c.text} {
 		for _, key := range []string{"quantization_config", "compression_config"} {
-			if q, ok := obj[key].(map[string]any); ok {
+			switch q := obj[key].(type) {
+			case map[string]any:
 				return q
+			case nil:
+			default:
+				c.bad("field %s is %s, want an object ({\"quant_method\": ...})", key, jsonKind(q))
+				return nil
 			}
 		}
 	}
 	return nil
+}
+
+// jsonKind names the JSON type of a decoded value, for errors.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "not an object"
 }
 
 // quantResult is what a quantization_config means for the cost model.
@@ -502,6 +556,14 @@ func (c *hfConfig) quantPrecision(q map[string]any) quantResult {
 	case "awq", "gptq", "awq-marlin", "gptq-marlin":
 		bits := qInt(q, 4, "bits", "w_bit")
 		group := qInt(q, 128, "group_size", "q_group_size")
+		if bits < 2 || bits > 8 {
+			c.bad("field quantization_config.bits %d must be from 2 to 8 (%s packs 2-, 3-, 4- or 8-bit weights)", bits, method)
+			return quantResult{}
+		}
+		if group == 0 || group < -1 {
+			c.bad("field quantization_config.group_size %d must be -1 (per channel) or >= 1", group)
+			return quantResult{}
+		}
 		zero := qBool(q, "zero_point", method != "gptq" && method != "gptq-marlin") || !qBool(q, "sym", true)
 		r.bytes = groupBits(bits, group, 16, zero) / 8
 		r.gemm = INT4
@@ -569,7 +631,9 @@ func (c *hfConfig) compressedTensors(q map[string]any) quantResult {
 		if abits > 4 {
 			r.gemm = BF16
 		}
-	case typ == "int" && bits > 0:
+	case typ == "int" && (bits < 2 || bits > 8):
+		c.bad("field quantization_config weights num_bits %d must be from 2 to 8", bits)
+	case typ == "int":
 		r.bytes = groupBits(bits, group, 16, !qBool(w, "symmetric", true)) / 8
 		switch {
 		case bits == 8 && abits == 8:

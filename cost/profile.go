@@ -150,19 +150,24 @@ func (e Efficiency) Profile() Profile {
 // naming the field and its value, joined with errors.Join.
 func (p Profile) Validate() error {
 	var errs []error
+	// Physical bounds: an efficiency below a millionth of the peak, or
+	// an overhead past a minute a step, describes no GPU; such values
+	// (1e-300, 1e300) would otherwise give runs of 1e300 seconds.
+	const minFraction, maxSeconds, maxTokens = 1e-6, 60.0, 1e9
 	fraction := func(name string, v float64) {
-		if !(v > 0 && v <= 1) {
-			errs = append(errs, invalidf("profile %q: %s %v must be in (0, 1]", p.GPU, name, v))
+		if !(v >= minFraction && v <= 1) {
+			errs = append(errs, invalidf("profile %q: %s %v must be in [%v, 1] (a fraction of the peak; below a millionth no GPU runs)", p.GPU, name, v, minFraction))
 		}
 	}
-	nonNeg := func(name string, v float64) {
-		if !nonNegativeFinite(v) {
-			errs = append(errs, invalidf("profile %q: %s %v must be a finite number >= 0", p.GPU, name, v))
+	bounded := func(name string, v, limit float64, unit string) {
+		if !nonNegativeFinite(v) || v > limit {
+			errs = append(errs, invalidf("profile %q: %s %v must be a number from 0 to %v %s", p.GPU, name, v, limit, unit))
 		}
 	}
+	nonNeg := func(name string, v float64) { bounded(name, v, maxSeconds, "s (no GPU step waits a minute)") }
 	fraction("bandwidth", p.Bandwidth)
 	fraction("gemm.max", p.GEMM.Max)
-	nonNeg("gemm.half_tokens", p.GEMM.HalfTokens)
+	bounded("gemm.half_tokens", p.GEMM.HalfTokens, maxTokens, "tokens")
 	fraction("attention.prefill", p.Attention.Prefill)
 	fraction("attention.decode", p.Attention.Decode)
 	nonNeg("step_overhead.base_s", p.StepOverhead.Base)

@@ -108,12 +108,16 @@ func TestProfileValidate(t *testing.T) {
 		edit func(*Profile)
 		want string
 	}{
-		{"bandwidth", func(p *Profile) { p.Bandwidth = 1.2 }, "bandwidth 1.2 must be in (0, 1]"},
-		{"gemm max", func(p *Profile) { p.GEMM.Max = 0 }, "gemm.max 0 must be in (0, 1]"},
-		{"half", func(p *Profile) { p.GEMM.HalfTokens = -1 }, "gemm.half_tokens -1 must be a finite number >= 0"},
-		{"decode", func(p *Profile) { p.Attention.Decode = math.NaN() }, "attention.decode NaN must be in (0, 1]"},
-		{"per seq", func(p *Profile) { p.StepOverhead.PerSeq = math.Inf(1) }, "step_overhead.per_seq_s +Inf must be a finite number >= 0"},
-		{"frontend", func(p *Profile) { p.FrontendOverhead = -1e-3 }, "frontend_overhead_s -0.001 must be a finite number >= 0"},
+		{"bandwidth", func(p *Profile) { p.Bandwidth = 1.2 }, "bandwidth 1.2 must be in [1e-06, 1]"},
+		{"gemm max", func(p *Profile) { p.GEMM.Max = 0 }, "gemm.max 0 must be in [1e-06, 1]"},
+		{"half", func(p *Profile) { p.GEMM.HalfTokens = -1 }, "gemm.half_tokens -1 must be a number from 0 to 1e+09 tokens"},
+		{"decode", func(p *Profile) { p.Attention.Decode = math.NaN() }, "attention.decode NaN must be in [1e-06, 1]"},
+		{"per seq", func(p *Profile) { p.StepOverhead.PerSeq = math.Inf(1) }, "step_overhead.per_seq_s +Inf must be a number from 0 to 60 s"},
+		{"frontend", func(p *Profile) { p.FrontendOverhead = -1e-3 }, "frontend_overhead_s -0.001 must be a number from 0 to 60 s"},
+		// issue 30: values outside physical bounds gave runs of 1e300 s.
+		{"bandwidth 1e-300", func(p *Profile) { p.Bandwidth = 1e-300 }, "bandwidth 1e-300 must be in [1e-06, 1]"},
+		{"per layer 1e300", func(p *Profile) { p.StepOverhead.PerLayer = 1e300 }, "step_overhead.per_layer_s 1e+300 must be a number from 0 to 60 s"},
+		{"half tokens 1e300", func(p *Profile) { p.GEMM.HalfTokens = 1e300 }, "gemm.half_tokens 1e+300"},
 	} {
 		p := good
 		c.edit(&p)

@@ -94,6 +94,9 @@ type merge struct{ rank, id int }
 
 func pairKey(a, b int) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
 
+// MaxTokenizerBytes is the largest tokenizer.json LoadBPE reads, bytes.
+const MaxTokenizerBytes = 256 << 20
+
 // LoadBPE reads the tokenizer.json at path, or in the directory path.
 // Errors name the file and what in it is not a byte-level BPE servesim can
 // reproduce; they wrap ErrDataset.
@@ -104,6 +107,9 @@ func LoadBPE(path string) (*BPE, error) {
 			return nil, fileError(path, "directory holds no tokenizer.json (a Hugging Face model directory with a fast tokenizer has one)")
 		}
 		path = file
+	}
+	if st, err := os.Stat(path); err == nil && st.Size() > MaxTokenizerBytes {
+		return nil, fileError(path, "%d bytes exceed the tokenizer.json limit of %d bytes (MaxTokenizerBytes, 256 MiB; the largest real ones are under 40 MB)", st.Size(), MaxTokenizerBytes)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

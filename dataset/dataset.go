@@ -13,10 +13,16 @@
 // chat templates. Errors name the file and, where one row is at fault,
 // its line.
 //
-// Sampling (shuffles, oversampling) draws from the *rand.Rand in Options,
-// so equal seeds give equal lengths; the draws are not Python's, so the
-// rows chosen differ from vLLM's for the same --seed. Nothing here is safe
-// for concurrent use with the same Options.
+// The readers stream: a file is read row by row (at most MaxFileBytes,
+// each row at most MaxRowBytes) and only the rows a run takes are kept,
+// at most NumPrompts; Requests says how many requests they make, those
+// past the rows drawing rows again lazily (workload.Oversampled). With
+// shuffling the rows kept are the valid ones of smallest random key, the
+// distribution of vLLM's shuffle-then-take-the-first-valid. Sampling
+// draws from the *rand.Rand in Options, so equal seeds give equal
+// lengths; the draws are not Python's, so the rows chosen differ from
+// vLLM's for the same --seed. Nothing here is safe for concurrent use
+// with the same Options.
 package dataset
 
 import (

@@ -19,16 +19,16 @@ func TestApprox(t *testing.T) {
 	}
 }
 
-// ShareGPT keeps two-turn conversations that pass vLLM's length filter
-// and oversamples them to the count asked for.
+// ShareGPT keeps two-turn conversations that pass vLLM's length filter;
+// Requests oversamples them to the count asked for.
 func TestShareGPT(t *testing.T) {
 	t.Parallel()
 	pairs, err := ShareGPT("testdata/sharegpt.json", opts(5))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pairs) != 5 {
-		t.Fatalf("%d requests, want 5 (oversampled)", len(pairs))
+	if len(pairs) != 2 || Requests(opts(5), len(pairs)) != 5 {
+		t.Fatalf("%d rows making %d requests, want the 2 valid rows making 5 (oversampled)", len(pairs), Requests(opts(5), len(pairs)))
 	}
 	valid := map[workload.Pair]bool{{Input: 17, Output: 14}: true, {Input: 20, Output: 20}: true} // "ok"/"sure" fail the 4-token minimum
 	for _, p := range pairs {
@@ -39,8 +39,8 @@ func TestShareGPT(t *testing.T) {
 	o := opts(5)
 	o.NoOversample, o.OutputLen = true, 100
 	pairs, err = ShareGPT("testdata/sharegpt.json", o)
-	if err != nil || len(pairs) != 2 || pairs[0].Output != 100 {
-		t.Errorf("--no-oversample --sharegpt-output-len 100: %v, %v; want 2 rows of output 100", pairs, err)
+	if err != nil || len(pairs) != 2 || pairs[0].Output != 100 || Requests(o, len(pairs)) != 2 {
+		t.Errorf("--no-oversample --sharegpt-output-len 100: %v, %v; want 2 rows of output 100 making 2 requests", pairs, err)
 	}
 }
 
@@ -55,8 +55,8 @@ func TestBurstGPT(t *testing.T) {
 			t.Errorf("%+v is not a GPT-4 row with a response", p)
 		}
 	}
-	if len(pairs) != 4 {
-		t.Errorf("%d requests, want 4 (drawn with replacement)", len(pairs))
+	if len(pairs) != 2 || Requests(opts(4), 2) != 4 {
+		t.Errorf("%d rows, want the 2 GPT-4 rows (the other 2 requests are drawn again)", len(pairs))
 	}
 }
 

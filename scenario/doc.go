@@ -57,9 +57,11 @@
 //	    output_max: 0
 //	    output_range_ratio: 0.5 # random: the outputs' own range ratio (default: range_ratio)
 //	    pairs: [{input: 100, output: 10}]  # pairs: each request's lengths, in order
+//	    oversample: false       # pairs: requests past the rows draw rows at random (else cycle)
+//	    blocks: [[1, 2]]        # pairs: each pair's prompt block ids, block_size tokens each
 //	    path: trace.jsonl       # trace: CSV (Azure, BurstGPT) or JSONL (Mooncake) of input/output lengths
 //	    order: resample         # trace: resample (rows with replacement) | sequence (trace order)
-//	    block_size: 0           # trace: tokens per hash id (default: the trace's, else 512)
+//	    block_size: 0           # trace, pairs with blocks: tokens per hash id (trace default: the trace's, else 512)
 //	    prefix_len: 0           # a prefix shared by every prompt (vLLM's --random-prefix-len);
 //	                            # prefix_repetition: the length of each prefix (default 256)
 //	    suffix_len: 256         # prefix_repetition: tokens of each request's own

@@ -160,6 +160,15 @@ type Lengths struct {
 	// Pairs lists each request's (input, output) lengths in order (kind
 	// pairs; request i takes row i mod len): a dataset read beforehand.
 	Pairs []workload.Pair `yaml:"pairs"`
+	// Oversample (kind pairs) gives requests past the last row a row drawn
+	// at random instead of cycling (workload.Oversampled), as vLLM fills
+	// --num-prompts from a smaller dataset.
+	Oversample bool `yaml:"oversample"`
+	// Blocks (kind pairs, with BlockSize) lists each pair's prompt block
+	// ids, BlockSize tokens each: pairs with equal ids there share those
+	// tokens, which a prefix cache sees (workload.Sequence.Blocks), as a
+	// timed_trace's hash_ids.
+	Blocks [][]int64 `yaml:"blocks"`
 	// InputSigma, OutputSigma, Correlation, InputMax and OutputMax shape
 	// the log-normal.
 	InputSigma  float64 `yaml:"input_sigma"`

@@ -236,6 +236,9 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 	if kind == "" {
 		kind = "random"
 	}
+	if l.Oversample && kind != "pairs" {
+		return nil, fieldErr(at+".oversample", "applies to kind pairs only, not kind %s", kind)
+	}
 	var out workload.Lengths
 	switch kind {
 	case "prefix_repetition":
@@ -337,13 +340,26 @@ func (s *Scenario) lengths() (workload.Lengths, error) {
 			return nil, fieldErr(at+".order", "%q must be resample or sequence", l.Order)
 		}
 	case "pairs":
-		if err := unused(at, "kind pairs", append(append(append(append(logn, trace...), randomOnly...), repetition...), field{"input", l.Input != 0}, field{"output", l.Output != 0})...); err != nil {
+		if err := unused(at, "kind pairs", append(append(append(append(logn, trace[:2]...), randomOnly...), repetition...), field{"input", l.Input != 0}, field{"output", l.Output != 0})...); err != nil {
 			return nil, err
 		}
 		if len(l.Pairs) == 0 {
 			return nil, fieldErr(at+".pairs", "is required for kind pairs (a list of {input, output})")
 		}
-		out = workload.Sequence{Pairs: l.Pairs}
+		switch {
+		case l.Blocks != nil && l.Oversample:
+			return nil, fieldErr(at+".oversample", "does not combine with blocks (rows drawn again would repeat their prefixes)")
+		case l.Blocks != nil && len(l.Blocks) != len(l.Pairs):
+			return nil, fieldErr(at+".blocks", "has %d lists for %d pairs: give one per pair", len(l.Blocks), len(l.Pairs))
+		case l.Blocks != nil && l.BlockSize < 1:
+			return nil, fieldErr(at+".block_size", "%d must be >= 1 (tokens per block id) with blocks", l.BlockSize)
+		case l.Blocks == nil && l.BlockSize != 0:
+			return nil, fieldErr(at+".block_size", "applies to kind pairs only with blocks")
+		}
+		out = workload.Sequence{Pairs: l.Pairs, Blocks: l.Blocks, BlockSize: l.BlockSize}
+		if l.Oversample {
+			out = workload.Oversampled{Pairs: l.Pairs}
+		}
 	default:
 		return nil, fieldErr(at+".kind", "unknown kind %q (known: %s)", l.Kind, quoteList(lengthKinds))
 	}

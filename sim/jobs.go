@@ -96,8 +96,8 @@ func Each(n int, shard Shard, workers int, do func(k, i int) error) error {
 	if err := shard.Validate(); err != nil {
 		return err
 	}
-	if workers < 0 {
-		return invalidf("workers %d must be >= 0 (0: GOMAXPROCS)", workers)
+	if err := CheckWorkers(workers); err != nil {
+		return err
 	}
 	size := shard.Size(n)
 	if workers == 0 {
@@ -184,4 +184,16 @@ func RunAll(cfgs []Config, workers int) ([]*Result, error) {
 		return nil
 	})
 	return res, err
+}
+
+// MaxWorkers is the most parallel runs a job set, search or plan may ask
+// for: 4096, beyond any machine's cores; each worker holds a run's state.
+const MaxWorkers = 4096
+
+// CheckWorkers requires 0 <= workers <= MaxWorkers (0: GOMAXPROCS).
+func CheckWorkers(workers int) error {
+	if workers < 0 || workers > MaxWorkers {
+		return invalidf("workers %d must be from 0 (GOMAXPROCS) to %d (MaxWorkers; more than cores only costs memory)", workers, MaxWorkers)
+	}
+	return nil
 }

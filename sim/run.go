@@ -489,6 +489,10 @@ func (e *Env) scheduleArrival() {
 		e.noMore = true
 		return
 	}
+	if !(t <= workload.MaxTime) {
+		e.Abort(invalidf("arrival %d at t=%v s is past %v s (2^32 s), where the clock's float64 seconds lose the resolution of a step: lower the request count or raise the rate", e.injected, t, float64(workload.MaxTime)))
+		return
+	}
 	e.eng.SetTimer(e.arrT, max(t, e.eng.Now()), event.Normal, 0)
 }
 

@@ -539,6 +539,10 @@ func TestEachRejectsNegativeWorkers(t *testing.T) {
 	err := sim.Each(3, sim.AllJobs, -2, func(int, int) error { return nil })
 	require.Error(t, err)
 	assert.ErrorIs(t, err, sim.ErrInvalidConfig)
-	assert.Contains(t, err.Error(), "workers -2 must be >= 0 (0: GOMAXPROCS)")
+	assert.Contains(t, err.Error(), "workers -2 must be from 0 (GOMAXPROCS) to 4096")
 	require.NoError(t, sim.Each(3, sim.AllJobs, 0, func(int, int) error { return nil }))
+	// issue 30: --workers 1e9 asked for 24 GB at start.
+	err = sim.Each(3, sim.AllJobs, 1e9, func(int, int) error { return nil })
+	assert.ErrorIs(t, err, sim.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "workers 1000000000 must be from 0 (GOMAXPROCS) to 4096 (MaxWorkers")
 }

@@ -85,7 +85,9 @@ func (p Poisson) Validate() error { return rate("poisson", "rate", p.Rate, true)
 // every cᵢ by (n/Rate)/cₙ so the last request lands exactly at n/Rate. The
 // gaps are then no longer independent (they are conditioned on their sum),
 // which matters when the arrival process itself is under study; it is off
-// by default. It needs n and keeps n times in memory.
+// by default. It needs n; it keeps the n times in memory up to 2^20
+// requests and, past that, draws the gaps twice from a private generator
+// (same distribution, O(1) memory).
 type Gamma struct {
 	Rate       float64 `json:"rate" yaml:"rate"`
 	Burstiness float64 `json:"burstiness" yaml:"burstiness"`
@@ -127,19 +129,59 @@ func (g Gamma) Stream(r *rand.Rand, n int) (Stream, error) {
 	if n <= 0 {
 		return nil, fmt.Errorf("%w: normalized arrivals need the request count, got %d", ErrInvalid, n)
 	}
-	times := make([]float64, n)
-	var t float64
-	for i := range times {
-		t += gap.next(g.Rate)
-		times[i] = t
-	}
-	if t > 0 {
-		f := (float64(n) / g.Rate) / t
+	if n <= maxNormalizedSlice {
+		times := make([]float64, n)
+		var t float64
 		for i := range times {
-			times[i] *= f
+			t += gap.next(g.Rate)
+			times[i] = t
 		}
+		if t > 0 {
+			f := (float64(n) / g.Rate) / t
+			for i := range times {
+				times[i] *= f
+			}
+		}
+		return &sliceStream{times: times}, nil
 	}
-	return &sliceStream{times: times}, nil
+	// Past maxNormalizedSlice requests the times are not kept: the gaps
+	// come from a private generator seeded from r, drawn once for their
+	// sum and again, from the same state, as the stream advances. The
+	// arithmetic is the slice's (a running sum times one factor), so
+	// memory stays O(1) whatever n.
+	src := rand.NewPCG(r.Uint64(), r.Uint64())
+	first := *src
+	sum := gapSampler{rate: g.Rate, k: g.Burstiness, r: rand.New(&first)}
+	var t float64
+	for range n {
+		t += sum.next(g.Rate)
+	}
+	f := 1.0
+	if t > 0 {
+		f = (float64(n) / g.Rate) / t
+	}
+	return &scaledStream{gap: gapSampler{rate: g.Rate, k: g.Burstiness, r: rand.New(src)}, n: n, f: f}, nil
+}
+
+// maxNormalizedSlice is the largest request count whose normalized
+// arrival times are kept in a slice (8 bytes each, 8 MiB); larger counts
+// regenerate them lazily (scaledStream).
+const maxNormalizedSlice = 1 << 20
+
+// scaledStream yields the cumulative gaps times f, n of them.
+type scaledStream struct {
+	gap  gapSampler
+	n, i int
+	t, f float64
+}
+
+func (s *scaledStream) Next() float64 {
+	if s.i >= s.n {
+		return math.Inf(1)
+	}
+	s.i++
+	s.t += s.gap.next(s.gap.rate)
+	return s.t * s.f
 }
 
 // Constant arrivals: one request every 1/Rate seconds, the first at 1/Rate.

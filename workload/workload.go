@@ -100,5 +100,19 @@ func rate(kind, field string, r float64, infOK bool) error {
 	if !(r > 0) || (!infOK && math.IsInf(r, 1)) {
 		return fmt.Errorf("%w: %s %s %v must be a finite number > 0", ErrInvalid, kind, field, r)
 	}
+	if r < MinRate {
+		return fmt.Errorf("%w: %s %s %v requests/s is below %v (one request in %.0f days): its gaps reach times where the clock's float64 seconds lose the resolution of a step; give a rate >= %v", ErrInvalid, kind, field, r, MinRate, 1/MinRate/86400, MinRate)
+	}
 	return nil
 }
+
+// MinRate is the smallest arrival rate a process accepts, requests per
+// second: a mean gap of 10^6 s (11.6 days). Slower rates put arrivals at
+// times where float64 seconds no longer resolve a decode step (at
+// 10^13 s one ulp is 2 ms), which would turn latencies into zeros.
+const MinRate = 1e-6
+
+// MaxTime is the latest simulated time, seconds: 2^32 s (136 years),
+// where one float64 ulp is 2^-20 s (about 1 µs), still far below a step.
+// A run whose arrivals reach past it is an input error.
+const MaxTime = 1 << 32

@@ -138,8 +138,10 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 	if err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
 	}
-	sc.Requests = len(pairs)
-	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: pairs}
+	// The rows read are at most --num-prompts; requests past them draw
+	// rows again lazily, so memory follows the file, not the count.
+	sc.Requests = dataset.Requests(opt, len(pairs))
+	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: pairs, Oversample: sc.Requests > len(pairs)}
 	return nil
 }
 
@@ -223,16 +225,26 @@ func (o *benchOptions) traceLengths(sc *scenario.Scenario) error {
 	}
 	// vLLM builds each prompt from the row's hash ids, chunk-size tokens
 	// each, up to input_length: a row with too few ids gets a shorter one.
+	// Rows with equal hash ids share those chunks' tokens, as vLLM builds
+	// each prompt from its ids: the prefix cache sees the sharing.
 	n := min(o.numPrompts, len(t.Rows))
 	pairs := make([]workload.Pair, n)
+	var blocks [][]int64
 	for i, r := range t.Rows[:n] {
 		in := r.Input
 		if r.HashIDs != nil {
 			in = min(in, len(r.HashIDs)*o.timedTraceChunk)
+			if blocks == nil {
+				blocks = make([][]int64, n)
+			}
+			blocks[i] = r.HashIDs
 		}
 		pairs[i] = workload.Pair{Input: in, Output: r.Output}
 	}
 	sc.Requests = n
-	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: pairs}
+	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: pairs, Blocks: blocks}
+	if blocks != nil {
+		sc.Workload.Lengths.BlockSize = o.timedTraceChunk
+	}
 	return nil
 }

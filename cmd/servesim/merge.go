@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/servesim/servesim/sim/event"
 	"slices"
 	"strings"
 )
@@ -64,6 +65,8 @@ func mergeOutputs(outs []*runOutput, names []string) (*runOutput, error) {
 	m.Shard = "0/1"
 	m.Results = nil
 	seen := map[int]string{}
+	var base uint64
+	baseFrom := ""
 	for i, o := range outs {
 		if err := sameExperiment(first, o); err != nil {
 			return nil, fmt.Errorf("%s and %s: %w", names[0], names[i], err)
@@ -71,6 +74,17 @@ func mergeOutputs(outs []*runOutput, names []string) (*runOutput, error) {
 		for _, r := range o.Results {
 			if r.Job < 0 || r.Job >= m.Jobs {
 				return nil, fmt.Errorf("%s: job %d out of range [0, %d)", names[i], r.Job, m.Jobs)
+			}
+			if m.Replications < 1 || r.Replication < 0 || r.Replication >= m.Replications || r.Point != r.Job/m.Replications || r.Replication != r.Job%m.Replications {
+				return nil, fmt.Errorf("%s: job %d has point %d and replication %d, want point %d and replication %d of %d: the file was altered", names[i], r.Job, r.Point, r.Replication, r.Job/max(m.Replications, 1), r.Job%max(m.Replications, 1), m.Replications)
+			}
+			// Every replication's seed derives from the experiment's one
+			// base seed (event.ReplicationSeed); a result run with another
+			// seed is another experiment.
+			if b := event.ReplicationBase(r.Seed, r.Replication); baseFrom == "" {
+				base, baseFrom = b, names[i]
+			} else if b != base {
+				return nil, fmt.Errorf("%s: job %d's seed %d is not replication %d of the base seed of %s's results: run every shard with the same --seed", names[i], r.Job, r.Seed, r.Replication, baseFrom)
 			}
 			if prev, dup := seen[r.Job]; dup {
 				return nil, fmt.Errorf("job %d is in both %s and %s", r.Job, prev, names[i])

@@ -35,3 +35,32 @@ func Seeds(base uint64, n int) []uint64 {
 	}
 	return s
 }
+
+// ReplicationBase inverts ReplicationSeed: the base whose replication i
+// has seed s (the SplitMix64 finalizer is a bijection). Merging shards
+// uses it to check that every result came from one experiment's seed.
+func ReplicationBase(s uint64, i int) uint64 {
+	z := unshift(s, 31)
+	z = unshift(z*inverse(0x94d049bb133111eb), 27)
+	z = unshift(z*inverse(0xbf58476d1ce4e5b9), 30)
+	return z - uint64(i+1)*0x9e3779b97f4a7c15
+}
+
+// unshift inverts x ^= x >> k.
+func unshift(x uint64, k uint) uint64 {
+	y := x
+	for range 64/k + 1 {
+		y = x ^ (y >> k)
+	}
+	return y
+}
+
+// inverse returns the inverse of the odd c modulo 2^64 (Newton's
+// iteration doubles the correct bits each step: 5 steps from 3 bits).
+func inverse(c uint64) uint64 {
+	x := c
+	for range 5 {
+		x *= 2 - c*x
+	}
+	return x
+}
