@@ -121,6 +121,9 @@ type engine struct {
 	stats stats
 	check func() // test hook: invariant checks after every step
 
+	// probe, when not nil, observes steps and ends (Replica, fleets).
+	probe Probe
+
 	// Test hooks: singleStep ends every step through the event queue (no
 	// fast-forward); ffSteps counts the steps ended at once, ffDecode
 	// those of them ended in decode runs.
@@ -202,6 +205,9 @@ func (e *engine) Arrive(r *metrics.Request) {
 		e.blocks(r.Input+r.Output-1) > c.pool.Blocks,
 		!c.EnableChunkedPrefill && r.Input+r.Output-1 > c.MaxNumBatchedTokens:
 		e.stats.rejected++
+		if e.probe != nil { // fleet hook (replica.go)
+			e.probe.Ended(r, false)
+		}
 		e.env.Reject(r)
 		return
 	}
@@ -687,6 +693,9 @@ func (e *engine) retire(q *seq, computed int) {
 	e.unlink(q)
 	e.freeBlocks(q, computed, false)
 	e.active -= int64(e.blocks(q.req.Input))
+	if e.probe != nil { // fleet hook (replica.go)
+		e.probe.Ended(q.req, true)
+	}
 	e.env.Finish(q.req)
 	q.req, q.content = nil, nil
 	e.free = append(e.free, q)
