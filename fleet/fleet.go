@@ -150,15 +150,15 @@ func (r *rep) Step(dt, util float64) {
 		*t = append(*t, UtilSample{Pool: r.pool.cfg.Name, Replica: r.id, Start: now, Duration: dt, Util: util})
 	}
 	B := r.f.bucket
-	for dt > 0 {
-		i := int(now / B)
-		if i >= len(r.utilDt) {
-			return // after the report's last bucket
+	end := now + dt
+	for i := int(now / B); i < len(r.utilDt); i++ {
+		lo, hi := max(now, float64(i)*B), min(end, float64(i+1)*B)
+		if hi > lo {
+			r.utilDt[i] += util * (hi - lo)
 		}
-		end := min(now+dt, float64(i+1)*B)
-		r.utilDt[i] += util * (end - now)
-		dt -= end - now
-		now = end
+		if end <= float64(i+1)*B {
+			break
+		}
 	}
 }
 
@@ -241,7 +241,7 @@ func newServer(f Fleet, env *sim.Env, span, bucket float64) (*server, error) {
 	s.onSchedule = s.scheduleStep
 	for i, p := range f.Pools {
 		ps := &poolState{cfg: p, idx: i, gpus: p.Engine.GPUs()}
-		ps.delay = f.Startup.Delay(p.Engine.Deployment.WeightBytesPerRank() * float64(p.Engine.Deployment.TP))
+		ps.delay = f.Startup.Delay(weightBytes(p.Engine))
 		s.pools = append(s.pools, ps)
 		for range p.Policy.initial() {
 			r, err := s.newRep(ps)
@@ -446,4 +446,13 @@ func (s *server) GPUs() int {
 		n += p.gpus * p.cfg.Policy.initial()
 	}
 	return max(n, 1)
+}
+
+// weightBytes returns the bytes a replica loads at start-up: its weights
+// on every rank; 0 for a model-free engine (StepTime and KVBlocks set).
+func weightBytes(c batching.Config) float64 {
+	if c.StepTime != nil && c.Deployment.Model.Layers == 0 {
+		return 0
+	}
+	return c.Deployment.WeightBytesPerRank() * float64(c.Deployment.TP)
 }
