@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 )
 
 // Options is one simulated day of a fleet.
@@ -43,12 +44,13 @@ func (o Options) Validate() error {
 // Report is a day's bill and service, by report bucket (the day's rate
 // buckets) and in total.
 type Report struct {
-	Bucket float64  `json:"bucket"`
-	Hours  []Hour   `json:"hours"`
-	Pools  []Bill   `json:"pools"`
-	Total  Bill     `json:"total"`
-	Events []Event  `json:"events"`
-	Worst  int      `json:"worst_hour"` // the bucket of least attainment (first of ties)
+	Bucket float64      `json:"bucket"`
+	SLO    metrics.SLO  `json:"slo"`
+	Hours  []Hour       `json:"hours"`
+	Pools  []Bill       `json:"pools"`
+	Total  Bill         `json:"total"`
+	Events []Event      `json:"events"`
+	Worst  int          `json:"worst_hour"` // the bucket of least attainment (first of ties)
 	Steps  []UtilSample `json:"-"`
 	// Result is the run's whole-day metrics (summary mode).
 	Result *sim.Result `json:"-"`
@@ -151,6 +153,7 @@ func Run(o Options) (*Report, error) {
 		return nil, err
 	}
 	rep := sc.srv.report()
+	rep.SLO = o.Fleet.SLO
 	rep.Result = res
 	return rep, nil
 }
@@ -261,4 +264,3 @@ func (r *Report) ReplicasAt(pool string, t float64) int {
 	}
 	return n
 }
-
