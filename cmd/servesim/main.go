@@ -52,6 +52,7 @@ func init() {
 		{"tp", "[flags]", "pre-screen tensor-parallel deployments: shape, memory, lambda* per GPU, verdict", runTP},
 		{"calibrate", "[RESULT.json...] [flags]", "fit a GPU's efficiency profile to real vLLM runs (vllm bench serve results, aiconfigurator rows)", runCalibrate},
 		{"plan", "[SCENARIO.yaml] [flags]", "the cheapest deployment (GPU, TP, engine settings, precision, replicas) meeting an SLO at a target rate", runPlan},
+		{"day", "[flags]", "a day of traffic on an autoscaled fleet: replicas, latency, attainment and the bill (dollars, GPU-hours, kWh) by hour", runDay},
 		{"report", "FILE... [-o FILE]", "write one self-contained HTML report of servesim and vllm bench serve result files", runReport},
 		{"help", "[COMMAND]", "show help for servesim or a command", runHelp},
 	}
