@@ -46,7 +46,7 @@ func (b Bill) Summary(worst int, hours []Hour) string {
 
 // Charts returns the day in four panels: the arrival rate, the replicas
 // billed, p99 TTFT and TPOT against the SLO, and the cumulative cost; one
-// point per bucket, at its start in hours.
+// point per bucket, at its start in hours (the cost at its end).
 func (r *Report) Charts(title string) []*chart.Chart {
 	x := chart.Axis{Label: "time", Unit: "h", Zero: true}
 	line := func(name string, style int, dashed bool, f func(Hour) float64) chart.Line {
@@ -74,5 +74,8 @@ func (r *Report) Charts(title string) []*chart.Chart {
 	}
 	cost := &chart.Chart{Title: title + ": cumulative cost", X: x, Y: chart.Axis{Label: "cost", Unit: "$", Zero: true},
 		Lines: []chart.Line{line("dollars", 5, false, func(h Hour) float64 { return h.CumDollars })}}
+	for i := range cost.Lines[0].Points { // the bill up to each bucket's end
+		cost.Lines[0].Points[i].X += r.Bucket / 3600
+	}
 	return []*chart.Chart{rate, reps, lat, cost}
 }

@@ -25,7 +25,7 @@ import (
 )
 
 func main() {
-	rate := flag.Float64("rate", 2, "mean request rate over the day, req/s")
+	rate := flag.Float64("rate", 8, "mean request rate over the day, req/s")
 	hours := flag.Float64("hours", 24, "hours simulated")
 	plot := flag.String("plot", "", "write the chart of the first autoscaled H100 day to this .png or .svg")
 	flag.Parse()
