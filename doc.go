@@ -24,6 +24,10 @@
 //     step times. Pure functions; knows nothing of the engine.
 //   - capacity: acceptance criteria, the λ* search, sweeps and shards.
 //   - screen: TP=p versus replicas pre-screening.
+//   - fleet: a day of traffic (a trace's shape time-changed to a diurnal
+//     curve) on pools of replicas that scale (fixed, schedule, the HPA
+//     rule on vLLM metrics, with start-up delays and draining), and its
+//     bill: dollars, GPU-hours, energy, attainment and goodput by hour.
 //   - plan: the cheapest deployment (GPU, TP, engine settings, precision,
 //     replicas) that meets an SLO at a target rate.
 //   - calibrate: fits a GPU's efficiency profile (cost.Profile) to real
