@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -259,5 +260,82 @@ func TestEnergyIsPowerIntegral(t *testing.T) {
 	}
 	if rep.Total.OutputTokens == 0 || rep.Total.JoulesPerToken() <= 0 {
 		t.Errorf("J/token %v over %d tokens", rep.Total.JoulesPerToken(), rep.Total.OutputTokens)
+	}
+}
+
+// TestHeldAndTwoPools: requests that arrive while no replica is ready
+// wait in the router and are served once one is; a second pool's
+// replicas take their share and are billed from their scheduled start.
+func TestHeldAndTwoPools(t *testing.T) {
+	t.Parallel()
+	held := Pool{Name: "late", Engine: stepEngine(0.01, 64), Price: 1, Power: testPower,
+		Policy: Policy{Kind: Scheduled, Schedule: []Step{{0, 0}, {50, 1}}}}
+	o := Options{
+		Day: Day{Span: 100, Bucket: 100, Rates: []float64{2}, Trace: evenTrace(10),
+			Phases: []Phase{{0, workload.Fixed{Input: 16, Output: 10}}}},
+		Fleet: Fleet{Pools: []Pool{held}, Startup: Startup{StorageBandwidth: math.Inf(1)}, SLO: metrics.SLO{TTFT: 1}},
+		Tail:  DefaultTail,
+	}
+	rep, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Arrivals at k/2 s: those at or before 49 s wait 1 s or more for
+	// the replica ready at 50 s (k = 0..98: 99 of 200 miss).
+	h := rep.Hours[0]
+	if h.Requests != 200 || h.Completed != 200 || h.Good != 101 {
+		t.Errorf("held: %d requests, %d completed, %d good; want 200, 200, 101", h.Requests, h.Completed, h.Good)
+	}
+	if got, want := rep.Total.GPUHours, 50.0/3600; math.Abs(got-want) > 1e-12 {
+		t.Errorf("held: %v GPU-h, want %v (from 50 s)", got, want)
+	}
+
+	fixed := Pool{Name: "base", Engine: stepEngine(0.01, 64), Price: 2, Power: testPower, Policy: Policy{Kind: Fixed, Replicas: 1}}
+	two := held
+	two.Policy.Schedule = []Step{{0, 0}, {50, 2}}
+	o.Fleet.Pools = []Pool{fixed, two}
+	o.Day.Rates = []float64{40} // 4 in flight: the base replica is busy at most arrivals
+	rep, err = Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, l := rep.Pools[0], rep.Pools[1]
+	if math.Abs(b.GPUHours-100.0/3600) > 1e-12 || math.Abs(l.GPUHours-2*50.0/3600) > 1e-12 {
+		t.Errorf("pools: %v and %v GPU-h, want %v and %v", b.GPUHours, l.GPUHours, 100.0/3600, 100.0/3600)
+	}
+	if math.Abs(rep.Total.Dollars-(2*100+1*100)/3600.0) > 1e-12 {
+		t.Errorf("dollars %v, want %v", rep.Total.Dollars, 300/3600.0)
+	}
+	// The late pool served requests: it drew more than idle power.
+	if idle := testPower.Idle * 100; !(l.Joules > idle) {
+		t.Errorf("late pool drew %v J, no more than its idle %v J: the router never used it", l.Joules, idle)
+	}
+	if rep.Total.Attainment() != 1 {
+		t.Errorf("attainment %v with a replica always ready, want 1", rep.Total.Attainment())
+	}
+}
+
+// TestDeterministic: the same options give the same report, event by
+// event and hour by hour, whatever GOMAXPROCS (a run is one goroutine).
+func TestDeterministic(t *testing.T) {
+	t.Parallel()
+	o := Options{
+		Day: Day{Span: 120, Bucket: 30, Rates: []float64{20, 80, 10, 40}, Phases: []Phase{{0, workload.Fixed{Input: 64, Output: 30}}}},
+		Fleet: Fleet{Pools: []Pool{{Name: "a", Engine: stepEngine(0.01, 16), Policy: Target(QueueTime, 0.05, 1, 6), Price: 1, Power: testPower}},
+			Startup: Startup{NodeStart: 5, StorageBandwidth: math.Inf(1)}},
+		Seed: 9, Tail: DefaultTail,
+	}
+	dump := func() string {
+		r, err := Run(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Events) < 3 {
+			t.Fatalf("%d events: the queue-time policy should have scaled", len(r.Events))
+		}
+		return fmt.Sprintf("%+v %+v %+v", r.Events, r.Hours, r.Total)
+	}
+	if a, b := dump(), dump(); a != b {
+		t.Errorf("two runs differ:\n%s\n%s", a, b)
 	}
 }
