@@ -139,6 +139,11 @@ type rep struct {
 	// utilDt is Σ util·dt of its steps by report bucket, seconds.
 	utilDt []float64
 	busy   float64
+	// Routing: the requests it holds, its order (pool, then start), and
+	// its slot in the router (-1 when not ready).
+	held int
+	seq  int64
+	slot int
 }
 
 // Step is the probe's step: the utilisation-seconds go to the buckets the
@@ -164,6 +169,8 @@ func (r *rep) Step(dt, util float64) {
 
 // Ended is the probe's end of a request.
 func (r *rep) Ended(q *metrics.Request, completed bool) {
+	r.held--
+	r.f.route.changed(r)
 	r.f.ended(r.pool, q, completed)
 	if r.st == draining && r.r.Outstanding() == 0 {
 		r.f.stopRep(r, "drained")
@@ -209,6 +216,8 @@ type server struct {
 	events []Event
 	held   event.Ring[*metrics.Request] // no replica ready
 	trace  *[]UtilSample
+	route  router
+	seqs   int64
 
 	onReady, onControl, onSchedule event.Handler
 	readyQ                         []*rep // by arg index
@@ -249,6 +258,7 @@ func newServer(f Fleet, env *sim.Env, span, bucket float64) (*server, error) {
 				return nil, err
 			}
 			r.st, r.up = ready, 0
+			s.route.add(r)
 			s.event(r, Ready, "initial fleet")
 		}
 		switch p.Policy.Kind {
@@ -269,7 +279,8 @@ func newServer(f Fleet, env *sim.Env, span, bucket float64) (*server, error) {
 }
 
 func (s *server) newRep(p *poolState) (*rep, error) {
-	r := &rep{f: s, pool: p, id: len(p.reps), start: s.env.Now(), stop: math.Inf(1), up: math.Inf(1), utilDt: make([]float64, s.nb)}
+	s.seqs++
+	r := &rep{f: s, pool: p, id: len(p.reps), seq: int64(p.idx)<<40 | s.seqs, slot: -1, start: s.env.Now(), stop: math.Inf(1), up: math.Inf(1), utilDt: make([]float64, s.nb)}
 	br, err := batching.NewReplica(p.cfg.Engine, s.env, fmt.Sprintf("%s/%d", p.cfg.Name, r.id), r)
 	if err != nil {
 		return nil, err
@@ -289,27 +300,18 @@ func (s *server) Arrive(r *metrics.Request) {
 	if b := int(r.Sent / s.bucket); b < s.nb {
 		s.hours[b].arrived++
 	}
-	if t := s.pick(); t != nil {
-		t.r.Arrive(r)
+	if t := s.route.best(); t != nil {
+		s.send(t, r)
 		return
 	}
 	s.held.Push(r)
 }
 
-// pick returns the ready replica holding the fewest requests, or nil.
-func (s *server) pick() *rep {
-	var best *rep
-	bestN := math.MaxInt
-	for _, p := range s.pools {
-		for _, r := range p.reps {
-			if r.st == ready {
-				if n := r.r.Outstanding(); n < bestN {
-					best, bestN = r, n
-				}
-			}
-		}
-	}
-	return best
+// send routes r to replica t.
+func (s *server) send(t *rep, r *metrics.Request) {
+	t.held++
+	s.route.changed(t)
+	t.r.Arrive(r)
 }
 
 func (s *server) ended(p *poolState, q *metrics.Request, completed bool) {
@@ -369,6 +371,7 @@ func (s *server) scale(p *poolState, n int, reason string) {
 	for i := len(p.reps) - 1; i >= 0 && cur > n; i-- {
 		if r := p.reps[i]; r.st == ready {
 			r.st = draining
+			s.route.remove(r)
 			cur--
 			s.event(r, Drain, reason)
 			if r.r.Outstanding() == 0 {
@@ -390,10 +393,10 @@ func (s *server) ready(k int64) {
 		return // cancelled
 	}
 	r.st, r.up = ready, s.env.Now()
+	s.route.add(r)
 	s.event(r, Ready, fmt.Sprintf("started in %.4g s", s.env.Now()-r.start))
 	for s.held.Len() > 0 {
-		t := s.pick()
-		t.r.Arrive(s.held.Pop())
+		s.send(s.route.best(), s.held.Pop())
 	}
 }
 
