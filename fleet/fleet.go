@@ -363,7 +363,7 @@ func (s *server) scale(p *poolState, n int, reason string) {
 	// Down: the newest first, starting ones before ready ones.
 	for i := len(p.reps) - 1; i >= 0 && cur > n; i-- {
 		if r := p.reps[i]; r.st == starting {
-			r.st, r.stop = stopped, s.env.Now()
+			r.st, r.stop, r.r = stopped, s.env.Now(), nil
 			cur--
 			s.event(r, Cancel, reason)
 		}
@@ -383,6 +383,7 @@ func (s *server) scale(p *poolState, n int, reason string) {
 
 func (s *server) stopRep(r *rep, reason string) {
 	r.st, r.stop = stopped, s.env.Now()
+	r.r = nil // its engine holds nothing more: memory follows the replicas up
 	s.event(r, Stop, reason)
 }
 
