@@ -1,8 +1,10 @@
 package fleet
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 )
 
@@ -49,4 +51,24 @@ func WriteComparison(w io.Writer, cases []Case, reports []*Report) error {
 			t.StartupGPUHours, t.KWh(), t.JoulesPerToken(), t.MaxReplicas, 100*t.Attainment(), r.Worst, wa)
 	}
 	return tw.Flush()
+}
+
+// Rank orders the cases by the day's dollars among those whose day-long
+// attainment is at least target (a fraction), cheapest first (ties keep
+// case order); the cases that miss it follow, by attainment, best first.
+// It returns case indices and how many met the target.
+func Rank(reports []*Report, target float64) (order []int, met int) {
+	var ok, miss []int
+	for i, r := range reports {
+		if r.Total.Attainment() >= target {
+			ok = append(ok, i)
+		} else {
+			miss = append(miss, i)
+		}
+	}
+	slices.SortStableFunc(ok, func(a, b int) int { return cmp.Compare(reports[a].Total.Dollars, reports[b].Total.Dollars) })
+	slices.SortStableFunc(miss, func(a, b int) int {
+		return cmp.Compare(reports[b].Total.Attainment(), reports[a].Total.Attainment())
+	})
+	return append(ok, miss...), len(ok)
 }

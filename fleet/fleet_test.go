@@ -339,3 +339,17 @@ func TestDeterministic(t *testing.T) {
 		t.Errorf("two runs differ:\n%s\n%s", a, b)
 	}
 }
+
+// TestRank: cases meeting the target come first by dollars, then the
+// others by attainment.
+func TestRank(t *testing.T) {
+	t.Parallel()
+	mk := func(d float64, good int64) *Report {
+		return &Report{Total: Bill{Dollars: d, Requests: 100, Good: good}}
+	}
+	reps := []*Report{mk(5, 100), mk(3, 98), mk(4, 99), mk(1, 50), mk(4, 100)}
+	order, met := Rank(reps, 0.99)
+	if want := []int{2, 4, 0, 1, 3}; met != 3 || fmt.Sprint(order) != fmt.Sprint(want) {
+		t.Errorf("Rank = %v, %d met; want %v, 3", order, met, want)
+	}
+}

@@ -89,6 +89,12 @@ func run(w io.Writer, rate, hours float64, plot string) error {
 	if err := fleet.WriteComparison(w, cases, reps); err != nil {
 		return err
 	}
+	order, met := fleet.Rank(reps, 0.999)
+	fmt.Fprintf(w, "\nat >= 99.9%% attainment over the day, cheapest first:")
+	for _, i := range order[:met] {
+		fmt.Fprintf(w, " %s ($%.2f)", cases[i].Name, reps[i].Total.Dollars)
+	}
+	fmt.Fprintln(w)
 	if plot != "" {
 		return chart.WriteFile(plot, reps[1].Charts(cases[1].Name)...)
 	}
