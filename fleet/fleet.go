@@ -155,7 +155,7 @@ func (r *rep) Step(dt, util float64) {
 		*t = append(*t, UtilSample{Pool: r.pool.cfg.Name, Replica: r.id, Start: now, Duration: dt, Util: util})
 	}
 	B := r.f.bucket
-	end := now + dt
+	end := min(now+dt, r.f.span) // the bill and the energy stop at the span
 	for i := int(now / B); i < len(r.utilDt); i++ {
 		lo, hi := max(now, float64(i)*B), min(end, float64(i+1)*B)
 		if hi > lo {
