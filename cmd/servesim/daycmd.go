@@ -63,6 +63,9 @@ func runDay(args []string, e *env) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("day: unexpected argument %q (day takes only flags; see servesim day -h)", fs.Arg(0))
 	}
+	if !(*rate > 0) || *rate > 1e7 {
+		return fmt.Errorf("day: --rate %v must be a number of requests/s in (0, 1e7]", *rate)
+	}
 	if !(*trough > 0 && *trough <= 1) {
 		return fmt.Errorf("day: --trough %v must be in (0, 1]", *trough)
 	}
