@@ -85,4 +85,5 @@ func BenchmarkDay(b *testing.B) {
 	b.ReportMetric(float64(peak)/1e6, "peak_MB")
 	b.ReportMetric(reqs, "requests")
 	b.ReportMetric(float64(rep.Total.MaxReplicas), "max_replicas")
+	b.ReportMetric(rep.Total.Attainment(), "attainment")
 }
