@@ -142,6 +142,8 @@ type engine struct {
 	held       int // handed-off requests whose blocks are not released
 	pipe       *stages
 	sp         *specState // speculative decoding (spec.go); nil without
+	// probe, when not nil, observes steps and ends (Replica, fleets).
+	probe Probe
 
 	// Test hooks: singleStep ends every step through the event queue (no
 	// fast-forward); ffSteps counts the steps ended at once, ffDecode
@@ -235,6 +237,9 @@ func (e *engine) arrive(r *metrics.Request, remote int) bool {
 		e.blocks(need) > c.pool.Blocks,
 		!c.EnableChunkedPrefill && need > c.MaxNumBatchedTokens:
 		e.stats.rejected++
+		if e.probe != nil { // fleet hook (replica.go)
+			e.probe.Ended(r, false)
+		}
 		e.env.Reject(r)
 		return false
 	}
@@ -752,6 +757,9 @@ func (e *engine) retire(q *seq, computed int) {
 	e.unlink(q)
 	e.freeBlocks(q, computed, false)
 	e.active -= int64(e.blocks(q.req.Input))
+	if e.probe != nil { // fleet hook (replica.go)
+		e.probe.Ended(q.req, true)
+	}
 	e.env.Finish(q.req)
 	q.req, q.content = nil, nil
 	e.free = append(e.free, q)

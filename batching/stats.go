@@ -66,6 +66,9 @@ func (s *stats) addStep(e *engine, b *cost.Batch, c *cost.StepCost) {
 	s.bytes += c.Bytes
 	s.flops += c.FLOPs
 	s.commTime += c.CommTime
+	if e.probe != nil { // fleet hook (replica.go)
+		e.probe.Step(dt, s.stepUtil(c))
+	}
 }
 
 func (s *stats) list(end float64) []metrics.Stat {

@@ -55,6 +55,7 @@ func init() {
 		{"plan", "[SCENARIO.yaml] [flags]", "the cheapest deployment (GPU, TP, engine settings, precision, replicas) meeting an SLO at a target rate", runPlan},
 		{"ui", "[flags]", "serve the browser page: the simulator in WebAssembly, lambda*, loops, TP and plan views", runUI},
 		{"models", "[--grep TEXT]", "list the Hugging Face checkpoints --model takes without a config.json: params, layers, context, precision, source", runModels},
+		{"day", "[flags]", "a day of traffic on an autoscaled fleet: replicas, latency, attainment and the bill (dollars, GPU-hours, kWh) by hour", runDay},
 		{"report", "FILE... [-o FILE]", "write one self-contained HTML report of servesim and vllm bench serve result files", runReport},
 		{"version", "", "print the binary's version, commit and Go toolchain", runVersion},
 		{"help", "[COMMAND]", "show help for servesim or a command", runHelp},
