@@ -39,9 +39,9 @@ func Example() {
 	fmt.Println(rep.Events[1].Reason)
 	// Output:
 	// hour  req/s  replicas  p99 TTFT ms  p99 TPOT ms  attain %  goodput      $   kWh  J/tok
-	//      0   3.02      1.00          149           11     100.0     3.02   3.95  0.46  0.716
-	//      1  11.92      2.66          173           19     100.0    11.92  10.50  1.05  0.416
-	// $14.45, 3.7 GPU-h (0.38 starting), 1.5 kWh, 0.476 J/token, attainment 100.00%, worst hour 0 at 100.00%
+	//      0   3.02      1.00          133           11     100.0     3.02   3.95  0.46  0.717
+	//      1  11.92      2.70          163           20     100.0    11.92  10.65  1.07  0.424
+	// $14.60, 3.7 GPU-h (0.38 starting), 1.5 kWh, 0.483 J/token, attainment 100.00%, worst hour 0 at 100.00%
 	//      0 s ready 0 -> 1
 	//   3615 s start 1 -> 2
 	//   3615 s start 2 -> 3
