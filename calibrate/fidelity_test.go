@@ -47,7 +47,7 @@ const (
 )
 
 // preProfileDefaults re-simulates points as servesim did before profiles:
-// batching.Defaults' scheduler (256 sequences, 2048 tokens), the
+// the scheduler of that time (256 sequences, 2048 tokens), the
 // three-number DefaultEfficiency, no frontend overhead.
 func preProfileDefaults(t testing.TB) Simulator {
 	return Simulator{ModelDir: modelDir(t), Adjust: func(_ Point, c *batching.Config) error {
@@ -282,7 +282,7 @@ B200 rows under ` + "`cost/profiles/b200.yaml`" + `, which is fitted on no servi
 H100 serving profile moved to B200 by the transfer rule, with B200's per-operator timings
 (docs/cost-model.md#profiles-by-the-transfer-rule), which makes them a leave-one-GPU-out check.
 "The defaults before profiles" are what servesim predicted before the built-in profiles
-became its default: ` + "`batching.Defaults`" + `'s scheduler (256 sequences, 2048 tokens) with
+became its default: the scheduler of that time (256 sequences, 2048 tokens: ` + "`batching.DefaultMaxNumSeqs`" + `, ` + "`DefaultMaxNumBatchedTokens`" + `) with
 ` + "`cost.DefaultEfficiency`" + ` (bandwidth 0.80, FLOPs 0.60, 1 ms per step) and no frontend
 overhead (today: ` + "`--efficiency-profile none`" + `).
 

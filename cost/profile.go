@@ -324,10 +324,6 @@ var sameSilicon = map[string]string{"a100-40gb": "a100-80gb"}
 // to GPUs without one of their own or of their chip (sameSilicon).
 const ReferenceProfileGPU = "h100-sxm"
 
-// refBandwidth is the reference GPU's peak bandwidth, bytes/s (the catalog's
-// h100-sxm).
-var refBandwidth = gpus[ReferenceProfileGPU].BandwidthBytesPerS
-
 // profile returns the efficiency profile the deployment's step model uses:
 // Profile when set, else Eff.Profile().
 func (d *Deployment) profile() Profile {

@@ -30,8 +30,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"unicode/utf8"
-
-	"github.com/servesim/servesim/workload"
 )
 
 // ErrDataset is wrapped by every error of this package.
@@ -95,27 +93,6 @@ func (o *Options) check() error {
 		return fmt.Errorf("%w: Options.Rand is not set", ErrDataset)
 	}
 	return nil
-}
-
-// shuffle permutes rows unless DisableShuffle.
-func shuffle[T any](o *Options, rows []T) {
-	if o.DisableShuffle {
-		return
-	}
-	o.Rand.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
-}
-
-// oversample fills pairs up to NumPrompts with rows drawn again at random,
-// as vLLM's maybe_oversample_requests, unless NoOversample.
-func oversample(o *Options, pairs []workload.Pair) []workload.Pair {
-	if o.NoOversample || len(pairs) == 0 {
-		return pairs
-	}
-	n := len(pairs)
-	for len(pairs) < o.NumPrompts {
-		pairs = append(pairs, pairs[o.Rand.IntN(n)])
-	}
-	return pairs
 }
 
 // rowError names the file and line of a bad row.

@@ -215,7 +215,7 @@ func TestCommands(t *testing.T) {
 	t.Parallel()
 	e := engine(t, "llama-3.1-70b", "h100-sxm", 4, cost.FP8)
 	assert.Equal(t, "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --data-parallel-size 2 --max-num-seqs 1024 "+
-		"--max-num-batched-tokens 8192 --max-model-len 14336 --quantization fp8 --kv-cache-dtype fp8",
+		"--max-num-batched-tokens 8192 --max-model-len 14336 --quantization fp8 --kv-cache-dtype fp8 --gpu-memory-utilization 0.9",
 		plan.ServeCommand(plan.HFModelID("llama-3.1-70b"), e, 2))
 	e.Config.EnableChunkedPrefill, e.Config.MaxNumBatchedTokens = false, 16384
 	e.Config.Deployment.GPUMemoryUtilization = 0.95
@@ -223,17 +223,19 @@ func TestCommands(t *testing.T) {
 	assert.Equal(t, "vllm serve my/model --tensor-parallel-size 4 --max-num-seqs 1024 --max-num-batched-tokens 16384 "+
 		"--max-model-len 14336 --no-enable-chunked-prefill --gpu-memory-utilization 0.95",
 		plan.ServeCommand("my/model", e, 1))
+	// An engine at 0.9 of memory (batching.Defaults, vLLM 2025's default)
+	// says so: today's vllm serve would take 0.92 (batching.VLLMCurrent).
 	// A mixture-of-experts model's replicas are separate processes: vLLM's
 	// --data-parallel-size would step them together as one deployment.
 	moe := engine(t, "gpt-oss-20b", "h100-sxm", 1, cost.BF16)
 	moe.ServeArgs = nil
 	assert.Equal(t, "vllm serve openai/gpt-oss-20b --tensor-parallel-size 1 --max-num-seqs 1024 --max-num-batched-tokens 8192 "+
-		"--max-model-len 14336 # one of 3 such processes behind a router",
+		"--max-model-len 14336 --gpu-memory-utilization 0.9 # one of 3 such processes behind a router",
 		plan.ServeCommand("openai/gpt-oss-20b", moe, 3))
 	// Its data-parallel groups are the engine's own: one process each.
 	moe.Config.Deployment.TP, moe.Config.Deployment.DP, moe.Config.Deployment.EP = 2, 4, 8
 	assert.Equal(t, "vllm serve openai/gpt-oss-20b --tensor-parallel-size 2 --data-parallel-size 4 --enable-expert-parallel --max-num-seqs 1024 --max-num-batched-tokens 8192 "+
-		"--max-model-len 14336 # one of 2 such processes behind a router",
+		"--max-model-len 14336 --gpu-memory-utilization 0.9 # one of 2 such processes behind a router",
 		plan.ServeCommand(plan.HFModelID("gpt-oss-20b"), moe, 2))
 
 	obj := plan.Objective{

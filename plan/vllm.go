@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/batching"
-	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/hfmodels"
 	"github.com/servesim/servesim/workload"
 )
@@ -67,7 +66,7 @@ func ServeCommand(model string, e Engine, replicas int) string {
 	switch {
 	case d.KVCacheMemory > 0:
 		args = append(args, "--kv-cache-memory-bytes", strconv.FormatFloat(d.KVCacheMemory, 'f', 0, 64))
-	case d.GPUMemoryUtilization > 0 && d.GPUMemoryUtilization != cost.DefaultGPUMemoryUtilization:
+	case d.GPUMemoryUtilization > 0 && d.GPUMemoryUtilization != batching.VLLMCurrent.GPUMemoryUtilization(): // vllm serve's own default goes unsaid
 		args = append(args, "--gpu-memory-utilization", strconv.FormatFloat(d.GPUMemoryUtilization, 'g', -1, 64))
 	}
 	if separate {
