@@ -34,6 +34,7 @@ import (
 	"sync"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/internal/nearest"
 )
 
 //go:embed models.json
@@ -193,7 +194,7 @@ func Nearest(id string, n int) []string {
 	all := make([]scored, len(es))
 	for i, e := range es {
 		k := strings.ToLower(e.ID)
-		all[i] = scored{e.ID, editDistance(qname, k[strings.LastIndex(k, "/")+1:]), editDistance(q, k)}
+		all[i] = scored{e.ID, nearest.EditDistance(qname, k[strings.LastIndex(k, "/")+1:]), nearest.EditDistance(q, k)}
 	}
 	slices.SortFunc(all, func(a, b scored) int {
 		if a.name != b.name {
@@ -251,27 +252,6 @@ func CatalogFor(id string) (name string, ok bool) {
 		}
 	}
 	return "", false
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // quantSuffixes are the name suffixes of quantized repackagings of a

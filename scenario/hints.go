@@ -7,6 +7,7 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/internal/nearest"
 )
 
 // maxHintTP is the largest tensor-parallel degree a "fits at TP >= N" hint
@@ -73,7 +74,7 @@ func nearGPUs(key string) []string {
 		switch {
 		case len(key) >= 2 && strings.HasPrefix(n, key):
 			prefix = append(prefix, n)
-		case editDistance(key, n) <= 1:
+		case nearest.EditDistance(key, n) <= 1:
 			close = append(close, n)
 		}
 	}

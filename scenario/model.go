@@ -13,6 +13,7 @@ import (
 
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/hfmodels"
+	"github.com/servesim/servesim/internal/nearest"
 )
 
 // Model returns the server's model, as `vllm serve` would load it:
@@ -193,7 +194,7 @@ func nearModels(name string) string {
 	}
 	var near []scored
 	for _, c := range names {
-		d := editDistance(base, c)
+		d := nearest.EditDistance(base, c)
 		if d <= max(3, len(c)/3) || strings.Contains(c, base) || strings.Contains(base, c) {
 			near = append(near, scored{c, d})
 		}
@@ -207,27 +208,6 @@ func nearModels(name string) string {
 		out = append(out, near[i].name)
 	}
 	return "nearest: " + strings.Join(out, ", ") + "; known: " + strings.Join(names, ", ")
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // Precision names of `vllm serve`: --quantization methods, --dtype and

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/servesim/servesim/internal/nearest"
 	"regexp"
 	"slices"
 	"strings"
@@ -100,41 +101,5 @@ func nearestFlags(name string, names []string) []string {
 	if len(name) >= 10 {
 		limit = 3
 	}
-	type scored struct {
-		name string
-		d    int
-	}
-	var near []scored
-	for _, n := range names {
-		if d := editDistance(name, n); d <= limit {
-			near = append(near, scored{n, d})
-		}
-	}
-	slices.SortStableFunc(near, func(a, b scored) int { return a.d - b.d })
-	out := make([]string, 0, 3)
-	for i := 0; i < len(near) && i < 3; i++ {
-		out = append(out, near[i].name)
-	}
-	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return nearest.Names(name, names, 3, limit)
 }
