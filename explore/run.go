@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
@@ -334,13 +335,18 @@ const planMaxReplicas = 16
 
 // Profile says which efficiency profile priced the request's GPU: the
 // built-in one (cost.DefaultProfile), where its numbers come from, and
-// where its held-out errors are.
+// its measured errors.
 type Profile struct {
 	GPU        string          `json:"gpu"`
 	Provenance cost.Provenance `json:"provenance"`
 	Bandwidth  float64         `json:"bandwidth"`
 	GEMMMax    float64         `json:"gemm_max"`
-	Errors     string          `json:"errors"`
+	// Errors are the profile's measured error bands (cost.MeasuredError),
+	// and where the per-regime tables are.
+	Errors string `json:"errors"`
+	// PricedBy is the line bench, capacity, tp and plan print
+	// (cost.Profile.Pricing): fitted, TRANSFERRED or BORROWED.
+	PricedBy string `json:"priced_by"`
 }
 
 // ProfileOf returns the profile that prices the request's GPU.
@@ -350,8 +356,17 @@ func ProfileOf(r Request) (*Profile, error) {
 		return nil, fieldErr("gpu", fmt.Sprintf("%q", r.GPU), "is not in the catalog")
 	}
 	p := cost.DefaultProfile(g)
+	bands := cost.MeasuredError(p)
+	text := make([]string, 0, len(bands)+1)
+	for _, b := range bands {
+		text = append(text, b.String())
+	}
+	if len(text) == 0 {
+		text = append(text, "none measured")
+	}
+	text = append(text, "per GPU, TP and regime: docs/fidelity.md")
 	return &Profile{GPU: r.GPU, Provenance: p.Provenance, Bandwidth: p.Bandwidth, GEMMMax: p.GEMM.Max,
-		Errors: "held-out errors against measured vLLM runs, per GPU and TP: docs/fidelity.md"}, nil
+		Errors: strings.Join(text, "; "), PricedBy: p.Pricing()}, nil
 }
 
 // Models and GPUs list the catalog for the page's menus.

@@ -450,7 +450,7 @@ function drawProfile(pr) {
   box.replaceChildren();
   const dl = document.createElement("dl");
   for (const [k, v] of [["GPU", pr.gpu], ["profile version", pr.provenance.version], ["source", pr.provenance.source],
-    ["fitted on", pr.provenance.fitted_on || "—"], ["bandwidth fraction", pr.bandwidth], ["GEMM efficiency, large steps", pr.gemm_max], ["error band", pr.errors]]) {
+    ["fitted on", pr.provenance.fitted_on || "—"], ["bandwidth fraction", pr.bandwidth], ["GEMM efficiency, large steps", pr.gemm_max], ["error band", pr.errors], ["priced by", pr.priced_by]]) {
     const dt = document.createElement("dt"); dt.textContent = k;
     const dd = document.createElement("dd"); dd.textContent = String(v);
     dl.append(dt, dd);
