@@ -325,6 +325,9 @@ func (p *planOptions) choices(b *scenario.Plan, set map[string]bool) (plan.Choic
 			return c, fmt.Errorf("--gpu-profiles: %q must look like gpu=FILE", part)
 		}
 		prof, err := cost.LoadProfile(file)
+		if err == nil {
+			err = prof.ForGPU(gpu)
+		}
 		if err != nil {
 			return c, fmt.Errorf("--gpu-profiles %s: %w", gpu, err)
 		}
