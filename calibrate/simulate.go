@@ -268,6 +268,11 @@ func (s Simulator) Predict(points []Point, profile cost.Profile) ([]Metrics, err
 			E2E: res.E2E().Mean(), OutputThroughput: res.OutputThroughput}
 		for _, v := range []float64{out[k].TTFT, out[k].E2E} {
 			if !(v > 0) || math.IsInf(v, 0) {
+				if eng, err := s.Engine(points[k], profile); err == nil {
+					if why := noneCompletedReason(eng, cfg.Workload.Lengths); why != "" {
+						return fmt.Errorf("point %s: the run completed no request (0 of %d): %s", points[k].ID, res.Measured, why)
+					}
+				}
 				return fmt.Errorf("point %s: the run completed no request (%d of %d)", points[k].ID, res.Completed, res.Measured)
 			}
 		}

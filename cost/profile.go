@@ -28,7 +28,8 @@ import (
 // reads a user's, such as one written by package calibrate.
 type Profile struct {
 	// GPU is the catalog name of the GPU the profile describes (h100-sxm),
-	// for lookup and reports; it is not checked against the deployment.
+	// for lookup and reports. A Deployment does not check it; scenario
+	// files and the CLI refuse a profile of another GPU (ForGPU).
 	GPU string `json:"gpu" yaml:"gpu"`
 	// Bandwidth is the achieved fraction of peak memory bandwidth when a
 	// step streams the weights, in (0, 1].

@@ -56,8 +56,8 @@ func choiceErr(field, format string, args ...any) error {
 // Space resolves the choices into a search space: each GPU from the
 // catalog with its price and profile. It fails, with a *ChoiceError, on
 // an unknown GPU, a GPU without a price, a negative price, a profile for
-// a GPU not searched, or a precision a plan does not search; Plan.Validate
-// checks the rest.
+// a GPU not searched or of another GPU (cost.Profile.ForGPU), or a
+// precision a plan does not search; Plan.Validate checks the rest.
 func (c Choices) Space() (Space, error) {
 	prices := DefaultPrices()
 	for _, g := range slices.Sorted(maps.Keys(c.Prices)) {
@@ -76,6 +76,11 @@ func (c Choices) Space() (Space, error) {
 	for _, g := range slices.Sorted(maps.Keys(c.Profiles)) {
 		if !slices.Contains(names, g) {
 			return Space{}, choiceErr("Profiles", "%s is not among the GPUs searched (%s)", g, strings.Join(names, ", "))
+		}
+		if p := c.Profiles[g]; p != nil {
+			if err := p.ForGPU(g); err != nil {
+				return Space{}, &ChoiceError{Field: "Profiles", Err: err}
+			}
 		}
 	}
 	var s Space

@@ -46,6 +46,7 @@ func TestChoicesSpace(t *testing.T) {
 		{plan.Choices{GPUs: []string{"h200"}}, "GPUs", "h200 has no price"},
 		{plan.Choices{Prices: map[string]float64{"l40s": -1}}, "Prices", "l40s=-1"},
 		{plan.Choices{GPUs: []string{"l40s"}, Profiles: map[string]*cost.Profile{"h100-sxm": &prof}}, "Profiles", "h100-sxm is not among the GPUs searched (l40s)"},
+		{plan.Choices{GPUs: []string{"h100-sxm"}, Profiles: map[string]*cost.Profile{"h100-sxm": &prof}}, "Profiles", "the profile describes l40s, not the deployment's h100-sxm"},
 		{plan.Choices{Precisions: []cost.Precision{cost.FP4}}, "Precisions", "a plan searches bf16 and fp8"},
 	} {
 		_, err := tt.c.Space()

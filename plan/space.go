@@ -179,7 +179,7 @@ func (p Plan) Validate() error {
 		case d > 1 && !moe:
 			return fmt.Errorf("%w: data_parallel[%d] %d: %s is dense, and a dense model's data-parallel engines are the plan's replicas; leave data_parallel out", ErrInvalid, i, d, p.Model.Name)
 		case d > 1 && p.Search.MaxReplicas > batching.MaxDataParallel/d:
-			return fmt.Errorf("%w: data_parallel[%d] %d times max_replicas %d make %d data-parallel groups, more than %d: lower max_replicas (--max-replicas) or data_parallel", ErrInvalid, i, d, p.Search.MaxReplicas, d*p.Search.MaxReplicas, batching.MaxDataParallel)
+			return fmt.Errorf("%w: data_parallel[%d] %d times max_replicas %d make %d data-parallel groups, more than %d: lower max_replicas or data_parallel", ErrInvalid, i, d, p.Search.MaxReplicas, d*p.Search.MaxReplicas, batching.MaxDataParallel)
 		}
 	}
 	if slices.Contains(s.ExpertParallel, true) && !moe {

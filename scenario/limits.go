@@ -9,10 +9,13 @@ import (
 // cut down silently.
 const (
 	// MaxRecordedRequests is the most requests a run may have when every
-	// request's record is kept (summary_only false): a record and its
-	// latency values take about 300 bytes, so a run at the limit holds
-	// about 3 GB, once per parallel worker. summary_only keeps quantile
-	// sketches instead, and memory then follows the requests in the system.
+	// request's record is kept (summary_only false): measured over a whole
+	// bench run (BenchmarkFullRecords in cmd/servesim), a request costs
+	// about 290 bytes of peak heap in a steady run and 750 when every
+	// request waits in the engine at once (a burst), so a run at the limit
+	// holds 2.9 to 7.5 GB, once per parallel worker. summary_only keeps
+	// quantile sketches instead, and memory then follows the requests in
+	// the system.
 	MaxRecordedRequests = 10_000_000
 	// MaxRequests is the most requests a run may have in summary mode: a
 	// run at the limit already takes ten minutes or more (about two
@@ -42,7 +45,7 @@ const (
 // checkSize rejects request counts above the limits, and a horizon-bound
 // open loop whose expected arrivals exceed them.
 func (s *Scenario) checkSize() error {
-	limit, why := MaxRecordedRequests, "the limit with every request's record kept (about 300 bytes each); set summary_only: true to keep quantile sketches instead"
+	limit, why := MaxRecordedRequests, "the limit with every request's record kept (about 290 bytes each in a steady run, 750 in a burst: 2.9 to 7.5 GB at the limit); set summary_only: true to keep quantile sketches instead"
 	if s.SummaryOnly {
 		limit, why = MaxRequests, "the limit in summary mode (a run that long takes ten minutes or more); run replications instead"
 	}

@@ -324,6 +324,9 @@ func (s *Scenario) efficiency(d *cost.Deployment) error {
 		if err != nil {
 			return fieldErr("server.profile", "%v", err)
 		}
+		if err := prof.ForGPU(d.GPU.Name); err != nil {
+			return fieldErr("server.profile", "%s: %v", v.Profile, err)
+		}
 		d.Profile = &prof
 	}
 	return nil

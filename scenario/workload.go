@@ -410,3 +410,17 @@ func (s *Scenario) trace(path string) (workload.Trace, error) {
 	s.traces.m[full] = t
 	return t, nil
 }
+
+// PreloadTrace makes t the contents of the trace file path (resolved as
+// the scenario resolves it) for every field that names it
+// (workload.arrival.path, workload.lengths.path): a caller that read the
+// file once, keeping only the rows it uses (workload.LoadTraceHead), does
+// not have it read again, whole.
+func (s *Scenario) PreloadTrace(path string, t workload.Trace) {
+	if s.traces == nil {
+		s.traces = newTraceCache()
+	}
+	s.traces.mu.Lock()
+	defer s.traces.mu.Unlock()
+	s.traces.m[s.resolve(path)] = t
+}

@@ -67,7 +67,13 @@ const (
 
 // LoadTrace reads the trace at path, choosing the format from the extension
 // (.csv, .jsonl or .json).
-func LoadTrace(path string) (Trace, error) {
+func LoadTrace(path string) (Trace, error) { return LoadTraceHead(path, 0) }
+
+// LoadTraceHead is LoadTrace keeping only the first n rows (n <= 0: all):
+// it stops reading there, so memory follows n, not the file. The rows
+// kept are checked as LoadTrace checks them; the rest of the file is not
+// read.
+func LoadTraceHead(path string, n int) (Trace, error) {
 	var format TraceFormat
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
@@ -82,7 +88,7 @@ func LoadTrace(path string) (Trace, error) {
 		return Trace{}, fmt.Errorf("trace: %w", err)
 	}
 	defer f.Close()
-	t, err := ReadTrace(f, format)
+	t, err := ReadTraceHead(f, format, n)
 	if err != nil {
 		return Trace{}, fmt.Errorf("trace %s: %w", path, err)
 	}
@@ -92,16 +98,23 @@ func LoadTrace(path string) (Trace, error) {
 // ReadTrace parses a trace in the given format. Errors name the line.
 // Times are shifted so the first request is at 0; rows must be in
 // non-decreasing time order.
-func ReadTrace(r io.Reader, format TraceFormat) (Trace, error) {
+func ReadTrace(r io.Reader, format TraceFormat) (Trace, error) { return ReadTraceHead(r, format, 0) }
+
+// ReadTraceHead is ReadTrace keeping only the first n rows (n <= 0: all);
+// it reads r no further than their end.
+func ReadTraceHead(r io.Reader, format TraceFormat, n int) (Trace, error) {
 	var (
 		t   Trace
 		err error
 	)
+	if n <= 0 {
+		n = math.MaxInt
+	}
 	switch format {
 	case FormatCSV:
-		t, err = readCSV(r)
+		t, err = readCSV(r, n)
 	case FormatJSONL:
-		t, err = readJSONL(r)
+		t, err = readJSONL(r, n)
 	default:
 		return Trace{}, fmt.Errorf("%w: trace format %q must be %q or %q", ErrInvalid, format, FormatCSV, FormatJSONL)
 	}
@@ -139,7 +152,8 @@ func findColumn(header []string, names []string) int {
 	return -1
 }
 
-func readCSV(r io.Reader) (Trace, error) {
+// readCSV reads at most n rows.
+func readCSV(r io.Reader, n int) (Trace, error) {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
 	header, err := cr.Read()
@@ -157,7 +171,7 @@ func readCSV(r io.Reader) (Trace, error) {
 		mi = findColumn(header, []string{"model"})
 	}
 	var t Trace
-	for {
+	for len(t.Rows) < n {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
@@ -237,12 +251,13 @@ type jsonRow struct {
 	BlockSize int      `json:"block_size"`
 }
 
-func readJSONL(r io.Reader) (Trace, error) {
+// readJSONL reads at most n rows.
+func readJSONL(r io.Reader, n int) (Trace, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
 	var t Trace
 	line := 0
-	for sc.Scan() {
+	for len(t.Rows) < n && sc.Scan() {
 		line++
 		b := sc.Bytes()
 		if len(strings.TrimSpace(string(b))) == 0 {

@@ -219,10 +219,13 @@ func (o *benchOptions) traceLengths(sc *scenario.Scenario) error {
 	if !strings.EqualFold(filepath.Ext(o.datasetPath), ".jsonl") {
 		return fmt.Errorf("--dataset-path %s: timed_trace reads a .jsonl file ({timestamp, input_length, output_length, hash_ids} a line)", o.datasetPath)
 	}
-	t, err := workload.LoadTrace(o.datasetPath)
+	// vLLM takes the first --num-prompts rows: only they are read, once,
+	// for the lengths here and the arrivals (the scenario's trace).
+	t, err := workload.LoadTraceHead(o.datasetPath, o.numPrompts)
 	if err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "invalid workload: "))
 	}
+	sc.PreloadTrace(o.datasetPath, t)
 	// vLLM builds each prompt from the row's hash ids, chunk-size tokens
 	// each, up to input_length: a row with too few ids gets a shorter one.
 	// Rows with equal hash ids share those chunks' tokens, as vLLM builds

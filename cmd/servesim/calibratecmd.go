@@ -146,6 +146,15 @@ func runCalibrate(args []string, e *env) error {
 		if start, err = cost.LoadProfile(o.start); err != nil {
 			return fmt.Errorf("calibrate: --start: %w", err)
 		}
+		// Another GPU's profile is a starting point only: the fit is of
+		// gpuName's runs, and the profile written names gpuName.
+		if start.ForGPU(gpuName) != nil && !o.quiet {
+			of := "names no GPU"
+			if start.GPU != "" {
+				of = "describes " + start.GPU
+			}
+			fmt.Fprintf(e.stderr, "servesim calibrate: note: --start %s %s, not the runs' %s: fitting starts from its numbers, and the profile written describes %s\n", o.start, of, gpuName, gpuName)
+		}
 	}
 	s := calibrate.Simulator{Workers: o.workers, ModelDir: o.modelConfigs}
 	ok, skipped := s.Modelable(points, start)
@@ -176,6 +185,7 @@ func runCalibrate(args []string, e *env) error {
 		sources[filepath.Base(pt.Source)] = true
 	}
 	fitted.Provenance.Source = "servesim calibrate on " + strings.Join(slices.Sorted(maps.Keys(sources)), ", ")
+	fitted.GPU = gpuName
 	fitted.Provenance.FittedOn = fmt.Sprintf("%d runs on %s", len(ok), gpuName)
 	data, err := fitted.MarshalYAMLBytes()
 	if err != nil {

@@ -173,7 +173,11 @@ func runPlan(args []string, e *env) error {
 	res, err := pl.Run()
 	prog.Stop()
 	if err != nil {
-		return fmt.Errorf("plan: %w", err)
+		file := ""
+		if len(pos) == 1 {
+			file = pos[0]
+		}
+		return fmt.Errorf("plan: %w", planFieldError(err, file, o.set))
 	}
 	if p.plot != "" {
 		var b bytes.Buffer
@@ -223,6 +227,34 @@ func (p *planOptions) fromScenario(b *scenario.Plan, set map[string]bool) {
 	if take("no-prune", b.NoPrune) {
 		p.noPrune = true
 	}
+}
+
+// yamlOfPlanFlag names the plan: key behind each list flag of servesim
+// plan.
+var yamlOfPlanFlag = map[string]string{
+	"tp-degrees": "plan.tp", "dp-degrees": "plan.data_parallel", "expert-parallel-options": "plan.expert_parallel",
+	"max-num-seqs-options": "plan.max_num_seqs", "max-num-batched-tokens-options": "plan.max_num_batched_tokens",
+	"chunked-prefill-options": "plan.chunked_prefill", "max-replicas": "plan.max_replicas",
+}
+
+// planFieldError names the plan: key in an invalid-plan error about a
+// space list (plan.Plan.Validate names Space's fields: tp, data_parallel,
+// ...) that the scenario's plan: block gave, not a flag (set).
+func planFieldError(err error, file string, set map[string]bool) error {
+	if file == "" || !errors.Is(err, plan.ErrInvalid) {
+		return err
+	}
+	msg, ok := strings.CutPrefix(err.Error(), plan.ErrInvalid.Error()+": ")
+	if !ok {
+		return err
+	}
+	for flagName, key := range yamlOfPlanFlag {
+		field := strings.TrimPrefix(key, "plan.")
+		if rest, ok := strings.CutPrefix(msg, field); ok && !set[flagName] && (rest == "" || strings.IndexByte("[: ", rest[0]) >= 0) {
+			return fmt.Errorf("%s: %s%s", file, key, rest)
+		}
+	}
+	return err
 }
 
 // choiceFlags names the flag and the plan: key of each field of
@@ -293,6 +325,9 @@ func (p *planOptions) choices(b *scenario.Plan, set map[string]bool) (plan.Choic
 			return c, fmt.Errorf("--gpu-profiles: %q must look like gpu=FILE", part)
 		}
 		prof, err := cost.LoadProfile(file)
+		if err == nil {
+			err = prof.ForGPU(gpu)
+		}
 		if err != nil {
 			return c, fmt.Errorf("--gpu-profiles %s: %w", gpu, err)
 		}
@@ -309,6 +344,13 @@ func (p *planOptions) choices(b *scenario.Plan, set map[string]bool) (plan.Choic
 		if set[f.flag] || (len(*f.to) == 0 && text[f.flag] != "") {
 			if *f.to, err = intList("--"+f.flag, text[f.flag], f.lo, f.max); err != nil {
 				return c, err
+			}
+			continue
+		}
+		// A list from the plan: block has the flag's bounds, named by its key.
+		for i, v := range *f.to {
+			if v < f.lo || v > f.max {
+				return c, fmt.Errorf("%s[%d]: %d is not a whole number in [%d, %d]", yamlOfPlanFlag[f.flag], i, v, f.lo, f.max)
 			}
 		}
 	}
