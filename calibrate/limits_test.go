@@ -30,6 +30,7 @@ func TestResultFileLimits(t *testing.T) {
 		{"negative mean_ttft_ms", vllmFile(`"mean_ttft_ms": 30`, `"mean_ttft_ms": -5`), "mean_ttft_ms -5 must be a finite time >= 0 ms"},
 		{"mean_ttft_ms NaN", vllmFile(`"mean_ttft_ms": 30`, `"mean_ttft_ms": NaN`), "mean_ttft_ms is null or NaN"},
 		{"mean_tpot_ms NaN with long outputs", vllmFile(`"mean_tpot_ms": 9`, `"mean_tpot_ms": NaN`), "mean_tpot_ms is null or NaN with completed 10 and 100 output tokens"},
+		{"max_concurrency NaN", vllmFile(`"request_rate": 4`, `"request_rate": "inf", "max_concurrency": NaN`), `"max_concurrency": NaN: max_concurrency must be a whole number`},
 		{"max_concurrency negative", vllmFile(`"request_rate": 4`, `"request_rate": "inf", "max_concurrency": -3`), "max_concurrency -3"},
 		{"output_throughput negative", vllmFile(`"output_throughput": 50`, `"output_throughput": -1`), "output_throughput -1"},
 	} {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -418,6 +419,10 @@ func ReadVLLMResult(r io.Reader, source string) (Point, error) {
 	return pts[0], nil
 }
 
+// nonFiniteConcurrency finds a bare NaN or infinity given as a result's
+// max_concurrency.
+var nonFiniteConcurrency = regexp.MustCompile(`"max_concurrency"\s*:\s*-?(NaN|Infinity)`)
+
 // ReadVLLMResults reads every result of a file written by `vllm bench
 // serve --save-result`, one JSON object, or several, one a line, when
 // --append-result added runs to it (a sweep over the rate or the
@@ -432,6 +437,11 @@ func ReadVLLMResults(r io.Reader, source string) ([]Point, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, invalidf("%s: %v", source, err)
+	}
+	// pyjson reads a bare NaN as null, which for max_concurrency means no
+	// cap: a NaN there would turn a closed loop open without a word.
+	if m := nonFiniteConcurrency.Find(data); m != nil {
+		return nil, invalidf("%s: %s: max_concurrency must be a whole number of clients, or null for none, as vllm bench serve writes it; fix the file", source, m)
 	}
 	dec := json.NewDecoder(bytes.NewReader(pyjson.Standard(data)))
 	var raws []json.RawMessage
