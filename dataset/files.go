@@ -138,12 +138,12 @@ func BurstGPT(path string, o Options) ([]workload.Pair, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
 			return nil, fileError(path, "%v", err)
 		}
-		if len(rec) < 4 {
-			return nil, rowError(path, line, "%d columns, want at least 4 (Timestamp, Model, Request tokens, Response tokens)", len(rec))
+		line, _ := r.FieldPos(0) // only after a record: FieldPos panics without one
+		if len(rec) < 4 || len(rec) <= model {
+			return nil, rowError(path, line, "%d columns, want at least %d (Timestamp, Model, Request tokens, Response tokens, as the header)", len(rec), max(4, model+1))
 		}
 		in, err1 := strconv.ParseFloat(strings.TrimSpace(rec[2]), 64)
 		out, err2 := strconv.ParseFloat(strings.TrimSpace(rec[3]), 64)
