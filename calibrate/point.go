@@ -189,6 +189,25 @@ var siliconGPUs = map[string]string{
 	"h100_sxm": "h100-sxm", "h200_sxm": "h200", "b200_sxm": "b200", "b300_sxm": "b300", "a100_sxm": "a100-80gb",
 }
 
+// csvColumns reads cr's header and returns each column's index by name;
+// it fails naming source and the first of need the header lacks.
+func csvColumns(cr *csv.Reader, source string, need ...string) (map[string]int, error) {
+	head, err := cr.Read()
+	if err != nil {
+		return nil, invalidf("%s: header: %v", source, err)
+	}
+	col := make(map[string]int, len(head))
+	for i, h := range head {
+		col[h] = i
+	}
+	for _, n := range need {
+		if _, ok := col[n]; !ok {
+			return nil, invalidf("%s: column %q missing", source, n)
+		}
+	}
+	return col, nil
+}
+
 // ReadSiliconCSV reads the rows of aiconfigurator's silicon measurements
 // (shared/data/aiconfigurator_vllm_silicon.csv: closed-loop concurrency,
 // fixed ISL/OSL, mean TTFT and TPOT in ms) as points. Every row is
@@ -234,18 +253,9 @@ var siliconGPUs = map[string]string{
 func ReadSiliconCSV(r io.Reader, source string) ([]Point, error) {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = false
-	head, err := cr.Read()
+	col, err := csvColumns(cr, source, "id", "backend_version", "model_path", "system", "precision", "isl", "osl", "concurrency", "tp_size", "silicon_ttft_ms", "silicon_tpot_ms")
 	if err != nil {
-		return nil, invalidf("%s: header: %v", source, err)
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[h] = i
-	}
-	for _, need := range []string{"id", "backend_version", "model_path", "system", "precision", "isl", "osl", "concurrency", "tp_size", "silicon_ttft_ms", "silicon_tpot_ms"} {
-		if _, ok := col[need]; !ok {
-			return nil, invalidf("%s: column %q missing", source, need)
-		}
+		return nil, err
 	}
 	var out []Point
 	for line := 2; ; line++ {

@@ -28,18 +28,9 @@ import (
 // its median TTFT as TTFT and its median ITL as TPOT and ITL.
 func ReadPublicServingCSV(r io.Reader, source string) ([]Point, error) {
 	cr := csv.NewReader(r)
-	head, err := cr.Read()
+	col, err := csvColumns(cr, source, "point", "gpu", "tp", "model_hf_id", "vllm_version", "input_len", "output_len", "num_prompts", "request_rate")
 	if err != nil {
-		return nil, invalidf("%s: header: %v", source, err)
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[h] = i
-	}
-	for _, need := range []string{"point", "gpu", "tp", "model_hf_id", "vllm_version", "input_len", "output_len", "num_prompts", "request_rate"} {
-		if _, ok := col[need]; !ok {
-			return nil, invalidf("%s: column %q missing", source, need)
-		}
+		return nil, err
 	}
 	var out []Point
 	for line := 2; ; line++ {

@@ -39,13 +39,8 @@ type Point struct {
 	Command string `json:"command"`
 }
 
-func ms(x float64) *float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	v := 1000 * x
-	return &v
-}
+// ms is seconds x in milliseconds, nil when not finite (finite).
+func ms(x float64) *float64 { return finite(1000 * x) }
 
 // Bench runs the request's server once, as `servesim bench` does: an open
 // loop at rate requests/s when clients is 0, else a closed loop of
