@@ -227,12 +227,13 @@ var gpus = map[string]GPUSpec{
 	// 600 GB/s and its tensor rate, 70 TFLOPS FP16/BF16 dense, and 35 TFLOPS
 	// FP32 as reported by Baseten, "NVIDIA A10 vs A10G for ML model
 	// inference" (baseten.co/blog/nvidia-a10-vs-a10g-for-ml-model-inference);
-	// the tensor figures are not re-verified from an NVIDIA source. PCIe
+	// the tensor figures are not re-verified from an NVIDIA source (a
+	// published matmul reaches 69.7 TFLOP/s, profiles/a10g.yaml). PCIe
 	// Gen4 x16, no NVLink. No all-reduce measurement.
 	"a10g": {Name: "a10g", MemoryBytes: 24 * GiB, BandwidthBytesPerS: 600e9,
 		PeakFLOPS:    PeakFLOPS{FP32: 35e12, BF16: 70e12, FP16: 70e12},
 		Interconnect: "PCIe Gen4 x16, no NVLink"},
-	// NVIDIA L4 datasheet: 24GB GDDR6 300 GB/s; FP8 485 TFLOPS, BF16/FP16
+	// NVIDIA L4 datasheet (nvidia.com/en-us/data-center/l4/): 24GB GDDR6 300 GB/s; FP8 485 TFLOPS, BF16/FP16
 	// 242 TFLOPS, INT8 485 TOPS, all with sparsity (242.5, 121, 242.5
 	// dense); FP32 30.3 TFLOPS; PCIe Gen4 x16, no NVLink. No all-reduce
 	// measurement.
@@ -323,7 +324,9 @@ var gpus = map[string]GPUSpec{
 	"l40s": {Name: "l40s", MemoryBytes: 48 * GiB, BandwidthBytesPerS: 864e9,
 		PeakFLOPS:    PeakFLOPS{FP32: 91.6e12, BF16: 362.05e12, FP16: 362.05e12, FP8: 733e12, INT8: 733e12},
 		Interconnect: "PCIe Gen4 x16", AllReduce: AlphaBetaTable{{Alpha: 25e-6, BusBandwidth: 20e9}}},
-	// NVIDIA Ada Lovelace architecture whitepaper, GeForce RTX 4090: 24GB
+	// NVIDIA Ada Lovelace architecture whitepaper
+	// (images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf),
+	// GeForce RTX 4090: 24GB
 	// GDDR6X 1,008 GB/s, FP16/BF16 tensor with FP32 accumulate 165.2 TFLOPS,
 	// FP8 330.3 TFLOPS, INT8 660.6 TOPS, INT4 1,321.2 TOPS dense, FP32 82.6
 	// TFLOPS; PCIe Gen4
@@ -332,13 +335,17 @@ var gpus = map[string]GPUSpec{
 	"rtx4090": {Name: "rtx4090", MemoryBytes: 24 * GiB, BandwidthBytesPerS: 1008e9,
 		PeakFLOPS:    PeakFLOPS{FP32: 82.6e12, BF16: 165.2e12, FP16: 165.2e12, FP8: 330.3e12, INT8: 660.6e12, INT4: 1321.2e12},
 		Interconnect: "PCIe Gen4 x16, no P2P", AllReduce: AlphaBetaTable{{Alpha: 30e-6, BusBandwidth: 12e9}}},
-	// NVIDIA RTX Blackwell GPU architecture whitepaper, GeForce RTX 5090:
+	// NVIDIA RTX Blackwell GPU architecture whitepaper
+	// (images.nvidia.com/aem-dam/Solutions/geforce/blackwell/nvidia-rtx-blackwell-gpu-architecture.pdf),
+	// GeForce RTX 5090:
 	// 32GB GDDR7 1,792 GB/s; 3,352 AI TOPS = FP4 with sparsity (1,676
 	// dense); FP16/BF16 tensor with FP32 accumulate 209.5 TFLOPS and FP8 with
 	// FP32 accumulate 419 TFLOPS dense (GeForce runs FP32 accumulation at half
 	// rate, as the RTX 4090 above); FP32 104.8 TFLOPS. The tensor figures
 	// other than AI TOPS are not re-verified from the whitepaper in this
-	// change. PCIe Gen5 x16, no NVLink. No all-reduce measurement.
+	// change; a published cuBLASLt BF16 GEMM reaches 254 TFLOP/s, 1.21x the
+	// BF16 figure here (profiles/rtx5090.yaml), so that figure may read the
+	// card low. PCIe Gen5 x16, no NVLink. No all-reduce measurement.
 	"rtx5090": {Name: "rtx5090", MemoryBytes: 32 * GiB, BandwidthBytesPerS: 1792e9,
 		PeakFLOPS:    PeakFLOPS{FP32: 104.8e12, BF16: 209.5e12, FP16: 209.5e12, FP8: 419e12, FP4: 1676e12},
 		Interconnect: "PCIe Gen5 x16, no NVLink"},
@@ -355,13 +362,16 @@ var gpus = map[string]GPUSpec{
 		PeakFLOPS:    PeakFLOPS{FP32: 125e12, BF16: 500e12, FP16: 500e12, FP8: 1000e12, FP4: 2000e12},
 		Interconnect: "PCIe Gen5 x16, no NVLink", AllReduce: rtxpro6000NCCLAllReduce,
 		VLLMAllReduce: rtxpro6000VLLMAllReduce},
-	// AMD Instinct MI300X datasheet: 192 GB HBM3 5.3 TB/s, BF16/FP16
-	// 1,307.4 TFLOPS, FP8/INT8 2,614.9 T(FL)OPS dense, FP32 vector 81.7
-	// TFLOPS; Infinity Fabric, 7 links of 128 GB/s (64 GB/s each way) per GPU.
+	// AMD Instinct MI300X data sheet
+	// (amd.com/content/dam/amd/en/documents/instinct-tech-docs/data-sheets/amd-instinct-mi300x-data-sheet.pdf):
+	// 192 GB HBM3 5.3 TB/s, BF16/FP16 1,307.4 TFLOPS, FP8/INT8 2,614.9
+	// T(FL)OPS dense, FP32 vector 163.4 TFLOPS (81.7 is the FP64 vector
+	// figure, which this entry held before); Infinity Fabric, 7 links of
+	// 128 GB/s (64 GB/s each way) per GPU.
 	// All-reduce: estimate, about 70% of the links a ring of p GPUs can drive
 	// (p−1 links at 64 GB/s), α 25 µs for RCCL.
 	"mi300x": {Name: "mi300x", MemoryBytes: 192 * GiB, BandwidthBytesPerS: 5.3e12,
-		PeakFLOPS:    PeakFLOPS{FP32: 81.7e12, BF16: 1307.4e12, FP16: 1307.4e12, FP8: 2614.9e12, INT8: 2614.9e12},
+		PeakFLOPS:    PeakFLOPS{FP32: 163.4e12, BF16: 1307.4e12, FP16: 1307.4e12, FP8: 2614.9e12, INT8: 2614.9e12},
 		Interconnect: "Infinity Fabric, 896 GB/s per GPU",
 		AllReduce: AlphaBetaTable{
 			{Ranks: 2, Alpha: 25e-6, BusBandwidth: 45e9},

@@ -57,7 +57,10 @@
 //     H200, B200, B300, GB200, L40S and RTX PRO 6000 by the transfer rule
 //     from per-operator data (the A100 file checked against a second
 //     source, vidur's GEMM timings), fused-MoE entries fitted to
-//     per-operator MoE timings (docs/cost-model.md). DefaultProfile gives a GPU its catalog
+//     per-operator MoE timings (docs/cost-model.md); RTX 4090, RTX 5090,
+//     L4, A10G and MI300X by DatasheetProfile (their memory class's
+//     fractions and published microbenchmarks, no kernel timings of their
+//     own). DefaultProfile gives a GPU its catalog
 //     profile, or H100's numbers when it has none; batching.Defaults
 //     prices steps with it, so it is what every command predicts with by
 //     default.

@@ -145,7 +145,7 @@ func TestDatasheetProfiles(t *testing.T) {
 		assert.Contains(t, file.Provenance.Source, MemoryType(name), name)
 		assert.Empty(t, file.MoE, name)
 		for _, f := range []struct {
-			field      string
+			field     string
 			got, want float64
 		}{
 			{"bandwidth", file.Bandwidth, rule.Bandwidth},

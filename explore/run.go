@@ -340,7 +340,7 @@ type Profile struct {
 	// and where the per-regime tables are.
 	Errors string `json:"errors"`
 	// PricedBy is the line bench, capacity, tp and plan print
-	// (cost.Profile.Pricing): fitted, TRANSFERRED or BORROWED.
+	// (cost.Profile.Pricing): fitted, TRANSFERRED, DATASHEET or BORROWED.
 	PricedBy string `json:"priced_by"`
 }
 
