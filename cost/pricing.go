@@ -149,9 +149,9 @@ var measuredErrors = map[string][]ErrorBand{
 	"b200 v8":      {{TPOT: 0.087, TTFT: 0.201, Runs: 623, On: "held-out aiconfigurator rows"}},
 	"b300 v7":      {{TPOT: 0.104, TTFT: 0.156, Runs: 132, On: "held-out aiconfigurator rows"}},
 	// Datasheet profiles (DatasheetProfile). The RTX 4090's is measured on
-	// the held-out LLMServingSim replay above (calibrate's
-	// TestBorrowedProfile checks it; H100's numbers there: 14.9% and
-	// 20.4%); the others have no run and state the rule's
+	// the held-out LLMServingSim replay above (TestDatasheetHeldOutRTX4090
+	// and calibrate's TestBorrowedProfile check it; H100's numbers there:
+	// 14.9% and 20.4%); the others have no run and state the rule's
 	// leave-one-GPU-out step-time gap of their class
 	// (TestDatasheetRuleLeaveOneGPUOut: median over the profiled GPUs of
 	// the worst decode step and of a 1024-token prefill), to which a
@@ -168,7 +168,8 @@ var measuredErrors = map[string][]ErrorBand{
 var (
 	datasheetGDDR = ErrorBand{TPOT: 0.021, TTFT: 0.072, Runs: 2, On: "GDDR GPUs left out in turn: the rule's step times against their per-operator profiles, not serving runs; add a profiled GPU's serving error"}
 	datasheetHBM  = ErrorBand{TPOT: 0.022, TTFT: 0.083, Runs: 6, On: "HBM GPUs left out in turn: the rule's step times against their per-operator profiles, not serving runs; add a profiled GPU's serving error"}
-	// classBandwidthBand is the held-out RTX 4090 run priced by its
+	// classBandwidthBand (checked by TestDatasheetHeldOutRTX4090) is the
+	// held-out RTX 4090 run priced by its
 	// datasheet profile with the GDDR class's bandwidth (0.76) in place of
 	// the one its published decode gives (0.908): what a GDDR GPU without
 	// a published decode (L4, A10G, RTX 5090) may miss.
