@@ -216,6 +216,15 @@ var (
 	}
 )
 
+// mi300AllReduce is the RCCL estimate of the MI300X and MI325X (one
+// Infinity Fabric): about 70% of the links a ring of p GPUs can drive
+// (p−1 links at 64 GB/s), α 25 µs.
+var mi300AllReduce = AlphaBetaTable{
+	{Ranks: 2, Alpha: 25e-6, BusBandwidth: 45e9},
+	{Ranks: 4, Alpha: 25e-6, BusBandwidth: 135e9},
+	{Ranks: 8, Alpha: 25e-6, BusBandwidth: 310e9},
+}
+
 // Catalog GPU entries: dense (not sparse) tensor peaks from the vendor
 // datasheets, which usually print the 2:4-sparse figure first (the dense
 // figure is half of it). AllReduce holds NCCL α–β parameters only where a
@@ -368,16 +377,20 @@ var gpus = map[string]GPUSpec{
 	// T(FL)OPS dense, FP32 vector 163.4 TFLOPS (81.7 is the FP64 vector
 	// figure, which this entry held before); Infinity Fabric, 7 links of
 	// 128 GB/s (64 GB/s each way) per GPU.
-	// All-reduce: estimate, about 70% of the links a ring of p GPUs can drive
-	// (p−1 links at 64 GB/s), α 25 µs for RCCL.
+	// All-reduce: estimate (mi300AllReduce).
 	"mi300x": {Name: "mi300x", MemoryBytes: 192 * GiB, BandwidthBytesPerS: 5.3e12,
 		PeakFLOPS:    PeakFLOPS{FP32: 163.4e12, BF16: 1307.4e12, FP16: 1307.4e12, FP8: 2614.9e12, INT8: 2614.9e12},
 		Interconnect: "Infinity Fabric, 896 GB/s per GPU",
-		AllReduce: AlphaBetaTable{
-			{Ranks: 2, Alpha: 25e-6, BusBandwidth: 45e9},
-			{Ranks: 4, Alpha: 25e-6, BusBandwidth: 135e9},
-			{Ranks: 8, Alpha: 25e-6, BusBandwidth: 310e9},
-		}},
+		AllReduce:    mi300AllReduce},
+	// AMD Instinct MI325X (amd.com/en/products/accelerators/instinct/mi300/mi325x.html):
+	// the MI300X's CDNA 3 compute die set with 256 GB of HBM3E at 6 TB/s;
+	// BF16/FP16 1,307.4 TFLOPS, FP8/INT8 2,614.9 T(FL)OPS dense, FP32
+	// vector 163.4 TFLOPS, as the MI300X; the same Infinity Fabric, 7 links
+	// of 128 GB/s per GPU. All-reduce: the MI300X estimate (same fabric).
+	"mi325x": {Name: "mi325x", MemoryBytes: 256 * GiB, BandwidthBytesPerS: 6e12,
+		PeakFLOPS:    PeakFLOPS{FP32: 163.4e12, BF16: 1307.4e12, FP16: 1307.4e12, FP8: 2614.9e12, INT8: 2614.9e12},
+		Interconnect: "Infinity Fabric, 896 GB/s per GPU",
+		AllReduce:    mi300AllReduce},
 }
 
 // Model returns the catalog entry called name (see ModelNames). The error

@@ -24,8 +24,8 @@
 //     custom and symmetric-memory all-reduces (VLLMAllReduce).
 //   - Model, GPU, ModelNames, GPUNames: the catalog (llama-3.1-8b/70b/405b,
 //     qwen2.5-7b/72b, mistral-7b; a10g, l4, l40s, a100-40gb, a100-80gb,
-//     h100-pcie, h100-sxm, h200, b200, b300, gb200, mi300x, rtx4090,
-//     rtx5090), each entry citing its public source. LoadModel and
+//     h100-pcie, h100-sxm, h200, b200, b300, gb200, mi300x, mi325x, rtx4090,
+//     rtx5090, rtxpro6000), each entry citing its public source. LoadModel and
 //     LoadGPU read user-defined specs from JSON or YAML.
 //   - AllReduce: the time of one all-reduce. AlphaBeta and AlphaBetaTable
 //     implement τ(S, p) = α_p + 2(p−1)S/(p·B_p); AllReduceTable interpolates
@@ -58,7 +58,7 @@
 //     from per-operator data (the A100 file checked against a second
 //     source, vidur's GEMM timings), fused-MoE entries fitted to
 //     per-operator MoE timings (docs/cost-model.md); RTX 4090, RTX 5090,
-//     L4, A10G and MI300X by DatasheetProfile (their memory class's
+//     L4, A10G, MI300X and MI325X by DatasheetProfile (their memory class's
 //     fractions and published microbenchmarks, no kernel timings of their
 //     own). DefaultProfile gives a GPU its catalog
 //     profile, or H100's numbers when it has none; batching.Defaults

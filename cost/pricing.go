@@ -161,6 +161,7 @@ var measuredErrors = map[string][]ErrorBand{
 	"l4 v1":      {datasheetGDDR, classBandwidthBand},
 	"a10g v1":    {datasheetGDDR, classBandwidthBand},
 	"mi300x v1":  {datasheetHBM},
+	"mi325x v1":  {datasheetHBM},
 }
 
 // The expected step-time errors of datasheet profiles without a run of

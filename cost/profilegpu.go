@@ -46,7 +46,7 @@ var memoryTypes = map[string]string{
 	"a10g": "GDDR6", "l4": "GDDR6", "l40s": "GDDR6", "rtx4090": "GDDR6X",
 	"rtx5090": "GDDR7", "rtxpro6000": "GDDR7",
 	"a100-40gb": "HBM2", "a100-80gb": "HBM2e", "h100-pcie": "HBM2e", "h100-sxm": "HBM3",
-	"h200": "HBM3e", "b200": "HBM3e", "b300": "HBM3e", "gb200": "HBM3e", "mi300x": "HBM3",
+	"h200": "HBM3e", "b200": "HBM3e", "b300": "HBM3e", "gb200": "HBM3e", "mi300x": "HBM3", "mi325x": "HBM3e",
 }
 
 // microbenchmark holds published measurements of one GPU that
@@ -79,7 +79,10 @@ var microbenchmarks = map[string]microbenchmark{
 	"l4":        {GEMM: 91.4e12, GEMMSource: mamfSource},
 	"a10g":      {GEMM: 69.7e12, GEMMSource: "github.com/mag-/gpu_benchmark README, an earlier version of its Stats table"},
 	"mi300x":    {GEMM: 758.3e12, GEMMSource: mamfSource},
-	"rtx5090":   {GEMM: 254.03e12, GEMMSource: "github.com/xzwgit/gpu-flops-bench README (cuBLASLt dense BF16, median of the best shape; its RTX 4090 figure, 179.2 TFLOP/s, is within 0.4% of the table above)"},
+	// No published MI325X matmul was found: the MI300X's, the same CDNA 3
+	// compute at the same datasheet peak.
+	"mi325x":  {GEMM: 758.3e12, GEMMSource: "the MI300X's rate (same CDNA 3 compute and peak): " + mamfSource},
+	"rtx5090": {GEMM: 254.03e12, GEMMSource: "github.com/xzwgit/gpu-flops-bench README (cuBLASLt dense BF16, median of the best shape; its RTX 4090 figure, 179.2 TFLOP/s, is within 0.4% of the table above)"},
 	// llama.cpp's RTX 4090 row: LLaMA-7B F16, 12.55 GiB of weights, 32
 	// layers, tg128 61.03 tokens/s.
 	"rtx4090": {GEMM: 178.5e12, GEMMSource: mamfSource,
