@@ -4,6 +4,7 @@ KEYS = {"model_type","architectures","hidden_size","num_hidden_layers","num_atte
 "max_position_embeddings","n_positions","max_seq_len","seq_length","model_max_length","max_target_positions","max_sequence_length","max_seq_length","seq_len",
 "original_max_position_embeddings","num_experts","moe_num_experts","n_routed_experts","num_local_experts","num_experts_per_tok","experts_per_token","num_experts_per_token",
 "moe_intermediate_size","n_shared_experts","shared_expert_intermediate_size","shared_intermediate_size","first_k_dense_replace","moe_layer_freq","decoder_sparse_step","mlp_only_layers",
+"intermediate_size_mlp","interleave_moe_layer_step","moe_layers","attention_chunk_size","no_rope_layers","no_rope_layer_interval",
 "kv_lora_rank","q_lora_rank","qk_rope_head_dim","qk_nope_head_dim","v_head_dim","layer_types","sliding_window","use_sliding_window","sliding_window_pattern","torch_dtype","dtype"}
 ROPE = {"rope_type","type","factor","original_max_position_embeddings"}
 VISION = {"model_type","hidden_size","num_hidden_layers","depth","num_heads","num_attention_heads","intermediate_size","patch_size","image_size","spatial_merge_size","temporal_patch_size","out_hidden_size","spatial_patch_size","merge_kernel_size","init_pos_emb_height"}
@@ -48,9 +49,14 @@ def trim(c, top=True):
                 out[vk]={k:v for k,v in c[vk].items() if k in VISION}
     return out
 entries={}
-def add(id, cfg, source, revision=""):
+def aliases(key):
+    # the registry's alias rule for Meta's renamed Llama ids (hfmodels.Aliases)
+    org,_,name=key.partition("/")
+    if org!="meta-llama": return [key]
+    return [key, org+"/"+name[len("meta-"):]] if name.startswith("meta-") else [key, org+"/meta-"+name]
+def add(id, cfg, source, revision="", alias_dedupe=False):
     key=id.lower()
-    if key in entries: return
+    if key in entries or (alias_dedupe and any(a in entries for a in aliases(key))): return
     entries[key]={"id":id,"source":source,"revision":revision,"config":trim(cfg)}
 def git_files(repo, pattern):
     out=subprocess.run(["git","-C",repo,"ls-tree","-r","--name-only","HEAD"],capture_output=True,text=True).stdout.split()
@@ -94,6 +100,26 @@ for f in git_files(IS, lambda f: f.startswith("model_configs/") and f.endswith("
 for f in sorted(glob.glob("/work/shared/data/model_configs/*.json")):
     base=os.path.basename(f)[:-5]; org,name=base.split("--",1)
     add(f"{org}/{name}", json.load(open(f)), f"huggingface.co/{org}/{name} config.json, as copied in ai-dynamo/aiconfigurator@{AICREV[:8]}")
+# casys-kaist/LLMServingSim configs/model/<org>/<name>.json: "the full raw config.json from the
+# model's HuggingFace repo" (its configs/model/README.md)
+LSS="/work/.mirror/casys-kaist+LLMServingSim/repo"; LSSREV="5daddb21a545658d5150b535712d0494584b5278"
+for f in git_files(LSS, lambda f: f.startswith("configs/model/") and f.endswith(".json")):
+    id=f[len("configs/model/"):-len(".json")]
+    if id.count("/")!=1 or "-16L" in id: continue  # a reduced-layer test variant is no published checkpoint
+    add(id, json.loads(show(LSS,f)), f"huggingface.co/{id} config.json, as copied in casys-kaist/LLMServingSim@{LSSREV[:8]} {f}", alias_dedupe=True)
+# aws-neuron/neuronx-distributed-inference: the Gemma 3 27B config its gemma3-vision test keeps
+NXDI="/work/.mirror/aws-neuron+neuronx-distributed-inference/repo"; NXDIREV="4bcdc54bf3b6ccdad490e5cd0680a3dc95270b8e"
+f="contrib/models/gemma3-vision/test/assets/gemma3_27b_config.json"
+add("google/gemma-3-27b-it", json.loads(show(NXDI,f)), f"huggingface.co/google/gemma-3-27b-it config.json, as copied in aws-neuron/neuronx-distributed-inference@{NXDIREV[:8]} {f}")
+# mlc-ai/mlc-llm's model presets that name their checkpoint (_name_or_path)
+import ast
+MLC="/work/.mirror/mlc-ai+mlc-llm/repo"; MLCREV="79d603f085f50500e9509fa01785ffa7ecfaaa93"
+presets=ast.literal_eval([n for n in ast.parse(show(MLC,"python/mlc_llm/model/model_preset.py")).body if isinstance(n,(ast.Assign,ast.AnnAssign))][-1].value)
+for k,cfg in presets.items():
+    id=cfg.get("_name_or_path","")
+    if id in ("meta-llama/Llama-2-13b-hf","codellama/CodeLlama-7b-hf"):
+        cfg={x:v for x,v in cfg.items() if x not in ("context_window_size","prefill_chunk_size")}  # mlc's own keys
+        add(id, cfg, f"huggingface.co/{id} config.json, as copied in mlc-ai/mlc-llm@{MLCREV[:8]} python/mlc_llm/model/model_preset.py \"{k}\"")
 # hand-entered configs from search results
 for f in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "hand", "*.json"))):
     e=json.load(open(f))
@@ -110,12 +136,11 @@ tags={"meta-llama/Meta-Llama-3.1-8B":("llama-3.1-8b","meta-llama/Llama-3.1-8B-In
 for id,(c,i) in tags.items():
     e=entries[id.lower()]; e["catalog"]=c
     if i: e["instruct"]=i
-EXCLUDE={"nemotron_h","nemotron-nas","qwen3_5","qwen3_5_moe","qwen3_5_moe_text","kimi_k3","muse_glimmer","deepseek_v4","deepseek_ref","laguna","step3p7","mimo_v2_flash","minimax_m3","minimax_m3_vl","llama4","gemma4"}
+EXCLUDE={"nemotron_h","nemotron-nas","qwen3_5","qwen3_5_moe","qwen3_5_moe_text","kimi_k3","muse_glimmer","deepseek_v4","deepseek_ref","laguna","step3p7","mimo_v2_flash","minimax_m3","minimax_m3_vl","gemma4"}
 left=[e["id"] for e in entries.values() if e["config"].get("model_type") in EXCLUDE]
 open(os.path.join(os.path.dirname(os.path.abspath(__file__)),"excluded.txt"),"w").write("\n".join(sorted(left))+"\n")
 for k in [k for k,e in entries.items() if e["config"].get("model_type") in EXCLUDE]: del entries[k]
 out=sorted(entries.values(), key=lambda e:e["id"].lower())
-json.dump(out, open(sys.argv[1],"w"), indent=None, separators=(",",":"))
 print(len(out))
-with open('/work/wt/i28/hfmodels/models.json','w') as f:
+with open(sys.argv[1],'w') as f:  # one entry a line: hfmodels/models.json
     f.write('[\n'+',\n'.join(json.dumps(e,separators=(',',':')) for e in out)+'\n]\n')
