@@ -97,6 +97,21 @@ ismap={"codellama-34b-instruct-hf":"codellama/CodeLlama-34b-Instruct-hf","deepse
 for f in git_files(IS, lambda f: f.startswith("model_configs/") and f.endswith("/config.json")):
     d=f.split("/")[1]
     add(ismap[d], json.loads(show(IS,f)), f"huggingface.co/{ismap[d]} config.json, as copied in inference-sim/inference-sim@{ISREV[:8]} {f}")
+# model_configs/ folders inference-sim removed since: the last commit that had each
+ismap.update({"llama-2-70b-hf":"meta-llama/Llama-2-70b-hf","llama-3.1-8b":"meta-llama/Llama-3.1-8B","mistral-7b-v0.1":"mistralai/Mistral-7B-v0.1",
+"mixtral-8x22b-instruct-v0.1":"mistralai/Mixtral-8x22B-Instruct-v0.1","mixtral-8x7b-instruct-v0.1":"mistralai/Mixtral-8x7B-Instruct-v0.1",
+"llama-4-scout-17b-16e-instruct":"meta-llama/Llama-4-Scout-17B-16E-Instruct","mixtral-8x22b-v0.1":"mistralai/Mixtral-8x22B-v0.1","llama-3.1-8b-instruct":"meta-llama/Llama-3.1-8B-Instruct"})
+hist=subprocess.run(["git","-C",IS,"log","--all","--format=C %H","--name-only"],capture_output=True,text=True).stdout.split("\n")
+c=None; last={}
+for line in hist:
+    if line.startswith("C "): c=line[2:]; continue
+    if line.startswith("model_configs/") and line.endswith("/config.json") and line not in last: last[line]=c
+for f,c in sorted(last.items()):
+    d=f.split("/")[1]
+    txt=subprocess.run(["git","-C",IS,"show",c+":"+f],capture_output=True,text=True).stdout
+    if not txt:  # removed in c: the version before
+        txt=subprocess.run(["git","-C",IS,"show",c+"^:"+f],capture_output=True,text=True).stdout; c=c+"^"
+    if txt: add(ismap[d], json.loads(txt), f"huggingface.co/{ismap[d]} config.json, as copied in inference-sim/inference-sim@{c[:8]}{'^' if c.endswith('^') else ''} {f}", alias_dedupe=True)
 for f in sorted(glob.glob("/work/shared/data/model_configs/*.json")):
     base=os.path.basename(f)[:-5]; org,name=base.split("--",1)
     add(f"{org}/{name}", json.load(open(f)), f"huggingface.co/{org}/{name} config.json, as copied in ai-dynamo/aiconfigurator@{AICREV[:8]}")
