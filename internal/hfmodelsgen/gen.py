@@ -135,6 +135,14 @@ for k,cfg in presets.items():
     if id in ("meta-llama/Llama-2-13b-hf","codellama/CodeLlama-7b-hf"):
         cfg={x:v for x,v in cfg.items() if x not in ("context_window_size","prefill_chunk_size")}  # mlc's own keys
         add(id, cfg, f"huggingface.co/{id} config.json, as copied in mlc-ai/mlc-llm@{MLCREV[:8]} python/mlc_llm/model/model_preset.py \"{k}\"")
+# kevinstephano/thunder_model_blocks: config.json texts kept as Python raw strings (r'''{...}''') with their _name_or_path
+import re
+TMB="/work/.mirror/kevinstephano+thunder_model_blocks/repo"; TMBREV="5c083b0e1fc8c408308c6b602bfd4669a36a2901"
+for f in git_files(TMB, lambda f: f.endswith("_config.py")):
+    for m in re.finditer(r"r'''(\{.*?\})\s*'''", show(TMB,f), re.S):
+        cfg=json.loads(m.group(1)); id=cfg.get("_name_or_path","")
+        if id.count("/")==1:
+            add(id, cfg, f"huggingface.co/{id} config.json, as copied in kevinstephano/thunder_model_blocks@{TMBREV[:8]} {f}", alias_dedupe=True)
 # hand-entered configs from search results
 for f in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "hand", "*.json"))):
     e=json.load(open(f))
