@@ -143,6 +143,17 @@ for f in git_files(TMB, lambda f: f.endswith("_config.py")):
         cfg=json.loads(m.group(1)); id=cfg.get("_name_or_path","")
         if id.count("/")==1:
             add(id, cfg, f"huggingface.co/{id} config.json, as copied in kevinstephano/thunder_model_blocks@{TMBREV[:8]} {f}", alias_dedupe=True)
+# Retruth/deontic nlp_models/*/README.md: the configs transformers printed on loading each checkpoint
+# (every field, _name_or_path the hub id); only the families the cost model reads as they are
+DEO="/work/.mirror/Retruth+deontic/repo"; DEOREV="c5998c307e14e4761c662080a07b84ed1650e73f"
+for f in git_files(DEO, lambda f: f.startswith("nlp_models/") and f.endswith("README.md")):
+    txt=show(DEO,f); dec=json.JSONDecoder()
+    for m in re.finditer(r'\{\s*"_name_or_path"', txt):
+        try: cfg,_=dec.raw_decode(txt[m.start():])
+        except ValueError: continue
+        id=cfg["_name_or_path"]
+        if cfg.get("model_type") in ("llama","gemma","gemma2","qwen2") and id.count("/")==1:
+            add(id, cfg, f"huggingface.co/{id} config.json, as transformers printed it in Retruth/deontic@{DEOREV[:8]} {f}", alias_dedupe=True)
 # hand-entered configs from search results
 for f in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "hand", "*.json"))):
     e=json.load(open(f))
