@@ -55,10 +55,13 @@ func LoadHFConfig(path string) (ModelSpec, error) {
 // (num_experts, n_routed_experts, num_local_experts; num_experts_per_tok,
 // experts_per_token; moe_intermediate_size; n_shared_experts,
 // shared_expert_intermediate_size; first_k_dense_replace, moe_layer_freq,
-// decoder_sparse_step, mlp_only_layers); the MLA fields (kv_lora_rank,
-// q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim); sliding
-// windows (layer_types, sliding_window, use_sliding_window,
-// sliding_window_pattern); the context length as vLLM derives its default
+// decoder_sparse_step, mlp_only_layers; Llama 4's intermediate_size_mlp,
+// interleave_moe_layer_step and moe_layers, with its shared expert); the
+// MLA fields (kv_lora_rank, q_lora_rank, qk_rope_head_dim,
+// qk_nope_head_dim, v_head_dim); sliding windows (layer_types,
+// sliding_window, use_sliding_window, sliding_window_pattern; Llama 4's
+// chunked attention, attention_chunk_size and no_rope_layers, as windowed
+// layers); the context length as vLLM derives its default
 // max_model_len (max_position_embeddings and the other length keys, scaled
 // by rope_scaling); and the weight precision from torch_dtype (or dtype)
 // and quantization_config (fp8, mxfp4, awq, gptq, compressed-tensors,
