@@ -132,7 +132,7 @@ MLC="/work/.mirror/mlc-ai+mlc-llm/repo"; MLCREV="79d603f085f50500e9509fa01785ffa
 presets=ast.literal_eval([n for n in ast.parse(show(MLC,"python/mlc_llm/model/model_preset.py")).body if isinstance(n,(ast.Assign,ast.AnnAssign))][-1].value)
 for k,cfg in presets.items():
     id=cfg.get("_name_or_path","")
-    if id in ("meta-llama/Llama-2-13b-hf","codellama/CodeLlama-7b-hf"):
+    if id in ("codellama/CodeLlama-7b-hf",):  # its llama2_13b keeps an old hub revision (max_position_embeddings 2048, now 4096)
         cfg={x:v for x,v in cfg.items() if x not in ("context_window_size","prefill_chunk_size")}  # mlc's own keys
         add(id, cfg, f"huggingface.co/{id} config.json, as copied in mlc-ai/mlc-llm@{MLCREV[:8]} python/mlc_llm/model/model_preset.py \"{k}\"")
 # kevinstephano/thunder_model_blocks: config.json texts kept as Python raw strings (r'''{...}''') with their _name_or_path
@@ -152,8 +152,9 @@ for f in git_files(DEO, lambda f: f.startswith("nlp_models/") and f.endswith("RE
         try: cfg,_=dec.raw_decode(txt[m.start():])
         except ValueError: continue
         id=cfg["_name_or_path"]
-        if cfg.get("model_type") in ("llama","gemma","gemma2","qwen2") and id.count("/")==1:
-            add(id, cfg, f"huggingface.co/{id} config.json, as transformers printed it in Retruth/deontic@{DEOREV[:8]} {f}", alias_dedupe=True)
+        # a print shows torch_dtype as loaded: Llama-2-13b-hf publishes float16, printed bfloat16
+        if cfg.get("model_type") in ("llama","gemma","gemma2","qwen2") and id.count("/")==1 and id!="meta-llama/Llama-2-13b-hf":
+            add(id, cfg, f"huggingface.co/{id} config.json, as transformers printed it on loading (torch_dtype as loaded) in Retruth/deontic@{DEOREV[:8]} {f}", alias_dedupe=True)
 # hand-entered configs from search results
 for f in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "hand", "*.json"))):
     e=json.load(open(f))
