@@ -133,7 +133,8 @@ presets=ast.literal_eval([n for n in ast.parse(show(MLC,"python/mlc_llm/model/mo
 for k,cfg in presets.items():
     id=cfg.get("_name_or_path","")
     if id in ("Phi-3.5-mini-instruct","Phi-4-mini-instruct"): id="microsoft/"+id  # Microsoft's checkpoints, named without the organization
-    if id in ("codellama/CodeLlama-7b-hf","microsoft/Phi-3.5-mini-instruct","microsoft/Phi-4-mini-instruct"):  # its llama2_13b keeps an old hub revision (max_position_embeddings 2048, now 4096)
+    if k=="gemma3_1b_it": id="google/gemma-3-1b-it"  # the preset's name is the checkpoint's
+    if id in ("codellama/CodeLlama-7b-hf","microsoft/Phi-3.5-mini-instruct","microsoft/Phi-4-mini-instruct","google/gemma-3-1b-it"):  # its llama2_13b keeps an old hub revision (max_position_embeddings 2048, now 4096)
         cfg={x:v for x,v in cfg.items() if x not in ("context_window_size","prefill_chunk_size")}  # mlc's own keys
         add(id, cfg, f"huggingface.co/{id} config.json, as copied in mlc-ai/mlc-llm@{MLCREV[:8]} python/mlc_llm/model/model_preset.py \"{k}\"")
 # kevinstephano/thunder_model_blocks: config.json texts kept as Python raw strings (r'''{...}''') with their _name_or_path
