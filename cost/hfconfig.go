@@ -55,10 +55,13 @@ func LoadHFConfig(path string) (ModelSpec, error) {
 // (num_experts, n_routed_experts, num_local_experts; num_experts_per_tok,
 // experts_per_token; moe_intermediate_size; n_shared_experts,
 // shared_expert_intermediate_size; first_k_dense_replace, moe_layer_freq,
-// decoder_sparse_step, mlp_only_layers); the MLA fields (kv_lora_rank,
-// q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim); sliding
-// windows (layer_types, sliding_window, use_sliding_window,
-// sliding_window_pattern); the context length as vLLM derives its default
+// decoder_sparse_step, mlp_only_layers; Llama 4's intermediate_size_mlp,
+// interleave_moe_layer_step and moe_layers, with its shared expert); the
+// MLA fields (kv_lora_rank, q_lora_rank, qk_rope_head_dim,
+// qk_nope_head_dim, v_head_dim); sliding windows (layer_types,
+// sliding_window, use_sliding_window, sliding_window_pattern; Llama 4's
+// chunked attention, attention_chunk_size and no_rope_layers, as windowed
+// layers); the context length as vLLM derives its default
 // max_model_len (max_position_embeddings and the other length keys, scaled
 // by rope_scaling); and the weight precision from torch_dtype (or dtype)
 // and quantization_config (fp8, mxfp4, awq, gptq, compressed-tensors,
@@ -243,10 +246,101 @@ func (c *hfConfig) model() ModelSpec {
 			}
 		}
 	}
+	c.llama4(&m)
 	c.mla(&m)
 	c.sliding(&m, mt)
+	c.chunked(&m)
 	c.precision(&m)
 	return m
+}
+
+// llama4 reads Llama 4's interleaved mixture of experts
+// (transformers' Llama4TextConfig): intermediate_size is the width of each
+// routed expert and of the one shared expert every MoE layer has,
+// intermediate_size_mlp the width of the dense layers' MLP; the MoE layers
+// are moe_layers when listed, else every interleave_moe_layer_step-th
+// (default 1: every layer), counting from layer step-1. It applies only to
+// a config with intermediate_size_mlp and routed experts.
+func (c *hfConfig) llama4(m *ModelSpec) {
+	mlp, ok := c.integer("intermediate_size_mlp")
+	if !ok || m.Experts == 0 {
+		return
+	}
+	if _, there := c.get("moe_intermediate_size"); !there {
+		m.ExpertIntermediate = m.Intermediate
+		m.SharedIntermediate = m.Intermediate
+	}
+	m.Intermediate = mlp
+	moe := 0
+	if v, ok := c.get("moe_layers"); ok {
+		list, isList := v.([]any)
+		if !isList {
+			c.bad("field moe_layers %v must be a list of layer indices", v)
+			return
+		}
+		seen := map[int64]bool{}
+		for _, x := range list {
+			n, isNum := x.(json.Number)
+			i, err := n.Int64()
+			if !isNum || err != nil || i < 0 || i >= int64(m.Layers) {
+				c.bad("field moe_layers entry %v must be a layer index from 0 to %d (num_hidden_layers - 1)", x, m.Layers-1)
+				return
+			}
+			if !seen[i] {
+				seen[i] = true
+				moe++
+			}
+		}
+	} else {
+		step, ok := c.integer("interleave_moe_layer_step")
+		if !ok || step == 0 {
+			step = 1
+		}
+		for i := step - 1; i < m.Layers; i += step {
+			moe++
+		}
+	}
+	m.DenseLayers = m.Layers - moe
+}
+
+func isEmptyList(v any) bool {
+	l, ok := v.([]any)
+	return ok && len(l) == 0
+}
+
+// chunked reads chunked local attention (Llama 4's attention_chunk_size):
+// a layer that uses RoPE attends within its chunk, which vLLM's KV cache
+// holds as a window of attention_chunk_size tokens; the layers without RoPE
+// (no_rope_layers entries 0; when the list is absent or empty, every
+// no_rope_layer_interval-th, default 4) attend globally. Chunks are counted as SlidingLayers with the chunk as
+// SlidingWindow; a config that also sets sliding_window keeps its window.
+func (c *hfConfig) chunked(m *ModelSpec) {
+	w, ok := c.integer("attention_chunk_size")
+	if !ok || w == 0 || m.SlidingWindow > 0 {
+		return
+	}
+	n := 0
+	if v, ok := c.get("no_rope_layers"); ok && !isEmptyList(v) { // [] means the default, as in transformers
+		list, isList := v.([]any)
+		if !isList || len(list) != m.Layers {
+			c.bad("field no_rope_layers must list one 0 or 1 per layer (%d layers)", m.Layers)
+			return
+		}
+		for _, x := range list {
+			if s, _ := x.(json.Number); s.String() != "0" {
+				n++
+			}
+		}
+	} else {
+		interval, ok := c.integer("no_rope_layer_interval")
+		if !ok || interval == 0 {
+			interval = 4
+		}
+		n = m.Layers - m.Layers/interval
+	}
+	if n > 0 {
+		m.SlidingLayers, m.SlidingWindow = n, w
+	}
 }
 
 // maxContext returns vLLM's default max_model_len for the config (its

@@ -69,6 +69,7 @@ func FuzzParseHFConfig(f *testing.F) {
 	f.Add(`{` + hfBase + `, "quantization_config": [1, 2]}`)
 	f.Add(`{` + hfBase + `, "torch_dtype": "int1"} garbage`)
 	f.Add(`{"text_config": {` + hfBase + `, "num_key_value_heads": 0}, "max_position_embeddings": -9223372036854775808}`)
+	f.Add(`{` + hfBase + `, "num_local_experts": 4, "num_experts_per_tok": 1, "intermediate_size_mlp": 64, "moe_layers": [0, "x"], "attention_chunk_size": 8, "no_rope_layers": [1, 0]}`)
 	f.Fuzz(func(t *testing.T, js string) {
 		m, err := ParseHFConfig([]byte(js), "fuzz")
 		if err != nil {

@@ -4,6 +4,7 @@ KEYS = {"model_type","architectures","hidden_size","num_hidden_layers","num_atte
 "max_position_embeddings","n_positions","max_seq_len","seq_length","model_max_length","max_target_positions","max_sequence_length","max_seq_length","seq_len",
 "original_max_position_embeddings","num_experts","moe_num_experts","n_routed_experts","num_local_experts","num_experts_per_tok","experts_per_token","num_experts_per_token",
 "moe_intermediate_size","n_shared_experts","shared_expert_intermediate_size","shared_intermediate_size","first_k_dense_replace","moe_layer_freq","decoder_sparse_step","mlp_only_layers",
+"intermediate_size_mlp","interleave_moe_layer_step","moe_layers","attention_chunk_size","no_rope_layers","no_rope_layer_interval",
 "kv_lora_rank","q_lora_rank","qk_rope_head_dim","qk_nope_head_dim","v_head_dim","layer_types","sliding_window","use_sliding_window","sliding_window_pattern","torch_dtype","dtype"}
 ROPE = {"rope_type","type","factor","original_max_position_embeddings"}
 VISION = {"model_type","hidden_size","num_hidden_layers","depth","num_heads","num_attention_heads","intermediate_size","patch_size","image_size","spatial_merge_size","temporal_patch_size","out_hidden_size","spatial_patch_size","merge_kernel_size","init_pos_emb_height"}
@@ -48,9 +49,14 @@ def trim(c, top=True):
                 out[vk]={k:v for k,v in c[vk].items() if k in VISION}
     return out
 entries={}
-def add(id, cfg, source, revision=""):
+def aliases(key):
+    # the registry's alias rule for Meta's renamed Llama ids (hfmodels.Aliases)
+    org,_,name=key.partition("/")
+    if org!="meta-llama": return [key]
+    return [key, org+"/"+name[len("meta-"):]] if name.startswith("meta-") else [key, org+"/meta-"+name]
+def add(id, cfg, source, revision="", alias_dedupe=False):
     key=id.lower()
-    if key in entries: return
+    if key in entries or (alias_dedupe and any(a in entries for a in aliases(key))): return
     entries[key]={"id":id,"source":source,"revision":revision,"config":trim(cfg)}
 def git_files(repo, pattern):
     out=subprocess.run(["git","-C",repo,"ls-tree","-r","--name-only","HEAD"],capture_output=True,text=True).stdout.split()
@@ -91,9 +97,66 @@ ismap={"codellama-34b-instruct-hf":"codellama/CodeLlama-34b-Instruct-hf","deepse
 for f in git_files(IS, lambda f: f.startswith("model_configs/") and f.endswith("/config.json")):
     d=f.split("/")[1]
     add(ismap[d], json.loads(show(IS,f)), f"huggingface.co/{ismap[d]} config.json, as copied in inference-sim/inference-sim@{ISREV[:8]} {f}")
+# model_configs/ folders inference-sim removed since: the last commit that had each
+ismap.update({"llama-2-70b-hf":"meta-llama/Llama-2-70b-hf","llama-3.1-8b":"meta-llama/Llama-3.1-8B","mistral-7b-v0.1":"mistralai/Mistral-7B-v0.1",
+"mixtral-8x22b-instruct-v0.1":"mistralai/Mixtral-8x22B-Instruct-v0.1","mixtral-8x7b-instruct-v0.1":"mistralai/Mixtral-8x7B-Instruct-v0.1",
+"llama-4-scout-17b-16e-instruct":"meta-llama/Llama-4-Scout-17B-16E-Instruct","mixtral-8x22b-v0.1":"mistralai/Mixtral-8x22B-v0.1","llama-3.1-8b-instruct":"meta-llama/Llama-3.1-8B-Instruct"})
+hist=subprocess.run(["git","-C",IS,"log","--all","--format=C %H","--name-only"],capture_output=True,text=True).stdout.split("\n")
+c=None; last={}
+for line in hist:
+    if line.startswith("C "): c=line[2:]; continue
+    if line.startswith("model_configs/") and line.endswith("/config.json") and line not in last: last[line]=c
+for f,c in sorted(last.items()):
+    d=f.split("/")[1]
+    txt=subprocess.run(["git","-C",IS,"show",c+":"+f],capture_output=True,text=True).stdout
+    if not txt:  # removed in c: the version before
+        txt=subprocess.run(["git","-C",IS,"show",c+"^:"+f],capture_output=True,text=True).stdout; c=c+"^"
+    if txt: add(ismap[d], json.loads(txt), f"huggingface.co/{ismap[d]} config.json, as copied in inference-sim/inference-sim@{c[:8]}{'^' if c.endswith('^') else ''} {f}", alias_dedupe=True)
 for f in sorted(glob.glob("/work/shared/data/model_configs/*.json")):
     base=os.path.basename(f)[:-5]; org,name=base.split("--",1)
     add(f"{org}/{name}", json.load(open(f)), f"huggingface.co/{org}/{name} config.json, as copied in ai-dynamo/aiconfigurator@{AICREV[:8]}")
+# casys-kaist/LLMServingSim configs/model/<org>/<name>.json: "the full raw config.json from the
+# model's HuggingFace repo" (its configs/model/README.md)
+LSS="/work/.mirror/casys-kaist+LLMServingSim/repo"; LSSREV="5daddb21a545658d5150b535712d0494584b5278"
+for f in git_files(LSS, lambda f: f.startswith("configs/model/") and f.endswith(".json")):
+    id=f[len("configs/model/"):-len(".json")]
+    if id.count("/")!=1 or "-16L" in id: continue  # a reduced-layer test variant is no published checkpoint
+    add(id, json.loads(show(LSS,f)), f"huggingface.co/{id} config.json, as copied in casys-kaist/LLMServingSim@{LSSREV[:8]} {f}", alias_dedupe=True)
+# aws-neuron/neuronx-distributed-inference: the Gemma 3 27B config its gemma3-vision test keeps
+NXDI="/work/.mirror/aws-neuron+neuronx-distributed-inference/repo"; NXDIREV="4bcdc54bf3b6ccdad490e5cd0680a3dc95270b8e"
+f="contrib/models/gemma3-vision/test/assets/gemma3_27b_config.json"
+add("google/gemma-3-27b-it", json.loads(show(NXDI,f)), f"huggingface.co/google/gemma-3-27b-it config.json, as copied in aws-neuron/neuronx-distributed-inference@{NXDIREV[:8]} {f}")
+# mlc-ai/mlc-llm's model presets that name their checkpoint (_name_or_path)
+import ast
+MLC="/work/.mirror/mlc-ai+mlc-llm/repo"; MLCREV="79d603f085f50500e9509fa01785ffa7ecfaaa93"
+presets=ast.literal_eval([n for n in ast.parse(show(MLC,"python/mlc_llm/model/model_preset.py")).body if isinstance(n,(ast.Assign,ast.AnnAssign))][-1].value)
+for k,cfg in presets.items():
+    id=cfg.get("_name_or_path","")
+    if id in ("Phi-3.5-mini-instruct","Phi-4-mini-instruct"): id="microsoft/"+id  # Microsoft's checkpoints, named without the organization
+    if k=="gemma3_1b_it": id="google/gemma-3-1b-it"  # the preset's name is the checkpoint's
+    if id in ("codellama/CodeLlama-7b-hf","microsoft/Phi-3.5-mini-instruct","microsoft/Phi-4-mini-instruct","google/gemma-3-1b-it"):  # its llama2_13b keeps an old hub revision (max_position_embeddings 2048, now 4096)
+        cfg={x:v for x,v in cfg.items() if x not in ("context_window_size","prefill_chunk_size")}  # mlc's own keys
+        add(id, cfg, f"huggingface.co/{id} config.json, as copied in mlc-ai/mlc-llm@{MLCREV[:8]} python/mlc_llm/model/model_preset.py \"{k}\"")
+# kevinstephano/thunder_model_blocks: config.json texts kept as Python raw strings (r'''{...}''') with their _name_or_path
+import re
+TMB="/work/.mirror/kevinstephano+thunder_model_blocks/repo"; TMBREV="5c083b0e1fc8c408308c6b602bfd4669a36a2901"
+for f in git_files(TMB, lambda f: f.endswith("_config.py")):
+    for m in re.finditer(r"r'''(\{.*?\})\s*'''", show(TMB,f), re.S):
+        cfg=json.loads(m.group(1)); id=cfg.get("_name_or_path","")
+        if id.count("/")==1:
+            add(id, cfg, f"huggingface.co/{id} config.json, as copied in kevinstephano/thunder_model_blocks@{TMBREV[:8]} {f}", alias_dedupe=True)
+# Retruth/deontic nlp_models/*/README.md: the configs transformers printed on loading each checkpoint
+# (every field, _name_or_path the hub id); only the families the cost model reads as they are
+DEO="/work/.mirror/Retruth+deontic/repo"; DEOREV="c5998c307e14e4761c662080a07b84ed1650e73f"
+for f in git_files(DEO, lambda f: f.startswith("nlp_models/") and f.endswith("README.md")):
+    txt=show(DEO,f); dec=json.JSONDecoder()
+    for m in re.finditer(r'\{\s*"_name_or_path"', txt):
+        try: cfg,_=dec.raw_decode(txt[m.start():])
+        except ValueError: continue
+        id=cfg["_name_or_path"]
+        # a print shows torch_dtype as loaded: Llama-2-13b-hf publishes float16, printed bfloat16
+        if cfg.get("model_type") in ("llama","gemma","gemma2","qwen2") and id.count("/")==1 and id!="meta-llama/Llama-2-13b-hf":
+            add(id, cfg, f"huggingface.co/{id} config.json, as transformers printed it on loading (torch_dtype as loaded) in Retruth/deontic@{DEOREV[:8]} {f}", alias_dedupe=True)
 # hand-entered configs from search results
 for f in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "hand", "*.json"))):
     e=json.load(open(f))
@@ -110,12 +173,11 @@ tags={"meta-llama/Meta-Llama-3.1-8B":("llama-3.1-8b","meta-llama/Llama-3.1-8B-In
 for id,(c,i) in tags.items():
     e=entries[id.lower()]; e["catalog"]=c
     if i: e["instruct"]=i
-EXCLUDE={"nemotron_h","nemotron-nas","qwen3_5","qwen3_5_moe","qwen3_5_moe_text","kimi_k3","muse_glimmer","deepseek_v4","deepseek_ref","laguna","step3p7","mimo_v2_flash","minimax_m3","minimax_m3_vl","llama4","gemma4"}
+EXCLUDE={"nemotron_h","nemotron-nas","qwen3_5","qwen3_5_moe","qwen3_5_moe_text","kimi_k3","muse_glimmer","deepseek_v4","deepseek_ref","laguna","step3p7","mimo_v2_flash","minimax_m3","minimax_m3_vl","gemma4"}
 left=[e["id"] for e in entries.values() if e["config"].get("model_type") in EXCLUDE]
 open(os.path.join(os.path.dirname(os.path.abspath(__file__)),"excluded.txt"),"w").write("\n".join(sorted(left))+"\n")
 for k in [k for k,e in entries.items() if e["config"].get("model_type") in EXCLUDE]: del entries[k]
 out=sorted(entries.values(), key=lambda e:e["id"].lower())
-json.dump(out, open(sys.argv[1],"w"), indent=None, separators=(",",":"))
 print(len(out))
-with open('/work/wt/i28/hfmodels/models.json','w') as f:
+with open(sys.argv[1],'w') as f:  # one entry a line: hfmodels/models.json
     f.write('[\n'+',\n'.join(json.dumps(e,separators=(',',':')) for e in out)+'\n]\n')
