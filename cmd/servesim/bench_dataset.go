@@ -48,18 +48,16 @@ func (o *benchOptions) textTokenizer() (dataset.Tokenizer, error) {
 // downloadOnly are vLLM datasets that need the Hugging Face hub or media
 // files, with what to do instead.
 var downloadOnly = map[string]string{
-	"hf":            "it downloads from the Hugging Face hub; save the rows locally and use --dataset-name custom (JSONL of {\"prompt\", \"output_tokens\"}) or sharegpt (a ShareGPT JSON list) with --dataset-path",
 	"random-mm":     "multimodal requests (images, video) are not simulated; --dataset-name random gives the text part",
 	"random-rerank": "rerank (pooling) requests are not simulated",
 	"custom_audio":  "audio requests are not simulated",
 	"custom_image":  "image requests are not simulated",
 	"custom_mm":     "multimodal requests are not simulated",
-	"sonnet":        "the deprecated sonnet dataset is not read; --dataset-name random --random-prefix-len N gives prompts with a shared prefix",
 	"speed_bench":   "SPEED-Bench is not read; a subset saved as custom JSONL (--dataset-name custom) works",
 }
 
 // simulatedDatasets are the --dataset-name values servesim reads.
-var simulatedDatasets = []string{"random", "sharegpt", "burstgpt", "custom", "prefix_repetition", "spec_bench", "timed_trace", "trace"}
+var simulatedDatasets = []string{"random", "sharegpt", "burstgpt", "custom", "prefix_repetition", "spec_bench", "timed_trace", "hf", "sonnet", "trace"}
 
 // lengths sets the scenario's request count and length distribution from
 // --dataset-name and its flags.
@@ -88,7 +86,7 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 	}
 	opt := dataset.Options{NumPrompts: n, NoOversample: o.noOversample, DisableShuffle: o.disableShuffle,
 		Rand: event.NewStream(o.seed, "dataset")}
-	if name == "sharegpt" || name == "custom" || name == "spec_bench" {
+	if name == "sharegpt" || name == "custom" || name == "spec_bench" || name == "hf" || name == "sonnet" {
 		tok, err := o.textTokenizer()
 		if err != nil {
 			return err
@@ -132,8 +130,18 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 	case "spec_bench":
 		opt.OutputLen = o.specBenchOutputLen
 		pairs, err = dataset.SpecBench(o.datasetPath, o.specBenchCategory, opt)
+	case "hf":
+		h := o.hf
+		h.Path = o.datasetPath
+		var note string
+		pairs, note, err = dataset.HF(h, opt)
+		if note != "" && !o.quiet && o.stderr != nil {
+			fmt.Fprintf(o.stderr, "servesim: note: %s\n", note)
+		}
+	case "sonnet":
+		return o.sonnetLengths(sc, opt)
 	default:
-		return fmt.Errorf("--dataset-name: invalid choice %q (simulated: random, sharegpt, burstgpt, custom, prefix_repetition, spec_bench, timed_trace, and servesim's trace)", name)
+		return fmt.Errorf("--dataset-name: invalid choice %q (simulated: %s)", name, strings.Join(simulatedDatasets, ", "))
 	}
 	if err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
@@ -142,6 +150,24 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 	// rows again lazily, so memory follows the file, not the count.
 	sc.Requests = dataset.Requests(opt, len(pairs))
 	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: pairs, Oversample: sc.Requests > len(pairs)}
+	return nil
+}
+
+// sonnetLengths is vLLM's sonnet dataset: prompts of poem lines from
+// --dataset-path sharing the file's first lines, which the prefix cache
+// sees (the prompts' block ids, in the engine's block size).
+func (o *benchOptions) sonnetLengths(sc *scenario.Scenario, opt dataset.Options) error {
+	s := o.sonnet
+	s.BlockSize = o.server.BlockSize
+	if s.BlockSize < 1 {
+		s.BlockSize = scenario.Default().Server.BlockSize
+	}
+	r, err := dataset.Sonnet(o.datasetPath, s, opt)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
+	}
+	sc.Requests = len(r.Pairs)
+	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: r.Pairs, Blocks: r.Blocks, BlockSize: r.BlockSize}
 	return nil
 }
 
