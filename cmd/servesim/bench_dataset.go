@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/dataset"
+	"github.com/servesim/servesim/hfmodels"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim/event"
 	"github.com/servesim/servesim/workload"
@@ -48,7 +49,6 @@ func (o *benchOptions) textTokenizer() (dataset.Tokenizer, error) {
 // downloadOnly are vLLM datasets that need the Hugging Face hub or media
 // files, with what to do instead.
 var downloadOnly = map[string]string{
-	"random-mm":     "multimodal requests (images, video) are not simulated; --dataset-name random gives the text part",
 	"random-rerank": "rerank (pooling) requests are not simulated",
 	"custom_audio":  "audio requests are not simulated",
 	"custom_image":  "image requests are not simulated",
@@ -57,7 +57,7 @@ var downloadOnly = map[string]string{
 }
 
 // simulatedDatasets are the --dataset-name values servesim reads.
-var simulatedDatasets = []string{"random", "sharegpt", "burstgpt", "custom", "prefix_repetition", "spec_bench", "timed_trace", "hf", "sonnet", "trace"}
+var simulatedDatasets = []string{"random", "sharegpt", "burstgpt", "custom", "prefix_repetition", "spec_bench", "timed_trace", "hf", "sonnet", "random-mm", "trace"}
 
 // lengths sets the scenario's request count and length distribution from
 // --dataset-name and its flags.
@@ -98,6 +98,8 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 	switch name {
 	case "random":
 		return o.randomLengths(sc)
+	case "random-mm":
+		return o.randomMMLengths(sc)
 	case "trace", "timed_trace":
 		return o.traceLengths(sc)
 	case "prefix_repetition":
@@ -169,6 +171,78 @@ func (o *benchOptions) sonnetLengths(sc *scenario.Scenario, opt dataset.Options)
 	sc.Requests = len(r.Pairs)
 	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: r.Pairs, Blocks: r.Blocks, BlockSize: r.BlockSize}
 	return nil
+}
+
+// randomMMLengths is vLLM's random-mm dataset: the random dataset's text
+// and, in each prompt, the tokens of its images, counted from the model's
+// vision config (dataset.Vision). The vision encoder's own time is not
+// modelled: image tokens are prefilled as prompt tokens.
+func (o *benchOptions) randomMMLengths(sc *scenario.Scenario) error {
+	if err := o.randomLengths(sc); err != nil {
+		return err
+	}
+	cfg, name, err := o.modelConfig()
+	if err != nil {
+		return err
+	}
+	v, err := dataset.VisionOf(name, cfg)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
+	}
+	m := dataset.DefaultRandomMM()
+	m.BaseItems, m.ItemsRangeRatio = o.mm.baseItems, o.mm.rangeRatio
+	if m.LimitImages, m.LimitVideos, err = dataset.ParseMMLimit(o.mm.limit, m); err == nil {
+		m.Buckets, err = dataset.ParseBuckets(o.mm.buckets)
+	}
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
+	}
+	rng := event.NewStream(o.seed, "dataset")
+	images, err := m.ImageTokens(v, o.numPrompts, rng)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
+	}
+	l := sc.Workload.Lengths
+	text := workload.Random{InputLen: l.Input, OutputLen: l.Output, RangeRatio: l.RangeRatio, OutputRangeRatio: l.OutputRangeRatio}
+	if err := text.Validate(); err != nil {
+		return fmt.Errorf("--random-input-len/--random-output-len: %v", err)
+	}
+	pairs := make([]workload.Pair, o.numPrompts)
+	for i := range pairs {
+		in, out := text.Sample(rng, i)
+		pairs[i] = workload.Pair{Input: min(l.PrefixLen+in+images[i], workload.MaxTokens), Output: out}
+	}
+	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: pairs}
+	return nil
+}
+
+// modelConfig returns the config.json of the model served (--model, or
+// the checkpoint --tokenizer names for a served name): a directory's or a
+// file's, else the registry entry's.
+func (o *benchOptions) modelConfig() ([]byte, string, error) {
+	try := func(m string) ([]byte, error) {
+		if st, err := os.Stat(m); err == nil {
+			if st.IsDir() {
+				m = filepath.Join(m, "config.json")
+			}
+			return os.ReadFile(m)
+		}
+		if id, ok := hfmodels.ForCatalog(m); ok {
+			m = id // a cost catalog name (llama-3.1-8b)
+		}
+		e, _, err := hfmodels.Resolve(m)
+		return e.Config, err
+	}
+	cfg, err := try(o.model)
+	if err != nil && o.tokenizer != "" {
+		if c, terr := try(o.tokenizer); terr == nil {
+			return c, o.tokenizer, nil
+		}
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("--model: %v", err)
+	}
+	return cfg, o.model, nil
 }
 
 // randomLengths is vLLM's random dataset.

@@ -53,6 +53,7 @@ type benchOptions struct {
 	timedTraceChunk                        int
 	hf                                     dataset.HFOptions
 	sonnet                                 dataset.SonnetOptions
+	mm                                     randomMMOptions
 	timedTraceMultiplier                   float64
 	selfTimed                              triState
 	skipTokenizerInit                      bool
@@ -97,6 +98,14 @@ type benchOptions struct {
 	tokens       string          // how dataset token counts were made
 }
 
+// randomMMOptions are the --random-mm-* flags, as given (the dict and
+// JSON values parsed by the dataset package).
+type randomMMOptions struct {
+	baseItems      int
+	rangeRatio     float64
+	limit, buckets string
+}
+
 // prefixRepetitionOptions are the --prefix-repetition-* flags.
 type prefixRepetitionOptions struct {
 	prefixLen, suffixLen, numPrefixes, outputLen int
@@ -127,6 +136,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	o.customOutputLen, o.specBenchOutputLen = 256, 256
 	o.prefixRepetition = prefixRepetitionOptions{prefixLen: 256, suffixLen: 256, numPrefixes: 10, outputLen: 128}
 	o.timedTraceChunk, o.timedTraceMultiplier = 16, 1
+	o.mm.baseItems = dataset.DefaultRandomMM().BaseItems
 	o.sonnet = dataset.SonnetOptions{InputLen: dataset.SonnetInputLen, OutputLen: dataset.SonnetOutputLen, PrefixLen: dataset.SonnetPrefixLen}
 	o.servers, o.server.Replicas, o.dpAlias, o.tpAlias, o.pipelineParallel, o.maxPartialPrefills = 1, 1, 1, d.Server.TensorParallelSize, 1, 1
 	o.percentileMetrics, o.metricPercentiles = "ttft,tpot,itl", "99"
@@ -166,6 +176,10 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.StringVar(&o.hf.Subset, "hf-subset", "", "hf dataset: the `subset` (lengths are published per split only: a subset needs its rows as a local --dataset-path file)")
 	fs.StringVar(&o.hf.Name, "hf-name", "", "hf dataset: the Hugging Face `id` of a local --dataset-path")
 	fs.Var(intValue{p: &o.hf.OutputLen}, "hf-output-len", "hf dataset: output tokens per request (default: the dataset's, as vLLM's class sets it)")
+	fs.Var(intValue{p: &o.mm.baseItems}, "random-mm-base-items-per-request", "random-mm: images per request (the base of the range)")
+	fs.Var(nonNegativeFloat{p: &o.mm.rangeRatio}, "random-mm-num-mm-items-range-ratio", "random-mm: images per request uniform on [floor(n(1-r)), ceil(n(1+r))], r in [0, 1]")
+	fs.StringVar(&o.mm.limit, "random-mm-limit-mm-per-prompt", `{"image": 255, "video": 1}`, "random-mm: `JSON` caps per request, {\"image\": n, \"video\": m}")
+	fs.StringVar(&o.mm.buckets, "random-mm-bucket-config", "{(256, 256, 1): 0.5, (720, 1280, 1): 0.5, (720, 1280, 16): 0.0}", "random-mm: `dict` of (H, W, T) image shapes to probabilities; each image's tokens come from the model's vision config")
 	fs.Var(intValue{p: &o.sonnet.InputLen, min: 1}, "sonnet-input-len", "sonnet dataset: the most input tokens of a prompt")
 	fs.Var(intValue{p: &o.sonnet.OutputLen, min: 1}, "sonnet-output-len", "sonnet dataset: output tokens per request")
 	fs.Var(intValue{p: &o.sonnet.PrefixLen}, "sonnet-prefix-len", "sonnet dataset: tokens of the prefix every prompt shares (the file's first lines)")
@@ -249,6 +263,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 			"prefix-repetition-prefix-len", "prefix-repetition-suffix-len", "prefix-repetition-num-prefixes", "prefix-repetition-output-len",
 			"timed-trace-chunk-hash-size", "timed-trace-sec-multiplier", "self-timed", "no-self-timed",
 			"hf-split", "hf-subset", "hf-name", "hf-output-len", "sonnet-input-len", "sonnet-output-len", "sonnet-prefix-len",
+			"random-mm-base-items-per-request", "random-mm-num-mm-items-range-ratio", "random-mm-limit-mm-per-prompt", "random-mm-bucket-config",
 			"tokenizer", "skip-tokenizer-init", "probe-request-rate", "goodput",
 			"percentile-metrics", "metric-percentiles", "save-result", "save-detailed", "append-result", "metadata", "result-dir", "result-filename", "label", "backend",
 			"ramp-up-strategy", "ramp-up-start-rps", "ramp-up-end-rps", "disable-tqdm", "endpoint-type", "common-prefix-len"}},
