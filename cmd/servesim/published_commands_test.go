@@ -203,3 +203,32 @@ func TestPublishedCommands(t *testing.T) {
 		t.Errorf("%d published lines ran, want at least 38", ran)
 	}
 }
+
+// TestPublishedCommandsTable: docs/cli.md's table lists every published
+// line, verbatim, and prints the reason of every line the test skips.
+func TestPublishedCommandsTable(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(cliDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(doc), "\n## Published command lines\n")
+	if !ok {
+		t.Fatal("docs/cli.md has no section \"Published command lines\"")
+	}
+	for i, c := range readPublished(t) {
+		row := fmt.Sprintf("| %d | [", i+1)
+		at := strings.Index(table, row)
+		if at < 0 {
+			t.Errorf("docs/cli.md: no row %d (%s)", i+1, c.source)
+			continue
+		}
+		line, _, _ := strings.Cut(table[at:], "\n")
+		if !strings.Contains(line, "("+c.source+")") || !strings.Contains(line, "`"+c.bench+"`") {
+			t.Errorf("docs/cli.md row %d is not %s with `%s`", i+1, c.source, c.bench)
+		}
+		if c.skip != "" && !strings.Contains(line, "skipped: "+c.skip) {
+			t.Errorf("docs/cli.md row %d does not print why it is skipped: %s", i+1, c.skip)
+		}
+	}
+}
