@@ -57,7 +57,7 @@ var downloadOnly = map[string]string{
 }
 
 // simulatedDatasets are the --dataset-name values servesim reads.
-var simulatedDatasets = []string{"random", "sharegpt", "burstgpt", "custom", "prefix_repetition", "spec_bench", "timed_trace", "hf", "sonnet", "random-mm", "trace"}
+var simulatedDatasets = []string{"random", "sharegpt", "burstgpt", "custom", "prefix_repetition", "spec_bench", "timed_trace", "hf", "sonnet", "random-mm", "multi_turn", "trace"}
 
 // lengths sets the scenario's request count and length distribution from
 // --dataset-name and its flags.
@@ -86,7 +86,7 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 	}
 	opt := dataset.Options{NumPrompts: n, NoOversample: o.noOversample, DisableShuffle: o.disableShuffle,
 		Rand: event.NewStream(o.seed, "dataset")}
-	if name == "sharegpt" || name == "custom" || name == "spec_bench" || name == "hf" || name == "sonnet" {
+	if name == "sharegpt" || name == "custom" || name == "spec_bench" || name == "hf" || name == "sonnet" || name == "multi_turn" {
 		tok, err := o.textTokenizer()
 		if err != nil {
 			return err
@@ -142,6 +142,8 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 		}
 	case "sonnet":
 		return o.sonnetLengths(sc, opt)
+	case "multi_turn":
+		return o.multiTurnLengths(sc, opt)
 	default:
 		return fmt.Errorf("--dataset-name: invalid choice %q (simulated: %s)", name, strings.Join(simulatedDatasets, ", "))
 	}
@@ -167,6 +169,29 @@ func (o *benchOptions) sonnetLengths(sc *scenario.Scenario, opt dataset.Options)
 	r, err := dataset.Sonnet(o.datasetPath, s, opt)
 	if err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
+	}
+	sc.Requests = len(r.Pairs)
+	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: r.Pairs, Blocks: r.Blocks, BlockSize: r.BlockSize}
+	return nil
+}
+
+// multiTurnLengths reads a file of vLLM's multi-turn benchmark
+// (benchmarks/multi_turn: conversations, or a generate_conversations
+// configuration): one request per answer, later turns carrying the
+// earlier turns as a prefix the cache sees (servesim's dataset: vllm
+// bench serve has no such --dataset-name).
+func (o *benchOptions) multiTurnLengths(sc *scenario.Scenario, opt dataset.Options) error {
+	bs := o.server.BlockSize
+	if bs < 1 {
+		bs = scenario.Default().Server.BlockSize
+	}
+	r, err := dataset.MultiTurn(o.datasetPath, bs, opt)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
+	}
+	if len(r.Pairs) < o.numPrompts && !o.quiet && o.stderr != nil {
+		fmt.Fprintf(o.stderr, "servesim: note: %s holds %d turns in %d conversations, fewer than --num-prompts %d: running them all once (a turn drawn again would not follow its history)\n",
+			o.datasetPath, r.Turns, r.Count, o.numPrompts)
 	}
 	sc.Requests = len(r.Pairs)
 	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: r.Pairs, Blocks: r.Blocks, BlockSize: r.BlockSize}
