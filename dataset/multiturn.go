@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"strings"
 
 	"github.com/servesim/servesim/workload"
@@ -29,7 +30,10 @@ type Conversations struct {
 // Limits of a multi-turn file: conversations, and messages in one.
 const (
 	maxConversations = 1 << 20
-	maxMessages      = 1 << 14
+	maxMessages      = 1 << 12
+	// maxTotalMessages bounds the messages of a whole file (generated or
+	// read): the work to build its requests follows it.
+	maxTotalMessages = 1 << 21
 )
 
 // MultiTurn reads a file of vLLM's multi-turn benchmark
@@ -97,7 +101,11 @@ func readConversations(path string, data []byte, tok Tokenizer) ([][]int, error)
 	}
 	seen := map[string]bool{}
 	convs := make([][]int, 0, len(list))
+	total := 0
 	for i, c := range list {
+		if total += len(c.Messages); total > maxTotalMessages {
+			return nil, fileError(path, "more than %d messages in all: split the file", maxTotalMessages)
+		}
 		if seen[c.ID] {
 			return nil, fileError(path, "conversation %d: id %q appears twice", i, c.ID)
 		}
@@ -124,10 +132,19 @@ func readConversations(path string, data []byte, tok Tokenizer) ([][]int, error)
 	return convs, nil
 }
 
+// maxBlockIDs bounds the block ids a dataset builds (2^24, 128 MiB):
+// past it the request count or the prompts are too large to describe
+// block by block.
+const maxBlockIDs = 1 << 24
+
 // conversationRequests turns message tokens into the round-robin
 // requests: request (c, k) has the tokens of messages 0..2k of
 // conversation c in, message 2k+1's out (a last user message without an
-// answer makes no request).
+// answer makes no request). A conversation's requests share one array of
+// block ids, each request's prompt a prefix of it: token t of a
+// conversation is the same token in every turn that holds it (the last,
+// partial block included: the engine hashes only whole blocks), so
+// memory follows the conversations' length, not turns × length.
 func conversationRequests(path string, convs [][]int, common, blockSize, numPrompts int) (*Conversations, error) {
 	r := &Conversations{BlockSize: blockSize, Count: len(convs)}
 	maxTurns := 0
@@ -142,33 +159,51 @@ func conversationRequests(path string, convs [][]int, common, blockSize, numProm
 	if numPrompts > 0 {
 		n = min(n, numPrompts)
 	}
-	sharedCommon := int64(common / blockSize)
-	for k := 0; k < maxTurns && len(r.Pairs) < n; k++ {
-		for c, toks := range convs {
-			if 2*k+1 >= len(toks) || len(r.Pairs) == n {
-				continue
+	// prompt[c][k]: the tokens of messages 0..2k of conversation c.
+	prompt := make([][]int, len(convs))
+	for c, toks := range convs {
+		sum := 0
+		for k := 0; 2*k+1 < len(toks); k++ {
+			for _, t := range toks[max(2*k-1, 0) : 2*k+1] {
+				sum += t
 			}
-			in := 0
-			for _, t := range toks[:2*k+1] {
-				in += t
+			if sum > workload.MaxTokens {
+				return nil, fileError(path, "conversation %d turn %d: a prompt of %d tokens exceeds %d", c, k, sum, workload.MaxTokens)
 			}
-			if in > workload.MaxTokens {
-				return nil, fileError(path, "conversation %d turn %d: a prompt of %d tokens exceeds %d", c, k, in, workload.MaxTokens)
-			}
-			r.Pairs = append(r.Pairs, workload.Pair{Input: in, Output: max(toks[2*k+1], 1)})
-			ids := make([]int64, (in+blockSize-1)/blockSize)
-			for j := range ids {
-				switch {
-				case int64(j) < sharedCommon:
-					ids[j] = int64(j) + 1 // the prefix every conversation shares
-				case (j+1)*blockSize <= in:
-					ids[j] = int64(c+1)<<32 | int64(j) // this conversation's history
-				default:
-					ids[j] = -int64(len(r.Pairs)) // the partial last block: never shared
-				}
-			}
-			r.Blocks = append(r.Blocks, ids)
+			prompt[c] = append(prompt[c], sum)
 		}
+	}
+	// The requests kept: the first n in round-robin order.
+	type req struct{ c, k int }
+	order := make([]req, 0, n)
+	last := make([]int, len(convs)) // blocks of each conversation's last request kept
+	for k := 0; k < maxTurns && len(order) < n; k++ {
+		for c := range convs {
+			if k < len(prompt[c]) && len(order) < n {
+				order = append(order, req{c, k})
+				last[c] = (prompt[c][k] + blockSize - 1) / blockSize
+			}
+		}
+	}
+	ids := make([][]int64, len(convs))
+	total := 0
+	for c, b := range last {
+		if total += b; total > maxBlockIDs {
+			return nil, fileError(path, "the turns kept span more than %d blocks of %d tokens: give fewer --num-prompts", maxBlockIDs, blockSize)
+		}
+		ids[c] = make([]int64, b)
+		for j := range ids[c] {
+			if j < common/blockSize {
+				ids[c][j] = int64(j) + 1 // the prefix every conversation shares
+			} else {
+				ids[c][j] = int64(c+1)<<32 | int64(j) // this conversation's
+			}
+		}
+	}
+	for _, q := range order {
+		in := prompt[q.c][q.k]
+		r.Pairs = append(r.Pairs, workload.Pair{Input: in, Output: max(convs[q.c][2*q.k+1], 1)})
+		r.Blocks = append(r.Blocks, ids[q.c][:(in+blockSize-1)/blockSize:(in+blockSize-1)/blockSize])
 	}
 	return r, nil
 }
@@ -186,6 +221,8 @@ type distribution struct {
 	Mean         *float64 `json:"mean"`
 	Sigma        *float64 `json:"sigma"`
 	Alpha        *float64 `json:"alpha"`
+	// cdf is a poisson's distribution function, built on the first draw.
+	cdf []float64
 }
 
 // sample draws n values as bench_dataset.py does (a lognormal by average
@@ -277,8 +314,11 @@ func (d *distribution) sample(at string, n int, rng *rand.Rand) ([]int, error) {
 		if !(*d.Alpha >= 0 && *d.Alpha <= 700) {
 			return bad("poisson alpha %v must be in [0, 700]", *d.Alpha)
 		}
+		if d.cdf == nil {
+			d.cdf = poissonCDF(*d.Alpha)
+		}
 		for i := range out {
-			out[i] = float64(poisson(*d.Alpha, rng))
+			out[i] = float64(sort.SearchFloat64s(d.cdf, rng.Float64()))
 		}
 	default:
 		return bad("unknown distribution %q (constant, uniform, lognormal, zipf, poisson)", d.Distribution)
@@ -296,34 +336,42 @@ func (d *distribution) sample(at string, n int, rng *rand.Rand) ([]int, error) {
 	return vals, nil
 }
 
-// zipf draws from P(k) ∝ k^-a, k >= 1, by numpy's rejection method.
+// zipf draws from P(k) ∝ k^-a, k >= 1, by numpy's rejection method
+// (which rejects only draws past 2^63), capped at workload.MaxTokens as
+// every draw is after it.
 func zipf(a float64, rng *rand.Rand) int {
 	am1 := a - 1
 	b := math.Pow(2, am1)
 	for {
 		u, v := 1-rng.Float64(), rng.Float64()
 		x := math.Floor(math.Pow(u, -1/am1))
-		if x > workload.MaxTokens || x < 1 {
+		if !(x >= 1 && x <= math.MaxInt64) {
 			continue
 		}
 		t := math.Pow(1+1/x, am1)
 		if v*x*(t-1)/(b-1) <= t/b {
-			return int(x)
+			return int(math.Min(x, workload.MaxTokens))
 		}
 	}
 }
 
-// poisson draws a Poisson(lambda) count (Knuth's product of uniforms,
-// lambda <= 700 so exp(-lambda) stays a normal float).
-func poisson(lambda float64, rng *rand.Rand) int {
-	l, k, p := math.Exp(-lambda), 0, 1.0
-	for {
-		p *= rng.Float64()
-		if p <= l {
-			return k
+// poissonCDF returns the Poisson(lambda) distribution function at 0, 1,
+// ..., up to lambda + 20·sqrt(lambda) + 20, past which the tail is below
+// 1e-80; a draw is the first k whose value exceeds a uniform (exact
+// inversion, O(log) a draw).
+func poissonCDF(lambda float64) []float64 {
+	top := int(lambda + 20*math.Sqrt(lambda) + 20)
+	cdf := make([]float64, top+1)
+	sum := 0.0
+	for k := range cdf {
+		lg, _ := math.Lgamma(float64(k) + 1)
+		sum += math.Exp(float64(k)*math.Log(lambda) - lambda - lg)
+		if lambda == 0 {
+			sum = 1
 		}
-		k++
+		cdf[k] = sum
 	}
+	return cdf
 }
 
 // Tokens of the fixed texts bench_dataset.py puts in generated user
@@ -385,9 +433,13 @@ func generateConversations(path string, data []byte, rng *rand.Rand) ([][]int, i
 	}
 	common := commonDraw[0]
 	convs := make([][]int, n)
+	total := 0
 	for i := range convs {
 		t := min(max(turns[i], 2), maxMessages)
 		t += t % 2
+		if total += t; total > maxTotalMessages {
+			return nil, 0, fileError(path, "the conversations would hold more than %d messages: give fewer num_conversations or num_turns", maxTotalMessages)
+		}
 		user, err := in.NumTokens.sample("prompt_input.num_tokens", t, rng)
 		if err != nil {
 			return fail(err)

@@ -95,6 +95,9 @@ func Sonnet(path string, s SonnetOptions, o Options) (*SonnetRequests, error) {
 	if numInput < numPrefix {
 		return nil, fmt.Errorf("%w: --sonnet-prefix-len %d must be at most --sonnet-input-len %d", ErrDataset, s.PrefixLen, s.InputLen)
 	}
+	if blocks := o.NumPrompts * ((s.InputLen + s.BlockSize - 1) / s.BlockSize); blocks > maxBlockIDs || blocks < 0 {
+		return nil, fmt.Errorf("%w: --num-prompts %d prompts of up to --sonnet-input-len %d tokens span more than %d blocks of %d tokens: give fewer prompts or shorter ones", ErrDataset, o.NumPrompts, s.InputLen, maxBlockIDs, s.BlockSize)
+	}
 	prefix := sonnetBase + strings.Join(lines[:numPrefix], "")
 	prefixTokens := tok.Count(prefix)
 	shared := prefixTokens / s.BlockSize // full blocks every prompt has
