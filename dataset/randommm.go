@@ -229,3 +229,33 @@ func sumP(bs []Bucket) float64 {
 	}
 	return s
 }
+
+// PrefixBlocks returns block ids, blockSize tokens each, for prompts of
+// the given input tokens that all begin with the same prefix tokens and
+// share nothing after it: the prefix's full blocks have the same ids in
+// every prompt, every other block is the prompt's own. At most 2^24 ids.
+func PrefixBlocks(inputs []int, prefix, blockSize int) ([][]int64, error) {
+	if blockSize < 1 || prefix < 0 {
+		return nil, fmt.Errorf("%w: block size %d and prefix %d must be >= 1 and >= 0", ErrDataset, blockSize, prefix)
+	}
+	total := 0
+	for _, in := range inputs {
+		if total += (in + blockSize - 1) / blockSize; total > maxBlockIDs {
+			return nil, fmt.Errorf("%w: %d prompts span more than %d blocks of %d tokens: give fewer prompts or shorter ones", ErrDataset, len(inputs), maxBlockIDs, blockSize)
+		}
+	}
+	shared := prefix / blockSize
+	out := make([][]int64, len(inputs))
+	for i, in := range inputs {
+		ids := make([]int64, (in+blockSize-1)/blockSize)
+		for j := range ids {
+			if j < shared {
+				ids[j] = int64(j) + 1
+			} else {
+				ids[j] = -(int64(i)<<24 | int64(j)) - 1
+			}
+		}
+		out[i] = ids
+	}
+	return out, nil
+}

@@ -233,11 +233,23 @@ func (o *benchOptions) randomMMLengths(sc *scenario.Scenario) error {
 		return fmt.Errorf("--random-input-len/--random-output-len: %v", err)
 	}
 	pairs := make([]workload.Pair, o.numPrompts)
+	inputs := make([]int, o.numPrompts)
 	for i := range pairs {
 		in, out := text.Sample(rng, i)
-		pairs[i] = workload.Pair{Input: min(l.PrefixLen+in+images[i], workload.MaxTokens), Output: out}
+		inputs[i] = min(l.PrefixLen+in+images[i], workload.MaxTokens)
+		pairs[i] = workload.Pair{Input: inputs[i], Output: out}
 	}
-	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: pairs}
+	// --random-prefix-len's tokens open every prompt, as in random; the
+	// images come after the text.
+	bs := o.server.BlockSize
+	if bs < 1 {
+		bs = scenario.Default().Server.BlockSize
+	}
+	blocks, err := dataset.PrefixBlocks(inputs, l.PrefixLen, bs)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
+	}
+	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: pairs, Blocks: blocks, BlockSize: bs}
 	return nil
 }
 

@@ -88,7 +88,8 @@ func TestMultiTurnPrefixCache(t *testing.T) {
 
 // hf: VisionArena's published mean prompt (94.3 tokens) and vLLM's fixed
 // 128-token answers, with a note saying only a mean is known; random-mm:
-// 300 text tokens and two 224×224 images of 66 tokens each to Qwen3-VL.
+// 300 text tokens and two 224×224 images of 66 tokens each to Qwen3-VL,
+// and its shared prefix seen by the cache.
 func TestHFAndRandomMM(t *testing.T) {
 	t.Parallel()
 	res := datasetRun(t, nil, "--dataset-name", "hf", "--dataset-path", "lmarena-ai/VisionArena-Chat", "--num-prompts", "10")
@@ -104,5 +105,12 @@ func TestHFAndRandomMM(t *testing.T) {
 		"--random-mm-bucket-config", "{(224, 224, 1): 1.0}")
 	if got := res["total_input_tokens"].(float64); got != 10*(300+2*66) {
 		t.Errorf("random-mm: %v input tokens, want %d", got, 10*(300+2*66))
+	}
+	// --random-prefix-len 64 opens every prompt: sent one at a time, the
+	// 9 after the first hit its 4 blocks.
+	res = datasetRun(t, nil, "--model", "Qwen/Qwen3-VL-8B-Instruct", "--dataset-name", "random-mm", "--num-prompts", "10",
+		"--random-prefix-len", "64", "--max-concurrency", "1")
+	if h := servesimKey(t, res, "prefix_cache_hits"); h != 9*64 {
+		t.Errorf("random-mm --random-prefix-len 64: %v prefix-cache hits, want %d", h, 9*64)
 	}
 }
