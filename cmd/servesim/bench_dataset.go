@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/dataset"
+	"github.com/servesim/servesim/hfmodels"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim/event"
 	"github.com/servesim/servesim/workload"
@@ -48,18 +49,15 @@ func (o *benchOptions) textTokenizer() (dataset.Tokenizer, error) {
 // downloadOnly are vLLM datasets that need the Hugging Face hub or media
 // files, with what to do instead.
 var downloadOnly = map[string]string{
-	"hf":            "it downloads from the Hugging Face hub; save the rows locally and use --dataset-name custom (JSONL of {\"prompt\", \"output_tokens\"}) or sharegpt (a ShareGPT JSON list) with --dataset-path",
-	"random-mm":     "multimodal requests (images, video) are not simulated; --dataset-name random gives the text part",
 	"random-rerank": "rerank (pooling) requests are not simulated",
 	"custom_audio":  "audio requests are not simulated",
 	"custom_image":  "image requests are not simulated",
 	"custom_mm":     "multimodal requests are not simulated",
-	"sonnet":        "the deprecated sonnet dataset is not read; --dataset-name random --random-prefix-len N gives prompts with a shared prefix",
 	"speed_bench":   "SPEED-Bench is not read; a subset saved as custom JSONL (--dataset-name custom) works",
 }
 
 // simulatedDatasets are the --dataset-name values servesim reads.
-var simulatedDatasets = []string{"random", "sharegpt", "burstgpt", "custom", "prefix_repetition", "spec_bench", "timed_trace", "trace"}
+var simulatedDatasets = []string{"random", "sharegpt", "burstgpt", "custom", "prefix_repetition", "spec_bench", "timed_trace", "hf", "sonnet", "random-mm", "multi_turn", "trace"}
 
 // lengths sets the scenario's request count and length distribution from
 // --dataset-name and its flags.
@@ -88,7 +86,7 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 	}
 	opt := dataset.Options{NumPrompts: n, NoOversample: o.noOversample, DisableShuffle: o.disableShuffle,
 		Rand: event.NewStream(o.seed, "dataset")}
-	if name == "sharegpt" || name == "custom" || name == "spec_bench" {
+	if name == "sharegpt" || name == "custom" || name == "spec_bench" || name == "hf" || name == "sonnet" || name == "multi_turn" {
 		tok, err := o.textTokenizer()
 		if err != nil {
 			return err
@@ -100,6 +98,8 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 	switch name {
 	case "random":
 		return o.randomLengths(sc)
+	case "random-mm":
+		return o.randomMMLengths(sc)
 	case "trace", "timed_trace":
 		return o.traceLengths(sc)
 	case "prefix_repetition":
@@ -132,8 +132,20 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 	case "spec_bench":
 		opt.OutputLen = o.specBenchOutputLen
 		pairs, err = dataset.SpecBench(o.datasetPath, o.specBenchCategory, opt)
+	case "hf":
+		h := o.hf
+		h.Path = o.datasetPath
+		var note string
+		pairs, note, err = dataset.HF(h, opt)
+		if note != "" && !o.quiet && o.stderr != nil {
+			fmt.Fprintf(o.stderr, "servesim: note: %s\n", note)
+		}
+	case "sonnet":
+		return o.sonnetLengths(sc, opt)
+	case "multi_turn":
+		return o.multiTurnLengths(sc, opt)
 	default:
-		return fmt.Errorf("--dataset-name: invalid choice %q (simulated: random, sharegpt, burstgpt, custom, prefix_repetition, spec_bench, timed_trace, and servesim's trace)", name)
+		return fmt.Errorf("--dataset-name: invalid choice %q (simulated: %s)", name, strings.Join(simulatedDatasets, ", "))
 	}
 	if err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
@@ -143,6 +155,131 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 	sc.Requests = dataset.Requests(opt, len(pairs))
 	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: pairs, Oversample: sc.Requests > len(pairs)}
 	return nil
+}
+
+// sonnetLengths is vLLM's sonnet dataset: prompts of poem lines from
+// --dataset-path sharing the file's first lines, which the prefix cache
+// sees (the prompts' block ids, in the engine's block size).
+func (o *benchOptions) sonnetLengths(sc *scenario.Scenario, opt dataset.Options) error {
+	s := o.sonnet
+	s.BlockSize = o.server.BlockSize
+	if s.BlockSize < 1 {
+		s.BlockSize = scenario.Default().Server.BlockSize
+	}
+	r, err := dataset.Sonnet(o.datasetPath, s, opt)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
+	}
+	sc.Requests = len(r.Pairs)
+	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: r.Pairs, Blocks: r.Blocks, BlockSize: r.BlockSize}
+	return nil
+}
+
+// multiTurnLengths reads a file of vLLM's multi-turn benchmark
+// (benchmarks/multi_turn: conversations, or a generate_conversations
+// configuration): one request per answer, later turns carrying the
+// earlier turns as a prefix the cache sees (servesim's dataset: vllm
+// bench serve has no such --dataset-name).
+func (o *benchOptions) multiTurnLengths(sc *scenario.Scenario, opt dataset.Options) error {
+	bs := o.server.BlockSize
+	if bs < 1 {
+		bs = scenario.Default().Server.BlockSize
+	}
+	r, err := dataset.MultiTurn(o.datasetPath, bs, opt)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
+	}
+	if len(r.Pairs) < o.numPrompts && !o.quiet && o.stderr != nil {
+		fmt.Fprintf(o.stderr, "servesim: note: %s holds %d turns in %d conversations, fewer than --num-prompts %d: running them all once (a turn drawn again would not follow its history)\n",
+			o.datasetPath, r.Turns, r.Count, o.numPrompts)
+	}
+	sc.Requests = len(r.Pairs)
+	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: r.Pairs, Blocks: r.Blocks, BlockSize: r.BlockSize}
+	return nil
+}
+
+// randomMMLengths is vLLM's random-mm dataset: the random dataset's text
+// and, in each prompt, the tokens of its images, counted from the model's
+// vision config (dataset.Vision). The vision encoder's own time is not
+// modelled: image tokens are prefilled as prompt tokens.
+func (o *benchOptions) randomMMLengths(sc *scenario.Scenario) error {
+	if err := o.randomLengths(sc); err != nil {
+		return err
+	}
+	cfg, name, err := o.modelConfig()
+	if err != nil {
+		return err
+	}
+	v, err := dataset.VisionOf(name, cfg)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
+	}
+	m := dataset.DefaultRandomMM()
+	m.BaseItems, m.ItemsRangeRatio = o.mm.baseItems, o.mm.rangeRatio
+	if m.LimitImages, m.LimitVideos, err = dataset.ParseMMLimit(o.mm.limit, m); err == nil {
+		m.Buckets, err = dataset.ParseBuckets(o.mm.buckets)
+	}
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
+	}
+	rng := event.NewStream(o.seed, "dataset")
+	images, err := m.ImageTokens(v, o.numPrompts, rng)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
+	}
+	l := sc.Workload.Lengths
+	text := workload.Random{InputLen: l.Input, OutputLen: l.Output, RangeRatio: l.RangeRatio, OutputRangeRatio: l.OutputRangeRatio}
+	if err := text.Validate(); err != nil {
+		return fmt.Errorf("--random-input-len/--random-output-len: %v", err)
+	}
+	pairs := make([]workload.Pair, o.numPrompts)
+	inputs := make([]int, o.numPrompts)
+	for i := range pairs {
+		in, out := text.Sample(rng, i)
+		inputs[i] = min(l.PrefixLen+in+images[i], workload.MaxTokens)
+		pairs[i] = workload.Pair{Input: inputs[i], Output: out}
+	}
+	// --random-prefix-len's tokens open every prompt, as in random; the
+	// images come after the text.
+	bs := o.server.BlockSize
+	if bs < 1 {
+		bs = scenario.Default().Server.BlockSize
+	}
+	blocks, err := dataset.PrefixBlocks(inputs, l.PrefixLen, bs)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
+	}
+	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: pairs, Blocks: blocks, BlockSize: bs}
+	return nil
+}
+
+// modelConfig returns the config.json of the model served (--model, or
+// the checkpoint --tokenizer names for a served name): a directory's or a
+// file's, else the registry entry's.
+func (o *benchOptions) modelConfig() ([]byte, string, error) {
+	try := func(m string) ([]byte, error) {
+		if st, err := os.Stat(m); err == nil {
+			if st.IsDir() {
+				m = filepath.Join(m, "config.json")
+			}
+			return os.ReadFile(m)
+		}
+		if id, ok := hfmodels.ForCatalog(m); ok {
+			m = id // a cost catalog name (llama-3.1-8b)
+		}
+		e, _, err := hfmodels.Resolve(m)
+		return e.Config, err
+	}
+	cfg, err := try(o.model)
+	if err != nil && o.tokenizer != "" {
+		if c, terr := try(o.tokenizer); terr == nil {
+			return c, o.tokenizer, nil
+		}
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("--model: %v", err)
+	}
+	return cfg, o.model, nil
 }
 
 // randomLengths is vLLM's random dataset.

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/servesim/servesim/dataset"
 	"github.com/servesim/servesim/scenario"
 )
 
@@ -50,6 +51,9 @@ type benchOptions struct {
 	specBenchOutputLen                     int
 	specBenchCategory                      string
 	timedTraceChunk                        int
+	hf                                     dataset.HFOptions
+	sonnet                                 dataset.SonnetOptions
+	mm                                     randomMMOptions
 	timedTraceMultiplier                   float64
 	selfTimed                              triState
 	skipTokenizerInit                      bool
@@ -94,6 +98,14 @@ type benchOptions struct {
 	tokens       string          // how dataset token counts were made
 }
 
+// randomMMOptions are the --random-mm-* flags, as given (the dict and
+// JSON values parsed by the dataset package).
+type randomMMOptions struct {
+	baseItems      int
+	rangeRatio     float64
+	limit, buckets string
+}
+
 // prefixRepetitionOptions are the --prefix-repetition-* flags.
 type prefixRepetitionOptions struct {
 	prefixLen, suffixLen, numPrefixes, outputLen int
@@ -124,6 +136,8 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	o.customOutputLen, o.specBenchOutputLen = 256, 256
 	o.prefixRepetition = prefixRepetitionOptions{prefixLen: 256, suffixLen: 256, numPrefixes: 10, outputLen: 128}
 	o.timedTraceChunk, o.timedTraceMultiplier = 16, 1
+	o.mm.baseItems = dataset.DefaultRandomMM().BaseItems
+	o.sonnet = dataset.SonnetOptions{InputLen: dataset.SonnetInputLen, OutputLen: dataset.SonnetOutputLen, PrefixLen: dataset.SonnetPrefixLen}
 	o.servers, o.server.Replicas, o.dpAlias, o.tpAlias, o.pipelineParallel, o.maxPartialPrefills = 1, 1, 1, d.Server.TensorParallelSize, 1, 1
 	o.percentileMetrics, o.metricPercentiles = "ttft,tpot,itl", "99"
 
@@ -138,8 +152,8 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.Var(intValue{p: &o.numPrompts, min: -1, max: scenario.MaxRequests, why: "the most requests a run may have"}, "num-prompts", fmt.Sprintf("measured requests (custom: <= 0 takes every row); at most %d (%d with --summary-only)", scenario.MaxRecordedRequests, scenario.MaxRequests))
 	fs.Var(intValue{p: &o.numWarmups}, "num-warmups", "warm-up requests: bench sends copies of the first request before the run, as vLLM (no effect on the measured run); capacity and tp lead the arrival stream with them and leave them out of every statistic")
 	fs.Var(seedValue{&o.seed}, "seed", "random seed, a whole number >= 0: the same seed gives the same result")
-	fs.StringVar(&o.datasetName, "dataset-name", "random", "dataset `name`: random, sharegpt, burstgpt, custom, prefix_repetition, spec_bench, timed_trace, or trace (servesim: lengths from a CSV/JSONL trace)")
-	fs.StringVar(&o.datasetPath, "dataset-path", "", "dataset `file`: sharegpt JSON, burstgpt CSV, custom or spec_bench JSONL, timed_trace JSONL, trace CSV/JSONL")
+	fs.StringVar(&o.datasetName, "dataset-name", "random", "dataset `name`: random, sharegpt, burstgpt, custom, prefix_repetition, spec_bench, timed_trace, hf, sonnet, random-mm, multi_turn (servesim: a file of vLLM's multi-turn benchmark) or trace (servesim: lengths from a CSV/JSONL trace)")
+	fs.StringVar(&o.datasetPath, "dataset-path", "", "dataset `file`: sharegpt JSON, burstgpt CSV, custom or spec_bench JSONL, timed_trace JSONL, sonnet text, multi_turn JSON, trace CSV/JSONL; hf: a Hugging Face id or a local .jsonl/.json file of its rows")
 	fs.Var(intValue{p: &o.randomInputLen}, "random-input-len", "input tokens per request (random dataset)")
 	fs.Var(intValue{p: &o.randomOutputLen}, "random-output-len", "output tokens per request (random dataset)")
 	fs.StringVar(&o.randomRangeRatio, "random-range-ratio", o.randomRangeRatio, "lengths uniform on [floor(n(1-r)), ceil(n(1+r))], r in [0, 1); a JSON {\"input\": r1, \"output\": r2} sets them apart (random dataset)")
@@ -158,6 +172,17 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.Var(intValue{p: &o.prefixRepetition.outputLen, min: 1}, "prefix-repetition-output-len", "prefix_repetition: output tokens per request")
 	fs.Var(intValue{p: &o.timedTraceChunk, min: 1}, "timed-trace-chunk-hash-size", "timed_trace: tokens each hash id stands for (a row's input is at most hash ids x this)")
 	fs.Var(positiveFloat{p: &o.timedTraceMultiplier}, "timed-trace-sec-multiplier", "timed_trace: seconds per timestamp unit (0.001 for milliseconds)")
+	fs.StringVar(&o.hf.Split, "hf-split", "", "hf dataset: the `split` (default "+dataset.HFDefaultSplit+", as vLLM sets for its hf datasets)")
+	fs.StringVar(&o.hf.Subset, "hf-subset", "", "hf dataset: the `subset` (lengths are published per split only: a subset needs its rows as a local --dataset-path file)")
+	fs.StringVar(&o.hf.Name, "hf-name", "", "hf dataset: the Hugging Face `id` of a local --dataset-path")
+	fs.Var(intValue{p: &o.hf.OutputLen}, "hf-output-len", "hf dataset: output tokens per request (default: the dataset's, as vLLM's class sets it)")
+	fs.Var(intValue{p: &o.mm.baseItems}, "random-mm-base-items-per-request", "random-mm: images per request (the base of the range)")
+	fs.Var(nonNegativeFloat{p: &o.mm.rangeRatio}, "random-mm-num-mm-items-range-ratio", "random-mm: images per request uniform on [floor(n(1-r)), ceil(n(1+r))], r in [0, 1]")
+	fs.StringVar(&o.mm.limit, "random-mm-limit-mm-per-prompt", `{"image": 255, "video": 1}`, "random-mm: `JSON` caps per request, {\"image\": n, \"video\": m}")
+	fs.StringVar(&o.mm.buckets, "random-mm-bucket-config", "{(256, 256, 1): 0.5, (720, 1280, 1): 0.5, (720, 1280, 16): 0.0}", "random-mm: `dict` of (H, W, T) image shapes to probabilities; each image's tokens come from the model's vision config")
+	fs.Var(intValue{p: &o.sonnet.InputLen, min: 1}, "sonnet-input-len", "sonnet dataset: the most input tokens of a prompt")
+	fs.Var(intValue{p: &o.sonnet.OutputLen, min: 1}, "sonnet-output-len", "sonnet dataset: output tokens per request")
+	fs.Var(intValue{p: &o.sonnet.PrefixLen}, "sonnet-prefix-len", "sonnet dataset: tokens of the prefix every prompt shares (the file's first lines)")
 	fs.Var(&o.selfTimed, "self-timed", "timed_trace: replay the trace's timestamps (the default) instead of --request-rate")
 	fs.Var(triNo{&o.selfTimed}, "no-self-timed", "timed_trace: send at --request-rate instead of the trace's timestamps")
 	fs.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer `name` or path (default --model); recorded as tokenizer_id; text datasets count tokens with the tokenizer.json at this path (a file or a directory; or in the --model directory), else with servesim's approximation (see docs/cli.md)")
@@ -237,6 +262,8 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 			"custom-output-len", "sharegpt-output-len", "spec-bench-output-len", "spec-bench-category", "no-oversample", "disable-shuffle",
 			"prefix-repetition-prefix-len", "prefix-repetition-suffix-len", "prefix-repetition-num-prefixes", "prefix-repetition-output-len",
 			"timed-trace-chunk-hash-size", "timed-trace-sec-multiplier", "self-timed", "no-self-timed",
+			"hf-split", "hf-subset", "hf-name", "hf-output-len", "sonnet-input-len", "sonnet-output-len", "sonnet-prefix-len",
+			"random-mm-base-items-per-request", "random-mm-num-mm-items-range-ratio", "random-mm-limit-mm-per-prompt", "random-mm-bucket-config",
 			"tokenizer", "skip-tokenizer-init", "probe-request-rate", "goodput",
 			"percentile-metrics", "metric-percentiles", "save-result", "save-detailed", "append-result", "metadata", "result-dir", "result-filename", "label", "backend",
 			"ramp-up-strategy", "ramp-up-start-rps", "ramp-up-end-rps", "disable-tqdm", "endpoint-type", "common-prefix-len"}},

@@ -30,7 +30,7 @@ func TestBadInput(t *testing.T) {
 		{"pipeline parallel replicas", []string{"bench", "-pp", "2", "--replicas", "2"}, []string{"--pipeline-parallel-size: 2 with 2 replicas is not modelled"}},
 		{"pipeline parallel size", []string{"bench", "-pp", "100"}, []string{"--pipeline-parallel-size 100 must be in [1, 64]"}},
 		{"pooling backend", []string{"bench", "--backend", "vllm-rerank"}, []string{"--backend vllm-rerank: embedding and pooling backends are not simulated"}},
-		{"hf dataset", []string{"bench", "--dataset-name", "hf", "--dataset-path", "philschmid/mt-bench"}, []string{"--dataset-name hf: it downloads from the Hugging Face hub", "--dataset-name custom"}},
+		{"hf dataset", []string{"bench", "--dataset-name", "hf", "--dataset-path", "philschmid/mt-bench"}, []string{"token lengths of vLLM's MTBenchDataset are not published", "save the rows as a .jsonl file and give that file as --dataset-path"}},
 		{"random with a path", []string{"bench", "--dataset-path", "x.json"}, []string{"cannot use 'random' dataset with --dataset-path"}},
 		{"range ratio 1", []string{"bench", "--random-range-ratio", "1"}, []string{"--random-range-ratio 1: input_range_ratio 1 must be in [0, 1)"}},
 		{"range ratio dict", []string{"bench", "--random-range-ratio", `{"input": 0.2, "output": 1.5}`}, []string{"output_range_ratio 1.5 must be in [0, 1)"}},
