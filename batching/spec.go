@@ -26,9 +26,14 @@ type specResolved struct {
 	cfg    specdecode.Config
 	k      int
 	acc    specdecode.Acceptance
-	draft  *cost.StepModel // nil for Ngram or with StepTime
+	draft  *cost.StepModel // passes after the first; nil for Ngram or with StepTime
+	first  *cost.StepModel // the first pass (draft unless its shape differs)
 	passes int
 	cpu    float64 // proposer CPU seconds per decoding sequence
+	// logitTime is the time of the proposer's logit traffic beyond its LM
+	// head per sampled row per pass, seconds (specdecode.Draft's
+	// LogitBytesPerRow at the GPU's achieved bandwidth).
+	logitTime float64
 }
 
 // resolveSpec resolves c.Speculative into r, shrinking the KV pool by the
@@ -72,7 +77,24 @@ func (c Config) resolveSpec(r *resolved) error {
 	if err != nil {
 		return invalidf("speculative_config: the draft %q does not run on this deployment: %v", d.Model.Name, err)
 	}
-	s.draft = sm
+	s.draft, s.first = sm, sm
+	if d.First != d.Model {
+		fd := dd
+		fd.Model = d.First
+		if s.first, err = fd.Compile(); err != nil {
+			return invalidf("speculative_config: the draft %q does not run on this deployment: %v", d.Model.Name, err)
+		}
+	}
+	if d.LogitBytesPerRow > 0 {
+		bw := dd.Eff.Bandwidth
+		if dd.Profile != nil {
+			bw = dd.Profile.Bandwidth
+		}
+		if bw == 0 {
+			bw = 1
+		}
+		s.logitTime = d.LogitBytesPerRow / float64(d.TP) / (dd.GPU.BandwidthBytesPerS * bw)
+	}
 	if c.KVBlocks > 0 {
 		return nil
 	}
@@ -211,8 +233,10 @@ func (e *engine) addSpec(b *cost.Batch) {
 
 // specCost adds the proposer's time to the step cost c of batch b: the
 // first draft pass over every token the target ran (EAGLE and MTP heads
-// need the hidden states of prefill tokens too), then passes − 1 passes
-// of one token per sampling sequence; or the n-gram search on the CPU.
+// need the hidden states of prefill tokens too; EAGLE-3's fuses them
+// there), then passes − 1 passes of one token per sampling sequence, and
+// each pass's logit traffic per sampled row; or the n-gram search on the
+// CPU.
 func (e *engine) specCost(b *cost.Batch, c *cost.StepCost) {
 	s := e.cfg.spec
 	defer func() { e.sp.stats.busy += c.Time }()
@@ -222,7 +246,8 @@ func (e *engine) specCost(b *cost.Batch, c *cost.StepCost) {
 	var t float64
 	n := len(e.sp.batch)
 	if s.draft != nil && b.Tokens() > 0 {
-		t = s.draft.Step(*b).Time
+		t = s.first.Step(*b).Time
+		t += float64(s.passes) * float64(b.DecodeSeqs+b.PrefillSeqs) * s.logitTime
 		if s.passes > 1 && n > 0 {
 			var ctx float64
 			for _, q := range e.sp.batch {
