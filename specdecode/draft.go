@@ -88,7 +88,7 @@ func (c Config) Draft(target cost.ModelSpec, tp int, model func(string) (cost.Mo
 		h.Intermediate += (p + unit/2) / unit
 	}
 	fc := func(h int) int { return h * target.Hidden * target.Hidden } // an fc of h·H inputs and H outputs
-	var first *cost.ModelSpec                                            // set where the first pass differs
+	var first *cost.ModelSpec                                          // set where the first pass differs
 	switch m {
 	case Ngram, Suffix:
 		d.Passes, d.CPUSecondsPerSeq = 0, NgramSecondsPerSeq
