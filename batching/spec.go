@@ -45,10 +45,6 @@ func (c Config) resolveSpec(r *resolved) error {
 	if err != nil {
 		return specErr(err)
 	}
-	switch {
-	case !c.EnableChunkedPrefill:
-		return invalidf("speculative_config needs enable_chunked_prefill (vLLM v1's scheduler); the prefill-first scheduler does not run it")
-	}
 	s := &specResolved{cfg: sc, k: sc.NumSpeculativeTokens, acc: acc}
 	r.spec = s
 	if c.StepTime != nil {
@@ -175,7 +171,12 @@ func (e *engine) planSpec(budget int) (tokens, need int) {
 // tokens first, then the partial prefill's next chunk, preempting the
 // newest running request while the KV blocks do not suffice; then, if
 // nothing was preempted, waiting requests first come first served.
+// Without chunked prefill it is formSpecPrefillFirst.
 func (e *engine) formSpec() {
+	if !e.cfg.EnableChunkedPrefill {
+		e.formSpecPrefillFirst()
+		return
+	}
 	budget := e.cfg.MaxNumBatchedTokens
 	preempted := false
 	var used, need, pc, pneed int
@@ -217,6 +218,47 @@ func (e *engine) formSpec() {
 		if done+c < q.target {
 			e.partial = q
 		}
+	}
+}
+
+// formSpecPrefillFirst is formPrefillFirst for a speculative engine, as
+// vLLM v0 ran speculative decoding without chunked prefill: a step that
+// can admit waiting prompts whole prefills them alone (the proposer runs
+// over their tokens: an EAGLE or MTP head needs their hidden states, a
+// draft model its own KV); otherwise every decoder verifies its 1 + d
+// tokens, preempting the newest running request while the KV blocks do
+// not suffice.
+func (e *engine) formSpecPrefillFirst() {
+	e.sp.batch = e.sp.batch[:0]
+	e.stepDecodes = 0
+	if e.formPrefillWhole(); len(e.chunks) > 0 {
+		return
+	}
+	for {
+		_, need := e.planSpec(e.cfg.MaxNumBatchedTokens)
+		if e.usedBlocks+need <= e.cfg.pool.Blocks || e.tail == nil {
+			e.allocBlocks(need)
+			return
+		}
+		e.preempt(e.tail)
+	}
+}
+
+// formPrefillWhole admits waiting prompts whole, first come first
+// served, while the token budget, max_num_seqs and the KV blocks allow:
+// the prefill half of formPrefillFirst, and of formSpecPrefillFirst.
+func (e *engine) formPrefillWhole() {
+	budget := e.cfg.MaxNumBatchedTokens
+	for e.waiting.Len() > 0 && e.running < e.cfg.MaxNumSeqs {
+		q := e.waiting.Peek()
+		hit, evictable := e.lookup(q)
+		n := q.target - e.startAt(q, hit)
+		nb := e.blocks(q.target) - hit
+		if n > budget || e.usedBlocks+nb+evictable > e.cfg.pool.Blocks {
+			break
+		}
+		e.admit(q, n, hit)
+		budget -= n
 	}
 }
 
