@@ -117,6 +117,9 @@ func runCapacity(args []string, e *env) error {
 		c.start = base.Workload.Arrivals.MeanRate()
 	}
 	c.report = o.report
+	if c.specK != "" && (c.grid != "" || c.report != "") {
+		return errors.New("capacity: --spec-k runs its own searches and crossover grid: leave out --grid and --report")
+	}
 	if c.grid != "" {
 		return runGrid(sc, base, crit, c, e)
 	}

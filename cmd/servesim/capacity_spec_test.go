@@ -52,6 +52,14 @@ func TestCapacitySpecK(t *testing.T) {
 	if bad.code == 0 || !strings.Contains(bad.stderr, "must include 0 (off) first") {
 		t.Errorf("exit %d, stderr %q", bad.code, bad.stderr)
 	}
+	bad = servesim(t, "capacity", "--goodput", "ttft:2000", "--spec-k", "0,2", "--grid", "1,2", "--speculative-config", spec)
+	if bad.code == 0 || !strings.Contains(bad.stderr, "leave out --grid and --report") {
+		t.Errorf("exit %d, stderr %q", bad.code, bad.stderr)
+	}
+	bad = servesim(t, "capacity", "--goodput", "ttft:2000", "--spec-rates", "1,2")
+	if bad.code == 0 || !strings.Contains(bad.stderr, "--spec-rates applies to --spec-k") {
+		t.Errorf("exit %d, stderr %q", bad.code, bad.stderr)
+	}
 	bad = servesim(t, "capacity", "--goodput", "ttft:2000", "--spec-k", "0,9", "--speculative-config", spec)
 	if bad.code == 0 || !strings.Contains(bad.stderr, "acceptance_dataset") {
 		t.Errorf("exit %d, stderr %q", bad.code, bad.stderr)
