@@ -291,8 +291,8 @@ func (s Space) size(e batching.Config) int {
 
 // Candidates returns one candidate per point of the space, GPU-major
 // (then TP, data parallelism, expert parallelism, max-num-seqs,
-// max-num-batched-tokens, chunked prefill, precision), each an Engine
-// replica; expert parallelism over one GPU (TP·DP = 1) is the same
+// max-num-batched-tokens, chunked prefill, precision, then Space.SpecK),
+// each an Engine replica; expert parallelism over one GPU (TP·DP = 1) is the same
 // engine as none and is left out. A point whose precision the model does
 // not allow is a candidate the screen rejects as Invalid.
 func (p Plan) Candidates() ([]Candidate, error) {
