@@ -615,19 +615,7 @@ func (e *engine) formChunked() {
 // if waiting prompts can be admitted whole, the step prefills them alone;
 // otherwise it is a decode step.
 func (e *engine) formPrefillFirst() {
-	budget := e.cfg.MaxNumBatchedTokens
-	for e.waiting.Len() > 0 && e.running < e.cfg.MaxNumSeqs {
-		q := e.waiting.Peek()
-		hit, evictable := e.lookup(q)
-		n := q.target - e.startAt(q, hit)
-		nb := e.blocks(q.target) - hit
-		if n > budget || e.usedBlocks+nb+evictable > e.cfg.pool.Blocks {
-			break
-		}
-		e.admit(q, n, hit)
-		budget -= n
-	}
-	if len(e.chunks) > 0 {
+	if e.formPrefillWhole(); len(e.chunks) > 0 {
 		e.stepDecodes = 0
 		return
 	}

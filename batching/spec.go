@@ -26,9 +26,14 @@ type specResolved struct {
 	cfg    specdecode.Config
 	k      int
 	acc    specdecode.Acceptance
-	draft  *cost.StepModel // nil for Ngram or with StepTime
+	draft  *cost.StepModel // passes after the first; nil for Ngram or with StepTime
+	first  *cost.StepModel // the first pass (draft unless its shape differs)
 	passes int
 	cpu    float64 // proposer CPU seconds per decoding sequence
+	// logitTime is the time of the proposer's logit traffic beyond its LM
+	// head per sampled row per pass, seconds (specdecode.Draft's
+	// LogitBytesPerRow at the GPU's achieved bandwidth).
+	logitTime float64
 }
 
 // resolveSpec resolves c.Speculative into r, shrinking the KV pool by the
@@ -39,10 +44,6 @@ func (c Config) resolveSpec(r *resolved) error {
 	acc, err := sc.Acceptance()
 	if err != nil {
 		return specErr(err)
-	}
-	switch {
-	case !c.EnableChunkedPrefill:
-		return invalidf("speculative_config needs enable_chunked_prefill (vLLM v1's scheduler); the prefill-first scheduler does not run it")
 	}
 	s := &specResolved{cfg: sc, k: sc.NumSpeculativeTokens, acc: acc}
 	r.spec = s
@@ -72,7 +73,24 @@ func (c Config) resolveSpec(r *resolved) error {
 	if err != nil {
 		return invalidf("speculative_config: the draft %q does not run on this deployment: %v", d.Model.Name, err)
 	}
-	s.draft = sm
+	s.draft, s.first = sm, sm
+	if d.First != d.Model {
+		fd := dd
+		fd.Model = d.First
+		if s.first, err = fd.Compile(); err != nil {
+			return invalidf("speculative_config: the draft %q does not run on this deployment: %v", d.Model.Name, err)
+		}
+	}
+	if d.LogitBytesPerRow > 0 {
+		bw := dd.Eff.Bandwidth
+		if dd.Profile != nil {
+			bw = dd.Profile.Bandwidth
+		}
+		if bw == 0 {
+			bw = 1
+		}
+		s.logitTime = d.LogitBytesPerRow / float64(d.TP) / (dd.GPU.BandwidthBytesPerS * bw)
+	}
 	if c.KVBlocks > 0 {
 		return nil
 	}
@@ -153,7 +171,12 @@ func (e *engine) planSpec(budget int) (tokens, need int) {
 // tokens first, then the partial prefill's next chunk, preempting the
 // newest running request while the KV blocks do not suffice; then, if
 // nothing was preempted, waiting requests first come first served.
+// Without chunked prefill it is formSpecPrefillFirst.
 func (e *engine) formSpec() {
+	if !e.cfg.EnableChunkedPrefill {
+		e.formSpecPrefillFirst()
+		return
+	}
 	budget := e.cfg.MaxNumBatchedTokens
 	preempted := false
 	var used, need, pc, pneed int
@@ -198,6 +221,47 @@ func (e *engine) formSpec() {
 	}
 }
 
+// formSpecPrefillFirst is formPrefillFirst for a speculative engine, as
+// vLLM v0 ran speculative decoding without chunked prefill: a step that
+// can admit waiting prompts whole prefills them alone (the proposer runs
+// over their tokens: an EAGLE or MTP head needs their hidden states, a
+// draft model its own KV); otherwise every decoder verifies its 1 + d
+// tokens, preempting the newest running request while the KV blocks do
+// not suffice.
+func (e *engine) formSpecPrefillFirst() {
+	e.sp.batch = e.sp.batch[:0]
+	e.stepDecodes = 0
+	if e.formPrefillWhole(); len(e.chunks) > 0 {
+		return
+	}
+	for {
+		_, need := e.planSpec(e.cfg.MaxNumBatchedTokens)
+		if e.usedBlocks+need <= e.cfg.pool.Blocks || e.tail == nil {
+			e.allocBlocks(need)
+			return
+		}
+		e.preempt(e.tail)
+	}
+}
+
+// formPrefillWhole admits waiting prompts whole, first come first
+// served, while the token budget, max_num_seqs and the KV blocks allow:
+// the prefill half of formPrefillFirst, and of formSpecPrefillFirst.
+func (e *engine) formPrefillWhole() {
+	budget := e.cfg.MaxNumBatchedTokens
+	for e.waiting.Len() > 0 && e.running < e.cfg.MaxNumSeqs {
+		q := e.waiting.Peek()
+		hit, evictable := e.lookup(q)
+		n := q.target - e.startAt(q, hit)
+		nb := e.blocks(q.target) - hit
+		if n > budget || e.usedBlocks+nb+evictable > e.cfg.pool.Blocks {
+			break
+		}
+		e.admit(q, n, hit)
+		budget -= n
+	}
+}
+
 // addSpec adds the scheduled speculative decoders to the step's batch:
 // each a decoding sequence of context computed + 1 with d draft tokens.
 func (e *engine) addSpec(b *cost.Batch) {
@@ -211,8 +275,10 @@ func (e *engine) addSpec(b *cost.Batch) {
 
 // specCost adds the proposer's time to the step cost c of batch b: the
 // first draft pass over every token the target ran (EAGLE and MTP heads
-// need the hidden states of prefill tokens too), then passes − 1 passes
-// of one token per sampling sequence; or the n-gram search on the CPU.
+// need the hidden states of prefill tokens too; EAGLE-3's fuses them
+// there), then passes − 1 passes of one token per sampling sequence, and
+// each pass's logit traffic per sampled row; or the n-gram search on the
+// CPU.
 func (e *engine) specCost(b *cost.Batch, c *cost.StepCost) {
 	s := e.cfg.spec
 	defer func() { e.sp.stats.busy += c.Time }()
@@ -222,7 +288,8 @@ func (e *engine) specCost(b *cost.Batch, c *cost.StepCost) {
 	var t float64
 	n := len(e.sp.batch)
 	if s.draft != nil && b.Tokens() > 0 {
-		t = s.draft.Step(*b).Time
+		t = s.first.Step(*b).Time
+		t += float64(s.passes) * float64(b.DecodeSeqs+b.PrefillSeqs) * s.logitTime
 		if s.passes > 1 && n > 0 {
 			var ctx float64
 			for _, q := range e.sp.batch {

@@ -143,6 +143,7 @@ func TestSpecInvariants(t *testing.T) {
 	for _, sc := range []scenario{
 		{"open", sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 4}, Lengths: lengths}, Server: base, Requests: 300, Seed: 2}},
 		{"tiny pool preempts", sim.Config{Workload: workload.Workload{Clients: 16, Lengths: workload.Random{InputLen: 600, OutputLen: 400, RangeRatio: 0.5}}, Server: tiny, Requests: 200, Seed: 4}},
+		{"prefill-first tiny pool", sim.Config{Workload: workload.Workload{Clients: 16, Lengths: workload.Random{InputLen: 600, OutputLen: 400, RangeRatio: 0.5}}, Server: prefillFirst(tiny), Requests: 200, Seed: 5}},
 		{"shared prefix tiny pool", sim.Config{Workload: workload.Workload{Clients: 16, Lengths: workload.SharedPrefix{Tokens: 700, Lengths: workload.Random{InputLen: 600, OutputLen: 400, RangeRatio: 0.5}}}, Server: tiny, Requests: 120, Seed: 9}},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
@@ -214,7 +215,6 @@ func TestSpecConfigErrors(t *testing.T) {
 		{"unknown draft", specdecode.Config{Model: "tiny-llama", NumSpeculativeTokens: 2, AcceptanceRate: alpha(0.5)}, nil, `model "tiny-llama"`},
 		{"draft vocab", specdecode.Config{Model: "llama-3.2-1b", NumSpeculativeTokens: 2, AcceptanceRate: alpha(0.5)}, nil, "vocab"},
 		{"draft too big", specdecode.Config{Model: "qwen2.5-72b", NumSpeculativeTokens: 2, AcceptanceRate: alpha(0.5)}, func(c *Config) { c.Deployment.KVCacheMemory = 0 }, "leave no KV cache"},
-		{"no chunking", specdecode.Config{Method: specdecode.Eagle, NumSpeculativeTokens: 2, AcceptanceRate: alpha(0.5)}, func(c *Config) { c.EnableChunkedPrefill = false; c.MaxNumBatchedTokens = 40000 }, "enable_chunked_prefill"},
 		{"draft tp", specdecode.Config{Method: specdecode.Eagle, NumSpeculativeTokens: 2, AcceptanceRate: alpha(0.5), DraftTensorParallelSize: 3}, nil, "draft_tensor_parallel_size 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -336,4 +336,51 @@ func TestSpecMethods(t *testing.T) {
 	assert.Less(t, share[specdecode.Eagle3], share[specdecode.Eagle])
 	assert.Less(t, share[specdecode.Eagle], share[specdecode.DraftModel])
 	assert.Less(t, share[specdecode.Medusa], share[specdecode.Eagle], "one pass against k")
+}
+
+// prefillFirst is c without chunked prefill, its budget a whole
+// max-model-len request (as vLLM requires then).
+func prefillFirst(c Config) Config {
+	c.EnableChunkedPrefill = false
+	c.MaxNumBatchedTokens = max(c.MaxNumBatchedTokens, c.MaxModelLen, 4096)
+	return c
+}
+
+// TestSpecPrefillFirst: without chunked prefill (vLLM v0's scheduler, as
+// it ran speculative decoding) a step either prefills whole prompts or
+// verifies every decoder's drafts, never both; with every draft accepted
+// and one client, TPOT is exactly the step time over k + 1.
+func TestSpecPrefillFirst(t *testing.T) {
+	t.Parallel()
+	const tau, k = 0.01, 3
+	for _, clients := range []int{1, 8} {
+		c := prefillFirst(specFixed(t, tau, k, 1))
+		var mixed, verify, prefill int
+		c.StepTime = func(b cost.Batch) float64 {
+			switch {
+			case b.PrefillTokens > 0 && b.DecodeSeqs > 0:
+				mixed++
+			case b.PrefillTokens > 0:
+				prefill++
+			case b.SpecTokens > 0:
+				verify++
+			}
+			return tau
+		}
+		res, err := sim.Run(sim.Config{
+			Workload: workload.Workload{Clients: clients, Lengths: workload.Fixed{Input: 300, Output: 1 + (k+1)*20}},
+			Server:   c, Requests: 40, Seed: 1,
+		})
+		require.NoError(t, err)
+		assert.Zero(t, mixed, "%d clients: steps mixing prefill and verification", clients)
+		assert.Positive(t, verify)
+		assert.Positive(t, prefill)
+		for _, r := range res.Requests {
+			require.Equal(t, metrics.Completed, r.Status)
+			if clients == 1 {
+				tpot, _ := r.TPOT()
+				assert.InDelta(t, tau/(k+1), tpot, 1e-12, "request %d", r.ID)
+			}
+		}
+	}
 }

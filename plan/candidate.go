@@ -77,6 +77,10 @@ type Settings struct {
 	ChunkedPrefill      bool           `json:"enable_chunked_prefill"`
 	Precision           cost.Precision `json:"precision"`
 	MaxModelLen         int            `json:"max_model_len,omitempty"`
+
+	// SpecK is num_speculative_tokens when the space searches it
+	// (Space.SpecK; 0: off).
+	SpecK int `json:"num_speculative_tokens,omitempty"`
 }
 
 // String is a short label: "h100-sxm tp4 seqs256 mnbt2048 chunked bf16"

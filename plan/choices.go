@@ -31,6 +31,8 @@ type Choices struct {
 	// Precisions are the weight precisions searched: BF16 and FP8 (an
 	// empty list: both).
 	Precisions []cost.Precision
+	// SpecK is Space.SpecK.
+	SpecK []int
 }
 
 // DefaultTP is the tensor-parallel degrees a plan searches by default.
@@ -111,5 +113,6 @@ func (c Choices) Space() (Space, error) {
 	s.DataParallel, s.ExpertParallel = slices.Clone(c.DataParallel), slices.Clone(c.ExpertParallel)
 	s.MaxNumSeqs, s.MaxNumBatchedTokens = slices.Clone(c.MaxNumSeqs), slices.Clone(c.MaxNumBatchedTokens)
 	s.ChunkedPrefill = slices.Clone(c.ChunkedPrefill)
+	s.SpecK = slices.Clone(c.SpecK)
 	return s, nil
 }

@@ -62,7 +62,9 @@ func (e Engine) Servers(n int) sim.ServerConfig {
 // most max_T T/t(T) / (E[L] + E[O] − 1) requests a second, and at most
 // max_{d ≤ max-num-seqs} d/t_d(d) / (E[O] − 1), t_d the decode-only step;
 // MaxRate is the smaller. An engine with its own StepTime has no roofline:
-// it is screened for shape and memory only.
+// it is screened for shape and memory only; so is one with speculative
+// decoding, whose steps emit up to 1 + k tokens a sequence (the floors
+// above assume one).
 func (e Engine) Screen(d Demand) Screening {
 	c := e.Config
 	dep := c.Deployment
@@ -97,7 +99,7 @@ func (e Engine) Screen(d Demand) Screening {
 	if err := c.Validate(); err != nil {
 		return Screening{Reason: Invalid, Why: sentence(err)}
 	}
-	if c.StepTime != nil {
+	if c.StepTime != nil || c.Speculative != nil {
 		return Screening{MaxRate: math.Inf(1)}
 	}
 	sm, err := dep.Compile()

@@ -39,6 +39,9 @@ type Result struct {
 	// Runs and Requests count the simulations.
 	Runs     int   `json:"runs"`
 	Requests int64 `json:"requests"`
+	// Speculative is where speculative decoding stops paying for the
+	// winner, when the space searched it (Space.SpecK).
+	Speculative *SpecReport `json:"speculative,omitempty"`
 }
 
 // Best returns the winners: the ranked candidates at the lowest cost.

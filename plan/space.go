@@ -56,6 +56,10 @@ type Space struct {
 	MaxNumBatchedTokens []int
 	ChunkedPrefill      []bool
 	Precisions          []cost.Precision
+	// SpecK lists num_speculative_tokens values to search (plan/spec.go):
+	// 0 is the engine without speculative decoding, k > 0 the Engine's
+	// speculative_config with k draft tokens. Empty keeps the Engine's.
+	SpecK []int
 }
 
 // Plan asks for the cheapest deployment of one model that meets an
@@ -191,6 +195,9 @@ func (p Plan) Validate() error {
 	if err := noRepeats(s); err != nil {
 		return err
 	}
+	if err := p.validateSpec(); err != nil {
+		return err
+	}
 	if s.size(p.Engine) > MaxCandidates {
 		return fmt.Errorf("%w: the space has more than %d candidates (gpus × tp × data_parallel × expert_parallel × max_num_seqs × max_num_batched_tokens × chunked_prefill × precisions)", ErrInvalid, MaxCandidates)
 	}
@@ -284,8 +291,8 @@ func (s Space) size(e batching.Config) int {
 
 // Candidates returns one candidate per point of the space, GPU-major
 // (then TP, data parallelism, expert parallelism, max-num-seqs,
-// max-num-batched-tokens, chunked prefill, precision), each an Engine
-// replica; expert parallelism over one GPU (TP·DP = 1) is the same
+// max-num-batched-tokens, chunked prefill, precision, then Space.SpecK),
+// each an Engine replica; expert parallelism over one GPU (TP·DP = 1) is the same
 // engine as none and is left out. A point whose precision the model does
 // not allow is a candidate the screen rejects as Invalid.
 func (p Plan) Candidates() ([]Candidate, error) {
@@ -324,7 +331,7 @@ func (p Plan) Candidates() ([]Candidate, error) {
 			}
 		}
 	}
-	return out, nil
+	return p.withSpecK(out), nil
 }
 
 // serveKnobs resolves a zero max-num-seqs or max-num-batched-tokens to
@@ -384,6 +391,9 @@ func (p Plan) Run() (*Result, error) {
 		return nil, err
 	}
 	res.Model = p.Model.Name
+	if res.Speculative, err = p.specReport(res); err != nil {
+		return nil, err
+	}
 	for i := range res.Ranked {
 		r := &res.Ranked[i]
 		if e, ok := r.Replica.(Engine); ok {

@@ -140,8 +140,24 @@ func TestDraftShape(t *testing.T) {
 	assert.Equal(t, 1, d.Model.Layers)
 	assert.Equal(t, Eagle3DraftVocab, d.Model.Vocab)
 	assert.Equal(t, 3, d.Passes)
-	// fc of 3H·H weights folded into the MLP: 3·H·ΔI = 3·H·H.
-	assert.Equal(t, target.Intermediate+target.Hidden, d.Model.Intermediate)
+	// Every pass: the QKV projection over 2H inputs, H·(32 + 2·8)·128 =
+	// 25,165,824 more weights than the target's layer, folded into the
+	// MLP (3·H weights per unit): 2048 units.
+	assert.Equal(t, 3*4096*(d.Model.Intermediate-target.Intermediate), 4096*(32+2*8)*128)
+	// The first pass also runs the fc fusing three hidden states, 3H·H
+	// weights: H more units.
+	assert.Equal(t, d.Model.Intermediate+target.Hidden, d.First.Intermediate)
+	assert.Equal(t, d.Model.Vocab, d.First.Vocab)
+	// compute_logits: a 128,256-wide row written, 32,000 scattered, the
+	// row read by argmax, in BF16.
+	assert.Equal(t, float64((2*128256+32000)*2), d.LogitBytesPerRow)
+	c.Method = Eagle
+	d, err = c.Draft(target, 1, cost.Model)
+	require.NoError(t, err)
+	// EAGLE-1's fc (2H·H) runs every pass: the same shape throughout.
+	assert.Equal(t, target.Intermediate+int(math.Round(2*4096.0/3)), d.Model.Intermediate)
+	assert.Equal(t, d.Model, d.First)
+	assert.Zero(t, d.LogitBytesPerRow)
 	c.Method = Ngram
 	d, err = c.Draft(target, 1, cost.Model)
 	require.NoError(t, err)

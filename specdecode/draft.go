@@ -21,17 +21,33 @@ const NgramSecondsPerSeq = 5e-6
 type Draft struct {
 	// Method is the canonical proposer.
 	Method Method
-	// Model is the shape the proposals run through, priced by the cost
-	// model like the target (unset for Ngram and Suffix):
-	//   - EAGLE/EAGLE-3: one decoder layer of the target's shape, its fc
-	//     layer (2H·H, EAGLE-3 3H·H) folded into the MLP width, the
-	//     target's LM head (EAGLE-3: Eagle3DraftVocab rows);
+	// Model is the shape the proposals after the first run through,
+	// priced by the cost model like the target (unset for Ngram and
+	// Suffix):
+	//   - EAGLE: one decoder layer of the target's shape with its fc
+	//     (2H·H: the token's embedding and the previous hidden state, run
+	//     every pass) folded into the MLP width, and the target's LM head;
+	//   - EAGLE-3: one decoder layer whose QKV projection reads 2H inputs
+	//     (the embedding and the hidden state concatenated, vLLM's
+	//     llama_eagle3), the extra H·(q + 2kv) weights folded into the MLP
+	//     width, and its own LM head over Eagle3DraftVocab rows;
 	//   - MTP: one decoder block of the target (its MoE included) with the
 	//     2H·H eh_proj folded into the MLP, and the shared LM head;
 	//   - Medusa: one target-shaped layer carrying k LM heads (an upper
 	//     bound: Medusa's heads are residual blocks without attention);
 	//   - draft model: the catalog model named.
 	Model cost.ModelSpec
+	// First is the shape of the first pass, over every token the target
+	// ran this step: Model, and for EAGLE-3 also the fc that fuses the
+	// target's three hidden states (3H·H), which vLLM's proposer applies
+	// once a step (combine_hidden_states) and not on every pass.
+	First cost.ModelSpec
+	// LogitBytesPerRow is the memory traffic per sampled row per pass
+	// beyond the LM head, bytes: EAGLE-3's compute_logits writes a
+	// target-vocabulary row of −inf, scatters the draft-vocabulary logits
+	// into it, and the argmax reads it back ((2·V + V_draft) × the
+	// activation bytes); 0 for the others.
+	LogitBytesPerRow float64
 	// TP is the draft's tensor parallelism.
 	TP int
 	// Passes is the draft forward passes per step: k for EAGLE, MTP and a
@@ -65,21 +81,33 @@ func (c Config) Draft(target cost.ModelSpec, tp int, model func(string) (cost.Mo
 	head := target
 	head.Name = fmt.Sprintf("%s %s head", target.Name, m)
 	head.Layers, head.DenseLayers, head.SlidingLayers = 1, 0, 0
-	widen := func(h int) { head.Intermediate += (h*target.Hidden + 2) / 3 } // fc of h·H·H weights, as MLP width (3·H per unit)
+	// widen folds p more weights per layer into the MLP width (3·H weights
+	// per unit of intermediate size), rounded to the nearest unit.
+	widen := func(h *cost.ModelSpec, p int) {
+		unit := 3 * target.Hidden
+		h.Intermediate += (p + unit/2) / unit
+	}
+	fc := func(h int) int { return h * target.Hidden * target.Hidden } // an fc of h·H inputs and H outputs
+	var first *cost.ModelSpec                                          // set where the first pass differs
 	switch m {
 	case Ngram, Suffix:
 		d.Passes, d.CPUSecondsPerSeq = 0, NgramSecondsPerSeq
 		return d, nil
 	case Eagle:
-		widen(2)
+		widen(&head, fc(2))
 	case Eagle3:
-		widen(3)
+		heads, kv := target.Heads, target.KVHeads
+		widen(&head, target.Hidden*(heads+2*kv)*target.HeadDim) // QKV over 2H inputs
 		head.Vocab = min(head.Vocab, Eagle3DraftVocab)
+		f := head
+		widen(&f, fc(3))
+		first = &f
+		d.LogitBytesPerRow = float64(2*target.Vocab+head.Vocab) * target.ActBytes
 	case MTP:
 		if target.Experts > 0 {
 			head.DenseLayers = 0
 		}
-		widen(2)
+		widen(&head, fc(2))
 	case Medusa:
 		head.Vocab *= k
 		d.Passes = 1
@@ -93,9 +121,14 @@ func (c Config) Draft(target cost.ModelSpec, tp int, model func(string) (cost.Mo
 		}
 		head = dm
 	}
-	if err := head.Validate(); err != nil {
-		return Draft{}, invalidf("the draft's shape is invalid: %v", err)
+	if first == nil {
+		first = &head
 	}
-	d.Model = head
+	for _, h := range []*cost.ModelSpec{&head, first} {
+		if err := h.Validate(); err != nil {
+			return Draft{}, invalidf("the draft's shape is invalid: %v", err)
+		}
+	}
+	d.Model, d.First = head, *first
 	return d, nil
 }

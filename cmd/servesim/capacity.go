@@ -44,6 +44,7 @@ type capacityOptions struct {
 	merge, asJSON      bool
 	workers            int
 	report             string // --report (a bench-style flag): an HTML report to write
+	specK, specRates   string // --spec-k, --spec-rates (capacity_spec.go)
 }
 
 // maxProbeReplications caps the runs of one probe of a capacity search:
@@ -65,7 +66,9 @@ func (c *capacityOptions) define(fs *flag.FlagSet) flagGroup {
 	fs.BoolVar(&c.merge, "merge", false, "the arguments are --grid --shard JSON files to join into one table")
 	fs.BoolVar(&c.asJSON, "json", false, "write the result as JSON instead of a table")
 	fs.Var(intValue{p: &c.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
-	return flagGroup{"capacity flags", []string{"start", "precision", "replications", "boundary-replications", "grid", "shard", "merge", "json", "workers"}}
+	fs.StringVar(&c.specK, "spec-k", "", "search these num_speculative_tokens `k,...` (0: off, first) with --speculative-config's method and acceptance, and report where each k stops paying (docs/speculative.md)")
+	fs.StringVar(&c.specRates, "spec-rates", "", "with --spec-k: the `rates` of the crossover comparison (default: 1/6 to 2 times the largest lambda* bracket)")
+	return flagGroup{"capacity flags", []string{"start", "precision", "replications", "boundary-replications", "grid", "shard", "merge", "json", "workers", "spec-k", "spec-rates"}}
 }
 
 // runCapacity is `servesim capacity`.
@@ -114,6 +117,9 @@ func runCapacity(args []string, e *env) error {
 		c.start = base.Workload.Arrivals.MeanRate()
 	}
 	c.report = o.report
+	if c.specK != "" && (c.grid != "" || c.report != "") {
+		return errors.New("capacity: --spec-k runs its own searches and crossover grid: leave out --grid and --report")
+	}
 	if c.grid != "" {
 		return runGrid(sc, base, crit, c, e)
 	}
@@ -124,6 +130,12 @@ func runCapacity(args []string, e *env) error {
 		Base: base, Criteria: crit, Seed: sc.Seed,
 		Replications: c.reps, BoundaryReplications: c.boundaryReps,
 		Start: c.start, Precision: c.precision, Workers: c.workers,
+	}
+	if c.specK != "" {
+		return runSpecSweep(sc, s, c, e, e.tty && !o.quiet)
+	}
+	if c.specRates != "" {
+		return errors.New("capacity: --spec-rates applies to --spec-k")
 	}
 	p := startProgress(e.stderr, e.tty && !o.quiet, "searching", 0)
 	s.Progress = func(pt capacity.Point) { p.Add(len(pt.Runs)) }

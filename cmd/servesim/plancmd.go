@@ -57,6 +57,7 @@ type planOptions struct {
 	noPrune               bool
 	frontier, budget      float64
 	format, plot          string
+	specK                 string // --spec-k (plan/spec.go)
 }
 
 func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
@@ -80,7 +81,8 @@ func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
 	fs.Var(nonNegativeFloat{&p.budget, "no budget"}, "budget", "reject deployments dearer than this, dollars an hour (0: no budget)")
 	fs.StringVar(&p.format, "format", "table", "output `format`: table, json or csv")
 	fs.StringVar(&p.plot, "plot", "", "also draw the cost/latency frontier to `FILE`.svg or .png")
-	return flagGroup{"plan flags", []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers"}}
+	fs.StringVar(&p.specK, "spec-k", "", "comma-separated num_speculative_tokens `values` to search (0: off) with --speculative-config's method and acceptance; the winner's crossover is reported (docs/speculative.md)")
+	return flagGroup{"plan flags", []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers", "spec-k"}}
 }
 
 // runPlan is `servesim plan`.
@@ -208,6 +210,7 @@ func runPlan(args []string, e *env) error {
 	head, rest, _ := bytes.Cut(b.Bytes(), []byte("\n"))
 	fmt.Fprintf(e.stdout, "%s\nworkload: %s\n%s", head, workloadText(sc), rest)
 	printPricedBy(e.stdout, pl.Space.GPUs)
+	res.Speculative.WriteText(e.stdout)
 	return nil
 }
 
@@ -374,6 +377,11 @@ func (p *planOptions) choices(b *scenario.Plan, set map[string]bool) (plan.Choic
 			return c, fmt.Errorf("%s: %q: a plan searches bf16 and fp8", field, f)
 		}
 		c.Precisions = append(c.Precisions, pr)
+	}
+	if p.specK != "" {
+		if c.SpecK, err = intList("--spec-k", p.specK, 0, capacity.MaxSpecK); err != nil {
+			return c, err
+		}
 	}
 	return c, nil
 }
