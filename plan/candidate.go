@@ -119,6 +119,9 @@ type Candidate struct {
 	PricePerGPUHour float64 `json:"price_per_gpu_hour"`
 	// Replica builds the servers.
 	Replica Replica `json:"-"`
+	// Disagg describes a disaggregated candidate (Space.Disaggregated);
+	// nil for a colocated one.
+	Disagg *PDSettings `json:"disaggregated,omitempty"`
 }
 
 // label returns Name, or the settings' label.

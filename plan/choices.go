@@ -31,6 +31,9 @@ type Choices struct {
 	// Precisions are the weight precisions searched: BF16 and FP8 (an
 	// empty list: both).
 	Precisions []cost.Precision
+	// Disaggregated are the P/D configurations searched beside the
+	// colocated ones (Space.Disaggregated).
+	Disaggregated []PDShape
 }
 
 // DefaultTP is the tensor-parallel degrees a plan searches by default.
@@ -111,5 +114,6 @@ func (c Choices) Space() (Space, error) {
 	s.DataParallel, s.ExpertParallel = slices.Clone(c.DataParallel), slices.Clone(c.ExpertParallel)
 	s.MaxNumSeqs, s.MaxNumBatchedTokens = slices.Clone(c.MaxNumSeqs), slices.Clone(c.MaxNumBatchedTokens)
 	s.ChunkedPrefill = slices.Clone(c.ChunkedPrefill)
+	s.Disaggregated = slices.Clone(c.Disaggregated)
 	return s, nil
 }

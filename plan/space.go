@@ -56,6 +56,10 @@ type Space struct {
 	MaxNumBatchedTokens []int
 	ChunkedPrefill      []bool
 	Precisions          []cost.Precision
+	// Disaggregated lists P/D configurations searched beside the
+	// colocated ones (PDShape: the P:D ratio, each pool's GPU and TP);
+	// empty: colocated only.
+	Disaggregated []PDShape
 }
 
 // Plan asks for the cheapest deployment of one model that meets an
@@ -191,7 +195,10 @@ func (p Plan) Validate() error {
 	if err := noRepeats(s); err != nil {
 		return err
 	}
-	if s.size(p.Engine) > MaxCandidates {
+	if err := p.validatePD(); err != nil {
+		return err
+	}
+	if s.size(p.Engine)+s.pdCount() > MaxCandidates {
 		return fmt.Errorf("%w: the space has more than %d candidates (gpus × tp × data_parallel × expert_parallel × max_num_seqs × max_num_batched_tokens × chunked_prefill × precisions)", ErrInvalid, MaxCandidates)
 	}
 	if p.Engine.BlockSize < 1 {
@@ -324,7 +331,7 @@ func (p Plan) Candidates() ([]Candidate, error) {
 			}
 		}
 	}
-	return out, nil
+	return p.pdCandidates(out), nil
 }
 
 // serveKnobs resolves a zero max-num-seqs or max-num-batched-tokens to
@@ -389,6 +396,9 @@ func (p Plan) Run() (*Result, error) {
 		if e, ok := r.Replica.(Engine); ok {
 			r.Serve = ServeCommand(p.served(), e, r.Replicas)
 			r.Bench = BenchCommand(p.served(), p.Objective, r.Replicas*p.Search.Requests, r.Replicas*p.Search.Warmup)
+		}
+		if u, ok := r.Replica.(PDUnit); ok {
+			r.Serve, r.Bench = p.pdCommands(u, r.Replicas)
 		}
 	}
 	return res, nil

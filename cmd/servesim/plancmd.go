@@ -52,6 +52,7 @@ type planOptions struct {
 	profiles              string
 	seqs, tokens, chunked string
 	precisions            string
+	pd                    string
 	reps, boundaryReps    int
 	maxReplicas, workers  int
 	noPrune               bool
@@ -71,6 +72,7 @@ func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
 	fs.StringVar(&p.tokens, "max-num-batched-tokens-options", "", "comma-separated max-num-batched-tokens `values` to search (default: --max-num-batched-tokens)")
 	fs.StringVar(&p.chunked, "chunked-prefill-options", "", "comma-separated `on,off` chunked-prefill settings to search (default: --enable-chunked-prefill)")
 	fs.StringVar(&p.precisions, "precisions", "bf16,fp8", "comma-separated `precisions` to search (bf16, fp8)")
+	fs.StringVar(&p.pd, "pd-options", "", "comma-separated disaggregated `shapes` to search beside colocated: xPyD (each pool's GPU and TP searched) or xPyD:GPU/TP:GPU/TP for the prefill and decode pools, * for searched (e.g. 2P1D:h100-sxm/4:a100-80gb/4); see docs/disaggregation.md")
 	fs.Var(intValue{p: &p.reps, min: 1, max: maxProbeReplications, why: probeLimitWhy}, "replications", "runs per coarse lambda* probe")
 	fs.Var(intValue{p: &p.boundaryReps, min: 1, max: 2 * maxProbeReplications, why: probeLimitWhy}, "boundary-replications", "runs per probe near lambda* and per replica-count check (at least --replications)")
 	fs.Var(intValue{p: &p.maxReplicas, min: 1, max: 1024, why: "the most replicas one candidate may have"}, "max-replicas", "the most replicas a candidate may have")
@@ -80,7 +82,7 @@ func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
 	fs.Var(nonNegativeFloat{&p.budget, "no budget"}, "budget", "reject deployments dearer than this, dollars an hour (0: no budget)")
 	fs.StringVar(&p.format, "format", "table", "output `format`: table, json or csv")
 	fs.StringVar(&p.plot, "plot", "", "also draw the cost/latency frontier to `FILE`.svg or .png")
-	return flagGroup{"plan flags", []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers"}}
+	return flagGroup{"plan flags", []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "pd-options", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers"}}
 }
 
 // runPlan is `servesim plan`.
@@ -362,6 +364,11 @@ func (p *planOptions) choices(b *scenario.Plan, set map[string]bool) (plan.Choic
 			if *f.to, err = onOffList("--"+f.flag, f.text); err != nil {
 				return c, err
 			}
+		}
+	}
+	if set["pd-options"] {
+		if c.Disaggregated, err = plan.ParsePDShapes(p.pd); err != nil {
+			return c, fmt.Errorf("--pd-options: %w", err)
 		}
 	}
 	field := "plan.precisions"
