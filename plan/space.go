@@ -60,6 +60,10 @@ type Space struct {
 	// colocated ones (PDShape: the P:D ratio, each pool's GPU and TP);
 	// empty: colocated only.
 	Disaggregated []PDShape
+	// PipelineParallel lists --pipeline-parallel-size values (PPEngine):
+	// each colocated point is also searched split into that many stages;
+	// empty or 1: none.
+	PipelineParallel []int
 }
 
 // Plan asks for the cheapest deployment of one model that meets an
@@ -198,7 +202,10 @@ func (p Plan) Validate() error {
 	if err := p.validatePD(); err != nil {
 		return err
 	}
-	if s.size(p.Engine)+s.pdCount() > MaxCandidates {
+	if err := p.validatePP(); err != nil {
+		return err
+	}
+	if n := s.size(p.Engine); n+s.ppCount(n)+s.pdCount() > MaxCandidates {
 		return fmt.Errorf("%w: the space has more than %d candidates (gpus × tp × data_parallel × expert_parallel × max_num_seqs × max_num_batched_tokens × chunked_prefill × precisions)", ErrInvalid, MaxCandidates)
 	}
 	if p.Engine.BlockSize < 1 {
@@ -331,7 +338,7 @@ func (p Plan) Candidates() ([]Candidate, error) {
 			}
 		}
 	}
-	return p.pdCandidates(out), nil
+	return p.pdCandidates(p.ppCandidates(out)), nil
 }
 
 // serveKnobs resolves a zero max-num-seqs or max-num-batched-tokens to
@@ -395,6 +402,10 @@ func (p Plan) Run() (*Result, error) {
 		r := &res.Ranked[i]
 		if e, ok := r.Replica.(Engine); ok {
 			r.Serve = ServeCommand(p.served(), e, r.Replicas)
+			r.Bench = BenchCommand(p.served(), p.Objective, r.Replicas*p.Search.Requests, r.Replicas*p.Search.Warmup)
+		}
+		if e, ok := r.Replica.(PPEngine); ok {
+			r.Serve = ppServe(p.served(), e, r.Replicas)
 			r.Bench = BenchCommand(p.served(), p.Objective, r.Replicas*p.Search.Requests, r.Replicas*p.Search.Warmup)
 		}
 		if u, ok := r.Replica.(PDUnit); ok {

@@ -52,7 +52,7 @@ type planOptions struct {
 	profiles              string
 	seqs, tokens, chunked string
 	precisions            string
-	pd                    string
+	pd, pps               string
 	reps, boundaryReps    int
 	maxReplicas, workers  int
 	noPrune               bool
@@ -72,6 +72,7 @@ func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
 	fs.StringVar(&p.tokens, "max-num-batched-tokens-options", "", "comma-separated max-num-batched-tokens `values` to search (default: --max-num-batched-tokens)")
 	fs.StringVar(&p.chunked, "chunked-prefill-options", "", "comma-separated `on,off` chunked-prefill settings to search (default: --enable-chunked-prefill)")
 	fs.StringVar(&p.precisions, "precisions", "bf16,fp8", "comma-separated `precisions` to search (bf16, fp8)")
+	fs.StringVar(&p.pps, "pipeline-parallel-options", "", "comma-separated --pipeline-parallel-size `values` to search: each colocated candidate also split into that many stages (default: 1, none)")
 	fs.StringVar(&p.pd, "pd-options", "", "comma-separated disaggregated `shapes` to search beside colocated: xPyD (each pool's GPU and TP searched) or xPyD:GPU/TP:GPU/TP for the prefill and decode pools, * for searched (e.g. 2P1D:h100-sxm/4:a100-80gb/4); see docs/disaggregation.md")
 	fs.Var(intValue{p: &p.reps, min: 1, max: maxProbeReplications, why: probeLimitWhy}, "replications", "runs per coarse lambda* probe")
 	fs.Var(intValue{p: &p.boundaryReps, min: 1, max: 2 * maxProbeReplications, why: probeLimitWhy}, "boundary-replications", "runs per probe near lambda* and per replica-count check (at least --replications)")
@@ -82,7 +83,7 @@ func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
 	fs.Var(nonNegativeFloat{&p.budget, "no budget"}, "budget", "reject deployments dearer than this, dollars an hour (0: no budget)")
 	fs.StringVar(&p.format, "format", "table", "output `format`: table, json or csv")
 	fs.StringVar(&p.plot, "plot", "", "also draw the cost/latency frontier to `FILE`.svg or .png")
-	return flagGroup{"plan flags", []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "pd-options", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers"}}
+	return flagGroup{"plan flags", []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "pipeline-parallel-options", "pd-options", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers"}}
 }
 
 // runPlan is `servesim plan`.
@@ -110,9 +111,9 @@ func runPlan(args []string, e *env) error {
 	if p.boundaryReps < p.reps {
 		return fmt.Errorf("plan: --boundary-replications %d must be >= --replications %d", p.boundaryReps, p.reps)
 	}
-	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "dp", "enable-expert-parallel", "server"} {
+	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "dp", "enable-expert-parallel", "server", "pipeline-parallel-size"} {
 		if o.set[f] {
-			return fmt.Errorf("plan: --%s: the plan chooses the deployment (--tp-degrees, --dp-degrees, --expert-parallel-options, --gpus)", f)
+			return fmt.Errorf("plan: --%s: the plan chooses the deployment (--tp-degrees, --dp-degrees, --expert-parallel-options, --pipeline-parallel-options, --pd-options, --gpus)", f)
 		}
 	}
 	sc, err := capacityScenario(pos, &o, ownFlags(group))
@@ -340,8 +341,10 @@ func (p *planOptions) choices(b *scenario.Plan, set map[string]bool) (plan.Choic
 		to      *[]int
 		lo, max int
 	}{{"tp-degrees", &c.TP, 1, 1024}, {"max-num-seqs-options", &c.MaxNumSeqs, 1, 1 << 20},
-		{"max-num-batched-tokens-options", &c.MaxNumBatchedTokens, 1, 1 << 30}, {"dp-degrees", &c.DataParallel, 1, batching.MaxDataParallel}}
-	text := map[string]string{"tp-degrees": p.tps, "max-num-seqs-options": p.seqs, "max-num-batched-tokens-options": p.tokens, "dp-degrees": p.dps}
+		{"max-num-batched-tokens-options", &c.MaxNumBatchedTokens, 1, 1 << 30}, {"dp-degrees", &c.DataParallel, 1, batching.MaxDataParallel},
+		{"pipeline-parallel-options", &c.PipelineParallel, 1, batching.MaxPipelineStages}}
+	text := map[string]string{"tp-degrees": p.tps, "max-num-seqs-options": p.seqs, "max-num-batched-tokens-options": p.tokens, "dp-degrees": p.dps,
+		"pipeline-parallel-options": p.pps}
 	for _, f := range ints {
 		if set[f.flag] || (len(*f.to) == 0 && text[f.flag] != "") {
 			if *f.to, err = intList("--"+f.flag, text[f.flag], f.lo, f.max); err != nil {
