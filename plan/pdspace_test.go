@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -125,4 +126,20 @@ func TestPlanPD(t *testing.T) {
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, res.Winners, 1)
 	assert.Nil(t, res.Best()[0].Disagg, "decode-heavy winner %s", res.Best()[0].Name)
+}
+
+// A P/D shape list as servesim plan --pd-options reads it.
+func ExampleParsePDShapes() {
+	shapes, err := plan.ParsePDShapes("2P1D,1P1D:h100-sxm/4:a100-80gb/*")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range shapes {
+		fmt.Printf("%s: %d prefill, %d decode instances a unit; prefill gpu %q tp %d, decode gpu %q tp %d\n",
+			s, s.Prefill, s.Decode, s.PrefillGPU, s.PrefillTP, s.DecodeGPU, s.DecodeTP)
+	}
+	// Output:
+	// 2P1D: 2 prefill, 1 decode instances a unit; prefill gpu "" tp 0, decode gpu "" tp 0
+	// 1P1D:h100-sxm/4:a100-80gb/*: 1 prefill, 1 decode instances a unit; prefill gpu "h100-sxm" tp 4, decode gpu "a100-80gb" tp 0
 }
