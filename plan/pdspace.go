@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/disagg"
 	"github.com/servesim/servesim/sim"
 )
 
@@ -211,6 +212,10 @@ func (p Plan) validatePD() error {
 	for i, sh := range p.Space.Disaggregated {
 		if err := sh.validate(i, names); err != nil {
 			return err
+		}
+		if n := max(sh.Prefill, sh.Decode) * p.Search.MaxReplicas; n > disagg.MaxInstances {
+			return fmt.Errorf("%w: disaggregated[%d] %s times max_replicas %d make %d instances of one pool, more than %d: lower max_replicas or the shape's counts",
+				ErrInvalid, i, sh, p.Search.MaxReplicas, n, disagg.MaxInstances)
 		}
 	}
 	if len(p.Space.Disaggregated) > 0 && p.Model.Experts > 0 && len(p.Space.DataParallel) > 0 && slices.Max(p.Space.DataParallel) > 1 {

@@ -91,6 +91,13 @@ func TestPDCandidates(t *testing.T) {
 	_, err = bad.Candidates()
 	require.ErrorIs(t, err, plan.ErrInvalid)
 	assert.Contains(t, err.Error(), "disaggregated[0] 1P1D:*/*:b200/*: gpu b200 is not among the GPUs searched (h100-sxm, a100-80gb)")
+
+	bad = p
+	bad.Space.Disaggregated = []plan.PDShape{{Prefill: 16, Decode: 1}}
+	bad.Search.MaxReplicas = 100
+	_, err = bad.Candidates()
+	require.ErrorIs(t, err, plan.ErrInvalid)
+	assert.Contains(t, err.Error(), "disaggregated[0] 16P1D times max_replicas 100 make 1600 instances of one pool, more than 1024")
 }
 
 // TestPlanPD: with 6000-token prompts at 1.4 req/s (TTFT ≤ 2 s, TPOT ≤
