@@ -12,9 +12,10 @@ import (
 // MaxPipelineStages is the most pipeline stages a Pipeline may have.
 const MaxPipelineStages = 64
 
-// Pipeline is one engine replica split into Stages pipeline-parallel
-// stages over its layers (vLLM's --pipeline-parallel-size), each stage
-// Engine.Deployment.TP GPUs: Stages·TP GPUs in all.
+// Pipeline is an engine split into Stages pipeline-parallel stages over
+// its layers (vLLM's --pipeline-parallel-size), each stage
+// Engine.Deployment.TP GPUs: Stages·TP GPUs a pipeline, and Replicas
+// such pipelines behind Router.
 //
 // Memory: each stage holds ⌈layers/Stages⌉ layers' weights and their KV
 // cache, and the embedding and LM head (vLLM keeps them on the first and
@@ -47,7 +48,20 @@ type Pipeline struct {
 	// ActivationLink carries activations between consecutive stages; the
 	// zero Link means cost.LinkByName("nvlink-h100") (stages in one node).
 	ActivationLink cost.Link `json:"activation_link,omitzero" yaml:"activation_link,omitempty"`
+	// Replicas is the number of whole pipelines (0 or 1: one), each its
+	// own stages and virtual engines, behind Router ("" or
+	// least-outstanding: the pipeline holding the fewest requests, ties
+	// to the lowest index; round-robin); a request then goes to its
+	// pipeline's least loaded virtual engine.
+	Replicas int    `json:"replicas,omitempty" yaml:"replicas,omitempty"`
+	Router   Router `json:"router,omitempty" yaml:"router,omitempty"`
 }
+
+// MaxPipelineReplicas is the most pipelines one Pipeline may have.
+const MaxPipelineReplicas = 1024
+
+// replicas returns Replicas, 0 read as 1.
+func (p Pipeline) replicas() int { return max(p.Replicas, 1) }
 
 // Validate checks Stages in [1, MaxPipelineStages], dp 1, the link, and
 // the stage engine (Stage).
@@ -56,8 +70,8 @@ func (p Pipeline) Validate() error {
 	return err
 }
 
-// GPUs returns Stages × Engine.GPUs().
-func (p Pipeline) GPUs() int { return p.Stages * p.Engine.GPUs() }
+// GPUs returns Replicas × Stages × Engine.GPUs().
+func (p Pipeline) GPUs() int { return p.replicas() * p.Stages * p.Engine.GPUs() }
 
 // link returns the activation link, its default filled in.
 func (p Pipeline) link() cost.Link {
@@ -82,6 +96,10 @@ func (p Pipeline) resolve() (Config, *resolved, error) {
 		return Config{}, nil, invalidf("pipeline_parallel_size %d must be in [1, %d]", p.Stages, MaxPipelineStages)
 	case p.Engine.Deployment.DP > 1:
 		return Config{}, nil, invalidf("pipeline_parallel_size %d with deployment dp %d is not modelled: use dp 1", p.Stages, p.Engine.Deployment.DP)
+	case p.Replicas < 0 || p.Replicas > MaxPipelineReplicas:
+		return Config{}, nil, invalidf("pipeline replicas %d must be in [0, %d]", p.Replicas, MaxPipelineReplicas)
+	case p.Router != "" && p.Router != LeastOutstanding && p.Router != RoundRobin:
+		return Config{}, nil, invalidf("pipeline router %q must be %q or %q", p.Router, LeastOutstanding, RoundRobin)
 	}
 	if err := p.link().Validate(); err != nil {
 		return Config{}, nil, &configError{err}
@@ -120,21 +138,41 @@ func (p Pipeline) NewServer(env *sim.Env) (sim.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &stages{free: make([]float64, p.Stages), link: p.link(), split: p.Engine.StepTime != nil}
+	actPerToken := 0.0
 	if m := p.Engine.Deployment.Model; m.Hidden > 0 && p.Engine.Deployment.TP > 0 {
 		act := m.ActBytes
 		if act == 0 {
 			act = 2
 		}
-		st.actPerToken = float64(m.Hidden) / float64(p.Engine.Deployment.TP) * act
+		actPerToken = float64(m.Hidden) / float64(p.Engine.Deployment.TP) * act
 	}
-	pl := &pipeline{cfg: p, engines: make([]*engine, p.Stages)}
-	for i := range pl.engines {
-		e := newEngine(r, env, "virtual_engine"+strconv.Itoa(i))
-		e.pipe = st
-		pl.engines[i] = e
+	pl := &pipeline{cfg: p, engines: make([]*engine, p.replicas()*p.Stages), groups: make([]vgroup, p.replicas())}
+	for j := range pl.groups {
+		st := &stages{free: make([]float64, p.Stages), link: p.link(), split: p.Engine.StepTime != nil, actPerToken: actPerToken}
+		for i := range p.Stages {
+			name := "virtual_engine" + strconv.Itoa(i)
+			if p.replicas() > 1 {
+				name = "pipeline" + strconv.Itoa(j) + "_" + name
+			}
+			e := newEngine(r, env, name)
+			e.pipe = st
+			pl.engines[j*p.Stages+i] = e
+		}
+		pl.groups[j] = vgroup(pl.engines[j*p.Stages : (j+1)*p.Stages])
 	}
 	return pl, nil
+}
+
+// vgroup is one pipeline's virtual engines.
+type vgroup []*engine
+
+// outstanding is the requests the pipeline holds.
+func (g vgroup) outstanding() int {
+	n := 0
+	for _, e := range g {
+		n += e.outstanding()
+	}
+	return n
 }
 
 // stages are the pipeline's stages: when each is next free, and the link
@@ -171,16 +209,27 @@ func (s *stages) through(now float64, b *cost.Batch, c *cost.StepCost) float64 {
 
 type pipeline struct {
 	cfg     Pipeline
-	engines []*engine
+	engines []*engine // all pipelines' virtual engines, pipeline-major
+	groups  []vgroup
+	next    int // round-robin position over the pipelines
 }
 
-// Arrive sends r to the virtual engine holding the fewest requests.
+// Arrive picks r's pipeline by the router, then sends r to that
+// pipeline's virtual engine holding the fewest requests.
 func (p *pipeline) Arrive(r *metrics.Request) {
+	g := p.groups[0]
+	if len(p.groups) > 1 {
+		router := p.cfg.Router
+		if router == "" {
+			router = LeastOutstanding
+		}
+		g = p.groups[pick(router, &p.next, p.groups)]
+	}
 	next := 0
-	p.engines[pick(LeastOutstanding, &next, p.engines)].Arrive(r)
+	g[pick(LeastOutstanding, &next, g)].Arrive(r)
 }
 
-// GPUs reports Stages × TP (sim.GPUCounter).
+// GPUs reports Replicas × Stages × TP (sim.GPUCounter).
 func (p *pipeline) GPUs() int { return p.cfg.GPUs() }
 
 // Series returns every virtual engine's counters over time.
@@ -188,8 +237,9 @@ func (p *pipeline) Series() []*metrics.Series { return seriesOf(p.engines) }
 
 // Stats reports the virtual engines' counters merged, then the stage
 // count. busy_fraction is a stage's utilisation: every micro-batch of
-// every virtual engine passes every stage, so it is the virtual engines'
-// busy times summed over the run's duration (not their mean).
+// a pipeline's virtual engines passes each of its stages, so it is the
+// virtual engines' busy times summed over the run's duration (not their
+// mean), over the pipelines.
 func (p *pipeline) Stats() []metrics.Stat {
 	out := mergedStats(p.engines, "virtual engines")
 	busy := 0.0
@@ -199,7 +249,7 @@ func (p *pipeline) Stats() []metrics.Stat {
 	for i := range out {
 		if out[i].Name == "busy_fraction" {
 			if end := p.engines[0].env.Now(); end > 0 {
-				out[i].Value = busy / end
+				out[i].Value = busy / end / float64(len(p.groups))
 			}
 		}
 	}

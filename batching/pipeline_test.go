@@ -125,3 +125,27 @@ func TestPipelineValidate(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want)
 	}
 }
+
+// TestPipelineReplicas: two pipelines of k stages behind the
+// least-outstanding router split m simultaneous single-step requests
+// evenly, so they finish in (m/2 + k − 1) stage times, the bubble
+// identity of one pipeline fed m/2; busy_fraction is a stage's, over the
+// pipelines: (m/2)/(m/2 + k − 1).
+func TestPipelineReplicas(t *testing.T) {
+	const step = 0.012
+	free := cost.Link{Name: "free", Bandwidth: 1, Latency: 0}
+	for _, tc := range []struct{ k, m int }{{2, 8}, {4, 6}, {3, 2}} {
+		for _, router := range []Router{"", RoundRobin} {
+			p := Pipeline{Engine: stepEngine(step, 1), Stages: tc.k, ActivationLink: free, Replicas: 2, Router: router}
+			assert.Equal(t, 2*tc.k, p.GPUs())
+			end, busy := makespanBusy(t, p, tc.m)
+			half := float64(tc.m / 2)
+			assert.InDelta(t, (half+float64(tc.k)-1)*step/float64(tc.k), end, 1e-12, "k=%d m=%d %s", tc.k, tc.m, router)
+			assert.InDelta(t, half/(half+float64(tc.k)-1), busy, 1e-9, "k=%d m=%d busy", tc.k, tc.m)
+		}
+	}
+	bad := Pipeline{Engine: stepEngine(step, 1), Stages: 2, Replicas: -1}
+	require.ErrorContains(t, bad.Validate(), "pipeline replicas -1 must be in [0, 1024]")
+	bad = Pipeline{Engine: stepEngine(step, 1), Stages: 2, Router: PrefixAware}
+	require.ErrorContains(t, bad.Validate(), `pipeline router "prefix-aware" must be`)
+}

@@ -70,8 +70,10 @@ type Settings struct {
 	// DP is vLLM's --data-parallel-size of a mixture-of-experts engine: DP
 	// attention data-parallel groups of TP GPUs stepping together (0 or 1:
 	// none); EP its --enable-expert-parallel.
-	DP                  int            `json:"data_parallel_size,omitempty"`
-	EP                  bool           `json:"enable_expert_parallel,omitempty"`
+	DP int  `json:"data_parallel_size,omitempty"`
+	EP bool `json:"enable_expert_parallel,omitempty"`
+	// PP is --pipeline-parallel-size (0 or 1: none).
+	PP                  int            `json:"pipeline_parallel_size,omitempty"`
 	MaxNumSeqs          int            `json:"max_num_seqs,omitempty"`
 	MaxNumBatchedTokens int            `json:"max_num_batched_tokens,omitempty"`
 	ChunkedPrefill      bool           `json:"enable_chunked_prefill"`
@@ -105,6 +107,9 @@ func (s Settings) parallel() string {
 	if s.EP {
 		out += " ep"
 	}
+	if s.PP > 1 {
+		out += fmt.Sprintf(" pp%d", s.PP)
+	}
 	return out
 }
 
@@ -123,6 +128,9 @@ type Candidate struct {
 	PricePerGPUHour float64 `json:"price_per_gpu_hour"`
 	// Replica builds the servers.
 	Replica Replica `json:"-"`
+	// Disagg describes a disaggregated candidate (Space.Disaggregated);
+	// nil for a colocated one.
+	Disagg *PDSettings `json:"disaggregated,omitempty"`
 }
 
 // label returns Name, or the settings' label.

@@ -33,6 +33,12 @@ type Choices struct {
 	Precisions []cost.Precision
 	// SpecK is Space.SpecK.
 	SpecK []int
+	// Disaggregated are the P/D configurations searched beside the
+	// colocated ones (Space.Disaggregated).
+	Disaggregated []PDShape
+	// PipelineParallel are the --pipeline-parallel-size values searched
+	// (Space.PipelineParallel).
+	PipelineParallel []int
 }
 
 // DefaultTP is the tensor-parallel degrees a plan searches by default.
@@ -114,5 +120,7 @@ func (c Choices) Space() (Space, error) {
 	s.MaxNumSeqs, s.MaxNumBatchedTokens = slices.Clone(c.MaxNumSeqs), slices.Clone(c.MaxNumBatchedTokens)
 	s.ChunkedPrefill = slices.Clone(c.ChunkedPrefill)
 	s.SpecK = slices.Clone(c.SpecK)
+	s.Disaggregated = slices.Clone(c.Disaggregated)
+	s.PipelineParallel = slices.Clone(c.PipelineParallel)
 	return s, nil
 }

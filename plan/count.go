@@ -49,9 +49,11 @@ func (ct *counter) tooExpensive(st *solver) *counter {
 	if ct.lo >= ct.kmin {
 		why = fmt.Sprintf("the SLO fails with %s at %.4g req/s, so it costs at least $%s/h (%s), %s",
 			replicas(ct.lo), st.obj.Rate, formatMoney(bound), replicas(need), st.above())
-	} else {
+	} else if ct.maxRate > 0 {
 		why = fmt.Sprintf("costs at least $%s/h (%s by the throughput roofline, %.3g req/s a replica), %s",
 			formatMoney(bound), replicas(need), ct.maxRate, st.above())
+	} else { // no roofline (a P/D unit, a Replica that is not a Screener)
+		why = fmt.Sprintf("costs at least $%s/h (%s), %s", formatMoney(bound), replicas(need), st.above())
 	}
 	return ct.reject(TooExpensive, why, bound)
 }

@@ -60,6 +60,14 @@ type Space struct {
 	// 0 is the engine without speculative decoding, k > 0 the Engine's
 	// speculative_config with k draft tokens. Empty keeps the Engine's.
 	SpecK []int
+	// Disaggregated lists P/D configurations searched beside the
+	// colocated ones (PDShape: the P:D ratio, each pool's GPU and TP);
+	// empty: colocated only.
+	Disaggregated []PDShape
+	// PipelineParallel lists --pipeline-parallel-size values (PPEngine):
+	// each colocated point is also searched split into that many stages;
+	// empty or 1: none.
+	PipelineParallel []int
 }
 
 // Plan asks for the cheapest deployment of one model that meets an
@@ -198,7 +206,17 @@ func (p Plan) Validate() error {
 	if err := p.validateSpec(); err != nil {
 		return err
 	}
-	if s.size(p.Engine) > MaxCandidates {
+	if err := p.validatePD(); err != nil {
+		return err
+	}
+	if err := p.validatePP(); err != nil {
+		return err
+	}
+	n := s.size(p.Engine)
+	if k := len(s.SpecK); k > 1 && n <= MaxCandidates {
+		n *= k
+	}
+	if n+s.ppCount(n)+s.pdCount() > MaxCandidates {
 		return fmt.Errorf("%w: the space has more than %d candidates (gpus × tp × data_parallel × expert_parallel × max_num_seqs × max_num_batched_tokens × chunked_prefill × precisions)", ErrInvalid, MaxCandidates)
 	}
 	if p.Engine.BlockSize < 1 {
@@ -331,7 +349,7 @@ func (p Plan) Candidates() ([]Candidate, error) {
 			}
 		}
 	}
-	return p.withSpecK(out), nil
+	return p.pdCandidates(p.ppCandidates(p.withSpecK(out))), nil
 }
 
 // serveKnobs resolves a zero max-num-seqs or max-num-batched-tokens to
@@ -399,6 +417,13 @@ func (p Plan) Run() (*Result, error) {
 		if e, ok := r.Replica.(Engine); ok {
 			r.Serve = ServeCommand(p.served(), e, r.Replicas)
 			r.Bench = BenchCommand(p.served(), p.Objective, r.Replicas*p.Search.Requests, r.Replicas*p.Search.Warmup)
+		}
+		if e, ok := r.Replica.(PPEngine); ok {
+			r.Serve = ppServe(p.served(), e, r.Replicas)
+			r.Bench = BenchCommand(p.served(), p.Objective, r.Replicas*p.Search.Requests, r.Replicas*p.Search.Warmup)
+		}
+		if u, ok := r.Replica.(PDUnit); ok {
+			r.Serve, r.Bench = p.pdCommands(u, r.Replicas)
 		}
 	}
 	return res, nil

@@ -52,6 +52,7 @@ type planOptions struct {
 	profiles              string
 	seqs, tokens, chunked string
 	precisions            string
+	pd, pps               string
 	reps, boundaryReps    int
 	maxReplicas, workers  int
 	noPrune               bool
@@ -72,6 +73,8 @@ func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
 	fs.StringVar(&p.tokens, "max-num-batched-tokens-options", "", "comma-separated max-num-batched-tokens `values` to search (default: --max-num-batched-tokens)")
 	fs.StringVar(&p.chunked, "chunked-prefill-options", "", "comma-separated `on,off` chunked-prefill settings to search (default: --enable-chunked-prefill)")
 	fs.StringVar(&p.precisions, "precisions", "bf16,fp8", "comma-separated `precisions` to search (bf16, fp8)")
+	fs.StringVar(&p.pps, "pipeline-parallel-options", "", "comma-separated --pipeline-parallel-size `values` to search: each colocated candidate also split into that many stages (default: 1, none)")
+	fs.StringVar(&p.pd, "pd-options", "", "comma-separated disaggregated `shapes` to search beside colocated: xPyD (each pool's GPU and TP searched) or xPyD:GPU/TP:GPU/TP for the prefill and decode pools, * for searched (e.g. 2P1D:h100-sxm/4:a100-80gb/4); see docs/disaggregation.md")
 	fs.Var(intValue{p: &p.reps, min: 1, max: maxProbeReplications, why: probeLimitWhy}, "replications", "runs per coarse lambda* probe")
 	fs.Var(intValue{p: &p.boundaryReps, min: 1, max: 2 * maxProbeReplications, why: probeLimitWhy}, "boundary-replications", "runs per probe near lambda* and per replica-count check (at least --replications)")
 	fs.Var(intValue{p: &p.maxReplicas, min: 1, max: 1024, why: "the most replicas one candidate may have"}, "max-replicas", "the most replicas a candidate may have")
@@ -82,7 +85,7 @@ func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
 	fs.StringVar(&p.format, "format", "table", "output `format`: table, json or csv")
 	fs.StringVar(&p.plot, "plot", "", "also draw the cost/latency frontier to `FILE`.svg or .png")
 	fs.StringVar(&p.specK, "spec-k", "", "comma-separated num_speculative_tokens `values` to search (0: off) with --speculative-config's method and acceptance; the winner's crossover is reported (docs/speculative.md)")
-	return flagGroup{"plan flags", []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers", "spec-k"}}
+	return flagGroup{"plan flags", []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "pipeline-parallel-options", "pd-options", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers", "spec-k"}}
 }
 
 // runPlan is `servesim plan`.
@@ -110,9 +113,9 @@ func runPlan(args []string, e *env) error {
 	if p.boundaryReps < p.reps {
 		return fmt.Errorf("plan: --boundary-replications %d must be >= --replications %d", p.boundaryReps, p.reps)
 	}
-	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "dp", "enable-expert-parallel", "server"} {
+	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "dp", "enable-expert-parallel", "server", "pipeline-parallel-size"} {
 		if o.set[f] {
-			return fmt.Errorf("plan: --%s: the plan chooses the deployment (--tp-degrees, --dp-degrees, --expert-parallel-options, --gpus)", f)
+			return fmt.Errorf("plan: --%s: the plan chooses the deployment (--tp-degrees, --dp-degrees, --expert-parallel-options, --pipeline-parallel-options, --pd-options, --gpus)", f)
 		}
 	}
 	sc, err := capacityScenario(pos, &o, ownFlags(group))
@@ -341,8 +344,10 @@ func (p *planOptions) choices(b *scenario.Plan, set map[string]bool) (plan.Choic
 		to      *[]int
 		lo, max int
 	}{{"tp-degrees", &c.TP, 1, 1024}, {"max-num-seqs-options", &c.MaxNumSeqs, 1, 1 << 20},
-		{"max-num-batched-tokens-options", &c.MaxNumBatchedTokens, 1, 1 << 30}, {"dp-degrees", &c.DataParallel, 1, batching.MaxDataParallel}}
-	text := map[string]string{"tp-degrees": p.tps, "max-num-seqs-options": p.seqs, "max-num-batched-tokens-options": p.tokens, "dp-degrees": p.dps}
+		{"max-num-batched-tokens-options", &c.MaxNumBatchedTokens, 1, 1 << 30}, {"dp-degrees", &c.DataParallel, 1, batching.MaxDataParallel},
+		{"pipeline-parallel-options", &c.PipelineParallel, 1, batching.MaxPipelineStages}}
+	text := map[string]string{"tp-degrees": p.tps, "max-num-seqs-options": p.seqs, "max-num-batched-tokens-options": p.tokens, "dp-degrees": p.dps,
+		"pipeline-parallel-options": p.pps}
 	for _, f := range ints {
 		if set[f.flag] || (len(*f.to) == 0 && text[f.flag] != "") {
 			if *f.to, err = intList("--"+f.flag, text[f.flag], f.lo, f.max); err != nil {
@@ -365,6 +370,11 @@ func (p *planOptions) choices(b *scenario.Plan, set map[string]bool) (plan.Choic
 			if *f.to, err = onOffList("--"+f.flag, f.text); err != nil {
 				return c, err
 			}
+		}
+	}
+	if set["pd-options"] {
+		if c.Disaggregated, err = plan.ParsePDShapes(p.pd); err != nil {
+			return c, fmt.Errorf("--pd-options: %w", err)
 		}
 	}
 	field := "plan.precisions"
