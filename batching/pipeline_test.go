@@ -115,8 +115,8 @@ func TestPipelineValidate(t *testing.T) {
 		p    Pipeline
 		want string
 	}{
-		{Pipeline{Engine: c, Stages: 0}, "pipeline_parallel_size 0 must be in [1, 64]"},
-		{Pipeline{Engine: c, Stages: 65}, "pipeline_parallel_size 65 must be in [1, 64]"},
+		{Pipeline{Engine: c, Stages: 0}, "pipeline_parallel_size: 0 must be in [1, 64]"},
+		{Pipeline{Engine: c, Stages: 65}, "pipeline_parallel_size: 65 must be in [1, 64]"},
 		{Pipeline{Engine: c, Stages: 2, ActivationLink: cost.Link{Name: "bad", Bandwidth: math.NaN()}}, "bandwidth_bytes_per_s NaN"},
 	} {
 		err := tc.p.Validate()

@@ -28,7 +28,7 @@ func TestBadInput(t *testing.T) {
 		{"ambiguous prefix", []string{"bench", "--random-in", "5", "--ra", "1"}, []string{"bench: ambiguous flag --ra could match --ramp-up-end-rps, --ramp-up-start-rps", "--random-input-len", "(see servesim bench -h)"}},
 		{"zero concurrency", []string{"bench", "--max-concurrency", "0"}, []string{"--max-concurrency must be greater than 0"}},
 		{"pipeline parallel replicas", []string{"bench", "-pp", "2", "--replicas", "2"}, []string{"--pipeline-parallel-size: 2 with 2 replicas is not modelled"}},
-		{"pipeline parallel size", []string{"bench", "-pp", "100"}, []string{"--pipeline-parallel-size 100 must be in [1, 64]"}},
+		{"pipeline parallel size", []string{"bench", "-pp", "100"}, []string{"--pipeline-parallel-size: 100 must be in [1, 64]"}},
 		{"pooling backend", []string{"bench", "--backend", "vllm-rerank"}, []string{"--backend vllm-rerank: embedding and pooling backends are not simulated"}},
 		{"hf dataset", []string{"bench", "--dataset-name", "hf", "--dataset-path", "philschmid/mt-bench"}, []string{"--dataset-name hf: it downloads from the Hugging Face hub", "--dataset-name custom"}},
 		{"random with a path", []string{"bench", "--dataset-path", "x.json"}, []string{"cannot use 'random' dataset with --dataset-path"}},

@@ -112,7 +112,7 @@ func runPD(args []string, e *env) error {
 	pd := disagg.Config{Prefill: disagg.Pool{Engine: pre, Instances: p.prefill}, Decode: disagg.Pool{Engine: dec, Instances: p.decode},
 		Router: batching.Router(sc.Server.Router), Link: link, ProxyOverhead: p.proxyMS / 1000}
 	if err := pd.Validate(); err != nil {
-		return fmt.Errorf("pd: %s", flagOfField.Replace(err.Error()))
+		return fmt.Errorf("pd: %w", err)
 	}
 	cfg.Server = pd
 	prog := startProgress(e.stderr, e.tty && !o.quiet, "simulating", 0)
