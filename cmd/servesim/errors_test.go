@@ -133,17 +133,3 @@ func TestFlagMessage(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
-
-func TestPyFloatAndBanner(t *testing.T) {
-	for x, want := range map[float64]string{20: "20.0", 2.5: "2.5", 0.25: "0.25", 1e6: "1000000.0"} {
-		if got := pyFloat(x); got != want {
-			t.Errorf("pyFloat(%v) = %q, want %q", x, got, want)
-		}
-	}
-	if got := banner(" Serving Benchmark Result ", '='); got != "============ Serving Benchmark Result ============" {
-		t.Errorf("banner = %q", got)
-	}
-	if got := banner("Time per Output Token (excl. 1st token)", '-'); got != "-----Time per Output Token (excl. 1st token)------" {
-		t.Errorf("banner = %q", got)
-	}
-}
