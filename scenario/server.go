@@ -244,7 +244,9 @@ func engineError(err error) error {
 		}
 		return "server"
 	})
-	fielderr.Of(out).Class = ErrInvalid // Rename's copy, ours to set
+	if fe := fielderr.Of(out); fe != nil {
+		fe.Class = ErrInvalid // Rename's copy, ours to set
+	}
 	return out
 }
 
