@@ -61,20 +61,20 @@ type Cluster struct {
 // PrefixWeight ≥ 0.
 func (c Cluster) Validate() error {
 	if c.Replicas < 1 {
-		return invalidf("replicas %d must be >= 1", c.Replicas)
+		return fieldErr("replicas", c.Replicas, "must be >= 1")
 	}
 	if c.Router != RoundRobin && c.Router != LeastOutstanding && c.Router != PrefixAware {
-		return invalidf("router %q must be %q, %q or %q", c.Router, RoundRobin, LeastOutstanding, PrefixAware)
+		return fieldErr("router", string(c.Router), "must be %q, %q or %q", RoundRobin, LeastOutstanding, PrefixAware)
 	}
 	if !(c.PrefixWeight >= 0) || math.IsInf(c.PrefixWeight, 1) {
-		return invalidf("prefix_weight %v must be a finite number >= 0", c.PrefixWeight)
+		return fieldErr("prefix_weight", c.PrefixWeight, "must be a finite number >= 0")
 	}
 	if dp := c.Engine.Deployment.DP; dp > 1 && c.Replicas > 1 {
 		switch {
 		case c.Router == PrefixAware:
-			return invalidf("router %q over replicas of a deployment with dp %d is not modelled: use %q or %q", c.Router, dp, RoundRobin, LeastOutstanding)
+			return fieldErr("router", string(c.Router), "over replicas of a deployment with dp %d is not modelled: use %q or %q", dp, RoundRobin, LeastOutstanding)
 		case c.Replicas > MaxDataParallel/dp:
-			return invalidf("replicas %d of a deployment with dp %d make more than %d data-parallel groups", c.Replicas, dp, MaxDataParallel)
+			return fieldErr("replicas", c.Replicas, "of a deployment with dp %d make more than %d data-parallel groups", dp, MaxDataParallel)
 		}
 	}
 	return c.Engine.Validate()

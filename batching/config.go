@@ -7,17 +7,21 @@ import (
 	"math/bits"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/fielderr"
+	"github.com/servesim/servesim/internal/errmark"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/specdecode"
 )
 
 // ErrInvalid is matched (errors.Is) by every configuration error of this
 // package, including the deployment's errors from the cost package, which
-// keep their own words: errors read as one sentence that names the field
-// and its value, such as
+// keep their own words. An error about one field is a *fielderr.Error
+// whose Field is the field's name in this package's schema (its yaml
+// tag: "max_num_seqs"; "deployment.tp" and the like for the deployment's,
+// "deployment" when the cost package's error names no one field):
 //
-//	batching: max_num_seqs 0 must be >= 1
-//	cost: model "qwen2.5-7b": tp 8 must divide heads 28
+//	max_num_seqs: 0 must be >= 1
+//	deployment.tp: cost: model "qwen2.5-7b": tp 8 must divide heads 28
 var ErrInvalid = errors.New("batching: invalid config")
 
 // configError is an ErrInvalid error whose message is err's.
@@ -32,6 +36,53 @@ func (e *configError) Unwrap() []error { return []error{ErrInvalid, e.err} }
 // formatted message.
 func invalidf(format string, args ...any) error {
 	return &configError{fmt.Errorf("batching: "+format, args...)}
+}
+
+// fieldErr returns an ErrInvalid *fielderr.Error rejecting field's value;
+// limit is formatted with args.
+func fieldErr(field string, value any, limit string, args ...any) error {
+	return errmark.With(ErrInvalid, fielderr.New(field, value, limit, args...))
+}
+
+// poolShort marks a field error about a KV pool too small for the field's
+// value: ErrInvalid and cost.ErrDoesNotFit (the engine does not fit the
+// memory it has).
+func poolShort(fe *fielderr.Error) error {
+	return errmark.With(ErrInvalid, errmark.With(cost.ErrDoesNotFit, fe))
+}
+
+// deploymentProbes are the deployment fields deploymentErr asks about, in
+// order, each with the reset to its default (none).
+var deploymentProbes = []struct {
+	field string
+	set   func(*cost.Deployment) bool // resets the field; false when it was unset
+}{
+	{"deployment.ep", func(d *cost.Deployment) bool { was := d.EP; d.EP = 0; return was != 0 }},
+	{"deployment.dp", func(d *cost.Deployment) bool { was := d.DP; d.DP, d.EP = 0, 0; return was != 0 }},
+	{"deployment.kv_cache_memory", func(d *cost.Deployment) bool { was := d.KVCacheMemory; d.KVCacheMemory = 0; return was != 0 }},
+}
+
+// deploymentErr places the cost package's error about d at the field it
+// is about, found by asking the cost model again, field by field (never
+// by reading the message): the TP shape first; else the first field whose
+// reset to its default makes d valid and fit with blocks of blockSize;
+// else the deployment as a whole.
+func deploymentErr(d cost.Deployment, blockSize int, err error) error {
+	if _, serr := d.Shape(); serr != nil {
+		return errmark.With(ErrInvalid, fielderr.Wrap("deployment.tp", serr))
+	}
+	field := "deployment"
+	for _, p := range deploymentProbes {
+		r := d
+		if !p.set(&r) {
+			continue
+		}
+		if _, e := r.Memory(max(blockSize, 1)); e == nil {
+			field = p.field
+			break
+		}
+	}
+	return errmark.With(ErrInvalid, fielderr.Wrap(field, err))
 }
 
 // vLLM's scheduler defaults on GPUs under 70 GiB and A100s, and its block
@@ -159,31 +210,31 @@ type resolved struct {
 func (c Config) resolve() (*resolved, error) {
 	switch {
 	case c.MaxNumSeqs < 1:
-		return nil, invalidf("max_num_seqs %d must be >= 1", c.MaxNumSeqs)
+		return nil, fieldErr("max_num_seqs", c.MaxNumSeqs, "must be >= 1")
 	case c.MaxNumBatchedTokens < 1:
-		return nil, invalidf("max_num_batched_tokens %d must be >= 1", c.MaxNumBatchedTokens)
+		return nil, fieldErr("max_num_batched_tokens", c.MaxNumBatchedTokens, "must be >= 1")
 	case c.MaxNumBatchedTokens < c.MaxNumSeqs:
-		return nil, invalidf("max_num_batched_tokens %d must be >= max_num_seqs %d (each running request needs a token per step)", c.MaxNumBatchedTokens, c.MaxNumSeqs)
+		return nil, fieldErr("max_num_batched_tokens", c.MaxNumBatchedTokens, "must be >= max_num_seqs %d (each running request needs a token per step)", c.MaxNumSeqs)
 	case c.BlockSize < 1:
-		return nil, invalidf("block_size %d must be >= 1", c.BlockSize)
+		return nil, fieldErr("block_size", c.BlockSize, "must be >= 1")
 	case c.KVBlocks < 0:
-		return nil, invalidf("kv_blocks %d must be >= 0", c.KVBlocks)
+		return nil, fieldErr("kv_blocks", c.KVBlocks, "must be >= 0")
 	case c.KVBlocks > MaxKVBlocks:
-		return nil, invalidf("kv_blocks %d exceeds %d (MaxKVBlocks: 2^31-1 blocks, thousands of times any GPU's pool; the cache indexes blocks with 32-bit ids)", c.KVBlocks, MaxKVBlocks)
+		return nil, fieldErr("kv_blocks", c.KVBlocks, "exceeds %d (MaxKVBlocks: 2^31-1 blocks, thousands of times any GPU's pool; the cache indexes blocks with 32-bit ids)", MaxKVBlocks)
 	case c.MaxModelLen < 0:
-		return nil, invalidf("max_model_len %d must be >= 0", c.MaxModelLen)
+		return nil, fieldErr("max_model_len", c.MaxModelLen, "must be >= 0")
 	case !c.EnableChunkedPrefill && c.MaxModelLen > c.MaxNumBatchedTokens:
-		return nil, invalidf("max_num_batched_tokens %d must be >= max_model_len %d when chunked prefill is off (a whole prompt must fit one step)", c.MaxNumBatchedTokens, c.MaxModelLen)
+		return nil, fieldErr("max_num_batched_tokens", c.MaxNumBatchedTokens, "must be >= max_model_len %d when chunked prefill is off (a whole prompt must fit one step)", c.MaxModelLen)
 	case !(c.RequestOverhead >= 0) || math.IsInf(c.RequestOverhead, 1):
-		return nil, invalidf("request_overhead %v must be a finite number of seconds >= 0", c.RequestOverhead)
+		return nil, fieldErr("request_overhead", c.RequestOverhead, "must be a finite number of seconds >= 0")
 	case c.DPRouter != "" && c.DPRouter != DPBalanced && c.DPRouter != DPFirstGroup:
-		return nil, invalidf("dp_router %q must be %q or %q", c.DPRouter, DPBalanced, DPFirstGroup)
+		return nil, fieldErr("dp_router", string(c.DPRouter), "must be %q or %q", DPBalanced, DPFirstGroup)
 	case c.Deployment.DP > MaxDataParallel:
-		return nil, invalidf("deployment dp %d exceeds %d, the most data-parallel groups an engine simulates (each with its own scheduler and KV pool)", c.Deployment.DP, MaxDataParallel)
+		return nil, fieldErr("deployment.dp", c.Deployment.DP, "exceeds %d, the most data-parallel groups an engine simulates (each with its own scheduler and KV pool)", MaxDataParallel)
 	case c.StepTime != nil && c.KVBlocks > 0 && c.Deployment.TP < 1:
 		// The cost package checks TP below whenever it uses the deployment;
 		// a model-free engine still counts its GPUs by it.
-		return nil, invalidf("deployment tp %d must be >= 1", c.Deployment.TP)
+		return nil, fieldErr("deployment.tp", c.Deployment.TP, "must be >= 1")
 	}
 	r := &resolved{Config: c, pool: Pool{BlockSize: c.BlockSize, Blocks: c.KVBlocks},
 		overhead: c.RequestOverhead + c.Deployment.FrontendOverhead(), blockShift: -1}
@@ -193,7 +244,7 @@ func (c Config) resolve() (*resolved, error) {
 	if c.StepTime == nil {
 		sm, err := c.Deployment.Compile()
 		if err != nil {
-			return nil, &configError{err}
+			return nil, deploymentErr(c.Deployment, c.BlockSize, err)
 		}
 		r.step = sm
 		r.pool.BytesPerToken = c.Deployment.KVBytesPerTokenPerRank()
@@ -201,7 +252,7 @@ func (c Config) resolve() (*resolved, error) {
 	if c.KVBlocks == 0 {
 		m, err := c.Deployment.Memory(c.BlockSize)
 		if err != nil {
-			return nil, &configError{err}
+			return nil, deploymentErr(c.Deployment, c.BlockSize, err)
 		}
 		r.pool.Blocks, r.pool.BytesPerToken = m.KVBlocks, m.KVBytesPerToken
 	}
@@ -215,16 +266,17 @@ func (c Config) resolve() (*resolved, error) {
 	}
 	r.pool.Tokens = r.pool.Blocks * c.BlockSize
 	if r.pool.Tokens < c.MaxNumBatchedTokens {
-		return nil, invalidf("the KV pool holds %d tokens (%d blocks of %d; kv_cache_memory %v bytes, gpu_memory_utilization %v), fewer than max_num_batched_tokens %d: it cannot hold one step's prompt tokens",
-			r.pool.Tokens, r.pool.Blocks, c.BlockSize, c.Deployment.KVCacheMemory, c.Deployment.GPUMemoryUtilization, c.MaxNumBatchedTokens)
+		return nil, poolShort(fielderr.New("max_num_batched_tokens", c.MaxNumBatchedTokens, "exceeds the KV pool's %d tokens (%d blocks of %d; kv_cache_memory %v bytes, gpu_memory_utilization %v): the pool cannot hold one step's prompt tokens",
+			r.pool.Tokens, r.pool.Blocks, c.BlockSize, c.Deployment.KVCacheMemory, c.Deployment.GPUMemoryUtilization))
 	}
 	if c.MaxModelLen > 0 && r.pool.Tokens < c.MaxModelLen {
 		what := ""
 		if m := c.Deployment.Model; c.MaxModelLen == m.MaxContext {
-			what = fmt.Sprintf(" (%s's context length, vLLM's default)", m.Name)
+			what = fmt.Sprintf("(%s's context length, vLLM's default) ", m.Name)
 		}
-		return nil, invalidf("the KV pool holds %d tokens, fewer than max_model_len %d%s: one request that long would not fit, and vLLM refuses to start; set max_model_len <= %d or give the KV cache more memory",
-			r.pool.Tokens, c.MaxModelLen, what, r.pool.Tokens)
+		fe := fielderr.New("max_model_len", c.MaxModelLen, "%sexceeds the KV pool's %d tokens: one request that long would not fit, and vLLM refuses to start", what, r.pool.Tokens)
+		fe.Fix = fmt.Sprintf("lower it to <= %d or give the KV cache more memory", r.pool.Tokens)
+		return nil, poolShort(fe)
 	}
 	return r, nil
 }

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/internal/shareddata"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
@@ -136,15 +137,19 @@ func TestConfigRoundTrips(t *testing.T) {
 	})
 }
 
-// TestErrorsReadAsOneSentence: a configuration error names the package that
-// rejected it, the field and the value once (one line per problem), and
-// matches ErrInvalid and, for the deployment's errors, cost's sentinels.
+// TestErrorsReadAsOneSentence: a configuration error names the field and
+// the value once (one line per problem), is a *fielderr.Error at that
+// field, and matches ErrInvalid and, for the deployment's errors, cost's
+// sentinels.
 func TestErrorsReadAsOneSentence(t *testing.T) {
 	c := llama70BTP4(t)
 	c.MaxNumSeqs = 0
 	err := c.Validate()
 	require.ErrorIs(t, err, ErrInvalid)
-	assert.Equal(t, "batching: max_num_seqs 0 must be >= 1", err.Error())
+	assert.Equal(t, "max_num_seqs: 0 must be >= 1", err.Error())
+	fe := fielderr.Of(err)
+	require.NotNil(t, fe)
+	assert.Equal(t, fielderr.Error{Field: "max_num_seqs", Value: 0, Limit: "must be >= 1"}, *fe)
 
 	c = llama70BTP4(t)
 	c.Deployment.TP = 3
@@ -152,7 +157,8 @@ func TestErrorsReadAsOneSentence(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalid)
 	require.ErrorIs(t, err, cost.ErrInvalidSpec)
 	assert.False(t, errors.Is(err, cost.ErrDoesNotFit))
-	assert.Equal(t, `cost: model "llama-3.1-70b": tp 3 must divide heads 64`+"\n"+
+	assert.Equal(t, "deployment.tp", fielderr.Of(err).Field)
+	assert.Equal(t, `deployment.tp: cost: model "llama-3.1-70b": tp 3 must divide heads 64`+"\n"+
 		`cost: model "llama-3.1-70b": tp 3 must divide intermediate 28672`+"\n"+
 		`cost: model "llama-3.1-70b": tp 3 and kv_heads 8: one must divide the other`, err.Error(), "one line per problem")
 
@@ -161,7 +167,8 @@ func TestErrorsReadAsOneSentence(t *testing.T) {
 	err = c.Validate()
 	require.ErrorIs(t, err, ErrInvalid)
 	require.ErrorIs(t, err, cost.ErrDoesNotFit)
-	assert.Regexp(t, `^cost: llama-3.1-70b on 1×h100-sxm does not fit: weights 131.4 GiB`, err.Error())
+	assert.Equal(t, "deployment", fielderr.Of(err).Field, "no one field: the weights fill the GPU")
+	assert.Regexp(t, `^deployment: cost: llama-3.1-70b on 1×h100-sxm does not fit: weights 131.4 GiB`, err.Error())
 }
 
 // vllm serve's defaults follow the GPU: large non-A100 cards get 1024

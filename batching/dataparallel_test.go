@@ -112,7 +112,7 @@ func TestDataParallelRouting(t *testing.T) {
 	bad.DPRouter = "random"
 	err = bad.Validate()
 	require.ErrorIs(t, err, ErrInvalid)
-	assert.Contains(t, err.Error(), `dp_router "random" must be "balanced" or "first-group"`)
+	assert.Contains(t, err.Error(), `dp_router: "random" must be "balanced" or "first-group"`)
 }
 
 // TestDataParallelLimits: too many groups, in one deployment or over its
@@ -122,13 +122,13 @@ func TestDataParallelLimits(t *testing.T) {
 	one := func(cost.Batch) float64 { return 0.01 }
 	err := dpConfig(MaxDataParallel+1, one).Validate()
 	require.ErrorIs(t, err, ErrInvalid)
-	assert.Contains(t, err.Error(), "dp 1025 exceeds 1024")
+	assert.Contains(t, err.Error(), "deployment.dp: 1025 exceeds 1024")
 	err = Cluster{Engine: dpConfig(8, one), Replicas: 129, Router: RoundRobin}.Validate()
 	require.ErrorIs(t, err, ErrInvalid)
-	assert.Contains(t, err.Error(), "replicas 129 of a deployment with dp 8 make more than 1024 data-parallel groups")
+	assert.Contains(t, err.Error(), "replicas: 129 of a deployment with dp 8 make more than 1024 data-parallel groups")
 	err = Cluster{Engine: dpConfig(2, one), Replicas: 2, Router: PrefixAware}.Validate()
 	require.ErrorIs(t, err, ErrInvalid)
-	assert.Contains(t, err.Error(), `router "prefix-aware" over replicas of a deployment with dp 2 is not modelled`)
+	assert.Contains(t, err.Error(), `router: "prefix-aware" over replicas of a deployment with dp 2 is not modelled`)
 	require.NoError(t, Cluster{Engine: dpConfig(8, one), Replicas: 128, Router: RoundRobin}.Validate())
 	require.NoError(t, Cluster{Engine: dpConfig(2, one), Replicas: 1, Router: PrefixAware}.Validate())
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/distribution"
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
@@ -435,47 +436,48 @@ func TestCluster(t *testing.T) {
 		})
 	}
 	bad := Cluster{Engine: qwen4090(t), Replicas: 0, Router: RoundRobin}
-	assert.ErrorContains(t, bad.Validate(), "replicas 0")
+	assert.ErrorContains(t, bad.Validate(), "replicas: 0")
 	bad = Cluster{Engine: qwen4090(t), Replicas: 2, Router: "random"}
-	assert.ErrorContains(t, bad.Validate(), `router "random"`)
+	assert.ErrorContains(t, bad.Validate(), `router: "random"`)
 	bad = Cluster{Engine: qwen4090(t), Replicas: 2, Router: PrefixAware, PrefixWeight: -1}
-	assert.ErrorContains(t, bad.Validate(), "prefix_weight -1")
+	assert.ErrorContains(t, bad.Validate(), "prefix_weight: -1")
 }
 
 func TestBadConfig(t *testing.T) {
 	tests := []struct {
 		name   string
 		mutate func(*Config)
+		field  string // the fielderr.Error's Field
 		want   string
 	}{
-		{"zero budget", func(c *Config) { c.MaxNumBatchedTokens = 0 }, "batching: max_num_batched_tokens 0 must be >= 1"},
-		{"budget below seqs", func(c *Config) { c.MaxNumBatchedTokens = 100 }, "max_num_batched_tokens 100 must be >= max_num_seqs 256"},
-		{"zero seqs", func(c *Config) { c.MaxNumSeqs = 0 }, "batching: max_num_seqs 0 must be >= 1"},
-		{"block size 0", func(c *Config) { c.BlockSize = 0 }, "block_size 0"},
-		{"tp 0", func(c *Config) { c.Deployment.TP = 0 }, "cost: deployment tp 0 must be >= 1"},
+		{"zero budget", func(c *Config) { c.MaxNumBatchedTokens = 0 }, "max_num_batched_tokens", "max_num_batched_tokens: 0 must be >= 1"},
+		{"budget below seqs", func(c *Config) { c.MaxNumBatchedTokens = 100 }, "max_num_batched_tokens", "max_num_batched_tokens: 100 must be >= max_num_seqs 256"},
+		{"zero seqs", func(c *Config) { c.MaxNumSeqs = 0 }, "max_num_seqs", "max_num_seqs: 0 must be >= 1"},
+		{"block size 0", func(c *Config) { c.BlockSize = 0 }, "block_size", "block_size: 0"},
+		{"tp 0", func(c *Config) { c.Deployment.TP = 0 }, "deployment.tp", `deployment.tp: cost: model "qwen2.5-7b": tp 0 must be >= 1`},
 		{"tp 0 without a cost model", func(c *Config) {
 			c.Deployment.TP, c.KVBlocks, c.StepTime = 0, 1000, func(cost.Batch) float64 { return 1 }
-		}, "batching: deployment tp 0 must be >= 1"},
-		{"tp not dividing heads", func(c *Config) { c.Deployment.TP = 8 }, `cost: model "qwen2.5-7b": tp 8 must divide heads 28`},
-		{"kv memory too small", func(c *Config) { c.Deployment.KVCacheMemory = 1 << 20 }, "batching: the KV pool holds 16 tokens (1 blocks of 16; kv_cache_memory 1.048576e+06 bytes, gpu_memory_utilization 0.9), fewer than max_num_batched_tokens 2048"},
-		{"kv memory NaN", func(c *Config) { c.Deployment.KVCacheMemory = math.NaN() }, "cost: deployment kv_cache_memory NaN must be"},
+		}, "deployment.tp", "deployment.tp: 0 must be >= 1"},
+		{"tp not dividing heads", func(c *Config) { c.Deployment.TP = 8 }, "deployment.tp", `cost: model "qwen2.5-7b": tp 8 must divide heads 28`},
+		{"kv memory too small", func(c *Config) { c.Deployment.KVCacheMemory = 1 << 20 }, "max_num_batched_tokens", "max_num_batched_tokens: 2048 exceeds the KV pool's 16 tokens (1 blocks of 16; kv_cache_memory 1.048576e+06 bytes, gpu_memory_utilization 0.9)"},
+		{"kv memory NaN", func(c *Config) { c.Deployment.KVCacheMemory = math.NaN() }, "deployment.kv_cache_memory", "cost: deployment kv_cache_memory NaN must be"},
 		{"memory utilization", func(c *Config) {
 			c.Deployment.KVCacheMemory = 0
 			c.Deployment.GPUMemoryUtilization = 1.5
-		}, "cost: deployment gpu_memory_utilization 1.5 must be in (0, 1]"},
+		}, "deployment", "cost: deployment gpu_memory_utilization 1.5 must be in (0, 1]"},
 		{"weights do not fit", func(c *Config) {
 			c.Deployment.KVCacheMemory = 0
 			c.Deployment.GPUMemoryUtilization = 0.5
-		}, "cost: qwen2.5-7b on 1×rtx4090 does not fit: weights"},
-		{"overhead", func(c *Config) { c.RequestOverhead = -1 }, "request_overhead -1"},
-		{"max model len", func(c *Config) { c.MaxModelLen = 1 << 20 }, "fewer than max_model_len 1048576"},
-		{"model invalid", func(c *Config) { c.Deployment.Model.Layers = 0 }, `cost: model "qwen2.5-7b": layers 0 must be >= 1`},
-		{"no chunking, short budget", func(c *Config) { c.EnableChunkedPrefill = false; c.MaxModelLen = 4096 }, "max_num_batched_tokens 2048 must be >= max_model_len 4096"},
-		{"max model len is the context", func(c *Config) { c.MaxModelLen = c.Deployment.Model.MaxContext },
-			"fewer than max_model_len 131072 (qwen2.5-7b's context length, vLLM's default): one request that long would not fit, and vLLM refuses to start; set max_model_len <= 120016"},
-		{"kv blocks overflow", func(c *Config) { c.KVBlocks = math.MaxInt / 4 }, "kv_blocks 2305843009213693951 exceeds 2147483647 (MaxKVBlocks"},
-		{"kv blocks 2^31", func(c *Config) { c.KVBlocks = 1 << 31 }, "kv_blocks 2147483648 exceeds 2147483647"},
-		{"kv memory far beyond the card", func(c *Config) { c.Deployment.KVCacheMemory = 1e30 }, "exceed the GPU's 24.0 GiB"},
+		}, "deployment", "cost: qwen2.5-7b on 1×rtx4090 does not fit: weights"},
+		{"overhead", func(c *Config) { c.RequestOverhead = -1 }, "request_overhead", "request_overhead: -1"},
+		{"max model len", func(c *Config) { c.MaxModelLen = 1 << 20 }, "max_model_len", "max_model_len: 1048576 exceeds the KV pool's 120016 tokens"},
+		{"model invalid", func(c *Config) { c.Deployment.Model.Layers = 0 }, "deployment", `cost: model "qwen2.5-7b": layers 0 must be >= 1`},
+		{"no chunking, short budget", func(c *Config) { c.EnableChunkedPrefill = false; c.MaxModelLen = 4096 }, "max_num_batched_tokens", "max_num_batched_tokens: 2048 must be >= max_model_len 4096"},
+		{"max model len is the context", func(c *Config) { c.MaxModelLen = c.Deployment.Model.MaxContext }, "max_model_len",
+			"max_model_len: 131072 (qwen2.5-7b's context length, vLLM's default) exceeds the KV pool's 120016 tokens: one request that long would not fit, and vLLM refuses to start; lower it to <= 120016"},
+		{"kv blocks overflow", func(c *Config) { c.KVBlocks = math.MaxInt / 4 }, "kv_blocks", "kv_blocks: 2305843009213693951 exceeds 2147483647 (MaxKVBlocks"},
+		{"kv blocks 2^31", func(c *Config) { c.KVBlocks = 1 << 31 }, "kv_blocks", "kv_blocks: 2147483648 exceeds 2147483647"},
+		{"kv memory far beyond the card", func(c *Config) { c.Deployment.KVCacheMemory = 1e30 }, "deployment.kv_cache_memory", "exceed the GPU's 24.0 GiB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -485,6 +487,9 @@ func TestBadConfig(t *testing.T) {
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, ErrInvalid))
 			assert.Contains(t, err.Error(), tt.want)
+			if fe := fielderr.Of(err); assert.NotNil(t, fe) {
+				assert.Equal(t, tt.field, fe.Field)
+			}
 			_, err = sim.Run(sim.Config{Workload: workload.Workload{Clients: 1, Lengths: workload.Fixed{Input: 1, Output: 1}}, Server: cfg, Requests: 1})
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, sim.ErrInvalidConfig))

@@ -93,13 +93,13 @@ func (p Pipeline) Stage() (Config, error) {
 func (p Pipeline) resolve() (Config, *resolved, error) {
 	switch {
 	case p.Stages < 1 || p.Stages > MaxPipelineStages:
-		return Config{}, nil, invalidf("pipeline_parallel_size %d must be in [1, %d]", p.Stages, MaxPipelineStages)
+		return Config{}, nil, fieldErr("pipeline_parallel_size", p.Stages, "must be in [1, %d]", MaxPipelineStages)
 	case p.Engine.Deployment.DP > 1:
-		return Config{}, nil, invalidf("pipeline_parallel_size %d with deployment dp %d is not modelled: use dp 1", p.Stages, p.Engine.Deployment.DP)
+		return Config{}, nil, fieldErr("pipeline_parallel_size", p.Stages, "with deployment dp %d is not modelled: use dp 1", p.Engine.Deployment.DP)
 	case p.Replicas < 0 || p.Replicas > MaxPipelineReplicas:
-		return Config{}, nil, invalidf("pipeline replicas %d must be in [0, %d]", p.Replicas, MaxPipelineReplicas)
+		return Config{}, nil, fieldErr("pipeline_replicas", p.Replicas, "must be in [0, %d]", MaxPipelineReplicas)
 	case p.Router != "" && p.Router != LeastOutstanding && p.Router != RoundRobin:
-		return Config{}, nil, invalidf("pipeline router %q must be %q or %q", p.Router, LeastOutstanding, RoundRobin)
+		return Config{}, nil, fieldErr("pipeline_router", p.Router, "must be %q or %q", LeastOutstanding, RoundRobin)
 	}
 	if err := p.link().Validate(); err != nil {
 		return Config{}, nil, &configError{err}
@@ -108,7 +108,7 @@ func (p Pipeline) resolve() (Config, *resolved, error) {
 	if c.StepTime == nil {
 		m := c.Deployment.Model
 		if p.Stages > m.Layers {
-			return Config{}, nil, invalidf("pipeline_parallel_size %d exceeds the model's %d layers", p.Stages, m.Layers)
+			return Config{}, nil, fieldErr("pipeline_parallel_size", p.Stages, "exceeds the model's %d layers", m.Layers)
 		}
 		m.Layers = (m.Layers + p.Stages - 1) / p.Stages
 		if m.DenseLayers > m.Layers {

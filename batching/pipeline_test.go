@@ -115,8 +115,8 @@ func TestPipelineValidate(t *testing.T) {
 		p    Pipeline
 		want string
 	}{
-		{Pipeline{Engine: c, Stages: 0}, "pipeline_parallel_size 0 must be in [1, 64]"},
-		{Pipeline{Engine: c, Stages: 65}, "pipeline_parallel_size 65 must be in [1, 64]"},
+		{Pipeline{Engine: c, Stages: 0}, "pipeline_parallel_size: 0 must be in [1, 64]"},
+		{Pipeline{Engine: c, Stages: 65}, "pipeline_parallel_size: 65 must be in [1, 64]"},
 		{Pipeline{Engine: c, Stages: 2, ActivationLink: cost.Link{Name: "bad", Bandwidth: math.NaN()}}, "bandwidth_bytes_per_s NaN"},
 	} {
 		err := tc.p.Validate()
@@ -145,7 +145,7 @@ func TestPipelineReplicas(t *testing.T) {
 		}
 	}
 	bad := Pipeline{Engine: stepEngine(step, 1), Stages: 2, Replicas: -1}
-	require.ErrorContains(t, bad.Validate(), "pipeline replicas -1 must be in [0, 1024]")
+	require.ErrorContains(t, bad.Validate(), "pipeline_replicas: -1 must be in [0, 1024]")
 	bad = Pipeline{Engine: stepEngine(step, 1), Stages: 2, Router: PrefixAware}
-	require.ErrorContains(t, bad.Validate(), `pipeline router "prefix-aware" must be`)
+	require.ErrorContains(t, bad.Validate(), `pipeline_router: prefix-aware must be`)
 }

@@ -1,13 +1,12 @@
 package batching
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/internal/errmark"
 	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/specdecode"
 )
@@ -71,14 +70,14 @@ func (c Config) resolveSpec(r *resolved) error {
 	dd.KVCacheMemory = 0
 	sm, err := dd.Compile()
 	if err != nil {
-		return invalidf("speculative_config: the draft %q does not run on this deployment: %v", d.Model.Name, err)
+		return fieldErr("speculative_config", nil, "the draft %q does not run on this deployment: %v", d.Model.Name, err)
 	}
 	s.draft, s.first = sm, sm
 	if d.First != d.Model {
 		fd := dd
 		fd.Model = d.First
 		if s.first, err = fd.Compile(); err != nil {
-			return invalidf("speculative_config: the draft %q does not run on this deployment: %v", d.Model.Name, err)
+			return fieldErr("speculative_config", nil, "the draft %q does not run on this deployment: %v", d.Model.Name, err)
 		}
 	}
 	if d.LogitBytesPerRow > 0 {
@@ -96,7 +95,7 @@ func (c Config) resolveSpec(r *resolved) error {
 	}
 	m, err := c.Deployment.Memory(c.BlockSize)
 	if err != nil {
-		return &configError{err}
+		return deploymentErr(c.Deployment, c.BlockSize, err)
 	}
 	dw := dd.StreamedWeightBytesPerRank()
 	dkv := dd.KVBytesPerTokenPerRank()
@@ -112,7 +111,7 @@ func (c Config) resolveSpec(r *resolved) error {
 		blocks = int(math.Floor(pool / perBlock))
 	}
 	if blocks < 1 {
-		return invalidf("speculative_config model %q: the draft's %.2f GiB of weights per GPU leave no KV cache beside the target's (%.2f GiB were free for it): use a smaller draft, more GPUs or a larger gpu_memory_utilization",
+		return fieldErr("speculative_config", nil, "model %q: the draft's %.2f GiB of weights per GPU leave no KV cache beside the target's (%.2f GiB were free for it): use a smaller draft, more GPUs or a larger gpu_memory_utilization",
 			d.Model.Name, dw/cost.GiB, m.KVPoolBytes/cost.GiB)
 	}
 	r.pool.Blocks = blocks
@@ -120,10 +119,10 @@ func (c Config) resolveSpec(r *resolved) error {
 	return nil
 }
 
-// specErr is a specdecode error as this package's: "batching:
-// speculative_config ...", so that callers find the field it names.
+// specErr is a specdecode error (a *fielderr.Error at
+// speculative_config) marked as this package's.
 func specErr(err error) error {
-	return &configError{errors.New("batching: " + strings.TrimPrefix(err.Error(), "specdecode: "))}
+	return errmark.With(ErrInvalid, err)
 }
 
 // specSeqs holds the speculative decoders scheduled in the current step.

@@ -238,7 +238,7 @@ func TestSpecConfigErrors(t *testing.T) {
 	c.Speculative = &specdecode.Config{Model: "llama-3.1-70b", NumSpeculativeTokens: 2, AcceptanceRate: alpha(0.5)}
 	err := c.Validate()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `speculative_config model "llama-3.1-70b"`)
+	assert.Contains(t, err.Error(), `speculative_config: model "llama-3.1-70b"`)
 }
 
 // BenchmarkSpecDecode is BenchmarkDecode with EAGLE-3 (k = 4): decoders

@@ -29,6 +29,8 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/fielderr"
+	"github.com/servesim/servesim/internal/errmark"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
 	"github.com/servesim/servesim/sim/metrics"
@@ -45,6 +47,11 @@ func (e *configError) Unwrap() []error { return []error{ErrInvalid, e.err} }
 
 func invalidf(format string, args ...any) error {
 	return &configError{fmt.Errorf("disagg: "+format, args...)}
+}
+
+// fieldErr returns an ErrInvalid *fielderr.Error rejecting field's value.
+func fieldErr(field string, value any, limit string, args ...any) error {
+	return errmark.With(ErrInvalid, fielderr.New(field, value, limit, args...))
 }
 
 // MaxInstances bounds each pool's instance count.
@@ -97,13 +104,13 @@ func (c Config) Validate() error {
 		pool Pool
 	}{{"prefill", c.Prefill}, {"decode", c.Decode}} {
 		if p.pool.Instances < 1 || p.pool.Instances > MaxInstances {
-			return invalidf("%s instances %d must be in [1, %d]", p.name, p.pool.Instances, MaxInstances)
+			return fieldErr(p.name+".instances", p.pool.Instances, "must be in [1, %d]", MaxInstances)
 		}
 		if p.pool.Engine.Deployment.DP > 1 {
-			return invalidf("%s deployment dp %d must be 1 (add instances instead)", p.name, p.pool.Engine.Deployment.DP)
+			return fieldErr(p.name+".engine.deployment.dp", p.pool.Engine.Deployment.DP, "must be 1 (add instances instead)")
 		}
 		if err := p.pool.Engine.Validate(); err != nil {
-			return &configError{fmt.Errorf("disagg: %s engine: %w", p.name, err)}
+			return errmark.With(ErrInvalid, fielderr.In(p.name+".engine", err))
 		}
 	}
 	pm, dm := c.Prefill.Engine.Deployment.Model, c.Decode.Engine.Deployment.Model
@@ -114,16 +121,16 @@ func (c Config) Validate() error {
 	switch c.Router {
 	case batching.RoundRobin, batching.LeastOutstanding, batching.PrefixAware:
 	default:
-		return invalidf("router %q must be %q, %q or %q", c.Router, batching.RoundRobin, batching.LeastOutstanding, batching.PrefixAware)
+		return fieldErr("router", string(c.Router), "must be %q, %q or %q", batching.RoundRobin, batching.LeastOutstanding, batching.PrefixAware)
 	}
 	if !(c.PrefixWeight >= 0) || math.IsInf(c.PrefixWeight, 1) {
-		return invalidf("prefix_weight %v must be a finite number >= 0", c.PrefixWeight)
+		return fieldErr("prefix_weight", c.PrefixWeight, "must be a finite number >= 0")
 	}
 	if err := c.link().Validate(); err != nil {
 		return &configError{err}
 	}
 	if !(c.ProxyOverhead >= 0) || math.IsInf(c.ProxyOverhead, 1) {
-		return invalidf("proxy_overhead_s %v must be a finite number of seconds >= 0", c.ProxyOverhead)
+		return fieldErr("proxy_overhead_s", c.ProxyOverhead, "must be a finite number of seconds >= 0")
 	}
 	return nil
 }

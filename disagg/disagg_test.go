@@ -204,14 +204,14 @@ func TestValidate(t *testing.T) {
 		mod  func(*Config)
 		want string
 	}{
-		{"no prefill", func(c *Config) { c.Prefill.Instances = 0 }, "prefill instances 0 must be in [1, 1024]"},
-		{"many decode", func(c *Config) { c.Decode.Instances = 2000 }, "decode instances 2000 must be in [1, 1024]"},
-		{"router", func(c *Config) { c.Router = "random" }, `router "random" must be`},
+		{"no prefill", func(c *Config) { c.Prefill.Instances = 0 }, "prefill.instances: 0 must be in [1, 1024]"},
+		{"many decode", func(c *Config) { c.Decode.Instances = 2000 }, "decode.instances: 2000 must be in [1, 1024]"},
+		{"router", func(c *Config) { c.Router = "random" }, `router: "random" must be`},
 		{"link", func(c *Config) { c.Link = cost.Link{Name: "x", Bandwidth: -1} }, "bandwidth_bytes_per_s -1"},
-		{"proxy", func(c *Config) { c.ProxyOverhead = math.Inf(1) }, "proxy_overhead_s +Inf"},
-		{"weight", func(c *Config) { c.PrefixWeight = math.NaN() }, "prefix_weight NaN"},
-		{"engine", func(c *Config) { c.Decode.Engine.MaxNumSeqs = 0 }, "decode engine: batching: max_num_seqs 0"},
-		{"dp", func(c *Config) { c.Prefill.Engine.Deployment.DP = 2 }, "prefill deployment dp 2 must be 1"},
+		{"proxy", func(c *Config) { c.ProxyOverhead = math.Inf(1) }, "proxy_overhead_s: +Inf"},
+		{"weight", func(c *Config) { c.PrefixWeight = math.NaN() }, "prefix_weight: NaN"},
+		{"engine", func(c *Config) { c.Decode.Engine.MaxNumSeqs = 0 }, "decode.engine.max_num_seqs: 0"},
+		{"dp", func(c *Config) { c.Prefill.Engine.Deployment.DP = 2 }, "prefill.engine.deployment.dp: 2 must be 1"},
 		{"model", func(c *Config) { c.Decode.Engine = other }, "both pools must serve the same model"},
 	} {
 		c := good

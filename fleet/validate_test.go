@@ -57,7 +57,7 @@ func TestValidate(t *testing.T) {
 		{"too many", "max 20000 must be in [0, 10000]", mod(func(o *Options) { o.Fleet.Pools[0].Policy = Target(Running, 1, 1, 20000) })},
 		{"startup", "node_start -1", mod(func(o *Options) { o.Fleet.Startup.NodeStart = -1 })},
 		{"bandwidth", "storage_bandwidth 0", mod(func(o *Options) { o.Fleet.Startup.StorageBandwidth = 0 })},
-		{"engine", "max_num_seqs 0", mod(func(o *Options) { o.Fleet.Pools[0].Engine.MaxNumSeqs = 0 })},
+		{"engine", "max_num_seqs: 0", mod(func(o *Options) { o.Fleet.Pools[0].Engine.MaxNumSeqs = 0 })},
 		{"tail", "tail -1", mod(func(o *Options) { o.Tail = -1 })},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -64,7 +64,7 @@ func (s *Scenario) config() (sim.Config, error) {
 		cfg.MaxInSystem = MaxInSystem
 	}
 	if err := cfg.Validate(); err != nil {
-		return sim.Config{}, &FieldError{Err: err}
+		return sim.Config{}, &FieldError{Cause: err, Class: ErrInvalid}
 	}
 	return cfg, nil
 }
@@ -160,7 +160,7 @@ func errorf(path string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &FieldError{Path: path, Err: err}
+	return &FieldError{Field: path, Cause: err, Class: ErrInvalid}
 }
 
 func quoteList(xs []string) string {

@@ -7,7 +7,9 @@
 // Load and Parse decode with unknown fields rejected and check every
 // field, and every sweep point, before anything runs (LoadSummaryOnly
 // does so in summary mode, whatever summary_only says). Errors are
-// *FieldError values that read "file:line: path: message", for example
+// *FieldError values (the project's one field error, fielderr.Error, with
+// the field's YAML path as its Field) that read "file:line: path:
+// message", for example
 //
 //	sweep.yaml:7: workload.arrival.rate: -1 must be a number > 0 (requests/s)
 //	sweep.yaml:12: unknown field "max_num_seq" in server

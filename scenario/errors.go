@@ -7,48 +7,40 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/servesim/servesim/fielderr"
 	"go.yaml.in/yaml/v3"
 )
 
 // ErrInvalid is wrapped by every error that rejects a scenario.
 var ErrInvalid = errors.New("invalid scenario")
 
-// A FieldError rejects the value of one field. Path is the field's dotted
-// YAML path ("workload.arrival.rate"); File and Line locate it in the
-// scenario file when it came from one (Line 0 when unknown). Error()
-// reads "file:line: path: message".
-type FieldError struct {
-	File string
-	Line int
-	Path string
-	Err  error
-}
-
-func (e *FieldError) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File)
-		if e.Line > 0 {
-			b.WriteString(":" + strconv.Itoa(e.Line))
-		}
-		b.WriteString(": ")
-	}
-	if e.Path != "" {
-		b.WriteString(e.Path + ": ")
-	}
-	b.WriteString(e.Err.Error())
-	return b.String()
-}
-
-// Unwrap returns the cause.
-func (e *FieldError) Unwrap() error { return e.Err }
-
-// Is makes every FieldError match ErrInvalid.
-func (e *FieldError) Is(target error) bool { return target == ErrInvalid }
+// A FieldError rejects the value of one field: the project's one field
+// error, fielderr.Error. Its Field is the field's dotted YAML path
+// ("workload.arrival.rate"); File and Line locate it in the scenario file
+// when it came from one (Line 0 when unknown); its Class is ErrInvalid.
+// Error() reads "file:line: path: message".
+type FieldError = fielderr.Error
 
 // fieldErr returns a FieldError for path with a formatted message.
 func fieldErr(path, format string, args ...any) *FieldError {
-	return &FieldError{Path: path, Err: fmt.Errorf(format, args...)}
+	return &FieldError{Field: path, Limit: fmt.Sprintf(format, args...), Class: ErrInvalid}
+}
+
+// valueErr returns a FieldError for path naming the value and the limit
+// it broke.
+func valueErr(path string, value any, limit string, args ...any) *FieldError {
+	fe := fielderr.New(path, value, limit, args...)
+	fe.Class = ErrInvalid
+	return fe
+}
+
+// reason is a FieldError's message without its place: the cause itself
+// when the error only places one.
+func reason(fe *FieldError) error {
+	if fe.Limit == "" && fe.Value == nil && fe.Fix == "" && fe.Cause != nil {
+		return fe.Cause
+	}
+	return errors.New(fe.Reason())
 }
 
 // locate fills in the file and the line of path's node in root, if err is
@@ -56,13 +48,13 @@ func fieldErr(path, format string, args ...any) *FieldError {
 func locate(err error, file string, root *yaml.Node) error {
 	var fe *FieldError
 	if !errors.As(err, &fe) {
-		return &FieldError{File: file, Err: err}
+		return &FieldError{File: file, Cause: err, Class: ErrInvalid}
 	}
 	if fe.File == "" {
 		fe.File = file
 	}
 	if fe.Line == 0 && root != nil {
-		fe.Line = lineOf(root, fe.Path)
+		fe.Line = lineOf(root, fe.Field)
 	}
 	return fe
 }
@@ -148,7 +140,7 @@ func yamlError(file string, err error) error {
 	}
 	errs := make([]error, 0, len(msgs))
 	for _, m := range msgs {
-		fe := &FieldError{File: file}
+		fe := &FieldError{File: file, Class: ErrInvalid}
 		if sub := lineRE.FindStringSubmatch(strings.TrimPrefix(m, "yaml: ")); sub != nil {
 			fe.Line, _ = strconv.Atoi(sub[1])
 			m = sub[2]
@@ -161,7 +153,7 @@ func yamlError(file string, err error) error {
 			m = fmt.Sprintf("unknown field %q in %s", sub[1], where)
 		}
 		m = strings.TrimPrefix(m, "yaml: ")
-		fe.Err = errors.New(m)
+		fe.Limit = m
 		errs = append(errs, fe)
 	}
 	if len(errs) == 1 {

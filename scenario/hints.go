@@ -7,6 +7,7 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/internal/nearest"
 )
 
@@ -20,9 +21,8 @@ const maxHintTP = 64
 // which the same engine fits with room for both, or says that none up to
 // maxHintTP does. Other errors are returned unchanged.
 func withFitHint(c batching.Config, err error) error {
-	msg := err.Error()
-	short := strings.Contains(msg, "the KV pool holds")
-	if !errors.Is(err, cost.ErrDoesNotFit) && !short {
+	fe := fielderr.Of(err)
+	if !errors.Is(err, cost.ErrDoesNotFit) || fe == nil {
 		return err
 	}
 	if c.Deployment.KVCacheMemory > 0 || c.KVBlocks > 0 {
@@ -40,10 +40,20 @@ func withFitHint(c batching.Config, err error) error {
 		}
 		m, merr := d.Memory(c.BlockSize)
 		if merr == nil && m.KVTokens >= need {
-			return fmt.Errorf("%w; it fits at --tensor-parallel-size >= %d (%d KV tokens per replica at TP %d)", err, tp, m.KVTokens, tp)
+			fe.Fix = joinFix(fe.Fix, fmt.Sprintf("it fits at --tensor-parallel-size >= %d (%d KV tokens per replica at TP %d)", tp, m.KVTokens, tp))
+			return err
 		}
 	}
-	return fmt.Errorf("%w; it fits at no --tensor-parallel-size up to %d on %s: choose a larger GPU, a quantized checkpoint (--quantization fp8) or a smaller --max-model-len", err, maxHintTP, c.Deployment.GPU.Name)
+	fe.Fix = joinFix(fe.Fix, fmt.Sprintf("it fits at no --tensor-parallel-size up to %d on %s: choose a larger GPU, a quantized checkpoint (--quantization fp8) or a smaller --max-model-len", maxHintTP, c.Deployment.GPU.Name))
+	return err
+}
+
+// joinFix appends a hint to what a field error says to do.
+func joinFix(fix, hint string) string {
+	if fix == "" {
+		return hint
+	}
+	return fix + "; " + hint
 }
 
 // gpuKey is a GPU name as the catalog spells it: lower-case, without an

@@ -34,7 +34,7 @@ func TestLimits(t *testing.T) {
 		{"empty prompt", open + "  lengths: {kind: fixed, input: 0, output: 4}\n", "workload.lengths.input: the shortest prompt has 0 tokens: the vLLM engine needs at least 1"},
 		{"above max_model_len", open + "server: {max_model_len: 1000}\n", "workload.lengths.input: the shortest request has input 1024 + output 128 = 1152 tokens, more than max_model_len 1000: no request can run"},
 		{"above the context", open + "  lengths: {kind: fixed, input: 131000, output: 100}\n", "more than max_model_len 131072 (llama-3.1-8b's context length, the default)"},
-		{"above the pool", open + "  lengths: {kind: fixed, input: 20000, output: 100}\nserver: {kv_cache_memory: 1GiB}\n", "the KV pool holds 8192 tokens, fewer than max_model_len 131072 (llama-3.1-8b's context length, vLLM's default)"},
+		{"above the pool", open + "  lengths: {kind: fixed, input: 20000, output: 100}\nserver: {kv_cache_memory: 1GiB}\n", "server.max_model_len: 131072 (llama-3.1-8b's context length, vLLM's default) exceeds the KV pool's 8192 tokens"},
 		{"max_model_len above the context", open + "server: {max_model_len: 200000}\n", "e.yaml:3: server.max_model_len: 200000 exceeds llama-3.1-8b's context length 131072"},
 		{"negative budget", open + "server: {max_num_batched_tokens: -1}\n", "server.max_num_batched_tokens: -1 must be >= 1 (or 0: vLLM's default)"},
 		{"clients", "workload:\n  closed: {clients: 2000000000}\n", "e.yaml:2: workload.closed.clients: 2000000000 exceeds 1000000"},
@@ -45,7 +45,7 @@ func TestLimits(t *testing.T) {
 		{"negative data parallel", open + "server: {data_parallel_size: -1}\n", "server.data_parallel_size: -1 must be >= 1 (or 0: none)"},
 		{"expert parallel, dense", open + "server: {enable_expert_parallel: true}\n", "server.enable_expert_parallel: needs a mixture-of-experts model; llama-3.1-8b is dense"},
 		{"data parallel of an FCFS queue", open + "server: {kind: fcfs, data_parallel_size: 2, service: exp:1}\n", "server.data_parallel_size: does not apply to kind fcfs"},
-		{"does not fit the card", open + "server: {kv_cache_memory: 1000GiB}\n", "server.kv_cache_memory: llama-3.1-8b on 1×h100-sxm does not fit"},
+		{"does not fit the card", open + "server: {kv_cache_memory: 1000GiB}\n", "server.kv_cache_memory: cost: llama-3.1-8b on 1×h100-sxm does not fit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

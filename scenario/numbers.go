@@ -68,7 +68,7 @@ func checkNumbers(n *yaml.Node, t reflect.Type, path string) error {
 		return checkWhole(n, path, t.Kind() == reflect.Uint64)
 	case reflect.Float64:
 		if n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!str" || n.ShortTag() == "!!bool") {
-			return &FieldError{Line: n.Line, Path: path, Err: fmt.Errorf("%q is not a number", n.Value)}
+			return &FieldError{Line: n.Line, Field: path, Limit: fmt.Sprintf("%q is not a number", n.Value), Class: ErrInvalid}
 		}
 	}
 	return nil
@@ -81,7 +81,7 @@ func checkWhole(n *yaml.Node, path string, unsigned bool) error {
 		return nil
 	}
 	bad := func(format string, args ...any) error {
-		return &FieldError{Line: n.Line, Path: path, Err: fmt.Errorf(format, args...)}
+		return &FieldError{Line: n.Line, Field: path, Limit: fmt.Sprintf(format, args...), Class: ErrInvalid}
 	}
 	lo, hi, rng := float64(math.MinInt64), float64(math.MaxInt64), "[-9223372036854775808, 9223372036854775807]"
 	if unsigned {

@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"errors"
 	"fmt"
 	"math"
 )
@@ -50,7 +49,7 @@ type Plan struct {
 func (p *Plan) check() error {
 	nonNeg := func(name string, v float64) error {
 		if !(v >= 0) || math.IsInf(v, 1) {
-			return &FieldError{Path: "plan." + name, Err: fmt.Errorf("%v must be a finite number >= 0", v)}
+			return valueErr("plan."+name, v, "must be a finite number >= 0")
 		}
 		return nil
 	}
@@ -73,15 +72,15 @@ func (p *Plan) check() error {
 	}{{"tp", p.TP}, {"data_parallel", p.DataParallel}, {"max_num_seqs", p.MaxNumSeqs}, {"max_num_batched_tokens", p.MaxNumBatchedTokens}} {
 		for i, v := range l.vs {
 			if v < 1 {
-				return &FieldError{Path: fmt.Sprintf("plan.%s[%d]", l.name, i), Err: fmt.Errorf("%d must be >= 1", v)}
+				return valueErr(fmt.Sprintf("plan.%s[%d]", l.name, i), v, "must be >= 1")
 			}
 		}
 	}
 	if p.MaxReplicas < 0 {
-		return &FieldError{Path: "plan.max_replicas", Err: fmt.Errorf("%d must be >= 1 (0: the default, 64)", p.MaxReplicas)}
+		return valueErr("plan.max_replicas", p.MaxReplicas, "must be >= 1 (0: the default, 64)")
 	}
 	if len(p.GPUs) == 0 && p.GPUs != nil {
-		return &FieldError{Path: "plan.gpus", Err: errors.New("is empty: list GPUs or leave the field out")}
+		return fieldErr("plan.gpus", "is empty: list GPUs or leave the field out")
 	}
 	return nil
 }

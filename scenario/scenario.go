@@ -400,10 +400,10 @@ func parse(data []byte, filename string, summary bool) (*Scenario, error) {
 		return nil, yamlError(filename, err)
 	}
 	if docMapping(&root) == nil {
-		return nil, &FieldError{File: filename, Err: errors.New("empty scenario")}
+		return nil, &FieldError{File: filename, Limit: "empty scenario", Class: ErrInvalid}
 	}
 	if m := docMapping(&root); m.Kind != yaml.MappingNode {
-		return nil, &FieldError{File: filename, Line: m.Line, Err: errors.New("a scenario must be a mapping of fields (name:, workload:, server:, ...)")}
+		return nil, &FieldError{File: filename, Line: m.Line, Limit: "a scenario must be a mapping of fields (name:, workload:, server:, ...)", Class: ErrInvalid}
 	}
 	s, err := decode(data, filename)
 	if err != nil {
@@ -438,7 +438,7 @@ func decode(data []byte, filename string) (*Scenario, error) {
 	dec.KnownFields(true)
 	if err := dec.Decode(&s); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, &FieldError{File: filename, Err: errors.New("empty scenario")}
+			return nil, &FieldError{File: filename, Limit: "empty scenario", Class: ErrInvalid}
 		}
 		return nil, yamlError(filename, err)
 	}

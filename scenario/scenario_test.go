@@ -177,7 +177,7 @@ func TestParseErrors(t *testing.T) {
 		{"speculative no k", "workload: {arrival: {rate: 1}}\nserver:\n  speculative_config: {method: eagle3, acceptance_rate: 0.5}\n", "e.yaml:3: server.speculative_config: num_speculative_tokens 0 must be in [1, 64]"},
 		{"speculative unknown field", "workload: {arrival: {rate: 1}}\nserver:\n  speculative_config: {method: eagle3, num_speculative_tokens: 2, topk: 4}\n", "topk"},
 		{"speculative draft vocab", "workload: {arrival: {rate: 1}}\nserver:\n  speculative_config: {model: qwen2.5-7b, num_speculative_tokens: 2, acceptance_rate: 0.5}\n", `server.speculative_config: model "qwen2.5-7b" has vocab 152064`},
-		{"tp shape", "workload: {arrival: {rate: 1}}\nserver:\n  tensor_parallel_size: 3\n", "e.yaml:3: server.tensor_parallel_size: model \"llama-3.1-8b\": tp 3 must divide heads 32"},
+		{"tp shape", "workload: {arrival: {rate: 1}}\nserver:\n  tensor_parallel_size: 3\n", "e.yaml:3: server.tensor_parallel_size: cost: model \"llama-3.1-8b\": tp 3 must divide heads 32"},
 		{"fcfs field on vllm", "workload: {arrival: {rate: 1}}\nserver:\n  servers: 2\n", "e.yaml:3: server.servers: does not apply to kind vllm"},
 		{"bad service", "workload: {arrival: {rate: 1}}\nserver:\n  kind: fcfs\n  service: mix:0.02@0.5,0.18@0.2\n", "e.yaml:4: server.service: distribution \"mix:0.02@0.5,0.18@0.2\": invalid distribution: mixture weights sum to 0.7"},
 		{"bad target", "workload: {arrival: {rate: 1}}\nslo:\n  target: 95\n", "e.yaml:3: slo.target: 95 must be in (0, 1]"},

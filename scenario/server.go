@@ -6,11 +6,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
 )
@@ -79,7 +79,7 @@ func (s *Scenario) engineConfig() (batching.Config, error) {
 		return c, nil
 	}
 	if err := c.Validate(); err != nil {
-		return c, engineError(withFitHint(c, err))
+		return c, withFitHint(c, engineError(err))
 	}
 	return c, nil
 }
@@ -124,7 +124,7 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 	c.RequestOverhead = v.RequestOverheadMS / 1000
 	if sp := v.SpeculativeConfig; sp != nil {
 		if err := sp.Validate(); err != nil {
-			return c, fieldErr("server.speculative_config", "%v", strings.TrimPrefix(err.Error(), "specdecode: speculative_config "))
+			return c, engineError(err)
 		}
 		cp := *sp
 		c.Speculative = &cp
@@ -214,52 +214,40 @@ func (s *Scenario) engine() (sim.ServerConfig, error) {
 	return batching.Cluster{Engine: c, Replicas: replicas, Router: r, PrefixWeight: v.PrefixWeight}, nil
 }
 
-// fieldRE finds the snake_case field a batching error, or a cost error
-// about the deployment, starts with.
-var fieldRE = regexp.MustCompile(`^(?:batching: |cost: deployment )?([a-z_]+) `)
-
-// fewerRE finds the engine's "the KV pool holds N tokens ..., fewer than
-// FIELD" errors.
-var fewerRE = regexp.MustCompile(`^(?:batching: )?the KV pool holds .* fewer than (max_model_len|max_num_batched_tokens) `)
-
-// tpRE finds the cost model's shape errors, which name the TP degree.
-var tpRE = regexp.MustCompile(`\btp \d+`)
+// serverFieldOf maps a batching field (fielderr.Error.Field, in the
+// batching package's schema) to the server field that sets it; a field
+// not listed, or none, is the server block as a whole.
+var serverFieldOf = map[string]string{
+	"max_num_seqs":               "server.max_num_seqs",
+	"max_num_batched_tokens":     "server.max_num_batched_tokens",
+	"block_size":                 "server.block_size",
+	"max_model_len":              "server.max_model_len",
+	"kv_blocks":                  "server.num_gpu_blocks_override",
+	"request_overhead":           "server.request_overhead_ms",
+	"speculative_config":         "server.speculative_config",
+	"pipeline_parallel_size":     "server.pipeline_parallel_size",
+	"replicas":                   "server.replicas",
+	"router":                     "server.router",
+	"prefix_weight":              "server.prefix_weight",
+	"deployment.tp":              "server.tensor_parallel_size",
+	"deployment.dp":              "server.data_parallel_size",
+	"deployment.ep":              "server.enable_expert_parallel",
+	"deployment.kv_cache_memory": "server.kv_cache_memory",
+}
 
 // engineError places a batching validation error at the server field it
-// names, or at server when it names none, and drops the packages'
-// "batching: " and "cost: " prefixes, which the path makes redundant.
+// is about (serverFieldOf), or at server when it is about none.
 func engineError(err error) error {
-	path := "server"
-	msg := err.Error()
-	if m := fieldRE.FindStringSubmatch(msg); m != nil {
-		switch m[1] {
-		case "tensor_parallel_size", "max_num_seqs", "max_num_batched_tokens", "block_size",
-			"gpu_memory_utilization", "kv_cache_memory", "max_model_len", "speculative_config":
-			path = "server." + m[1]
-		case "dp":
-			path = "server.data_parallel_size"
-		case "ep":
-			path = "server.enable_expert_parallel"
+	out := fielderr.Rename(err, func(field string) string {
+		if p, ok := serverFieldOf[field]; ok {
+			return p
 		}
+		return "server"
+	})
+	if fe := fielderr.Of(out); fe != nil {
+		fe.Class = ErrInvalid // Rename's copy, ours to set
 	}
-	if m := fewerRE.FindStringSubmatch(msg); path == "server" && m != nil {
-		path = "server." + m[1] // the KV pool holds fewer tokens than max_model_len
-	}
-	if path == "server" && strings.Contains(msg, "does not fit") && strings.Contains(msg, "kv_cache_memory") {
-		path = "server.kv_cache_memory"
-	}
-	if path == "server" && tpRE.MatchString(msg) {
-		path = "server.tensor_parallel_size"
-	}
-	lines := strings.Split(msg, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimPrefix(strings.TrimPrefix(l, "batching: "), "cost: ")
-		if path == "server.speculative_config" {
-			lines[i] = strings.TrimPrefix(lines[i], "speculative_config ")
-		}
-	}
-	msg = strings.Join(lines, "\n")
-	return &FieldError{Path: path, Err: errors.New(msg)}
+	return out
 }
 
 // fcfs builds an FCFS(c) station.

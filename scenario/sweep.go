@@ -47,17 +47,17 @@ func (s *Scenario) Points() ([]Point, error) {
 		ps, err := s.withParam(root, s.Sweep.Param, v)
 		if err != nil {
 			var fe *FieldError
-			if errors.As(err, &fe) && fe.Path != "" && fe.Path != s.Sweep.Param {
-				err = fmt.Errorf("%s: %w", fe.Path, fe.Err)
+			if errors.As(err, &fe) && fe.Field != "" && fe.Field != s.Sweep.Param {
+				err = fmt.Errorf("%s: %w", fe.Field, reason(fe))
 			} else if fe != nil {
-				err = fe.Err
+				err = reason(fe)
 			}
 			msg := strings.TrimPrefix(err.Error(), s.Sweep.Param+": ")
-			return nil, &FieldError{File: s.file, Line: v.Line, Path: at, Err: fmt.Errorf("%s = %s: %s", s.Sweep.Param, v.Value, msg)}
+			return nil, &FieldError{File: s.file, Line: v.Line, Field: at, Limit: fmt.Sprintf("%s = %s: %s", s.Sweep.Param, v.Value, msg), Class: ErrInvalid}
 		}
 		var val any
 		if err := v.Decode(&val); err != nil {
-			return nil, &FieldError{File: s.file, Line: v.Line, Path: at, Err: err}
+			return nil, &FieldError{File: s.file, Line: v.Line, Field: at, Cause: err, Class: ErrInvalid}
 		}
 		pts[i] = Point{Index: i, Value: val, Text: v.Value, Scenario: ps}
 	}
@@ -87,7 +87,7 @@ func (s *Scenario) checkSweep() error {
 	}
 	for i, v := range w.Values {
 		if v.Kind != yaml.ScalarNode {
-			return &FieldError{Line: v.Line, Path: fmt.Sprintf("sweep.values[%d]", i), Err: errors.New("must be a scalar (a number, a string or a boolean)")}
+			return &FieldError{Line: v.Line, Field: fmt.Sprintf("sweep.values[%d]", i), Limit: "must be a scalar (a number, a string or a boolean)", Class: ErrInvalid}
 		}
 	}
 	return nil
@@ -139,12 +139,12 @@ func (s *Scenario) withParam(root *yaml.Node, path string, v *yaml.Node) (*Scena
 func stripLine(err error) error {
 	var fe *FieldError
 	if errors.As(err, &fe) {
-		return fe.Err
+		return reason(fe)
 	}
 	var msgs []string
 	for _, e := range unjoin(err) {
 		if errors.As(e, &fe) {
-			msgs = append(msgs, fe.Err.Error())
+			msgs = append(msgs, reason(fe).Error())
 		} else {
 			msgs = append(msgs, e.Error())
 		}

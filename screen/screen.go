@@ -209,7 +209,7 @@ func (s Study) Run() (*Report, error) {
 		// The engine decides: its pool honours kv_cache_memory and
 		// kv_blocks, and must hold one step's tokens.
 		if err := eng.Validate(); err != nil {
-			r.FitErr = err.Error()
+			r.FitErr = fitReason(err)
 			continue
 		}
 		r.Fits = true

@@ -101,7 +101,7 @@ func TestScreenInfeasible(t *testing.T) {
 	rep, err = s.Run()
 	require.NoError(t, err)
 	assert.False(t, rep.Rows[0].Fits)
-	assert.Contains(t, rep.Rows[0].FitErr, "fewer than max_num_batched_tokens")
+	assert.Contains(t, rep.Rows[0].FitErr, "max_num_batched_tokens 8192 exceeds the KV pool's 512 tokens")
 }
 
 func TestScreenValidate(t *testing.T) {

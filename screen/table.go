@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/fielderr"
 )
 
 // WriteTable writes one line per candidate — shape and per-rank memory,
@@ -64,6 +65,21 @@ func (rep *Report) WriteTable(w io.Writer, commonRate float64) error {
 	fmt.Fprintf(&b, "verdict: %s\n", rep.Verdict())
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// fitReason is an engine error as a row's reason: a field error reads
+// "field value limit" (the table's short form cuts it at the first ": "),
+// or the lower layer's own words when the error only places them.
+func fitReason(err error) string {
+	fe := fielderr.Of(err)
+	switch {
+	case fe == nil:
+		return err.Error()
+	case fe.Limit == "" && fe.Cause != nil:
+		return fe.Cause.Error()
+	default:
+		return fe.Field + " " + fe.Reason()
+	}
 }
 
 // reasonLines splits an error message into its lines, without the

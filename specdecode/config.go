@@ -4,23 +4,22 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/servesim/servesim/fielderr"
+	"github.com/servesim/servesim/internal/errmark"
 )
 
 // ErrInvalid is matched (errors.Is) by every error of Parse and
-// Config.Validate.
+// Config.Validate; each is a *fielderr.Error at field
+// "speculative_config" whose message names the key inside it.
 var ErrInvalid = errors.New("specdecode: invalid speculative config")
 
-type configError struct{ msg string }
-
-func (e *configError) Error() string        { return e.msg }
-func (e *configError) Is(target error) bool { return target == ErrInvalid }
-
+// invalidf returns an ErrInvalid error at speculative_config.
 func invalidf(format string, args ...any) error {
-	return &configError{"specdecode: speculative_config " + fmt.Sprintf(format, args...)}
+	return errmark.With(ErrInvalid, fielderr.New("speculative_config", nil, format, args...))
 }
 
 // Method is how the draft tokens are proposed: vLLM's

@@ -90,36 +90,35 @@ func reportFailures(w io.Writer, o *benchOptions, sc *scenario.Scenario, res *si
 }
 
 // failureReason names the limits a server rejects requests by, in flag
-// names (flags) or scenario field names, and how long the lengths get.
+// names (flags: flagOfPath) or scenario field names, and how long the
+// lengths get.
 func failureReason(sc *scenario.Scenario, flags bool) string {
+	name, lengths := func(path string) string { return path }, "the workload's"
+	if flags {
+		name, lengths = func(path string) string { return flagOfPath[path] }, "the dataset's"
+	}
 	why := "the server rejected them"
 	if eng, err := sc.Engine(); err == nil && sc.Server.Kind != scenario.KindFCFS {
 		var limits []string
 		if eng.MaxModelLen > 0 {
-			limits = append(limits, fmt.Sprintf("input+output above --max-model-len %d", eng.MaxModelLen))
+			limits = append(limits, fmt.Sprintf("input+output above %s %d", name("server.max_model_len"), eng.MaxModelLen))
 		}
 		if pool, err := eng.Pool(); err == nil {
 			limits = append(limits, fmt.Sprintf("a KV footprint (input+output-1) above the pool's %d tokens", pool.Tokens))
 		}
 		if !eng.EnableChunkedPrefill {
-			limits = append(limits, fmt.Sprintf("input+output-1 above --max-num-batched-tokens %d (chunked prefill off)", eng.MaxNumBatchedTokens))
+			limits = append(limits, fmt.Sprintf("input+output-1 above %s %d (chunked prefill off)", name("server.max_num_batched_tokens"), eng.MaxNumBatchedTokens))
 		}
 		why = "the engine rejects requests with " + strings.Join(limits, ", or ")
 		if w, err := sc.BuildWorkload(); err == nil {
 			if b, ok := w.Lengths.(workload.Bounded); ok {
 				_, inHi, _, outHi := b.Bounds()
-				why += fmt.Sprintf("; the dataset's lengths reach input %d + output %d = %d tokens", inHi, outHi, inHi+outHi)
+				why += fmt.Sprintf("; %s lengths reach input %d + output %d = %d tokens", lengths, inHi, outHi, inHi+outHi)
 			}
 		}
 	}
-	if !flags {
-		why = fieldOfFlag.Replace(why)
-	}
 	return why
 }
-
-// fieldOfFlag names the scenario fields behind the engine flags.
-var fieldOfFlag = strings.NewReplacer("--max-model-len", "max_model_len", "--max-num-batched-tokens", "max_num_batched_tokens", "the dataset's", "the workload's")
 
 // parseBenchStyle parses the arguments of a subcommand that takes bench's
 // flags plus, when define is not nil, its own (define adds them and returns

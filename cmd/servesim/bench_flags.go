@@ -1,13 +1,11 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"regexp"
-	"strings"
 
 	"github.com/servesim/servesim/dataset"
 	"github.com/servesim/servesim/scenario"
@@ -373,40 +371,4 @@ var flagOfPath = map[string]string{
 	"slo.ttft_ms":                   "--goodput",
 	"slo.tpot_ms":                   "--goodput",
 	"slo.e2el_ms":                   "--goodput",
-}
-
-// flagOfField names the engine flag behind each field name that engine
-// messages quote ("max_num_batched_tokens 100 must be >= max_num_seqs 256").
-var flagOfField = strings.NewReplacer(
-	"max_num_batched_tokens", "--max-num-batched-tokens",
-	"max_num_seqs", "--max-num-seqs",
-	"max_model_len", "--max-model-len",
-	"block_size", "--block-size",
-	"gpu_memory_utilization", "--gpu-memory-utilization",
-	"kv_cache_memory", "--kv-cache-memory",
-	"tensor_parallel_size", "--tensor-parallel-size",
-	"pipeline_parallel_size", "--pipeline-parallel-size",
-)
-
-// benchFieldError names the flag behind a scenario field error, and the
-// flags behind the engine fields its message quotes.
-func benchFieldError(err error) string {
-	var fe *scenario.FieldError
-	if !errors.As(err, &fe) {
-		return err.Error()
-	}
-	msg := fe.Err.Error()
-	if strings.HasPrefix(fe.Path, "server") || strings.HasPrefix(fe.Path, "workload.lengths") {
-		msg = flagOfField.Replace(msg)
-	}
-	if f, ok := flagOfPath[fe.Path]; ok {
-		if strings.HasPrefix(msg, f+" ") {
-			return msg
-		}
-		return f + ": " + msg
-	}
-	if fe.Path != "" {
-		return fe.Path + ": " + msg
-	}
-	return msg
 }

@@ -9,8 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/servesim/servesim/cost"
 )
 
 // The default bench prints vLLM's preamble and summary, then servesim's
@@ -376,25 +374,5 @@ func TestDefaultResultName(t *testing.T) {
 		if len(files) != 1 || !regexp.MustCompile(tt.want).MatchString(filepath.Base(files[0])) {
 			t.Errorf("%v wrote %v, want one file matching %s", tt.args, files, tt.want)
 		}
-	}
-}
-
-// TestWeightPrecision names the experts' precision when only they are
-// quantized.
-func TestWeightPrecision(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		model, want string
-	}{{"gpt-oss-120b", "bf16, experts mxfp4"}, {"llama-3.1-8b", "2 bytes"}} {
-		m, err := cost.Model(tt.model)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := weightPrecision(m); got != tt.want {
-			t.Errorf("%s: %q, want %q", tt.model, got, tt.want)
-		}
-	}
-	if got := weightPrecision(cost.ModelSpec{WeightBytes: 0.5}); got != "0.5 bytes" {
-		t.Errorf("no GEMM precision: %q", got)
 	}
 }

@@ -349,12 +349,12 @@ func (o *calibrateOptions) engine(pt calibrate.Point) (c *batching.Config, model
 	eng, err := sc.Engine()
 	var fe *scenario.FieldError
 	switch {
-	case errors.As(err, &fe) && fe.Path == "server.model":
+	case errors.As(err, &fe) && fe.Field == "server.model":
 		where := "no model directory (--model-configs)"
 		if o.modelConfigs != "" {
 			where = "no config in " + o.modelConfigs
 		}
-		return nil, true, fmt.Errorf("model_id %s: %s, and %v", pt.Model, where, fe.Err)
+		return nil, true, fmt.Errorf("model_id %s: %s, and %s", pt.Model, where, fe.Reason())
 	case err != nil:
 		return nil, false, errors.New(benchFieldError(err))
 	}

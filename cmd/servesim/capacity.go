@@ -292,9 +292,9 @@ func infNull(x float64) any {
 }
 
 // writeCapacityJSON writes the bracket and every probe, with what priced
-// them (scenarioPricing).
+// them (scenario.Scenario.Pricing).
 func writeCapacityJSON(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, lo, hi float64, points []capacity.Point, runs int, requests int64) error {
-	return writeCapacityJSONPriced(w, sc, crit, lo, hi, points, runs, requests, scenarioPricing(sc))
+	return writeCapacityJSONPriced(w, sc, crit, lo, hi, points, runs, requests, sc.Pricing())
 }
 
 // writeCapacityJSONPriced is writeCapacityJSON with the pricing text
@@ -320,7 +320,7 @@ const gridKind = capacity.GridKind
 
 func writeGridShard(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, rates []float64, reps int, sh sim.Shard, results []capacity.JobResult) error {
 	g := capacity.NewGridShard(sc.Name, sc.Server.String(), workloadText(sc), crit, rates, reps, sh, results)
-	g.PricedBy = scenarioPricing(sc)
+	g.PricedBy = sc.Pricing()
 	b, err := json.MarshalIndent(g, "", "  ")
 	if err != nil {
 		return err

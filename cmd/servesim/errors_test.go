@@ -28,7 +28,7 @@ func TestBadInput(t *testing.T) {
 		{"ambiguous prefix", []string{"bench", "--random-in", "5", "--ra", "1"}, []string{"bench: ambiguous flag --ra could match --ramp-up-end-rps, --ramp-up-start-rps", "--random-input-len", "(see servesim bench -h)"}},
 		{"zero concurrency", []string{"bench", "--max-concurrency", "0"}, []string{"--max-concurrency must be greater than 0"}},
 		{"pipeline parallel replicas", []string{"bench", "-pp", "2", "--replicas", "2"}, []string{"--pipeline-parallel-size: 2 with 2 replicas is not modelled"}},
-		{"pipeline parallel size", []string{"bench", "-pp", "100"}, []string{"--pipeline-parallel-size 100 must be in [1, 64]"}},
+		{"pipeline parallel size", []string{"bench", "-pp", "100"}, []string{"--pipeline-parallel-size: 100 must be in [1, 64]"}},
 		{"pooling backend", []string{"bench", "--backend", "vllm-rerank"}, []string{"--backend vllm-rerank: embedding and pooling backends are not simulated"}},
 		{"hf dataset", []string{"bench", "--dataset-name", "hf", "--dataset-path", "philschmid/mt-bench"}, []string{"token lengths of vLLM's MTBenchDataset are not published", "save the rows as a .jsonl file and give that file as --dataset-path"}},
 		{"random with a path", []string{"bench", "--dataset-path", "x.json"}, []string{"cannot use 'random' dataset with --dataset-path"}},
@@ -133,17 +133,3 @@ func TestFlagMessage(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
-
-func TestPyFloatAndBanner(t *testing.T) {
-	for x, want := range map[float64]string{20: "20.0", 2.5: "2.5", 0.25: "0.25", 1e6: "1000000.0"} {
-		if got := pyFloat(x); got != want {
-			t.Errorf("pyFloat(%v) = %q, want %q", x, got, want)
-		}
-	}
-	if got := banner(" Serving Benchmark Result ", '='); got != "============ Serving Benchmark Result ============" {
-		t.Errorf("banner = %q", got)
-	}
-	if got := banner("Time per Output Token (excl. 1st token)", '-'); got != "-----Time per Output Token (excl. 1st token)------" {
-		t.Errorf("banner = %q", got)
-	}
-}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/scenario"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 // newFlagSet returns a flag set that reports errors to run instead of
@@ -329,20 +330,8 @@ func (g goodputValue) add(pair string) error {
 // arguments by vLLM's `--goodput ttft:800 tpot:50` form.
 var goodputPairRE = regexp.MustCompile(`^(?i)(ttft|tpot|e2el):`)
 
-// pyFloat formats x as Python's str(float) does for the values vLLM
-// prints: "20.0", "2.5", "inf".
-func pyFloat(x float64) string {
-	switch {
-	case math.IsInf(x, 1):
-		return "inf"
-	case math.IsInf(x, -1):
-		return "-inf"
-	case x == math.Trunc(x) && math.Abs(x) < 1e16:
-		return strconv.FormatFloat(x, 'f', 1, 64)
-	default:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	}
-}
+// pyFloat formats x as Python's str(float) does (vllmbench.PyFloat).
+var pyFloat = vllmbench.PyFloat
 
 // parseFloatList reads comma-separated numbers.
 func parseFloatList(s string) ([]float64, error) {

@@ -11,6 +11,7 @@ import (
 	"github.com/servesim/servesim/disagg"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 const pdUsage = `Usage: servesim pd [flags]
@@ -112,7 +113,7 @@ func runPD(args []string, e *env) error {
 	pd := disagg.Config{Prefill: disagg.Pool{Engine: pre, Instances: p.prefill}, Decode: disagg.Pool{Engine: dec, Instances: p.decode},
 		Router: batching.Router(sc.Server.Router), Link: link, ProxyOverhead: p.proxyMS / 1000}
 	if err := pd.Validate(); err != nil {
-		return fmt.Errorf("pd: %s", flagOfField.Replace(err.Error()))
+		return fmt.Errorf("pd: %w", err)
 	}
 	cfg.Server = pd
 	prog := startProgress(e.stderr, e.tty && !o.quiet, "simulating", 0)
@@ -128,40 +129,40 @@ func runPD(args []string, e *env) error {
 func printPD(out io.Writer, pd disagg.Config, res *sim.Result, model string, slo bool) {
 	w := bufio.NewWriter(out)
 	defer w.Flush()
-	s := summaryWriter{w}
+	s := vllmbench.SummaryWriter{W: w}
 	p, d := pd.Prefill.Engine.Deployment, pd.Decode.Engine.Deployment
-	fmt.Fprintln(w, banner(" P/D disaggregated serving (servesim) ", '='))
-	s.line("Prefill pool:", fmt.Sprintf("%d x %s TP %d", pd.Prefill.Instances, p.GPU.Name, p.TP))
-	s.line("Decode pool:", fmt.Sprintf("%d x %s TP %d", pd.Decode.Instances, d.GPU.Name, d.TP))
-	s.line("KV link:", fmt.Sprintf("%s (%.4g GB/s per rank, %.3g ms)", pd.Link.Name, pd.Link.Bandwidth/1e9, 1000*pd.Link.Latency))
-	s.int("Successful requests:", int64(res.Completed))
-	s.int("Failed requests:", int64(res.Failed+res.Rejected))
-	s.float("Request throughput (req/s):", res.RequestThroughput)
-	s.float("Output token throughput (tok/s):", res.OutputThroughput)
+	fmt.Fprintln(w, vllmbench.Banner(" P/D disaggregated serving (servesim) ", '='))
+	s.Line("Prefill pool:", fmt.Sprintf("%d x %s TP %d", pd.Prefill.Instances, p.GPU.Name, p.TP))
+	s.Line("Decode pool:", fmt.Sprintf("%d x %s TP %d", pd.Decode.Instances, d.GPU.Name, d.TP))
+	s.Line("KV link:", fmt.Sprintf("%s (%.4g GB/s per rank, %.3g ms)", pd.Link.Name, pd.Link.Bandwidth/1e9, 1000*pd.Link.Latency))
+	s.Int("Successful requests:", int64(res.Completed))
+	s.Int("Failed requests:", int64(res.Failed+res.Rejected))
+	s.Float("Request throughput (req/s):", res.RequestThroughput)
+	s.Float("Output token throughput (tok/s):", res.OutputThroughput)
 	for _, m := range []struct{ name, key string }{{"TTFT", "ttft"}, {"TPOT", "tpot"}} {
-		smp := sampleOf(res, m.key)
-		s.float("Mean "+m.name+" (ms):", 1000*smp.Mean())
-		s.float("P99 "+m.name+" (ms):", 1000*smp.Percentile(99))
+		smp := vllmbench.SampleOf(res, m.key)
+		s.Float("Mean "+m.name+" (ms):", 1000*smp.Mean())
+		s.Float("P99 "+m.name+" (ms):", 1000*smp.Percentile(99))
 	}
 	if slo {
-		s.float("SLO attainment (%):", 100*res.Attainment)
-		s.float("Goodput per GPU (tok/s):", res.GoodputPerGPU)
+		s.Float("SLO attainment (%):", 100*res.Attainment)
+		s.Float("Goodput per GPU (tok/s):", res.GoodputPerGPU)
 	}
-	fmt.Fprintln(w, banner("TTFT split (mean, ms)", '-'))
+	fmt.Fprintln(w, vllmbench.Banner("TTFT split (mean, ms)", '-'))
 	for _, n := range []string{"queue", "prefill", "transfer", "decode_first", "link_wait"} {
 		v, _ := res.Stat("mean_ttft_" + n + "_ms")
-		s.float(n+":", v)
+		s.Float(n+":", v)
 	}
-	fmt.Fprintln(w, banner("Pools", '-'))
+	fmt.Fprintln(w, vllmbench.Banner("Pools", '-'))
 	for _, st := range []struct{ name, label string }{
 		{"prefill_busy_fraction", "Prefill busy (%):"}, {"prefill_mean_kv_cache_usage", "Prefill mean KV use (%):"},
 		{"decode_busy_fraction", "Decode busy (%):"}, {"decode_mean_kv_cache_usage", "Decode mean KV use (%):"},
 		{"kv_link_busy_fraction", "KV link busy, per egress (%):"},
 	} {
 		v, _ := res.Stat(st.name)
-		s.float(st.label, 100*v)
+		s.Float(st.label, 100*v)
 	}
-	fmt.Fprintln(w, banner("vllm serve", '-'))
+	fmt.Fprintln(w, vllmbench.Banner("vllm serve", '-'))
 	c := plan.PD{Prefill: plan.Engine{Config: pd.Prefill.Engine}, Decode: plan.Engine{Config: pd.Decode.Engine}}
 	for _, l := range plan.PDServeCommands(plan.HFModelID(model), c, pd.Prefill.Instances, pd.Decode.Instances) {
 		fmt.Fprintln(w, l)

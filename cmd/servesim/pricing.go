@@ -10,24 +10,10 @@ import (
 	"github.com/servesim/servesim/scenario"
 )
 
-// scenarioPricing returns what prices the scenario's engine
-// (cost.Profile.Pricing), or "" for a server without a profile or an
-// engine that does not build.
-func scenarioPricing(sc *scenario.Scenario) string {
-	if sc.Server.Kind == scenario.KindFCFS {
-		return ""
-	}
-	eng, err := sc.Engine()
-	if err != nil {
-		return ""
-	}
-	return pricedBy(eng)
-}
-
 // printScenarioPricing writes "priced by: ..." for the scenario's engine
 // when it has a profile.
 func printScenarioPricing(w io.Writer, sc *scenario.Scenario) {
-	if p := scenarioPricing(sc); p != "" {
+	if p := sc.Pricing(); p != "" {
 		fmt.Fprintf(w, "priced by: %s\n", p)
 	}
 }

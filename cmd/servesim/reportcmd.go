@@ -15,6 +15,7 @@ import (
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/screen"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 const reportUsage = `Usage: servesim report FILE... [-o report.html] [flags]
@@ -127,10 +128,10 @@ func reportRunOutput(path string, out *runOutput) error {
 // JSON as --save-result --save-detailed would write it, so the page has
 // the setup, the CDFs and the counters over time.
 func reportBench(path string, o *benchOptions, sc *scenario.Scenario, res *sim.Result) error {
-	detailed := *o
-	detailed.saveDetailed = true
+	detailed := o.vllm(sc)
+	detailed.SaveDetailed = true
 	now := time.Now()
-	data, err := benchResultJSON(&detailed, sc, res, now.Format(dateLayout), now)
+	data, err := vllmbench.ResultJSON(detailed, sc, res, now.Format(vllmbench.DateLayout), now)
 	if err != nil {
 		return err
 	}

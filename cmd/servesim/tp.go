@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
@@ -133,7 +132,5 @@ func printTP(w io.Writer, eng batching.Config, s screen.Study, rep *screen.Repor
 	if p := pricedBy(eng); p != "" {
 		fmt.Fprintf(w, "priced by: %s\n", p)
 	}
-	var b strings.Builder
-	rep.WriteTable(&b, s.CommonRate)
-	io.WriteString(w, flagOfField.Replace(b.String())) // name the flags behind the engine fields
+	rep.WriteTable(w, s.CommonRate)
 }

@@ -1,4 +1,4 @@
-package main
+package vllmbench
 
 import (
 	"bufio"
@@ -18,9 +18,9 @@ import (
 // summaryWidth is the width of vLLM's summary banners.
 const summaryWidth = 50
 
-// banner centres title in a line of fill characters, as Python's
+// Banner centres title in a line of fill characters, as Python's
 // "{:c^50}".format(title) does (extra padding goes right).
-func banner(title string, fill byte) string {
+func Banner(title string, fill byte) string {
 	n := summaryWidth - len(title)
 	if n <= 0 {
 		return title
@@ -29,18 +29,20 @@ func banner(title string, fill byte) string {
 	return strings.Repeat(string(fill), left) + title + strings.Repeat(string(fill), n-left)
 }
 
-// summaryWriter writes vLLM's "{:<40} {:<10}" lines.
-type summaryWriter struct{ w *bufio.Writer }
+// SummaryWriter writes vLLM's "{:<40} {:<10}" lines.
+type SummaryWriter struct{ W *bufio.Writer }
 
-func (s summaryWriter) line(label string, value string) {
-	fmt.Fprintf(s.w, "%-40s %-10s\n", label, value)
+// Line writes one "label value" line.
+func (s SummaryWriter) Line(label string, value string) {
+	fmt.Fprintf(s.W, "%-40s %-10s\n", label, value)
 }
 
-func (s summaryWriter) int(label string, v int64) { s.line(label, strconv.FormatInt(v, 10)) }
+// Int writes an integer line.
+func (s SummaryWriter) Int(label string, v int64) { s.Line(label, strconv.FormatInt(v, 10)) }
 
-// float writes v with 2 decimals, as vLLM's {:<10.2f}.
-func (s summaryWriter) float(label string, v float64) {
-	s.line(label, fmt2(v))
+// Float writes v with 2 decimals, as vLLM's {:<10.2f}.
+func (s SummaryWriter) Float(label string, v float64) {
+	s.Line(label, fmt2(v))
 }
 
 func fmt2(v float64) string {
@@ -64,7 +66,9 @@ var metricSections = []struct{ key, name, header string }{
 	{"e2el_including_client_queue", "E2EL incl. Client Queue", "Queue-inclusive End-to-end Latency"},
 }
 
-func sampleOf(res *sim.Result, key string) *metrics.Sample {
+// SampleOf returns the run's sample of a vLLM metric key ("ttft", "tpot",
+// "itl", "e2el", ...), in seconds.
+func SampleOf(res *sim.Result, key string) *metrics.Sample {
 	switch key {
 	case "ttft":
 		return res.TTFT()
@@ -85,14 +89,14 @@ func sampleOf(res *sim.Result, key string) *metrics.Sample {
 // --percentile-metrics, less the token sections without a tokenizer, the
 // client queue without --max-concurrency, and the queue-inclusive latency
 // without a finite --request-rate as well.
-func shownMetrics(o *benchOptions) []string {
+func shownMetrics(o *Options) []string {
 	var out []string
 	for _, m := range metricSections {
 		switch {
-		case !slices.Contains(o.metrics, m.key):
-		case o.skipTokenizerInit && (m.key == "ttft" || m.key == "tpot" || m.key == "itl"):
-		case o.maxConcurrency <= 0 && (m.key == "client_queue_time" || m.key == "e2el_including_client_queue"):
-		case m.key == "e2el_including_client_queue" && math.IsInf(o.requestRate, 1):
+		case !slices.Contains(o.Metrics, m.key):
+		case o.SkipTokenizerInit && (m.key == "ttft" || m.key == "tpot" || m.key == "itl"):
+		case o.MaxConcurrency <= 0 && (m.key == "client_queue_time" || m.key == "e2el_including_client_queue"):
+		case m.key == "e2el_including_client_queue" && math.IsInf(o.RequestRate, 1):
 		default:
 			out = append(out, m.key)
 		}
@@ -100,86 +104,86 @@ func shownMetrics(o *benchOptions) []string {
 	return out
 }
 
-// printPreamble writes the lines vLLM prints on stdout before its block
+// WritePreamble writes the lines vLLM prints on stdout before its block
 // (less the Namespace dump of every flag and the sampling warning).
-func printPreamble(out io.Writer, o *benchOptions, sc *scenario.Scenario) {
+func WritePreamble(out io.Writer, o *Options, sc *scenario.Scenario) {
 	w := bufio.NewWriter(out)
 	defer w.Flush()
 	fmt.Fprintln(w, "Starting initial single prompt test run...")
 	fmt.Fprintln(w, "Skipping endpoint ready check.")
-	if o.numWarmups > 0 {
-		fmt.Fprintf(w, "Warming up with %d requests...\n", o.numWarmups)
+	if o.NumWarmups > 0 {
+		fmt.Fprintf(w, "Warming up with %d requests...\n", o.NumWarmups)
 		fmt.Fprintln(w, "Warmup run completed.")
 	}
 	fmt.Fprintln(w, "Starting main benchmark run...")
 	a := sc.Workload.Arrival
-	if a.Process == "trace" && o.datasetName == "timed_trace" {
+	if a.Process == "trace" && o.DatasetName == "timed_trace" {
 		fmt.Fprintln(w, "Self timing is set, using the timestamps from the trace file.")
 		return
 	}
 	switch {
 	case a.Process == "ramp":
 		fmt.Fprintf(w, "Traffic ramp-up strategy: %s.\n", a.Strategy)
-		fmt.Fprintf(w, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", o.rampStart, o.rampEnd)
+		fmt.Fprintf(w, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", o.RampStart, o.RampEnd)
 	case a.Process == "trace":
-		fmt.Fprintf(w, "Traffic: trace replay of %s (speed-up %s)\n", a.Path, pyFloat(max(a.Speedup, 1)))
+		fmt.Fprintf(w, "Traffic: trace replay of %s (speed-up %s)\n", a.Path, PyFloat(max(a.Speedup, 1)))
 	default:
-		fmt.Fprintf(w, "Traffic request rate: %s\n", pyFloat(o.requestRate))
+		fmt.Fprintf(w, "Traffic request rate: %s\n", PyFloat(o.RequestRate))
 	}
 	dist := "Poisson process"
-	if o.burstiness != 1 {
+	if o.Burstiness != 1 {
 		dist = "Gamma distribution"
 	}
-	fmt.Fprintf(w, "Burstiness factor: %s (%s)\n", pyFloat(o.burstiness), dist)
+	fmt.Fprintf(w, "Burstiness factor: %s (%s)\n", PyFloat(o.Burstiness), dist)
 	conc := "None"
-	if o.maxConcurrency > 0 {
-		conc = strconv.Itoa(o.maxConcurrency)
+	if o.MaxConcurrency > 0 {
+		conc = strconv.Itoa(o.MaxConcurrency)
 	}
 	fmt.Fprintf(w, "Maximum request concurrency: %s\n", conc)
 }
 
-// printSummary writes vLLM's "Serving Benchmark Result" block, then,
+// WriteSummary writes vLLM's "Serving Benchmark Result" block, then,
 // after a blank line, servesim's own block.
-func printSummary(out io.Writer, o *benchOptions, sc *scenario.Scenario, res *sim.Result) error {
+func WriteSummary(out io.Writer, o *Options, sc *scenario.Scenario, res *sim.Result) error {
 	w := bufio.NewWriter(out)
-	s := summaryWriter{w}
-	fmt.Fprintln(w, banner(" Serving Benchmark Result ", '='))
-	s.int("Successful requests:", int64(res.Completed))
-	s.int("Failed requests:", int64(res.Failed+res.Rejected))
-	if o.maxConcurrency > 0 {
-		s.int("Maximum request concurrency:", int64(o.maxConcurrency))
+	s := SummaryWriter{w}
+	fmt.Fprintln(w, Banner(" Serving Benchmark Result ", '='))
+	s.Int("Successful requests:", int64(res.Completed))
+	s.Int("Failed requests:", int64(res.Failed+res.Rejected))
+	if o.MaxConcurrency > 0 {
+		s.Int("Maximum request concurrency:", int64(o.MaxConcurrency))
 	}
-	if !math.IsInf(o.requestRate, 1) {
-		s.float("Request rate configured (RPS):", o.requestRate)
+	if !math.IsInf(o.RequestRate, 1) {
+		s.Float("Request rate configured (RPS):", o.RequestRate)
 	}
-	s.float("Benchmark duration (s):", res.Duration)
-	s.int("Total input tokens:", res.TotalInput)
-	if !o.skipTokenizerInit {
-		s.int("Total generated tokens:", res.TotalOutput)
+	s.Float("Benchmark duration (s):", res.Duration)
+	s.Int("Total input tokens:", res.TotalInput)
+	if !o.SkipTokenizerInit {
+		s.Int("Total generated tokens:", res.TotalOutput)
 	}
-	s.float("Request throughput (req/s):", res.RequestThroughput)
-	if o.goodputGiven {
-		s.float("Request goodput (req/s):", res.RequestGoodput)
+	s.Float("Request throughput (req/s):", res.RequestThroughput)
+	if o.GoodputGiven {
+		s.Float("Request goodput (req/s):", res.RequestGoodput)
 	}
-	if !o.skipTokenizerInit {
-		s.float("Output token throughput (tok/s):", res.OutputThroughput)
-		s.float("Peak output token throughput (tok/s):", res.MaxOutputTokensPerS)
+	if !o.SkipTokenizerInit {
+		s.Float("Output token throughput (tok/s):", res.OutputThroughput)
+		s.Float("Peak output token throughput (tok/s):", res.MaxOutputTokensPerS)
 	}
-	s.float("Peak concurrent requests:", float64(peakConcurrent(res)))
-	if !o.skipTokenizerInit {
-		s.float("Total token throughput (tok/s):", res.TotalTokenThroughput)
+	s.Float("Peak concurrent requests:", float64(peakConcurrent(res)))
+	if !o.SkipTokenizerInit {
+		s.Float("Total token throughput (tok/s):", res.TotalTokenThroughput)
 	}
 	shown := shownMetrics(o)
 	for _, m := range metricSections {
 		if !slices.Contains(shown, m.key) {
 			continue
 		}
-		smp := sampleOf(res, m.key)
-		fmt.Fprintln(w, banner(m.header, '-'))
-		s.float("Mean "+m.name+" (ms):", 1000*smp.Mean())
-		s.float("Median "+m.name+" (ms):", 1000*smp.Median())
-		for _, p := range o.percentiles {
-			s.float("P"+metrics.PercentileKey(p)+" "+m.name+" (ms):", 1000*smp.Percentile(p))
+		smp := SampleOf(res, m.key)
+		fmt.Fprintln(w, Banner(m.header, '-'))
+		s.Float("Mean "+m.name+" (ms):", 1000*smp.Mean())
+		s.Float("Median "+m.name+" (ms):", 1000*smp.Median())
+		for _, p := range o.Percentiles {
+			s.Float("P"+metrics.PercentileKey(p)+" "+m.name+" (ms):", 1000*smp.Percentile(p))
 		}
 	}
 	printSpecDecode(s, res) // speculative decoding (speculative.go)
@@ -225,19 +229,19 @@ func peakConcurrent(res *sim.Result) int {
 
 // printExtras writes servesim's block: the simulated server, SLO
 // attainment, queueing, stability and engine counters.
-func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *sim.Result) {
-	w := s.w
+func printExtras(s SummaryWriter, o *Options, sc *scenario.Scenario, res *sim.Result) {
+	w := s.W
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, banner(" servesim (not in vLLM's output) ", '='))
-	s.line("Simulated server:", sc.Server.String())
-	if p := scenarioPricing(sc); p != "" {
-		s.line("Priced by:", p)
+	fmt.Fprintln(w, Banner(" servesim (not in vLLM's output) ", '='))
+	s.Line("Simulated server:", sc.Server.String())
+	if p := sc.Pricing(); p != "" {
+		s.Line("Priced by:", p)
 	}
 	if v, ok := res.Stat("kv_cache_tokens"); ok {
-		s.int("KV-cache capacity (tokens):", int64(v))
+		s.Int("KV-cache capacity (tokens):", int64(v))
 	}
 	if eng, err := sc.Engine(); err == nil && sc.Server.Kind != scenario.KindFCFS && eng.MaxModelLen > 0 {
-		s.int("Max model length (tokens):", int64(eng.MaxModelLen))
+		s.Int("Max model length (tokens):", int64(eng.MaxModelLen))
 	}
 	if eng, err := sc.Engine(); err == nil && sc.Server.Kind != scenario.KindFCFS {
 		limits := fmt.Sprintf("%d seqs, %d tokens/step", eng.MaxNumSeqs, eng.MaxNumBatchedTokens)
@@ -247,30 +251,30 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 		case sc.Server.Replicas*max(sc.Server.DataParallelSize, 1) > 1:
 			limits += " per engine"
 		}
-		s.line("Scheduler limits:", limits)
+		s.Line("Scheduler limits:", limits)
 	}
-	if o.tokens != "" {
-		s.line("Prompt token counts:", o.tokens)
+	if o.Tokens != "" {
+		s.Line("Prompt token counts:", o.Tokens)
 	}
 	if res.Warmup > 0 {
-		s.int("Warm-up requests (not measured):", int64(res.Warmup))
+		s.Int("Warm-up requests (not measured):", int64(res.Warmup))
 	}
-	if o.summaryOnly {
-		s.line("Percentiles:", "from quantile sketches, within 0.5% (--summary-only)")
+	if o.SummaryOnly {
+		s.Line("Percentiles:", "from quantile sketches, within 0.5% (--summary-only)")
 	}
-	s.float("Actual send rate (req/s):", res.SendRate)
-	s.float("Mean queue time (ms):", 1000*res.Queue().Mean())
-	if o.maxConcurrency > 0 {
-		s.float("Mean client queue time (ms):", 1000*res.ClientQueue().Mean())
+	s.Float("Actual send rate (req/s):", res.SendRate)
+	s.Float("Mean queue time (ms):", 1000*res.Queue().Mean())
+	if o.MaxConcurrency > 0 {
+		s.Float("Mean client queue time (ms):", 1000*res.ClientQueue().Mean())
 	}
-	if o.goodputGiven {
-		s.float("SLO attainment (%):", 100*res.Attainment)
+	if o.GoodputGiven {
+		s.Float("SLO attainment (%):", 100*res.Attainment)
 		verdict := "FAIL"
-		if res.Attainment >= o.slo.Target {
+		if res.Attainment >= o.SLO.Target {
 			verdict = "PASS"
 		}
-		s.line("SLO target (%):", fmt2(100*o.slo.Target)+" "+verdict)
-		s.float("Goodput per GPU (tok/s):", res.GoodputPerGPU)
+		s.Line("SLO target (%):", fmt2(100*o.SLO.Target)+" "+verdict)
+		s.Float("Goodput per GPU (tok/s):", res.GoodputPerGPU)
 	}
 	stab := "stable"
 	switch {
@@ -283,7 +287,7 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 	case res.Stability.Unstable:
 		stab = "UNSTABLE: " + res.Stability.Reason
 	}
-	s.line("Queue stability:", stab)
+	s.Line("Queue stability:", stab)
 	stats := []struct {
 		name, label string
 		scale       float64
@@ -308,10 +312,25 @@ func printExtras(s summaryWriter, o *benchOptions, sc *scenario.Scenario, res *s
 			continue
 		}
 		if st.integer {
-			s.int(st.label, int64(v))
+			s.Int(st.label, int64(v))
 		} else {
-			s.float(st.label, st.scale*v)
+			s.Float(st.label, st.scale*v)
 		}
 	}
 	fmt.Fprintln(w, strings.Repeat("=", summaryWidth))
+}
+
+// PyFloat formats x as Python's str(float) does for the values vLLM
+// prints: "20.0", "2.5", "inf".
+func PyFloat(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	case x == math.Trunc(x) && math.Abs(x) < 1e16:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
 }

@@ -1,4 +1,4 @@
-package main
+package vllmbench
 
 import (
 	"encoding/json"
@@ -18,41 +18,41 @@ import (
 	"github.com/servesim/servesim/sim/metrics"
 )
 
-// dateLayout is vLLM's %Y%m%d-%H%M%S.
-const dateLayout = "20060102-150405"
+// DateLayout is vLLM's %Y%m%d-%H%M%S.
+const DateLayout = "20060102-150405"
 
-// saveBenchResult writes the result JSON where --result-dir and
+// SaveResult writes the result JSON where --result-dir and
 // --result-filename say (vLLM's default name otherwise) and returns the
 // path. With --append-result it adds the object as one more line of the
 // file, as vLLM does; otherwise it overwrites it.
-func saveBenchResult(o *benchOptions, sc *scenario.Scenario, res *sim.Result) (string, error) {
+func SaveResult(o *Options, sc *scenario.Scenario, res *sim.Result) (string, error) {
 	now := time.Now()
-	date := now.Format(dateLayout)
-	data, err := benchResultJSON(o, sc, res, date, now)
+	date := now.Format(DateLayout)
+	data, err := ResultJSON(o, sc, res, date, now)
 	if err != nil {
 		return "", err
 	}
-	name := o.resultFilename
+	name := o.ResultFilename
 	if name == "" {
 		name = defaultResultName(o, date)
 	}
-	if o.resultDir != "" {
-		if err := os.MkdirAll(o.resultDir, 0o755); err != nil {
+	if o.ResultDir != "" {
+		if err := os.MkdirAll(o.ResultDir, 0o755); err != nil {
 			return "", err
 		}
 		if !filepath.IsAbs(name) {
-			name = filepath.Join(o.resultDir, name)
+			name = filepath.Join(o.ResultDir, name)
 		}
 	}
 	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
-	if o.appendResult {
+	if o.AppendResult {
 		flags = os.O_CREATE | os.O_RDWR | os.O_APPEND
 	}
 	f, err := os.OpenFile(name, flags, 0o644)
 	if err != nil {
 		return "", err
 	}
-	if st, err := f.Stat(); err == nil && o.appendResult && st.Size() > 0 {
+	if st, err := f.Stat(); err == nil && o.AppendResult && st.Size() > 0 {
 		data = append([]byte("\n"), data...)
 	}
 	if _, err := f.Write(data); err != nil {
@@ -67,20 +67,20 @@ func saveBenchResult(o *benchOptions, sc *scenario.Scenario, res *sim.Result) (s
 // {label}-ramp-up-{strategy}-{start}qps-{end}qps[-concurrency{n}]-{model}-{date}.json,
 // where label falls back to --backend and model is --model's last path
 // element.
-func defaultResultName(o *benchOptions, date string) string {
-	label := o.label
+func defaultResultName(o *Options, date string) string {
+	label := o.Label
 	if label == "" {
-		label = o.backend
+		label = o.Backend
 	}
 	conc := ""
-	if o.maxConcurrency > 0 {
-		conc = "-concurrency" + strconv.Itoa(o.maxConcurrency)
+	if o.MaxConcurrency > 0 {
+		conc = "-concurrency" + strconv.Itoa(o.MaxConcurrency)
 	}
-	model := o.model[strings.LastIndex(o.model, "/")+1:]
-	if o.rampStrategy != "" {
-		return fmt.Sprintf("%s-ramp-up-%s-%dqps-%dqps%s-%s-%s.json", label, o.rampStrategy, o.rampStart, o.rampEnd, conc, model, date)
+	model := o.Model[strings.LastIndex(o.Model, "/")+1:]
+	if o.RampStrategy != "" {
+		return fmt.Sprintf("%s-ramp-up-%s-%dqps-%dqps%s-%s-%s.json", label, o.RampStrategy, o.RampStart, o.RampEnd, conc, model, date)
 	}
-	return fmt.Sprintf("%s-%sqps%s-%s-%s.json", label, pyFloat(o.requestRate), conc, model, date)
+	return fmt.Sprintf("%s-%sqps%s-%s-%s.json", label, PyFloat(o.RequestRate), conc, model, date)
 }
 
 // pyNum is a float written as Python's json.dump writes one: with a
@@ -113,8 +113,8 @@ func pyNums(xs []float64) []pyNum {
 	return out
 }
 
-// parseMetadata reads --metadata KEY=VALUE pairs, both stripped, as vLLM.
-func parseMetadata(items []string) ([][2]string, error) {
+// ParseMetadata reads --metadata KEY=VALUE pairs, both stripped, as vLLM.
+func ParseMetadata(items []string) ([][2]string, error) {
 	var out [][2]string
 	for _, it := range items {
 		k, v, ok := strings.Cut(it, "=")
@@ -126,14 +126,14 @@ func parseMetadata(items []string) ([][2]string, error) {
 	return out, nil
 }
 
-// benchResultJSON builds the result JSON as vLLM's main_async writes it:
+// ResultJSON builds the result JSON as vLLM's main_async writes it:
 // the same keys in the same order with the same JSON types (floats with a
 // decimal point, "inf" for an infinite rate, null where vLLM writes None),
 // and every servesim field under the one key "servesim" at the end. The
 // same flags and seed give the same bytes except for the date (and, with
 // a ramp, the wall-clock times of rps_change_events).
-func benchResultJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, date string, now time.Time) ([]byte, error) {
-	meta, err := parseMetadata(o.metadata)
+func ResultJSON(o *Options, sc *scenario.Scenario, res *sim.Result, date string, now time.Time) ([]byte, error) {
+	meta, err := ParseMetadata(o.Metadata)
 	if err != nil {
 		return nil, err
 	}
@@ -144,44 +144,44 @@ func benchResultJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, da
 		}
 	}
 	var label, tokenizerID any
-	if o.label != "" {
-		label = o.label
+	if o.Label != "" {
+		label = o.Label
 	}
-	if !o.skipTokenizerInit {
-		tokenizerID = o.model
-		if o.tokenizer != "" {
-			tokenizerID = o.tokenizer
+	if !o.SkipTokenizerInit {
+		tokenizerID = o.Model
+		if o.Tokenizer != "" {
+			tokenizerID = o.Tokenizer
 		}
 	}
 	set("date", date)
-	set("endpoint_type", o.backend)
-	set("backend", o.backend)
+	set("endpoint_type", o.Backend)
+	set("backend", o.Backend)
 	set("label", label)
-	set("model_id", o.model)
+	set("model_id", o.Model)
 	set("tokenizer_id", tokenizerID)
-	set("num_prompts", o.numPrompts)
+	set("num_prompts", o.NumPrompts)
 	for _, kv := range meta {
 		set(kv[0], kv[1])
 	}
-	if math.IsInf(o.requestRate, 1) {
+	if math.IsInf(o.RequestRate, 1) {
 		set("request_rate", "inf")
 	} else {
-		set("request_rate", pyNum(o.requestRate))
+		set("request_rate", pyNum(o.RequestRate))
 	}
-	if math.IsInf(o.burstiness, 1) {
+	if math.IsInf(o.Burstiness, 1) {
 		set("burstiness", "inf") // Python writes the invalid JSON Infinity
 	} else {
-		set("burstiness", pyNum(o.burstiness))
+		set("burstiness", pyNum(o.Burstiness))
 	}
 	var maxConc any
-	if o.maxConcurrency > 0 {
-		maxConc = o.maxConcurrency
+	if o.MaxConcurrency > 0 {
+		maxConc = o.MaxConcurrency
 	}
 	set("max_concurrency", maxConc)
-	if o.rampStrategy != "" {
-		set("ramp_up_strategy", o.rampStrategy)
-		set("ramp_up_start_rps", o.rampStart)
-		set("ramp_up_end_rps", o.rampEnd)
+	if o.RampStrategy != "" {
+		set("ramp_up_strategy", o.RampStrategy)
+		set("ramp_up_start_rps", o.RampStart)
+		set("ramp_up_end_rps", o.RampEnd)
 	}
 	set("duration", pyNum(res.Duration))
 	set("completed", res.Completed)
@@ -189,7 +189,7 @@ func benchResultJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, da
 	set("total_input_tokens", res.TotalInput)
 	set("total_output_tokens", res.TotalOutput)
 	set("request_throughput", pyNum(res.RequestThroughput))
-	if o.goodputGiven {
+	if o.GoodputGiven {
 		set("request_goodput", pyNum(res.RequestGoodput))
 	} else {
 		set("request_goodput", nil)
@@ -197,25 +197,25 @@ func benchResultJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, da
 	set("output_throughput", pyNum(res.OutputThroughput))
 	set("total_token_throughput", pyNum(res.TotalTokenThroughput))
 	d := perRequest(o, sc, res)
-	if o.saveDetailed {
+	if o.SaveDetailed {
 		set("input_lens", d.inputLens)
 		set("output_lens", d.outputLens)
 		set("ttfts", pyNums(d.ttfts))
 		set("itls", d.itls)
 	}
 	set("latencies", pyNums(d.latencies))
-	if o.saveDetailed {
+	if o.SaveDetailed {
 		set("start_times", pyNums(d.startTimes))
 	}
 	set("queue_times", pyNums(d.queueTimes))
-	if o.saveDetailed {
+	if o.SaveDetailed {
 		set("generated_texts", d.texts)
 		set("errors", d.errors)
 	}
 	set("max_output_tokens_per_s", pyNum(res.MaxOutputTokensPerS))
 	set("max_concurrent_requests", peakConcurrent(res))
 	set("rtfx", pyNum(0))
-	if o.rampStrategy != "" {
+	if o.RampStrategy != "" {
 		set("rps_change_events", rpsChangeEvents(o, res, now))
 	}
 	setSpecDecode(set, res) // speculative decoding (speculative.go)
@@ -224,11 +224,11 @@ func benchResultJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, da
 		if !slices.Contains(shown, m.key) {
 			continue
 		}
-		smp := sampleOf(res, m.key)
+		smp := SampleOf(res, m.key)
 		set("mean_"+m.key+"_ms", pyNum(1000*smp.Mean()))
 		set("median_"+m.key+"_ms", pyNum(1000*smp.Median()))
 		set("std_"+m.key+"_ms", pyNum(1000*smp.Std()))
-		for _, p := range o.percentiles {
+		for _, p := range o.Percentiles {
 			set("p"+metrics.PercentileKey(p)+"_"+m.key+"_ms", pyNum(1000*smp.Percentile(p)))
 		}
 	}
@@ -258,7 +258,7 @@ type requestLists struct {
 // them for every output: a request that did not complete has output 0,
 // ttft and latency 0.0, no itls and its error; queue_times are the wait
 // in the client for a --max-concurrency slot.
-func perRequest(o *benchOptions, sc *scenario.Scenario, res *sim.Result) requestLists {
+func perRequest(o *Options, sc *scenario.Scenario, res *sim.Result) requestLists {
 	var d requestLists
 	why := ""
 	num := func(v float64) any {
@@ -291,7 +291,7 @@ func perRequest(o *benchOptions, sc *scenario.Scenario, res *sim.Result) request
 			d.tpots = append(d.tpots, nil)
 			d.serverQueue = append(d.serverQueue, nil)
 			if why == "" {
-				why = failureReason(sc, true)
+				why = o.FailureReason
 			}
 			msg := r.Status.String() + ": " + why
 			if !r.Status.Ended() {
@@ -303,7 +303,7 @@ func perRequest(o *benchOptions, sc *scenario.Scenario, res *sim.Result) request
 		d.outputLens = append(d.outputLens, r.Output)
 		d.ttfts = append(d.ttfts, r.TTFT())
 		d.latencies = append(d.latencies, r.E2E())
-		if o.saveDetailed {
+		if o.SaveDetailed {
 			d.itls = append(d.itls, pyNums(res.TokenGaps(r)))
 		}
 		var tpot any
@@ -320,16 +320,16 @@ func perRequest(o *benchOptions, sc *scenario.Scenario, res *sim.Result) request
 // rpsChangeEvents are vLLM's ramp-up events: one {"rps", "timestamp"} each
 // time the whole part of the ramp's rate changes, stamped with the wall
 // clock of the run (now) plus the simulated send time.
-func rpsChangeEvents(o *benchOptions, res *sim.Result, now time.Time) []any {
+func rpsChangeEvents(o *Options, res *sim.Result, now time.Time) []any {
 	events := []any{}
 	n := len(res.Requests)
 	last := -1
 	start := now.Add(-time.Duration(res.End * float64(time.Second)))
 	for i := range res.Requests {
 		progress := float64(i) / float64(max(n-1, 1))
-		rate := float64(o.rampStart) + float64(o.rampEnd-o.rampStart)*progress
-		if o.rampStrategy == "exponential" {
-			rate = float64(o.rampStart) * math.Pow(float64(o.rampEnd)/float64(o.rampStart), progress)
+		rate := float64(o.RampStart) + float64(o.RampEnd-o.RampStart)*progress
+		if o.RampStrategy == "exponential" {
+			rate = float64(o.RampStart) * math.Pow(float64(o.RampEnd)/float64(o.RampStart), progress)
 		}
 		if rps := int(rate); rps != last {
 			last = rps
@@ -344,7 +344,7 @@ func rpsChangeEvents(o *benchOptions, res *sim.Result, now time.Time) []any {
 // servesim's own results (sim.Result's fields that vLLM does not have:
 // server queue times, SLO attainment, stability, MBU, MFU, KV-cache
 // usage, ...) and, with --save-detailed, servesim's per-request lists.
-func servesimJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, d requestLists) (json.RawMessage, error) {
+func servesimJSON(o *Options, sc *scenario.Scenario, res *sim.Result, d requestLists) (json.RawMessage, error) {
 	var out jsonobj.Object
 	var err error
 	add := func(k string, v any) {
@@ -353,7 +353,7 @@ func servesimJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, d req
 		}
 	}
 	setupJSON(add, o, sc)
-	if p := scenarioPricing(sc); p != "" {
+	if p := sc.Pricing(); p != "" {
 		add("priced_by", p)
 	}
 	rj, merr := json.Marshal(res)
@@ -369,7 +369,7 @@ func servesimJSON(o *benchOptions, sc *scenario.Scenario, res *sim.Result, d req
 			out = append(out, m)
 		}
 	}
-	if o.saveDetailed {
+	if o.SaveDetailed {
 		add("tpots", d.tpots)
 		add("server_queue_times", d.serverQueue)
 		add("arrival_times", d.arrivals)
@@ -408,7 +408,7 @@ func vllmResultKey(k string) bool {
 //
 // slo_target stays the last key: report.Load takes the servesim object's
 // keys up to it as the run's setup and the rest as its results.
-func setupJSON(add func(string, any), o *benchOptions, sc *scenario.Scenario) {
+func setupJSON(add func(string, any), o *Options, sc *scenario.Scenario) {
 	v := sc.Server
 	add("server", v.Kind)
 	add("gpu", v.GPU)
@@ -450,44 +450,44 @@ func setupJSON(add func(string, any), o *benchOptions, sc *scenario.Scenario) {
 		}
 	}
 	add("request_overhead_ms", v.RequestOverheadMS)
-	if o.summaryOnly {
+	if o.SummaryOnly {
 		add("summary_only", true) // percentiles from quantile sketches
 	}
-	add("dataset_name", o.datasetName)
-	if o.datasetPath != "" {
-		add("dataset_path", o.datasetPath)
+	add("dataset_name", o.DatasetName)
+	if o.DatasetPath != "" {
+		add("dataset_path", o.DatasetPath)
 	}
-	if o.datasetName == "random" {
-		add("random_input_len", o.randomInputLen)
-		add("random_output_len", o.randomOutputLen)
-		add("random_range_ratio", o.rangeIn)
-		if o.rangeOut != nil {
-			add("random_output_range_ratio", *o.rangeOut)
+	if o.DatasetName == "random" {
+		add("random_input_len", o.RandomInputLen)
+		add("random_output_len", o.RandomOutputLen)
+		add("random_range_ratio", o.RangeIn)
+		if o.RangeOut != nil {
+			add("random_output_range_ratio", *o.RangeOut)
 		}
-		add("random_prefix_len", o.randomPrefixLen)
+		add("random_prefix_len", o.RandomPrefixLen)
 	}
-	if o.tokens != "" {
-		add("prompt_token_counts", o.tokens)
+	if o.Tokens != "" {
+		add("prompt_token_counts", o.Tokens)
 	}
 	add("num_requests_simulated", sc.Requests)
-	add("num_warmups", o.numWarmups)
+	add("num_warmups", o.NumWarmups)
 	add("normalize_arrivals", sc.Workload.Arrival.Normalize)
 	var goodput any
-	if o.goodputGiven {
+	if o.GoodputGiven {
 		g := map[string]float64{}
-		if o.slo.TTFTms > 0 {
-			g["ttft"] = o.slo.TTFTms
+		if o.SLO.TTFTms > 0 {
+			g["ttft"] = o.SLO.TTFTms
 		}
-		if o.slo.TPOTms > 0 {
-			g["tpot"] = o.slo.TPOTms
+		if o.SLO.TPOTms > 0 {
+			g["tpot"] = o.SLO.TPOTms
 		}
-		if o.slo.E2ELms > 0 {
-			g["e2el"] = o.slo.E2ELms
+		if o.SLO.E2ELms > 0 {
+			g["e2el"] = o.SLO.E2ELms
 		}
 		goodput = g
 	}
 	add("goodput", goodput)
-	add("slo_target", o.slo.Target)
+	add("slo_target", o.SLO.Target)
 }
 
 // weightPrecision names the precision the model's weights are served in,

@@ -1,4 +1,4 @@
-package main
+package vllmbench
 
 import (
 	"fmt"
@@ -38,21 +38,21 @@ func specStats(res *sim.Result) (specDecodeStats, bool) {
 }
 
 // printSpecDecode writes vLLM bench serve's "Speculative Decoding" section.
-func printSpecDecode(s summaryWriter, res *sim.Result) {
+func printSpecDecode(s SummaryWriter, res *sim.Result) {
 	st, ok := specStats(res)
 	if !ok {
 		return
 	}
-	fmt.Fprintln(s.w, banner("Speculative Decoding", '-'))
-	s.float("Acceptance rate (%):", st.rate)
-	s.float("Acceptance length:", st.length)
-	s.int("Drafts:", st.drafts)
-	s.int("Draft tokens:", st.draftTokens)
-	s.int("Accepted tokens:", st.acceptedTk)
+	fmt.Fprintln(s.W, Banner("Speculative Decoding", '-'))
+	s.Float("Acceptance rate (%):", st.rate)
+	s.Float("Acceptance length:", st.length)
+	s.Int("Drafts:", st.drafts)
+	s.Int("Draft tokens:", st.draftTokens)
+	s.Int("Accepted tokens:", st.acceptedTk)
 	if len(st.perPos) > 0 {
-		fmt.Fprintln(s.w, "Per-position acceptance (%):")
+		fmt.Fprintln(s.W, "Per-position acceptance (%):")
 		for i, r := range st.perPos {
-			s.float(fmt.Sprintf("  Position %d:", i), 100*r)
+			s.Float(fmt.Sprintf("  Position %d:", i), 100*r)
 		}
 	}
 }

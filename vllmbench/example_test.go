@@ -1,0 +1,62 @@
+package vllmbench_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/servesim/servesim/scenario"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/vllmbench"
+)
+
+// A run's result file as `vllm bench serve --save-result` writes it,
+// from the typed sim.Result: vLLM's keys first, servesim's under one key.
+func ExampleResultJSON() {
+	sc, err := scenario.Parse([]byte("requests: 20\nworkload: {arrival: {rate: 5}}\n"), "bench.yaml")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cfg, err := sc.Config()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := sim.Run(cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	o := &vllmbench.Options{Model: sc.Server.Model, Backend: "vllm", RequestRate: 5, Burstiness: 1,
+		NumPrompts: sc.Requests, DatasetName: "random", Percentiles: []float64{99}, Metrics: []string{"ttft", "tpot"}}
+	data, err := vllmbench.ResultJSON(o, sc, res, "20260101-000000", time.Unix(0, 0))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var out map[string]any
+	if err := json.Unmarshal(data, &out); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(out["backend"], out["num_prompts"], out["completed"], out["request_rate"], out["servesim"] != nil)
+
+	var summary bytes.Buffer
+	if err := vllmbench.WriteSummary(&summary, o, sc, res); err != nil {
+		fmt.Println(err)
+		return
+	}
+	line, _, _ := bytes.Cut(summary.Bytes(), []byte("\n"))
+	fmt.Println(string(line))
+	// Output:
+	// vllm 20 20 5 true
+	// ============ Serving Benchmark Result ============
+}
+
+func ExamplePyFloat() {
+	fmt.Println(vllmbench.PyFloat(20), vllmbench.PyFloat(2.5), vllmbench.PyFloat(math.Inf(1)))
+	// Output: 20.0 2.5 inf
+}
