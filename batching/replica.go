@@ -59,7 +59,7 @@ func (r *Replica) Running() int { return r.e.running }
 
 // Waiting returns the requests not yet scheduled, request overhead
 // included (vLLM's num_requests_waiting).
-func (r *Replica) Waiting() int { return r.e.waiting.Len() + r.e.pending.Len() }
+func (r *Replica) Waiting() int { return r.e.waiting.Len() + r.e.waiting.pending() }
 
 // KVUsage returns the fraction of KV blocks requests hold (vLLM's
 // kv_cache_usage_perc, as a fraction).

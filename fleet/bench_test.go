@@ -53,14 +53,21 @@ func BenchmarkDay(b *testing.B) {
 
 	// The day starts with the replicas its trough needs (about 15 req/s
 	// each), as a fleet that has served yesterday does.
-	pool, err := NewPool("h100", eng, Target(Running, 48, int(0.4*rate/15)+1, 1000))
-	if err != nil {
-		b.Fatal(err)
-	}
 	rates := []float64{rate}
 	bucket := hours * 3600
-	if hours == 24 {
+	if hours == 24 || os.Getenv("SERVESIM_DAY_DIURNAL") != "" {
 		rates, bucket = Scaled(rate, Sinusoid(24, 14, 0.25)), 3600
+	}
+	start := int(0.4*rate/15) + 1
+	if bucket == hours*3600 {
+		start = int(rate/12) + 1 // a flat rate: the replicas it needs
+	}
+	if v := envFloat(b, "SERVESIM_DAY_MIN", 0); v > 0 {
+		start = int(v)
+	}
+	pool, err := NewPool("h100", eng, Target(Running, 48, start, 1000))
+	if err != nil {
+		b.Fatal(err)
 	}
 	o := Options{Day: Day{Span: hours * 3600, Bucket: bucket, Rates: rates, Phases: []Phase{{0, lengths}}},
 		Fleet: Fleet{Pools: []Pool{pool}, Startup: DefaultStartup, SLO: metrics.SLO{TTFT: 2, TPOT: 0.1}},
