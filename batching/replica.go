@@ -44,6 +44,7 @@ func NewReplica(c Config, env *sim.Env, name string, p Probe) (*Replica, error) 
 	}
 	e := newEngine(r, env, name)
 	e.probe = p
+	e.stats.series = nil // nothing reads a fleet replica's time series
 	return &Replica{e: e}, nil
 }
 
