@@ -3,7 +3,6 @@ package fleet
 import (
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -81,7 +80,7 @@ func BenchmarkDay(b *testing.B) {
 	b.ResetTimer()
 	var rep *Report
 	var sec float64
-	resetPeakRSS()
+	memwatch.ResetPeakRSS()
 	peak := memwatch.Peak(200e6, func() {
 		for range b.N {
 			t := time.Now()
@@ -97,7 +96,7 @@ func BenchmarkDay(b *testing.B) {
 	b.ReportMetric(n*float64(rep.Result.Events)/sec, "events/s")
 	b.ReportMetric(n*reqs/sec/singleRate, "x_single_replica")
 	b.ReportMetric(float64(peak)/1e6, "peak_MB")
-	if rss := peakRSS(); rss > 0 {
+	if rss := memwatch.PeakRSS(); rss > 0 {
 		b.ReportMetric(rss/1e6, "peak_RSS_MB")
 	}
 	b.ReportMetric(reqs, "requests")
@@ -105,25 +104,3 @@ func BenchmarkDay(b *testing.B) {
 	b.ReportMetric(rep.Total.Attainment(), "attainment")
 }
 
-// resetPeakRSS resets the process's peak resident set size (Linux's
-// VmHWM); elsewhere it does nothing.
-func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
-
-// peakRSS returns the process's peak resident set size in bytes since the
-// last resetPeakRSS (Linux), or 0 where it cannot be read.
-func peakRSS() float64 {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(status)) {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
-			if err != nil {
-				return 0
-			}
-			return kb * 1024
-		}
-	}
-	return 0
-}
