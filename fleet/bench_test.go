@@ -103,4 +103,3 @@ func BenchmarkDay(b *testing.B) {
 	b.ReportMetric(float64(rep.Total.MaxReplicas), "max_replicas")
 	b.ReportMetric(rep.Total.Attainment(), "attainment")
 }
-
