@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -48,5 +49,45 @@ func TestWaitQueueMemory(t *testing.T) {
 			t.Fatalf("request %d started at %v, before request %d at %v: not FCFS", r.ID, r.Start, r.ID-1, prev)
 		}
 		prev = r.Start
+	}
+}
+
+// TestWaitQueueOrder drives the line by hand: arrivals at three instants,
+// some with remote KV and some without, ripen by their due times; the
+// seqs come out in arrival order with their own remote counts, a
+// preempted seq goes back to the head, and one enqueue event is asked for
+// an instant.
+func TestWaitQueueOrder(t *testing.T) {
+	var w waitQueue
+	w.mk = func(a arrival) *seq { return &seq{req: a.r, remote: a.remote} }
+	reqs := make([]metrics.Request, 6)
+	remote := []int{0, 0, 5, 0, 7, 0}
+	due := []float64{1, 1, 1, 2, 2, 3}
+	var schedules []float64
+	for i := range reqs {
+		reqs[i].ID = i
+		if w.arrive(arrival{&reqs[i], due[i], remote[i]}, true) {
+			schedules = append(schedules, due[i])
+		}
+	}
+	if len(schedules) != 3 || schedules[0] != 1 || schedules[1] != 2 || schedules[2] != 3 {
+		t.Fatalf("enqueue events at %v, want one at each of 1, 2, 3", schedules)
+	}
+	if w.Len() != 0 || w.pending() != 6 {
+		t.Fatalf("before any overhead ends: %d waiting, %d pending; want 0 and 6", w.Len(), w.pending())
+	}
+	if n := w.ripen(2); n != 5 || w.Len() != 5 || w.pending() != 1 {
+		t.Fatalf("at 2: ripened %d, %d waiting, %d pending; want 5, 5, 1", n, w.Len(), w.pending())
+	}
+	first := w.Pop()
+	w.PushFront(first) // preempted: back at the head
+	for i := range 5 {
+		q := w.Pop()
+		if q.req.ID != i || q.remote != remote[i] {
+			t.Fatalf("pop %d: request %d remote %d, want request %d remote %d", i, q.req.ID, q.remote, i, remote[i])
+		}
+	}
+	if w.ripen(3) != 1 || w.Pop().req.ID != 5 || w.Len() != 0 || w.pending() != 0 {
+		t.Fatal("the last arrival did not ripen at 3 or the line is not empty after it")
 	}
 }
