@@ -104,7 +104,7 @@ func (dp *dataParallel) Arrive(r *metrics.Request) {
 	}
 	best, bestScore := 0, math.MaxInt
 	for i, e := range dp.groups {
-		if s := 4*(e.pending.Len()+e.waiting.Len()) + e.running; s < bestScore {
+		if s := 4*(e.waiting.pending()+e.waiting.Len()) + e.running; s < bestScore {
 			best, bestScore = i, s
 		}
 	}

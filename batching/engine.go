@@ -81,8 +81,7 @@ type engine struct {
 
 	free    []*seq // seq pool
 	orders  int64
-	pending event.Ring[*seq] // arrived, still in RequestOverhead
-	waiting event.Ring[*seq]
+	waiting waitQueue // and the requests still in their overhead (queue.go)
 
 	// Running list in admission order; decoders are counted in aggregate.
 	head, tail *seq
@@ -163,6 +162,11 @@ func newEngine(cfg *resolved, env *sim.Env, name string) *engine {
 	e.onStepEnd = e.endStep
 	e.onKick = e.kick
 	e.onEnqueue = e.enqueue
+	e.waiting.mk = func(a arrival) *seq {
+		q := e.newSeq(a.r)
+		q.remote = a.remote
+		return q
+	}
 	if name == "" {
 		name = "engine"
 	}
@@ -243,26 +247,34 @@ func (e *engine) arrive(r *metrics.Request, remote int) bool {
 		e.env.Reject(r)
 		return false
 	}
-	q := e.newSeq(r)
-	q.remote = remote
 	e.active += int64(e.blocks(r.Input))
 	// The deployment's profile adds its frontend overhead (tokenisation,
-	// HTTP, IPC) to the configured one.
+	// HTTP, IPC) to the configured one. Arrivals of one instant share one
+	// enqueue event.
 	if o := c.overhead; o > 0 {
-		e.pending.Push(q)
-		e.env.After(o, event.Normal, e.onEnqueue, 0)
+		due := e.env.Now() + o
+		if e.waiting.arrive(arrival{r, due, remote}, true) {
+			e.env.Schedule(due, event.Normal, e.onEnqueue, 0)
+		}
 		return true
 	}
-	e.wait(q)
+	e.waiting.arrive(arrival{r: r, remote: remote}, false)
+	e.wait()
 	return true
 }
 
-// enqueue moves the oldest pending request (the overhead is constant, so
-// pending is in arrival order) to the waiting queue.
-func (e *engine) enqueue(int64) { e.wait(e.pending.Pop()) }
+// enqueue moves the pending requests whose overhead ends now (the
+// overhead is constant, so pending is in arrival order) to the waiting
+// queue.
+func (e *engine) enqueue(int64) {
+	if e.waiting.ripen(e.env.Now()) > 0 {
+		e.wait()
+	}
+}
 
-func (e *engine) wait(q *seq) {
-	e.waiting.Push(q)
+// wait starts the engine, or its data-parallel group, on requests that
+// joined the waiting queue.
+func (e *engine) wait() {
 	if e.group != nil {
 		e.group.wake()
 		return
@@ -282,7 +294,7 @@ func (e *engine) kick(int64) {
 }
 
 // outstanding is the number of requests the engine holds (router load).
-func (e *engine) outstanding() int { return e.pending.Len() + e.waiting.Len() + e.running }
+func (e *engine) outstanding() int { return e.waiting.pending() + e.waiting.Len() + e.running }
 
 // link appends q to the running list.
 func (e *engine) link(q *seq) {

@@ -44,6 +44,7 @@ func NewReplica(c Config, env *sim.Env, name string, p Probe) (*Replica, error) 
 	}
 	e := newEngine(r, env, name)
 	e.probe = p
+	e.stats.series = nil // nothing reads a fleet replica's time series
 	return &Replica{e: e}, nil
 }
 
@@ -59,7 +60,7 @@ func (r *Replica) Running() int { return r.e.running }
 
 // Waiting returns the requests not yet scheduled, request overhead
 // included (vLLM's num_requests_waiting).
-func (r *Replica) Waiting() int { return r.e.waiting.Len() + r.e.pending.Len() }
+func (r *Replica) Waiting() int { return r.e.waiting.Len() + r.e.waiting.pending() }
 
 // KVUsage returns the fraction of KV blocks requests hold (vLLM's
 // kv_cache_usage_perc, as a fraction).

@@ -48,7 +48,7 @@ func (s *stats) addStep(e *engine, b *cost.Batch, c *cost.StepCost) {
 	s.prefill += int64(b.PrefillTokens)
 	s.decode += int64(b.DecodeSeqs)
 	s.runningArea += float64(e.running) * dt
-	w := e.waiting.Len() + e.pending.Len()
+	w := e.waiting.Len() + e.waiting.pending()
 	s.waitingArea += float64(w) * dt
 	usage := float64(e.usedBlocks) / float64(s.blocks)
 	s.kvArea += usage * dt
@@ -60,7 +60,7 @@ func (s *stats) addStep(e *engine, b *cost.Batch, c *cost.StepCost) {
 	}
 	s.maxRunning = max(s.maxRunning, e.running)
 	s.maxWaiting = max(s.maxWaiting, w)
-	if now := e.env.Now(); s.series.Due(now) {
+	if now := e.env.Now(); s.series != nil && s.series.Due(now) {
 		s.series.Record(now, float64(e.running), float64(w), usage, float64(b.Tokens()), float64(s.preemptions))
 	}
 	s.bytes += c.Bytes

@@ -30,6 +30,11 @@ Policies: fixed:N; schedule:SECONDS=N,...; or METRIC:TARGET, the
 Kubernetes HPA rule on one of vLLM's metrics (running, waiting,
 in-flight, kv-usage, queue-time) with a 15 s period, 10% tolerance and
 300 s scale-down window, between --min and --max replicas.
+
+With --rank "POLICY;POLICY;...", every policy on every --gpu is a fleet
+of its own, all on the same day (the same arrivals), and the table ranks
+them by the day's dollars among those whose attainment reaches
+--attainment, cheapest first; those that miss it follow, best first.
 `
 
 // runDay is `servesim day`.
@@ -56,6 +61,8 @@ func runDay(args []string, e *env) error {
 		seed      = fs.Uint64("seed", 1, "seed")
 		events    = fs.Bool("events", false, "also list every scaling event with its reason")
 		plotPath  = fs.String("plot", "", "write the chart of the day (.png or .svg)")
+		rank      = fs.String("rank", "", "policies separated by ';': rank each on each --gpu by the day's cost at --attainment")
+		target    = fs.Float64("attainment", 0.99, "the day's SLO attainment a ranked fleet must reach, a fraction in [0, 1]")
 	)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -72,9 +79,24 @@ func runDay(args []string, e *env) error {
 	if !(*hours > 0 && *hours <= 24*7) {
 		return fmt.Errorf("day: --hours %v must be in (0, 168]", *hours)
 	}
+	if !(*target >= 0 && *target <= 1) {
+		return fmt.Errorf("day: --attainment %v must be a fraction in [0, 1] (0.99 for 99%%)", *target)
+	}
 	pol, err := fleet.ParsePolicy(*policy, *minR, *maxR)
 	if err != nil {
 		return fmt.Errorf("day: --policy: %w", err)
+	}
+	var ranked []fleet.Policy
+	var rankNames []string
+	if *rank != "" {
+		for _, f := range strings.Split(*rank, ";") {
+			f = strings.TrimSpace(f)
+			p, err := fleet.ParsePolicy(f, *minR, *maxR)
+			if err != nil {
+				return fmt.Errorf("day: --rank %q: %w", f, err)
+			}
+			ranked, rankNames = append(ranked, p), append(rankNames, f)
+		}
 	}
 	model, err := cost.Model(*modelName)
 	if err != nil {
@@ -87,6 +109,7 @@ func runDay(args []string, e *env) error {
 		}
 	}
 	var pools []fleet.Pool
+	var cases []fleet.Case
 	for _, g := range strings.Split(*gpus, ",") {
 		gpu, err := cost.GPU(strings.TrimSpace(g))
 		if err != nil {
@@ -104,8 +127,11 @@ func runDay(args []string, e *env) error {
 		if err != nil {
 			return fmt.Errorf("day: %w", err)
 		}
-		p := fleet.Pool{Name: gpu.Name, Engine: eng, Policy: pol, Price: price, Power: pw}
-		pools = append(pools, p)
+		pools = append(pools, fleet.Pool{Name: gpu.Name, Engine: eng, Policy: pol, Price: price, Power: pw})
+		for i, rp := range ranked {
+			cases = append(cases, fleet.Case{Name: gpu.Name + " " + rankNames[i],
+				Pools: []fleet.Pool{{Name: gpu.Name, Engine: eng, Policy: rp, Price: price, Power: pw}}})
+		}
 	}
 	day := fleet.Day{Span: *hours * 3600, Bucket: 3600, Rates: fleet.Scaled(*rate, fleet.Sinusoid(24, *peak, *trough))}
 	for float64(len(day.Rates))*day.Bucket < day.Span {
@@ -122,12 +148,16 @@ func runDay(args []string, e *env) error {
 	}
 	st := fleet.DefaultStartup
 	st.StorageBandwidth = *bandwidth
-	rep, err := fleet.Run(fleet.Options{Day: day, Seed: *seed, Tail: fleet.DefaultTail,
-		Fleet: fleet.Fleet{Pools: pools, Startup: st, SLO: metrics.SLO{TTFT: *ttft, TPOT: *tpot}}})
+	opts := fleet.Options{Day: day, Seed: *seed, Tail: fleet.DefaultTail,
+		Fleet: fleet.Fleet{Pools: pools, Startup: st, SLO: metrics.SLO{TTFT: *ttft, TPOT: *tpot}}}
+	if len(cases) > 0 {
+		return rankDay(e, opts, cases, *target, fmt.Sprintf("%s, %.4g h at %.2f req/s mean", model.Name, *hours, *rate))
+	}
+	rep, err := fleet.Run(opts)
 	if err != nil {
 		return fmt.Errorf("day: %w", err)
 	}
-	fmt.Fprintf(e.stdout, "%s on %s, policy %s, %.0f h at %.2f req/s mean (%d requests)\n", model.Name, *gpus, *policy, *hours, *rate, rep.Total.Requests)
+	fmt.Fprintf(e.stdout, "%s on %s, policy %s, %.4g h at %.2f req/s mean (%d requests)\n", model.Name, *gpus, *policy, *hours, *rate, rep.Total.Requests)
 	if err := rep.WriteHours(e.stdout); err != nil {
 		return err
 	}
@@ -141,5 +171,30 @@ func runDay(args []string, e *env) error {
 			return fmt.Errorf("day: --plot: %w", err)
 		}
 	}
+	return nil
+}
+
+// rankDay runs every case on the day of o and prints them ranked by the
+// day's dollars at attainment target (fleet.Rank), then the cheapest that
+// meets it.
+func rankDay(e *env, o fleet.Options, cases []fleet.Case, target float64, what string) error {
+	reports, err := fleet.Compare(o, cases)
+	if err != nil {
+		return fmt.Errorf("day: %w", err)
+	}
+	order, met := fleet.Rank(reports, target)
+	rc, rr := make([]fleet.Case, len(order)), make([]*fleet.Report, len(order))
+	for i, k := range order {
+		rc[i], rr[i] = cases[k], reports[k]
+	}
+	fmt.Fprintf(e.stdout, "%s (%d requests): %d fleets ranked by the day's dollars at >= %.4g%% attainment\n", what, rr[0].Total.Requests, len(cases), 100*target)
+	if err := fleet.WriteComparison(e.stdout, rc, rr); err != nil {
+		return err
+	}
+	if met == 0 {
+		fmt.Fprintf(e.stdout, "none reaches %.4g%% attainment: the best is %s at %.2f%%\n", 100*target, rc[0].Name, 100*rr[0].Total.Attainment())
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "cheapest at >= %.4g%% attainment: %s, $%.2f (%d of %d fleets reach it)\n", 100*target, rc[0].Name, rr[0].Total.Dollars, met, len(cases))
 	return nil
 }
