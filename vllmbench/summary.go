@@ -2,7 +2,6 @@ package vllmbench
 
 import (
 	"bufio"
-	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -201,30 +200,7 @@ func peakConcurrent(res *sim.Result) int {
 	if res.Requests == nil {
 		return res.MaxConcurrent
 	}
-	type ev struct {
-		t float64
-		d int
-	}
-	var evs []ev
-	for i := range res.Requests {
-		r := &res.Requests[i]
-		if r.Warmup || r.Status != metrics.Completed {
-			continue
-		}
-		evs = append(evs, ev{r.Sent, 1}, ev{r.Done, -1})
-	}
-	slices.SortFunc(evs, func(a, b ev) int {
-		if a.t != b.t {
-			return cmp.Compare(a.t, b.t)
-		}
-		return a.d - b.d
-	})
-	n, peak := 0, 0
-	for _, e := range evs {
-		n += e.d
-		peak = max(peak, n)
-	}
-	return peak
+	return metrics.PeakConcurrent(res.Requests)
 }
 
 // printExtras writes servesim's block: the simulated server, SLO
