@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/servesim/servesim/report/chart"
+	"github.com/servesim/servesim/report/chart/palette"
 )
 
 // Args are the extra arguments of a Call: the load of a bench run, the
@@ -132,8 +132,6 @@ func catalog() Catalog {
 	c := Catalog{Models: Models(), GPUs: GPUs(), Default: Default(),
 		Limits: Limits{MaxPrompts, MaxReplications, MaxClients, MaxTP, MaxReplicas}}
 	c.Priced = pricedGPUs()
-	for _, p := range chart.Palette {
-		c.Palette = append(c.Palette, fmt.Sprintf("#%02x%02x%02x", p.R, p.G, p.B))
-	}
+	c.Palette = palette.Hex()
 	return c
 }

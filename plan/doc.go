@@ -35,8 +35,8 @@
 // candidate with a typed Reason (Invalid, DoesNotFit, Unreachable,
 // TooExpensive, TooManyReplicas) and why, and gives the `vllm serve` and
 // `vllm bench serve` command lines of each ranked LLM candidate. It writes
-// itself as a table (WriteTable), CSV (WriteCSV), JSON (encoding/json) and
-// a frontier plot (WritePlot).
+// itself as a table (WriteTable), CSV (WriteCSV) and JSON (encoding/json);
+// package plan/planplot draws its frontier.
 //
 // Concurrency: Solve runs simulations on up to Search.Workers goroutines
 // (sim.Each); the Result does not depend on their number or on

@@ -13,7 +13,7 @@ import (
 	"github.com/servesim/servesim/plan"
 )
 
-// TestResultOutputs: the table, CSV, JSON and plot of the M/M/1 plan with
+// TestResultOutputs: the table, CSV and JSON of the M/M/1 plan with
 // pruning off say the same thing.
 func TestResultOutputs(t *testing.T) {
 	t.Parallel()
@@ -91,14 +91,6 @@ func TestResultOutputs(t *testing.T) {
 		}
 		assert.True(t, dominated, "%s is off the frontier only when dominated", x.Name)
 	}
-
-	for _, format := range []string{"svg", "png"} {
-		var img bytes.Buffer
-		require.NoError(t, res.WritePlot(&img, format))
-		assert.Greater(t, img.Len(), 1000, format)
-	}
-	var img bytes.Buffer
-	assert.ErrorIs(t, res.WritePlot(&img, "gif"), plan.ErrInvalid)
 }
 
 // TestSolveBudgetAndReplicaCap: a budget below every deployment leaves no

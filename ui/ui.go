@@ -5,6 +5,8 @@
 // loopback interface (`servesim ui`).
 package ui
 
+//go:generate go run ./mkdist
+
 import (
 	"bytes"
 	"context"
@@ -17,8 +19,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
+
+	"github.com/servesim/servesim/explore"
 )
 
 //go:embed static
@@ -106,10 +111,23 @@ func checkSize(wasm string) error {
 	return nil
 }
 
-// Write writes the page's static files into dir, which must already hold
-// (or receive from BuildWasm) servesim.wasm and wasm_exec.js.
+// CatalogName is the page's menus, defaults and limits (explore's
+// catalog call), written beside the page so that the form is built while
+// the wasm still compiles.
+const CatalogName = "catalog.json"
+
+// Write writes the page's static files and catalog.json into dir, which
+// must already hold (or receive from BuildWasm) servesim.wasm and
+// wasm_exec.js.
 func Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	cat, err := explore.Call("catalog", nil, nil, nil)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, CatalogName), cat, 0o644); err != nil {
 		return err
 	}
 	return fs.WalkDir(Static(), ".", func(path string, d fs.DirEntry, err error) error {
@@ -124,13 +142,37 @@ func Write(dir string) error {
 	})
 }
 
+// embedded holds servesim.wasm and wasm_exec.js when the binary was
+// built with the servesim_embed tag (embed.go, after `go generate ./ui`),
+// else nil.
+var embedded fs.FS
+
+// Embedded reports whether this binary carries the page's wasm, so that
+// Folder needs neither a checkout nor a prebuilt file.
+func Embedded() bool { return embedded != nil }
+
 // Folder writes a complete static folder into dir: the page, and the
-// wasm and its loader, built from the checkout at root, or copied from
-// wasmFile and execFile when wasmFile is given (execFile "" takes the Go
-// toolchain's).
+// wasm and its loader, copied from wasmFile (with the wasm_exec.js beside
+// it) when wasmFile is given, else built from the checkout at root, else
+// (root "") the ones this binary carries (Embedded).
 func Folder(ctx context.Context, dir, root, wasmFile string) error {
 	if err := Write(dir); err != nil {
 		return err
+	}
+	if wasmFile == "" && root == "" {
+		if embedded == nil {
+			return errors.New("ui: this binary carries no wasm: run from a checkout of " + Module + ", give a prebuilt one (--wasm), or build the binary with the page (docs/ui.md)")
+		}
+		for _, name := range []string{WasmName, ExecName} {
+			data, err := fs.ReadFile(embedded, name)
+			if err != nil {
+				return fmt.Errorf("ui: the embedded page: %v", err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				return err
+			}
+		}
+		return checkSize(filepath.Join(dir, WasmName))
 	}
 	if wasmFile == "" {
 		return BuildWasm(ctx, root, dir)
@@ -194,5 +236,40 @@ func Serve(ctx context.Context, addr, dir string, ready func(url string)) error 
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("ui: %v", err)
 	}
+	return nil
+}
+
+// BrowserCommand returns the command that opens url in the desktop's
+// browser on the system goos ("darwin": open; "windows": rundll32's URL
+// handler; others: xdg-open, and only when getenv says a display is
+// there), or ok false when there is none to use: a headless machine,
+// where the URL is printed for the user to open.
+func BrowserCommand(goos, url string, getenv func(string) string) (name string, args []string, ok bool) {
+	switch goos {
+	case "darwin":
+		return "open", []string{url}, true
+	case "windows":
+		return "rundll32", []string{"url.dll,FileProtocolHandler", url}, true
+	case "js", "wasip1", "ios", "android":
+		return "", nil, false
+	}
+	if getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == "" {
+		return "", nil, false
+	}
+	return "xdg-open", []string{url}, true
+}
+
+// OpenBrowser starts BrowserCommand for url on this system and does not
+// wait for it. It returns an error when there is no browser to start.
+func OpenBrowser(url string) error {
+	name, args, ok := BrowserCommand(runtime.GOOS, url, os.Getenv)
+	if !ok {
+		return errors.New("no display to open a browser on")
+	}
+	cmd := exec.Command(name, args...)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
 	return nil
 }

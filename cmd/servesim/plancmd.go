@@ -15,6 +15,7 @@ import (
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/plan/planplot"
 	"github.com/servesim/servesim/report/chart"
 	"github.com/servesim/servesim/scenario"
 )
@@ -187,7 +188,7 @@ func runPlan(args []string, e *env) error {
 	if p.plot != "" {
 		var b bytes.Buffer
 		format, _ := chart.Format(p.plot)
-		if err := res.WritePlot(&b, format); err != nil {
+		if err := planplot.Write(&b, res, format); err != nil {
 			return fmt.Errorf("plan: --plot: %w", err)
 		}
 		if err := os.WriteFile(p.plot, b.Bytes(), 0o644); err != nil {

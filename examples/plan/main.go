@@ -34,6 +34,7 @@ import (
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/plan/planplot"
 	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
@@ -112,7 +113,7 @@ func run(w io.Writer, p plan.Plan, out outputs) error {
 	fmt.Fprintf(w, "\nprices: %s (%s)\n", plan.DefaultPrices(), plan.PriceSource)
 	if out.plot != "" {
 		if err := writeFile(out.plot, func(f io.Writer) error {
-			return res.WritePlot(f, strings.TrimPrefix(filepath.Ext(out.plot), "."))
+			return planplot.Write(f, res, strings.TrimPrefix(filepath.Ext(out.plot), "."))
 		}); err != nil {
 			return err
 		}

@@ -7,6 +7,8 @@ import (
 	stdfont "golang.org/x/image/font"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/font/liberation"
+
+	"github.com/servesim/servesim/report/chart/palette"
 )
 
 // The one style every chart shares. Lengths are CSS pixels (1/96 inch);
@@ -31,20 +33,10 @@ const (
 	markerRadius   = 4.0
 )
 
-// Palette is Okabe and Ito's colour-blind-safe palette, in the order
-// series take it: blue, vermillion, bluish green, orange, reddish purple,
-// sky blue, black, yellow. Each Style also has its own marker shape, so
-// series stay apart in grey scale too.
-var Palette = []color.RGBA{
-	{0x00, 0x72, 0xB2, 0xff},
-	{0xD5, 0x5E, 0x00, 0xff},
-	{0x00, 0x9E, 0x73, 0xff},
-	{0xE6, 0x9F, 0x00, 0xff},
-	{0xCC, 0x79, 0xA7, 0xff},
-	{0x56, 0xB4, 0xE9, 0xff},
-	{0x00, 0x00, 0x00, 0xff},
-	{0xF0, 0xE4, 0x42, 0xff},
-}
+// Palette is Okabe and Ito's colour-blind-safe palette (package
+// report/chart/palette), in the order series take it. Each Style also has
+// its own marker shape, so series stay apart in grey scale too.
+var Palette = palette.OkabeIto
 
 // Colour returns the colour of a style.
 func Colour(style int) color.RGBA { return Palette[mod(style, len(Palette))] }

@@ -41,35 +41,86 @@ const timings = { firstResult: null, updates: [] };
 window.servesimTimings = timings;
 window.servesimState = { done: 0, running: false, callMs: {} };
 
-// ---- the worker ----
+// ---- the workers ----
+// The simulator runs in LANES Web Workers on one compiled module (two on
+// a machine with two cores or more, so a search and the sweeps run side
+// by side); a call goes to the first idle lane, else waits in a queue
+// ordered by priority, then by arrival.
+const LANES = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1));
+
+// The download and compilation start at once, before the page is built:
+// compileStreaming compiles while the bytes arrive. A host that serves
+// .wasm without its MIME type gets the buffered compile.
+const modulePromise = (async () => {
+  timings.fetchStart = performance.now();
+  try {
+    return await WebAssembly.compileStreaming(fetch("servesim.wasm"));
+  } catch (e) {
+    const resp = await fetch("servesim.wasm");
+    if (!resp.ok) throw new Error("servesim.wasm: HTTP " + resp.status);
+    return WebAssembly.compile(await resp.arrayBuffer());
+  }
+})();
+const catalogPromise = fetch("catalog.json").then((r) => {
+  if (!r.ok) throw new Error("catalog.json: HTTP " + r.status);
+  return r.json();
+});
+
 let module = null;
-let worker = null;
+let lanes = [];
+let queue = [];
 let nextId = 1;
-const pending = new Map();
+let arrival = 0;
 let progressHook = null;
 let raw = {};
 
-function startWorker() {
-  worker = new Worker("worker.js");
-  worker.onmessage = (ev) => {
-    const m = ev.data;
-    if (m.type === "progress") { if (progressHook) progressHook(m.rate); return; }
-    if (m.type === "fatal") { showError("the simulator did not start: " + m.error); return; }
-    if (m.type !== "result") return;
-    const p = pending.get(m.id);
-    if (!p) return;
-    pending.delete(m.id);
-    if (m.error) { p.reject(new Error(m.error)); return; }
-    // The worker's JSON as it came, for the tests that compare it with
-    // the CLI's byte for byte.
-    (raw[p.fn] = raw[p.fn] || []).push(m.ok);
-    if (memo.size >= MEMO_MAX) memo.clear();
-    memo.set(p.key, m.ok);
-    const ms = window.servesimState.callMs;
-    ms[p.fn] = (ms[p.fn] || 0) + (performance.now() - p.t0);
-    p.resolve(JSON.parse(m.ok));
-  };
-  worker.postMessage({ type: "init", module });
+function startLanes() {
+  lanes = [];
+  for (let i = 0; i < LANES; i++) {
+    const lane = { worker: new Worker("worker.js"), job: null };
+    lane.worker.onmessage = (ev) => onMessage(lane, ev.data);
+    lane.worker.postMessage({ type: "init", module });
+    lanes.push(lane);
+  }
+}
+
+function onMessage(lane, m) {
+  if (m.type === "progress") { if (progressHook && lane.job && lane.job.fn === "search") progressHook(m.rate); return; }
+  if (m.type === "fatal") { showError("the simulator did not start: " + m.error); return; }
+  if (m.type !== "result" || !lane.job || lane.job.id !== m.id) return;
+  const job = lane.job;
+  lane.job = null;
+  dispatch();
+  if (m.error) { job.reject(new Error(m.error)); return; }
+  record(job, m.ok);
+  if (memo.size >= MEMO_MAX) memo.clear();
+  memo.set(job.key, m.ok);
+  const ms = window.servesimState.callMs;
+  ms[job.fn] = (ms[job.fn] || 0) + (performance.now() - job.t0);
+  job.resolve(JSON.parse(m.ok));
+}
+
+// record keeps the worker's JSON as it came, for the tests that compare
+// it with the CLI's byte for byte: raw[tag][slot] (slot: the call's place
+// in its sweep, whichever lane ran it).
+function record(job, text) {
+  const list = (raw[job.tag] = raw[job.tag] || []);
+  if (job.slot === undefined) list.push(text); else list[job.slot] = text;
+}
+
+function dispatch() {
+  for (const lane of lanes) {
+    if (lane.job || !queue.length) continue;
+    let best = 0;
+    for (let i = 1; i < queue.length; i++) {
+      const a = queue[i], b = queue[best];
+      if (a.priority < b.priority || (a.priority === b.priority && a.arrival < b.arrival)) best = i;
+    }
+    const job = queue.splice(best, 1)[0];
+    lane.job = job;
+    job.t0 = performance.now();
+    lane.worker.postMessage({ id: job.id, fn: job.fn, req: job.req, args: job.args });
+  }
 }
 
 // memo holds results by what they depend on (keyOf), so a change reruns
@@ -80,43 +131,49 @@ const MEMO_MAX = 400;
 const PLAN_ONLY = ["plan_rate", "plan_gpus"];
 const LOOP_ONLY = ["loop", "clients"];
 
-// IGNORES are the fields a function does not read (package explore): the
-// plan chooses the deployment, the screen its replicas, the profile
-// reads only the GPU.
-const IGNORES = { plan: ["tp", "replicas", "rate"], tp: ["replicas"] };
+// IGNORES are the fields a call does not read (package explore), by tag:
+// the plan chooses the deployment, the screen its replicas, a closed-loop
+// bench point sends at once (no rate, no burstiness).
+const IGNORES = { plan: ["tp", "replicas", "rate"], tp: ["replicas"], bench_closed: ["rate", "burstiness"] };
 
-function keyOf(fn, req, args) {
+function keyOf(fn, tag, req, args) {
   let r = { ...req };
-  for (const k of IGNORES[fn] || []) delete r[k];
+  for (const k of IGNORES[tag] || []) delete r[k];
   if (fn === "profile") r = { gpu: req.gpu };
   if (fn !== "plan" && fn !== "commands") for (const k of PLAN_ONLY) delete r[k];
   if (fn !== "commands" && fn !== "client_levels") for (const k of LOOP_ONLY) delete r[k];
   return fn + "\n" + JSON.stringify(r) + "\n" + JSON.stringify(args || null);
 }
 
-function call(fn, req, args) {
-  const key = keyOf(fn, req, args);
+// call runs fn in the first idle lane. opt: tag (the result's name in
+// raw and IGNORES, default fn), slot (its index there), priority (lower
+// first, default 1).
+function call(fn, req, args, opt = {}) {
+  const tag = opt.tag || fn;
+  const key = keyOf(fn, tag, req, args);
   if (memo.has(key)) {
     const text = memo.get(key);
-    (raw[fn] = raw[fn] || []).push(text);
+    record({ tag, slot: opt.slot }, text);
     return Promise.resolve(JSON.parse(text));
   }
   return new Promise((resolve, reject) => {
-    const id = nextId++;
-    pending.set(id, { resolve, reject, fn, key, t0: performance.now() });
-    worker.postMessage({ id, fn, req, args });
+    queue.push({ id: nextId++, arrival: arrival++, priority: opt.priority ?? 1, fn, tag, slot: opt.slot, req, args, key, resolve, reject });
+    dispatch();
   });
 }
 
 class Cancelled extends Error {}
 
-// cancel ends the running work: the worker is ended and a fresh one
+// cancel ends the running work: the workers are ended and fresh ones
 // started on the compiled module.
 function cancel() {
-  worker.terminate();
-  for (const p of pending.values()) p.reject(new Cancelled("cancelled"));
-  pending.clear();
-  startWorker();
+  for (const lane of lanes) {
+    lane.worker.terminate();
+    if (lane.job) lane.job.reject(new Cancelled("cancelled"));
+  }
+  for (const job of queue) job.reject(new Cancelled("cancelled"));
+  queue = [];
+  startLanes();
 }
 
 // ---- the form and the URL ----
@@ -491,27 +548,29 @@ async function update(reason) {
   window.servesimLast = { req, raw };
   showError("");
   const alive = () => gen === generation;
+  // Progress: the search's probes, then each bench point of the sweeps.
+  let probes = 0, points = 0, total = 0;
+  const show = () => setStatus(`λ* search: ${probes} probes; sweeps: ${points}/${total || "…"} runs`, Math.min(0.7, 0.3 * Math.min(1, probes / 10) + (total ? (0.4 * points) / total : 0)));
+  progressHook = () => { probes++; show(); };
+  show();
+  // The current loop's sweep first: its view is drawn from it.
+  const openFirst = req.loop !== "closed" ? 0 : 1;
+  const bench = (args, tag, slot) => call("bench", req, args, { tag, slot, priority: tag === "bench_open" ? openFirst : 1 - openFirst })
+    .then((p) => { points++; show(); return p; });
   try {
-    drawCommands(await call("commands", req), req);
-    let probes = 0;
-    progressHook = (rate) => setStatus(`searching λ*: probed ${fmt(rate)} req/s (${++probes} probes)`, Math.min(0.3, probes * 0.03));
-    setStatus("searching λ*…", 0.02);
-    const cap = await call("search", req);
+    const capP = call("search", req, null, { priority: 0 });
+    call("commands", req).then((c) => alive() && drawCommands(c, req), () => {});
+    const closedP = call("client_levels", req).then((levels) => {
+      total += levels.length;
+      return Promise.all(levels.map((c, i) => bench({ clients: c }, "bench_closed", i)));
+    });
+    const openP = capP.then((cap) => call("sweep_rates", req, { lower: cap.lower || 0, upper: cap.upper || 0, n: SWEEP_POINTS }, { priority: 0 }))
+      .then((rates) => {
+        total += rates.length;
+        return Promise.all(rates.map((r, i) => bench({ rate: r }, "bench_open", i)));
+      });
+    const [cap, open, closed] = await Promise.all([capP, openP, closedP]);
     progressHook = null;
-    const rates = await call("sweep_rates", req, { lower: cap.lower || 0, upper: cap.upper || 0, n: SWEEP_POINTS });
-    const levels = await call("client_levels", req);
-    const total = rates.length + levels.length;
-    let n = 0;
-    const sweep = async (list, argsOf, what) => {
-      const out = [];
-      for (const x of list) {
-        out.push(await call("bench", req, argsOf(x)));
-        setStatus(`${what}: ${out.length}/${list.length}`, 0.3 + (0.4 * ++n) / total);
-      }
-      return out;
-    };
-    const open = await sweep(rates, (r) => ({ rate: r }), "open loop, rates");
-    const closed = await sweep(levels, (c) => ({ clients: c }), "closed loop, concurrencies");
     const closedCap = await call("closed_capacity", req, { points: closed });
     if (!alive()) return;
     drawLatency(req, cap, open, closed, closedCap);
@@ -519,11 +578,13 @@ async function update(reason) {
     const dt = performance.now() - t0;
     if (timings.firstResult === null) timings.firstResult = performance.now();
     else timings.updates.push(dt);
-    setStatus("TP against replicas…", 0.75);
-    drawProfile(await call("profile", req));
-    drawTP(await call("tp", req));
-    setStatus("planning…", 0.85);
-    drawPlan(await call("plan", req));
+    setStatus("TP against replicas and the plan…", 0.75);
+    await Promise.all([
+      call("profile", req).then((pr) => alive() && drawProfile(pr)),
+      call("tp", req).then((v) => alive() && drawTP(v)),
+      call("plan", req).then((p) => alive() && drawPlan(p)),
+    ]);
+    if (!alive()) return;
     setStatus(`done in ${(performance.now() - t0).toFixed(0)} ms (latency views in ${dt.toFixed(0)} ms)`, 1);
   } catch (e) {
     if (e instanceof Cancelled) return;
@@ -541,15 +602,13 @@ function scheduleUpdate() {
 
 async function main() {
   try {
-    const resp = await fetch("servesim.wasm");
-    if (!resp.ok) throw new Error("servesim.wasm: HTTP " + resp.status);
-    module = await WebAssembly.compile(await resp.arrayBuffer());
+    [module, catalog] = await Promise.all([modulePromise, catalogPromise]);
+    timings.compiled = performance.now();
   } catch (e) {
     showError("could not load the simulator: " + e.message);
     return;
   }
-  startWorker();
-  catalog = await call("catalog", {});
+  startLanes();
   palette = catalog.palette;
   buildForm();
   writeForm(fromURL());

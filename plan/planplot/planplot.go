@@ -1,10 +1,16 @@
-package plan
+// Package planplot draws a plan.Result's cost–latency frontier in the
+// project's one chart style (package report/chart). It lives apart from
+// package plan so that plan's callers that draw nothing (the browser
+// page's WebAssembly build among them) do not link the chart renderer and
+// its fonts.
+package planplot
 
 import (
 	"fmt"
 	"io"
 	"strconv"
 
+	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/report/chart"
 )
 
@@ -14,35 +20,35 @@ import (
 // Pareto frontier of cost, p99 TTFT and p99 TPOT with labels, the winners,
 // and the SLO's bound as a reference line. With pruning, only the
 // candidates within Search.Frontier of the cheapest are there to draw.
-func (r *Result) Charts() []*chart.Chart {
+func Charts(r *plan.Result) []*chart.Chart {
 	var out []*chart.Chart
 	for _, m := range []struct {
 		name  string
-		get   func(Ranked) float64
+		get   func(plan.Ranked) float64
 		bound float64
 	}{
-		{"p99 TTFT", func(x Ranked) float64 { return x.TTFT.P99 }, r.Criteria.SLO.TTFT},
-		{"p99 TPOT", func(x Ranked) float64 { return x.TPOT.P99 }, r.Criteria.SLO.TPOT},
+		{"p99 TTFT", func(x plan.Ranked) float64 { return x.TTFT.P99 }, r.Criteria.SLO.TTFT},
+		{"p99 TPOT", func(x plan.Ranked) float64 { return x.TPOT.P99 }, r.Criteria.SLO.TPOT},
 	} {
-		out = append(out, r.panel(m.name, m.get, m.bound))
+		out = append(out, panel(r, m.name, m.get, m.bound))
 	}
 	return out
 }
 
-// WritePlot writes Charts side by side to w as "svg" or "png".
-func (r *Result) WritePlot(w io.Writer, format string) error {
+// Write writes Charts side by side to w as "svg" or "png".
+func Write(w io.Writer, r *plan.Result, format string) error {
 	switch format {
 	case "png":
-		return chart.WritePNG(w, 2, r.Charts()...)
+		return chart.WritePNG(w, 2, Charts(r)...)
 	case "svg":
-		return chart.WriteSVG(w, 2, r.Charts()...)
+		return chart.WriteSVG(w, 2, Charts(r)...)
 	default:
-		return fmt.Errorf("%w: plot format %q must be svg or png", ErrInvalid, format)
+		return fmt.Errorf("%w: plot format %q must be svg or png", plan.ErrInvalid, format)
 	}
 }
 
 // panel draws one latency (named metric) against cost.
-func (r *Result) panel(metric string, get func(Ranked) float64, bound float64) *chart.Chart {
+func panel(r *plan.Result, metric string, get func(plan.Ranked) float64, bound float64) *chart.Chart {
 	c := &chart.Chart{
 		Title: fmt.Sprintf("Cost vs %s at %s req/s", metric, strconv.FormatFloat(r.Rate, 'g', -1, 64)),
 		X:     chart.Axis{Label: "cost", Unit: "$/h"},
@@ -58,7 +64,7 @@ func (r *Result) panel(metric string, get func(Ranked) float64, bound float64) *
 		if x.Frontier && !seen[xy] {
 			seen[xy] = true
 			front.Points = append(front.Points, xy)
-			front.Labels = append(front.Labels, x.shortLabel())
+			front.Labels = append(front.Labels, x.ShortLabel())
 		}
 		if i < r.Winners {
 			win.Points = append(win.Points, xy)
@@ -73,17 +79,4 @@ func (r *Result) panel(metric string, get func(Ranked) float64, bound float64) *
 		c.Rules = append(c.Rules, chart.Rule{Name: "SLO bound", Y: 1000 * bound})
 	}
 	return c
-}
-
-// shortLabel names a ranked candidate in a plot: "h100-sxm tp4 fp8 x2"
-// ("no-chunk" when chunked prefill is off).
-func (x Ranked) shortLabel() string {
-	if x.Settings.TP == 0 {
-		return fmt.Sprintf("%s x%d", x.label(), x.Replicas)
-	}
-	chunk := ""
-	if !x.Settings.ChunkedPrefill {
-		chunk = " no-chunk"
-	}
-	return fmt.Sprintf("%s %s %s%s x%d", x.Settings.GPU, x.Settings.parallel(), x.Settings.Precision, chunk, x.Replicas)
 }
