@@ -60,18 +60,26 @@ type JointOptions struct {
 	// Band names a point's vLLM version band (nil: VersionBand of its
 	// BackendVersion).
 	Band func(Point) string
+	// GEMMByPrecision fits the large-step GEMM fraction (GEMMMax, when
+	// among Kernel) per GPU and weight-precision family (GEMMFamily) rather
+	// than per GPU: FP8 and FP4 GEMMs reach other fractions of their peaks
+	// than BF16 ones, and per-operator tables time them with other kernels
+	// (block-scaled FP8 among them) than a serving checkpoint runs.
+	GEMMByPrecision bool
 	// Start returns the profile a GPU's terms start from, their priors'
 	// centres (nil: cost.DefaultProfile of the GPU).
 	Start func(gpu string) (cost.Profile, error)
 	// Metrics are compared where measured (nil: TPOT and TTFT).
 	Metrics []Metric
-	// MaxRowsPerCell caps the points of each (GPU, band) cell the fit
-	// simulates, taken evenly from the cell in ID order (0: every point).
+	// MaxRowsPerCell caps the points of each (GPU, band, GEMMFamily) cell
+	// the fit simulates, taken evenly from the cell in ID order (0: every
+	// point).
 	MaxRowsPerCell int
-	// Sweeps is the number of passes over the blocks (0: 2).
-	Sweeps int
-	// MaxEvaluations bounds each block's loss evaluations per sweep (0: 40).
-	MaxEvaluations int
+	// Iterations bounds the Levenberg–Marquardt iterations (0: 8).
+	Iterations int
+	// MaxSimulations bounds the simulations of the whole (sampled) set,
+	// counted in whole-set equivalents, Jacobian columns included (0: 80).
+	MaxSimulations int
 	// Noise is the relative error a row is expected to have on its own,
 	// which weighs the prior against the data: the loss adds
 	// (Noise²/rows)·Σ z², z a term's move in units of its uncertainty
@@ -83,7 +91,9 @@ type JointOptions struct {
 // one vLLM version band (CPU-side terms).
 type JointTerm struct {
 	Knob Knob
-	// Group is the GPU (kernel terms) or the version band (CPU-side).
+	// Group is the GPU (kernel terms), the GPU and a weight-precision
+	// family ("h100-sxm fp8": GEMMByPrecision) or the version band
+	// (CPU-side).
 	Group string
 	// CPU is set for a version-band term.
 	CPU bool
@@ -124,22 +134,43 @@ type JointFit struct {
 	Rows int
 	// StartLoss and Loss are the robust loss (JointLoss) before and after.
 	StartLoss, Loss float64
-	// Evaluations counts the block loss evaluations.
-	Evaluations int
+	// Iterations counts the Levenberg–Marquardt iterations run.
+	Iterations int
 	band        func(Point) string
 	start       func(string) (cost.Profile, error)
 }
 
-// Profile returns the profile a point of gpu in band runs under: the
-// start profile of gpu with the fitted kernel terms of gpu and the CPU-side
-// terms of band; a GPU or band the fit had no points of keeps its prior.
-func (j JointFit) Profile(gpu, band string) (cost.Profile, error) {
+// GEMMFamily returns the weight-precision family of a point's GEMMs:
+// "fp8" (FP8 and INT8 weights), "fp4" (NVFP4, MXFP4, INT4) or "bf16".
+func GEMMFamily(p Point) string {
+	switch q := strings.ToLower(p.Precision); {
+	case strings.Contains(q, "fp8"), strings.Contains(q, "int8"):
+		return "fp8"
+	case strings.Contains(q, "4"):
+		return "fp4"
+	}
+	return "bf16"
+}
+
+// applies reports whether t prices a point of gpu, band and family.
+func (t JointTerm) applies(gpu, band, family string) bool {
+	if t.CPU {
+		return t.Group == band
+	}
+	return t.Group == gpu || t.Group == gpu+" "+family
+}
+
+// Profile returns the profile a point of gpu in band, of weight-precision
+// family (GEMMFamily), runs under: the start profile of gpu with the
+// fitted kernel terms of gpu (and family) and the CPU-side terms of band;
+// a GPU, family or band the fit had no points of keeps its prior.
+func (j JointFit) Profile(gpu, band, family string) (cost.Profile, error) {
 	p, err := j.start(gpu)
 	if err != nil {
 		return cost.Profile{}, err
 	}
 	for _, t := range j.Terms {
-		if t.CPU && t.Group == band || !t.CPU && t.Group == gpu {
+		if t.applies(gpu, band, family) {
 			t.Knob.Set(&p, t.Value)
 		}
 	}
@@ -150,11 +181,11 @@ func (j JointFit) Profile(gpu, band string) (cost.Profile, error) {
 
 // Residuals re-simulates points, each under Profile of its GPU and band.
 func (j JointFit) Residuals(s Simulator, points []Point, metrics []Metric) ([]Residual, error) {
-	type cell struct{ gpu, band string }
+	type cell struct{ gpu, band, family string }
 	cells := map[cell][]Point{}
 	var order []cell
 	for _, p := range points {
-		c := cell{p.GPU, j.band(p)}
+		c := cell{p.GPU, j.band(p), GEMMFamily(p)}
 		if _, ok := cells[c]; !ok {
 			order = append(order, c)
 		}
@@ -162,7 +193,7 @@ func (j JointFit) Residuals(s Simulator, points []Point, metrics []Metric) ([]Re
 	}
 	var out []Residual
 	for _, c := range order {
-		prof, err := j.Profile(c.gpu, c.band)
+		prof, err := j.Profile(c.gpu, c.band, c.family)
 		if err != nil {
 			return nil, err
 		}
@@ -235,9 +266,8 @@ func JointLoss(rs []Residual) float64 {
 // iteration (iteratively reweighted least squares of the pseudo-Huber
 // loss), with a finite-difference Jacobian: a term prices only its own
 // GPU's or band's points, so its column re-simulates only those.
-// opt.Sweeps bounds the iterations (×4) and opt.MaxEvaluations the
-// simulations of the whole set, counted in whole-set equivalents. Every
-// evaluation simulates with the same seeds, so the fit is deterministic.
+// Every evaluation simulates with the same seeds, so the fit is
+// deterministic.
 func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) {
 	if len(points) == 0 {
 		return JointFit{}, invalidf("joint fit: no points")
@@ -271,11 +301,11 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 	if opt.Metrics == nil {
 		opt.Metrics = []Metric{TPOT, TTFT}
 	}
-	if opt.Sweeps <= 0 {
-		opt.Sweeps = 2
+	if opt.Iterations <= 0 {
+		opt.Iterations = 8
 	}
-	if opt.MaxEvaluations <= 0 {
-		opt.MaxEvaluations = 40
+	if opt.MaxSimulations <= 0 {
+		opt.MaxSimulations = 80
 	}
 	noise := opt.Noise
 	if noise == 0 {
@@ -284,9 +314,10 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 	noise = math.Max(noise, 0)
 	pts := sampleCells(points, opt.Band, opt.MaxRowsPerCell)
 	j := JointFit{Rows: len(pts), band: opt.Band, start: opt.Start}
-	gpuPts, bandPts := map[string][]int{}, map[string][]int{}
+	gpuPts, famPts, bandPts := map[string][]int{}, map[string][]int{}, map[string][]int{}
 	for i, p := range pts {
 		gpuPts[p.GPU] = append(gpuPts[p.GPU], i)
+		famPts[p.GPU+" "+GEMMFamily(p)] = append(famPts[p.GPU+" "+GEMMFamily(p)], i)
 		bandPts[opt.Band(p)] = append(bandPts[opt.Band(p)], i)
 	}
 	var members [][]int // the points each term prices
@@ -298,6 +329,9 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 		sort.Strings(ks)
 		for _, g := range ks {
 			gpu := g
+			if !cpu {
+				gpu = pts[groups[g][0]].GPU
+			}
 			if cpu {
 				// A band's centre is the start profile of its first
 				// point's GPU (the catalog's CPU-side terms are the same
@@ -320,7 +354,21 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 		}
 		return nil
 	}
-	if err := add(gpuPts, opt.Kernel, false); err != nil {
+	kernel := opt.Kernel
+	if opt.GEMMByPrecision {
+		var rest []TermPrior
+		for _, tp := range opt.Kernel {
+			if tp.Knob == GEMMMax {
+				if err := add(famPts, []TermPrior{tp}, false); err != nil {
+					return JointFit{}, err
+				}
+			} else {
+				rest = append(rest, tp)
+			}
+		}
+		kernel = rest
+	}
+	if err := add(gpuPts, kernel, false); err != nil {
 		return JointFit{}, err
 	}
 	if err := add(bandPts, opt.CPU, true); err != nil {
@@ -405,7 +453,7 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 	f := j.StartLoss
 	lambda := 1e-2
 	const h = 1e-3
-	for iter := 0; iter < 4*opt.Sweeps && simulated < opt.MaxEvaluations*len(pts); iter++ {
+	for iter := 0; iter < opt.Iterations && simulated < opt.MaxSimulations*len(pts); iter++ {
 		// Robust weights of the current errors, and the Jacobian of the
 		// log errors by forward differences, one term's points at a time.
 		w := make([]float64, n)
@@ -479,7 +527,7 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 			}
 			lambda *= 10
 		}
-		j.Evaluations++
+		j.Iterations++
 		if !improved {
 			break
 		}
@@ -494,11 +542,11 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 // predict re-simulates points under their GPU's and band's profiles and
 // returns their metrics in the points' order.
 func (j JointFit) predict(s Simulator, points []Point) ([]Metrics, error) {
-	type cell struct{ gpu, band string }
+	type cell struct{ gpu, band, family string }
 	cells := map[cell][]int{}
 	var order []cell
 	for i, p := range points {
-		c := cell{p.GPU, j.band(p)}
+		c := cell{p.GPU, j.band(p), GEMMFamily(p)}
 		if _, ok := cells[c]; !ok {
 			order = append(order, c)
 		}
@@ -506,7 +554,7 @@ func (j JointFit) predict(s Simulator, points []Point) ([]Metrics, error) {
 	}
 	out := make([]Metrics, len(points))
 	for _, c := range order {
-		prof, err := j.Profile(c.gpu, c.band)
+		prof, err := j.Profile(c.gpu, c.band, c.family)
 		if err != nil {
 			return nil, err
 		}
@@ -525,12 +573,12 @@ func (j JointFit) predict(s Simulator, points []Point) ([]Metrics, error) {
 	return out, nil
 }
 
-// sampleCells returns at most n points of each (GPU, band) cell, evenly
+// sampleCells returns at most n points of each (GPU, band, family) cell, evenly
 // spaced in ID order (every point when n ≤ 0), cells in sorted order.
 func sampleCells(points []Point, band func(Point) string, n int) []Point {
 	cells := map[string][]Point{}
 	for _, p := range points {
-		k := p.GPU + "\x00" + band(p)
+		k := p.GPU + "\x00" + band(p) + "\x00" + GEMMFamily(p)
 		cells[k] = append(cells[k], p)
 	}
 	var out []Point

@@ -87,10 +87,10 @@ func TestFitJointRecoversTerms(t *testing.T) {
 		}
 	}
 	pts := syntheticJoint(t, s, gpus, truth)
-	fit, err := s.FitJoint(pts, JointOptions{Sweeps: 10, MaxEvaluations: 400, Noise: -1})
+	fit, err := s.FitJoint(pts, JointOptions{Iterations: 40, MaxSimulations: 400, Noise: -1})
 	require.NoError(t, err)
 	require.Len(t, fit.Terms, len(truth))
-	t.Logf("loss %.3g -> %.3g in %d evaluations", fit.StartLoss, fit.Loss, fit.Evaluations)
+	t.Logf("loss %.3g -> %.3g in %d iterations", fit.StartLoss, fit.Loss, fit.Iterations)
 	for _, want := range truth {
 		for _, got := range fit.Terms {
 			if got.Knob == want.Knob && got.Group == want.Group {
@@ -115,4 +115,30 @@ func TestFitJointRefuses(t *testing.T) {
 	}
 	_, err := s.FitJoint(nil, JointOptions{})
 	assert.ErrorIs(t, err, ErrInvalid)
+}
+
+// TestFitJointStaysInPrior: a set priced with a per-sequence time four
+// times its prior's centre, beyond the prior's ×/÷ 2, is fitted to the
+// prior's bound and no further, and the fit says it moved the term by
+// its whole uncertainty.
+func TestFitJointStaysInPrior(t *testing.T) {
+	t.Parallel()
+	s := Simulator{ModelDir: modelDir(t)}
+	h, err := cost.GPU("h100-sxm")
+	require.NoError(t, err)
+	centre := cost.DefaultProfile(h).StepOverhead.PerSeq
+	truth := []JointTerm{{Knob: StepPerSeq, Group: "0.18+", CPU: true, Value: 4 * centre}}
+	var pts []Point
+	for _, p := range syntheticJoint(t, s, []string{"h100-sxm"}, truth) {
+		if VersionBand(p.BackendVersion) == "0.18+" && p.Concurrency > 1 {
+			pts = append(pts, p)
+		}
+	}
+	fit, err := s.FitJoint(pts, JointOptions{Kernel: []TermPrior{}, CPU: []TermPrior{{Knob: StepPerSeq, Uncertainty: math.Log(2)}}})
+	require.NoError(t, err)
+	require.Len(t, fit.Terms, 1)
+	got := fit.Terms[0]
+	assert.InDelta(t, 1, got.Moved(), 0.01, "moved %.3f", got.Moved())
+	assert.LessOrEqual(t, got.Value, 2*centre*(1+1e-9))
+	assert.Less(t, fit.Loss, fit.StartLoss)
 }
