@@ -16,18 +16,25 @@ const CrossGPULimit = 0.95
 // GPUPair is one setup measured on two GPUs of which one (Fast) has at
 // least the other's (Slow) memory and more of every resource a serving
 // step is bound by: memory bandwidth and dense FLOP/s at the run's
-// precision. A run bound by the GPU, whatever bounds it, is then faster on
-// Fast by at least the smaller of those ratios (Floor). Below
-// CrossGPULimit × Floor, Fast's run was held back by something outside the
-// GPU (the host's CPU, the client, a server setting the row does not
-// record): a model of the GPU cannot price it, and no kernel fraction
-// should be fitted to it.
+// precision, by at least Ratio. Slow's run kept its GPU busy at peak for
+// a fraction Busy of its time at least (the larger of Audit's Compute and
+// Bandwidth). If Fast reaches at least Slow's fraction of its peaks and
+// the rest of the time (launches, the CPU, the client) does not grow, the
+// run is faster on Fast by at least Floor = 1/(Busy/Ratio + 1 − Busy).
+// Below CrossGPULimit × Floor, Fast's run was held back by something
+// outside the GPU that Slow's was not (the host's CPU, the client, a
+// server setting the row does not record): a model of the GPU cannot
+// price it, and no kernel fraction should be fitted to it.
 type GPUPair struct {
 	Slow, Fast Point
 	// Speedup is Fast's measured output throughput over Slow's (of the
 	// inverse mean TPOT when a throughput is missing).
 	Speedup float64
-	// Floor is min(bandwidth ratio, FLOP/s ratio) of Fast over Slow.
+	// Ratio is min(bandwidth ratio, FLOP/s ratio) of Fast over Slow.
+	Ratio float64
+	// Busy is Slow's implied utilisation (AuditRow), at most 1.
+	Busy float64
+	// Floor is the least speed-up a GPU-bound Fast run has.
 	Floor float64
 	// Flagged is set when Speedup < CrossGPULimit × Floor.
 	Flagged bool
@@ -39,16 +46,17 @@ func (p GPUPair) String() string {
 	if p.Flagged {
 		flag = ": flagged, host-limited"
 	}
-	return fmt.Sprintf("%s vs %s: speed-up %.2f, floor %.2f%s", p.Fast.ID, p.Slow.ID, p.Speedup, p.Floor, flag)
+	return fmt.Sprintf("%s vs %s: speed-up %.2f, floor %.2f (resources ×%.2f, slow run busy %.0f%%)%s", p.Fast.ID, p.Slow.ID, p.Speedup, p.Floor, p.Ratio, 100*p.Busy, flag)
 }
 
 // CrossGPU pairs the points that ran the same setup (model, precision,
 // TP, lengths, load, request count, vLLM version) on two GPUs, one
-// dominating the other (GPUPair), and checks each pair's speed-up. It is
-// model-free: only datasheet peaks and the measurements enter. Points
-// whose GPU is not in the catalog, or that no other point pairs with, are
-// left out; pairs come in the faster run's ID order.
-func CrossGPU(points []Point) []GPUPair {
+// dominating the other (GPUPair), and checks each pair's speed-up. No
+// profile enters: datasheet peaks, the step model's byte and FLOP counts
+// (Audit) and the measurements. Points whose GPU is not in the catalog,
+// that Audit cannot read, or that no other point pairs with, are left out;
+// pairs come in the faster run's ID order.
+func (s Simulator) CrossGPU(points []Point) []GPUPair {
 	key := func(p Point) string {
 		return fmt.Sprint(p.Model, "|", strings.ToLower(p.Precision), "|", p.KVCache, "|", p.TP, "|", p.DP, "|", p.EP, "|", p.Input, "|", p.Output, "|",
 			p.Concurrency, "|", p.Rate, "|", p.MaxConcurrency, "|", p.NumPrompts, "|", p.BackendVersion)
@@ -63,9 +71,18 @@ func CrossGPU(points []Point) []GPUPair {
 	for _, g := range groups {
 		for _, a := range g {
 			for _, b := range g {
-				if pair, ok := gpuPair(b, a); ok {
-					out = append(out, pair)
+				pair, ok := gpuPair(b, a)
+				if !ok {
+					continue
 				}
+				row, err := s.audit(b)
+				if err != nil {
+					continue
+				}
+				pair.Busy = min(max(row.Compute, row.Bandwidth), 1)
+				pair.Floor = 1 / (pair.Busy/pair.Ratio + 1 - pair.Busy)
+				pair.Flagged = pair.Speedup < CrossGPULimit*pair.Floor
+				out = append(out, pair)
 			}
 		}
 	}
@@ -78,8 +95,9 @@ func CrossGPU(points []Point) []GPUPair {
 	return out
 }
 
-// gpuPair returns the pair of slow and fast when fast's GPU dominates
-// slow's and both have a speed to compare.
+// gpuPair returns the pair of slow and fast, its speed-up and resource
+// ratio, when fast's GPU dominates slow's and both have a speed to
+// compare.
 func gpuPair(slow, fast Point) (GPUPair, bool) {
 	if slow.GPU == fast.GPU {
 		return GPUPair{}, false
@@ -113,6 +131,5 @@ func gpuPair(slow, fast Point) (GPUPair, bool) {
 	if !(vs > 0) || !(vf > 0) || (slow.Measured.OutputThroughput > 0) != (fast.Measured.OutputThroughput > 0) {
 		return GPUPair{}, false
 	}
-	floor := min(bw, fl)
-	return GPUPair{Slow: slow, Fast: fast, Speedup: vf / vs, Floor: floor, Flagged: vf/vs < CrossGPULimit*floor}, true
+	return GPUPair{Slow: slow, Fast: fast, Speedup: vf / vs, Ratio: min(bw, fl)}, true
 }

@@ -9,46 +9,57 @@ import (
 
 func TestCrossGPU(t *testing.T) {
 	t.Parallel()
-	run := func(id, gpu string, tput float64) Point {
-		return Point{ID: id, Model: "Qwen/Qwen3-14B", GPU: gpu, TP: 1, Precision: "bf16", Input: 2000, Output: 100, NumPrompts: 500,
-			BackendVersion: "0.11.0", Measured: Metrics{OutputThroughput: tput}}
+	s := Simulator{ModelDir: modelDir(t)}
+	var a100 Point
+	for _, p := range publicVLLM(t) {
+		if p.ID == "gpustack-vllm-a100-80gb-qwen3-32b-random32000x100" {
+			a100 = p
+		}
+	}
+	require.NotEmpty(t, a100.ID)
+	on := func(id, gpu string, speedup float64) Point {
+		p := a100
+		p.ID, p.GPU = id, gpu
+		p.Measured.OutputThroughput *= speedup
+		p.Measured.TTFT /= speedup
+		p.Measured.TPOT /= speedup
+		return p
 	}
 	// H100 SXM over A100 80GB: bandwidth 3.35/2.039 = 1.64, BF16 989/312 = 3.17.
-	pairs := CrossGPU([]Point{run("a100", "a100-80gb", 100), run("h100-ok", "h100-sxm", 170), run("a100-other", "a100-80gb", 100)})
+	pairs := s.CrossGPU([]Point{a100, on("h100-fast", "h100-sxm", 1.7), on("h100-same", "h100-sxm", 1.0)})
 	require.Len(t, pairs, 2)
-	assert.InDelta(t, 3.35e12/2.039e12, pairs[0].Floor, 0.01)
-	assert.InDelta(t, 1.70, pairs[0].Speedup, 1e-9)
-	assert.False(t, pairs[0].Flagged)
-	slow := CrossGPU([]Point{run("a100", "a100-80gb", 100), run("h100-slow", "h100-sxm", 120)})
-	require.Len(t, slow, 1)
-	assert.True(t, slow[0].Flagged, slow[0].String())
+	for _, p := range pairs {
+		assert.InDelta(t, 3.35e12/2.039e12, p.Ratio, 0.01)
+		assert.Greater(t, p.Busy, 0.3, "the A100 burst of 32000-token prompts keeps its GPU busy")
+		assert.True(t, p.Floor > 1 && p.Floor < p.Ratio, p.String())
+	}
+	assert.False(t, pairs[0].Flagged, pairs[0].String())
+	assert.True(t, pairs[1].Flagged, pairs[1].String())
 	// Another setup, another version, or GPUs of which neither dominates
 	// (L40S: more BF16 FLOP/s than the A100, less bandwidth and memory) pair
 	// with nothing.
-	other := run("h100-other", "h100-sxm", 50)
+	other := on("h100-other", "h100-sxm", 2)
 	other.Input = 4000
-	newer := run("h100-newer", "h100-sxm", 50)
+	newer := on("h100-newer", "h100-sxm", 2)
 	newer.BackendVersion = "0.19.0"
-	assert.Empty(t, CrossGPU([]Point{run("a100", "a100-80gb", 100), other, newer}))
-	assert.Empty(t, CrossGPU([]Point{run("a100", "a100-80gb", 100), run("l40s", "l40s", 30)}))
+	assert.Empty(t, s.CrossGPU([]Point{a100, other, newer, on("l40s", "l40s", 0.5)}))
 }
 
 // TestCrossGPUPublished pins what the check finds in gpustack's runs,
 // which measured the same bursts on one A100 and one H100 with one vLLM:
-// the H100's Qwen3-32B runs all, and its 14B 128x4 burst, fall below the
-// 1.64x the H100's bandwidth alone guarantees (docs/fidelity.md).
+// the H100 runs are 1.17-1.87x the A100's, every one at or above the
+// floor its A100 twin's utilisation allows (docs/fidelity.md).
 func TestCrossGPUPublished(t *testing.T) {
 	t.Parallel()
-	var flagged []string
-	pairs := CrossGPU(publicVLLM(t))
+	s := Simulator{ModelDir: modelDir(t)}
+	pairs := s.CrossGPU(publicVLLM(t))
+	lo, hi := 10.0, 0.0
 	for _, p := range pairs {
 		t.Log(p)
-		if p.Flagged {
-			flagged = append(flagged, p.Fast.ID)
-		}
+		assert.False(t, p.Flagged, p.String())
+		lo, hi = min(lo, p.Speedup), max(hi, p.Speedup)
 	}
 	assert.Len(t, pairs, 10)
-	assert.Equal(t, []string{"gpustack-vllm-h100-sxm-qwen3-14b-random128x4", "gpustack-vllm-h100-sxm-qwen3-32b-random128x4",
-		"gpustack-vllm-h100-sxm-qwen3-32b-random2000x100", "gpustack-vllm-h100-sxm-qwen3-32b-random32000x100",
-		"gpustack-vllm-h100-sxm-qwen3-32b-random4000x200", "gpustack-vllm-h100-sxm-qwen3-32b-sharegpt"}, flagged)
+	assert.InDelta(t, 1.17, lo, 0.005)
+	assert.InDelta(t, 1.87, hi, 0.005)
 }
