@@ -136,8 +136,8 @@ type JointFit struct {
 	StartLoss, Loss float64
 	// Iterations counts the Levenberg–Marquardt iterations run.
 	Iterations int
-	band        func(Point) string
-	start       func(string) (cost.Profile, error)
+	band       func(Point) string
+	start      func(string) (cost.Profile, error)
 }
 
 // GEMMFamily returns the weight-precision family of a point's GEMMs:
