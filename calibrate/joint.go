@@ -132,7 +132,8 @@ type JointFit struct {
 	Terms []JointTerm
 	// Rows counts the points simulated in the fit.
 	Rows int
-	// StartLoss and Loss are the robust loss (JointLoss) before and after.
+	// StartLoss and Loss are the robust loss (JointLoss) of the fitted
+	// points plus the prior term, at the priors and fitted.
 	StartLoss, Loss float64
 	// Iterations counts the Levenberg–Marquardt iterations run.
 	Iterations int
@@ -241,19 +242,30 @@ func VersionBand(version string) string {
 // approximations: docs/fidelity.md) do not pull every term. A
 // non-positive prediction counts as a log error of 10.
 func JointLoss(rs []Residual) float64 {
-	if len(rs) == 0 {
+	es := make([]float64, len(rs))
+	for i, r := range rs {
+		es[i] = 10
+		if r.Predicted > 0 && !math.IsInf(r.Predicted, 0) {
+			es[i] = math.Log(r.Predicted / r.Measured)
+		}
+	}
+	return huberMean(es)
+}
+
+// huberDelta is JointLoss's δ: log errors within about 25% count
+// quadratically.
+const huberDelta = 0.25
+
+// huberMean is the mean pseudo-Huber function of log errors (0 for none).
+func huberMean(es []float64) float64 {
+	if len(es) == 0 {
 		return 0
 	}
-	const d = 0.25
 	s := 0.0
-	for _, r := range rs {
-		e := 10.0
-		if r.Predicted > 0 && !math.IsInf(r.Predicted, 0) {
-			e = math.Log(r.Predicted / r.Measured)
-		}
-		s += d * d * (math.Sqrt(1+e*e/(d*d)) - 1)
+	for _, e := range es {
+		s += huberDelta * huberDelta * (math.Sqrt(1+e*e/(huberDelta*huberDelta)) - 1)
 	}
-	return s / float64(len(rs))
+	return s / float64(len(es))
 }
 
 // FitJoint fits one set of terms over every point at once: kernel terms
@@ -428,14 +440,6 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 		return JointFit{}, invalidf("joint fit: no measured metric among %v", opt.Metrics)
 	}
 	nt := len(j.Terms)
-	const delta = 0.25
-	huber := func(e []float64) float64 {
-		s := 0.0
-		for _, v := range e {
-			s += delta * delta * (math.Sqrt(1+v*v/(delta*delta)) - 1)
-		}
-		return s / float64(n)
-	}
 	moved := func(x []float64) float64 {
 		z := 0.0
 		for _, v := range x {
@@ -443,7 +447,7 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 		}
 		return noise * noise * z / float64(len(pts))
 	}
-	objective := func(e, x []float64) float64 { return huber(e) + moved(x) }
+	objective := func(e, x []float64) float64 { return huberMean(e) + moved(x) }
 	x := make([]float64, nt)
 	e, err := logErrs(x, all)
 	if err != nil {
@@ -458,7 +462,7 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 		// log errors by forward differences, one term's points at a time.
 		w := make([]float64, n)
 		for i, v := range e {
-			w[i] = 1 / math.Sqrt(1+v*v/(delta*delta))
+			w[i] = 1 / math.Sqrt(1+v*v/(huberDelta*huberDelta))
 		}
 		jac := make([][]float64, nt) // jac[k][row]
 		for k := range nt {

@@ -142,3 +142,16 @@ func TestFitJointStaysInPrior(t *testing.T) {
 	assert.LessOrEqual(t, got.Value, 2*centre*(1+1e-9))
 	assert.Less(t, fit.Loss, fit.StartLoss)
 }
+
+func TestJointLoss(t *testing.T) {
+	t.Parallel()
+	at := func(ratio float64) float64 {
+		return JointLoss([]Residual{{Measured: 1, Predicted: ratio}})
+	}
+	// Quadratic near 0 (e²/2), linear far out (δ·|e|), 0 for none.
+	assert.InEpsilon(t, math.Pow(math.Log(1.05), 2)/2, at(1.05), 0.01)
+	assert.InDelta(t, 0.25*math.Log(20)-0.0625, at(20), 0.01)
+	assert.InDelta(t, at(20), at(1.0/20), 1e-12)
+	assert.Zero(t, JointLoss(nil))
+	assert.InDelta(t, 0.0625*(math.Sqrt(1+1600)-1), at(0), 1e-9, "a non-positive prediction counts as a log error of 10")
+}
