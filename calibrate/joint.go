@@ -72,8 +72,8 @@ type JointOptions struct {
 	// Metrics are compared where measured (nil: TPOT and TTFT).
 	Metrics []Metric
 	// MaxRowsPerCell caps the points of each (GPU, band, GEMMFamily) cell
-	// the fit simulates, taken evenly from the cell in ID order (0: every
-	// point).
+	// the fit simulates, taken evenly from the cell in ID order and each
+	// weighted by the cell's points over those taken (0: every point).
 	MaxRowsPerCell int
 	// Iterations bounds the Levenberg–Marquardt iterations (0: 8).
 	Iterations int
@@ -249,23 +249,29 @@ func JointLoss(rs []Residual) float64 {
 			es[i] = math.Log(r.Predicted / r.Measured)
 		}
 	}
-	return huberMean(es)
+	return huberMean(es, nil)
 }
 
 // huberDelta is JointLoss's δ: log errors within about 25% count
 // quadratically.
 const huberDelta = 0.25
 
-// huberMean is the mean pseudo-Huber function of log errors (0 for none).
-func huberMean(es []float64) float64 {
-	if len(es) == 0 {
+// huberMean is the mean pseudo-Huber function of log errors, weighted by
+// ws (nil: equal weights; 0 for no errors).
+func huberMean(es, ws []float64) float64 {
+	s, sw := 0.0, 0.0
+	for i, e := range es {
+		w := 1.0
+		if ws != nil {
+			w = ws[i]
+		}
+		s += w * huberDelta * huberDelta * (math.Sqrt(1+e*e/(huberDelta*huberDelta)) - 1)
+		sw += w
+	}
+	if sw == 0 {
 		return 0
 	}
-	s := 0.0
-	for _, e := range es {
-		s += huberDelta * huberDelta * (math.Sqrt(1+e*e/(huberDelta*huberDelta)) - 1)
-	}
-	return s / float64(len(es))
+	return s / sw
 }
 
 // FitJoint fits one set of terms over every point at once: kernel terms
@@ -324,7 +330,7 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 		noise = 0.1
 	}
 	noise = math.Max(noise, 0)
-	pts := sampleCells(points, opt.Band, opt.MaxRowsPerCell)
+	pts, ptW := sampleCells(points, opt.Band, opt.MaxRowsPerCell)
 	j := JointFit{Rows: len(pts), band: opt.Band, start: opt.Start}
 	gpuPts, famPts, bandPts := map[string][]int{}, map[string][]int{}, map[string][]int{}
 	for i, p := range pts {
@@ -424,13 +430,18 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 		all[i] = i
 	}
 	// rowsOf maps each point to its residuals' positions.
+	// rowW weighs each residual by the points of its cell its point
+	// stands for (1 without sampling), sumW is their sum.
 	var rowsOf [][]int
-	n := 0
-	for _, p := range pts {
+	var rowW []float64
+	n, sumW := 0, 0.0
+	for i, p := range pts {
 		var r []int
 		for _, m := range opt.Metrics {
 			if p.Measured.Get(m) > 0 {
 				r = append(r, n)
+				rowW = append(rowW, ptW[i])
+				sumW += ptW[i]
 				n++
 			}
 		}
@@ -445,9 +456,9 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 		for _, v := range x {
 			z += math.Tanh(v) * math.Tanh(v)
 		}
-		return noise * noise * z / float64(len(pts))
+		return noise * noise * z / float64(len(points))
 	}
-	objective := func(e, x []float64) float64 { return huberMean(e) + moved(x) }
+	objective := func(e, x []float64) float64 { return huberMean(e, rowW) + moved(x) }
 	x := make([]float64, nt)
 	e, err := logErrs(x, all)
 	if err != nil {
@@ -462,7 +473,7 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 		// log errors by forward differences, one term's points at a time.
 		w := make([]float64, n)
 		for i, v := range e {
-			w[i] = 1 / math.Sqrt(1+v*v/(huberDelta*huberDelta))
+			w[i] = rowW[i] / math.Sqrt(1+v*v/(huberDelta*huberDelta))
 		}
 		jac := make([][]float64, nt) // jac[k][row]
 		for k := range nt {
@@ -486,14 +497,14 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 		// √(w/n)·e and prior rows (noise/√rows)·tanh x, linearised.
 		a := mat.NewSymDense(nt, nil)
 		g := make([]float64, nt)
-		pw := noise * noise / float64(len(pts))
+		pw := noise * noise / float64(len(points))
 		for k := range nt {
 			for l := k; l < nt; l++ {
 				v := 0.0
 				for row := range n {
 					v += w[row] * jac[k][row] * jac[l][row]
 				}
-				a.SetSym(k, l, v/float64(n))
+				a.SetSym(k, l, v/sumW)
 			}
 			v := 0.0
 			for row := range n {
@@ -501,7 +512,7 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 			}
 			d := 1 - math.Tanh(x[k])*math.Tanh(x[k]) // d tanh / dx
 			a.SetSym(k, k, a.At(k, k)+pw*d*d)
-			g[k] = v/float64(n) + pw*math.Tanh(x[k])*d
+			g[k] = v/sumW + pw*math.Tanh(x[k])*d
 		}
 		improved := false
 		for try := 0; try < 6; try++ {
@@ -577,27 +588,34 @@ func (j JointFit) predict(s Simulator, points []Point) ([]Metrics, error) {
 	return out, nil
 }
 
-// sampleCells returns at most n points of each (GPU, band, family) cell, evenly
-// spaced in ID order (every point when n ≤ 0), cells in sorted order.
-func sampleCells(points []Point, band func(Point) string, n int) []Point {
+// sampleCells returns at most n points of each (GPU, band, family) cell,
+// evenly spaced in ID order (every point when n ≤ 0), cells in sorted
+// order, and each one's weight: the cell's points over those taken, so
+// that the sample's weighted loss stands for the whole set's.
+func sampleCells(points []Point, band func(Point) string, n int) ([]Point, []float64) {
 	cells := map[string][]Point{}
 	for _, p := range points {
 		k := p.GPU + "\x00" + band(p) + "\x00" + GEMMFamily(p)
 		cells[k] = append(cells[k], p)
 	}
 	var out []Point
+	var ws []float64
 	for _, k := range sortedGroups(cells) {
 		c := cells[k]
 		sort.SliceStable(c, func(a, b int) bool { return c[a].ID < c[b].ID })
 		if n <= 0 || len(c) <= n {
 			out = append(out, c...)
+			for range c {
+				ws = append(ws, 1)
+			}
 			continue
 		}
 		for i := range n {
 			out = append(out, c[i*len(c)/n])
+			ws = append(ws, float64(len(c))/float64(n))
 		}
 	}
-	return out
+	return out, ws
 }
 
 func sortedGroups(m map[string][]Point) []string {

@@ -155,3 +155,23 @@ func TestJointLoss(t *testing.T) {
 	assert.Zero(t, JointLoss(nil))
 	assert.InDelta(t, 0.0625*(math.Sqrt(1+1600)-1), at(0), 1e-9, "a non-positive prediction counts as a log error of 10")
 }
+
+func TestSampleCells(t *testing.T) {
+	t.Parallel()
+	var pts []Point
+	for i := range 5 {
+		pts = append(pts, Point{ID: fmt.Sprint("a", i), GPU: "h100-sxm", Precision: "bf16"})
+	}
+	pts = append(pts, Point{ID: "b", GPU: "h100-sxm", Precision: "fp8"}, Point{ID: "c", GPU: "b200", Precision: "bf16"})
+	band := func(Point) string { return "x" }
+	got, w := sampleCells(pts, band, 2)
+	var ids []string
+	for _, p := range got {
+		ids = append(ids, p.ID)
+	}
+	assert.Equal(t, []string{"c", "a0", "a2", "b"}, ids)
+	assert.Equal(t, []float64{1, 2.5, 2.5, 1}, w)
+	all, w := sampleCells(pts, band, 0)
+	assert.Len(t, all, 7)
+	assert.Equal(t, 7.0, w[0]+w[1]+w[2]+w[3]+w[4]+w[5]+w[6])
+}

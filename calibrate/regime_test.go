@@ -265,8 +265,8 @@ func TestRegimeFull(t *testing.T) {
 		"only inside it and weighs the move against the data (10% per-row noise). The loss is a\n" +
 		"pseudo-Huber function of each run's log error of mean TPOT and TTFT (quadratic to ~25%, linear\n" +
 		"beyond), minimised by Levenberg–Marquardt over all terms together. The study fits on at most 12\n" +
-		"runs of each (GPU, band, precision) cell (`JointOptions.MaxRowsPerCell`), 5 iterations, and\n" +
-		"predicts every run. `TestFitJointRecoversTerms` (normal suite) fits a synthetic crossed set\n" +
+		"runs of each (GPU, band, precision) cell (`JointOptions.MaxRowsPerCell`), each weighted by its\n" +
+		"cell's runs over those taken, 5 iterations, and predicts every run. `TestFitJointRecoversTerms` (normal suite) fits a synthetic crossed set\n" +
 		"priced by a known term set back within 2% per term; `TestFitJointStaysInPrior` checks the bound.\n\n")
 	all, err := s.FitJoint(kept, regimeJoint)
 	require.NoError(t, err)
@@ -454,7 +454,10 @@ func hypothesesSection(t testing.TB, s Simulator) string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\nHypothesis 3 (FP8 GEMMs at the BF16 rate) has no FP8-weight run among the published ones;\n" +
-		"aiconfigurator's H100 Llama-3.1-70B FP8 rows are in the regime tables above.\n\n")
+	b.WriteString("\nHypothesis 3 (FP8 GEMMs priced at the BF16 rate) has no FP8-weight run among the published\n" +
+		"ones; aiconfigurator's FP8 rows (Llama-3.1-70B on H100 and B200, Qwen3-235B-A22B, MiniMax-M2.5)\n" +
+		"test it in the joint fit, whose GEMM fraction is per precision family: the term table's\n" +
+		"`gemm.max` of `h100-sxm fp8`, `b200 fp8` and `b300 fp8` is the FP8 GEMMs' fraction of the FP8\n" +
+		"peak, against `bf16`'s of the BF16 peak.\n\n")
 	return b.String()
 }
