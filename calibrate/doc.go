@@ -34,7 +34,14 @@
 // the GPU's datasheet peaks, flagging a run above AuditLimit with its
 // likely cause (prefix-cache hits, lengths not as recorded, the client).
 // Simulator.RegimeOf and RegimeTable write docs/fidelity.md's regime table
-// (model class × TP × precision × load).
+// (model class × TP × precision × load). Simulator.FitJoint is the one fit
+// over every source at once: kernel terms per GPU (the GEMM fraction per
+// weight-precision family, GEMMFamily), CPU-side terms (a + b·running,
+// frontend) per vLLM version band (VersionBand), each bounded by a prior
+// (TermPrior) and reporting its move (JointTerm.Moved). Simulator.CrossGPU
+// checks, without a profile, one setup measured on two GPUs of which one
+// has more of everything: the faster one's speed-up must reach the floor
+// the slower run's utilisation allows, or a host held it back.
 //
 // Tests: TestFidelityDoc regenerates docs/fidelity.md (but for its
 // full-study section) and fails when it differs or when the catalog
@@ -47,9 +54,10 @@
 //	SERVESIM_FIDELITY_FULL=1 go test ./calibrate -run TestFidelityFull -v
 //
 // (TestRegimeFull, under the same variable, writes the regime section:
-// leave-one-source-out over every visible serving source, several
-// minutes; TestRegimeDoc checks its published-runs table in the normal
-// suite)
+// the joint fit and its leave-one-source-out and leave-one-GPU-out
+// predictions over every visible serving source, about half an hour on
+// two busy cores; TestRegimeDoc checks its published-runs table in the
+// normal suite)
 // and -update rewrites the doc; SERVESIM_STUDY=1 (or fit) prints every
 // row's error (and a staged refit) with TestStudy.
 //

@@ -114,67 +114,6 @@ func regimeOf(t testing.TB, s Simulator) func(Point) (Regime, bool) {
 	}
 }
 
-// cpuSide copies the CPU-side terms of a profile (the per-sequence and
-// fixed step time, the frontend) onto another GPU's profile, whose kernel
-// fractions and per-layer kernel time stay its own.
-func cpuSide(dst, src cost.Profile) cost.Profile {
-	dst.StepOverhead.PerSeq, dst.StepOverhead.Base, dst.FrontendOverhead = src.StepOverhead.PerSeq, src.StepOverhead.Base, src.FrontendOverhead
-	return dst
-}
-
-// looSource predicts every point of the held-out source with profiles
-// fitted without it: for each GPU of the held-out rows that other sources
-// measured (at least 5 runs), calibrate.FitStaged on those runs from the
-// catalog profile; for a GPU no other source measured, the catalog
-// profile with the CPU-side terms of the fold's H100 fit (when there is
-// one).
-func looSource(t testing.TB, s Simulator, pts []Point, held string, evals int) ([]Residual, map[string]cost.Profile) {
-	var test []Point
-	train := map[string][]Point{}
-	for _, p := range pts {
-		if servingSource(p) == held {
-			test = append(test, p)
-		} else {
-			train[p.GPU] = append(train[p.GPU], p)
-		}
-	}
-	byGPU := map[string][]Point{}
-	for _, p := range test {
-		byGPU[p.GPU] = append(byGPU[p.GPU], p)
-	}
-	fitted := map[string]cost.Profile{}
-	fit := func(gpu string) (cost.Profile, bool) {
-		if p, ok := fitted[gpu]; ok {
-			return p, true
-		}
-		if len(train[gpu]) < 5 {
-			return cost.Profile{}, false
-		}
-		g, err := cost.GPU(gpu)
-		require.NoError(t, err)
-		p, err := FitStaged(s, train[gpu], cost.DefaultProfile(g), evals)
-		require.NoError(t, err)
-		fitted[gpu] = p
-		return p, true
-	}
-	var out []Residual
-	for _, gpu := range sortedKeys(byGPU) {
-		g, err := cost.GPU(gpu)
-		require.NoError(t, err)
-		prof, ok := fit(gpu)
-		if !ok {
-			prof = cost.DefaultProfile(g)
-			if h, ok := fit("h100-sxm"); ok {
-				prof = cpuSide(prof, h)
-			}
-		}
-		rs, err := s.Residuals(byGPU[gpu], prof, []Metric{TPOT, TTFT})
-		require.NoError(t, err)
-		out = append(out, rs...)
-	}
-	return out, fitted
-}
-
 func sortedKeys[V any](m map[string]V) []string {
 	var ks []string
 	for k := range m {
@@ -206,69 +145,214 @@ func TestRegimeDoc(t *testing.T) {
 	}
 }
 
-// TestRegimeFull is the full regime study (SERVESIM_FIDELITY_FULL=1,
-// several minutes): the audit's flagged rows left out, leave-one-source-out
-// over the three visible serving sources, and the catalog profiles on
-// every row; it checks or (-update) rewrites docs/fidelity.md's regime
-// section.
+// regimeJoint is the joint fit of the regime study: every term of
+// DefaultKernelPriors (the GEMM fraction per GPU and precision family)
+// and DefaultCPUPriors, on at most 12 runs of each (GPU, version band,
+// precision family) cell, 5 Levenberg–Marquardt iterations.
+var regimeJoint = JointOptions{GEMMByPrecision: true, MaxRowsPerCell: 12, Iterations: 5}
+
+// heldOut fits the joint terms on the points group does not map to held
+// and predicts the others.
+func heldOut(t testing.TB, s Simulator, pts []Point, group func(Point) string, held string) ([]Residual, JointFit) {
+	var train, test []Point
+	for _, p := range pts {
+		if group(p) == held {
+			test = append(test, p)
+		} else {
+			train = append(train, p)
+		}
+	}
+	fit, err := s.FitJoint(train, regimeJoint)
+	require.NoError(t, err)
+	rs, err := fit.Residuals(s, test, []Metric{TPOT, TTFT})
+	require.NoError(t, err)
+	return rs, fit
+}
+
+// movedMost writes the n terms the fit moved most, as "group knob
+// ±z" (z in units of the prior's uncertainty).
+func movedMost(f JointFit, n int) string {
+	ts := append([]JointTerm{}, f.Terms...)
+	sort.SliceStable(ts, func(i, j int) bool { return math.Abs(ts[i].Moved()) > math.Abs(ts[j].Moved()) })
+	var out []string
+	for _, tm := range ts[:min(n, len(ts))] {
+		out = append(out, fmt.Sprintf("%s %s %+.2f", tm.Group, tm.Knob, tm.Moved()))
+	}
+	return strings.Join(out, "; ")
+}
+
+// worseCells lists the regime cells of at least 5 runs whose median
+// |error| is worse than 15% TPOT or 25% TTFT.
+func worseCells(rs []Residual, regime func(Point) (Regime, bool)) []string {
+	type cell struct{ tpot, ttft []float64 }
+	cells := map[Regime]*cell{}
+	for _, r := range rs {
+		g, _ := regime(r.Point)
+		if cells[g] == nil {
+			cells[g] = &cell{}
+		}
+		switch r.Metric {
+		case TPOT:
+			cells[g].tpot = append(cells[g].tpot, math.Abs(r.Error()))
+		case TTFT:
+			cells[g].ttft = append(cells[g].ttft, math.Abs(r.Error()))
+		}
+	}
+	var out []string
+	for g, c := range cells {
+		if max(len(c.tpot), len(c.ttft)) < 5 {
+			continue
+		}
+		tp, tt := median(c.tpot), median(c.ttft)
+		if tp > 0.15 || tt > 0.25 {
+			out = append(out, fmt.Sprintf("%s (TPOT %s, TTFT %s)", g, pct(tp), pct(tt)))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestRegimeFull is the full regime study (SERVESIM_FIDELITY_FULL=1, about
+// half an hour on two busy cores): the audit's and CrossGPU's flagged rows
+// left out, the joint fit (FitJoint) over every visible serving run, its
+// leave-one-source-out and leave-one-GPU-out predictions, and the catalog
+// profiles on every row; it checks or (-update) rewrites docs/fidelity.md's
+// regime section.
 func TestRegimeFull(t *testing.T) {
 	if os.Getenv("SERVESIM_FIDELITY_FULL") == "" {
 		t.Skip("set SERVESIM_FIDELITY_FULL=1 to run the regime study (several minutes)")
 	}
 	s := Simulator{ModelDir: modelDir(t)}
 	start := time.Now()
-	kept, flagged := visibleServing(t, s)
+	audited, flagged := visibleServing(t, s)
+	pairs := s.CrossGPU(audited)
+	host := map[string]bool{}
+	for _, p := range pairs {
+		if p.Flagged {
+			host[p.Fast.ID] = true
+		}
+	}
+	var kept []Point
+	for _, p := range audited {
+		if !host[p.ID] {
+			kept = append(kept, p)
+		}
+	}
 	sources := map[string]int{}
 	for _, p := range kept {
 		sources[servingSource(p)]++
 	}
+	regime := regimeOf(t, s)
 	var b strings.Builder
-	b.WriteString(regimeBegin + "\n## Regimes: leave one source out\n\n")
+	b.WriteString(regimeBegin + "\n## Regimes: one joint fit, leave one source out, leave one GPU out\n\n")
 	fmt.Fprintf(&b, "Every visible vLLM serving run: aiconfigurator's silicon CSV (all GPUs and models) and\n"+
 		"public_serving_runs.csv's vLLM rows (SGLang's 5 kept apart), %d runs after the physics audit\n"+
 		"(`servesim calibrate --audit`) left out the %d it flags as needing more than their GPU has\n"+
-		"([cli.md](cli.md#servesim-calibrate---audit)).\n\n", len(kept), len(flagged))
+		"([cli.md](cli.md#servesim-calibrate---audit)) and `calibrate.CrossGPU` the %d it flags as\n"+
+		"host-limited (below).\n\n", len(kept), len(flagged), len(host))
 	b.WriteString("| source | runs |\n|---|---:|\n")
 	for _, k := range sortedKeys(sources) {
 		fmt.Fprintf(&b, "| %s | %d |\n", k, sources[k])
 	}
-	b.WriteString("\nLeave one source out: each source's runs are predicted by profiles fitted without it. For\n" +
-		"each GPU of the held-out runs that another source measured (5 runs or more),\n" +
-		"`calibrate.FitStaged` fits that GPU's knobs on the other sources' runs of it, from the catalog\n" +
-		"profile; a GPU that only the held-out source measured (A100 in gpustack's, B200 and B300 in\n" +
-		"aiconfigurator's) keeps its catalog kernel fractions and per-layer time and takes the CPU-side\n" +
-		"terms (per-sequence and fixed step time, frontend) of the fold's H100 fit. B200's and B300's\n" +
-		"catalog profiles are the transfer rule from H100's version 7, itself fitted on aiconfigurator's\n" +
-		"Qwen3-32B rows, so in the aiconfigurator fold their kernel fractions are not fully held out.\n" +
-		"The CPU-side terms are fitted per GPU on the pooled sources, not per vLLM version band: the\n" +
-		"H100 is the only GPU that two sources measured.\n\n")
-	var loso []Residual
-	b.WriteString("| held out | runs | fitted profiles (gemm.max, per layer, per seq, frontend) | TPOT median | TTFT median |\n|---|---:|---|---:|---:|\n")
-	for _, src := range sortedKeys(sources) {
-		rs, fitted := looSource(t, s, kept, src, 30)
-		loso = append(loso, rs...)
-		var fits []string
-		for _, g := range sortedKeys(fitted) {
-			p := fitted[g]
-			fits = append(fits, fmt.Sprintf("%s: %.3f, %.1f µs, %.1f µs, %.1f ms", g, p.GEMM.Max, 1e6*p.StepOverhead.PerLayer, 1e6*p.StepOverhead.PerSeq, 1000*p.FrontendOverhead))
+	b.WriteString("\n### The joint fit\n\n" +
+		"`calibrate.FitJoint` fits one set of terms over all of them at once: per GPU the large-step GEMM\n" +
+		"fraction (per weight-precision family: BF16, FP8, FP4), the weight-streaming fraction and the\n" +
+		"per-layer kernel time; per vLLM version band (`calibrate.VersionBand`: 0.11-0.12, 0.13-0.17,\n" +
+		"0.18+, unrecorded) the CPU-side step cost a + b·running (`step_overhead.base_s`, `per_seq_s`)\n" +
+		"and the per-request frontend time. Each term's prior is the catalog profile's value with a\n" +
+		"stated uncertainty (`calibrate.DefaultKernelPriors`, `DefaultCPUPriors`: GEMM ±15%, bandwidth\n" +
+		"±10%, per layer ×/÷ 1.5, per sequence and frontend ×/÷ 2, base 0 + 2 ms); the fit moves a term\n" +
+		"only inside it and weighs the move against the data (10% per-row noise). The loss is a\n" +
+		"pseudo-Huber function of each run's log error of mean TPOT and TTFT (quadratic to ~25%, linear\n" +
+		"beyond), minimised by Levenberg–Marquardt over all terms together. The study fits on at most 12\n" +
+		"runs of each (GPU, band, precision) cell (`JointOptions.MaxRowsPerCell`), each weighted by its\n" +
+		"cell's runs over those taken, 5 iterations, and predicts every run. `TestFitJointRecoversTerms` (normal suite) fits a synthetic crossed set\n" +
+		"priced by a known term set back within 2% per term; `TestFitJointStaysInPrior` checks the bound.\n\n")
+	all, err := s.FitJoint(kept, regimeJoint)
+	require.NoError(t, err)
+	t.Logf("joint fit on %d rows: %s", all.Rows, time.Since(start).Round(time.Second))
+	fmt.Fprintf(&b, "Fitted on %d runs, loss %.4f at the priors, %.4f fitted (%d iterations). Each term, its prior,\n"+
+		"the fitted value and the move in units of the prior's uncertainty (±1 is the bound):\n\n", all.Rows, all.StartLoss, all.Loss, all.Iterations)
+	b.WriteString("| term | of | fitted runs | prior | fitted | moved |\n|---|---|---:|---:|---:|---:|\n")
+	for _, tm := range all.Terms {
+		fmt.Fprintf(&b, "| %s | %s | %d | %.4g | %.4g | %+.2f |\n", tm.Knob, tm.Group, tm.Rows, tm.Prior, tm.Value, tm.Moved())
+	}
+	inSample, err := all.Residuals(s, kept, []Metric{TPOT, TTFT})
+	require.NoError(t, err)
+	tp, n := MedianAbsError(inSample, TPOT)
+	tt, _ := MedianAbsError(inSample, TTFT)
+	var calib []Residual
+	for _, r := range inSample {
+		if r.Point.Model == "Qwen/Qwen3-32B" && r.Point.GPU == "h100-sxm" && r.Point.Precision == "bf16" && strings.HasPrefix(r.Point.Source, "aiconfigurator") {
+			calib = append(calib, r)
 		}
+	}
+	ct, cn := MedianAbsError(calib, TPOT)
+	cw := 0.0
+	for _, r := range calib {
+		if r.Metric == TPOT {
+			cw = max(cw, math.Abs(r.Error()))
+		}
+	}
+	fmt.Fprintf(&b, "\nUnder the joint fit, every run (%d, in sample): median |error| TPOT %s, TTFT %s. The Qwen3-32B\n"+
+		"calibration rows (%d): TPOT median %s, worst %s.\n\n", n, pct(tp), pct(tt), cn, pct(ct), pct(cw))
+	t.Logf("in sample: %s", time.Since(start).Round(time.Second))
+	b.WriteString("### Leave one source out, leave one GPU out\n\n" +
+		"Each held-out group's runs are predicted by the joint fit on the other groups' runs: a GPU or\n" +
+		"band the training runs do not measure keeps its priors (the catalog profile). B200's and B300's\n" +
+		"catalog profiles are the transfer rule from H100's version 7 (fitted on aiconfigurator's\n" +
+		"Qwen3-32B rows), so in the aiconfigurator fold their kernel fractions are not fully held out.\n\n" +
+		"| held out | runs | TPOT median | TTFT median | terms moved most (units of their uncertainty) |\n|---|---:|---:|---:|---|\n")
+	var loso, logo []Residual
+	for _, src := range sortedKeys(sources) {
+		rs, fit := heldOut(t, s, kept, servingSource, src)
+		loso = append(loso, rs...)
 		a, n := MedianAbsError(rs, TPOT)
 		c, _ := MedianAbsError(rs, TTFT)
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", src, n, strings.Join(fits, "; "), pct(a), pct(c))
+		fmt.Fprintf(&b, "| source: %s | %d | %s | %s | %s |\n", src, n, pct(a), pct(c), movedMost(fit, 3))
+		t.Logf("source %s: %s", src, time.Since(start).Round(time.Second))
 	}
 	a, n := MedianAbsError(loso, TPOT)
 	c, _ := MedianAbsError(loso, TTFT)
-	fmt.Fprintf(&b, "| **all** | %d | | **%s** | **%s** |\n\n", n, pct(a), pct(c))
-	fmt.Fprintf(&b, "Against the issue's targets (median TPOT <= 8%%, TTFT <= 15%% leave-one-source-out): TPOT %s, TTFT %s.\n\n", pct(a), pct(c))
-	b.WriteString("Per regime, leave one source out (median and worst |error| of mean TPOT and TTFT):\n\n")
-	b.WriteString(RegimeTable(loso, regimeOf(t, s)))
+	fmt.Fprintf(&b, "| **every source held out once** | %d | **%s** | **%s** | |\n", n, pct(a), pct(c))
+	gpus := map[string]bool{}
+	for _, p := range kept {
+		gpus[p.GPU] = true
+	}
+	gpuOf := func(p Point) string { return p.GPU }
+	for _, g := range sortedKeys(gpus) {
+		rs, fit := heldOut(t, s, kept, gpuOf, g)
+		logo = append(logo, rs...)
+		a, n := MedianAbsError(rs, TPOT)
+		c, _ := MedianAbsError(rs, TTFT)
+		fmt.Fprintf(&b, "| GPU: %s | %d | %s | %s | %s |\n", g, n, pct(a), pct(c), movedMost(fit, 3))
+		t.Logf("gpu %s: %s", g, time.Since(start).Round(time.Second))
+	}
+	la, ln := MedianAbsError(logo, TPOT)
+	lc, _ := MedianAbsError(logo, TTFT)
+	fmt.Fprintf(&b, "| **every GPU held out once** | %d | **%s** | **%s** | |\n\n", ln, pct(la), pct(lc))
+	worse := worseCells(loso, regime)
+	fmt.Fprintf(&b, "Against the issue's targets, leave one source out: median TPOT %s (target <= 8%%), TTFT %s (<= 15%%);\n"+
+		"leave one GPU out: %s and %s. Cells of at least 5 runs worse than 15%% TPOT or 25%% TTFT (leave one source\n"+
+		"out): %d of them", pct(a), pct(c), pct(la), pct(lc), len(worse))
+	if len(worse) > 0 {
+		b.WriteString(": " + strings.Join(worse, "; "))
+	}
+	b.WriteString(".\n\nPer regime, leave one source out (median and worst |error| of mean TPOT and TTFT):\n\n")
+	b.WriteString(RegimeTable(loso, regime))
+	b.WriteString("\nPer regime, leave one GPU out:\n\n")
+	b.WriteString(RegimeTable(logo, regime))
 	b.WriteString("\nThe catalog profiles (`cost.DefaultProfile`, the default knobs) on the same runs; H100's\n" +
 		"profile was fitted on aiconfigurator's 90 Qwen3-32B BF16 rows, every other run is held out:\n\n")
 	catalog := defaultProfileResiduals(t, s, kept, []Metric{TPOT, TTFT})
-	b.WriteString(RegimeTable(catalog, regimeOf(t, s)))
+	ka, _ := MedianAbsError(catalog, TPOT)
+	kc, _ := MedianAbsError(catalog, TTFT)
+	fmt.Fprintf(&b, "All runs: TPOT %s, TTFT %s.\n\n", pct(ka), pct(kc))
+	b.WriteString(RegimeTable(catalog, regime))
 	b.WriteString("\nThe catalog profiles on the published vLLM runs alone (all held out; TestRegimeDoc\n" +
 		"recomputes this table in the normal suite):\n\n")
 	b.WriteString(publicRegimeTable(t, s))
+	b.WriteString(crossGPUSection(pairs))
 	b.WriteString(hypothesesSection(t, s))
 	b.WriteString(regimeEnd)
 	t.Logf("regime study: %s", time.Since(start).Round(time.Second))
@@ -283,6 +367,29 @@ func TestRegimeFull(t *testing.T) {
 		want = doc[:k] + "\n\n" + b.String() + doc[k:]
 	}
 	checkOrWrite(t, want)
+}
+
+// crossGPUSection writes the pairs CrossGPU found among the visible runs.
+func crossGPUSection(pairs []GPUPair) string {
+	var b strings.Builder
+	b.WriteString("\n### The same setup on two GPUs (`calibrate.CrossGPU`)\n\n" +
+		"Two sources measured one setup on two GPUs, one of which has more of every resource: gpustack's\n" +
+		"bursts on an A100 80GB and an H100 SXM (one vLLM, 0.11.0, one client; the H100 has ×1.64 the\n" +
+		"bandwidth, ×3.17 the BF16 FLOP/s, the same memory) and aiconfigurator's Llama-3.1-70B FP8 runs on\n" +
+		"H100 and B200 (×2.27 in both). If the faster GPU reaches at least the slower one's fraction of its\n" +
+		"peaks and the rest of the run (launches, CPU, client) does not grow, a run is faster on it by at\n" +
+		"least 1/(busy/ratio + 1 − busy), busy the slower run's implied utilisation (the audit's). No\n" +
+		"profile enters. A pair more than 5% below that floor is flagged as host-limited and left out\n" +
+		"of the fits.\n\n" +
+		"| faster run | speed-up | floor | slower run busy | flagged |\n|---|---:|---:|---:|---|\n")
+	for _, p := range pairs {
+		flag := ""
+		if p.Flagged {
+			flag = "host-limited"
+		}
+		fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.0f%% | %s |\n", p.Fast.ID, p.Speedup, p.Floor, 100*p.Busy, flag)
+	}
+	return b.String()
 }
 
 // hypothesesSection tests issue 27's hypotheses 1-3 on the published H100
@@ -347,7 +454,10 @@ func hypothesesSection(t testing.TB, s Simulator) string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\nHypothesis 3 (FP8 GEMMs at the BF16 rate) has no FP8-weight run among the published ones;\n" +
-		"aiconfigurator's H100 Llama-3.1-70B FP8 rows are in the regime tables above.\n\n")
+	b.WriteString("\nHypothesis 3 (FP8 GEMMs priced at the BF16 rate) has no FP8-weight run among the published\n" +
+		"ones; aiconfigurator's FP8 rows (Llama-3.1-70B on H100 and B200, Qwen3-235B-A22B, MiniMax-M2.5)\n" +
+		"test it in the joint fit, whose GEMM fraction is per precision family: the term table's\n" +
+		"`gemm.max` of `h100-sxm fp8`, `b200 fp8` and `b300 fp8` is the FP8 GEMMs' fraction of the FP8\n" +
+		"peak, against `bf16`'s of the BF16 peak.\n\n")
 	return b.String()
 }
