@@ -130,6 +130,8 @@ func TestPublishedCommands(t *testing.T) {
 	var mu sync.Mutex
 	ran, skipped := 0, 0
 	var missing []string
+	// outcome[i] is what line i+1 did: "runs", or "needs `MODEL`".
+	outcome := make([]string, len(cmds))
 	t.Run("lines", func(t *testing.T) {
 		for i, c := range cmds {
 			t.Run(fmt.Sprint(i+1), func(t *testing.T) {
@@ -158,6 +160,7 @@ func TestPublishedCommands(t *testing.T) {
 				if r.code != 0 {
 					if strings.Contains(r.stderr, unknownModel) {
 						mu.Lock()
+						outcome[i] = "needs"
 						missing = append(missing, fmt.Sprintf("line %d (%s): %s", i+1, c.source, strings.TrimSpace(r.stderr)))
 						mu.Unlock()
 						return
@@ -187,10 +190,28 @@ func TestPublishedCommands(t *testing.T) {
 				}
 				mu.Lock()
 				ran++
+				outcome[i] = "runs"
 				mu.Unlock()
 			})
 		}
 	})
+	// The table in docs/cli.md says what each line does today.
+	doc, err := os.ReadFile(cliDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range outcome {
+		if o == "" {
+			continue
+		}
+		_, row, _ := strings.Cut(string(doc), fmt.Sprintf("\n| %d | [", i+1))
+		row, _, _ = strings.Cut(row, "\n")
+		cells := strings.Split(row, " | ")
+		status := strings.TrimSuffix(cells[len(cells)-1], " |")
+		if (o == "runs") != strings.HasPrefix(status, "runs") {
+			t.Errorf("docs/cli.md row %d says %q, but the line %s today", i+1, status, map[bool]string{true: "runs", false: "waits for a model the registry lacks"}[o == "runs"])
+		}
+	}
 	slices.Sort(missing)
 	for _, m := range missing {
 		t.Logf("not run, model not in the registry yet: %s", m)
