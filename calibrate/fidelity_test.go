@@ -1153,7 +1153,7 @@ func heldOutGPUSection(t *testing.T, s Simulator, d *mainDoc) string {
 		"requests each, submitted to vLLM's in-process `AsyncLLM` at their trace times (about 10 a\n" +
 		"second, more than these engines serve, so TTFT is mostly queueing), on an RTX 4090 and an\n" +
 		"RTX PRO 6000 Blackwell. No serving measurement of either GPU was fitted: the RTX 4090 runs\n" +
-		"the H100 profile carried over, the RTX PRO 6000 its transfer-rule file (per-operator data of\n" +
+		"its datasheet profile ([cost-model.md](cost-model.md#profiles-from-datasheets)), the RTX PRO 6000 its transfer-rule file (per-operator data of\n" +
 		"the Server Edition, [cost-model.md](cost-model.md#profiles-by-the-transfer-rule)) and the\n" +
 		"all-reduces measured on it (`cost.DefaultProfile`, the catalog).\n" +
 		"`calibrate.ReadLLMServingSimRun` replays each run as it arrived (each request at its\n" +
@@ -1201,9 +1201,9 @@ func lssRequests(t *testing.T, id string) []lssRequest {
 
 // firstRequestTable compares, for each LLMServingSim run, the TTFT of its
 // first request, which reaches an idle engine alone: its prefill and the
-// frontend, with no queueing. The RTX 4090 is predicted with the H100
-// profile carried over; the RTX PRO 6000 with its file and with the
-// carry-over.
+// frontend, with no queueing. Each run is predicted with its GPU's
+// built-in profile (the RTX 4090's datasheet profile, the RTX PRO 6000's
+// file) and with the H100 profile carried over.
 func firstRequestTable(t *testing.T, s Simulator, pts []Point) string {
 	t.Helper()
 	h100, err := cost.CatalogProfile(cost.ReferenceProfileGPU)
@@ -1270,10 +1270,10 @@ func firstRequestTable(t *testing.T, s Simulator, pts []Point) string {
 		"the MoE layers: the prediction above is half the measured time. (When the engine simulated\n" +
 		"one group with its peer running a batch like its own, the layers priced twice those tokens and\n" +
 		"the first prefill came out 38% fast, the whole run's TTFT 32% fast; now " + pct(-dpTTFT) + ".) The RTX 4090's\n" +
-		"first request took twice the carry-over's prediction, about a third\n" +
+		"first request took more than twice the prediction of its datasheet profile and of the carry-over, about a third\n" +
 		"of its 165 TFLOP/s if it was one prefill; the next request arrived during it, so part of that\n" +
 		"may be the next prompt's chunk. Over\n" +
-		"whole runs the Llama-3.1-8B runs decode 15% (RTX 4090) and 19% (RTX PRO 6000) slower in the\n" +
+		"whole runs the Llama-3.1-8B runs decode 3% (RTX 4090, datasheet profile) and 19% (RTX PRO 6000) slower in the\n" +
 		"simulation than measured (5% on the RTX PRO 6000 under the H100 carry-over; 24% and 27% under\n" +
 		"profile version 6, whose decode attention was 0.52), and the queueing their TTFT is made of follows: under the\n" +
 		"carry-over, whose prefill and decode are both faster, the four runs' medians are\n" +
