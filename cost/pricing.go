@@ -114,7 +114,7 @@ func MeasuredError(p Profile) []ErrorBand {
 		}
 		return out
 	}
-	c, ok := catalogProfiles()[p.GPU]
+	c, ok := catalogProfile(p.GPU)
 	if !ok || c.err != nil || c.profile != p {
 		return nil
 	}

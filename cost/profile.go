@@ -246,7 +246,7 @@ func ProfileNames() []string {
 // CatalogProfile returns the profile file of GPU name (see ProfileNames);
 // the error matches ErrUnknownName when there is none.
 func CatalogProfile(name string) (Profile, error) {
-	c, ok := catalogProfiles()[name]
+	c, ok := catalogProfile(name)
 	if !ok {
 		return Profile{}, errorf(ErrUnknownName, "no profile for gpu %q (profiles: %s)", name, strings.Join(ProfileNames(), ", "))
 	}
@@ -260,22 +260,36 @@ type catalogEntry struct {
 	err     error
 }
 
-// catalogProfiles parses every embedded profile file once: every engine
-// batching.Defaults builds takes its GPU's profile (a Profile holds no
-// pointers, so each caller gets its own copy).
-var catalogProfiles = sync.OnceValue(func() map[string]catalogEntry {
-	out := map[string]catalogEntry{}
+// catalogProfiles holds, for each embedded profile file, the parse of it,
+// done once on first use: every engine batching.Defaults builds takes its
+// GPU's profile (a Profile holds no pointers, so each caller gets its own
+// copy). Files are parsed one by one as they are asked for, so a caller
+// that prices one GPU (the browser page's first view) parses one file.
+var catalogProfiles = sync.OnceValue(func() map[string]func() catalogEntry {
+	out := map[string]func() catalogEntry{}
 	for _, name := range ProfileNames() {
 		file := "profiles/" + name + ".yaml"
-		data, err := profileFiles.ReadFile(file)
-		var p Profile
-		if err == nil {
-			p, err = ReadProfile(bytes.NewReader(data))
-		}
-		out[name] = catalogEntry{p, within(file, err)}
+		out[name] = sync.OnceValue(func() catalogEntry {
+			data, err := profileFiles.ReadFile(file)
+			var p Profile
+			if err == nil {
+				p, err = ReadProfile(bytes.NewReader(data))
+			}
+			return catalogEntry{p, within(file, err)}
+		})
 	}
 	return out
 })
+
+// catalogProfile returns the parsed profile file of GPU name, and false
+// when the catalog has none.
+func catalogProfile(name string) (catalogEntry, bool) {
+	parse, ok := catalogProfiles()[name]
+	if !ok {
+		return catalogEntry{}, false
+	}
+	return parse(), true
+}
 
 // DefaultProfile returns the profile for gpu: its catalog profile when
 // there is one (CatalogProfile(gpu.Name): a serving fit, or for a GPU with
@@ -288,7 +302,7 @@ var catalogProfiles = sync.OnceValue(func() map[string]catalogEntry {
 // cost rescaled to gpu's bandwidth. Provenance says which applied
 // (BorrowedFrom), and MeasuredError the error to expect.
 func DefaultProfile(gpu GPUSpec) Profile {
-	if c, ok := catalogProfiles()[gpu.Name]; ok && c.err == nil {
+	if c, ok := catalogProfile(gpu.Name); ok && c.err == nil {
 		return c.profile
 	}
 	refName := ReferenceProfileGPU

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // A Vision is what a model's vision tower makes of an image: patches of
@@ -104,7 +105,9 @@ func DefaultRandomMM() RandomMM {
 		Buckets: []Bucket{{256, 256, 1, 0.5}, {720, 1280, 1, 0.5}, {720, 1280, 16, 0}}}
 }
 
-var bucketRE = regexp.MustCompile(`^\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)\s*:\s*([0-9.eE+-]+)$`)
+var bucketRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)\s*:\s*([0-9.eE+-]+)$`)
+})
 
 // ParseBuckets reads --random-mm-bucket-config, a Python dict of
 // (H, W, T) tuples to probabilities: '{(256, 256, 1): 0.7, (720, 1280, 1): 0.3}'.
@@ -127,7 +130,7 @@ func ParseBuckets(s string) ([]Bucket, error) {
 		} else {
 			t = ""
 		}
-		m := bucketRE.FindStringSubmatch(strings.TrimSpace(entry))
+		m := bucketRE().FindStringSubmatch(strings.TrimSpace(entry))
 		if m == nil {
 			return nil, fmt.Errorf("%w: --random-mm-bucket-config entry %q: want (H, W, T): probability", ErrDataset, entry)
 		}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/servesim/servesim/fielderr"
 	"go.yaml.in/yaml/v3"
@@ -123,8 +124,8 @@ var typeNames = map[string]string{
 }
 
 var (
-	lineRE    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-	unknownRE = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
+	lineRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`) })
+	unknownRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^field (\S+) not found in type (\S+)$`) })
 )
 
 // yamlError turns a go.yaml.in/yaml/v3 error into "file:line: message"
@@ -141,11 +142,11 @@ func yamlError(file string, err error) error {
 	errs := make([]error, 0, len(msgs))
 	for _, m := range msgs {
 		fe := &FieldError{File: file, Class: ErrInvalid}
-		if sub := lineRE.FindStringSubmatch(strings.TrimPrefix(m, "yaml: ")); sub != nil {
+		if sub := lineRE().FindStringSubmatch(strings.TrimPrefix(m, "yaml: ")); sub != nil {
 			fe.Line, _ = strconv.Atoi(sub[1])
 			m = sub[2]
 		}
-		if sub := unknownRE.FindStringSubmatch(m); sub != nil {
+		if sub := unknownRE().FindStringSubmatch(m); sub != nil {
 			where := typeNames[sub[2]]
 			if where == "" {
 				where = sub[2]

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/hfmodels"
@@ -126,7 +127,9 @@ func isHFConfig(path string) bool {
 // hfSuffixRE matches the fine-tune, version and quantization suffixes of
 // Hugging Face model ids: -Instruct, -Chat, -hf, -it, -v0.3, -FP8, -AWQ,
 // -GPTQ-Int4 and the like, in any order.
-var hfSuffixRE = regexp.MustCompile(`(?i)(-(instruct|chat|hf|base|it|fp8(-dynamic)?|awq|gptq(-int4|-int8)?|int4|int8|w4a16|w8a8|bf16)|-v\d+(\.\d+)*)+$`)
+var hfSuffixRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(-(instruct|chat|hf|base|it|fp8(-dynamic)?|awq|gptq(-int4|-int8)?|int4|int8|w4a16|w8a8|bf16)|-v\d+(\.\d+)*)+$`)
+})
 
 // quantSuffixes maps a Hugging Face id's quantization suffix to the
 // --quantization it implies.
@@ -156,7 +159,7 @@ func resolveCatalog(name string) (catalog, quant string) {
 	}
 	base := strings.ToLower(strings.TrimRight(name, "/"))
 	base = base[strings.LastIndex(base, "/")+1:]
-	if m := hfSuffixRE.FindString(base); m != "" {
+	if m := hfSuffixRE().FindString(base); m != "" {
 		for _, q := range quantSuffixes {
 			if strings.Contains(strings.ToLower(m)+"-", q.suffix+"-") {
 				quant = q.quant
@@ -186,7 +189,7 @@ func resolveCatalog(name string) (catalog, quant string) {
 // the lower-cased last path element), or all of them when none is close.
 func nearModels(name string) string {
 	base := strings.ToLower(name[strings.LastIndex(name, "/")+1:])
-	base = strings.TrimPrefix(hfSuffixRE.ReplaceAllString(base, ""), "meta-")
+	base = strings.TrimPrefix(hfSuffixRE().ReplaceAllString(base, ""), "meta-")
 	names := cost.ModelNames()
 	type scored struct {
 		name string

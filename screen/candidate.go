@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/servesim/servesim/batching"
 )
@@ -66,8 +67,8 @@ func (c Candidate) engine(template batching.Config) (eng batching.Config, replic
 const MaxCandidateGPUs = 1024
 
 var (
-	replicasSpec = regexp.MustCompile(`^(\d+)x(\d+)$`)
-	parallelSpec = regexp.MustCompile(`^tp(\d+)(?:dp(\d+))?(ep)?(?:x(\d+))?$`)
+	replicasSpec = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)x(\d+)$`) })
+	parallelSpec = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^tp(\d+)(?:dp(\d+))?(ep)?(?:x(\d+))?$`) })
 )
 
 // ParseCandidates reads a comma-separated list of candidates, each
@@ -103,9 +104,9 @@ func parseCandidate(field string) (Candidate, error) {
 	}
 	var tp, dp, reps string
 	ep := false
-	if m := replicasSpec.FindStringSubmatch(f); m != nil {
+	if m := replicasSpec().FindStringSubmatch(f); m != nil {
 		tp, reps = m[1], m[2]
-	} else if m := parallelSpec.FindStringSubmatch(f); m != nil {
+	} else if m := parallelSpec().FindStringSubmatch(f); m != nil {
 		tp, dp, ep, reps = m[1], m[2], m[3] != "", m[4]
 	} else {
 		return Candidate{}, bad("is neither PxK nor tpP[dpD][ep][xK]")

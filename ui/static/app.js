@@ -43,9 +43,12 @@ window.servesimState = { done: 0, running: false, callMs: {} };
 
 // ---- the workers ----
 // The simulator runs in LANES Web Workers on one compiled module (two on
-// a machine with two cores or more, so a search and the sweeps run side
-// by side); a call goes to the first idle lane, else waits in a queue
-// ordered by priority, then by arrival.
+// a machine with two cores or more): lane 0 runs the latency views' calls
+// (the search and the sweeps) and the last lane the others (command
+// lines, profile, TP screen, plan), so those draw while the latency views
+// compute, and a change of the rate reruns only on lane 0, whose code is
+// warm. A call waits for its lane in a queue ordered by priority, then by
+// arrival.
 const LANES = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1));
 
 // The download and compilation start at once, before the page is built:
@@ -109,19 +112,25 @@ function record(job, text) {
 }
 
 function dispatch() {
-  for (const lane of lanes) {
-    if (lane.job || !queue.length) continue;
-    let best = 0;
-    for (let i = 1; i < queue.length; i++) {
-      const a = queue[i], b = queue[best];
-      if (a.priority < b.priority || (a.priority === b.priority && a.arrival < b.arrival)) best = i;
+  lanes.forEach((lane, n) => {
+    if (lane.job) return;
+    let best = -1;
+    for (let i = 0; i < queue.length; i++) {
+      const a = queue[i];
+      if (Math.min(a.lane, lanes.length - 1) !== n) continue;
+      const b = queue[best];
+      if (best < 0 || a.priority < b.priority || (a.priority === b.priority && a.arrival < b.arrival)) best = i;
     }
+    if (best < 0) return;
     const job = queue.splice(best, 1)[0];
     lane.job = job;
     job.t0 = performance.now();
     lane.worker.postMessage({ id: job.id, fn: job.fn, req: job.req, args: job.args });
-  }
+  });
 }
+
+// LATENCY are the calls of the latency views, which run on lane 0.
+const LATENCY = new Set(["search", "sweep_rates", "bench", "client_levels", "closed_capacity"]);
 
 // memo holds results by what they depend on (keyOf), so a change reruns
 // only the views it touches: the loop mode redraws, the plan's rate
@@ -145,7 +154,7 @@ function keyOf(fn, tag, req, args) {
   return fn + "\n" + JSON.stringify(r) + "\n" + JSON.stringify(args || null);
 }
 
-// call runs fn in the first idle lane. opt: tag (the result's name in
+// call runs fn on its lane. opt: tag (the result's name in
 // raw and IGNORES, default fn), slot (its index there), priority (lower
 // first, default 1).
 function call(fn, req, args, opt = {}) {
@@ -157,7 +166,7 @@ function call(fn, req, args, opt = {}) {
     return Promise.resolve(JSON.parse(text));
   }
   return new Promise((resolve, reject) => {
-    queue.push({ id: nextId++, arrival: arrival++, priority: opt.priority ?? 1, fn, tag, slot: opt.slot, req, args, key, resolve, reject });
+    queue.push({ id: nextId++, arrival: arrival++, priority: opt.priority ?? 1, lane: LATENCY.has(fn) ? 0 : 1, fn, tag, slot: opt.slot, req, args, key, resolve, reject });
     dispatch();
   });
 }
@@ -585,6 +594,7 @@ async function update(reason) {
       call("plan", req).then((p) => alive() && drawPlan(p)),
     ]);
     if (!alive()) return;
+    if (timings.allViews === undefined) timings.allViews = performance.now();
     setStatus(`done in ${(performance.now() - t0).toFixed(0)} ms (latency views in ${dt.toFixed(0)} ms)`, 1);
   } catch (e) {
     if (e instanceof Cancelled) return;

@@ -15,13 +15,14 @@ import (
 	"syscall/js"
 
 	"github.com/servesim/servesim/explore"
-	"github.com/servesim/servesim/internal/gcfloor"
 )
 
 func main() {
-	// As the command does: a heap floor keeps the collector from marking
-	// most of the time (simulations keep little live and allocate much).
-	gcfloor.Set()
+	// No heap floor here, unlike the command (internal/gcfloor): in the
+	// page each worker's wasm memory grows page by page, and growing it
+	// to the 64 MB floor cost more than the collections it saves. In Node,
+	// the page's first view (init, search, 17 bench points) took 851–945
+	// ms without the floor against 895–1122 ms with it (three runs each).
 	js.Global().Set("servesimCall", js.FuncOf(call))
 	if ready := js.Global().Get("servesimReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
