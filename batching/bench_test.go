@@ -1,9 +1,6 @@
 package batching
 
 import (
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/servesim/servesim/cost"
@@ -103,7 +100,7 @@ func BenchmarkMillionRequests(b *testing.B) {
 			var rss float64
 			var completed int
 			for b.Loop() {
-				resetPeakRSS()
+				memwatch.ResetPeakRSS()
 				peak = max(peak, memwatch.Peak(0, func() {
 					res, err := sim.Run(cfg)
 					if err != nil {
@@ -114,7 +111,7 @@ func BenchmarkMillionRequests(b *testing.B) {
 					}
 					completed = res.Completed
 				}))
-				rss = max(rss, peakRSS())
+				rss = max(rss, memwatch.PeakRSS())
 			}
 			sec := b.Elapsed().Seconds()
 			b.ReportMetric(float64(peak)/1e6, "peak-heap-MB")
@@ -128,29 +125,6 @@ func BenchmarkMillionRequests(b *testing.B) {
 			}
 		})
 	}
-}
-
-// resetPeakRSS resets the process's peak resident set size (Linux's
-// VmHWM); elsewhere it does nothing.
-func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
-
-// peakRSS returns the process's peak resident set size in bytes since the
-// last resetPeakRSS (Linux), or 0 where it cannot be read.
-func peakRSS() float64 {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(status)) {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
-			if err != nil {
-				return 0
-			}
-			return kb * 1024
-		}
-	}
-	return 0
 }
 
 // BenchmarkDataParallel runs a Poisson stream (512 in, 128 out, lengths

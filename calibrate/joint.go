@@ -182,23 +182,14 @@ func (j JointFit) Profile(gpu, band, family string) (cost.Profile, error) {
 
 // Residuals re-simulates points, each under Profile of its GPU and band.
 func (j JointFit) Residuals(s Simulator, points []Point, metrics []Metric) ([]Residual, error) {
-	type cell struct{ gpu, band, family string }
-	cells := map[cell][]Point{}
-	var order []cell
-	for _, p := range points {
-		c := cell{p.GPU, j.band(p), GEMMFamily(p)}
-		if _, ok := cells[c]; !ok {
-			order = append(order, c)
-		}
-		cells[c] = append(cells[c], p)
-	}
+	order, cells := j.cells(points)
 	var out []Residual
 	for _, c := range order {
 		prof, err := j.Profile(c.gpu, c.band, c.family)
 		if err != nil {
 			return nil, err
 		}
-		rs, err := s.Residuals(cells[c], prof, metrics)
+		rs, err := s.Residuals(pick(points, cells[c]), prof, metrics)
 		if err != nil {
 			return nil, err
 		}
@@ -557,27 +548,14 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 // predict re-simulates points under their GPU's and band's profiles and
 // returns their metrics in the points' order.
 func (j JointFit) predict(s Simulator, points []Point) ([]Metrics, error) {
-	type cell struct{ gpu, band, family string }
-	cells := map[cell][]int{}
-	var order []cell
-	for i, p := range points {
-		c := cell{p.GPU, j.band(p), GEMMFamily(p)}
-		if _, ok := cells[c]; !ok {
-			order = append(order, c)
-		}
-		cells[c] = append(cells[c], i)
-	}
+	order, cells := j.cells(points)
 	out := make([]Metrics, len(points))
 	for _, c := range order {
 		prof, err := j.Profile(c.gpu, c.band, c.family)
 		if err != nil {
 			return nil, err
 		}
-		sub := make([]Point, len(cells[c]))
-		for i, k := range cells[c] {
-			sub[i] = points[k]
-		}
-		m, err := s.Predict(sub, prof)
+		m, err := s.Predict(pick(points, cells[c]), prof)
 		if err != nil {
 			return nil, err
 		}
@@ -586,6 +564,34 @@ func (j JointFit) predict(s Simulator, points []Point) ([]Metrics, error) {
 		}
 	}
 	return out, nil
+}
+
+// jointCell is the (GPU, version band, weight-precision family) a point's
+// terms are priced by.
+type jointCell struct{ gpu, band, family string }
+
+// cells groups points by jointCell: the cells in order of first
+// appearance, and each one's point indices in order.
+func (j JointFit) cells(points []Point) ([]jointCell, map[jointCell][]int) {
+	idx := map[jointCell][]int{}
+	var order []jointCell
+	for i, p := range points {
+		c := jointCell{p.GPU, j.band(p), GEMMFamily(p)}
+		if _, ok := idx[c]; !ok {
+			order = append(order, c)
+		}
+		idx[c] = append(idx[c], i)
+	}
+	return order, idx
+}
+
+// pick returns points[k] for each k of idx, in order.
+func pick(points []Point, idx []int) []Point {
+	out := make([]Point, len(idx))
+	for i, k := range idx {
+		out[i] = points[k]
+	}
+	return out
 }
 
 // sampleCells returns at most n points of each (GPU, band, family) cell,
