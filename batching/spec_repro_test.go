@@ -4,13 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
-	"github.com/servesim/servesim/batching"
-	"github.com/servesim/servesim/cost"
-	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/specdecode"
-	"github.com/servesim/servesim/workload"
 )
 
 // TestSpecReproducesVLLMEagle predicts vLLM's measured EAGLE TPOT of
@@ -24,20 +19,7 @@ import (
 // at batch 1 TPOT hardly depends on them.
 func TestSpecReproducesVLLMEagle(t *testing.T) {
 	t.Parallel()
-	model, err := cost.Model("llama-3.1-8b")
-	require.NoError(t, err)
-	gpu, err := cost.GPU("h100-sxm")
-	require.NoError(t, err)
-	tpot := func(sc *specdecode.Config) float64 {
-		c := batching.Defaults(model, gpu)
-		c.Speculative = sc
-		res, err := sim.Run(sim.Config{
-			Workload: workload.Workload{Clients: 1, Lengths: workload.Fixed{Input: 128, Output: 256}},
-			Server:   c, Requests: 20, Seed: 1,
-		})
-		require.NoError(t, err)
-		return res.TPOT().Mean()
-	}
+	tpot := func(sc *specdecode.Config) float64 { return batch1TPOT(t, sc) }
 	const vanilla = 7.07e-3 // measured, s
 	base := tpot(nil)
 	assert.InEpsilon(t, vanilla, base, 0.15, "plain decoding TPOT")
