@@ -24,12 +24,14 @@ type Args struct {
 // and GPUs, the GPUs with a price (the plan's), the chart palette, the
 // defaults and the limits.
 type Catalog struct {
-	Models  []string `json:"models"`
-	GPUs    []string `json:"gpus"`
-	Priced  []string `json:"priced_gpus"`
-	Palette []string `json:"palette"`
-	Default Request  `json:"default"`
-	Limits  Limits   `json:"limits"`
+	Models []string `json:"models"`
+	// Datasets are the Request.Dataset choices: RandomDataset first.
+	Datasets []string `json:"datasets"`
+	GPUs     []string `json:"gpus"`
+	Priced   []string `json:"priced_gpus"`
+	Palette  []string `json:"palette"`
+	Default  Request  `json:"default"`
+	Limits   Limits   `json:"limits"`
 }
 
 // Limits are the bounds Validate applies, for the page's inputs.
@@ -129,7 +131,7 @@ func orEmpty(b []byte) []byte {
 }
 
 func catalog() Catalog {
-	c := Catalog{Models: Models(), GPUs: GPUs(), Default: Default(),
+	c := Catalog{Models: Models(), GPUs: GPUs(), Datasets: append([]string{RandomDataset}, Datasets()...), Default: Default(),
 		Limits: Limits{MaxPrompts, MaxReplications, MaxClients, MaxTP, MaxReplicas}}
 	c.Priced = pricedGPUs()
 	c.Palette = palette.Hex()

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -37,9 +38,13 @@ func (r Request) engineArgs() []string {
 	if r.NoPrefixCaching {
 		a = append(a, "--no-enable-prefix-caching")
 	}
-	a = append(a, "--dataset-name", "random", "--random-input-len", strconv.Itoa(r.InputLen), "--random-output-len", strconv.Itoa(r.OutputLen))
-	if r.RangeRatio > 0 {
-		a = append(a, "--random-range-ratio", num(r.RangeRatio))
+	if r.Dataset != RandomDataset {
+		a = append(a, "--dataset-name", "hf", "--dataset-path", r.Dataset)
+	} else {
+		a = append(a, "--dataset-name", "random", "--random-input-len", strconv.Itoa(r.InputLen), "--random-output-len", strconv.Itoa(r.OutputLen))
+		if r.RangeRatio > 0 {
+			a = append(a, "--random-range-ratio", num(r.RangeRatio))
+		}
 	}
 	a = append(a, "--num-prompts", strconv.Itoa(r.Prompts), "--seed", strconv.FormatUint(r.Seed, 10))
 	return append(a, r.sloArgs()...)
@@ -141,5 +146,9 @@ func VLLMCommands(r Request) (serve, bench string, err error) {
 	serve = plan.ServeCommand(id, plan.Engine{Config: eng}, r.Replicas)
 	// vLLM reads inf (Python's float("inf")); Go writes +Inf.
 	bench = strings.Replace(plan.BenchCommand(id, obj, r.Prompts, 0), "--request-rate +Inf", "--request-rate inf", 1)
+	if in, out, err := datasetLengths(r.Dataset); err == nil {
+		// plan.BenchCommand writes fixed lengths as the random dataset's.
+		bench = strings.Replace(bench, fmt.Sprintf("--dataset-name random --random-input-len %d --random-output-len %d", in, out), "--dataset-name hf --dataset-path "+r.Dataset, 1)
+	}
 	return serve, bench, nil
 }

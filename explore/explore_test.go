@@ -26,6 +26,8 @@ func TestValidate(t *testing.T) {
 		{"burstiness", func(r *Request) { r.Burstiness = 0 }},
 		{"input_len", func(r *Request) { r.InputLen = 0 }},
 		{"range_ratio", func(r *Request) { r.RangeRatio = 1 }},
+		{"dataset", func(r *Request) { r.Dataset = "philschmid/mt-bench" }}, // vLLM knows it; no lengths are published
+		{"dataset", func(r *Request) { r.Dataset = "" }},
 		{"prompts", func(r *Request) { r.Prompts = MaxPrompts + 1 }},
 		{"warmups", func(r *Request) { r.Warmups = r.Prompts }},
 		{"ttft_ms", func(r *Request) { r.TTFT = -1 }},

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/dataset"
 	"github.com/servesim/servesim/scenario"
 )
 
@@ -59,6 +61,11 @@ type Request struct {
 	Rate       float64 `json:"rate"`
 	Clients    int     `json:"clients"`
 	Burstiness float64 `json:"burstiness"`
+	// Dataset is RandomDataset (vLLM's random dataset: InputLen,
+	// OutputLen, RangeRatio) or a Hugging Face dataset whose lengths ship
+	// with servesim (Datasets: --dataset-name hf --dataset-path ID; every
+	// request gets its published mean lengths).
+	Dataset string `json:"dataset"`
 	// InputLen, OutputLen and RangeRatio are vLLM's random dataset.
 	InputLen   int     `json:"input_len"`
 	OutputLen  int     `json:"output_len"`
@@ -95,7 +102,7 @@ func Default() Request {
 	return Request{
 		Model: scenario.DefaultModel, GPU: scenario.DefaultGPU, TP: 1, Replicas: 1,
 		Loop: Open, Rate: 20, Clients: 64, Burstiness: 1,
-		InputLen: 1024, OutputLen: 128, Prompts: 300, Warmups: 30, Seed: 1,
+		Dataset: RandomDataset, InputLen: 1024, OutputLen: 128, Prompts: 300, Warmups: 30, Seed: 1,
 		TTFT: 2000, TPOT: 100, Target: scenario.DefaultTarget,
 		Replications: 1, BoundaryReplications: 2, Precision: 0.1,
 		PlanRate: 20, PlanGPUs: []string{"h100-sxm", "l40s"},
@@ -174,6 +181,11 @@ func (r Request) Validate() error {
 	case len(r.PlanGPUs) == 0 || len(r.PlanGPUs) > 8:
 		return fieldErr("plan_gpus", len(r.PlanGPUs), "GPU types: give 1 to 8")
 	}
+	if r.Dataset != RandomDataset {
+		if _, _, err := datasetLengths(r.Dataset); err != nil {
+			return fieldErr("dataset", fmt.Sprintf("%q", r.Dataset), "is not "+RandomDataset+" or a dataset with published lengths (one of "+strings.Join(Datasets(), ", ")+"): "+err.Error())
+		}
+	}
 	for _, g := range r.PlanGPUs {
 		if _, err := cost.GPU(g); err != nil || strings.Contains(g, ",") {
 			return fieldErr("plan_gpus", fmt.Sprintf("%q", g), "is not a catalog GPU")
@@ -212,6 +224,10 @@ func (r Request) scenario(bench bool, rate float64, clients int) *scenario.Scena
 	}
 	var out *float64
 	sc.Workload.Lengths = scenario.Lengths{Kind: "random", Input: r.InputLen, Output: r.OutputLen, RangeRatio: r.RangeRatio, OutputRangeRatio: out}
+	if r.Dataset != RandomDataset {
+		in, out, _ := datasetLengths(r.Dataset) // Validate checked it
+		sc.Workload.Lengths = scenario.Lengths{Kind: "fixed", Input: in, Output: out}
+	}
 	sc.Requests = r.Prompts
 	a := &scenario.Arrival{Normalize: bench}
 	switch {
@@ -236,4 +252,34 @@ func (r Request) scenario(bench bool, rate float64, clients int) *scenario.Scena
 		}
 	}
 	return &sc
+}
+
+// RandomDataset is Request.Dataset for vLLM's random dataset.
+const RandomDataset = "random"
+
+// Datasets lists the Hugging Face datasets a Request may name: those
+// whose token lengths servesim ships (dataset.HFLengthTable, split
+// train), which `servesim bench --dataset-name hf --dataset-path ID` reads.
+func Datasets() []string {
+	var ids []string
+	for _, l := range dataset.HFLengthTable() {
+		if l.Split == dataset.HFDefaultSplit && !slices.Contains(ids, l.ID) {
+			ids = append(ids, l.ID)
+		}
+	}
+	return ids
+}
+
+// datasetLengths returns the input and output tokens every request of
+// the Hugging Face dataset id gets, as `--dataset-name hf` gives them
+// (its published means; no row is drawn), or why it has none.
+func datasetLengths(id string) (in, out int, err error) {
+	if !slices.Contains(Datasets(), id) {
+		return 0, 0, errors.New("no published lengths")
+	}
+	pairs, _, err := dataset.HF(dataset.HFOptions{Path: id}, dataset.Options{NumPrompts: 1, Rand: rand.New(rand.NewPCG(1, 1))})
+	if err != nil {
+		return 0, 0, err
+	}
+	return pairs[0].Input, pairs[0].Output, nil
 }

@@ -439,6 +439,18 @@ func TestPage(t *testing.T) {
 		shoot(t, p, v, v)
 	}
 
+	// A built-in dataset: the page runs its published lengths, as the CLI's
+	// --dataset-name hf does (cmd/servesim's TestExploreMatchesCLI), and
+	// the command lines name it.
+	p.set(t, "f-dataset", "Aeala/ShareGPT_Vicuna_unfiltered")
+	p.waitDone(t, 7)
+	if req, _ := checkAgainstLibrary(t, p); req.Dataset != "Aeala/ShareGPT_Vicuna_unfiltered" {
+		t.Errorf("after choosing a dataset the page ran %q", req.Dataset)
+	}
+	if cmd := eval[string](t, p, `document.getElementById("commands").textContent`); !strings.Contains(cmd, "--dataset-name hf --dataset-path Aeala/ShareGPT_Vicuna_unfiltered") {
+		t.Errorf("the command lines do not name the dataset:\n%s", cmd)
+	}
+
 	// URL round trip: a fresh tab on the URL shows the same state.
 	url := eval[string](t, p, `location.href`)
 	wantReq, _ := p.last(t)

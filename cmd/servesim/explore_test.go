@@ -24,7 +24,9 @@ func exploreRequests() map[string]explore.Request {
 	bursty.Burstiness, bursty.RangeRatio, bursty.E2EL = 0.5, 0.2, 8000
 	caps := d
 	caps.Replicas, caps.MaxNumSeqs, caps.MaxNumBatchedTokens, caps.NoPrefixCaching, caps.Model = 2, 64, 4096, true, "qwen2.5-7b"
-	return map[string]explore.Request{"default": d, "tp2": tp2, "rate": rate, "bursty": bursty, "caps": caps}
+	hf := d
+	hf.Dataset = "Aeala/ShareGPT_Vicuna_unfiltered"
+	return map[string]explore.Request{"default": d, "tp2": tp2, "rate": rate, "bursty": bursty, "caps": caps, "hf": hf}
 }
 
 // cliArgs splits one of explore's command lines into the arguments of run

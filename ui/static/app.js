@@ -17,6 +17,7 @@ const FIELDS = [
   { k: "rate", fs: "workload", label: "Rate (req/s)", type: "num", min: 0.01, step: "any" },
   { k: "clients", fs: "workload", label: "Clients (closed loop)", type: "int", min: 1, maxKey: "MaxClients" },
   { k: "burstiness", fs: "workload", label: "Burstiness (1: Poisson)", type: "num", min: 0.01, step: "any" },
+  { k: "dataset", fs: "workload", label: "Dataset (random: the lengths below; others: their published mean lengths)", type: "select", list: "datasets" },
   { k: "input_len", fs: "workload", label: "Input length (tokens)", type: "int", min: 1 },
   { k: "output_len", fs: "workload", label: "Output length (tokens)", type: "int", min: 1 },
   { k: "range_ratio", fs: "workload", label: "Length range ratio", type: "num", min: 0, max: 0.99, step: "any" },
