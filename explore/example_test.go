@@ -28,5 +28,5 @@ func ExampleRequest_Validate() {
 	req := explore.Default()
 	req.TP = 16
 	fmt.Println(req.Validate())
-	// Output: explore: tp 16 must be in [1, 8]
+	// Output: tp: 16 must be in [1, 8]
 }

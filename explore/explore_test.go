@@ -61,10 +61,10 @@ func TestCall(t *testing.T) {
 		{"nope", "{}", "", "unknown function"},
 		{"bench", `{"tp": 3, "model": "llama-3.1-70b"}`, `{"rate": 1}`, ""},
 		{"bench", `{"gpu_count": 1}`, "", "gpu_count"},
-		{"bench", "{}", `{"rate": -1}`, "rate -1"},
-		{"bench", "{}", `{"clients": 100000}`, "clients 100000"},
+		{"bench", "{}", `{"rate": -1}`, "rate: -1"},
+		{"bench", "{}", `{"clients": 100000}`, "clients: 100000"},
 		{"bench", "{}", `{"speed": 1}`, "speed"},
-		{"sweep_rates", "{}", `{"lower": 1, "n": 1000}`, "n 1000"},
+		{"sweep_rates", "{}", `{"lower": 1, "n": 1000}`, "n: 1000"},
 		{"search", strings.Repeat(" ", maxCallBytes+1), "", "exceed"},
 	} {
 		_, err := Call(c.fn, []byte(c.req), []byte(c.args), nil)

@@ -12,6 +12,7 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/dataset"
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/scenario"
 )
 
@@ -121,8 +122,10 @@ func Parse(data []byte) (Request, error) {
 	return r, r.Validate()
 }
 
+// fieldErr is the page's field error: the project's one field-error type
+// (package fielderr), named by the Request's JSON field.
 func fieldErr(field string, v any, why string) error {
-	return fmt.Errorf("explore: %s %v %s", field, v, why)
+	return fielderr.New(field, v, "%s", why)
 }
 
 // Validate checks every field against its range and names the first one
@@ -164,10 +167,14 @@ func (r Request) Validate() error {
 		return fieldErr("warmups", r.Warmups, fmt.Sprintf("must be in [0, prompts %d)", r.Prompts))
 	case r.Seed > MaxSeed:
 		return fieldErr("seed", r.Seed, "must be at most 2^53 (the page holds it as a JavaScript number)")
-	case !finite(r.TTFT) || r.TTFT < 0, !finite(r.TPOT) || r.TPOT < 0, !finite(r.E2EL) || r.E2EL < 0:
-		return fmt.Errorf("explore: ttft_ms %v, tpot_ms %v and e2el_ms %v must be >= 0 ms", r.TTFT, r.TPOT, r.E2EL)
+	case !finite(r.TTFT) || r.TTFT < 0:
+		return fieldErr("ttft_ms", r.TTFT, "must be a finite number >= 0 ms (0: no bound)")
+	case !finite(r.TPOT) || r.TPOT < 0:
+		return fieldErr("tpot_ms", r.TPOT, "must be a finite number >= 0 ms (0: no bound)")
+	case !finite(r.E2EL) || r.E2EL < 0:
+		return fieldErr("e2el_ms", r.E2EL, "must be a finite number >= 0 ms (0: no bound)")
 	case r.TTFT == 0 && r.TPOT == 0 && r.E2EL == 0:
-		return errors.New("explore: no SLO bound: set ttft_ms, tpot_ms or e2el_ms above 0")
+		return fielderr.New("ttft_ms", 0, "with tpot_ms and e2el_ms 0 leaves no SLO bound; set one of them above 0")
 	case !finite(r.Target) || r.Target <= 0 || r.Target > 1:
 		return fieldErr("target", r.Target, "must be in (0, 1]")
 	case r.Replications < 1 || r.Replications > MaxReplications:
