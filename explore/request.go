@@ -13,6 +13,7 @@ import (
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/dataset"
 	"github.com/servesim/servesim/fielderr"
+	"github.com/servesim/servesim/hfmodels"
 	"github.com/servesim/servesim/scenario"
 )
 
@@ -132,7 +133,13 @@ func fieldErr(field string, v any, why string) error {
 // out of it.
 func (r Request) Validate() error {
 	if _, err := cost.Model(r.Model); err != nil {
-		return fieldErr("model", fmt.Sprintf("%q", r.Model), "is not in the catalog (one of "+strings.Join(cost.ModelNames(), ", ")+")")
+		e, herr := hfmodels.Lookup(r.Model)
+		if herr == nil {
+			_, herr = e.Model()
+		}
+		if herr != nil || e.ID != r.Model {
+			return fieldErr("model", fmt.Sprintf("%q", r.Model), "is neither a catalog model nor a registry id (servesim models lists them): "+fmt.Sprint(herr))
+		}
 	}
 	if _, err := cost.GPU(r.GPU); err != nil {
 		return fieldErr("gpu", fmt.Sprintf("%q", r.GPU), "is not in the catalog (one of "+strings.Join(cost.GPUNames(), ", ")+")")

@@ -8,6 +8,7 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/hfmodels"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/screen"
 	"github.com/servesim/servesim/sim"
@@ -364,8 +365,18 @@ func ProfileOf(r Request) (*Profile, error) {
 		Errors: strings.Join(text, "; "), PricedBy: p.Pricing()}, nil
 }
 
-// Models and GPUs list the catalog for the page's menus.
-func Models() []string { return cost.ModelNames() }
+// Models lists the page's model menu: the catalog's names, then every
+// registry checkpoint (hfmodels) whose config the cost model reads, by its
+// Hugging Face id, as `servesim bench --model ID` takes it.
+func Models() []string {
+	names := cost.ModelNames()
+	for _, e := range hfmodels.Entries() {
+		if _, err := e.Model(); err == nil {
+			names = append(names, e.ID)
+		}
+	}
+	return names
+}
 
 // GPUs lists the catalog's GPUs.
 func GPUs() []string { return cost.GPUNames() }

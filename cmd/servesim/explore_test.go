@@ -26,7 +26,9 @@ func exploreRequests() map[string]explore.Request {
 	caps.Replicas, caps.MaxNumSeqs, caps.MaxNumBatchedTokens, caps.NoPrefixCaching, caps.Model = 2, 64, 4096, true, "qwen2.5-7b"
 	hf := d
 	hf.Dataset = "Aeala/ShareGPT_Vicuna_unfiltered"
-	return map[string]explore.Request{"default": d, "tp2": tp2, "rate": rate, "bursty": bursty, "caps": caps, "hf": hf}
+	registry := d // a model by its Hugging Face id, from the registry
+	registry.Model = "Qwen/Qwen3-8B"
+	return map[string]explore.Request{"default": d, "tp2": tp2, "rate": rate, "bursty": bursty, "caps": caps, "hf": hf, "registry": registry}
 }
 
 // cliArgs splits one of explore's command lines into the arguments of run
