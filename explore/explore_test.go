@@ -15,6 +15,7 @@ func TestValidate(t *testing.T) {
 		edit  func(*Request)
 	}{
 		{"model", func(r *Request) { r.Model = "gpt-5" }},
+		{"Qwen/Qwen3-8B", func(r *Request) { r.Model = "qwen/qwen3-8b" }}, // the error names the registry's spelling
 		{"gpu", func(r *Request) { r.GPU = "tpu" }},
 		{"tp", func(r *Request) { r.TP = 0 }},
 		{"replicas", func(r *Request) { r.Replicas = 65 }},

@@ -137,8 +137,11 @@ func (r Request) Validate() error {
 		if herr == nil {
 			_, herr = e.Model()
 		}
-		if herr != nil || e.ID != r.Model {
-			return fieldErr("model", fmt.Sprintf("%q", r.Model), "is neither a catalog model nor a registry id (servesim models lists them): "+fmt.Sprint(herr))
+		switch {
+		case herr != nil:
+			return fieldErr("model", fmt.Sprintf("%q", r.Model), "is neither a catalog model nor a registry id (servesim models lists them): "+herr.Error())
+		case e.ID != r.Model:
+			return fieldErr("model", fmt.Sprintf("%q", r.Model), "is not spelled as the registry spells it: use "+e.ID)
 		}
 	}
 	if _, err := cost.GPU(r.GPU); err != nil {
