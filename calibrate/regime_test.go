@@ -303,34 +303,34 @@ func TestRegimeFull(t *testing.T) {
 		"catalog profiles are the transfer rule from H100's version 7 (fitted on aiconfigurator's\n" +
 		"Qwen3-32B rows), so in the aiconfigurator fold their kernel fractions are not fully held out.\n\n" +
 		"| held out | runs | TPOT median | TTFT median | terms moved most (units of their uncertainty) |\n|---|---:|---:|---:|---|\n")
-	var loso, logo []Residual
-	for _, src := range sortedKeys(sources) {
-		rs, fit := heldOut(t, s, kept, servingSource, src)
-		loso = append(loso, rs...)
-		a, n := MedianAbsError(rs, TPOT)
-		c, _ := MedianAbsError(rs, TTFT)
-		fmt.Fprintf(&b, "| source: %s | %d | %s | %s | %s |\n", src, n, pct(a), pct(c), movedMost(fit, 3))
-		t.Logf("source %s: %s", src, time.Since(start).Round(time.Second))
+	// heldOutRows writes one row per held-out group (the points keyOf maps
+	// to each key), then the row of all of them, and returns their residuals.
+	heldOutRows := func(label string, keyOf func(Point) string, keys []string) []Residual {
+		var all []Residual
+		for _, k := range keys {
+			rs, fit := heldOut(t, s, kept, keyOf, k)
+			all = append(all, rs...)
+			a, n := MedianAbsError(rs, TPOT)
+			c, _ := MedianAbsError(rs, TTFT)
+			fmt.Fprintf(&b, "| %s: %s | %d | %s | %s | %s |\n", label, k, n, pct(a), pct(c), movedMost(fit, 3))
+			t.Logf("%s %s: %s", strings.ToLower(label), k, time.Since(start).Round(time.Second))
+		}
+		a, n := MedianAbsError(all, TPOT)
+		c, _ := MedianAbsError(all, TTFT)
+		fmt.Fprintf(&b, "| **every %s held out once** | %d | **%s** | **%s** | |\n", label, n, pct(a), pct(c))
+		return all
 	}
-	a, n := MedianAbsError(loso, TPOT)
-	c, _ := MedianAbsError(loso, TTFT)
-	fmt.Fprintf(&b, "| **every source held out once** | %d | **%s** | **%s** | |\n", n, pct(a), pct(c))
+	loso := heldOutRows("source", servingSource, sortedKeys(sources))
 	gpus := map[string]bool{}
 	for _, p := range kept {
 		gpus[p.GPU] = true
 	}
-	gpuOf := func(p Point) string { return p.GPU }
-	for _, g := range sortedKeys(gpus) {
-		rs, fit := heldOut(t, s, kept, gpuOf, g)
-		logo = append(logo, rs...)
-		a, n := MedianAbsError(rs, TPOT)
-		c, _ := MedianAbsError(rs, TTFT)
-		fmt.Fprintf(&b, "| GPU: %s | %d | %s | %s | %s |\n", g, n, pct(a), pct(c), movedMost(fit, 3))
-		t.Logf("gpu %s: %s", g, time.Since(start).Round(time.Second))
-	}
-	la, ln := MedianAbsError(logo, TPOT)
+	logo := heldOutRows("GPU", func(p Point) string { return p.GPU }, sortedKeys(gpus))
+	b.WriteString("\n")
+	a, _ := MedianAbsError(loso, TPOT)
+	c, _ := MedianAbsError(loso, TTFT)
+	la, _ := MedianAbsError(logo, TPOT)
 	lc, _ := MedianAbsError(logo, TTFT)
-	fmt.Fprintf(&b, "| **every GPU held out once** | %d | **%s** | **%s** | |\n\n", ln, pct(la), pct(lc))
 	worse := worseCells(loso, regime)
 	fmt.Fprintf(&b, "Against the issue's targets, leave one source out: median TPOT %s (target <= 8%%), TTFT %s (<= 15%%);\n"+
 		"leave one GPU out: %s and %s. Cells of at least 5 runs worse than 15%% TPOT or 25%% TTFT (leave one source\n"+
