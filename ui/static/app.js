@@ -56,7 +56,6 @@ const LANES = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1));
 // compileStreaming compiles while the bytes arrive. A host that serves
 // .wasm without its MIME type gets the buffered compile.
 const modulePromise = (async () => {
-  timings.fetchStart = performance.now();
   try {
     return await WebAssembly.compileStreaming(fetch("servesim.wasm"));
   } catch (e) {
@@ -74,7 +73,6 @@ let module = null;
 let lanes = [];
 let queue = [];
 let nextId = 1;
-let arrival = 0;
 let progressHook = null;
 let raw = {};
 
@@ -119,8 +117,7 @@ function dispatch() {
     for (let i = 0; i < queue.length; i++) {
       const a = queue[i];
       if (Math.min(a.lane, lanes.length - 1) !== n) continue;
-      const b = queue[best];
-      if (best < 0 || a.priority < b.priority || (a.priority === b.priority && a.arrival < b.arrival)) best = i;
+      if (best < 0 || a.priority < queue[best].priority) best = i; // the queue is in arrival order
     }
     if (best < 0) return;
     const job = queue.splice(best, 1)[0];
@@ -167,7 +164,7 @@ function call(fn, req, args, opt = {}) {
     return Promise.resolve(JSON.parse(text));
   }
   return new Promise((resolve, reject) => {
-    queue.push({ id: nextId++, arrival: arrival++, priority: opt.priority ?? 1, lane: LATENCY.has(fn) ? 0 : 1, fn, tag, slot: opt.slot, req, args, key, resolve, reject });
+    queue.push({ id: nextId++, priority: opt.priority ?? 1, lane: LATENCY.has(fn) ? 0 : 1, fn, tag, slot: opt.slot, req, args, key, resolve, reject });
     dispatch();
   });
 }
