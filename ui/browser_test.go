@@ -515,18 +515,21 @@ func checkShot(t *testing.T, view string, shot []byte) {
 
 // BenchmarkPage measures, in headless Chromium, the time from navigation
 // to the compiled wasm (and catalog), to the first drawn result (the
-// latency and loop views), to every view drawn, and from a change of the rate to the redrawn
-// views, reported as metrics.
+// latency view, with lambda*), to the loops view, to every view drawn,
+// and from a change of the rate to the redrawn latency and loops views,
+// reported as metrics.
 func BenchmarkPage(b *testing.B) {
 	p, closeAll := openPage(b, 1280, 900)
 	defer closeAll()
-	var first, compiled, all, updates []float64
+	var first, loops, compiled, all, updates []float64
 	for i := 0; i < b.N; i++ {
 		p.do(b, chromedp.Navigate("about:blank"), chromedp.Navigate(p.url))
 		p.waitDone(b, 1)
 		first = append(first, eval[float64](b, p, `window.servesimTimings.firstResult`))
+		loops = append(loops, eval[float64](b, p, `window.servesimTimings.loops`))
 		compiled = append(compiled, eval[float64](b, p, `window.servesimTimings.compiled`))
 		all = append(all, eval[float64](b, p, `window.servesimTimings.allViews`))
+		b.Logf("first load: workers ready at %v ms", eval[[]float64](b, p, `window.servesimTimings.ready`))
 		b.Logf("first load: ms per call %v", eval[map[string]float64](b, p, `window.servesimState.callMs`))
 		for k, rate := range []string{"12", "18", "24"} {
 			p.set(b, "f-rate", rate)
@@ -535,6 +538,7 @@ func BenchmarkPage(b *testing.B) {
 		updates = append(updates, eval[[]float64](b, p, `window.servesimTimings.updates`)...)
 	}
 	b.ReportMetric(median(first), "ms-first-result")
+	b.ReportMetric(median(loops), "ms-loops-view")
 	b.ReportMetric(median(compiled), "ms-wasm-compiled")
 	b.ReportMetric(median(all), "ms-all-views")
 	b.ReportMetric(median(updates), "ms-update")

@@ -38,7 +38,7 @@ const SWEEP_POINTS = 8;
 let catalog = null;
 let palette = ["#0072b2", "#d55e00", "#009e73", "#e69f00", "#cc79a7", "#56b4e9", "#000000", "#f0e442"];
 const $ = (id) => document.getElementById(id);
-const timings = { firstResult: null, updates: [] };
+const timings = { firstResult: null, updates: [], ready: [] };
 window.servesimTimings = timings;
 window.servesimState = { done: 0, running: false, callMs: {} };
 
@@ -69,25 +69,27 @@ const catalogPromise = fetch("catalog.json").then((r) => {
   return r.json();
 });
 
-let module = null;
 let lanes = [];
 let queue = [];
 let nextId = 1;
 let progressHook = null;
 let raw = {};
 
+// startLanes starts the workers at once, so each loads wasm_exec.js while
+// the module still compiles, and hands them the module when it is ready.
 function startLanes() {
   lanes = [];
   for (let i = 0; i < LANES; i++) {
     const lane = { worker: new Worker("worker.js"), job: null };
     lane.worker.onmessage = (ev) => onMessage(lane, ev.data);
-    lane.worker.postMessage({ type: "init", module });
+    modulePromise.then((m) => lane.worker.postMessage({ type: "init", module: m }), () => {});
     lanes.push(lane);
   }
 }
 
 function onMessage(lane, m) {
   if (m.type === "progress") { if (progressHook && lane.job && lane.job.fn === "search") progressHook(m.rate); return; }
+  if (m.type === "ready") { timings.ready.push(performance.now()); return; }
   if (m.type === "fatal") { showError("the simulator did not start: " + m.error); return; }
   if (m.type !== "result" || !lane.job || lane.job.id !== m.id) return;
   const job = lane.job;
@@ -127,7 +129,9 @@ function dispatch() {
   });
 }
 
-// LATENCY are the calls of the latency views, which run on lane 0.
+// LATENCY are the calls of the latency views. Those of the loop the
+// latency view shows run on lane 0, those of the other loop (the loops
+// view's) on the last lane; a call's opt.lane says which.
 const LATENCY = new Set(["search", "sweep_rates", "bench", "client_levels", "closed_capacity"]);
 
 // memo holds results by what they depend on (keyOf), so a change reruns
@@ -154,7 +158,8 @@ function keyOf(fn, tag, req, args) {
 
 // call runs fn on its lane. opt: tag (the result's name in
 // raw and IGNORES, default fn), slot (its index there), priority (lower
-// first, default 1).
+// first, default 1), lane (0 or 1, default: 0 for LATENCY's calls, 1
+// for the others).
 function call(fn, req, args, opt = {}) {
   const tag = opt.tag || fn;
   const key = keyOf(fn, tag, req, args);
@@ -164,7 +169,7 @@ function call(fn, req, args, opt = {}) {
     return Promise.resolve(JSON.parse(text));
   }
   return new Promise((resolve, reject) => {
-    queue.push({ id: nextId++, priority: opt.priority ?? 1, lane: LATENCY.has(fn) ? 0 : 1, fn, tag, slot: opt.slot, req, args, key, resolve, reject });
+    queue.push({ id: nextId++, priority: opt.priority ?? 1, lane: opt.lane ?? (LATENCY.has(fn) ? 0 : 1), fn, tag, slot: opt.slot, req, args, key, resolve, reject });
     dispatch();
   });
 }
@@ -560,30 +565,42 @@ async function update(reason) {
   const show = () => setStatus(`λ* search: ${probes} probes; sweeps: ${points}/${total || "…"} runs`, Math.min(0.7, 0.3 * Math.min(1, probes / 10) + (total ? (0.4 * points) / total : 0)));
   progressHook = () => { probes++; show(); };
   show();
-  // The current loop's sweep first: its view is drawn from it.
-  const openFirst = req.loop !== "closed" ? 0 : 1;
-  const bench = (args, tag, slot) => call("bench", req, args, { tag, slot, priority: tag === "bench_open" ? openFirst : 1 - openFirst })
+  // The latency view shows the current loop: its calls run on lane 0 and
+  // it is drawn as soon as they are done; the other loop's run on the
+  // last lane meanwhile, for the loops view.
+  const isOpen = req.loop !== "closed";
+  const openLane = isOpen ? 0 : 1;
+  const bench = (args, tag, slot, lane) => call("bench", req, args, { tag, slot, lane, priority: lane === 0 ? 0 : 1 })
     .then((p) => { points++; show(); return p; });
   try {
-    const capP = call("search", req, null, { priority: 0 });
-    call("commands", req).then((c) => alive() && drawCommands(c, req), () => {});
-    const closedP = call("client_levels", req).then((levels) => {
+    const capP = call("search", req, null, { priority: 0, lane: openLane });
+    call("commands", req, null, { priority: 2 }).then((c) => alive() && drawCommands(c, req), () => {});
+    const closedP = call("client_levels", req, null, { lane: 1 - openLane }).then((levels) => {
       total += levels.length;
-      return Promise.all(levels.map((c, i) => bench({ clients: c }, "bench_closed", i)));
+      return Promise.all(levels.map((c, i) => bench({ clients: c }, "bench_closed", i, 1 - openLane)));
     });
-    const openP = capP.then((cap) => call("sweep_rates", req, { lower: cap.lower || 0, upper: cap.upper || 0, n: SWEEP_POINTS }, { priority: 0 }))
+    const closedCapP = closedP.then((closed) => call("closed_capacity", req, { points: closed }, { lane: 1 - openLane }));
+    const openP = capP.then((cap) => call("sweep_rates", req, { lower: cap.lower || 0, upper: cap.upper || 0, n: SWEEP_POINTS }, { priority: 0, lane: openLane }))
       .then((rates) => {
         total += rates.length;
-        return Promise.all(rates.map((r, i) => bench({ rate: r }, "bench_open", i)));
+        return Promise.all(rates.map((r, i) => bench({ rate: r }, "bench_open", i, openLane)));
       });
-    const [cap, open, closed] = await Promise.all([capP, openP, closedP]);
+    const drawFirst = (cap, open, closed, closedCap) => {
+      if (!alive()) return;
+      drawLatency(req, cap, open, closed, closedCap);
+      if (timings.firstResult === null) timings.firstResult = performance.now();
+    };
+    const latencyP = isOpen
+      ? Promise.all([capP, openP]).then(([cap, open]) => drawFirst(cap, open, null, null))
+      : Promise.all([closedP, closedCapP]).then(([closed, closedCap]) => drawFirst(null, null, closed, closedCap));
+    latencyP.catch(() => {}); // a failure is reported once, below
+    const [cap, open, closed, closedCap] = await Promise.all([capP, openP, closedP, closedCapP]);
+    await latencyP;
     progressHook = null;
-    const closedCap = await call("closed_capacity", req, { points: closed });
     if (!alive()) return;
-    drawLatency(req, cap, open, closed, closedCap);
     drawLoops(req, cap, open, closed, closedCap);
     const dt = performance.now() - t0;
-    if (timings.firstResult === null) timings.firstResult = performance.now();
+    if (timings.loops === undefined) timings.loops = performance.now();
     else timings.updates.push(dt);
     setStatus("TP against replicas and the plan…", 0.75);
     await Promise.all([
@@ -609,14 +626,14 @@ function scheduleUpdate() {
 }
 
 async function main() {
+  startLanes();
   try {
-    [module, catalog] = await Promise.all([modulePromise, catalogPromise]);
+    [, catalog] = await Promise.all([modulePromise, catalogPromise]);
     timings.compiled = performance.now();
   } catch (e) {
     showError("could not load the simulator: " + e.message);
     return;
   }
-  startLanes();
   palette = catalog.palette;
   buildForm();
   writeForm(fromURL());
