@@ -235,6 +235,14 @@ var specSourcesNotRun = []specSourceNotRun{
 	{"vllm-project/vllm#24243 (description)",
 		"MiniCPM3-4B with EAGLE-3 on one RTX 4090, per-position acceptance and run times at concurrency 1, 5 and 10",
 		"MiniCPM3 is not in the catalog or the checkpoint registry"},
+	{"developers.redhat.com/articles/2026/04/16/performance-improvements-speculative-decoding-vllm-gpt-oss",
+		"gpt-oss-120B with EAGLE-3 on H200, vLLM v0.13.0, two TP settings, ShareGPT, MLPerf and SWE-bench, up to 200 concurrent " +
+			"requests: output throughput 10-21% higher, k = 2-3 best",
+		"the per-run numbers are in charts (the stored text gives the summary); the dense EAGLE-3 head of a MoE target is " +
+			"priced as the MoE layer (Limits)"},
+	{"developers.redhat.com/articles/2025/07/01/fly-eagle3-fly-faster-inference-vllm-speculative-decoding",
+		"EAGLE-3 in vLLM by request rate and dataset: up to 2.5x",
+		"the numbers are in charts (the stored text gives the summary)"},
 	{"SemiAnalysisAI/InferenceX#1737",
 		"MiniMax-M3 on B300, EAGLE-3 against no speculation at matched concurrency, acceptance length 2.3-2.7",
 		"MiniMax-M3 is not in the catalog"},
