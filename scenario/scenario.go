@@ -250,6 +250,10 @@ type Server struct {
 	// none): the model's layers split over that many stages of
 	// TensorParallelSize GPUs each (batching.Pipeline). One replica only.
 	PipelineParallelSize int `yaml:"pipeline_parallel_size"`
+	// PipelineScheduler picks the pipeline's micro-batching: "" or "v1"
+	// (vLLM v1's batch queue), "v0" (v0's virtual engines); see
+	// batching.Pipeline.
+	PipelineScheduler batching.PipelineScheduler `yaml:"pipeline_scheduler"`
 	// EnableExpertParallel is vLLM's --enable-expert-parallel: the routed
 	// experts are split over the TP·D GPUs of a mixture-of-experts model
 	// (cost.Deployment.EP = TP·D) instead of each expert sharded over them.

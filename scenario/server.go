@@ -73,7 +73,7 @@ func (s *Scenario) engineConfig() (batching.Config, error) {
 		return c, err
 	}
 	if pp := s.Server.PipelineParallelSize; pp > 1 || pp < 0 {
-		if err := (batching.Pipeline{Engine: c, Stages: pp}).Validate(); err != nil {
+		if err := (batching.Pipeline{Engine: c, Stages: pp, Scheduler: s.Server.PipelineScheduler}).Validate(); err != nil {
 			return c, engineError(err)
 		}
 		return c, nil
@@ -206,7 +206,7 @@ func (s *Scenario) engine() (sim.ServerConfig, error) {
 		if replicas > 1 {
 			return nil, fieldErr("server.pipeline_parallel_size", "%d with %d replicas is not modelled: simulate one pipeline (replicas 1, data_parallel_size 1)", pp, replicas)
 		}
-		return batching.Pipeline{Engine: c, Stages: pp}, nil
+		return batching.Pipeline{Engine: c, Stages: pp, Scheduler: v.PipelineScheduler}, nil
 	}
 	if replicas == 1 {
 		return c, nil
