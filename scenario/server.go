@@ -31,7 +31,7 @@ func (s *Scenario) server() (sim.ServerConfig, error) {
 		}
 		return s.engine()
 	case KindFCFS:
-		if err := unused("server", "kind fcfs", field{"data_parallel_size", v.DataParallelSize != 0}, field{"enable_expert_parallel", v.EnableExpertParallel}); err != nil {
+		if err := unused("server", "kind fcfs", field{"data_parallel_size", v.DataParallelSize != 0}, field{"enable_expert_parallel", v.EnableExpertParallel}, field{"all_to_all", v.AllToAll != ""}); err != nil {
 			return nil, err
 		}
 		return s.fcfs()
@@ -108,6 +108,13 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 	}
 	if v.EnableExpertParallel {
 		c.Deployment.EP = max(v.TensorParallelSize, 1) * max(c.Deployment.DP, 1)
+	}
+	if name := v.AllToAll; name != "" {
+		a, err := cost.AllToAllByName(name)
+		if err != nil {
+			return c, fieldErr("server.all_to_all", "%v", err)
+		}
+		c.Deployment.AllToAll = a
 	}
 	c.Deployment.GPUMemoryUtilization = v.GPUMemoryUtilization
 	c.Deployment.KVCacheMemory = float64(v.KVCacheMemory)
