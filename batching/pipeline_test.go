@@ -266,3 +266,29 @@ func TestBatchQueueStress(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPipelineSchedulers runs llama-3.1-70b at TP 2 × PP 4 under a
+// Poisson load with each scheduler and reports simulated requests per
+// second of wall time (measure on an idle machine).
+func BenchmarkPipelineSchedulers(b *testing.B) {
+	m, err := cost.Model("llama-3.1-70b")
+	require.NoError(b, err)
+	g, err := cost.GPU("h100-sxm")
+	require.NoError(b, err)
+	e := Defaults(m, g)
+	e.Deployment.TP, e.MaxModelLen = 2, 8192
+	for _, s := range []PipelineScheduler{BatchQueue, VirtualEngines} {
+		b.Run(string(s), func(b *testing.B) {
+			const n = 2000
+			cfg := sim.Config{
+				Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 8}, Lengths: workload.Random{InputLen: 1000, OutputLen: 200, RangeRatio: 0.5}},
+				Server:   Pipeline{Engine: e, Stages: 4, Scheduler: s}, Requests: n, Seed: 1,
+			}
+			for b.Loop() {
+				_, err := sim.Run(cfg)
+				require.NoError(b, err)
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "requests/s")
+		})
+	}
+}
