@@ -78,6 +78,15 @@ type NCCLPoint struct {
 //     MiB: NCCL overlaps the inter-node traffic with the intra-node
 //     phases, which MultiNode adds, so the fitted bandwidth (119 GB/s per
 //     GPU) is far above the NICs' and stands for that overlap.
+//   - h100-ndr-xe9680: Dell XE9680 HGX nodes (8× H100 SXM, NVLink 4 +
+//     NVSwitch, one ConnectX-7 400 Gb/s NDR InfiniBand NIC per GPU), two
+//     nodes, 16 ranks: an all_reduce_perf_mpi -b 8 -e 16g -f 2 -g 1 run
+//     (NCCL 2.26.2, NVLink SHARP on) posted in NVIDIA/nccl-tests#309 (the
+//     points, 8 B to 16 GiB, are in internode_test.go). Its fitted bus
+//     bandwidth, 54 GB/s per GPU, is the NIC's ~50 GB/s; the worst point
+//     (37%) is 512 KiB, measured slower than 1 MiB. Above 64 MiB NCCL's
+//     NVLS tree beats the catalog's intra-node table, which MultiNode
+//     uses, so the model overstates (87% at 8 GiB).
 var topologies = map[string]Topology{
 	"a100-dgx-vidur": {Name: "a100-dgx-vidur", GPU: "a100-80gb", GPUsPerNode: 8,
 		IntraLink: "NVLink 3 + NVSwitch (DGX A100)", InterLink: "as profiled by Vidur (not named in the file)",
@@ -94,6 +103,11 @@ var topologies = map[string]Topology{
 		Inter:    AlphaBeta{Alpha: 145.4e-6, BusBandwidth: 6.969e9},
 		FitBytes: [2]float64{64 << 10, 64 << 20}, MaxError: 0.43,
 		Source: "nccl-tests all_reduce_perf, 2 × 8 H100, lessizzmore/create-a3mega-ztan-fork ztan-NCCL-test-result"},
+	"h100-ndr-xe9680": {Name: "h100-ndr-xe9680", GPU: "h100-sxm", GPUsPerNode: 8,
+		IntraLink: "NVLink 4 + NVSwitch (HGX H100)", InterLink: "8× 400 Gb/s NDR InfiniBand (ConnectX-7) per node",
+		Inter:    AlphaBeta{Alpha: 16.41e-6, BusBandwidth: 53.78e9},
+		FitBytes: [2]float64{64 << 10, 64 << 20}, MaxError: 0.38,
+		Source: "nccl-tests all_reduce_perf, 2 × 8 H100 (Dell XE9680), https://github.com/NVIDIA/nccl-tests/issues/309"},
 }
 
 // TopologyNames returns the catalog's topology names, sorted.
