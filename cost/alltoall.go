@@ -32,9 +32,9 @@ type AllToAll struct {
 	NVLink A2APhases `json:"nvlink" yaml:"nvlink"`
 	RDMA   A2APhases `json:"rdma" yaml:"rdma"`
 	// FP8Dispatch sends the dispatch in FP8 with one float scale per 128
-	// elements and a 16-byte header a token (DeepEP's low-latency
-	// message, H + H/32 + 16 bytes); otherwise BF16 (2H). The combine is
-	// BF16 (2H bytes a token).
+	// elements and 16 more bytes a token (DeepEP's low-latency message,
+	// H + H/32 + 16 bytes); otherwise BF16 (2H). The combine is BF16 (2H
+	// bytes a token).
 	FP8Dispatch bool `json:"fp8_dispatch" yaml:"fp8_dispatch"`
 	// Source names the measurement.
 	Source string `json:"source,omitempty" yaml:"source,omitempty"`
@@ -132,7 +132,8 @@ func (d Deployment) validateAllToAll() error {
 //     with pure RDMA": EP 8…256, dispatch 77…194 µs, combine 114…360 µs;
 //     bytes as tests/test_low_latency.py counts them). RDMA: α–β by least
 //     squares in relative error over EP 16…256 against the bytes that
-//     cross nodes (worst 2.5% dispatch, 5.7% combine). NVLink: β the
+//     cross nodes (worst 2.5% dispatch, 5.7% combine). The message bytes
+//     are those DeepEP@92fe2dea tests/test_low_latency.py counts. NVLink: β the
 //     normal kernels' intranode bottleneck bandwidth (153 GB/s dispatch,
 //     158 combine, same page), α what EP 8's latency leaves.
 var allToAlls = map[string]AllToAll{
@@ -178,8 +179,9 @@ func (d Deployment) a2aStep() *a2aStep {
 }
 
 // exchange adds calls MoE layers' dispatch and combine of a group's t
-// tokens to c: each rank of the group sends t/TP tokens' messages (vLLM
-// splits a group's tokens over its TP ranks for the all2all kernels).
+// tokens to c: each rank of the group sends t/TP tokens' messages, as
+// vLLM's sequence-parallel MoE (use_sequence_parallel_moe) splits them;
+// at TP 1, DeepEP's usual layout, every split agrees.
 func (x *a2aStep) exchange(c *StepCost, calls, t float64) {
 	tokens := t * x.perRank
 	d, b := tokens*x.dispatch, tokens*x.combine
