@@ -174,9 +174,10 @@ func (b *batchQueue) fill() {
 // flight: running requests first in admission order (a decoder one token
 // once its last token has returned, a prefill its next chunk even while
 // earlier chunks are in flight), preempting the newest running request
-// not in flight while the KV blocks do not suffice; then, if nothing was
-// preempted, waiting requests FCFS under max_num_seqs, the token budget
-// and the free blocks.
+// not in flight while the KV blocks do not suffice (vLLM's preempts the
+// newest, in flight or not) and stopping at the first it cannot fit;
+// then, if nothing was preempted, waiting requests FCFS under
+// max_num_seqs, the token budget and the free blocks.
 func (b *batchQueue) schedule() (*bqBatch, cost.Batch, bool) {
 	bt := b.newBatch()
 	var batch cost.Batch
@@ -211,10 +212,7 @@ func (b *batchQueue) schedule() (*bqBatch, cost.Batch, bool) {
 			}
 		}
 		if i >= len(b.running) || b.running[i] != q || b.used+need > c.pool.Blocks {
-			if i < len(b.running) && b.running[i] == q {
-				i++
-			}
-			continue
+			break // vLLM stops at the first running request it cannot schedule
 		}
 		b.take(q, n, need, decode, bt, &batch)
 		budget -= n
