@@ -32,7 +32,7 @@ const MaxPipelineStages = 64
 // again. A request's scheduled tokens count as computed when its batch
 // is formed, so a decoder in flight has nothing to schedule until its
 // token returns, while a long prompt's next chunk goes into the next
-// batch (vllm/v1/core/sched/scheduler.py: num_new_tokens == 0 "when PP>1
+// batch (vllm@b4622cf9 vllm/v1/core/sched/scheduler.py: num_new_tokens == 0 "when PP>1
 // and we have already scheduled all prompt tokens"). A single request
 // thus decodes one token per Stages stage times, and an isolated prompt
 // of n chunks finishes in n+Stages−1 stage times. The batch queue does
