@@ -292,3 +292,30 @@ func BenchmarkPipelineSchedulers(b *testing.B) {
 		})
 	}
 }
+
+// TestBatchQueueLanes: under v1's batch queue a request that arrives
+// while a batch is in flight (and the queue has room) starts a batch of
+// its own, which enters the first stage when that stage frees: with k
+// stages, request j sent at j·step/(2k) for j < k fills lane j, ends at
+// out·step + j·step/k, and the stages are busy k·out/(k·out + k − 1).
+func TestBatchQueueLanes(t *testing.T) {
+	const step, out = 0.012, 10
+	free := cost.Link{Name: "free", Bandwidth: 1, Latency: 0}
+	for _, k := range []int{2, 3, 4} {
+		times := make([]float64, k)
+		for j := range times {
+			times[j] = float64(j) * step / float64(2*k)
+		}
+		res, err := sim.Run(sim.Config{
+			Workload: workload.Workload{Arrivals: workload.Replay{Times: times}, Lengths: workload.Fixed{Input: 100, Output: out}},
+			Server:   Pipeline{Engine: stepEngine(step, 64), Stages: k, ActivationLink: free}, Requests: k, Seed: 1,
+		})
+		require.NoError(t, err)
+		require.Equal(t, k, res.Completed)
+		for j, r := range res.Requests {
+			assert.InDelta(t, out*step+float64(j)*step/float64(k), r.Done, 1e-12, "k=%d request %d", k, j)
+		}
+		busy, _ := res.Stat("busy_fraction")
+		assert.InDelta(t, float64(k*out)/float64(k*out+k-1), busy, 1e-9, "k=%d", k)
+	}
+}
