@@ -470,6 +470,25 @@ var (
 	reducedMargin   = reducedStudy{losoTPOT: 0.01, losoTTFT: 0.015, logoTPOT: 0.01, logoTTFT: 0.015, worse: 1}
 )
 
+// runReduced runs the reduced study of kept under opt: its figures and the
+// cells over the limits.
+func runReduced(t testing.TB, s Simulator, kept []Point, opt JointOptions) (reducedStudy, []string) {
+	study := func(group func(Point) string) []Residual {
+		folds, err := s.HeldOut(kept, group, opt)
+		require.NoError(t, err)
+		return JointFoldResiduals(folds)
+	}
+	loso, logo := study(servingSource), study(pointGPU)
+	var got reducedStudy
+	got.losoTPOT, _ = MedianAbsError(loso, TPOT)
+	got.losoTTFT, _ = MedianAbsError(loso, TTFT)
+	got.logoTPOT, _ = MedianAbsError(logo, TPOT)
+	got.logoTTFT, _ = MedianAbsError(logo, TTFT)
+	worse := worseCells(loso, regimeOf(t, s))
+	got.worse = len(worse)
+	return got, worse
+}
+
 // TestRegimeReduced is the regime study at reduced size, in the normal
 // suite (issue 29: gated studies run in CI reduced): the same rows as
 // TestRegimeFull, every one predicted held out, but the joint fit of each
@@ -483,20 +502,7 @@ func TestRegimeReduced(t *testing.T) {
 	t.Parallel()
 	s := Simulator{ModelDir: modelDir(t)}
 	kept, _, _, _ := regimeRows(t, s)
-	regime := regimeOf(t, s)
-	study := func(group func(Point) string) []Residual {
-		folds, err := s.HeldOut(kept, group, regimeReduced)
-		require.NoError(t, err)
-		return JointFoldResiduals(folds)
-	}
-	loso, logo := study(servingSource), study(pointGPU)
-	var got reducedStudy
-	got.losoTPOT, _ = MedianAbsError(loso, TPOT)
-	got.losoTTFT, _ = MedianAbsError(loso, TTFT)
-	got.logoTPOT, _ = MedianAbsError(logo, TPOT)
-	got.logoTTFT, _ = MedianAbsError(logo, TTFT)
-	worse := worseCells(loso, regime)
-	got.worse = len(worse)
+	got, worse := runReduced(t, s, kept, regimeReduced)
 	t.Logf("reduced study: LOSO TPOT %s TTFT %s, LOGO TPOT %s TTFT %s, %d cells over the limits: %s",
 		pct(got.losoTPOT), pct(got.losoTTFT), pct(got.logoTPOT), pct(got.logoTTFT), got.worse, strings.Join(worse, "; "))
 	b, m := reducedBaseline, reducedMargin
