@@ -145,11 +145,8 @@ func TestRegimeDoc(t *testing.T) {
 	}
 }
 
-// regimeJoint is the joint fit of the regime study: every term of
-// DefaultKernelPriors (the GEMM fraction per GPU and precision family)
-// and DefaultCPUPriors, on at most 12 runs of each (GPU, version band,
-// precision family) cell, 5 Levenberg–Marquardt iterations.
-var regimeJoint = JointOptions{GEMMByPrecision: true, MaxRowsPerCell: 12, Iterations: 5}
+// regimeJoint is the joint fit of the regime study.
+var regimeJoint = StudyJointOptions
 
 // movedMost writes the n terms the fit moved most, as "group knob
 // ±z" (z in units of the prior's uncertainty).
@@ -264,10 +261,7 @@ func TestRegimeFull(t *testing.T) {
 	t.Logf("joint fit on %d rows: %s", all.Rows, time.Since(start).Round(time.Second))
 	fmt.Fprintf(&b, "Fitted on %d runs, loss %.4f at the priors, %.4f fitted (%d iterations). Each term, its prior,\n"+
 		"the fitted value and the move in units of the prior's uncertainty (±1 is the bound):\n\n", all.Rows, all.StartLoss, all.Loss, all.Iterations)
-	b.WriteString("| term | of | fitted runs | prior | fitted | moved |\n|---|---|---:|---:|---:|---:|\n")
-	for _, tm := range all.Terms {
-		fmt.Fprintf(&b, "| %s | %s | %d | %.4g | %.4g | %+.2f |\n", tm.Knob, tm.Group, tm.Rows, tm.Prior, tm.Value, tm.Moved())
-	}
+	b.WriteString(JointTermTable(all))
 	inSample, err := all.Residuals(s, kept, []Metric{TPOT, TTFT})
 	require.NoError(t, err)
 	tp, n := MedianAbsError(inSample, TPOT)
@@ -451,7 +445,11 @@ func hypothesesSection(t testing.TB, s Simulator) string {
 
 // regimeReduced is the reduced regime study's joint fit: regimeJoint on at
 // most 3 runs of each (GPU, band, precision) cell, 3 iterations.
-var regimeReduced = JointOptions{GEMMByPrecision: true, MaxRowsPerCell: 3, Iterations: 3}
+var regimeReduced = func() JointOptions {
+	o := regimeJoint
+	o.MaxRowsPerCell, o.Iterations = 3, 3
+	return o
+}()
 
 // reducedStudy is what the reduced regime study measures: median |error|
 // of TPOT and TTFT leave one source out and leave one GPU out, and the
