@@ -15,6 +15,7 @@ import (
 	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/scenario"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 const calibrateUsage = `Usage: servesim calibrate [RESULT.json | RUN_DIR ...] [--csv FILE] [flags]
@@ -101,7 +102,7 @@ func runCalibrate(args []string, e *env) error {
 	}
 	groups := []flagGroup{{"flags", []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet", "audit"}},
 		{"vllm serve (engine) flags of the result files' deployment, as servesim bench takes them", calibrateServeFlags}}
-	args, err := argparse(fs, args, multiValueFlags)
+	args, err := vllmbench.Argparse(fs, args, multiValueFlags)
 	if err != nil {
 		return fmt.Errorf("calibrate: %w (see servesim calibrate -h)", err)
 	}
@@ -334,7 +335,7 @@ func (o *calibrateOptions) engine(pt calibrate.Point) (c *batching.Config, model
 		return nil, false, errors.New("the file has no model_id: give --model")
 	}
 	sc := scenario.Default()
-	sc.Server = o.serve.server
+	sc.Server = o.serve.Server
 	sc.Server.GPU, sc.Server.TensorParallelSize, sc.Server.Model = pt.GPU, pt.TP, pt.Model
 	if o.modelConfigs != "" {
 		path, err := calibrate.ConfigPath(o.modelConfigs, pt.Model)
@@ -345,7 +346,7 @@ func (o *calibrateOptions) engine(pt calibrate.Point) (c *batching.Config, model
 			sc.Server.Model = path
 		}
 	}
-	o.serve.serveDefaults(&sc)
+	vllmbench.ServeDefaults(&sc)
 	eng, err := sc.Engine()
 	var fe *scenario.FieldError
 	switch {

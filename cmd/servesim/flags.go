@@ -205,7 +205,7 @@ func (v rateValue) String() string {
 	if v.p == nil {
 		return ""
 	}
-	return pyFloat(*v.p)
+	return vllmbench.PyFloat(*v.p)
 }
 
 func (v rateValue) Set(s string) error {
@@ -227,7 +227,7 @@ func (v positiveFloat) String() string {
 	if v.p == nil {
 		return ""
 	}
-	return pyFloat(*v.p)
+	return vllmbench.PyFloat(*v.p)
 }
 
 func (v positiveFloat) Set(s string) error {
@@ -330,32 +330,6 @@ func (g goodputValue) add(pair string) error {
 // arguments by vLLM's `--goodput ttft:800 tpot:50` form.
 var goodputPairRE = regexp.MustCompile(`^(?i)(ttft|tpot|e2el):`)
 
-// pyFloat formats x as Python's str(float) does (vllmbench.PyFloat).
-var pyFloat = vllmbench.PyFloat
-
-// parseFloatList reads comma-separated numbers.
-func parseFloatList(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, err := strconv.ParseFloat(f, 64)
-		if errors.Is(err, strconv.ErrRange) {
-			return nil, fmt.Errorf("%q is out of range for a float64", f)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", f)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("is empty")
-	}
-	return out, nil
-}
-
 // A flagGroup is a titled list of flag names for usage messages.
 type flagGroup struct {
 	title string
@@ -373,9 +347,9 @@ func printFlags(w io.Writer, fs *flag.FlagSet, groups []flagGroup) {
 			}
 			arg, usage := flag.UnquoteUsage(f)
 			switch f.Value.(type) {
-			case ignored:
-				if f.Value.(ignored).kind != "bool" {
-					arg = f.Value.(ignored).kind
+			case vllmbench.Ignored:
+				if k := f.Value.(vllmbench.Ignored).Kind; k != "bool" {
+					arg = k
 				}
 			case intValue, humanInt:
 				arg = strings.Replace(arg, "value", "int", 1)

@@ -128,10 +128,10 @@ func reportRunOutput(path string, out *runOutput) error {
 // JSON as --save-result --save-detailed would write it, so the page has
 // the setup, the CDFs and the counters over time.
 func reportBench(path string, o *benchOptions, sc *scenario.Scenario, res *sim.Result) error {
-	detailed := o.vllm(sc)
+	detailed := o.Options
 	detailed.SaveDetailed = true
 	now := time.Now()
-	data, err := vllmbench.ResultJSON(detailed, sc, res, now.Format(vllmbench.DateLayout), now)
+	data, err := vllmbench.ResultJSON(&detailed, sc, res, now.Format(vllmbench.DateLayout), now)
 	if err != nil {
 		return err
 	}

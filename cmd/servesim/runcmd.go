@@ -10,6 +10,7 @@ import (
 	"github.com/servesim/servesim/report/chart"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 const runUsage = `Usage: servesim run SCENARIO.yaml [flags]
@@ -151,7 +152,7 @@ func warnAllFailed(w io.Writer, param string, x *scenario.Experiment, recs []job
 			if x.Points[p].Value != nil {
 				at = fmt.Sprintf(" at %s = %s", param, pointText(x.Points[p]))
 			}
-			fmt.Fprintf(w, "servesim: warning: every request failed%s (%d): %s\n", at, t.failed, failureReason(x.Points[p].Scenario, false))
+			fmt.Fprintf(w, "servesim: warning: every request failed%s (%d): %s\n", at, t.failed, vllmbench.FailureReason(x.Points[p].Scenario, false))
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package vllmbench
 
 import (
 	"encoding/json"
@@ -22,24 +22,24 @@ import (
 // tokenizer.json at --tokenizer (a file, or a directory holding one) or,
 // without --tokenizer, in the --model directory; else, for a tokenizer
 // name (a Hugging Face id) or none, the approximation.
-func (o *benchOptions) textTokenizer() (dataset.Tokenizer, error) {
+func (o *Options) textTokenizer() (dataset.Tokenizer, error) {
 	approx := dataset.Approx{Special: 1}
-	if o.tokenizer == "" {
-		if st, err := os.Stat(filepath.Join(o.model, "tokenizer.json")); err != nil || st.IsDir() {
+	if o.Tokenizer == "" {
+		if st, err := os.Stat(filepath.Join(o.Model, "tokenizer.json")); err != nil || st.IsDir() {
 			return approx, nil
 		}
-		tok, err := dataset.LoadBPE(o.model)
+		tok, err := dataset.LoadBPE(o.Model)
 		if err != nil {
 			return nil, fmt.Errorf("--model: %s; give --tokenizer a model name to approximate the token counts instead", strings.TrimPrefix(err.Error(), "dataset: "))
 		}
 		return tok, nil
 	}
-	_, statErr := os.Stat(o.tokenizer)
-	path := statErr == nil || strings.HasSuffix(o.tokenizer, ".json") || filepath.IsAbs(o.tokenizer) || strings.HasPrefix(o.tokenizer, ".")
+	_, statErr := os.Stat(o.Tokenizer)
+	path := statErr == nil || strings.HasSuffix(o.Tokenizer, ".json") || filepath.IsAbs(o.Tokenizer) || strings.HasPrefix(o.Tokenizer, ".")
 	if !path {
 		return approx, nil
 	}
-	tok, err := dataset.LoadBPE(o.tokenizer)
+	tok, err := dataset.LoadBPE(o.Tokenizer)
 	if err != nil {
 		return nil, fmt.Errorf("--tokenizer: %s; a tokenizer name instead of a path approximates the token counts", strings.TrimPrefix(err.Error(), "dataset: "))
 	}
@@ -60,38 +60,40 @@ var downloadOnly = map[string]string{
 var simulatedDatasets = []string{"random", "sharegpt", "burstgpt", "custom", "prefix_repetition", "spec_bench", "timed_trace", "hf", "sonnet", "random-mm", "multi_turn", "trace"}
 
 // lengths sets the scenario's request count and length distribution from
-// --dataset-name and its flags.
-func (o *benchOptions) lengths(sc *scenario.Scenario) error {
-	name := o.datasetName
+// --dataset-name and its flags: vLLM's datasets (benchmarks/datasets.py)
+// built with package dataset. (It lives here, not in dataset, because it
+// fills in a scenario, a layer above dataset.)
+func (o *Options) lengths(sc *scenario.Scenario) error {
+	name := o.DatasetName
 	if _, ok := downloadOnly[name]; !ok && !slices.Contains(simulatedDatasets, name) {
 		return fmt.Errorf("--dataset-name: invalid choice %q (simulated: %s; vLLM's others fail with what to do instead)", name, strings.Join(simulatedDatasets, ", "))
 	}
 	pathless := name == "random" || name == "prefix_repetition" || name == "random-mm" || name == "random-rerank"
-	if pathless && o.set["dataset-path"] {
-		return fmt.Errorf("cannot use '%s' dataset with --dataset-path: give the --dataset-name of the file (sharegpt, custom, burstgpt, ...) for %s", name, o.datasetPath)
+	if pathless && o.Given["dataset-path"] {
+		return fmt.Errorf("cannot use '%s' dataset with --dataset-path: give the --dataset-name of the file (sharegpt, custom, burstgpt, ...) for %s", name, o.DatasetPath)
 	}
 	if why, ok := downloadOnly[name]; ok {
 		return fmt.Errorf("--dataset-name %s: %s", name, why)
 	}
-	if o.traceTimestamps && name != "trace" {
+	if o.TraceTimestamps && name != "trace" {
 		return errors.New("--trace-timestamps needs --dataset-name trace (or timed_trace, which replays its timestamps by default)")
 	}
-	if !pathless && o.datasetPath == "" {
+	if !pathless && o.DatasetPath == "" {
 		return fmt.Errorf("--dataset-name %s needs --dataset-path FILE", name)
 	}
-	n := o.numPrompts
+	n := o.NumPrompts
 	wholeFile := name == "custom" || name == "spec_bench"
 	if n < 1 && !wholeFile {
 		return fmt.Errorf("--num-prompts %d must be >= 1 (custom and spec_bench take <= 0 as every row)", n)
 	}
-	opt := dataset.Options{NumPrompts: n, NoOversample: o.noOversample, DisableShuffle: o.disableShuffle,
-		Rand: event.NewStream(o.seed, "dataset")}
+	opt := dataset.Options{NumPrompts: n, NoOversample: o.NoOversample, DisableShuffle: o.DisableShuffle,
+		Rand: event.NewStream(o.Seed, "dataset")}
 	if name == "sharegpt" || name == "custom" || name == "spec_bench" || name == "hf" || name == "sonnet" || name == "multi_turn" {
 		tok, err := o.textTokenizer()
 		if err != nil {
 			return err
 		}
-		opt.Tokenizer, o.tokens = tok, fmt.Sprint(tok)
+		opt.Tokenizer, o.Tokens = tok, fmt.Sprint(tok)
 	}
 	var pairs []workload.Pair
 	var err error
@@ -106,39 +108,39 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 		// vLLM's dataset: NumPrefixes distinct shared prefixes, each
 		// prompt with its own suffix; the engine's prefix cache sees the
 		// sharing (workload.PrefixRepetition).
-		p := o.prefixRepetition
+		p := o.PrefixRepetition
 		switch {
-		case p.numPrefixes < 1:
-			return fmt.Errorf("--prefix-repetition-num-prefixes %d must be >= 1", p.numPrefixes)
-		case n < p.numPrefixes:
-			return fmt.Errorf("--num-prompts %d must be >= --prefix-repetition-num-prefixes %d (every prefix needs a prompt)", n, p.numPrefixes)
-		case p.prefixLen < 0 || p.suffixLen < 0 || p.prefixLen+p.suffixLen < 1:
-			return fmt.Errorf("--prefix-repetition-prefix-len %d + --prefix-repetition-suffix-len %d tokens must make a prompt of at least 1 token", p.prefixLen, p.suffixLen)
-		case p.outputLen < 1:
-			return fmt.Errorf("--prefix-repetition-output-len %d must be >= 1", p.outputLen)
+		case p.NumPrefixes < 1:
+			return fmt.Errorf("--prefix-repetition-num-prefixes %d must be >= 1", p.NumPrefixes)
+		case n < p.NumPrefixes:
+			return fmt.Errorf("--num-prompts %d must be >= --prefix-repetition-num-prefixes %d (every prefix needs a prompt)", n, p.NumPrefixes)
+		case p.PrefixLen < 0 || p.SuffixLen < 0 || p.PrefixLen+p.SuffixLen < 1:
+			return fmt.Errorf("--prefix-repetition-prefix-len %d + --prefix-repetition-suffix-len %d tokens must make a prompt of at least 1 token", p.PrefixLen, p.SuffixLen)
+		case p.OutputLen < 1:
+			return fmt.Errorf("--prefix-repetition-output-len %d must be >= 1", p.OutputLen)
 		}
 		sc.Requests = n
-		sc.Workload.Lengths = scenario.Lengths{Kind: "prefix_repetition", PrefixLen: p.prefixLen, SuffixLen: p.suffixLen,
-			NumPrefixes: p.numPrefixes, Output: p.outputLen}
+		sc.Workload.Lengths = scenario.Lengths{Kind: "prefix_repetition", PrefixLen: p.PrefixLen, SuffixLen: p.SuffixLen,
+			NumPrefixes: p.NumPrefixes, Output: p.OutputLen}
 		return nil
 	case "sharegpt":
-		opt.OutputLen = o.sharegptOutputLen
-		pairs, err = dataset.ShareGPT(o.datasetPath, opt)
+		opt.OutputLen = o.ShareGPTOutputLen
+		pairs, err = dataset.ShareGPT(o.DatasetPath, opt)
 	case "burstgpt":
-		pairs, err = dataset.BurstGPT(o.datasetPath, opt)
+		pairs, err = dataset.BurstGPT(o.DatasetPath, opt)
 	case "custom":
-		opt.OutputLen = o.customOutputLen
-		pairs, err = dataset.Custom(o.datasetPath, opt)
+		opt.OutputLen = o.CustomOutputLen
+		pairs, err = dataset.Custom(o.DatasetPath, opt)
 	case "spec_bench":
-		opt.OutputLen = o.specBenchOutputLen
-		pairs, err = dataset.SpecBench(o.datasetPath, o.specBenchCategory, opt)
+		opt.OutputLen = o.SpecBenchOutputLen
+		pairs, err = dataset.SpecBench(o.DatasetPath, o.SpecBenchCategory, opt)
 	case "hf":
-		h := o.hf
-		h.Path = o.datasetPath
+		h := o.HF
+		h.Path = o.DatasetPath
 		var note string
 		pairs, note, err = dataset.HF(h, opt)
-		if note != "" && !o.quiet && o.stderr != nil {
-			fmt.Fprintf(o.stderr, "servesim: note: %s\n", note)
+		if note != "" && o.Notes != nil {
+			fmt.Fprintf(o.Notes, "servesim: note: %s\n", note)
 		}
 	case "sonnet":
 		return o.sonnetLengths(sc, opt)
@@ -160,13 +162,13 @@ func (o *benchOptions) lengths(sc *scenario.Scenario) error {
 // sonnetLengths is vLLM's sonnet dataset: prompts of poem lines from
 // --dataset-path sharing the file's first lines, which the prefix cache
 // sees (the prompts' block ids, in the engine's block size).
-func (o *benchOptions) sonnetLengths(sc *scenario.Scenario, opt dataset.Options) error {
-	s := o.sonnet
-	s.BlockSize = o.server.BlockSize
+func (o *Options) sonnetLengths(sc *scenario.Scenario, opt dataset.Options) error {
+	s := o.Sonnet
+	s.BlockSize = o.Server.BlockSize
 	if s.BlockSize < 1 {
 		s.BlockSize = scenario.Default().Server.BlockSize
 	}
-	r, err := dataset.Sonnet(o.datasetPath, s, opt)
+	r, err := dataset.Sonnet(o.DatasetPath, s, opt)
 	if err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
 	}
@@ -180,18 +182,18 @@ func (o *benchOptions) sonnetLengths(sc *scenario.Scenario, opt dataset.Options)
 // configuration): one request per answer, later turns carrying the
 // earlier turns as a prefix the cache sees (servesim's dataset: vllm
 // bench serve has no such --dataset-name).
-func (o *benchOptions) multiTurnLengths(sc *scenario.Scenario, opt dataset.Options) error {
-	bs := o.server.BlockSize
+func (o *Options) multiTurnLengths(sc *scenario.Scenario, opt dataset.Options) error {
+	bs := o.Server.BlockSize
 	if bs < 1 {
 		bs = scenario.Default().Server.BlockSize
 	}
-	r, err := dataset.MultiTurn(o.datasetPath, bs, opt)
+	r, err := dataset.MultiTurn(o.DatasetPath, bs, opt)
 	if err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
 	}
-	if len(r.Pairs) < o.numPrompts && !o.quiet && o.stderr != nil {
-		fmt.Fprintf(o.stderr, "servesim: note: %s holds %d turns in %d conversations, fewer than --num-prompts %d: running them all once (a turn drawn again would not follow its history)\n",
-			o.datasetPath, r.Turns, r.Count, o.numPrompts)
+	if len(r.Pairs) < o.NumPrompts && o.Notes != nil {
+		fmt.Fprintf(o.Notes, "servesim: note: %s holds %d turns in %d conversations, fewer than --num-prompts %d: running them all once (a turn drawn again would not follow its history)\n",
+			o.DatasetPath, r.Turns, r.Count, o.NumPrompts)
 	}
 	sc.Requests = len(r.Pairs)
 	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: r.Pairs, Blocks: r.Blocks, BlockSize: r.BlockSize}
@@ -202,7 +204,7 @@ func (o *benchOptions) multiTurnLengths(sc *scenario.Scenario, opt dataset.Optio
 // and, in each prompt, the tokens of its images, counted from the model's
 // vision config (dataset.Vision). The vision encoder's own time is not
 // modelled: image tokens are prefilled as prompt tokens.
-func (o *benchOptions) randomMMLengths(sc *scenario.Scenario) error {
+func (o *Options) randomMMLengths(sc *scenario.Scenario) error {
 	if err := o.randomLengths(sc); err != nil {
 		return err
 	}
@@ -215,15 +217,15 @@ func (o *benchOptions) randomMMLengths(sc *scenario.Scenario) error {
 		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
 	}
 	m := dataset.DefaultRandomMM()
-	m.BaseItems, m.ItemsRangeRatio = o.mm.baseItems, o.mm.rangeRatio
-	if m.LimitImages, m.LimitVideos, err = dataset.ParseMMLimit(o.mm.limit, m); err == nil {
-		m.Buckets, err = dataset.ParseBuckets(o.mm.buckets)
+	m.BaseItems, m.ItemsRangeRatio = o.MM.BaseItems, o.MM.RangeRatio
+	if m.LimitImages, m.LimitVideos, err = dataset.ParseMMLimit(o.MM.Limit, m); err == nil {
+		m.Buckets, err = dataset.ParseBuckets(o.MM.Buckets)
 	}
 	if err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
 	}
-	rng := event.NewStream(o.seed, "dataset")
-	images, err := m.ImageTokens(v, o.numPrompts, rng)
+	rng := event.NewStream(o.Seed, "dataset")
+	images, err := m.ImageTokens(v, o.NumPrompts, rng)
 	if err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "dataset: "))
 	}
@@ -232,8 +234,8 @@ func (o *benchOptions) randomMMLengths(sc *scenario.Scenario) error {
 	if err := text.Validate(); err != nil {
 		return fmt.Errorf("--random-input-len/--random-output-len: %v", err)
 	}
-	pairs := make([]workload.Pair, o.numPrompts)
-	inputs := make([]int, o.numPrompts)
+	pairs := make([]workload.Pair, o.NumPrompts)
+	inputs := make([]int, o.NumPrompts)
 	for i := range pairs {
 		in, out := text.Sample(rng, i)
 		inputs[i] = min(l.PrefixLen+in+images[i], workload.MaxTokens)
@@ -241,7 +243,7 @@ func (o *benchOptions) randomMMLengths(sc *scenario.Scenario) error {
 	}
 	// --random-prefix-len's tokens open every prompt, as in random; the
 	// images come after the text.
-	bs := o.server.BlockSize
+	bs := o.Server.BlockSize
 	if bs < 1 {
 		bs = scenario.Default().Server.BlockSize
 	}
@@ -256,7 +258,7 @@ func (o *benchOptions) randomMMLengths(sc *scenario.Scenario) error {
 // modelConfig returns the config.json of the model served (--model, or
 // the checkpoint --tokenizer names for a served name): a directory's or a
 // file's, else the registry entry's.
-func (o *benchOptions) modelConfig() ([]byte, string, error) {
+func (o *Options) modelConfig() ([]byte, string, error) {
 	try := func(m string) ([]byte, error) {
 		if st, err := os.Stat(m); err == nil {
 			if st.IsDir() {
@@ -270,38 +272,38 @@ func (o *benchOptions) modelConfig() ([]byte, string, error) {
 		e, _, err := hfmodels.Resolve(m)
 		return e.Config, err
 	}
-	cfg, err := try(o.model)
-	if err != nil && o.tokenizer != "" {
-		if c, terr := try(o.tokenizer); terr == nil {
-			return c, o.tokenizer, nil
+	cfg, err := try(o.Model)
+	if err != nil && o.Tokenizer != "" {
+		if c, terr := try(o.Tokenizer); terr == nil {
+			return c, o.Tokenizer, nil
 		}
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("--model: %v", err)
 	}
-	return cfg, o.model, nil
+	return cfg, o.Model, nil
 }
 
 // randomLengths is vLLM's random dataset.
-func (o *benchOptions) randomLengths(sc *scenario.Scenario) error {
-	in, out, err := parseRangeRatio(o.randomRangeRatio)
+func (o *Options) randomLengths(sc *scenario.Scenario) error {
+	in, out, err := parseRangeRatio(o.RandomRangeRatio)
 	if err != nil {
-		return fmt.Errorf("--random-range-ratio %s: %w", o.randomRangeRatio, err)
+		return fmt.Errorf("--random-range-ratio %s: %w", o.RandomRangeRatio, err)
 	}
-	o.rangeIn, o.rangeOut = in, nil
+	o.RangeIn, o.RangeOut = in, nil
 	if out != in {
-		o.rangeOut = &out
+		o.RangeOut = &out
 	}
-	if o.randomPrefixLen+int(math.Floor(float64(o.randomInputLen)*(1-in))) < 1 {
+	if o.RandomPrefixLen+int(math.Floor(float64(o.RandomInputLen)*(1-in))) < 1 {
 		return fmt.Errorf("--random-prefix-len %d + --random-input-len %d (its low end at --random-range-ratio %v) leave prompts of no token: give at least 1 input token",
-			o.randomPrefixLen, o.randomInputLen, in)
+			o.RandomPrefixLen, o.RandomInputLen, in)
 	}
-	if o.randomOutputLen < 1 {
-		return fmt.Errorf("--random-output-len %d must be >= 1", o.randomOutputLen)
+	if o.RandomOutputLen < 1 {
+		return fmt.Errorf("--random-output-len %d must be >= 1", o.RandomOutputLen)
 	}
-	sc.Requests = o.numPrompts
-	sc.Workload.Lengths = scenario.Lengths{Kind: "random", Input: o.randomInputLen, Output: o.randomOutputLen,
-		RangeRatio: in, OutputRangeRatio: o.rangeOut, PrefixLen: o.randomPrefixLen}
+	sc.Requests = o.NumPrompts
+	sc.Workload.Lengths = scenario.Lengths{Kind: "random", Input: o.RandomInputLen, Output: o.RandomOutputLen,
+		RangeRatio: in, OutputRangeRatio: o.RangeOut, PrefixLen: o.RandomPrefixLen}
 	return nil
 }
 
@@ -341,39 +343,39 @@ func parseRangeRatio(s string) (in, out float64, err error) {
 // traceLengths reads servesim's trace (CSV or JSONL of lengths, resampled
 // by row or, replayed, in order) and vLLM's timed_trace (its first
 // --num-prompts rows, in order).
-func (o *benchOptions) traceLengths(sc *scenario.Scenario) error {
-	if st, err := os.Stat(o.datasetPath); err == nil && st.IsDir() {
-		return fmt.Errorf("--dataset-path: %s is a directory: want a CSV or JSONL file", o.datasetPath)
+func (o *Options) traceLengths(sc *scenario.Scenario) error {
+	if st, err := os.Stat(o.DatasetPath); err == nil && st.IsDir() {
+		return fmt.Errorf("--dataset-path: %s is a directory: want a CSV or JSONL file", o.DatasetPath)
 	}
-	sc.Requests = o.numPrompts
-	if o.datasetName == "trace" {
-		sc.Workload.Lengths = scenario.Lengths{Kind: "trace", Path: o.datasetPath, Order: "resample"}
-		if o.traceTimestamps {
+	sc.Requests = o.NumPrompts
+	if o.DatasetName == "trace" {
+		sc.Workload.Lengths = scenario.Lengths{Kind: "trace", Path: o.DatasetPath, Order: "resample"}
+		if o.TraceTimestamps {
 			sc.Workload.Lengths.Order = "sequence"
 		}
 		return nil
 	}
-	if !strings.EqualFold(filepath.Ext(o.datasetPath), ".jsonl") {
-		return fmt.Errorf("--dataset-path %s: timed_trace reads a .jsonl file ({timestamp, input_length, output_length, hash_ids} a line)", o.datasetPath)
+	if !strings.EqualFold(filepath.Ext(o.DatasetPath), ".jsonl") {
+		return fmt.Errorf("--dataset-path %s: timed_trace reads a .jsonl file ({timestamp, input_length, output_length, hash_ids} a line)", o.DatasetPath)
 	}
 	// vLLM takes the first --num-prompts rows: only they are read, once,
 	// for the lengths here and the arrivals (the scenario's trace).
-	t, err := workload.LoadTraceHead(o.datasetPath, o.numPrompts)
+	t, err := workload.LoadTraceHead(o.DatasetPath, o.NumPrompts)
 	if err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "invalid workload: "))
 	}
-	sc.PreloadTrace(o.datasetPath, t)
+	sc.PreloadTrace(o.DatasetPath, t)
 	// vLLM builds each prompt from the row's hash ids, chunk-size tokens
 	// each, up to input_length: a row with too few ids gets a shorter one.
 	// Rows with equal hash ids share those chunks' tokens, as vLLM builds
 	// each prompt from its ids: the prefix cache sees the sharing.
-	n := min(o.numPrompts, len(t.Rows))
+	n := min(o.NumPrompts, len(t.Rows))
 	pairs := make([]workload.Pair, n)
 	var blocks [][]int64
 	for i, r := range t.Rows[:n] {
 		in := r.Input
 		if r.HashIDs != nil {
-			in = min(in, len(r.HashIDs)*o.timedTraceChunk)
+			in = min(in, len(r.HashIDs)*o.TimedTraceChunk)
 			if blocks == nil {
 				blocks = make([][]int64, n)
 			}
@@ -384,7 +386,7 @@ func (o *benchOptions) traceLengths(sc *scenario.Scenario) error {
 	sc.Requests = n
 	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: pairs, Blocks: blocks}
 	if blocks != nil {
-		sc.Workload.Lengths.BlockSize = o.timedTraceChunk
+		sc.Workload.Lengths.BlockSize = o.TimedTraceChunk
 	}
 	return nil
 }

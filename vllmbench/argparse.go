@@ -1,4 +1,4 @@
-package main
+package vllmbench
 
 import (
 	"flag"
@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// argparse rewrites a command line written for Python's argparse, as
+// Argparse rewrites a command line written for Python's argparse, as
 // vLLM's FlexibleArgumentParser reads it, into one the flag package reads:
 //
 //   - underscores in a flag name are dashes (--num_prompts is
@@ -17,13 +17,13 @@ import (
 //   - a long flag may be shortened to any prefix that names one flag
 //     (--num-prompt, --random-input); a prefix of several is an error
 //     naming them, as argparse's "ambiguous option";
-//   - a flag that takes several values (nargs, see multiValue) takes every
+//   - a flag that takes several values (nargs: a name in multi; its pattern, when not nil, is what a value after the first must match) takes every
 //     following argument up to the next flag: --metadata a=1 b=2 becomes
 //     --metadata a=1 --metadata b=2.
 //
 // Exact names always win over prefixes; one-dash names (-tp, -q) are
 // matched exactly. Everything after "--" is left alone.
-func argparse(fs *flag.FlagSet, args []string, multi map[string]*regexp.Regexp) ([]string, error) {
+func Argparse(fs *flag.FlagSet, args []string, multi map[string]*regexp.Regexp) ([]string, error) {
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 	out := make([]string, 0, len(args))
