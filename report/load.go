@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,8 +14,8 @@ import (
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/internal/jsonobj"
-	"github.com/servesim/servesim/internal/pyjson"
 	"github.com/servesim/servesim/sim/metrics"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 // ErrFormat is wrapped by the errors of files that are not a result
@@ -63,17 +62,12 @@ func ReadRuns(paths ...string) ([]*Run, error) {
 // Parse reads a result from data (see Load); name labels the run and its
 // errors.
 func Parse(data []byte, name string) (*Run, error) {
+	raws, err := vllmbench.DecodeResults(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
+	}
 	var objs []jsonobj.Object
-	dec := json.NewDecoder(bytes.NewReader(pyjson.Standard(data)))
-	for {
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
-		}
+	for _, raw := range raws {
 		o, err := jsonobj.Parse(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
@@ -86,7 +80,6 @@ func Parse(data []byte, name string) (*Run, error) {
 	label := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	first := objs[0]
 	var r *Run
-	var err error
 	switch {
 	case str(first.Get("format")) == runFormat:
 		r, err = parseRunOutput(first)
