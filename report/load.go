@@ -14,6 +14,7 @@ import (
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/internal/jsonobj"
+	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/vllmbench"
 )
@@ -81,7 +82,7 @@ func Parse(data []byte, name string) (*Run, error) {
 	first := objs[0]
 	var r *Run
 	switch {
-	case str(first.Get("format")) == runFormat:
+	case str(first.Get("format")) == scenario.RunFormat:
 		r, err = parseRunOutput(first)
 	case str(first.Get("kind")) == "servesim-capacity-grid":
 		err = errors.New("a servesim capacity --grid --shard file: join the shards with servesim capacity --merge --json first")
@@ -98,9 +99,6 @@ func Parse(data []byte, name string) (*Run, error) {
 	r.Label = label
 	return r, nil
 }
-
-// runFormat marks the JSON of servesim run and merge.
-const runFormat = "servesim-run/1"
 
 // str decodes a JSON string ("" when it is not one).
 func str(raw json.RawMessage) string {
@@ -403,34 +401,21 @@ func parseBenches(objs []jsonobj.Object) (*Run, error) {
 // parseRunOutput reads the JSON of servesim run and merge: each point's
 // metrics are means over its replications.
 func parseRunOutput(o jsonobj.Object) (*Run, error) {
-	var head struct {
-		Scenario     string            `json:"scenario"`
-		Server       string            `json:"server"`
-		Param        string            `json:"param"`
-		Values       []json.RawMessage `json:"values"`
-		Replications int               `json:"replications"`
-		Requests     int               `json:"requests"`
-		Warmup       int               `json:"warmup"`
-		Jobs         int               `json:"jobs"`
-		Shard        string            `json:"shard"`
-		SLO          *struct {
-			TTFT   float64 `json:"ttft_ms"`
-			TPOT   float64 `json:"tpot_ms"`
-			E2EL   float64 `json:"e2el_ms"`
-			Target float64 `json:"target"`
-		} `json:"slo"`
-		Results []struct {
-			Job         int             `json:"job"`
-			Point       int             `json:"point"`
-			Replication int             `json:"replication"`
-			Result      json.RawMessage `json:"result"`
-		} `json:"results"`
-	}
+	var f scenario.RunFile
 	b, _ := o.MarshalJSON()
-	if err := json.Unmarshal(b, &head); err != nil {
+	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
-	r := &Run{Kind: Sweep, Param: head.Param}
+	return FromRunFile(&f)
+}
+
+// FromRunFile turns the outcome of `servesim run` or `servesim merge` (a
+// scenario.RunFile) into a Sweep run: each point's metrics are means over
+// its replications, and with an SLO a point passes when every
+// replication passes capacity's rule (capacity.Criteria.Judge). The
+// run's label is the scenario's name.
+func FromRunFile(head *scenario.RunFile) (*Run, error) {
+	r := &Run{Label: head.Scenario, Kind: Sweep, Param: head.Param}
 	r.Setup = []Field{{"scenario", head.Scenario}, {"server", head.Server}}
 	if head.Param != "" {
 		var vs []string
@@ -442,7 +427,7 @@ func parseRunOutput(o jsonobj.Object) (*Run, error) {
 	r.Setup = append(r.Setup, Field{"replications", strconv.Itoa(head.Replications)},
 		Field{"requests", fmt.Sprintf("%d (%d warm-up)", head.Requests, head.Warmup)})
 	if head.SLO != nil {
-		r.SLO = &SLO{TTFT: head.SLO.TTFT, TPOT: head.SLO.TPOT, E2EL: head.SLO.E2EL, Target: head.SLO.Target}
+		r.SLO = &SLO{TTFT: head.SLO.TTFTms, TPOT: head.SLO.TPOTms, E2EL: head.SLO.E2ELms, Target: head.SLO.Target}
 		r.Setup = append(r.Setup, Field{"slo", r.SLO.Text() + ", target " + short(r.SLO.Target)})
 	}
 	if head.Shard != "" && head.Shard != "0/1" {

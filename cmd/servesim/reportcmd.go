@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -91,25 +90,11 @@ func runReport(args []string, e *env) error {
 // writeSweepPlot draws the charts of a run or merge output
 // (report.SweepCharts) to path, a .png or .svg file.
 func writeSweepPlot(path string, out *runOutput) error {
-	r, err := runOfOutput(out)
+	r, err := report.FromRunFile(out)
 	if err != nil {
 		return err
 	}
 	return chart.WriteFile(path, report.SweepCharts(r)...)
-}
-
-// runOfOutput reads a run output back as the report package sees it.
-func runOfOutput(out *runOutput) (*report.Run, error) {
-	var b bytes.Buffer
-	if err := out.WriteJSON(&b); err != nil {
-		return nil, err
-	}
-	r, err := report.Parse(b.Bytes(), out.Scenario)
-	if err != nil {
-		return nil, err
-	}
-	r.Label = out.Scenario
-	return r, nil
 }
 
 // The --report FILE flag of bench, run, capacity and tp: each command
@@ -117,7 +102,7 @@ func runOfOutput(out *runOutput) (*report.Run, error) {
 
 // reportRunOutput writes the report of a run or merge output to path.
 func reportRunOutput(path string, out *runOutput) error {
-	r, err := runOfOutput(out)
+	r, err := report.FromRunFile(out)
 	if err != nil {
 		return err
 	}
