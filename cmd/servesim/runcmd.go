@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/report/chart"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
@@ -177,7 +178,7 @@ func checkOutputFlags(o *runOptions) error {
 // writeRunOutput prints the results in the chosen format and draws the
 // plot.
 func writeRunOutput(w io.Writer, out *runOutput, o *runOptions) error {
-	rows, err := rows(out)
+	rows, err := report.Rows(out)
 	if err != nil {
 		return err
 	}
