@@ -34,7 +34,7 @@ func runBench(args []string, e *env) error {
 	cfg.TokenSteps = o.SaveDetailed && sc.Server.Kind != scenario.KindFCFS
 
 	vllmbench.WritePreamble(e.stdout, &o.Options, sc)
-	p := startProgress(e.stderr, e.tty && !o.quiet && !o.disableTqdm, "simulating", 0)
+	p := e.showProgress(o.quiet || o.disableTqdm, "simulating", 0)
 	res, err := sim.Run(cfg)
 	p.Stop()
 	if err != nil {
