@@ -158,10 +158,14 @@ func parseBench(o jsonobj.Object) (*benchObject, error) {
 	p := &b.point
 	p.Runs, p.Metrics, p.X = 1, map[string]float64{}, math.NaN()
 	arrays := map[string]json.RawMessage{}
+	var stoppedBy, rate json.RawMessage // a sim.Result's stopped_by and request_rate
 	// result files one member of the results: an array (per-request
 	// values), the stability verdict, the SLO, or a number.
 	result := func(m jsonobj.Member) {
 		raw := bytes.TrimSpace(m.Value)
+		if m.Key == "request_rate" {
+			rate = raw
+		}
 		switch {
 		case len(raw) > 0 && raw[0] == '[':
 			arrays[m.Key] = raw
@@ -170,6 +174,8 @@ func parseBench(o jsonobj.Object) (*benchObject, error) {
 			if json.Unmarshal(raw, &st) == nil && st.Unstable {
 				p.Unstable = 1
 			}
+		case m.Key == "stopped_by":
+			stoppedBy = raw
 		case m.Key == "slo":
 			var s metrics.SLO
 			if json.Unmarshal(raw, &s) == nil && s.Set() {
@@ -239,11 +245,43 @@ func parseBench(o jsonobj.Object) (*benchObject, error) {
 		if a, ok := p.Metric("slo_attainment"); ok {
 			p.Attainment = []float64{a}
 		}
+		// A servesim result is judged by capacity's rule, as run and
+		// capacity judge it; a measured file has only its attainment.
 		p.Pass = p.MinAttainment() >= b.slo.Target && p.Unstable == 0
+		if b.setupRaw["request_rate"] != nil {
+			rate = b.setupRaw["request_rate"] // vLLM's header
+		}
+		if rec, ok := b.record(rate, stoppedBy); ok {
+			p.Pass = b.slo.Criteria().JudgeRecord(rec).Pass
+		}
 	}
 	var err error
 	p.Samples, p.Series, err = samples(arrays, b.servesim)
 	return b, err
+}
+
+// record is what capacity's rule judges of a servesim result (the
+// fields capacity.ParseRecord reads of a sim.Result), and whether the
+// result has them: a measured file has not.
+func (b *benchObject) record(rateRaw, stoppedBy json.RawMessage) (capacity.Record, bool) {
+	m := b.point.Metrics
+	need := []string{"slo_attainment", "failed", "measured", "send_rate", "arrival_rate"}
+	for _, k := range need {
+		if _, ok := m[k]; !ok {
+			return capacity.Record{}, false
+		}
+	}
+	rate, ok := number(rateRaw)
+	if !ok {
+		return capacity.Record{}, false
+	}
+	rec := capacity.Record{Attainment: m["slo_attainment"], Failed: int(m["failed"]), Measured: int(m["measured"]),
+		Injected: int(m["num_requests"]), SendRate: m["send_rate"], ArrivalRate: m["arrival_rate"], RequestRate: rate}
+	rec.Stability.Unstable = b.point.Unstable > 0
+	if stoppedBy != nil && json.Unmarshal(stoppedBy, &rec.StoppedBy) != nil {
+		return capacity.Record{}, false
+	}
+	return rec, true
 }
 
 // samples turns the per-request arrays into latency samples in ms:
