@@ -25,8 +25,11 @@ type Row struct {
 	TTFTp50, TTFTp99, TPOTp99, ITLp50, ITLp99, E2ELp99 float64
 	GoodputPerGPU, KVUsage                             float64
 	AttainMin, AttainMax                               float64
-	Failed, Unstable                                   int
-	Pass                                               bool
+	// Completed and Failed are request counts summed over the
+	// replications (failed: failed or rejected); Unstable counts the
+	// unstable replications.
+	Completed, Failed, Unstable int
+	Pass                        bool
 }
 
 // Rows aggregates r's records point by point, in point order. With an
@@ -81,11 +84,16 @@ func Rows(r *scenario.RunFile) ([]Row, error) {
 		row.KVUsage += m.num("mean_kv_cache_usage")
 		a := m.num("slo_attainment")
 		row.AttainMin, row.AttainMax = math.Min(row.AttainMin, a), math.Max(row.AttainMax, a)
-		failed := m.num("failed")
-		if !(failed >= 0 && failed <= math.MaxInt32) || failed != math.Trunc(failed) {
-			return nil, fmt.Errorf("job %d: failed %v is not a request count", rec.Job, failed)
+		for _, c := range []struct {
+			key string
+			sum *int
+		}{{"completed", &row.Completed}, {"failed", &row.Failed}} {
+			n := m.num(c.key)
+			if !(n >= 0 && n <= math.MaxInt32) || n != math.Trunc(n) {
+				return nil, fmt.Errorf("job %d: %s %v is not a request count", rec.Job, c.key, n)
+			}
+			*c.sum += int(n)
 		}
-		row.Failed += int(failed)
 		if m.unstable() {
 			row.Unstable++
 		}

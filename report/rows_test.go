@@ -55,6 +55,9 @@ func TestRows(t *testing.T) {
 		if row.Pass {
 			passes++
 		}
+		if want := f.Replications * int(p.Metrics["completed"]); row.Completed != want {
+			t.Errorf("row %d: %d completed, the report's mean times the replications %d", i, row.Completed, want)
+		}
 	}
 	if passes == 0 || passes == len(rows) {
 		t.Errorf("%d of %d points pass: the fixture should hold both verdicts", passes, len(rows))
@@ -70,8 +73,8 @@ func TestRowsErrors(t *testing.T) {
 		rec    scenario.RunRecord
 		errHas string
 	}{
-		{"point out of range", scenario.RunRecord{Job: 4, Point: 2, Result: json.RawMessage(`{"failed": 0}`)}, "job 4: point 2 out of range [0, 2)"},
-		{"failed not a count", scenario.RunRecord{Job: 1, Point: 0, Result: json.RawMessage(`{"failed": 1.5}`)}, "job 1: failed 1.5 is not a request count"},
+		{"point out of range", scenario.RunRecord{Job: 4, Point: 2, Result: json.RawMessage(`{"completed": 1, "failed": 0}`)}, "job 4: point 2 out of range [0, 2)"},
+		{"failed not a count", scenario.RunRecord{Job: 1, Point: 0, Result: json.RawMessage(`{"completed": 1, "failed": 1.5}`)}, "job 1: failed 1.5 is not a request count"},
 		{"result not an object", scenario.RunRecord{Job: 0, Point: 1, Result: json.RawMessage(`[1]`)}, "job 0: result:"},
 	}
 	for _, tt := range tests {
