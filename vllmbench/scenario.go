@@ -19,9 +19,12 @@ var generationBackends = []string{"openai", "vllm", "openai-chat", "openai-audio
 var poolingBackends = []string{"openai-embeddings", "openai-embeddings-chat", "openai-embeddings-clip", "openai-embeddings-vlm2vec",
 	"infinity-embeddings", "infinity-embeddings-clip", "vllm-pooling", "vllm-rerank"}
 
-// checkVLLM applies vLLM's own checks of the client flags (serve.py's
-// main_async) and refuses what servesim does not model yet.
-func (o *Options) checkVLLM() error {
+// Validate applies vLLM's own checks of the client flags (serve.py's
+// main_async: --max-concurrency, --backend, the ramp, --metadata, ...)
+// and refuses what servesim does not model yet. Scenario calls it first;
+// the checks that need the dataset (its lengths, the request limits)
+// come after it there. Errors name the flag.
+func (o *Options) Validate() error {
 	switch {
 	case o.Given["max-concurrency"] && o.MaxConcurrency <= 0:
 		return errors.New("--max-concurrency must be greater than 0 (vLLM's rule; leave it out for no cap)")
@@ -72,7 +75,7 @@ func (o *Options) checkRamp() error {
 // scenario of one run, seed Seed, with its dataset built. Its errors name
 // the flags.
 func (o *Options) Scenario() (*scenario.Scenario, error) {
-	if err := o.checkVLLM(); err != nil {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	if o.Given["input-len"] {
