@@ -97,7 +97,7 @@ func parseBenchStyle(name, usage string, args []string, e *env, o *benchOptions,
 	if define != nil {
 		groups = append([]flagGroup{define(fs)}, groups...)
 	}
-	args, err := vllmbench.Argparse(fs, args, multiValueFlags)
+	args, err := vllmbench.Argparse(fs, args)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (see servesim %s -h)", name, err, name)
 	}

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"regexp"
 
 	"github.com/servesim/servesim/dataset"
 	"github.com/servesim/servesim/scenario"
@@ -85,7 +84,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer `name` or path (default --model); recorded as tokenizer_id; text datasets count tokens with the tokenizer.json at this path (a file or a directory; or in the --model directory), else with servesim's approximation (see docs/cli.md)")
 	fs.BoolVar(&o.SkipTokenizerInit, "skip-tokenizer-init", false, "as vLLM without a client tokenizer: no TTFT/TPOT/ITL sections or token-throughput lines, tokenizer_id null")
 	fs.Var(nonNegativeFloat{p: &o.ProbeRequestRate}, "probe-request-rate", "probe requests per second sent beside the run (0: none; not simulated yet)")
-	fs.Var(goodputValue{&o.SLO}, "goodput", "SLO for goodput as `KEY:MS` pairs: --goodput ttft:800 tpot:50 (keys ttft, tpot, e2el)")
+	fs.Var(vllmbench.Goodput{SLO: &o.SLO}, "goodput", "SLO for goodput as `KEY:MS` pairs: --goodput ttft:800 tpot:50 (keys ttft, tpot, e2el)")
 	fs.StringVar(&o.PercentileMetrics, "percentile-metrics", o.PercentileMetrics, "comma-separated `metrics` the summary and JSON show: ttft, tpot, itl, e2el, client_queue_time, e2el_including_client_queue")
 	fs.StringVar(&o.MetricPercentiles, "metric-percentiles", o.MetricPercentiles, "comma-separated `percentiles` to report, e.g. 50,90,99")
 	fs.BoolVar(&o.saveResult, "save-result", false, "write the result JSON to a file")
@@ -206,14 +205,3 @@ vLLM's default) to llama-3.1-8b on one h100-sxm with vllm serve's defaults.
 Connection and sampling flags are accepted; a note on stderr names those
 that have no effect in a simulation.
 `
-
-// multiValueFlags take several values after one flag, as argparse's
-// nargs; a pattern, when set, is what a value after the first must match
-// (--goodput's KEY:VALUE pairs, so a scenario file after them stays
-// positional).
-var multiValueFlags = map[string]*regexp.Regexp{
-	"goodput":      goodputPairRE,
-	"metadata":     nil,
-	"header":       nil,
-	"lora-modules": nil,
-}

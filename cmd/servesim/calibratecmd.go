@@ -102,7 +102,7 @@ func runCalibrate(args []string, e *env) error {
 	}
 	groups := []flagGroup{{"flags", []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet", "audit"}},
 		{"vllm serve (engine) flags of the result files' deployment, as servesim bench takes them", calibrateServeFlags}}
-	args, err := vllmbench.Argparse(fs, args, multiValueFlags)
+	args, err := vllmbench.Argparse(fs, args)
 	if err != nil {
 		return fmt.Errorf("calibrate: %w (see servesim calibrate -h)", err)
 	}

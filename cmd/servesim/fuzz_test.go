@@ -11,6 +11,7 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/scenario"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 // The fuzz targets of the CLI's own parsers: --candidates, the
@@ -127,7 +128,7 @@ func FuzzFlagValues(f *testing.F) {
 			}
 		}
 		var slo scenario.SLO
-		if err := (goodputValue{&slo}).Set(s); err == nil {
+		if err := (vllmbench.Goodput{SLO: &slo}).Set(s); err == nil {
 			for _, ms := range []float64{slo.TTFTms, slo.TPOTms, slo.E2ELms} {
 				if !(ms >= 0) || math.IsInf(ms, 1) {
 					t.Fatalf("goodput %q = %+v, want finite bounds >= 0", s, slo)
