@@ -1,14 +1,12 @@
 package vllmbench
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/servesim/servesim/dataset"
@@ -17,34 +15,6 @@ import (
 	"github.com/servesim/servesim/sim/event"
 	"github.com/servesim/servesim/workload"
 )
-
-// textTokenizer returns what counts the tokens of text datasets: the
-// tokenizer.json at --tokenizer (a file, or a directory holding one) or,
-// without --tokenizer, in the --model directory; else, for a tokenizer
-// name (a Hugging Face id) or none, the approximation.
-func (o *Options) textTokenizer() (dataset.Tokenizer, error) {
-	approx := dataset.Approx{Special: 1}
-	if o.Tokenizer == "" {
-		if st, err := os.Stat(filepath.Join(o.Model, "tokenizer.json")); err != nil || st.IsDir() {
-			return approx, nil
-		}
-		tok, err := dataset.LoadBPE(o.Model)
-		if err != nil {
-			return nil, fmt.Errorf("--model: %s; give --tokenizer a model name to approximate the token counts instead", strings.TrimPrefix(err.Error(), "dataset: "))
-		}
-		return tok, nil
-	}
-	_, statErr := os.Stat(o.Tokenizer)
-	path := statErr == nil || strings.HasSuffix(o.Tokenizer, ".json") || filepath.IsAbs(o.Tokenizer) || strings.HasPrefix(o.Tokenizer, ".")
-	if !path {
-		return approx, nil
-	}
-	tok, err := dataset.LoadBPE(o.Tokenizer)
-	if err != nil {
-		return nil, fmt.Errorf("--tokenizer: %s; a tokenizer name instead of a path approximates the token counts", strings.TrimPrefix(err.Error(), "dataset: "))
-	}
-	return tok, nil
-}
 
 // downloadOnly are vLLM datasets that need the Hugging Face hub or media
 // files, with what to do instead.
@@ -89,7 +59,7 @@ func (o *Options) lengths(sc *scenario.Scenario) error {
 	opt := dataset.Options{NumPrompts: n, NoOversample: o.NoOversample, DisableShuffle: o.DisableShuffle,
 		Rand: event.NewStream(o.Seed, "dataset")}
 	if name == "sharegpt" || name == "custom" || name == "spec_bench" || name == "hf" || name == "sonnet" || name == "multi_turn" {
-		tok, err := o.textTokenizer()
+		tok, err := dataset.TokenizerFor(o.Tokenizer, o.Model)
 		if err != nil {
 			return err
 		}
@@ -286,7 +256,7 @@ func (o *Options) modelConfig() ([]byte, string, error) {
 
 // randomLengths is vLLM's random dataset.
 func (o *Options) randomLengths(sc *scenario.Scenario) error {
-	in, out, err := parseRangeRatio(o.RandomRangeRatio)
+	in, out, err := dataset.ParseRangeRatio(o.RandomRangeRatio)
 	if err != nil {
 		return fmt.Errorf("--random-range-ratio %s: %w", o.RandomRangeRatio, err)
 	}
@@ -305,39 +275,6 @@ func (o *Options) randomLengths(sc *scenario.Scenario) error {
 	sc.Workload.Lengths = scenario.Lengths{Kind: "random", Input: o.RandomInputLen, Output: o.RandomOutputLen,
 		RangeRatio: in, OutputRangeRatio: o.RangeOut, PrefixLen: o.RandomPrefixLen}
 	return nil
-}
-
-// parseRangeRatio reads --random-range-ratio: one number for inputs and
-// outputs, or a JSON object {"input": a, "output": b}; each in [0, 1).
-func parseRangeRatio(s string) (in, out float64, err error) {
-	t := strings.TrimSpace(s)
-	if strings.HasPrefix(t, "{") {
-		var m map[string]float64
-		if err := json.Unmarshal([]byte(t), &m); err != nil {
-			return 0, 0, fmt.Errorf("want a number or {\"input\": r1, \"output\": r2}: %v", err)
-		}
-		for k := range m {
-			if k != "input" && k != "output" {
-				return 0, 0, fmt.Errorf("unknown key %q (want input and output)", k)
-			}
-		}
-		in, out = m["input"], m["output"]
-	} else {
-		v, perr := strconv.ParseFloat(t, 64)
-		if perr != nil {
-			return 0, 0, errors.New("want a number in [0, 1) or {\"input\": r1, \"output\": r2}")
-		}
-		in, out = v, v
-	}
-	for _, r := range []struct {
-		name string
-		v    float64
-	}{{"input", in}, {"output", out}} {
-		if !(r.v >= 0 && r.v < 1) {
-			return 0, 0, fmt.Errorf("%s_range_ratio %v must be in [0, 1)", r.name, r.v)
-		}
-	}
-	return in, out, nil
 }
 
 // traceLengths reads servesim's trace (CSV or JSONL of lengths, resampled
