@@ -302,25 +302,8 @@ func (o *Options) traceLengths(sc *scenario.Scenario) error {
 		return errors.New(strings.TrimPrefix(err.Error(), "invalid workload: "))
 	}
 	sc.PreloadTrace(o.DatasetPath, t)
-	// vLLM builds each prompt from the row's hash ids, chunk-size tokens
-	// each, up to input_length: a row with too few ids gets a shorter one.
-	// Rows with equal hash ids share those chunks' tokens, as vLLM builds
-	// each prompt from its ids: the prefix cache sees the sharing.
-	n := min(o.NumPrompts, len(t.Rows))
-	pairs := make([]workload.Pair, n)
-	var blocks [][]int64
-	for i, r := range t.Rows[:n] {
-		in := r.Input
-		if r.HashIDs != nil {
-			in = min(in, len(r.HashIDs)*o.TimedTraceChunk)
-			if blocks == nil {
-				blocks = make([][]int64, n)
-			}
-			blocks[i] = r.HashIDs
-		}
-		pairs[i] = workload.Pair{Input: in, Output: r.Output}
-	}
-	sc.Requests = n
+	pairs, blocks := dataset.TimedTrace(t.Rows[:min(o.NumPrompts, len(t.Rows))], o.TimedTraceChunk)
+	sc.Requests = len(pairs)
 	sc.Workload.Lengths = scenario.Lengths{Kind: "pairs", Pairs: pairs, Blocks: blocks}
 	if blocks != nil {
 		sc.Workload.Lengths.BlockSize = o.TimedTraceChunk
