@@ -15,6 +15,7 @@ import (
 	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/scenario"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 const calibrateUsage = `Usage: servesim calibrate [RESULT.json | RUN_DIR ...] [--csv FILE] [flags]
@@ -107,7 +108,7 @@ func runCalibrate(args []string, e *env) error {
 	}
 	groups := []flagGroup{{"flags", []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet", "audit", "joint"}},
 		{"vllm serve (engine) flags of the result files' deployment, as servesim bench takes them", calibrateServeFlags}}
-	args, err := argparse(fs, args, multiValueFlags)
+	args, err := vllmbench.Argparse(fs, args)
 	if err != nil {
 		return fmt.Errorf("calibrate: %w (see servesim calibrate -h)", err)
 	}
@@ -343,7 +344,7 @@ func (o *calibrateOptions) engine(pt calibrate.Point) (c *batching.Config, model
 		return nil, false, errors.New("the file has no model_id: give --model")
 	}
 	sc := scenario.Default()
-	sc.Server = o.serve.server
+	sc.Server = o.serve.Server
 	sc.Server.GPU, sc.Server.TensorParallelSize, sc.Server.Model = pt.GPU, pt.TP, pt.Model
 	if o.modelConfigs != "" {
 		path, err := calibrate.ConfigPath(o.modelConfigs, pt.Model)
@@ -354,7 +355,7 @@ func (o *calibrateOptions) engine(pt calibrate.Point) (c *batching.Config, model
 			sc.Server.Model = path
 		}
 	}
-	o.serve.serveDefaults(&sc)
+	vllmbench.ServeDefaults(&sc)
 	eng, err := sc.Engine()
 	var fe *scenario.FieldError
 	switch {
