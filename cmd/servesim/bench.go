@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/specdecode"
@@ -339,26 +338,6 @@ func (o *benchOptions) scenario() (*scenario.Scenario, error) {
 		return nil, err
 	}
 	return &sc, nil
-}
-
-// serveDefaults fills the engine knobs left unset with `vllm serve`'s
-// defaults for the GPU (batching.ServeDefaults), the values the scenario
-// resolves a zero to (batching.Serve); calibrate shows them.
-func (o *benchOptions) serveDefaults(sc *scenario.Scenario) {
-	if sc.Server.Kind == scenario.KindFCFS {
-		return
-	}
-	gpu, err := sc.GPU()
-	if err != nil {
-		return // sc.Config reports it
-	}
-	seqs, tokens := batching.ServeDefaults(gpu)
-	if sc.Server.MaxNumSeqs == 0 {
-		sc.Server.MaxNumSeqs = seqs
-	}
-	if sc.Server.MaxNumBatchedTokens == 0 && sc.Server.EnableChunkedPrefill {
-		sc.Server.MaxNumBatchedTokens = tokens
-	}
 }
 
 // arrivals sets the arrival process: vLLM's (the trace's timestamps, a
