@@ -428,3 +428,12 @@ func (p Plan) Run() (*Result, error) {
 	}
 	return res, nil
 }
+
+// Pricing says what prices the option's steps (cost.Profile.Pricing): its
+// own profile, or its GPU's built-in one.
+func (g GPUOption) Pricing() string {
+	if g.Profile != nil {
+		return g.Profile.Pricing()
+	}
+	return cost.DefaultProfile(g.GPU).Pricing()
+}

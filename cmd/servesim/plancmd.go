@@ -212,8 +212,10 @@ func runPlan(args []string, e *env) error {
 	}
 	// The table opens with the model, rate and SLO; the workload follows.
 	head, rest, _ := bytes.Cut(b.Bytes(), []byte("\n"))
-	fmt.Fprintf(e.stdout, "%s\nworkload: %s\n%s", head, workloadText(sc), rest)
-	printPricedBy(e.stdout, pl.Space.GPUs)
+	fmt.Fprintf(e.stdout, "%s\nworkload: %s\n%s", head, sc.ProbedWorkload(), rest)
+	for _, g := range pl.Space.GPUs {
+		fmt.Fprintf(e.stdout, "priced by: %s\n", g.Pricing())
+	}
 	res.Speculative.WriteText(e.stdout)
 	return nil
 }
