@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,6 +102,8 @@ type Report struct {
 	Before, After []Residual
 	// Start and Profile are the starting and the fitted profile.
 	Start, Profile cost.Profile
+	// MaxEvaluations is Config.MaxEvaluations, each stage's bound.
+	MaxEvaluations int
 	// Audit holds the audit's rows, with Config.Audit.
 	Audit []AuditRow
 }
@@ -156,7 +159,7 @@ func Run(c Config) (*Report, error) {
 	if len(ok) == 0 {
 		return nil, fmt.Errorf("none of the %d runs can be simulated (reasons above)", len(points))
 	}
-	r := &Report{GPU: gpuName, Runs: ok, Skipped: len(skipped) + len(unknown), Start: start}
+	r := &Report{GPU: gpuName, Runs: ok, Skipped: len(skipped) + len(unknown), Start: start, MaxEvaluations: c.MaxEvaluations}
 	if err := r.fit(s, c); err != nil {
 		return nil, err
 	}
@@ -233,7 +236,39 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "calibrate: %d runs on %s (%d skipped)\n\n", len(r.Runs), r.GPU, r.Skipped)
 	fmt.Fprintf(w, "## before: the starting profile\n\n%s\n%s\n", Table(r.Before), Summary(r.Before, AllMetrics, nil))
 	_, err := fmt.Fprintf(w, "## after: the fitted profile\n\n%s\n%s\n", Table(r.After), Summary(r.After, AllMetrics, nil))
+	if why := r.Unchanged(); why != "" && err == nil {
+		_, err = fmt.Fprintf(w, "before and after are equal: %s\n\n", why)
+	}
 	return err
+}
+
+// Unchanged says why the fit left every prediction as the starting
+// profile made it, or returns "" when it changed one.
+func (r *Report) Unchanged() string {
+	if len(r.Before) != len(r.After) {
+		return ""
+	}
+	for i := range r.Before {
+		if r.Before[i].Predicted != r.After[i].Predicted {
+			return ""
+		}
+	}
+	var moved []string
+	for _, k := range slices.Sorted(maps.Keys(knobs)) {
+		// decode(encode(v)) differs from v in its last bits: a knob the
+		// search left where it started reads back within 1e-9 of it.
+		if a, b := k.Get(r.Start), k.Get(r.Profile); math.Abs(a-b) > 1e-9*math.Max(math.Abs(a), math.Abs(b)) {
+			moved = append(moved, string(k))
+		}
+	}
+	if len(moved) > 0 {
+		return fmt.Sprintf("the fit moved %s, and these runs' predictions do not depend on %s: fit runs that exercise them (other loads, lengths or batch sizes)",
+			strings.Join(moved, ", "), map[bool]string{true: "it", false: "them"}[len(moved) == 1])
+	}
+	if r.MaxEvaluations > 0 {
+		return fmt.Sprintf("no knob moved: within %d loss evaluations per stage (--max-evaluations) no step of the search bettered the starting profile's loss; allow more (0: the default, %d)", r.MaxEvaluations, defaultEvaluations)
+	}
+	return "no knob moved: the starting profile is already the best the search finds from it for these runs"
 }
 
 // writeAudit writes the audit's summary per source, then each flagged run

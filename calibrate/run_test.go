@@ -185,3 +185,37 @@ func TestRunErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestReportUnchanged: equal before and after tables say why: knobs that
+// moved without touching these runs, or a search too short to move any.
+func TestReportUnchanged(t *testing.T) {
+	t.Parallel()
+	gpu, err := cost.GPU("h100-sxm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := cost.DefaultProfile(gpu)
+	moved := start
+	calibrate.Frontend.Set(&moved, 2*calibrate.Frontend.Get(start)+1e-3)
+	same := []calibrate.Residual{{Metric: calibrate.TPOT, Measured: 0.01, Predicted: 0.012}}
+	other := []calibrate.Residual{{Metric: calibrate.TPOT, Measured: 0.01, Predicted: 0.011}}
+	for _, tt := range []struct {
+		name string
+		r    calibrate.Report
+		want string // "": none
+	}{
+		{"fit moved the runs", calibrate.Report{Before: same, After: other, Start: start, Profile: moved}, ""},
+		{"knob moved, runs did not", calibrate.Report{Before: same, After: same, Start: start, Profile: moved}, "the fit moved frontend_overhead_s, and these runs' predictions do not depend on it"},
+		{"too few evaluations", calibrate.Report{Before: same, After: same, Start: start, Profile: start, MaxEvaluations: 2}, "within 2 loss evaluations per stage"},
+		{"already the best", calibrate.Report{Before: same, After: same, Start: start, Profile: start}, "already the best"},
+	} {
+		got := tt.r.Unchanged()
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+		var b bytes.Buffer
+		if err := tt.r.WriteText(&b); err != nil || strings.Contains(b.String(), "before and after are equal") != (tt.want != "") {
+			t.Errorf("%s: WriteText %v:\n%s", tt.name, err, b.String())
+		}
+	}
+}

@@ -35,7 +35,8 @@ at low load, then the first two again). The bandwidth fraction stays the
 starting profile's: a per-operator measurement for a GPU with a profile
 file, H100's carried over for the others; to change it, set bandwidth in a
 --start profile. It prints the error of every run
-before and after and writes the profile, with its provenance, to -o; bench,
+before and after (and, when the two are equal, why) and writes the
+profile, with its provenance, to -o; bench,
 capacity, tp and plan load it with --efficiency-profile FILE, scenario files
 with server.profile.
 
