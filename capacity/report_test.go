@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/sim/metrics"
 )
 
@@ -51,5 +52,17 @@ func TestReport(t *testing.T) {
 	js.Reset()
 	if err := r.WriteJSON(&js); err != nil || strings.Contains(js.String(), "priced_by") {
 		t.Errorf("no pricing: %v\n%s", err, js.String())
+	}
+}
+
+// TestRateGrid: a bad rate is a field error naming its index (the runs
+// are servesim capacity --grid's, TestCapacityGridShards).
+func TestRateGrid(t *testing.T) {
+	t.Parallel()
+	for _, rates := range [][]float64{{1, 0}, {math.Inf(1)}, {math.NaN()}} {
+		g := capacity.RateGrid{Rates: rates, Replications: 1}
+		if fe := fielderr.Of(g.Validate()); fe == nil || !strings.HasPrefix(fe.Field, "rates[") {
+			t.Errorf("rates %v: %v, want a field error at rates[i]", rates, g.Validate())
+		}
 	}
 }

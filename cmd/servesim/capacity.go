@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/scenario"
@@ -212,10 +211,9 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 	if err != nil {
 		return fmt.Errorf("capacity: --grid %q: %v", c.grid, err)
 	}
-	for _, r := range rates {
-		if !(r > 0) || math.IsInf(r, 1) {
-			return fmt.Errorf("capacity: --grid %q: rate %v must be a finite number > 0 (requests/s)", c.grid, r)
-		}
+	g := capacity.RateGrid{Base: base, Criteria: crit, Rates: rates, Replications: c.reps, Seed: sc.Seed, Workers: c.workers}
+	if err := g.Validate(); err != nil {
+		return fmt.Errorf("capacity: --grid %q: %w", c.grid, err)
 	}
 	if n := len(rates) * c.reps; n > scenario.MaxJobs {
 		return fmt.Errorf("capacity: --grid of %d rates × %d replications = %d runs exceed %d, the most a grid may run (every run's result is kept)", len(rates), c.reps, n, scenario.MaxJobs)
@@ -224,18 +222,7 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 	if err != nil {
 		return err
 	}
-	sw := capacity.Sweep{
-		Param: "rate", Values: rates, Replications: c.reps, Seed: sc.Seed, Workers: c.workers,
-		Config: func(rate float64) (sim.Config, error) {
-			cfg := base
-			arr, err := capacity.WithRate(cfg.Workload.Arrivals, rate)
-			cfg.Workload.Arrivals = arr
-			cfg.SLO = crit.SLO
-			cfg.SummaryOnly = true
-			return cfg, err
-		},
-	}
-	results, err := sw.Run(shard)
+	results, err := g.Run(shard)
 	if err != nil {
 		return fmt.Errorf("capacity: %w", err)
 	}

@@ -94,7 +94,7 @@ func TestLimits(t *testing.T) {
 		{"zero goodput bound", []string{"bench", "--goodput", "ttft:0"}, 2, []string{`"ttft:0": the bound must be a finite number of milliseconds > 0`}, nil},
 		{"negative start", []string{"capacity", "--goodput", "ttft:500", "--start", "-5"}, 2, []string{`invalid value "-5" for --start: must be a finite number >= 0 (0: the workload's rate)`}, nil},
 		{"negative common rate", []string{"tp", "--goodput", "ttft:500", "--common-rate", "-1"}, 2, []string{`invalid value "-1" for --common-rate: must be a finite number >= 0 (0: skip)`}, nil},
-		{"zero grid rate", []string{"capacity", "--goodput", "ttft:500", "--grid", "5,0"}, 2, []string{`--grid "5,0": rate 0 must be a finite number > 0`}, nil},
+		{"zero grid rate", []string{"capacity", "--goodput", "ttft:500", "--grid", "5,0"}, 2, []string{`--grid "5,0": rates[1]: 0 must be a finite number > 0`}, nil},
 		{"boundary below replications", []string{"capacity", "--goodput", "ttft:500", "--replications", "5", "--boundary-replications", "4"}, 2, []string{"--boundary-replications 4 must be >= --replications 5"}, nil},
 		{"trace speedup without a replay", []string{"bench", "--trace-speedup", "0.5"}, 2, []string{"--trace-speedup applies to --trace-timestamps"}, nil},
 		{"zero trace speedup", []string{"bench", "--trace-speedup", "0"}, 2, []string{`invalid value "0" for --trace-speedup: must be a finite number > 0`}, nil},
