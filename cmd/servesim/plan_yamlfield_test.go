@@ -16,8 +16,8 @@ func TestPlanYAMLFieldErrors(t *testing.T) {
 	const head = "workload: {arrival: {rate: 20}, lengths: {kind: random, input: 256, output: 64}}\n" +
 		"server: {kind: vllm, model: gpt-oss-120b, gpu: h100-sxm}\nslo: {ttft_ms: 2000, tpot_ms: 50}\nrequests: 100\nplan:\n  gpus: [h100-sxm]\n"
 	for _, tt := range []struct{ name, plan, want string }{
-		{"dp times replicas", "  data_parallel: [1, 512]\n", "plan.data_parallel[1] 512 times max_replicas 64"},
-		{"tp repeated", "  tp: [2, 2]\n", "plan.tp[1] 2 repeats"},
+		{"dp times replicas", "  data_parallel: [1, 512]\n", "plan.data_parallel[1]: 512 times max_replicas 64"},
+		{"tp repeated", "  tp: [2, 2]\n", "plan.tp[1]: 2 repeats"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -13,6 +13,7 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/plan/planplot"
 	"github.com/servesim/servesim/report/chart"
@@ -197,32 +198,29 @@ func runPlan(args []string, e *env) error {
 	return nil
 }
 
-// yamlOfPlanFlag names the plan: key behind each list flag of servesim
-// plan.
-var yamlOfPlanFlag = map[string]string{
-	"tp-degrees": "plan.tp", "dp-degrees": "plan.data_parallel", "expert-parallel-options": "plan.expert_parallel",
-	"max-num-seqs-options": "plan.max_num_seqs", "max-num-batched-tokens-options": "plan.max_num_batched_tokens",
-	"chunked-prefill-options": "plan.chunked_prefill", "max-replicas": "plan.max_replicas",
+// flagOfPlanField names the list flag of servesim plan behind each field
+// of plan.Plan's that a scenario's plan: block can give too.
+var flagOfPlanField = map[string]string{
+	"tp": "tp-degrees", "data_parallel": "dp-degrees", "expert_parallel": "expert-parallel-options",
+	"max_num_seqs": "max-num-seqs-options", "max_num_batched_tokens": "max-num-batched-tokens-options",
+	"chunked_prefill": "chunked-prefill-options", "max_replicas": "max-replicas",
 }
 
-// planFieldError names the plan: key in an invalid-plan error about a
-// space list (plan.Plan.Validate names Space's fields: tp, data_parallel,
-// ...) that the scenario's plan: block gave, not a flag (set).
+// planFieldError places a field error of plan.Plan.Validate about a list
+// the scenario's plan: block gave (not a flag, set) under its key in the
+// file (plan.tp[1]).
 func planFieldError(err error, file string, set map[string]bool) error {
-	if file == "" || !errors.Is(err, plan.ErrInvalid) {
+	fe := fielderr.Of(err)
+	if file == "" || fe == nil || !errors.Is(err, plan.ErrInvalid) {
 		return err
 	}
-	msg, ok := strings.CutPrefix(err.Error(), plan.ErrInvalid.Error()+": ")
-	if !ok {
+	list, _, _ := strings.Cut(fe.Field, "[")
+	if flagName, ok := flagOfPlanField[list]; !ok || set[flagName] {
 		return err
 	}
-	for flagName, key := range yamlOfPlanFlag {
-		field := strings.TrimPrefix(key, "plan.")
-		if rest, ok := strings.CutPrefix(msg, field); ok && !set[flagName] && (rest == "" || strings.IndexByte("[: ", rest[0]) >= 0) {
-			return fmt.Errorf("%s: %s%s", file, key, rest)
-		}
-	}
-	return err
+	cp := *fe
+	cp.File, cp.Field, cp.Class = file, "plan."+fe.Field, plan.ErrInvalid
+	return &cp
 }
 
 // choiceFlags names the flag and the plan: key of each field of
