@@ -65,13 +65,16 @@
 // reproducible at any parallelism (Simulator.Workers); a Simulator may be
 // used from several goroutines.
 //
-// Wiring `servesim calibrate`: read the points (ReadSiliconCSV, or
-// ReadVLLMResults per file with GPU and TP from the flags and Point.Engine
-// built from bench's engine flags by the scenario package, ConfigPath
-// finding a model outside the catalog), build the
-// starting profile with cost.DefaultProfile(gpu) or cost.LoadProfile, call FitStaged or
-// Fit, print Table(result.Before) and Table(result.After), and write
-// Profile.MarshalYAMLBytes to the output file. `--profile FILE` on bench,
+// Run is the whole of `servesim calibrate` as one call: a Config names
+// the inputs (result files, aiperf exports, LLMServingSim run directories,
+// a CSV and its filters), the engine the result files ran on
+// (Config.Server, as vllm serve's flags give it; ConfigPath finds a model
+// outside the catalog in Config.ModelDir), the starting profile and the
+// output file; Run reads the points, builds the starting profile
+// (cost.DefaultProfile or cost.LoadProfile), fits it with FitStaged and
+// writes Profile.MarshalYAMLBytes to Config.Out, and its Report writes the
+// before and after tables (or, with Config.Audit, the audit) as the
+// command prints them. `--efficiency-profile FILE` on bench,
 // capacity and tp is cost.LoadProfile(FILE) stored in
 // batching.Config.Deployment.Profile: the step model and the frontend
 // overhead follow the deployment.

@@ -76,6 +76,10 @@ func (k Knob) decode(x float64) float64 {
 	return math.Max(math.Exp(x)-s.floor, 0)
 }
 
+// defaultEvaluations bounds Fit's loss evaluations when FitOptions leaves
+// MaxEvaluations 0.
+const defaultEvaluations = 400
+
 // FitOptions configures Fit.
 type FitOptions struct {
 	// Knobs are the parameters to fit (nil: DefaultKnobs); the others keep
@@ -210,7 +214,7 @@ func (s Simulator) Fit(points []Point, start cost.Profile, opt FitOptions) (FitR
 	}
 	maxEval := opt.MaxEvaluations
 	if maxEval <= 0 {
-		maxEval = 400
+		maxEval = defaultEvaluations
 	}
 	res, err := optimize.Minimize(optimize.Problem{Func: f}, x0,
 		&optimize.Settings{FuncEvaluations: maxEval, Converger: &optimize.FunctionConverge{Absolute: 1e-6, Relative: 1e-4, Iterations: 4 * len(ks)}},

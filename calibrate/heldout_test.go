@@ -75,7 +75,9 @@ func TestJointReport(t *testing.T) {
 	}
 	opt := JointOptions{Kernel: []TermPrior{}, CPU: []TermPrior{{Knob: StepPerSeq, Uncertainty: math.Log(2)}}, Iterations: 4}
 	var b strings.Builder
-	require.NoError(t, s.JointReport(&b, pts, opt))
+	j, err := s.Joint(pts, opt)
+	require.NoError(t, err)
+	require.NoError(t, j.WriteText(&b))
 	out := b.String()
 	t.Log(out)
 	assert.Contains(t, out, fmt.Sprintf("joint fit: %d runs (0 flagged", len(pts)))
@@ -90,6 +92,6 @@ func TestJointReport(t *testing.T) {
 	_, err = fmt.Sscanf(out[strings.Index(out, "fitted, every run in sample: tpot median |error| "):], "fitted, every run in sample: tpot median |error| %f%%", &after)
 	require.NoError(t, err)
 	assert.Less(t, after, before)
-	err = s.JointReport(&b, nil, opt)
+	_, err = s.Joint(nil, opt)
 	assert.ErrorIs(t, err, ErrInvalid)
 }

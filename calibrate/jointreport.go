@@ -18,58 +18,93 @@ func JointTermTable(fit JointFit) string {
 	return b.String()
 }
 
-// JointReport is `servesim calibrate --joint`: it audits points (Audit),
-// leaves out the runs it flags and those it cannot model, fits the joint
-// terms (FitJoint under opt) over the rest at once, and writes to w the
-// counts, the term table (JointTermTable) and the median |error| of TPOT
-// and TTFT at the priors and fitted, in sample. It fails when no run is
+// JointSummary is a joint fit over a set of runs, as servesim calibrate
+// --joint prints it (WriteText).
+type JointSummary struct {
+	// Kept runs were fitted; Flagged were left out by the audit and
+	// Unmodelled because they cannot be simulated.
+	Kept, Flagged, Unmodelled int
+	// Fit is the joint fit.
+	Fit JointFit
+	// Metrics are the metrics compared; AtPriors and Fitted their median
+	// |error| (a fraction) and run count, in sample, in Metrics' order.
+	Metrics          []Metric
+	AtPriors, Fitted []MedianErr
+}
+
+// MedianErr is a median |error| (a fraction) over Runs runs.
+type MedianErr struct {
+	Value float64
+	Runs  int
+}
+
+// Joint audits points (Audit), leaves out the runs it flags and those it
+// cannot model, fits the joint terms (FitJoint under opt) over the rest
+// at once, and measures the median |error| of TPOT and TTFT (opt.Metrics
+// when set) at the priors and fitted, in sample. It fails when no run is
 // left to fit.
-func (s Simulator) JointReport(w io.Writer, points []Point, opt JointOptions) error {
+func (s Simulator) Joint(points []Point, opt JointOptions) (*JointSummary, error) {
 	rows, skipped := s.Audit(points)
 	var kept []Point
-	flagged := 0
+	j := &JointSummary{Unmodelled: len(skipped), Metrics: opt.Metrics}
 	for _, r := range rows {
 		if r.Flagged {
-			flagged++
+			j.Flagged++
 			continue
 		}
 		kept = append(kept, r.Point)
 	}
 	if len(kept) == 0 {
-		return invalidf("joint fit: none of the %d runs is left after the audit (%d flagged, %d cannot be modelled)", len(points), flagged, len(skipped))
+		return nil, invalidf("joint fit: none of the %d runs is left after the audit (%d flagged, %d cannot be modelled)", len(points), j.Flagged, len(skipped))
 	}
+	j.Kept = len(kept)
 	fit, err := s.FitJoint(kept, opt)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	metrics := opt.Metrics
-	if metrics == nil {
-		metrics = []Metric{TPOT, TTFT}
+	j.Fit = fit
+	if j.Metrics == nil {
+		j.Metrics = []Metric{TPOT, TTFT}
 	}
 	prior := fit
 	prior.Terms = append([]JointTerm{}, fit.Terms...)
 	for k := range prior.Terms {
 		prior.Terms[k].Value = prior.Terms[k].Prior
 	}
+	for _, f := range []struct {
+		fit JointFit
+		out *[]MedianErr
+	}{{prior, &j.AtPriors}, {fit, &j.Fitted}} {
+		rs, err := f.fit.Residuals(s, kept, j.Metrics)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range j.Metrics {
+			v, n := MedianAbsError(rs, m)
+			*f.out = append(*f.out, MedianErr{v, n})
+		}
+	}
+	return j, nil
+}
+
+// WriteText writes the counts, the term table (JointTermTable) and the
+// errors at the priors and fitted.
+func (j *JointSummary) WriteText(w io.Writer) error {
+	fit := j.Fit
 	fmt.Fprintf(w, "joint fit: %d runs (%d flagged by the audit and %d that cannot be modelled left out), %d simulated in the fit, loss %.4f at the priors, %.4f fitted (%d iterations)\n\n",
-		len(kept), flagged, len(skipped), fit.Rows, fit.StartLoss, fit.Loss, fit.Iterations)
+		j.Kept, j.Flagged, j.Unmodelled, fit.Rows, fit.StartLoss, fit.Loss, fit.Iterations)
 	io.WriteString(w, JointTermTable(fit))
 	for _, f := range []struct {
 		name string
-		fit  JointFit
-	}{{"at the priors", prior}, {"fitted", fit}} {
-		rs, err := f.fit.Residuals(s, kept, metrics)
-		if err != nil {
-			return err
-		}
+		errs []MedianErr
+	}{{"at the priors", j.AtPriors}, {"fitted", j.Fitted}} {
 		fmt.Fprintf(w, "\n%s, every run in sample:", f.name)
-		for _, m := range metrics {
-			v, n := MedianAbsError(rs, m)
-			fmt.Fprintf(w, " %s median |error| %s (%d runs);", m, pct(v), n)
+		for k, m := range j.Metrics {
+			fmt.Fprintf(w, " %s median |error| %s (%d runs);", m, pct(f.errs[k].Value), f.errs[k].Runs)
 		}
 	}
-	fmt.Fprintln(w)
-	return nil
+	_, err := fmt.Fprintln(w)
+	return err
 }
 
 // pct writes a fraction as a percentage with one decimal.

@@ -124,3 +124,42 @@ func (c Choices) Space() (Space, error) {
 	s.PipelineParallel = slices.Clone(c.PipelineParallel)
 	return s, nil
 }
+
+// Over returns c with each list o sets (non-nil) in place of c's, and
+// o's prices and profiles over c's: o is what the user gave last (a
+// command line over a scenario's plan: block, say).
+func (c Choices) Over(o Choices) Choices {
+	over(&c.GPUs, o.GPUs)
+	over(&c.TP, o.TP)
+	over(&c.DataParallel, o.DataParallel)
+	over(&c.ExpertParallel, o.ExpertParallel)
+	over(&c.ChunkedPrefill, o.ChunkedPrefill)
+	over(&c.MaxNumSeqs, o.MaxNumSeqs)
+	over(&c.MaxNumBatchedTokens, o.MaxNumBatchedTokens)
+	over(&c.Precisions, o.Precisions)
+	over(&c.SpecK, o.SpecK)
+	over(&c.Disaggregated, o.Disaggregated)
+	over(&c.PipelineParallel, o.PipelineParallel)
+	c.Prices = overMap(c.Prices, o.Prices)
+	c.Profiles = overMap(c.Profiles, o.Profiles)
+	return c
+}
+
+// over sets *dst to src when src is set.
+func over[T any](dst *[]T, src []T) {
+	if src != nil {
+		*dst = src
+	}
+}
+
+// overMap returns a copy of dst with src's entries over it (dst itself
+// when src is empty).
+func overMap[V any](dst, src map[string]V) map[string]V {
+	if len(src) == 0 {
+		return dst
+	}
+	out := make(map[string]V, len(dst)+len(src))
+	maps.Copy(out, dst)
+	maps.Copy(out, src)
+	return out
+}

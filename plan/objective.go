@@ -6,12 +6,19 @@ import (
 	"math"
 
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
 )
 
 // ErrInvalid is wrapped by every configuration error of this package.
 var ErrInvalid = errors.New("invalid plan")
+
+// fieldErr returns an ErrInvalid error rejecting one field's value: a
+// *fielderr.Error (field, value, limit) behind "invalid plan: ".
+func fieldErr(field string, value any, limit string, args ...any) error {
+	return fmt.Errorf("%w: %w", ErrInvalid, fielderr.New(field, value, limit, args...))
+}
 
 // Objective is what a deployment must do: serve Workload at Rate requests
 // per second under Criteria.
@@ -148,27 +155,27 @@ func DefaultSearch() Search {
 func (s Search) Validate() error {
 	switch {
 	case s.Requests < 1:
-		return fmt.Errorf("%w: requests %d must be >= 1", ErrInvalid, s.Requests)
+		return fieldErr("requests", s.Requests, "must be >= 1")
 	case s.Warmup < 0 || s.Warmup >= s.Requests:
-		return fmt.Errorf("%w: warmup %d must be in [0, requests %d)", ErrInvalid, s.Warmup, s.Requests)
+		return fieldErr("warmup", s.Warmup, "must be in [0, requests %d)", s.Requests)
 	case s.Replications < 1:
-		return fmt.Errorf("%w: replications %d must be >= 1", ErrInvalid, s.Replications)
+		return fieldErr("replications", s.Replications, "must be >= 1")
 	case s.BoundaryReplications != 0 && s.BoundaryReplications < s.Replications:
-		return fmt.Errorf("%w: boundary_replications %d must be >= replications %d", ErrInvalid, s.BoundaryReplications, s.Replications)
+		return fieldErr("boundary_replications", s.BoundaryReplications, "must be >= replications %d", s.Replications)
 	case !(s.Precision >= 1e-6) || math.IsInf(s.Precision, 1):
-		return fmt.Errorf("%w: precision %v must be a finite number >= 1e-6", ErrInvalid, s.Precision)
+		return fieldErr("precision", s.Precision, "must be a finite number >= 1e-6")
 	case s.MaxReplicas < 1:
-		return fmt.Errorf("%w: max_replicas %d must be >= 1", ErrInvalid, s.MaxReplicas)
+		return fieldErr("max_replicas", s.MaxReplicas, "must be >= 1")
 	case s.Round < 1:
-		return fmt.Errorf("%w: round %d must be >= 1", ErrInvalid, s.Round)
+		return fieldErr("round", s.Round, "must be >= 1")
 	case s.Workers < 0 || s.Workers > sim.MaxWorkers:
-		return fmt.Errorf("%w: workers %d must be from 0 (GOMAXPROCS) to %d", ErrInvalid, s.Workers, sim.MaxWorkers)
+		return fieldErr("workers", s.Workers, "must be from 0 (GOMAXPROCS) to %d", sim.MaxWorkers)
 	case !(s.Budget >= 0) || math.IsInf(s.Budget, 1):
-		return fmt.Errorf("%w: budget %v must be a finite number of dollars an hour >= 0", ErrInvalid, s.Budget)
+		return fieldErr("budget", s.Budget, "must be a finite number of dollars an hour >= 0")
 	case !(s.Frontier >= 0) || math.IsInf(s.Frontier, 1):
-		return fmt.Errorf("%w: frontier %v must be a finite number >= 0", ErrInvalid, s.Frontier)
+		return fieldErr("frontier", s.Frontier, "must be a finite number >= 0")
 	case !(s.Slack >= 0) || math.IsInf(s.Slack, 1):
-		return fmt.Errorf("%w: slack %v must be a finite number >= 0", ErrInvalid, s.Slack)
+		return fieldErr("slack", s.Slack, "must be a finite number >= 0")
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/fielderr"
 )
 
 // GPUOption is a GPU type of the search space: its spec, its price, and
@@ -142,10 +143,10 @@ func (p Plan) served() string {
 // Validate checks the model, the space and the settings.
 func (p Plan) Validate() error {
 	if err := p.Model.Validate(); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
+		return fmt.Errorf("%w: %w", ErrInvalid, fielderr.Wrap("model", err))
 	}
 	if p.Objective.Workload.Lengths == nil {
-		return fmt.Errorf("%w: the workload has no lengths", ErrInvalid)
+		return fieldErr("objective.workload.lengths", nil, "are not set: the workload has no lengths")
 	}
 	if err := p.Objective.Validate(); err != nil {
 		return err
@@ -155,14 +156,14 @@ func (p Plan) Validate() error {
 	}
 	s := p.Space
 	if len(s.GPUs) == 0 {
-		return fmt.Errorf("%w: space has no gpus", ErrInvalid)
+		return fieldErr("gpus", nil, "is empty: give a GPU to search")
 	}
 	if len(s.TP) == 0 {
-		return fmt.Errorf("%w: space has no tp degrees", ErrInvalid)
+		return fieldErr("tp", nil, "is empty: give a TP degree to search")
 	}
 	for i, g := range s.GPUs {
 		if err := g.GPU.Validate(); err != nil {
-			return fmt.Errorf("%w: gpus[%d]: %w", ErrInvalid, i, err)
+			return fmt.Errorf("%w: %w", ErrInvalid, fielderr.Wrap(fmt.Sprintf("gpus[%d]", i), err))
 		}
 		if _, err := g.price(); err != nil {
 			return err
@@ -176,29 +177,29 @@ func (p Plan) Validate() error {
 	for _, f := range ints {
 		for i, v := range f.vs {
 			if v < 1 {
-				return fmt.Errorf("%w: %s[%d] %d must be >= 1", ErrInvalid, f.name, i, v)
+				return fieldErr(fmt.Sprintf("%s[%d]", f.name, i), v, "must be >= 1")
 			}
 		}
 		if len(f.vs) == 0 && f.def < 0 {
-			return fmt.Errorf("%w: engine %s %d must be >= 1 (or 0: vllm serve's default for each GPU)", ErrInvalid, f.name, f.def)
+			return fieldErr("engine."+f.name, f.def, "must be >= 1 (or 0: vllm serve's default for each GPU)")
 		}
 	}
 	moe := p.Model.Experts > 0
 	for i, d := range s.DataParallel {
 		switch {
 		case d < 1 || d > batching.MaxDataParallel:
-			return fmt.Errorf("%w: data_parallel[%d] %d must be in [1, %d]", ErrInvalid, i, d, batching.MaxDataParallel)
+			return fieldErr(fmt.Sprintf("data_parallel[%d]", i), d, "must be in [1, %d]", batching.MaxDataParallel)
 		case d > 1 && !moe:
-			return fmt.Errorf("%w: data_parallel[%d] %d: %s is dense, and a dense model's data-parallel engines are the plan's replicas; leave data_parallel out", ErrInvalid, i, d, p.Model.Name)
+			return fieldErr(fmt.Sprintf("data_parallel[%d]", i), d, "on the dense %s: a dense model's data-parallel engines are the plan's replicas; leave data_parallel out", p.Model.Name)
 		case d > 1 && p.Search.MaxReplicas > batching.MaxDataParallel/d:
-			return fmt.Errorf("%w: data_parallel[%d] %d times max_replicas %d make %d data-parallel groups, more than %d: lower max_replicas or data_parallel", ErrInvalid, i, d, p.Search.MaxReplicas, d*p.Search.MaxReplicas, batching.MaxDataParallel)
+			return fieldErr(fmt.Sprintf("data_parallel[%d]", i), d, "times max_replicas %d make %d data-parallel groups, more than %d: lower max_replicas or data_parallel", p.Search.MaxReplicas, d*p.Search.MaxReplicas, batching.MaxDataParallel)
 		}
 	}
 	if slices.Contains(s.ExpertParallel, true) && !moe {
-		return fmt.Errorf("%w: expert_parallel: %s is dense; expert parallelism needs a mixture-of-experts model", ErrInvalid, p.Model.Name)
+		return fieldErr("expert_parallel", nil, "%s is dense; expert parallelism needs a mixture-of-experts model", p.Model.Name)
 	}
 	if !slices.Contains(s.ExpertParallel, false) && len(s.ExpertParallel) > 0 && slices.Max(s.TP)*slices.Max(orDefault(s.DataParallel, 1)) == 1 {
-		return fmt.Errorf("%w: expert_parallel: every candidate has tp × data_parallel = 1, where expert parallelism is none; search tp or data_parallel above 1, or expert_parallel off", ErrInvalid)
+		return fieldErr("expert_parallel", nil, "every candidate has tp × data_parallel = 1, where expert parallelism is none; search tp or data_parallel above 1, or expert_parallel off")
 	}
 	if err := noRepeats(s); err != nil {
 		return err
@@ -217,16 +218,16 @@ func (p Plan) Validate() error {
 		n *= k
 	}
 	if n+s.ppCount(n)+s.pdCount() > MaxCandidates {
-		return fmt.Errorf("%w: the space has more than %d candidates (gpus × tp × data_parallel × expert_parallel × max_num_seqs × max_num_batched_tokens × chunked_prefill × precisions)", ErrInvalid, MaxCandidates)
+		return fieldErr("space", nil, "has more than %d candidates (gpus × tp × data_parallel × expert_parallel × max_num_seqs × max_num_batched_tokens × chunked_prefill × precisions)", MaxCandidates)
 	}
 	if p.Engine.BlockSize < 1 {
-		return fmt.Errorf("%w: engine block_size %d must be >= 1", ErrInvalid, p.Engine.BlockSize)
+		return fieldErr("engine.block_size", p.Engine.BlockSize, "must be >= 1")
 	}
 	if p.MaxModelLen < 0 {
-		return fmt.Errorf("%w: max_model_len %d must be >= 0", ErrInvalid, p.MaxModelLen)
+		return fieldErr("max_model_len", p.MaxModelLen, "must be >= 0")
 	}
 	if p.Router != "" && p.Router != batching.RoundRobin && p.Router != batching.LeastOutstanding {
-		return fmt.Errorf("%w: router %q must be %q or %q", ErrInvalid, p.Router, batching.RoundRobin, batching.LeastOutstanding)
+		return fieldErr("router", string(p.Router), "must be %q or %q", batching.RoundRobin, batching.LeastOutstanding)
 	}
 	return nil
 }
@@ -244,7 +245,7 @@ func noRepeats(s Space) error {
 		for i := range n {
 			k := key(i)
 			if j, ok := seen[k]; ok {
-				return fmt.Errorf("%w: %s[%d] %s repeats %s[%d]", ErrInvalid, name, i, k, name, j)
+				return fieldErr(fmt.Sprintf("%s[%d]", name, i), nil, "%s repeats %s[%d]", k, name, j)
 			}
 			seen[k] = i
 		}
@@ -275,14 +276,14 @@ func noRepeats(s Space) error {
 func (g GPUOption) price() (float64, error) {
 	switch {
 	case !(g.PricePerHour >= 0) || math.IsInf(g.PricePerHour, 1):
-		return 0, fmt.Errorf("%w: gpu %q price %v must be a finite number of dollars an hour >= 0", ErrInvalid, g.GPU.Name, g.PricePerHour)
+		return 0, fieldErr("gpus."+g.GPU.Name+".price", g.PricePerHour, "must be a finite number of dollars an hour >= 0")
 	case g.PricePerHour > 0:
 		return g.PricePerHour, nil
 	}
 	if p, ok := defaultPrices[g.GPU.Name]; ok {
 		return p, nil
 	}
-	return 0, fmt.Errorf("%w: gpu %q has no built-in price (built in: %s): set its price", ErrInvalid, g.GPU.Name, strings.Join(defaultPrices.Names(), ", "))
+	return 0, fieldErr("gpus."+g.GPU.Name+".price", nil, "is not set, and %s has no built-in price (built in: %s): set its price", g.GPU.Name, strings.Join(defaultPrices.Names(), ", "))
 }
 
 func orDefault[T any](vs []T, def T) []T {
@@ -427,4 +428,13 @@ func (p Plan) Run() (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// Pricing says what prices the option's steps (cost.Profile.Pricing): its
+// own profile, or its GPU's built-in one.
+func (g GPUOption) Pricing() string {
+	if g.Profile != nil {
+		return g.Profile.Pricing()
+	}
+	return cost.DefaultProfile(g.GPU).Pricing()
 }

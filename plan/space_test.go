@@ -3,6 +3,7 @@ package plan_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +12,7 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
@@ -153,14 +155,14 @@ func TestPlanValidate(t *testing.T) {
 		mutate func(*plan.Plan)
 		want   string
 	}{
-		{"no gpus", func(p *plan.Plan) { p.Space.GPUs = nil }, "space has no gpus"},
-		{"no tp", func(p *plan.Plan) { p.Space.TP = nil }, "space has no tp degrees"},
-		{"no price", func(p *plan.Plan) { p.Space.GPUs = append(p.Space.GPUs, mi300x) }, `gpu "mi300x" has no built-in price`},
-		{"bad price", func(p *plan.Plan) { p.Space.GPUs[0].PricePerHour = math.NaN() }, "price NaN"},
-		{"bad tp", func(p *plan.Plan) { p.Space.TP = []int{0} }, "tp[0] 0 must be >= 1"},
-		{"bad seqs", func(p *plan.Plan) { p.Space.MaxNumSeqs = []int{-1} }, "max_num_seqs[0] -1"},
-		{"zero template", func(p *plan.Plan) { p.Engine = batching.Config{} }, "engine block_size 0 must be >= 1"},
-		{"negative template", func(p *plan.Plan) { p.Engine.MaxNumSeqs = -1 }, "engine max_num_seqs -1 must be >= 1 (or 0: vllm serve's default for each GPU)"},
+		{"no gpus", func(p *plan.Plan) { p.Space.GPUs = nil }, "gpus: is empty"},
+		{"no tp", func(p *plan.Plan) { p.Space.TP = nil }, "tp: is empty"},
+		{"no price", func(p *plan.Plan) { p.Space.GPUs = append(p.Space.GPUs, mi300x) }, "gpus.mi300x.price: is not set, and mi300x has no built-in price"},
+		{"bad price", func(p *plan.Plan) { p.Space.GPUs[0].PricePerHour = math.NaN() }, "gpus.h100-sxm.price: NaN"},
+		{"bad tp", func(p *plan.Plan) { p.Space.TP = []int{0} }, "tp[0]: 0 must be >= 1"},
+		{"bad seqs", func(p *plan.Plan) { p.Space.MaxNumSeqs = []int{-1} }, "max_num_seqs[0]: -1"},
+		{"zero template", func(p *plan.Plan) { p.Engine = batching.Config{} }, "engine.block_size: 0 must be >= 1"},
+		{"negative template", func(p *plan.Plan) { p.Engine.MaxNumSeqs = -1 }, "engine.max_num_seqs: -1 must be >= 1 (or 0: vllm serve's default for each GPU)"},
 		{"rate", func(p *plan.Plan) { p.Objective.Rate = 0 }, "rate 0 must be"},
 		{"closed loop", func(p *plan.Plan) {
 			p.Objective.Workload = workload.Workload{Clients: 4, Lengths: workload.Fixed{Input: 1, Output: 1}}
@@ -170,17 +172,17 @@ func TestPlanValidate(t *testing.T) {
 		}, "workload.RateSetter"},
 		{"criteria", func(p *plan.Plan) { p.Objective.Criteria.Target = 2 }, "target 2"},
 		{"no slo", func(p *plan.Plan) { p.Objective.Criteria.SLO = metrics.SLO{} }, "slo sets no bound"},
-		{"requests", func(p *plan.Plan) { p.Search.Requests = 0 }, "requests 0"},
-		{"warmup", func(p *plan.Plan) { p.Search.Warmup = p.Search.Requests }, "warmup 400"},
-		{"round", func(p *plan.Plan) { p.Search.Round = 0 }, "round 0"},
-		{"max replicas", func(p *plan.Plan) { p.Search.MaxReplicas = 0 }, "max_replicas 0"},
-		{"budget", func(p *plan.Plan) { p.Search.Budget = -1 }, "budget -1"},
-		{"router", func(p *plan.Plan) { p.Router = "random" }, `router "random"`},
-		{"data parallel of a dense model", func(p *plan.Plan) { p.Space.DataParallel = []int{1, 2} }, "data_parallel[1] 2: llama-3.1-8b is dense"},
-		{"bad data parallel", func(p *plan.Plan) { p.Space.DataParallel = []int{0} }, "data_parallel[0] 0 must be in [1, 1024]"},
+		{"requests", func(p *plan.Plan) { p.Search.Requests = 0 }, "requests: 0"},
+		{"warmup", func(p *plan.Plan) { p.Search.Warmup = p.Search.Requests }, "warmup: 400"},
+		{"round", func(p *plan.Plan) { p.Search.Round = 0 }, "round: 0"},
+		{"max replicas", func(p *plan.Plan) { p.Search.MaxReplicas = 0 }, "max_replicas: 0"},
+		{"budget", func(p *plan.Plan) { p.Search.Budget = -1 }, "budget: -1"},
+		{"router", func(p *plan.Plan) { p.Router = "random" }, `router: "random"`},
+		{"data parallel of a dense model", func(p *plan.Plan) { p.Space.DataParallel = []int{1, 2} }, "data_parallel[1]: 2 on the dense llama-3.1-8b"},
+		{"bad data parallel", func(p *plan.Plan) { p.Space.DataParallel = []int{0} }, "data_parallel[0]: 0 must be in [1, 1024]"},
 		{"expert parallel of a dense model", func(p *plan.Plan) { p.Space.ExpertParallel = []bool{true} }, "expert_parallel: llama-3.1-8b is dense"},
-		{"repeated tp", func(p *plan.Plan) { p.Space.TP = []int{1, 2, 1} }, "tp[2] 1 repeats tp[0]"},
-		{"repeated gpu", func(p *plan.Plan) { p.Space.GPUs = append(p.Space.GPUs, p.Space.GPUs[0]) }, "gpus[2] h100-sxm repeats gpus[0]"},
+		{"repeated tp", func(p *plan.Plan) { p.Space.TP = []int{1, 2, 1} }, "tp[2]: 1 repeats tp[0]"},
+		{"repeated gpu", func(p *plan.Plan) { p.Space.GPUs = append(p.Space.GPUs, p.Space.GPUs[0]) }, "gpus[2]: h100-sxm repeats gpus[0]"},
 		{"expert parallel over one GPU only", func(p *plan.Plan) {
 			m, _ := cost.Model("gpt-oss-20b")
 			p.Model, p.Space.TP, p.Space.ExpertParallel = m, []int{1}, []bool{true}
@@ -191,11 +193,11 @@ func TestPlanValidate(t *testing.T) {
 				p.Space.TP = append(p.Space.TP, i)
 				p.Space.MaxNumSeqs = append(p.Space.MaxNumSeqs, i)
 			}
-		}, "the space has more than 20000 candidates"},
+		}, "space: has more than 20000 candidates"},
 		{"too many groups", func(p *plan.Plan) {
 			m, _ := cost.Model("gpt-oss-20b")
 			p.Model, p.Space.DataParallel, p.Search.MaxReplicas = m, []int{32}, 64
-		}, "data_parallel[0] 32 times max_replicas 64 make 2048 data-parallel groups, more than 1024: lower max_replicas"},
+		}, "data_parallel[0]: 32 times max_replicas 64 make 2048 data-parallel groups, more than 1024: lower max_replicas"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,6 +208,11 @@ func TestPlanValidate(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 			assert.True(t, errors.Is(err, plan.ErrInvalid) || errors.Is(err, capacity.ErrInvalid), "%v", err)
+			// A message "field: ..." of plan's own is a field error at field.
+			if field, _, ok := strings.Cut(tt.want, ": "); ok && errors.Is(err, plan.ErrInvalid) && !strings.Contains(field, " ") {
+				fe := fielderr.Of(err)
+				assert.True(t, fe != nil && fe.Field == field, "%v: want a field error at %s", err, field)
+			}
 		})
 	}
 }

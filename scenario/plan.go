@@ -3,6 +3,8 @@ package scenario
 import (
 	"fmt"
 	"math"
+
+	"github.com/servesim/servesim/batching"
 )
 
 // Plan is a scenario's `plan:` block: the search space and settings of
@@ -44,6 +46,14 @@ type Plan struct {
 	NoPrune             bool               `yaml:"no_prune"`
 }
 
+// The largest TP degree, max_num_seqs and max_num_batched_tokens a plan
+// searches (a plan: block's lists and servesim plan's flags alike).
+const (
+	MaxPlanTP     = 1024
+	MaxPlanSeqs   = 1 << 20
+	MaxPlanTokens = 1 << 30
+)
+
 // check validates the block's numbers; names (GPUs, precisions) are
 // checked where the plan is built.
 func (p *Plan) check() error {
@@ -69,10 +79,15 @@ func (p *Plan) check() error {
 	for _, l := range []struct {
 		name string
 		vs   []int
-	}{{"tp", p.TP}, {"data_parallel", p.DataParallel}, {"max_num_seqs", p.MaxNumSeqs}, {"max_num_batched_tokens", p.MaxNumBatchedTokens}} {
+		max  int
+	}{{"tp", p.TP, MaxPlanTP}, {"data_parallel", p.DataParallel, batching.MaxDataParallel}, {"max_num_seqs", p.MaxNumSeqs, MaxPlanSeqs},
+		{"max_num_batched_tokens", p.MaxNumBatchedTokens, MaxPlanTokens}} {
 		for i, v := range l.vs {
-			if v < 1 {
+			switch {
+			case v < 1:
 				return valueErr(fmt.Sprintf("plan.%s[%d]", l.name, i), v, "must be >= 1")
+			case v > l.max:
+				return valueErr(fmt.Sprintf("plan.%s[%d]", l.name, i), v, "is not a whole number in [1, %d]", l.max)
 			}
 		}
 	}

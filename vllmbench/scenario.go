@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/specdecode"
 )
@@ -151,26 +150,6 @@ func (o *Options) Scenario() (*scenario.Scenario, error) {
 		return nil, err
 	}
 	return &sc, nil
-}
-
-// ServeDefaults fills the engine knobs of sc left unset with `vllm
-// serve`'s defaults for the GPU (batching.ServeDefaults), the values the
-// scenario resolves a zero to (batching.Serve); calibrate shows them.
-func ServeDefaults(sc *scenario.Scenario) {
-	if sc.Server.Kind == scenario.KindFCFS {
-		return
-	}
-	gpu, err := sc.GPU()
-	if err != nil {
-		return // sc.Config reports it
-	}
-	seqs, tokens := batching.ServeDefaults(gpu)
-	if sc.Server.MaxNumSeqs == 0 {
-		sc.Server.MaxNumSeqs = seqs
-	}
-	if sc.Server.MaxNumBatchedTokens == 0 && sc.Server.EnableChunkedPrefill {
-		sc.Server.MaxNumBatchedTokens = tokens
-	}
 }
 
 // arrivals sets the arrival process: vLLM's (the trace's timestamps, a

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
-	"strings"
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/scenario"
@@ -145,29 +143,28 @@ func runCapacity(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("capacity: %w", err)
 	}
-	if err := writeCapacityReport(e, o.report, sc, crit, res.Points, res.Lower, res.Upper); err != nil {
+	rep := capacity.Report{Criteria: crit, Points: res.Points, Lower: res.Lower, Upper: res.Upper, Runs: res.Runs, Requests: res.Requests}
+	if err := writeCapacity(e, o.report, sc, rep, c.asJSON); err != nil || c.asJSON {
 		return err
 	}
-	if c.asJSON {
-		return writeCapacityJSON(e.stdout, sc, crit, res.Lower, res.Upper, res.Points, res.Runs, res.Requests)
-	}
-	printCapacity(e.stdout, sc.Server.String(), workloadText(sc), crit, res.Points, res.Lower, res.Upper)
-	printScenarioPricing(e.stdout, sc)
-	fmt.Fprintf(e.stdout, "search: %d runs, %d simulated requests\n", res.Runs, res.Requests)
-	return nil
+	_, err = fmt.Fprintf(e.stdout, "search: %d runs, %d simulated requests\n", res.Runs, res.Requests)
+	return err
 }
 
-// writeCapacityReport writes the --report page of a search or grid, when
-// asked for.
-func writeCapacityReport(e *env, path string, sc *scenario.Scenario, crit capacity.Criteria, points []capacity.Point, lo, hi float64) error {
-	if path == "" {
-		return nil
+// writeCapacity writes a search's or a grid's report on sc: the --report
+// page, when asked for, then the report as JSON or text.
+func writeCapacity(e *env, page string, sc *scenario.Scenario, rep capacity.Report, asJSON bool) error {
+	if page != "" {
+		if err := reportCapacity(page, sc, rep.Criteria, rep.Points, rep.Lower, rep.Upper); err != nil {
+			return fmt.Errorf("capacity: --report %s: %w", page, err)
+		}
+		fmt.Fprintf(e.stderr, "servesim: wrote %s\n", page)
 	}
-	if err := reportCapacity(path, sc, crit, points, lo, hi); err != nil {
-		return fmt.Errorf("capacity: --report %s: %w", path, err)
+	rep.Scenario, rep.Server, rep.Workload, rep.PricedBy = sc.Name, sc.Server.String(), sc.ProbedWorkload(), sc.Pricing()
+	if asJSON {
+		return rep.WriteJSON(e.stdout)
 	}
-	fmt.Fprintf(e.stderr, "servesim: wrote %s\n", path)
-	return nil
+	return rep.WriteText(e.stdout)
 }
 
 // ownFlags returns the flags a scenario file leaves open: capacity's own,
@@ -215,10 +212,9 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 	if err != nil {
 		return fmt.Errorf("capacity: --grid %q: %v", c.grid, err)
 	}
-	for _, r := range rates {
-		if !(r > 0) || math.IsInf(r, 1) {
-			return fmt.Errorf("capacity: --grid %q: rate %v must be a finite number > 0 (requests/s)", c.grid, r)
-		}
+	g := capacity.RateGrid{Base: base, Criteria: crit, Rates: rates, Replications: c.reps, Seed: sc.Seed, Workers: c.workers}
+	if err := g.Validate(); err != nil {
+		return fmt.Errorf("capacity: --grid %q: %w", c.grid, err)
 	}
 	if n := len(rates) * c.reps; n > scenario.MaxJobs {
 		return fmt.Errorf("capacity: --grid of %d rates × %d replications = %d runs exceed %d, the most a grid may run (every run's result is kept)", len(rates), c.reps, n, scenario.MaxJobs)
@@ -227,18 +223,7 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 	if err != nil {
 		return err
 	}
-	sw := capacity.Sweep{
-		Param: "rate", Values: rates, Replications: c.reps, Seed: sc.Seed, Workers: c.workers,
-		Config: func(rate float64) (sim.Config, error) {
-			cfg := base
-			arr, err := capacity.WithRate(cfg.Workload.Arrivals, rate)
-			cfg.Workload.Arrivals = arr
-			cfg.SLO = crit.SLO
-			cfg.SummaryOnly = true
-			return cfg, err
-		},
-	}
-	results, err := sw.Run(shard)
+	results, err := g.Run(shard)
 	if err != nil {
 		return fmt.Errorf("capacity: %w", err)
 	}
@@ -248,79 +233,14 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 	if sharded {
 		return writeGridShard(e.stdout, sc, crit, rates, c.reps, shard, results)
 	}
-	points := capacity.Judge(crit, results)
-	lo, hi := capacity.Bracket(points)
-	if err := writeCapacityReport(e, c.report, sc, crit, points, lo, hi); err != nil {
-		return err
-	}
-	if c.asJSON {
-		return writeCapacityJSON(e.stdout, sc, crit, lo, hi, points, len(results), totalRequests(results))
-	}
-	printCapacity(e.stdout, sc.Server.String(), workloadText(sc), crit, points, lo, hi)
-	printScenarioPricing(e.stdout, sc)
-	return nil
-}
-
-func totalRequests(rs []capacity.JobResult) int64 {
-	var n int64
-	for _, r := range rs {
-		n += int64(r.Result.Injected)
-	}
-	return n
-}
-
-// printCapacity writes the criteria line, the workload (when known), the
-// probe table and the bracket.
-func printCapacity(w io.Writer, server, workload string, crit capacity.Criteria, points []capacity.Point, lo, hi float64) {
-	fmt.Fprintf(w, "capacity of %s: %s\n", server, criteriaText(crit))
-	if workload != "" {
-		fmt.Fprintf(w, "workload: %s\n", workload)
-	}
-	capacity.WriteTable(w, crit, points, lo, hi)
-}
-
-// criteriaText describes the SLO and target, as the run table does.
-func criteriaText(c capacity.Criteria) string {
-	slo := sloJSON{TTFTms: 1000 * c.SLO.TTFT, TPOTms: 1000 * c.SLO.TPOT, E2ELms: 1000 * c.SLO.E2E}
-	return fmt.Sprintf("%s for >= %g%% of requests", sloText(&slo), 100*c.Target)
-}
-
-func infNull(x float64) any {
-	if math.IsInf(x, 0) || math.IsNaN(x) {
-		return nil
-	}
-	return x
-}
-
-// writeCapacityJSON writes the bracket and every probe, with what priced
-// them (scenario.Scenario.Pricing).
-func writeCapacityJSON(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, lo, hi float64, points []capacity.Point, runs int, requests int64) error {
-	return writeCapacityJSONPriced(w, sc, crit, lo, hi, points, runs, requests, sc.Pricing())
-}
-
-// writeCapacityJSONPriced is writeCapacityJSON with the pricing text
-// given ("": none).
-func writeCapacityJSONPriced(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, lo, hi float64, points []capacity.Point, runs int, requests int64, priced string) error {
-	out := map[string]any{
-		"scenario": sc.Name, "server": sc.Server.String(), "criteria": crit,
-		"lower": infNull(lo), "upper": infNull(hi), "points": points, "runs": runs, "requests": requests,
-	}
-	if priced != "" {
-		out["priced_by"] = priced
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+	return writeCapacity(e, c.report, sc, capacity.NewGridReport(crit, results), c.asJSON)
 }
 
 // gridKind marks the JSON a --grid --shard run writes (capacity.GridShard).
 const gridKind = capacity.GridKind
 
 func writeGridShard(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, rates []float64, reps int, sh sim.Shard, results []capacity.JobResult) error {
-	g := capacity.NewGridShard(sc.Name, sc.Server.String(), workloadText(sc), crit, rates, reps, sh, results)
+	g := capacity.NewGridShard(sc.Name, sc.Server.String(), sc.ProbedWorkload(), crit, rates, reps, sh, results)
 	g.PricedBy = sc.Pricing()
 	b, err := json.MarshalIndent(g, "", "  ")
 	if err != nil {
@@ -351,51 +271,13 @@ func mergeGrid(files []string, c capacityOptions, e *env) error {
 		return fmt.Errorf("capacity: %w", err)
 	}
 	first := shards[0]
-	lo, hi := capacity.Bracket(points)
+	rep := capacity.Report{Scenario: first.Scenario, Server: first.Server, Workload: first.Workload, PricedBy: first.PricedBy, Criteria: first.Criteria, Points: points}
+	rep.Lower, rep.Upper = capacity.Bracket(points)
 	if c.asJSON {
-		runs := 0
 		for _, p := range points {
-			runs += len(p.Runs)
+			rep.Runs += len(p.Runs)
 		}
-		return writeCapacityJSONPriced(e.stdout, &scenario.Scenario{Name: first.Scenario}, first.Criteria, lo, hi, points, runs, 0, first.PricedBy)
+		return rep.WriteJSON(e.stdout)
 	}
-	printCapacity(e.stdout, first.Server, first.Workload, first.Criteria, points, lo, hi)
-	if first.PricedBy != "" {
-		fmt.Fprintf(e.stdout, "priced by: %s\n", first.PricedBy)
-	}
-	return nil
-}
-
-// workloadText describes the workload capacity and tp simulate at every
-// rate they probe: the arrival process (its rate is the probe's), the
-// lengths, the requests per run and the seed.
-func workloadText(sc *scenario.Scenario) string {
-	w := sc.Workload
-	var parts []string
-	if a := w.Arrival; a != nil {
-		switch a.Process {
-		case "", "poisson":
-			parts = append(parts, "Poisson arrivals at each probed rate")
-		case "gamma":
-			parts = append(parts, fmt.Sprintf("Gamma arrivals (burstiness %g) at each probed rate", a.Burstiness))
-		default:
-			parts = append(parts, a.Process+" arrivals scaled to each probed rate")
-		}
-	}
-	if w.MaxConcurrency > 0 {
-		parts = append(parts, fmt.Sprintf("max concurrency %d", w.MaxConcurrency))
-	}
-	l := w.Lengths
-	switch l.Kind {
-	case "", "random":
-		parts = append(parts, fmt.Sprintf("random lengths %d in / %d out (range ratio %g)", l.Input, l.Output, l.RangeRatio))
-	case "fixed":
-		parts = append(parts, fmt.Sprintf("fixed lengths %d in / %d out", l.Input, l.Output))
-	case "lognormal":
-		parts = append(parts, fmt.Sprintf("log-normal lengths, medians %d in / %d out", l.Input, l.Output))
-	case "trace":
-		parts = append(parts, "lengths from "+l.Path)
-	}
-	parts = append(parts, fmt.Sprintf("%d requests per run (%d warm-up)", sc.Requests, sc.Warmup), fmt.Sprintf("seed %d", sc.Seed))
-	return strings.Join(parts, "; ")
+	return rep.WriteText(e.stdout)
 }

@@ -57,8 +57,8 @@ func runSpecSweep(sc *scenario.Scenario, s capacity.Search, c capacityOptions, e
 		_, err = fmt.Fprintf(e.stdout, "%s\n", b)
 		return err
 	}
-	fmt.Fprintf(e.stdout, "capacity of %s by num_speculative_tokens: %s\n", sc.Server.String(), criteriaText(s.Criteria))
-	if w := workloadText(sc); w != "" {
+	fmt.Fprintf(e.stdout, "capacity of %s by num_speculative_tokens: %s\n", sc.Server.String(), s.Criteria)
+	if w := sc.ProbedWorkload(); w != "" {
 		fmt.Fprintf(e.stdout, "workload: %s\n", w)
 	}
 	res.WriteTable(e.stdout)

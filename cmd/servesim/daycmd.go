@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/fleet"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/report/chart"
@@ -70,24 +70,12 @@ func runDay(args []string, e *env) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("day: unexpected argument %q (day takes only flags; see servesim day -h)", fs.Arg(0))
 	}
-	if !(*rate > 0) || *rate > 1e7 {
-		return fmt.Errorf("day: --rate %v must be a number of requests/s in (0, 1e7]", *rate)
-	}
-	if !(*trough > 0 && *trough <= 1) {
-		return fmt.Errorf("day: --trough %v must be in (0, 1]", *trough)
-	}
-	if !(*hours > 0 && *hours <= 24*7) {
-		return fmt.Errorf("day: --hours %v must be in (0, 168]", *hours)
-	}
-	if !(*target >= 0 && *target <= 1) {
-		return fmt.Errorf("day: --attainment %v must be a fraction in [0, 1] (0.99 for 99%%)", *target)
-	}
-	pol, err := fleet.ParsePolicy(*policy, *minR, *maxR)
-	if err != nil {
+	d := fleet.DaySpec{TP: *tp, Rate: *rate, Hours: *hours, PeakHour: *peak, Trough: *trough, SLO: metrics.SLO{TTFT: *ttft, TPOT: *tpot},
+		StorageBandwidth: *bandwidth, Attainment: *target, Seed: *seed, Prices: plan.Prices{}}
+	var err error
+	if d.Policy, err = fleet.ParsePolicy(*policy, *minR, *maxR); err != nil {
 		return fmt.Errorf("day: --policy: %w", err)
 	}
-	var ranked []fleet.Policy
-	var rankNames []string
 	if *rank != "" {
 		for _, f := range strings.Split(*rank, ";") {
 			f = strings.TrimSpace(f)
@@ -95,69 +83,49 @@ func runDay(args []string, e *env) error {
 			if err != nil {
 				return fmt.Errorf("day: --rank %q: %w", f, err)
 			}
-			ranked, rankNames = append(ranked, p), append(rankNames, f)
+			d.Rank = append(d.Rank, fleet.NamedPolicy{Name: f, Policy: p})
 		}
 	}
-	model, err := cost.Model(*modelName)
-	if err != nil {
+	if d.Model, err = cost.Model(*modelName); err != nil {
 		return fmt.Errorf("day: --model: %w", err)
 	}
-	over := plan.Prices{}
 	if *prices != "" {
-		if over, err = plan.ParsePrices(*prices); err != nil {
+		if d.Prices, err = plan.ParsePrices(*prices); err != nil {
 			return fmt.Errorf("day: --prices: %w", err)
 		}
 	}
-	var pools []fleet.Pool
-	var cases []fleet.Case
 	for _, g := range strings.Split(*gpus, ",") {
 		gpu, err := cost.GPU(strings.TrimSpace(g))
 		if err != nil {
 			return fmt.Errorf("day: --gpu: %w", err)
 		}
-		eng := batching.Defaults(model, gpu)
-		eng.Deployment.TP = *tp
-		price, ok := over[gpu.Name]
-		if !ok {
-			if price, err = fleet.DefaultPrice(gpu.Name); err != nil {
-				return fmt.Errorf("day: %w (or pass --prices %s=DOLLARS)", err, gpu.Name)
-			}
-		}
-		pw, err := fleet.DefaultPower(gpu.Name)
-		if err != nil {
-			return fmt.Errorf("day: %w", err)
-		}
-		pools = append(pools, fleet.Pool{Name: gpu.Name, Engine: eng, Policy: pol, Price: price, Power: pw})
-		for i, rp := range ranked {
-			cases = append(cases, fleet.Case{Name: gpu.Name + " " + rankNames[i],
-				Pools: []fleet.Pool{{Name: gpu.Name, Engine: eng, Policy: rp, Price: price, Power: pw}}})
-		}
-	}
-	day := fleet.Day{Span: *hours * 3600, Bucket: 3600, Rates: fleet.Scaled(*rate, fleet.Sinusoid(24, *peak, *trough))}
-	for float64(len(day.Rates))*day.Bucket < day.Span {
-		day.Rates = append(day.Rates, day.Rates[:24]...)
+		d.GPUs = append(d.GPUs, gpu)
 	}
 	if *trace != "" {
 		tr, err := workload.LoadTrace(*trace)
 		if err != nil {
 			return fmt.Errorf("day: --trace: %w", err)
 		}
-		day.Trace = &tr
-	} else {
-		day.Phases = []fleet.Phase{{From: 0, Lengths: workload.AzureConversation()}}
+		d.Trace = &tr
 	}
-	st := fleet.DefaultStartup
-	st.StorageBandwidth = *bandwidth
-	opts := fleet.Options{Day: day, Seed: *seed, Tail: fleet.DefaultTail,
-		Fleet: fleet.Fleet{Pools: pools, Startup: st, SLO: metrics.SLO{TTFT: *ttft, TPOT: *tpot}}}
+	if err := d.Validate(); err != nil {
+		return fmt.Errorf("day: %w", fielderr.Rename(err, func(f string) string { return "--" + f }))
+	}
+	opts, cases, err := d.Options()
+	if err != nil {
+		return fmt.Errorf("day: %w", err)
+	}
 	if len(cases) > 0 {
-		return rankDay(e, opts, cases, *target, fmt.Sprintf("%s, %.4g h at %.2f req/s mean", model.Name, *hours, *rate))
+		if err := fleet.WriteRanked(e.stdout, opts, cases, *target, fmt.Sprintf("%s, %.4g h at %.2f req/s mean", d.Model.Name, *hours, *rate)); err != nil {
+			return fmt.Errorf("day: %w", err)
+		}
+		return nil
 	}
 	rep, err := fleet.Run(opts)
 	if err != nil {
 		return fmt.Errorf("day: %w", err)
 	}
-	fmt.Fprintf(e.stdout, "%s on %s, policy %s, %.4g h at %.2f req/s mean (%d requests)\n", model.Name, *gpus, *policy, *hours, *rate, rep.Total.Requests)
+	fmt.Fprintf(e.stdout, "%s on %s, policy %s, %.4g h at %.2f req/s mean (%d requests)\n", d.Model.Name, *gpus, *policy, *hours, *rate, rep.Total.Requests)
 	if err := rep.WriteHours(e.stdout); err != nil {
 		return err
 	}
@@ -167,34 +135,9 @@ func runDay(args []string, e *env) error {
 		}
 	}
 	if *plotPath != "" {
-		if err := chart.WriteFile(*plotPath, rep.Charts(model.Name)...); err != nil {
+		if err := chart.WriteFile(*plotPath, rep.Charts(d.Model.Name)...); err != nil {
 			return fmt.Errorf("day: --plot: %w", err)
 		}
 	}
-	return nil
-}
-
-// rankDay runs every case on the day of o and prints them ranked by the
-// day's dollars at attainment target (fleet.Rank), then the cheapest that
-// meets it.
-func rankDay(e *env, o fleet.Options, cases []fleet.Case, target float64, what string) error {
-	reports, err := fleet.Compare(o, cases)
-	if err != nil {
-		return fmt.Errorf("day: %w", err)
-	}
-	order, met := fleet.Rank(reports, target)
-	rc, rr := make([]fleet.Case, len(order)), make([]*fleet.Report, len(order))
-	for i, k := range order {
-		rc[i], rr[i] = cases[k], reports[k]
-	}
-	fmt.Fprintf(e.stdout, "%s (%d requests): %d fleets ranked by the day's dollars at >= %.4g%% attainment\n", what, rr[0].Total.Requests, len(cases), 100*target)
-	if err := fleet.WriteComparison(e.stdout, rc, rr); err != nil {
-		return err
-	}
-	if met == 0 {
-		fmt.Fprintf(e.stdout, "none reaches %.4g%% attainment: the best is %s at %.2f%%\n", 100*target, rc[0].Name, 100*rr[0].Total.Attainment())
-		return nil
-	}
-	fmt.Fprintf(e.stdout, "cheapest at >= %.4g%% attainment: %s, $%.2f (%d of %d fleets reach it)\n", 100*target, rc[0].Name, rr[0].Total.Dollars, met, len(cases))
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/plan/planplot"
 	"github.com/servesim/servesim/report/chart"
@@ -123,55 +123,33 @@ func runPlan(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	if sc.Plan != nil {
-		p.fromScenario(sc.Plan, o.set)
-	}
-	if !sc.SLO.Set() {
-		return errors.New("plan: no SLO to plan for: give --goodput ttft:MS tpot:MS (and --slo-target)")
-	}
-	if v := sc.Server; v.DataParallelSize > 1 || v.EnableExpertParallel {
-		return errors.New("plan: server.data_parallel_size and server.enable_expert_parallel: the plan chooses the deployment (plan.data_parallel, plan.expert_parallel)")
-	}
-	eng, err := sc.EngineTemplate()
+	pl, err := plan.FromScenario(sc)
 	if err != nil {
 		return fmt.Errorf("plan: %s", benchFieldError(err))
 	}
-	w, err := sc.BuildWorkload()
+	ps := &pl.Search
+	ps.Replications, ps.BoundaryReplications, ps.Workers = p.reps, p.boundaryReps, p.workers
+	if o.set["max-replicas"] {
+		ps.MaxReplicas = p.maxReplicas
+	}
+	if o.set["frontier"] {
+		ps.Frontier = p.frontier
+	}
+	if o.set["budget"] {
+		ps.Budget = p.budget
+	}
+	if o.set["no-prune"] {
+		ps.NoPrune = p.noPrune
+	}
+	block, err := plan.ChoicesOf(sc.Plan)
 	if err != nil {
-		return fmt.Errorf("plan: %s", benchFieldError(err))
+		return fmt.Errorf("plan: %w", err)
 	}
-	if w.Arrivals == nil {
-		return errors.New("plan: a plan needs open-loop arrivals at a target rate (--request-rate)")
+	flags, err := p.choices(o.set)
+	if err != nil {
+		return fmt.Errorf("plan: %w", err)
 	}
-	rate := w.Arrivals.MeanRate()
-	if sc.Plan != nil && sc.Plan.Rate > 0 {
-		rate = sc.Plan.Rate
-	}
-	if rate <= 0 || rate > 1e6 {
-		return fmt.Errorf("plan: --request-rate %v: the target must be a finite rate > 0 (inf is a burst, not a load to plan for)", rate)
-	}
-
-	pl := plan.NewPlan(eng.Deployment.Model)
-	// Knobs the user left unset are each candidate GPU's vllm serve default.
-	if sc.Server.MaxNumSeqs == 0 {
-		eng.MaxNumSeqs = 0
-	}
-	if sc.Server.MaxNumBatchedTokens == 0 {
-		eng.MaxNumBatchedTokens = 0
-	}
-	pl.Engine = eng
-	pl.Router = batching.Router(sc.Server.Router)
-	if pl.Router == "" {
-		pl.Router = batching.LeastOutstanding
-	}
-	pl.MaxModelLen = eng.MaxModelLen
-	pl.Objective = plan.Objective{Workload: w, Rate: rate, Criteria: capacity.DefaultCriteria(sc.SLO.Sim(), sc.SLO.Target)}
-	pl.Search.Requests, pl.Search.Warmup = sc.Requests, sc.Warmup
-	pl.Search.Seed = sc.Seed
-	pl.Search.Replications, pl.Search.BoundaryReplications = p.reps, p.boundaryReps
-	pl.Search.MaxReplicas, pl.Search.Workers = p.maxReplicas, p.workers
-	pl.Search.NoPrune, pl.Search.Frontier, pl.Search.Budget = p.noPrune, p.frontier, p.budget
-	if pl.Space, err = p.space(sc.Plan, o.set); err != nil {
+	if pl.Space, err = space(block.Over(flags), o.set); err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
 
@@ -212,56 +190,37 @@ func runPlan(args []string, e *env) error {
 	}
 	// The table opens with the model, rate and SLO; the workload follows.
 	head, rest, _ := bytes.Cut(b.Bytes(), []byte("\n"))
-	fmt.Fprintf(e.stdout, "%s\nworkload: %s\n%s", head, workloadText(sc), rest)
-	printPricedBy(e.stdout, pl.Space.GPUs)
+	fmt.Fprintf(e.stdout, "%s\nworkload: %s\n%s", head, sc.ProbedWorkload(), rest)
+	for _, g := range pl.Space.GPUs {
+		fmt.Fprintf(e.stdout, "priced by: %s\n", g.Pricing())
+	}
 	res.Speculative.WriteText(e.stdout)
 	return nil
 }
 
-// fromScenario takes the plan: block's settings for every plan flag not
-// given on the command line (set); its lists go to choices.
-func (p *planOptions) fromScenario(b *scenario.Plan, set map[string]bool) {
-	take := func(flagName string, has bool) bool { return has && !set[flagName] }
-	if take("max-replicas", b.MaxReplicas > 0) {
-		p.maxReplicas = b.MaxReplicas
-	}
-	if take("frontier", b.Frontier > 0) {
-		p.frontier = b.Frontier
-	}
-	if take("budget", b.Budget > 0) {
-		p.budget = b.Budget
-	}
-	if take("no-prune", b.NoPrune) {
-		p.noPrune = true
-	}
+// flagOfPlanField names the list flag of servesim plan behind each field
+// of plan.Plan's that a scenario's plan: block can give too.
+var flagOfPlanField = map[string]string{
+	"tp": "tp-degrees", "data_parallel": "dp-degrees", "expert_parallel": "expert-parallel-options",
+	"max_num_seqs": "max-num-seqs-options", "max_num_batched_tokens": "max-num-batched-tokens-options",
+	"chunked_prefill": "chunked-prefill-options", "max_replicas": "max-replicas",
 }
 
-// yamlOfPlanFlag names the plan: key behind each list flag of servesim
-// plan.
-var yamlOfPlanFlag = map[string]string{
-	"tp-degrees": "plan.tp", "dp-degrees": "plan.data_parallel", "expert-parallel-options": "plan.expert_parallel",
-	"max-num-seqs-options": "plan.max_num_seqs", "max-num-batched-tokens-options": "plan.max_num_batched_tokens",
-	"chunked-prefill-options": "plan.chunked_prefill", "max-replicas": "plan.max_replicas",
-}
-
-// planFieldError names the plan: key in an invalid-plan error about a
-// space list (plan.Plan.Validate names Space's fields: tp, data_parallel,
-// ...) that the scenario's plan: block gave, not a flag (set).
+// planFieldError places a field error of plan.Plan.Validate about a list
+// the scenario's plan: block gave (not a flag, set) under its key in the
+// file (plan.tp[1]).
 func planFieldError(err error, file string, set map[string]bool) error {
-	if file == "" || !errors.Is(err, plan.ErrInvalid) {
+	fe := fielderr.Of(err)
+	if file == "" || fe == nil || !errors.Is(err, plan.ErrInvalid) {
 		return err
 	}
-	msg, ok := strings.CutPrefix(err.Error(), plan.ErrInvalid.Error()+": ")
-	if !ok {
+	list, _, _ := strings.Cut(fe.Field, "[")
+	if flagName, ok := flagOfPlanField[list]; !ok || set[flagName] {
 		return err
 	}
-	for flagName, key := range yamlOfPlanFlag {
-		field := strings.TrimPrefix(key, "plan.")
-		if rest, ok := strings.CutPrefix(msg, field); ok && !set[flagName] && (rest == "" || strings.IndexByte("[: ", rest[0]) >= 0) {
-			return fmt.Errorf("%s: %s%s", file, key, rest)
-		}
-	}
-	return err
+	cp := *fe
+	cp.File, cp.Field, cp.Class = file, "plan."+fe.Field, plan.ErrInvalid
+	return &cp
 }
 
 // choiceFlags names the flag and the plan: key of each field of
@@ -271,17 +230,10 @@ var choiceFlags = map[string][2]string{
 	"Precisions": {"precisions", "plan.precisions"},
 }
 
-// space builds the search space (plan.Choices.Space) from the plan flags
-// given (set) and, for the others, the scenario's plan: block b (nil:
-// none); a list neither gives keeps the plan's default.
-func (p *planOptions) space(b *scenario.Plan, set map[string]bool) (plan.Space, error) {
-	if b == nil {
-		b = &scenario.Plan{}
-	}
-	c, err := p.choices(b, set)
-	if err != nil {
-		return plan.Space{}, err
-	}
+// space resolves the choices c (plan.Choices.Space), naming a bad
+// choice by its flag when the command line gave it (set), else by its
+// plan: key.
+func space(c plan.Choices, set map[string]bool) (plan.Space, error) {
 	s, err := c.Space()
 	var ce *plan.ChoiceError
 	if errors.As(err, &ce) {
@@ -294,16 +246,13 @@ func (p *planOptions) space(b *scenario.Plan, set map[string]bool) (plan.Space, 
 	return s, err
 }
 
-// choices parses each plan flag given into its typed list, and takes the
-// plan: block's list for each flag not given.
-func (p *planOptions) choices(b *scenario.Plan, set map[string]bool) (plan.Choices, error) {
-	c := plan.Choices{GPUs: b.GPUs, Prices: maps.Clone(b.Prices), TP: b.TP, DataParallel: b.DataParallel,
-		ExpertParallel: b.ExpertParallel, MaxNumSeqs: b.MaxNumSeqs, MaxNumBatchedTokens: b.MaxNumBatchedTokens,
-		ChunkedPrefill: b.ChunkedPrefill, Profiles: map[string]*cost.Profile{}}
-	precisions := b.Precisions
+// choices parses each plan flag given (set) into its typed list; a list
+// not given stays nil.
+func (p *planOptions) choices(set map[string]bool) (plan.Choices, error) {
+	var c plan.Choices
 	var err error
 	if set["gpus"] {
-		c.GPUs = nil
+		c.GPUs = []string{}
 		for _, n := range strings.Split(p.gpus, ",") {
 			if n = strings.TrimSpace(n); n != "" {
 				c.GPUs = append(c.GPUs, n)
@@ -314,14 +263,9 @@ func (p *planOptions) choices(b *scenario.Plan, set map[string]bool) (plan.Choic
 		}
 	}
 	if p.prices != "" {
-		extra, err := plan.ParsePrices(p.prices)
-		if err != nil {
+		if c.Prices, err = plan.ParsePrices(p.prices); err != nil {
 			return c, fmt.Errorf("--prices: %w", err)
 		}
-		if c.Prices == nil {
-			c.Prices = map[string]float64{}
-		}
-		maps.Copy(c.Prices, extra)
 	}
 	for _, part := range strings.Split(p.profiles, ",") {
 		if part = strings.TrimSpace(part); part == "" {
@@ -338,28 +282,22 @@ func (p *planOptions) choices(b *scenario.Plan, set map[string]bool) (plan.Choic
 		if err != nil {
 			return c, fmt.Errorf("--gpu-profiles %s: %w", gpu, err)
 		}
+		if c.Profiles == nil {
+			c.Profiles = map[string]*cost.Profile{}
+		}
 		c.Profiles[gpu] = &prof
 	}
-	ints := []struct {
-		flag    string
-		to      *[]int
-		lo, max int
-	}{{"tp-degrees", &c.TP, 1, 1024}, {"max-num-seqs-options", &c.MaxNumSeqs, 1, 1 << 20},
-		{"max-num-batched-tokens-options", &c.MaxNumBatchedTokens, 1, 1 << 30}, {"dp-degrees", &c.DataParallel, 1, batching.MaxDataParallel},
-		{"pipeline-parallel-options", &c.PipelineParallel, 1, batching.MaxPipelineStages}}
-	text := map[string]string{"tp-degrees": p.tps, "max-num-seqs-options": p.seqs, "max-num-batched-tokens-options": p.tokens, "dp-degrees": p.dps,
-		"pipeline-parallel-options": p.pps}
-	for _, f := range ints {
-		if set[f.flag] || (len(*f.to) == 0 && text[f.flag] != "") {
-			if *f.to, err = intList("--"+f.flag, text[f.flag], f.lo, f.max); err != nil {
+	for _, f := range []struct {
+		flag, text string
+		to         *[]int
+		lo, max    int
+	}{{"tp-degrees", p.tps, &c.TP, 1, scenario.MaxPlanTP}, {"max-num-seqs-options", p.seqs, &c.MaxNumSeqs, 1, scenario.MaxPlanSeqs},
+		{"max-num-batched-tokens-options", p.tokens, &c.MaxNumBatchedTokens, 1, scenario.MaxPlanTokens},
+		{"dp-degrees", p.dps, &c.DataParallel, 1, batching.MaxDataParallel},
+		{"pipeline-parallel-options", p.pps, &c.PipelineParallel, 1, batching.MaxPipelineStages}} {
+		if set[f.flag] {
+			if *f.to, err = intList("--"+f.flag, f.text, f.lo, f.max); err != nil {
 				return c, err
-			}
-			continue
-		}
-		// A list from the plan: block has the flag's bounds, named by its key.
-		for i, v := range *f.to {
-			if v < f.lo || v > f.max {
-				return c, fmt.Errorf("%s[%d]: %d is not a whole number in [%d, %d]", yamlOfPlanFlag[f.flag], i, v, f.lo, f.max)
 			}
 		}
 	}
@@ -378,20 +316,18 @@ func (p *planOptions) choices(b *scenario.Plan, set map[string]bool) (plan.Choic
 			return c, fmt.Errorf("--pd-options: %w", err)
 		}
 	}
-	field := "plan.precisions"
-	if set["precisions"] || len(precisions) == 0 {
-		field, precisions = "--precisions", strings.Split(p.precisions, ",")
-	}
-	for _, f := range precisions {
-		pr, err := cost.ParsePrecision(strings.TrimSpace(f))
-		if err != nil {
-			return c, fmt.Errorf("%s: %q: a plan searches bf16 and fp8", field, f)
-		}
-		c.Precisions = append(c.Precisions, pr)
-	}
 	if p.specK != "" {
 		if c.SpecK, err = intList("--spec-k", p.specK, 0, capacity.MaxSpecK); err != nil {
 			return c, err
+		}
+	}
+	if set["precisions"] {
+		for _, f := range strings.Split(p.precisions, ",") {
+			pr, err := cost.ParsePrecision(strings.TrimSpace(f))
+			if err != nil {
+				return c, fmt.Errorf("--precisions: %q: a plan searches bf16 and fp8", f)
+			}
+			c.Precisions = append(c.Precisions, pr)
 		}
 	}
 	return c, nil

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/servesim/servesim/sim/metrics"
 )
 
 // A column is one column of the sweep table: its title in the text table
@@ -173,16 +175,4 @@ func writeCSV(w io.Writer, r *runOutput, rows []pointRow) error {
 	return cw.Error()
 }
 
-func sloText(s *sloJSON) string {
-	var parts []string
-	if s.TTFTms > 0 {
-		parts = append(parts, fmt.Sprintf("TTFT <= %g ms", s.TTFTms))
-	}
-	if s.TPOTms > 0 {
-		parts = append(parts, fmt.Sprintf("TPOT <= %g ms", s.TPOTms))
-	}
-	if s.E2ELms > 0 {
-		parts = append(parts, fmt.Sprintf("E2EL <= %g ms", s.E2ELms))
-	}
-	return strings.Join(parts, ", ")
-}
+func sloText(s *sloJSON) string { return metrics.BoundsText(s.TTFTms, s.TPOTms, s.E2ELms) }

@@ -116,7 +116,7 @@ func runTP(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("tp: %w", err)
 	}
-	printTP(e.stdout, eng, study, rep, workloadText(sc))
+	printTP(e.stdout, eng, study, rep, sc.ProbedWorkload())
 	if o.report != "" {
 		if err := reportTP(o.report, eng, study, rep); err != nil {
 			return fmt.Errorf("tp: --report %s: %w", o.report, err)
@@ -127,10 +127,10 @@ func runTP(args []string, e *env) error {
 }
 
 func printTP(w io.Writer, eng batching.Config, s screen.Study, rep *screen.Report, workload string) {
-	fmt.Fprintf(w, "TP screen: %s on %s; %s\n", eng.Deployment.Model.Name, eng.Deployment.GPU.Name, criteriaText(s.Criteria))
+	fmt.Fprintf(w, "TP screen: %s on %s; %s\n", eng.Deployment.Model.Name, eng.Deployment.GPU.Name, s.Criteria)
 	fmt.Fprintf(w, "workload: %s\n", workload)
-	if p := pricedBy(eng); p != "" {
-		fmt.Fprintf(w, "priced by: %s\n", p)
+	if p := eng.Deployment.Profile; p != nil {
+		fmt.Fprintf(w, "priced by: %s\n", p.Pricing())
 	}
 	rep.WriteTable(w, s.CommonRate)
 }

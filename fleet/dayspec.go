@@ -1,0 +1,141 @@
+package fleet
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/fielderr"
+	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/sim/metrics"
+	"github.com/servesim/servesim/workload"
+)
+
+// A DaySpec is a day of traffic on a fleet of one model's replicas, as
+// `servesim day` names it: one pool per GPU under Policy (or, with Rank,
+// every ranked policy on every GPU as a fleet of its own), a diurnal rate,
+// the arrivals' shape, the SLO and the prices. Options builds the run.
+type DaySpec struct {
+	Model cost.ModelSpec
+	// GPUs get a pool each; TP is the GPUs per replica.
+	GPUs []cost.GPUSpec
+	TP   int
+	// Policy sizes every pool; Rank, when set, lists the policies ranked
+	// instead.
+	Policy Policy
+	Rank   []NamedPolicy
+	// Rate is the day's mean request rate (requests/s); Hours the hours
+	// simulated; the rate follows a 24-hour sine peaking at PeakHour whose
+	// lowest rate is Trough times the peak.
+	Rate, Hours, PeakHour, Trough float64
+	// Trace, when set, gives the arrivals their shape and the lengths
+	// (repeated); nil: Poisson arrivals, the Azure conversation lengths.
+	Trace *workload.Trace
+	SLO   metrics.SLO
+	// Prices are dollars per GPU-hour over the built-in list
+	// (DefaultPrice).
+	Prices plan.Prices
+	// StorageBandwidth is the weight-loading bandwidth at start-up,
+	// bytes/s (DefaultStartup's other times stay).
+	StorageBandwidth float64
+	// Attainment is the day's SLO attainment a ranked fleet must reach, a
+	// fraction in [0, 1].
+	Attainment float64
+	Seed       uint64
+}
+
+// A NamedPolicy is a policy and its name (as the user wrote it, say).
+type NamedPolicy struct {
+	Name   string
+	Policy Policy
+}
+
+// MaxDayHours is the longest day a DaySpec simulates: a week.
+const MaxDayHours = 24 * 7
+
+// Validate checks the numbers of d; Options checks the rest (a GPU
+// without a price, the policies).
+func (d DaySpec) Validate() error {
+	switch {
+	case !(d.Rate > 0) || d.Rate > 1e7:
+		return fielderr.New("rate", d.Rate, "must be a number of requests/s in (0, 1e7]")
+	case !(d.Trough > 0 && d.Trough <= 1):
+		return fielderr.New("trough", d.Trough, "must be in (0, 1]")
+	case !(d.Hours > 0 && d.Hours <= MaxDayHours):
+		return fielderr.New("hours", d.Hours, "must be in (0, %d]", MaxDayHours)
+	case !(d.Attainment >= 0 && d.Attainment <= 1):
+		return fielderr.New("attainment", d.Attainment, "must be a fraction in [0, 1] (0.99 for 99%%)")
+	case len(d.GPUs) == 0:
+		return fielderr.New("gpus", nil, "is empty: give a GPU per pool")
+	}
+	return nil
+}
+
+// Options returns the day's run: its fleet of one pool per GPU, and, with
+// d.Rank, one Case per ranked policy and GPU (named "GPU POLICY") to
+// Compare on the same day.
+func (d DaySpec) Options() (Options, []Case, error) {
+	if err := d.Validate(); err != nil {
+		return Options{}, nil, err
+	}
+	var pools []Pool
+	var cases []Case
+	for _, gpu := range d.GPUs {
+		eng := batching.Defaults(d.Model, gpu)
+		eng.Deployment.TP = d.TP
+		price, ok := d.Prices[gpu.Name]
+		if !ok {
+			var err error
+			if price, err = DefaultPrice(gpu.Name); err != nil {
+				return Options{}, nil, fmt.Errorf("%w (or pass --prices %s=DOLLARS)", err, gpu.Name)
+			}
+		}
+		pw, err := DefaultPower(gpu.Name)
+		if err != nil {
+			return Options{}, nil, err
+		}
+		pools = append(pools, Pool{Name: gpu.Name, Engine: eng, Policy: d.Policy, Price: price, Power: pw})
+		for _, np := range d.Rank {
+			cases = append(cases, Case{Name: gpu.Name + " " + np.Name,
+				Pools: []Pool{{Name: gpu.Name, Engine: eng, Policy: np.Policy, Price: price, Power: pw}}})
+		}
+	}
+	day := Day{Span: d.Hours * 3600, Bucket: 3600, Rates: Scaled(d.Rate, Sinusoid(24, d.PeakHour, d.Trough))}
+	for float64(len(day.Rates))*day.Bucket < day.Span {
+		day.Rates = append(day.Rates, day.Rates[:24]...)
+	}
+	if d.Trace != nil {
+		day.Trace = d.Trace
+	} else {
+		day.Phases = []Phase{{From: 0, Lengths: workload.AzureConversation()}}
+	}
+	st := DefaultStartup
+	st.StorageBandwidth = d.StorageBandwidth
+	return Options{Day: day, Seed: d.Seed, Tail: DefaultTail, Fleet: Fleet{Pools: pools, Startup: st, SLO: d.SLO}}, cases, nil
+}
+
+// WriteRanked runs every case on the day of o and writes them ranked by
+// the day's dollars at attainment target (Rank), then the cheapest that
+// meets it; what heads the first line.
+func WriteRanked(w io.Writer, o Options, cases []Case, target float64, what string) error {
+	reports, err := Compare(o, cases)
+	if err != nil {
+		return err
+	}
+	order, met := Rank(reports, target)
+	rc, rr := make([]Case, len(order)), make([]*Report, len(order))
+	for i, k := range order {
+		rc[i], rr[i] = cases[k], reports[k]
+	}
+	fmt.Fprintf(w, "%s (%d requests): %d fleets ranked by the day's dollars at >= %.4g%% attainment\n", what, rr[0].Total.Requests, len(cases), 100*target)
+	if err := WriteComparison(w, rc, rr); err != nil {
+		return err
+	}
+	if met == 0 {
+		_, err = fmt.Fprintf(w, "none reaches %.4g%% attainment: the best is %s at %.2f%%\n", 100*target, rc[0].Name, 100*rr[0].Total.Attainment())
+		return err
+	}
+	_, err = fmt.Fprintf(w, "cheapest at >= %.4g%% attainment: %s, $%.2f (%d of %d fleets reach it)\n", 100*target, rc[0].Name, rr[0].Total.Dollars, met, len(cases))
+	return err
+}
