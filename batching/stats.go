@@ -121,6 +121,9 @@ func (e *engine) Stats() []metrics.Stat {
 	if e.sp != nil {
 		out = append(out, e.specStatList()...)
 	}
+	if e.off != nil {
+		out = append(out, e.off.stats(e)...)
+	}
 	return out
 }
 
