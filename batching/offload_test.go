@@ -10,6 +10,7 @@ import (
 
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/fielderr"
+	"github.com/servesim/servesim/internal/shareddata"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
 )
@@ -179,4 +180,93 @@ func TestOffloadValidate(t *testing.T) {
 			assert.Equal(t, tc.field, fe.Field, "%v", err)
 		})
 	}
+}
+
+// prefillTime is a step time without the attention term, so that a long
+// conversation trace stays within one engine's capacity: 2 ms, plus
+// 10 µs a prompt token, 0.1 ms a decode and 10 ns a decode context token.
+func prefillTime(b cost.Batch) float64 {
+	return 0.002 + 1e-5*float64(b.PrefillTokens) + 1e-4*float64(b.DecodeSeqs) + 1e-8*b.DecodeContext
+}
+
+// infiniteCacheHits is the oracle of the trace check, from the trace's
+// hash ids alone: with a cache that never evicts, request i hits the
+// longest run of leading 16-token pieces whose prefix (the hash ids before
+// and the piece's place in its 512-token block) some earlier request
+// covered, capped at its input − 1 in whole 16-token blocks.
+func infiniteCacheHits(tr workload.Trace) (hits, queries int) {
+	type piece struct {
+		prefix uint64 // the ids up to and including this block, chained
+		tokens int    // tokens of the block covered
+	}
+	seen := map[piece]bool{}
+	for _, r := range tr.Rows {
+		most := (r.Input - 1) / 16 * 16
+		hit, open := 0, true
+		var prefix uint64 = 14695981039346656037
+		for b, id := range r.HashIDs {
+			prefix = (prefix ^ uint64(id)) * 1099511628211 // FNV-1a over the ids
+			n := min(tr.BlockSize, r.Input-b*tr.BlockSize)
+			for k := 16; k <= n; k += 16 {
+				p := piece{prefix, k}
+				if open && seen[p] && b*tr.BlockSize+k <= most {
+					hit = b*tr.BlockSize + k
+				} else {
+					open = false
+				}
+				seen[p] = true
+			}
+		}
+		hits += hit
+		queries += r.Input
+	}
+	return hits, queries
+}
+
+// TestOffloadConversationTrace: the first 400 requests of the Mooncake
+// conversation trace (../shared/data; 13.7k-token prompts sharing
+// 512-token blocks by hash id) on one engine. With a KV pool that never
+// evicts, the prefix-cache hits are the oracle's exactly. With a pool of
+// 8,000 blocks (128k tokens, under 10 mean prompts) the GPU cache loses
+// most of them; a host buffer that holds the whole trace gets back all
+// but those whose blocks were still being copied to the host (within
+// 1 percentage point of the oracle's rate: a store of a prompt's blocks
+// ends milliseconds after its step, a turn follows its predecessor by
+// seconds), and the mean TTFT falls.
+func TestOffloadConversationTrace(t *testing.T) {
+	t.Parallel()
+	tr, err := workload.LoadTraceHead(shareddata.Path(t, "mooncake_conversation_trace.jsonl"), 400)
+	require.NoError(t, err)
+	oracleHits, queries := infiniteCacheHits(tr)
+	oracle := float64(oracleHits) / float64(queries)
+	cfg := sim.Config{Workload: tr.Workload(1), Requests: len(tr.Rows), Seed: 1}
+	engine := func(blocks int, off *KVOffload) Config {
+		c := offloadModel(t, blocks, off)
+		c.StepTime, c.MaxNumBatchedTokens, c.MaxNumSeqs = prefillTime, 8192, 256
+		return c
+	}
+	meanTTFT := func(res *sim.Result) float64 {
+		var s float64
+		for _, r := range res.Requests {
+			s += r.TTFT()
+		}
+		return s / float64(len(res.Requests))
+	}
+
+	never := engine(8000, nil)
+	never.KVBlocks = 1_000_000 // 16M tokens: more than the 400 requests hold
+	inf := runOffload(t, cfg, never)
+	require.Equal(t, float64(queries), stat(t, inf, "prefix_cache_queries"))
+	require.Equal(t, float64(oracleHits), stat(t, inf, "prefix_cache_hits"), "a pool that never evicts hits what the oracle hits")
+
+	gpu := runOffload(t, cfg, engine(8000, nil))
+	off := runOffload(t, cfg, engine(8000, DefaultKVOffload(1000)))
+	gpuRate, total := stat(t, gpu, "prefix_cache_hit_rate"), stat(t, off, "prefix_cache_total_hit_rate")
+	t.Logf("hit rate: oracle %.4f, GPU only %.4f, GPU+CPU %.4f (GPU %.4f, CPU %.4f); mean TTFT %.4f s → %.4f s",
+		oracle, gpuRate, total, stat(t, off, "prefix_cache_hit_rate"), stat(t, off, "kv_offload_hit_rate"), meanTTFT(gpu), meanTTFT(off))
+	assert.Less(t, gpuRate, oracle-0.1, "the small pool loses hits")
+	assert.LessOrEqual(t, total, oracle+1e-12, "no cache beats the infinite one")
+	assert.InDelta(t, oracle, total, 0.01, "the host gets the lost hits back")
+	assert.Less(t, meanTTFT(off), meanTTFT(gpu))
+	assert.Zero(t, stat(t, off, "kv_offload_store_skips"), "the host never fills")
 }

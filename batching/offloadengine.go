@@ -46,6 +46,7 @@ type loadXfer struct {
 // offloadStats are the offloading counters.
 type offloadStats struct {
 	hits                  int64 // prompt tokens loaded from the host (vLLM's external prefix-cache hits)
+	preemptedHits         int64 // the same for requests resumed after a preemption
 	storedBlocks, skips   int64 // blocks copied to the host; stores skipped for want of room
 	loadedBlocks, loads   int64
 	loadWait, maxLoadWait float64 // Σ and max of the time requests waited for their loads
@@ -153,7 +154,11 @@ func (o *offloader) plan(e *engine, q *seq, hit, evictable int) planOutcome {
 	}
 	o.loads.Push(x)
 	o.loading++
-	o.st.hits += int64(n * bs)
+	if q.preempted { // counted apart, as the GPU cache's lookups are
+		o.st.preemptedHits += int64(n * bs)
+	} else {
+		o.st.hits += int64(n * bs)
+	}
 	o.st.loads++
 	o.st.loadedBlocks += int64(n)
 	e.env.Schedule(o.transfer(e.env.Now(), n, true), event.Normal, o.onLoaded, 0)
@@ -235,8 +240,9 @@ func (o *offloader) stored() {
 // stats returns the offloading counters: the host's size in blocks,
 // blocks and bytes (over all TP ranks) copied each way, the loads and the
 // prompt tokens they brought (kv_offload_hits, with hit rate over the
-// prefix-cache queries, and the total hit rate of both tiers), and the
-// time requests waited for their loads.
+// prefix-cache queries, and the total hit rate of both tiers; resumed
+// preempted requests apart, kv_offload_preempted_hits), and the time
+// requests waited for their loads.
 func (o *offloader) stats(e *engine) []metrics.Stat {
 	s := &o.st
 	q := float64(e.stats.queries)
@@ -251,6 +257,7 @@ func (o *offloader) stats(e *engine) []metrics.Stat {
 		{Name: "kv_offload_loaded_blocks", Value: float64(s.loadedBlocks)},
 		{Name: "kv_offload_loaded_bytes", Value: float64(s.loadedBlocks) * rankBytes},
 		{Name: "kv_offload_hits", Value: float64(s.hits)},
+		{Name: "kv_offload_preempted_hits", Value: float64(s.preemptedHits)},
 		metrics.RatioStat("kv_offload_hit_rate", float64(s.hits), q),
 		metrics.RatioStat("prefix_cache_total_hit_rate", float64(e.stats.hits+s.hits), q),
 		metrics.RatioStat("mean_kv_offload_load_wait", s.loadWait, float64(s.loads)),
