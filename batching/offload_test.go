@@ -270,3 +270,101 @@ func TestOffloadConversationTrace(t *testing.T) {
 	assert.Less(t, meanTTFT(off), meanTTFT(gpu))
 	assert.Zero(t, stat(t, off, "kv_offload_store_skips"), "the host never fills")
 }
+
+// verify checks the host store (its blocks within capacity and its LRU
+// list whole) and returns the GPU blocks held by requests that are not
+// running: loading, or loaded and waiting at the head of the line (held
+// counts a request's blocks as the running list's are counted).
+func (o *offloader) verify(t *testing.T, held func(c int, q *seq) int) int {
+	s := o.store
+	n, hashed := 0, 0
+	for id := s.head; id != none; id = s.ents[id].next {
+		n += s.size(id)
+		if s.ents[id].run == 0 {
+			hashed++
+		}
+	}
+	if n != s.used || s.used > s.capacity || hashed != len(s.index) {
+		t.Fatalf("host store: %d blocks listed, %d counted, capacity %d; %d hashed listed, %d indexed", n, s.used, s.capacity, hashed, len(s.index))
+	}
+	used, warm := 0, 0
+	for i := range o.loads.Len() {
+		q := o.loads.At(i).q
+		used += held(q.warm*16, q) // the tests' engines have 16-token blocks
+		warm++
+	}
+	if warm != o.loading {
+		t.Fatalf("%d loads in flight, %d requests loading", warm, o.loading)
+	}
+	return used
+}
+
+// verifyWaiting returns the GPU blocks held by loaded requests in the
+// waiting line.
+func (e *engine) verifyWaiting(held func(c int, q *seq) int) int {
+	used := 0
+	for i := range e.waiting.seqs.Len() {
+		if q := e.waiting.seqs.At(i); q.warm > 0 {
+			used += held(q.warm*e.cfg.BlockSize, q)
+		}
+	}
+	return used
+}
+
+// TestOffloadInvariants: engines with offloading under pressure (a small
+// pool that preempts, a host smaller than the working set, a half-duplex
+// link, prefill-first scheduling, three replicas behind the prefix-aware
+// router) keep their block accounting at every step, serve every request,
+// never beat a pool that never evicts, and give the same run twice.
+func TestOffloadInvariants(t *testing.T) {
+	t.Parallel()
+	w := workload.Workload{Arrivals: workload.Poisson{Rate: 40},
+		Lengths: workload.PrefixRepetition{PrefixLen: 1024, SuffixLen: 200, NumPrefixes: 30, OutputLen: 60}}
+	cases := []struct {
+		name string
+		edit func(c *Config)
+	}{
+		{"chunked", func(c *Config) {}},
+		{"small host", func(c *Config) { c.KVOffload.Size = 0.05 }},
+		{"half duplex", func(c *Config) { c.KVOffload.HalfDuplex = true; c.KVOffload.Bandwidth = 2e9 }},
+		{"prefill first", func(c *Config) { c.EnableChunkedPrefill = false; c.MaxNumBatchedTokens = 4096 }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := offloadModel(t, 300, DefaultKVOffload(4))
+			c.StepTime, c.MaxNumBatchedTokens = prefillTime, 2048
+			tc.edit(&c)
+			var engines []*engine
+			cfg := sim.Config{Workload: w, Requests: 600, Seed: 5,
+				Server: checked{ServerConfig: c, t: t, engines: &engines, every: 1}}
+			res, err := sim.Run(cfg)
+			require.NoError(t, err)
+			require.Equal(t, 600, res.Completed)
+			e := engines[0]
+			assert.Zero(t, e.usedBlocks, "blocks returned to the pool")
+			assert.Zero(t, e.off.loading)
+			assert.Positive(t, stat(t, res, "kv_offload_loads"))
+			again, err := sim.Run(sim.Config{Workload: w, Requests: 600, Seed: 5, Server: c})
+			require.NoError(t, err)
+			assert.Equal(t, res.Requests, again.Requests, "same seed, same run")
+			never := c
+			never.KVOffload, never.KVBlocks = nil, 1_000_000
+			bound, err := sim.Run(sim.Config{Workload: w, Requests: 600, Seed: 5, Server: never})
+			require.NoError(t, err)
+			assert.LessOrEqual(t, stat(t, res, "prefix_cache_total_hit_rate"), stat(t, bound, "prefix_cache_hit_rate")+1e-12)
+		})
+	}
+	t.Run("cluster", func(t *testing.T) {
+		c := offloadModel(t, 300, DefaultKVOffload(4))
+		c.StepTime, c.MaxNumBatchedTokens = prefillTime, 2048
+		var engines []*engine
+		res, err := sim.Run(sim.Config{Workload: w, Requests: 600, Seed: 5,
+			Server: checked{ServerConfig: Cluster{Engine: c, Replicas: 3, Router: PrefixAware}, t: t, engines: &engines, every: 1}})
+		require.NoError(t, err)
+		require.Equal(t, 600, res.Completed)
+		for _, e := range engines {
+			assert.Zero(t, e.usedBlocks)
+		}
+		assert.Positive(t, stat(t, res, "kv_offload_loads"))
+	})
+}
