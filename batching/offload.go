@@ -33,10 +33,11 @@ const DefaultPCIeBandwidth = 50e9
 // KVOffload.Latency to a measured value.
 const DefaultPCIeLatency = 10e-6
 
-// KVOffload is vLLM's KV offloading to CPU memory (the OffloadingConnector,
-// vllm/distributed/kv_transfer/kv_connector/v1/offloading/scheduler.py and
-// vllm/v1/kv_offload/lru_manager.py at vllm-project/vllm@e57c0d42 and
-// @3a04cf8f):
+// KVOffload is vLLM's KV offloading to CPU memory (the OffloadingConnector:
+// vllm-project/vllm's
+// vllm/distributed/kv_transfer/kv_connector/v1/offloading/scheduler.py@e57c0d42,
+// vllm/v1/kv_offload/lru_manager.py@3a04cf8f, cpu/spec.py@0072b0b7 and
+// worker/cpu_gpu.py@0072b0b7):
 //
 //   - Store on compute: at the end of each step, every full block a
 //     request computed (prompt or output) that the host does not hold is
@@ -59,8 +60,8 @@ const DefaultPCIeLatency = 10e-6
 //   - Each rank copies its own shard over its own PCIe link, so a transfer
 //     of n blocks lasts Latency + n × block bytes per rank / Bandwidth.
 //     Transfers of one direction queue first come first served. PCIe is
-//     full duplex and vLLM copies each direction on its own CUDA stream
-//     (the worker's gpu_to_cpu and cpu_to_gpu handlers), so by default
+//     full duplex and vLLM copies each direction in its own handler, in
+//     submission order (cpu_gpu.py's SingleDirectionOffloadingHandler), so by default
 //     loads and stores queue apart; HalfDuplex puts them in one queue (a
 //     GPU with one copy engine, or a link shared with a NIC).
 //
