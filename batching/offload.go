@@ -70,7 +70,10 @@ const DefaultPCIeLatency = 10e-6
 // but without a hash: no other request can hit them. A request resumed
 // after a preemption finds its own tokens' blocks on the GPU only. Stores
 // do not hold a finished request's GPU blocks (vLLM delays freeing them
-// until the copy ends). It needs EnablePrefixCaching.
+// until the copy ends). It needs EnablePrefixCaching. Each attention
+// data-parallel group (Deployment.DP) has a buffer of Size, as each of
+// vLLM's data-parallel engines allocates its own; pipeline parallelism
+// with offloading is not modelled.
 type KVOffload struct {
 	// Size is the host buffer in GiB (2^30 bytes), summed over the
 	// replica's TP ranks, as vLLM's --kv-offloading-size.

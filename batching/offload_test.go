@@ -368,3 +368,16 @@ func TestOffloadInvariants(t *testing.T) {
 		assert.Positive(t, stat(t, res, "kv_offload_loads"))
 	})
 }
+
+// TestOffloadPipelineRejected: offloading under pipeline parallelism is a
+// field error, not a silently wrong host size.
+func TestOffloadPipelineRejected(t *testing.T) {
+	t.Parallel()
+	c := offloadModel(t, 64, DefaultKVOffload(4))
+	c.StepTime = nil
+	err := Pipeline{Engine: c, Stages: 2}.Validate()
+	require.Error(t, err)
+	fe := fielderr.Of(err)
+	require.NotNil(t, fe, "%v", err)
+	assert.Equal(t, "kv_offload", fe.Field)
+}

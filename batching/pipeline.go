@@ -100,6 +100,8 @@ func (p Pipeline) resolve() (Config, *resolved, error) {
 		return Config{}, nil, fieldErr("pipeline_replicas", p.Replicas, "must be in [0, %d]", MaxPipelineReplicas)
 	case p.Router != "" && p.Router != LeastOutstanding && p.Router != RoundRobin:
 		return Config{}, nil, fieldErr("pipeline_router", p.Router, "must be %q or %q", LeastOutstanding, RoundRobin)
+	case p.Engine.KVOffload != nil && p.Stages > 1:
+		return Config{}, nil, fieldErr("kv_offload", p.Engine.KVOffload.Size, "with pipeline_parallel_size %d is not modelled (the host buffer would be split over the virtual engines): use pipeline_parallel_size 1", p.Stages)
 	}
 	if err := p.link().Validate(); err != nil {
 		return Config{}, nil, &configError{err}
