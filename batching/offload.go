@@ -54,9 +54,14 @@ const DefaultPCIeLatency = 10e-6
 //     those tokens computed and its first chunk skips them. A request whose
 //     host hit includes a block another request is loading waits for the
 //     next step.
-//   - Host blocks are engine blocks (vLLM's default block_size_factor 1);
-//     the host holds Size·2^30 / (block bytes summed over the TP ranks)
-//     of them, as vLLM's CPUOffloadingSpec divides cpu_bytes_to_use.
+//   - A host block is BlockSize tokens, a whole number of engine blocks
+//     (vLLM's block_size in kv_connector_extra_config; its
+//     block_size_factor is BlockSize / the engine's block_size, 1 by
+//     default); only whole host blocks are stored, found and loaded. The
+//     host holds Size·2^30 / (a host block's bytes summed over the TP
+//     ranks) of them, as vLLM's CPUOffloadingSpec divides
+//     cpu_bytes_to_use. A GPU hit that ends inside a host block loads the
+//     rest of that block, as vLLM's get_num_new_matched_tokens does.
 //   - Each rank copies its own shard over its own PCIe link, so a transfer
 //     of n blocks lasts Latency + n × block bytes per rank / Bandwidth.
 //     Transfers of one direction queue first come first served. PCIe is
@@ -90,6 +95,9 @@ type KVOffload struct {
 	// HalfDuplex queues loads and stores in one queue instead of one per
 	// direction.
 	HalfDuplex bool `json:"pcie_half_duplex,omitempty" yaml:"pcie_half_duplex,omitempty"`
+	// BlockSize is the host block in tokens, a multiple of the engine's
+	// block_size; 0 means the engine's (vLLM's default).
+	BlockSize int `json:"block_size,omitempty" yaml:"block_size,omitempty"`
 }
 
 // DefaultKVOffload returns offloading to a host buffer of size GiB with
@@ -102,6 +110,9 @@ func DefaultKVOffload(size float64) *KVOffload {
 // MaxOffloadGiB bounds KVOffload.Size: 2^20 GiB (a PiB), far above any
 // host's memory.
 const MaxOffloadGiB = 1 << 20
+
+// MaxOffloadBlockSize bounds KVOffload.BlockSize: 2^20 tokens.
+const MaxOffloadBlockSize = 1 << 20
 
 // Validate checks the settings alone (the engine checks them against its
 // pool and prefix caching).
@@ -119,6 +130,8 @@ func (o KVOffload) Validate() error {
 		return errmark.With(ErrInvalid, fe)
 	case !(o.Latency >= 0) || math.IsInf(o.Latency, 1):
 		return fieldErr("pcie_latency", o.Latency, "must be a finite number of seconds >= 0")
+	case o.BlockSize < 0 || o.BlockSize > MaxOffloadBlockSize:
+		return fieldErr("block_size", o.BlockSize, "must be a number of tokens in [0, %d] (0: the engine's block_size)", MaxOffloadBlockSize)
 	}
 	return nil
 }
@@ -126,8 +139,9 @@ func (o KVOffload) Validate() error {
 // offloadResolved is a validated KVOffload with its derived sizes.
 type offloadResolved struct {
 	KVOffload
-	blocks     int     // host capacity in engine blocks
-	blockBytes float64 // one block's bytes on one rank (what one link carries)
+	blocks     int     // host capacity in host blocks
+	factor     int     // engine blocks per host block
+	blockBytes float64 // one engine block's bytes on one rank (what one link carries)
 }
 
 // resolveOffload checks c.KVOffload against the resolved engine r.
@@ -142,13 +156,20 @@ func (c Config) resolveOffload(r *resolved) error {
 	case !(r.pool.BytesPerToken > 0):
 		return fieldErr("kv_offload", o.Size, "needs the KV bytes per token of a deployment's model (a KVBlocks engine with StepTime has none): set kv_cache_memory instead of kv_blocks")
 	}
+	factor := 1
+	if o.BlockSize > 0 {
+		if o.BlockSize%c.BlockSize != 0 {
+			return fieldErr("kv_offload.block_size", o.BlockSize, "must be a multiple of block_size %d", c.BlockSize)
+		}
+		factor = o.BlockSize / c.BlockSize
+	}
 	ranks := float64(max(c.Deployment.TP, 1))
 	bb := r.pool.BytesPerToken * float64(c.BlockSize)
-	n := math.Floor(o.Size * (1 << 30) / (bb * ranks))
+	n := math.Floor(o.Size * (1 << 30) / (bb * float64(factor) * ranks))
 	if n > MaxKVBlocks {
 		return fieldErr("kv_offload.kv_offloading_size", o.Size, "holds %.0f blocks, more than %d", n, MaxKVBlocks)
 	}
-	r.off = &offloadResolved{KVOffload: *o, blocks: int(n), blockBytes: bb}
+	r.off = &offloadResolved{KVOffload: *o, blocks: int(n), factor: factor, blockBytes: bb}
 	return nil
 }
 

@@ -78,13 +78,18 @@ func TestOffloadSecondRequestLoads(t *testing.T) {
 	storeC := lat + 7*block/bw
 	tB := 1 + stepC + 0.001
 	cases := []struct {
-		name string
-		off  *KVOffload
-		ttft float64
+		name   string
+		off    *KVOffload
+		ttft   float64
+		stored float64 // engine blocks copied to the host
 	}{
-		{"off", nil, full},
-		{"duplex", &KVOffload{Size: 1, Bandwidth: bw, Latency: lat}, load + tail},
-		{"half duplex", &KVOffload{Size: 1, Bandwidth: bw, Latency: lat, HalfDuplex: true}, (1 + stepC + storeC - tB) + load + tail},
+		{"off", nil, full, 0},
+		{"duplex", &KVOffload{Size: 1, Bandwidth: bw, Latency: lat}, load + tail, 11},
+		{"half duplex", &KVOffload{Size: 1, Bandwidth: bw, Latency: lat, HalfDuplex: true}, (1 + stepC + storeC - tB) + load + tail, 11},
+		// Host blocks of 2 and 4 engine blocks: A's 64 tokens are 2 or 1
+		// of them; C stores only its whole host blocks (6 or 4 of its 7).
+		{"host blocks of 32", &KVOffload{Size: 1, Bandwidth: bw, Latency: lat, BlockSize: 32}, load + tail, 10},
+		{"host blocks of 64", &KVOffload{Size: 1, Bandwidth: bw, Latency: lat, BlockSize: 64}, load + tail, 8},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,7 +108,7 @@ func TestOffloadSecondRequestLoads(t *testing.T) {
 			assert.InDelta(t, 64.0/(65+113+65), stat(t, res, "prefix_cache_total_hit_rate"), 1e-15)
 			// Stored: A's 4 content blocks, C's 7 full blocks of its own;
 			// B's are on the host already.
-			assert.Equal(t, 11.0, stat(t, res, "kv_offload_stored_blocks"))
+			assert.Equal(t, tc.stored, stat(t, res, "kv_offload_stored_blocks"))
 			assert.InDelta(t, tc.ttft-tail, stat(t, res, "mean_kv_offload_load_wait"), 1e-12)
 		})
 	}
@@ -163,6 +168,8 @@ func TestOffloadValidate(t *testing.T) {
 		{"lmcache", func(c *Config) { c.KVOffload.Backend = "lmcache" }, "kv_offload.kv_offloading_backend"},
 		{"zero bandwidth", func(c *Config) { c.KVOffload.Bandwidth = 0 }, "kv_offload.pcie_bandwidth"},
 		{"negative latency", func(c *Config) { c.KVOffload.Latency = -1e-6 }, "kv_offload.pcie_latency"},
+		{"host block not whole engine blocks", func(c *Config) { c.KVOffload.BlockSize = 24 }, "kv_offload.block_size"},
+		{"negative host block", func(c *Config) { c.KVOffload.BlockSize = -16 }, "kv_offload.block_size"},
 		{"no prefix caching", func(c *Config) { c.EnablePrefixCaching = false }, "kv_offload"},
 		{"no model", func(c *Config) { *c = modelFree(100, true); c.KVOffload = &good }, "kv_offload"},
 	}
@@ -313,8 +320,8 @@ func (e *engine) verifyWaiting(held func(c int, q *seq) int) int {
 
 // TestOffloadInvariants: engines with offloading under pressure (a small
 // pool that preempts, a host smaller than the working set, a half-duplex
-// link, prefill-first scheduling, three replicas behind the prefix-aware
-// router) keep their block accounting at every step, serve every request,
+// link, prefill-first scheduling, host blocks of 5 engine blocks, three
+// replicas behind the prefix-aware router) keep their block accounting at every step, serve every request,
 // never beat a pool that never evicts, and give the same run twice.
 func TestOffloadInvariants(t *testing.T) {
 	t.Parallel()
@@ -328,6 +335,7 @@ func TestOffloadInvariants(t *testing.T) {
 		{"small host", func(c *Config) { c.KVOffload.Size = 0.05 }},
 		{"half duplex", func(c *Config) { c.KVOffload.HalfDuplex = true; c.KVOffload.Bandwidth = 2e9 }},
 		{"prefill first", func(c *Config) { c.EnableChunkedPrefill = false; c.MaxNumBatchedTokens = 4096 }},
+		{"host blocks of 80", func(c *Config) { c.KVOffload.BlockSize = 80 }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

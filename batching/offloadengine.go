@@ -104,34 +104,39 @@ const (
 	planFull                       // no GPU room for the load
 )
 
-// plan looks for q's blocks after its GPU hit in the host (in a row, up to
-// target−1 tokens in whole blocks) and starts their load.
+// plan looks for q's host blocks from the one its GPU hit ends in (in a
+// row, up to target−1 tokens in whole host blocks) and starts the load of
+// the engine blocks they hold past the hit, when that is a host block's
+// worth at least (vLLM's get_num_new_matched_tokens).
 func (o *offloader) plan(e *engine, q *seq, hit, evictable int) planOutcome {
-	bs := e.cfg.BlockSize
+	bs, f := e.cfg.BlockSize, o.cfg.factor
 	o.hashes = o.hashes[:0]
-	for _, id := range e.hits {
-		o.hashes = append(o.hashes, e.cache.ents[id].hash)
+	for j := f - 1; j < hit; j += f { // host blocks the GPU hit covers
+		o.hashes = append(o.hashes, e.cache.ents[e.hits[j]].hash)
 	}
-	cur, h := e.hitCur, e.hitHash
+	touched := len(o.hashes)
 	o.ids = o.ids[:0]
 	deferred := false
-	if q.shared >= (hit+1)*bs { // a host hit lies within the content
-		for most := e.fullBlocks(q.target - 1); hit+len(o.ids) < most; {
-			nh := nextHash(q.req, q.content, &cur, h, bs)
-			id := o.store.ready(nh)
+	start := hit / f * f          // the host block the hit ends in, in engine blocks
+	if q.shared >= (start+f)*bs { // a host hit lies within the content
+		cur, h, b := e.hitCur, e.hitHash, hit
+		for most := e.fullBlocks(q.target - 1); start+(len(o.ids)+1)*f <= most; {
+			for end := start + (len(o.ids)+1)*f; b < end; b++ {
+				h = nextHash(q.req, q.content, &cur, h, bs)
+			}
+			id := o.store.ready(h)
 			if id == none {
 				break
 			}
-			deferred = deferred || o.inLoad[nh] > 0
-			o.hashes = append(o.hashes, nh)
+			deferred = deferred || o.inLoad[h] > 0
+			o.hashes = append(o.hashes, h)
 			o.ids = append(o.ids, id)
-			h = nh
 		}
 	}
-	o.store.touch(o.hashes) // vLLM touches the request's blocks at each lookup
-	n := len(o.ids)
+	o.store.touch(o.hashes)         // vLLM touches the request's blocks at each lookup
+	n := start + len(o.ids)*f - hit // engine blocks to load
 	switch {
-	case n == 0:
+	case n < f:
 		return planAdmit
 	case deferred:
 		e.waiting.Pop()
@@ -147,7 +152,7 @@ func (o *offloader) plan(e *engine, q *seq, hit, evictable int) planOutcome {
 	e.allocBlocks(n)
 	q.warm = hit + n
 	q.stored = max(q.stored, q.warm) // vLLM stores from after the loaded blocks
-	x := loadXfer{q: q, ids: append([]int32(nil), o.ids...), hashes: append([]uint64(nil), o.hashes[len(o.hashes)-n:]...), since: e.env.Now()}
+	x := loadXfer{q: q, ids: append([]int32(nil), o.ids...), hashes: append([]uint64(nil), o.hashes[touched:]...), since: e.env.Now()}
 	for i, id := range x.ids {
 		o.store.ents[id].ref++
 		o.inLoad[x.hashes[i]]++
@@ -194,19 +199,20 @@ func (o *offloader) restore(e *engine) {
 	o.skipped = o.skipped[:0]
 }
 
-// storeUpto copies q's full blocks among its first upto tokens that are
-// not yet stored to the host (store on compute): blocks within its
+// storeUpto copies q's whole host blocks among its first upto tokens that
+// are not yet stored to the host (store on compute): blocks within its
 // content by their hash, the rest as an anonymous run. When the host has
 // no room the store is skipped and tried again at q's next call.
 func (o *offloader) storeUpto(e *engine, q *seq, upto int) {
-	full := e.fullBlocks(upto)
+	f := o.cfg.factor
+	full := e.fullBlocks(upto) / f * f // engine blocks of whole host blocks
 	if full <= q.stored {
 		return
 	}
 	bs := e.cfg.BlockSize
 	o.hashes = o.hashes[:0]
 	anon := 0
-	for i := q.stored; i < full; i++ {
+	for i := q.stored + f - 1; i < full; i += f { // each host block's last engine block
 		if (i+1)*bs > q.shared || i >= len(q.ents) {
 			anon++
 			continue
@@ -224,7 +230,7 @@ func (o *offloader) storeUpto(e *engine, q *seq, upto int) {
 	if len(ids) == 0 {
 		return
 	}
-	n := len(o.hashes) + anon
+	n := (len(o.hashes) + anon) * f
 	o.st.storedBlocks += int64(n)
 	o.stores.Push(storeXfer{ids: ids})
 	e.env.Schedule(o.transfer(e.env.Now(), n, false), event.Normal, o.onStored, 0)
@@ -237,7 +243,7 @@ func (o *offloader) stored() {
 	}
 }
 
-// stats returns the offloading counters: the host's size in blocks,
+// stats returns the offloading counters, in engine blocks: the host's size,
 // blocks and bytes (over all TP ranks) copied each way, the loads and the
 // prompt tokens they brought (kv_offload_hits, with hit rate over the
 // prefix-cache queries, and the total hit rate of both tiers; resumed
@@ -248,11 +254,11 @@ func (o *offloader) stats(e *engine) []metrics.Stat {
 	q := float64(e.stats.queries)
 	rankBytes := o.cfg.blockBytes * float64(max(e.cfg.Deployment.TP, 1))
 	return []metrics.Stat{
-		{Name: "kv_offload_blocks", Value: float64(o.store.capacity)},
+		{Name: "kv_offload_blocks", Value: float64(o.store.capacity * o.cfg.factor)},
 		{Name: "kv_offload_stored_blocks", Value: float64(s.storedBlocks)},
 		{Name: "kv_offload_stored_bytes", Value: float64(s.storedBlocks) * rankBytes},
 		{Name: "kv_offload_store_skips", Value: float64(s.skips)},
-		{Name: "kv_offload_evicted_blocks", Value: float64(o.store.evicted)},
+		{Name: "kv_offload_evicted_blocks", Value: float64(o.store.evicted * int64(o.cfg.factor))},
 		{Name: "kv_offload_loads", Value: float64(s.loads)},
 		{Name: "kv_offload_loaded_blocks", Value: float64(s.loadedBlocks)},
 		{Name: "kv_offload_loaded_bytes", Value: float64(s.loadedBlocks) * rankBytes},
