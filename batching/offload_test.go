@@ -307,13 +307,22 @@ func (o *offloader) verify(t *testing.T, held func(c int, q *seq) int) int {
 }
 
 // verifyWaiting returns the GPU blocks held by loaded requests in the
-// waiting line.
-func (e *engine) verifyWaiting(held func(c int, q *seq) int) int {
-	used := 0
+// waiting line, and checks the blocks reserved for the loaded requests'
+// prefills.
+func (e *engine) verifyWaiting(t *testing.T, held func(c int, q *seq) int) int {
+	used, need := 0, 0
 	for i := range e.waiting.seqs.Len() {
 		if q := e.waiting.seqs.At(i); q.warm > 0 {
 			used += held(q.warm*e.cfg.BlockSize, q)
+			need += e.blocks(q.target) - q.warm
 		}
+	}
+	for i := range e.off.loads.Len() {
+		q := e.off.loads.At(i).q
+		need += e.blocks(q.target) - q.warm
+	}
+	if need != e.off.reserved {
+		t.Fatalf("blocks reserved for loaded requests: %d counted, %d recomputed", e.off.reserved, need)
 	}
 	return used
 }

@@ -25,6 +25,12 @@ type offloader struct {
 	inLoad  map[uint64]int // hashes being loaded → loads reading them
 	skipped []*seq         // deferred this step (a block of theirs is being loaded)
 	loading int            // requests waiting for their loads
+	// reserved is the GPU blocks the requests holding loaded blocks
+	// (loading, or loaded and not yet admitted) still need for their
+	// prefills: a load starts only when its request's need fits beside
+	// them, so those requests can always be admitted once the running
+	// ones drain.
+	reserved int
 
 	hashes []uint64 // scratch
 	ids    []int32  // scratch
@@ -142,15 +148,16 @@ func (o *offloader) plan(e *engine, q *seq, hit, evictable int) planOutcome {
 		e.waiting.Pop()
 		o.skipped = append(o.skipped, q)
 		return planDefer
-	case e.usedBlocks+e.blocks(q.target)-hit+evictable > e.cfg.pool.Blocks:
-		// Load only for a request whose whole prefill would fit now, so
-		// that requests holding loaded blocks cannot fill the pool.
+	case e.usedBlocks+o.reserved+e.blocks(q.target)-hit+evictable > e.cfg.pool.Blocks:
+		// Load only for a request whose whole prefill fits now beside the
+		// other loaded requests' (reserved).
 		return planFull
 	}
 	e.waiting.Pop()
 	e.takeHits(q, hit)
 	e.allocBlocks(n)
 	q.warm = hit + n
+	o.reserved += e.blocks(q.target) - q.warm
 	q.stored = max(q.stored, q.warm) // vLLM stores from after the loaded blocks
 	x := loadXfer{q: q, ids: append([]int32(nil), o.ids...), hashes: append([]uint64(nil), o.hashes[touched:]...), since: e.env.Now()}
 	for i, id := range x.ids {
@@ -188,6 +195,12 @@ func (o *offloader) loaded(e *engine) {
 	o.loading--
 	e.waiting.PushFront(q)
 	e.wait()
+}
+
+// admitted is told that loaded request q is admitted: its need is no
+// longer reserved.
+func (o *offloader) admitted(e *engine, q *seq) {
+	o.reserved -= e.blocks(q.target) - q.warm
 }
 
 // restore puts the requests deferred while forming a step back at the

@@ -54,6 +54,7 @@ func (e *engine) lookup(q *seq) (hit, evictable int) {
 // hits: the tokens found), apart for requests resumed after a preemption.
 func (e *engine) takeHits(q *seq, hit int) {
 	if q.warm > 0 { // held and counted when its KV load began
+		e.off.admitted(e, q)
 		q.warm = 0
 		return
 	}
