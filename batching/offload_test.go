@@ -19,7 +19,7 @@ import (
 // an H100 (28 layers, 4 KV heads of 128 in bf16: 57,344 KV bytes a token,
 // 917,504 a 16-token block) with a KV pool of blocks blocks, priced by
 // stepTime.
-func offloadModel(t *testing.T, blocks int, off *KVOffload) Config {
+func offloadModel(t testing.TB, blocks int, off *KVOffload) Config {
 	t.Helper()
 	m, err := cost.Model("qwen2.5-7b")
 	require.NoError(t, err)
