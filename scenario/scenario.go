@@ -266,7 +266,8 @@ type Server struct {
 	// --kv-offloading-backend ("native"; "" too). PCIeBandwidth is the
 	// host-device copy bandwidth per GPU and direction, bytes/s (0:
 	// batching.DefaultPCIeBandwidth, 50e9); each transfer also costs
-	// batching.DefaultPCIeLatency.
+	// batching.DefaultPCIeLatency. A backend or bandwidth without a size
+	// is an error (vLLM ignores a backend without a size).
 	KVOffloadingSize    float64 `yaml:"kv_offloading_size"`
 	KVOffloadingBackend string  `yaml:"kv_offloading_backend"`
 	PCIeBandwidth       float64 `yaml:"pcie_bandwidth"`

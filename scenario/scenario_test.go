@@ -181,6 +181,8 @@ func TestParseErrors(t *testing.T) {
 		{"offload size", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_size: -4\n", "e.yaml:3: server.kv_offloading_size: -4 must be a number of GiB in [0, 1048576]"},
 		{"offload backend", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_size: 4\n  kv_offloading_backend: lmcache\n", `e.yaml:4: server.kv_offloading_backend: "lmcache" is not modelled`},
 		{"offload bandwidth", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_size: 4\n  pcie_bandwidth: -1\n", "e.yaml:4: server.pcie_bandwidth: -1 must be a finite number of bytes/s > 0"},
+		{"offload backend alone", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_backend: native\n", `e.yaml:3: server.kv_offloading_backend: "native" needs kv_offloading_size`},
+		{"offload bandwidth alone", "workload: {arrival: {rate: 1}}\nserver:\n  pcie_bandwidth: 2e10\n", "e.yaml:3: server.pcie_bandwidth: 2e+10 needs kv_offloading_size"},
 		{"offload without caching", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_size: 4\n  enable_prefix_caching: false\n", "e.yaml:3: server.kv_offloading_size: 4 needs enable_prefix_caching"},
 		{"tp shape", "workload: {arrival: {rate: 1}}\nserver:\n  tensor_parallel_size: 3\n", "e.yaml:3: server.tensor_parallel_size: cost: model \"llama-3.1-8b\": tp 3 must divide heads 32"},
 		{"fcfs field on vllm", "workload: {arrival: {rate: 1}}\nserver:\n  servers: 2\n", "e.yaml:3: server.servers: does not apply to kind vllm"},

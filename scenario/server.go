@@ -129,7 +129,12 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 		cp := *sp
 		c.Speculative = &cp
 	}
-	if v.KVOffloadingSize != 0 || v.KVOffloadingBackend != "" {
+	switch {
+	case v.KVOffloadingSize == 0 && v.KVOffloadingBackend != "":
+		return c, fieldErr("server.kv_offloading_backend", "%q needs kv_offloading_size (GiB of CPU memory; 0 is off)", v.KVOffloadingBackend)
+	case v.KVOffloadingSize == 0 && v.PCIeBandwidth != 0:
+		return c, fieldErr("server.pcie_bandwidth", "%v needs kv_offloading_size (GiB of CPU memory; 0 is off)", v.PCIeBandwidth)
+	case v.KVOffloadingSize != 0:
 		c.KVOffload = batching.DefaultKVOffload(v.KVOffloadingSize)
 		c.KVOffload.Backend = v.KVOffloadingBackend
 		if v.PCIeBandwidth != 0 {
