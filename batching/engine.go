@@ -302,13 +302,7 @@ func (e *engine) kick(int64) {
 }
 
 // outstanding is the number of requests the engine holds (router load).
-func (e *engine) outstanding() int {
-	n := e.waiting.pending() + e.waiting.Len() + e.running
-	if e.off != nil { // waiting for their KV loads
-		n += e.off.loading
-	}
-	return n
-}
+func (e *engine) outstanding() int { return e.waitingCount() + e.running }
 
 // link appends q to the running list.
 func (e *engine) link(q *seq) {

@@ -203,6 +203,17 @@ func (o *offloader) admitted(e *engine, q *seq) {
 	o.reserved -= e.blocks(q.target) - q.warm
 }
 
+// waitingCount is the requests waiting, those in their request overhead
+// and those waiting for their KV loads included (vLLM's
+// num_requests_waiting counts WAITING_FOR_REMOTE_KVS requests).
+func (e *engine) waitingCount() int {
+	n := e.waiting.Len() + e.waiting.pending()
+	if e.off != nil {
+		n += e.off.loading
+	}
+	return n
+}
+
 // restore puts the requests deferred while forming a step back at the
 // head of the line, in their order.
 func (o *offloader) restore(e *engine) {

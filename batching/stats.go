@@ -48,7 +48,7 @@ func (s *stats) addStep(e *engine, b *cost.Batch, c *cost.StepCost) {
 	s.prefill += int64(b.PrefillTokens)
 	s.decode += int64(b.DecodeSeqs)
 	s.runningArea += float64(e.running) * dt
-	w := e.waiting.Len() + e.waiting.pending()
+	w := e.waitingCount()
 	s.waitingArea += float64(w) * dt
 	usage := float64(e.usedBlocks) / float64(s.blocks)
 	s.kvArea += usage * dt
