@@ -204,9 +204,10 @@ func (c Config) Validate() error {
 type resolved struct {
 	Config
 	pool Pool
-	step *cost.StepModel  // nil when StepTime is set
-	spec *specResolved    // nil without speculative decoding
-	off  *offloadResolved // nil without KV offloading
+	step *cost.StepModel // nil when StepTime is set
+	spec *specResolved   // nil without speculative decoding
+
+	off *offloadResolved // nil without KV offloading (offload.go)
 
 	overhead   float64 // RequestOverhead + the deployment's FrontendOverhead
 	blockShift int     // log2 BlockSize when a power of two, else -1

@@ -230,25 +230,27 @@ func (s *Scenario) engine() (sim.ServerConfig, error) {
 // batching package's schema) to the server field that sets it; a field
 // not listed, or none, is the server block as a whole.
 var serverFieldOf = map[string]string{
-	"max_num_seqs":                     "server.max_num_seqs",
-	"max_num_batched_tokens":           "server.max_num_batched_tokens",
-	"block_size":                       "server.block_size",
-	"max_model_len":                    "server.max_model_len",
-	"kv_blocks":                        "server.num_gpu_blocks_override",
-	"request_overhead":                 "server.request_overhead_ms",
-	"speculative_config":               "server.speculative_config",
+	"max_num_seqs":               "server.max_num_seqs",
+	"max_num_batched_tokens":     "server.max_num_batched_tokens",
+	"block_size":                 "server.block_size",
+	"max_model_len":              "server.max_model_len",
+	"kv_blocks":                  "server.num_gpu_blocks_override",
+	"request_overhead":           "server.request_overhead_ms",
+	"speculative_config":         "server.speculative_config",
+	"pipeline_parallel_size":     "server.pipeline_parallel_size",
+	"replicas":                   "server.replicas",
+	"router":                     "server.router",
+	"prefix_weight":              "server.prefix_weight",
+	"deployment.tp":              "server.tensor_parallel_size",
+	"deployment.dp":              "server.data_parallel_size",
+	"deployment.ep":              "server.enable_expert_parallel",
+	"deployment.kv_cache_memory": "server.kv_cache_memory",
+
+	// KV offloading (batching.KVOffload).
 	"kv_offload":                       "server.kv_offloading_size",
 	"kv_offload.kv_offloading_size":    "server.kv_offloading_size",
 	"kv_offload.kv_offloading_backend": "server.kv_offloading_backend",
 	"kv_offload.pcie_bandwidth":        "server.pcie_bandwidth",
-	"pipeline_parallel_size":           "server.pipeline_parallel_size",
-	"replicas":                         "server.replicas",
-	"router":                           "server.router",
-	"prefix_weight":                    "server.prefix_weight",
-	"deployment.tp":                    "server.tensor_parallel_size",
-	"deployment.dp":                    "server.data_parallel_size",
-	"deployment.ep":                    "server.enable_expert_parallel",
-	"deployment.kv_cache_memory":       "server.kv_cache_memory",
 }
 
 // engineError places a batching validation error at the server field it
