@@ -174,6 +174,10 @@ type Config struct {
 	// decoders and pays its own proposer passes; the groups still step
 	// together.
 	Speculative *specdecode.Config `json:"speculative_config,omitempty" yaml:"speculative_config,omitempty"`
+	// KVOffload, when set, offloads KV blocks to CPU memory as vLLM's
+	// --kv-offloading-size does (KVOffload, docs/kv-offload.md). It
+	// needs EnablePrefixCaching and a deployment's model (its KV bytes).
+	KVOffload *KVOffload `json:"kv_offload,omitempty" yaml:"kv_offload,omitempty"`
 }
 
 // Pool describes a replica's paged KV cache.
@@ -202,6 +206,8 @@ type resolved struct {
 	pool Pool
 	step *cost.StepModel // nil when StepTime is set
 	spec *specResolved   // nil without speculative decoding
+
+	off *offloadResolved // nil without KV offloading (offload.go)
 
 	overhead   float64 // RequestOverhead + the deployment's FrontendOverhead
 	blockShift int     // log2 BlockSize when a power of two, else -1
@@ -258,6 +264,11 @@ func (c Config) resolve() (*resolved, error) {
 	}
 	if c.Speculative != nil {
 		if err := c.resolveSpec(r); err != nil {
+			return nil, err
+		}
+	}
+	if c.KVOffload != nil {
+		if err := c.resolveOffload(r); err != nil {
 			return nil, err
 		}
 	}

@@ -106,6 +106,19 @@
 // the blocks requests hold (a shared block once), and mean_kv_cache_cached
 // the fraction of the pool holding cached blocks no request holds.
 //
+// # KV offloading
+//
+// With Config.KVOffload (vLLM's --kv-offloading-size; docs/kv-offload.md)
+// the engine also keeps KV blocks in a host buffer, as vLLM's native
+// OffloadingConnector does: every full block a step computes is copied to
+// the host (store on compute), which evicts its least recently used
+// blocks; a waiting request whose next blocks after its GPU hit are on the
+// host leaves the line until their load over PCIe ends (later requests may
+// go ahead), then returns to its head with those tokens computed. Loads
+// and stores queue per direction on a link of KVOffload.Bandwidth and
+// Latency (or in one queue, HalfDuplex). ExampleKVOffload shows a prefix
+// set the GPU cannot hold served from the host.
+//
 // # Routing
 //
 // Cluster puts several replicas behind a router so one arrival stream can

@@ -51,6 +51,10 @@ type seq struct {
 	// another instance (P/D disaggregation, decode side; see handoff.go):
 	// admission takes them as computed. A preemption loses them.
 	remote int
+	// KV offloading (offloadengine.go): warm is the blocks a request
+	// holds before admission (its GPU hit and the blocks loaded from the
+	// host), stored its leading full blocks copied to the host.
+	warm, stored int
 	// Speculative decoding (spec.go): a decoder tracked one by one, with
 	// computed and generated kept exact, and its draft tokens this step.
 	spec  bool
@@ -141,6 +145,7 @@ type engine struct {
 	held       int // handed-off requests whose blocks are not released
 	pipe       *stages
 	sp         *specState // speculative decoding (spec.go); nil without
+	off        *offloader // KV offloading (offloadengine.go); nil without
 	// probe, when not nil, observes steps and ends (Replica, fleets).
 	probe Probe
 
@@ -158,6 +163,9 @@ func newEngine(cfg *resolved, env *sim.Env, name string) *engine {
 	}
 	if cfg.spec != nil { // speculative decoding (spec.go)
 		e.sp = &specState{stats: specStats{perPos: make([]int64, cfg.spec.k)}}
+	}
+	if cfg.off != nil { // KV offloading (offloadengine.go)
+		e.off = newOffloader(e)
 	}
 	e.onStepEnd = e.endStep
 	e.onKick = e.kick
@@ -294,7 +302,7 @@ func (e *engine) kick(int64) {
 }
 
 // outstanding is the number of requests the engine holds (router load).
-func (e *engine) outstanding() int { return e.waiting.pending() + e.waiting.Len() + e.running }
+func (e *engine) outstanding() int { return e.waitingCount() + e.running }
 
 // link appends q to the running list.
 func (e *engine) link(q *seq) {
@@ -452,9 +460,12 @@ func (e *engine) form() bool {
 	default:
 		e.formChunked()
 	}
+	if e.off != nil { // KV offloading: requests set aside return to the line
+		e.off.restore(e)
+	}
 	if e.stepDecodes == 0 && len(e.chunks) == 0 && (e.sp == nil || len(e.sp.batch) == 0) {
 		e.busy = false
-		if (e.waiting.Len() > 0 && e.held == 0) || e.running > 0 {
+		if (e.waiting.Len() > 0 && e.held == 0 && (e.off == nil || e.off.loading == 0)) || e.running > 0 {
 			panic(fmt.Sprintf("batching: idle with %d waiting and %d running", e.waiting.Len(), e.running))
 		}
 		return false
@@ -607,8 +618,10 @@ func (e *engine) formChunked() {
 		return // vLLM admits nothing in a step that preempted
 	}
 	for e.waiting.Len() > 0 && budget > 0 && e.running < e.cfg.MaxNumSeqs {
-		q := e.waiting.Peek()
-		hit, evictable := e.lookup(q)
+		q, hit, evictable, ok := e.nextWaiting()
+		if !ok {
+			break
+		}
 		done := e.startAt(q, hit)
 		c := min(q.target-done, budget)
 		nb := e.blocks(done+c) - hit
@@ -709,6 +722,9 @@ func (e *engine) finishStep() {
 	for _, ch := range e.chunks {
 		q := ch.q
 		q.computed += ch.tokens
+		if e.off != nil { // KV offloading: store on compute
+			e.off.storeUpto(e, q, q.computed)
+		}
 		if q.computed < q.target {
 			continue
 		}

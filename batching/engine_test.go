@@ -130,6 +130,9 @@ func (e *engine) verify(t *testing.T) {
 			used += held(q.computed, q)
 		}
 	}
+	if e.off != nil { // requests holding blocks before admission (KV offloading)
+		used += e.off.verify(t, held) + e.verifyWaiting(t, held)
+	}
 	if e.cache != nil && e.cache.used != e.usedBlocks {
 		t.Fatalf("cache holds %d blocks, engine counts %d", e.cache.used, e.usedBlocks)
 	}

@@ -20,6 +20,9 @@ func (e *engine) lookup(q *seq) (hit, evictable int) {
 	if e.cache == nil {
 		return 0, 0
 	}
+	if q.warm > 0 { // it holds its blocks already (KV offloading)
+		return q.warm, 0
+	}
 	bs := e.cfg.BlockSize
 	e.hits, e.hitSeq = e.hits[:0], q
 	if !q.preempted && q.shared < bs {
@@ -50,6 +53,11 @@ func (e *engine) lookup(q *seq) (hit, evictable int) {
 // lookup in vLLM's prefix-cache statistics (queries: the request's tokens;
 // hits: the tokens found), apart for requests resumed after a preemption.
 func (e *engine) takeHits(q *seq, hit int) {
+	if q.warm > 0 { // held and counted when its KV load began
+		e.off.admitted(e, q)
+		q.warm = 0
+		return
+	}
 	if e.hitSeq != q || hit != len(e.hits) {
 		panic(fmt.Sprintf("batching: admitting request %d with %d hit blocks, not its lookup's %d", q.req.ID, hit, len(e.hits)))
 	}
@@ -110,6 +118,9 @@ func (e *engine) cacheFull(q *seq, upto int, own bool) {
 // full blocks stay cached (vLLM frees a request's blocks last block first,
 // so its prompt's head is evicted last).
 func (e *engine) freeBlocks(q *seq, computed int, preempted bool) {
+	if e.off != nil { // KV offloading: what it computed since its last store
+		e.off.storeUpto(e, q, computed)
+	}
 	if e.cache == nil {
 		e.usedBlocks -= e.blocks(computed)
 		return

@@ -58,9 +58,9 @@ func (r *Replica) Outstanding() int { return r.e.outstanding() }
 // Running returns the requests scheduled (vLLM's num_requests_running).
 func (r *Replica) Running() int { return r.e.running }
 
-// Waiting returns the requests not yet scheduled, request overhead
-// included (vLLM's num_requests_waiting).
-func (r *Replica) Waiting() int { return r.e.waiting.Len() + r.e.waiting.pending() }
+// Waiting returns the requests not yet scheduled, request overhead and
+// KV loads included (vLLM's num_requests_waiting).
+func (r *Replica) Waiting() int { return r.e.waitingCount() }
 
 // KVUsage returns the fraction of KV blocks requests hold (vLLM's
 // kv_cache_usage_perc, as a fraction).

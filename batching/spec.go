@@ -204,8 +204,10 @@ func (e *engine) formSpec() {
 		return
 	}
 	for e.waiting.Len() > 0 && budget > 0 && e.running < e.cfg.MaxNumSeqs {
-		q := e.waiting.Peek()
-		hit, evictable := e.lookup(q)
+		q, hit, evictable, ok := e.nextWaiting()
+		if !ok {
+			break
+		}
 		done := hit * e.cfg.BlockSize
 		c := min(q.target-done, budget)
 		nb := e.blocks(done+c) - hit
@@ -249,8 +251,10 @@ func (e *engine) formSpecPrefillFirst() {
 func (e *engine) formPrefillWhole() {
 	budget := e.cfg.MaxNumBatchedTokens
 	for e.waiting.Len() > 0 && e.running < e.cfg.MaxNumSeqs {
-		q := e.waiting.Peek()
-		hit, evictable := e.lookup(q)
+		q, hit, evictable, ok := e.nextWaiting()
+		if !ok {
+			break
+		}
 		n := q.target - e.startAt(q, hit)
 		nb := e.blocks(q.target) - hit
 		if n > budget || e.usedBlocks+nb+evictable > e.cfg.pool.Blocks {

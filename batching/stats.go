@@ -41,8 +41,7 @@ func (s *stats) init(cfg *resolved, name string) {
 // addStep records a step of batch b starting now; c is its cost (only Time
 // set when StepTime replaces the cost model).
 func (s *stats) addStep(e *engine, b *cost.Batch, c *cost.StepCost) {
-	w := e.waiting.Len() + e.waiting.pending()
-	s.add(e.env.Now(), b, c, e.running, w, e.usedBlocks)
+	s.add(e.env.Now(), b, c, e.running, e.waitingCount(), e.usedBlocks)
 	if e.cache != nil {
 		cached := float64(e.cache.cachedFree) / float64(s.blocks)
 		s.cachedArea += cached * c.Time
@@ -126,6 +125,9 @@ func (e *engine) Stats() []metrics.Stat {
 	}
 	if e.sp != nil {
 		out = append(out, e.specStatList()...)
+	}
+	if e.off != nil {
+		out = append(out, e.off.stats(e)...)
 	}
 	return out
 }

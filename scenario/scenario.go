@@ -270,6 +270,18 @@ type Server struct {
 	// servesim's acceptance model (acceptance_rates, acceptance_rate or
 	// acceptance_dataset); see docs/speculative.md.
 	SpeculativeConfig *specdecode.Config `yaml:"speculative_config"`
+	// KVOffloadingSize is vLLM's --kv-offloading-size: a CPU buffer of
+	// that many GiB (summed over the TP ranks) holding KV blocks offloaded
+	// by vLLM's native OffloadingConnector (batching.KVOffload,
+	// docs/kv-offload.md); 0 is off. KVOffloadingBackend is
+	// --kv-offloading-backend ("native"; "" too). PCIeBandwidth is the
+	// host-device copy bandwidth per GPU and direction, bytes/s (0:
+	// batching.DefaultPCIeBandwidth, 50e9); each transfer also costs
+	// batching.DefaultPCIeLatency. A backend or bandwidth without a size
+	// is an error (vLLM ignores a backend without a size).
+	KVOffloadingSize    float64 `yaml:"kv_offloading_size"`
+	KVOffloadingBackend string  `yaml:"kv_offloading_backend"`
+	PCIeBandwidth       float64 `yaml:"pcie_bandwidth"`
 	// Replicas engine replicas behind Router (round-robin,
 	// least-outstanding, prefix-aware), PrefixWeight weighing cache reuse
 	// against load for prefix-aware (0: batching.DefaultPrefixWeight).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -188,6 +189,12 @@ func TestParseErrors(t *testing.T) {
 		{"speculative no k", "workload: {arrival: {rate: 1}}\nserver:\n  speculative_config: {method: eagle3, acceptance_rate: 0.5}\n", "e.yaml:3: server.speculative_config: num_speculative_tokens 0 must be in [1, 64]"},
 		{"speculative unknown field", "workload: {arrival: {rate: 1}}\nserver:\n  speculative_config: {method: eagle3, num_speculative_tokens: 2, topk: 4}\n", "topk"},
 		{"speculative draft vocab", "workload: {arrival: {rate: 1}}\nserver:\n  speculative_config: {model: qwen2.5-7b, num_speculative_tokens: 2, acceptance_rate: 0.5}\n", `server.speculative_config: model "qwen2.5-7b" has vocab 152064`},
+		{"offload size", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_size: -4\n", "e.yaml:3: server.kv_offloading_size: -4 must be a number of GiB in [0, 1048576]"},
+		{"offload backend", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_size: 4\n  kv_offloading_backend: lmcache\n", `e.yaml:4: server.kv_offloading_backend: "lmcache" is not modelled`},
+		{"offload bandwidth", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_size: 4\n  pcie_bandwidth: -1\n", "e.yaml:4: server.pcie_bandwidth: -1 must be a finite number of bytes/s > 0"},
+		{"offload backend alone", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_backend: native\n", `e.yaml:3: server.kv_offloading_backend: "native" needs kv_offloading_size`},
+		{"offload bandwidth alone", "workload: {arrival: {rate: 1}}\nserver:\n  pcie_bandwidth: 2e10\n", "e.yaml:3: server.pcie_bandwidth: 2e+10 needs kv_offloading_size"},
+		{"offload without caching", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_size: 4\n  enable_prefix_caching: false\n", "e.yaml:3: server.kv_offloading_size: 4 needs enable_prefix_caching"},
 		{"tp shape", "workload: {arrival: {rate: 1}}\nserver:\n  tensor_parallel_size: 3\n", "e.yaml:3: server.tensor_parallel_size: cost: model \"llama-3.1-8b\": tp 3 must divide heads 32"},
 		{"fcfs field on vllm", "workload: {arrival: {rate: 1}}\nserver:\n  servers: 2\n", "e.yaml:3: server.servers: does not apply to kind vllm"},
 		{"bad service", "workload: {arrival: {rate: 1}}\nserver:\n  kind: fcfs\n  service: mix:0.02@0.5,0.18@0.2\n", "e.yaml:4: server.service: distribution \"mix:0.02@0.5,0.18@0.2\": invalid distribution: mixture weights sum to 0.7"},
@@ -391,4 +398,39 @@ func listJobs(s *Scenario) ([]Point, []testJob, error) {
 		jobs[i].Job, jobs[i].Config = x.Job(i)
 	}
 	return x.Points, jobs, nil
+}
+
+// TestKVOffloadFields: kv_offloading_size and pcie_bandwidth set the
+// engine's batching.KVOffload (the latency its default); leaving them out
+// leaves offloading off.
+func TestKVOffloadFields(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, server string
+		want         *batching.KVOffload
+	}{
+		{"off", "", nil},
+		{"size", "  kv_offloading_size: 64\n", batching.DefaultKVOffload(64)},
+		{"bandwidth", "  kv_offloading_size: 8\n  kv_offloading_backend: native\n  pcie_bandwidth: 25e9\n",
+			&batching.KVOffload{Size: 8, Backend: "native", Bandwidth: 25e9, Latency: batching.DefaultPCIeLatency}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Parse([]byte("workload: {arrival: {rate: 1}}\nserver:\n  model: qwen2.5-7b\n"+tc.server), "e.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := s.Config()
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng, ok := cfg.Server.(batching.Config)
+			if !ok {
+				t.Fatalf("server %T, want batching.Config", cfg.Server)
+			}
+			if !reflect.DeepEqual(eng.KVOffload, tc.want) {
+				t.Errorf("KVOffload %+v, want %+v", eng.KVOffload, tc.want)
+			}
+		})
+	}
 }

@@ -137,6 +137,18 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 		c.Speculative = &cp
 	}
 	switch {
+	case v.KVOffloadingSize == 0 && v.KVOffloadingBackend != "":
+		return c, fieldErr("server.kv_offloading_backend", "%q needs kv_offloading_size (GiB of CPU memory; 0 is off)", v.KVOffloadingBackend)
+	case v.KVOffloadingSize == 0 && v.PCIeBandwidth != 0:
+		return c, fieldErr("server.pcie_bandwidth", "%v needs kv_offloading_size (GiB of CPU memory; 0 is off)", v.PCIeBandwidth)
+	case v.KVOffloadingSize != 0:
+		c.KVOffload = batching.DefaultKVOffload(v.KVOffloadingSize)
+		c.KVOffload.Backend = v.KVOffloadingBackend
+		if v.PCIeBandwidth != 0 {
+			c.KVOffload.Bandwidth = v.PCIeBandwidth
+		}
+	}
+	switch {
 	case v.TensorParallelSize < 1:
 		return c, fieldErr("server.tensor_parallel_size", "%d must be >= 1", v.TensorParallelSize)
 	case v.MaxNumSeqs < 0:
@@ -240,6 +252,12 @@ var serverFieldOf = map[string]string{
 	"deployment.dp":              "server.data_parallel_size",
 	"deployment.ep":              "server.enable_expert_parallel",
 	"deployment.kv_cache_memory": "server.kv_cache_memory",
+
+	// KV offloading (batching.KVOffload).
+	"kv_offload":                       "server.kv_offloading_size",
+	"kv_offload.kv_offloading_size":    "server.kv_offloading_size",
+	"kv_offload.kv_offloading_backend": "server.kv_offloading_backend",
+	"kv_offload.pcie_bandwidth":        "server.pcie_bandwidth",
 }
 
 // engineError places a batching validation error at the server field it

@@ -15,7 +15,8 @@ import (
 var engineOnlyFlags = []string{"max-num-seqs", "max-num-batched-tokens", "enable-chunked-prefill", "no-enable-chunked-prefill",
 	"enable-prefix-caching", "no-enable-prefix-caching", "prefix-weight",
 	"block-size", "gpu-memory-utilization", "kv-cache-memory", "kv-cache-memory-bytes", "max-model-len", "data-parallel-size", "dp",
-	"enable-expert-parallel", "replicas", "router", "num-gpu-blocks-override", "kv-cache-dtype"}
+	"enable-expert-parallel", "replicas", "router", "num-gpu-blocks-override", "kv-cache-dtype",
+	"kv-offloading-size", "kv-offloading-backend", "pcie-bandwidth"}
 
 // FlagOfPath names the flag behind each scenario field (a field
 // error of a scenario built by Options.Scenario names the flag).
@@ -57,6 +58,9 @@ var FlagOfPath = map[string]string{
 	"server.enable_expert_parallel": "--enable-expert-parallel",
 	"server.router":                 "--router",
 	"server.prefix_weight":          "--prefix-weight",
+	"server.kv_offloading_size":     "--kv-offloading-size",
+	"server.kv_offloading_backend":  "--kv-offloading-backend",
+	"server.pcie_bandwidth":         "--pcie-bandwidth",
 	"server.servers":                "--servers",
 	"server.service":                "--service-time",
 	"slo.target":                    "--slo-target",

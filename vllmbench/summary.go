@@ -273,6 +273,11 @@ func printExtras(s SummaryWriter, o *Options, sc *scenario.Scenario, res *sim.Re
 		{"max_kv_cache_usage", "Max KV-cache usage (%):", 100, false},
 		{"mean_kv_cache_cached", "Mean KV-cache cached, free (%):", 100, false},
 		{"prefix_cache_hit_rate", "Prefix cache hit rate (%):", 100, false},
+		// KV offloading (batching.KVOffload): the CPU tier's hits, both
+		// tiers', and the time a request waited for its load.
+		{"kv_offload_hit_rate", "CPU offload hit rate (%):", 100, false},
+		{"prefix_cache_total_hit_rate", "GPU+CPU prefix hit rate (%):", 100, false},
+		{"mean_kv_offload_load_wait", "Mean KV load wait (ms):", 1000, false},
 		{"preemptions", "Preemptions:", 1, true},
 		{"mean_running", "Mean running requests:", 1, false},
 		{"mean_tokens_per_step", "Mean tokens per step:", 1, false},

@@ -129,6 +129,9 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.Var(intValue{p: &o.Server.DataParallelSize, min: 1}, "data-parallel-size", "data-parallel size D: for a mixture-of-experts model, D groups of --tensor-parallel-size GPUs that share the experts and step together, as vLLM runs them; for a dense model, D independent engines behind --router")
 	fs.Var(intValue{p: &o.dpAlias, min: 1}, "dp", "same as --data-parallel-size")
 	fs.BoolVar(&o.Server.EnableExpertParallel, "enable-expert-parallel", false, "mixture-of-experts model: split the routed experts over the TP·DP GPUs (expert parallelism) instead of sharding each expert over them")
+	fs.Var(nonNegativeFloat{p: &o.Server.KVOffloadingSize}, "kv-offloading-size", "GiB of CPU memory (summed over the TP ranks) for KV blocks offloaded as vLLM's native OffloadingConnector does: stored as computed, loaded over PCIe before a prefill that hits them (0: off; docs/kv-offload.md)")
+	fs.StringVar(&o.Server.KVOffloadingBackend, "kv-offloading-backend", "", "KV offloading `backend`: native (vLLM's OffloadingConnector; lmcache is not modelled)")
+	fs.Var(nonNegativeFloat{p: &o.Server.PCIeBandwidth}, "pcie-bandwidth", "host-device copy bandwidth per GPU and direction, bytes/s, for KV offloading (0: 50e9, about 80% of PCIe Gen5 x16)")
 	fs.Var(nonNegativeFloat{p: &o.CPUOffloadGB}, "cpu-offload-gb", "GiB of weights offloaded to the CPU per GPU (only 0: offloading is not modelled)")
 	fs.Var(intValue{p: &o.MaxPartialPrefills, min: 1}, "max-num-partial-prefills", "concurrent partial prefills (only 1 is modelled)")
 	fs.StringVar(&o.SpeculativeConfig, "speculative-config", "", "speculative decoding `json`, as vLLM takes it (method, num_speculative_tokens, model, draft_tensor_parallel_size) plus the acceptance: acceptance_rates, acceptance_rate or acceptance_dataset (docs/speculative.md)")
@@ -167,9 +170,9 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 		{"vllm serve (engine) flags", []string{"gpu", "tensor-parallel-size", "tp", "pipeline-parallel-size", "pp", "max-num-seqs", "max-num-batched-tokens",
 			"enable-chunked-prefill", "no-enable-chunked-prefill", "enable-prefix-caching", "no-enable-prefix-caching", "block-size", "gpu-memory-utilization", "kv-cache-memory",
 			"kv-cache-memory-bytes", "num-gpu-blocks-override", "max-model-len", "dtype", "kv-cache-dtype", "quantization", "q", "data-parallel-size", "dp",
-			"enable-expert-parallel", "cpu-offload-gb", "max-num-partial-prefills", "speculative-config"}},
+			"enable-expert-parallel", "cpu-offload-gb", "max-num-partial-prefills", "speculative-config", "kv-offloading-size", "kv-offloading-backend"}},
 		{"servesim flags", []string{"server", "servers", "service-time", "replicas", "router", "prefix-weight", "request-overhead-ms",
-			"slo-target", "normalize-arrivals", "no-normalize-arrivals", "trace-timestamps", "trace-speedup", "summary-only", "efficiency-profile", "report", "quiet"}},
+			"slo-target", "normalize-arrivals", "no-normalize-arrivals", "trace-timestamps", "trace-speedup", "summary-only", "efficiency-profile", "report", "quiet", "pcie-bandwidth"}},
 	}
 	return fs, groups
 }
