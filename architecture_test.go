@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
+	"maps"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -83,6 +88,7 @@ func TestImportGraph(t *testing.T) {
 		"specdecode":           {"cost"},
 		"hfmodels":             {"cost"},
 		"fielderr":             {},
+		"jobs":                 {"sim", "sim/event", "sim/metrics", "workload", "distribution"},
 	}
 	seen := map[string]bool{}
 	for _, p := range listPackages(t) {
@@ -112,6 +118,102 @@ func TestImportGraph(t *testing.T) {
 	for rel := range allowed {
 		if !seen[rel] {
 			t.Errorf("package %s is gone: update this test and docs/architecture.md", rel)
+		}
+	}
+}
+
+// maxExported bounds the exported identifiers of the packages whose
+// surface issue 29 shrank; countExported says what counts.
+var maxExported = map[string]int{"cost": 202, "sim": 40}
+
+// countExported returns the exported identifiers of the package in dir,
+// its _test.go files left out: every exported top-level func, type, var
+// and const (each name of a grouped declaration counts once), plus every
+// exported method declared on an exported type. Struct fields and
+// interface methods are not counted: they belong to their type. Methods
+// on unexported types are not counted either: go doc does not show them.
+func countExported(t *testing.T, dir string) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Name.Name == "main" || strings.HasSuffix(f.Name.Name, "_test") {
+			continue
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() {
+					continue
+				}
+				if d.Recv == nil {
+					names = append(names, d.Name.Name)
+				} else if recv := receiverName(d.Recv.List[0].Type); ast.IsExported(recv) {
+					names = append(names, recv+"."+d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						if s.Name.IsExported() {
+							names = append(names, s.Name.Name)
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() {
+								names = append(names, n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// receiverName returns the type name of a method's receiver: T of T,
+// *T, T[P] or *T[P, Q].
+func receiverName(e ast.Expr) string {
+	for {
+		switch x := e.(type) {
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.IndexListExpr:
+			e = x.X
+		case *ast.Ident:
+			return x.Name
+		default:
+			return ""
+		}
+	}
+}
+
+// TestExportedSurface keeps the surfaces of cost and sim small (issue
+// 29): at most maxExported identifiers each, counted by countExported.
+// `go test -run TestExportedSurface -v .` prints the counts.
+func TestExportedSurface(t *testing.T) {
+	t.Parallel()
+	for _, pkg := range slices.Sorted(maps.Keys(maxExported)) {
+		names := countExported(t, pkg)
+		t.Logf("%s: %d exported identifiers (at most %d)", pkg, len(names), maxExported[pkg])
+		if len(names) > maxExported[pkg] {
+			t.Errorf("%s exports %d identifiers, more than %d: unexport what no other package uses, or move it to the package that owns it\n%s",
+				pkg, len(names), maxExported[pkg], strings.Join(names, " "))
 		}
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/servesim/servesim/capacity"
-	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -161,8 +161,8 @@ func (s Search) Validate() error {
 		return fmt.Errorf("%w: max_replicas %d must be >= 1", ErrInvalid, s.MaxReplicas)
 	case s.Round < 1:
 		return fmt.Errorf("%w: round %d must be >= 1", ErrInvalid, s.Round)
-	case s.Workers < 0 || s.Workers > sim.MaxWorkers:
-		return fmt.Errorf("%w: workers %d must be from 0 (GOMAXPROCS) to %d", ErrInvalid, s.Workers, sim.MaxWorkers)
+	case s.Workers < 0 || s.Workers > jobs.MaxWorkers:
+		return fmt.Errorf("%w: workers %d must be from 0 (GOMAXPROCS) to %d", ErrInvalid, s.Workers, jobs.MaxWorkers)
 	case !(s.Budget >= 0) || math.IsInf(s.Budget, 1):
 		return fmt.Errorf("%w: budget %v must be a finite number of dollars an hour >= 0", ErrInvalid, s.Budget)
 	case !(s.Frontier >= 0) || math.IsInf(s.Frontier, 1):

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 )
@@ -318,7 +319,7 @@ func writeCapacityJSONPriced(w io.Writer, sc *scenario.Scenario, crit capacity.C
 // gridKind marks the JSON a --grid --shard run writes (capacity.GridShard).
 const gridKind = capacity.GridKind
 
-func writeGridShard(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, rates []float64, reps int, sh sim.Shard, results []capacity.JobResult) error {
+func writeGridShard(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, rates []float64, reps int, sh jobs.Shard, results []capacity.JobResult) error {
 	g := capacity.NewGridShard(sc.Name, sc.Server.String(), workloadText(sc), crit, rates, reps, sh, results)
 	g.PricedBy = sc.Pricing()
 	b, err := json.MarshalIndent(g, "", "  ")

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/scenario"
-	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
 )
 
@@ -27,7 +27,7 @@ type (
 const runFormat = scenario.RunFormat
 
 // newRunOutput describes the experiment x of sc (before any job ran).
-func newRunOutput(sc *scenario.Scenario, x *scenario.Experiment, shard sim.Shard) (*runOutput, error) {
+func newRunOutput(sc *scenario.Scenario, x *scenario.Experiment, shard jobs.Shard) (*runOutput, error) {
 	return sc.NewRunFile(x, shard)
 }
 
