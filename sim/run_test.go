@@ -532,18 +532,3 @@ func TestOverloadStopsSmall(t *testing.T) {
 		t.Logf("summary %v: peak heap %.1f MB", tc.summary, float64(peak)/(1<<20))
 	}
 }
-
-// TestEachRejectsNegativeWorkers: 0 workers means GOMAXPROCS; a negative
-// count is an error naming it, not a silent default.
-func TestEachRejectsNegativeWorkers(t *testing.T) {
-	t.Parallel()
-	err := jobs.Each(3, jobs.All, -2, func(int, int) error { return nil })
-	require.Error(t, err)
-	assert.ErrorIs(t, err, sim.ErrInvalidConfig)
-	assert.Contains(t, err.Error(), "workers -2 must be from 0 (GOMAXPROCS) to 4096")
-	require.NoError(t, jobs.Each(3, jobs.All, 0, func(int, int) error { return nil }))
-	// issue 30: --workers 1e9 asked for 24 GB at start.
-	err = jobs.Each(3, jobs.All, 1e9, func(int, int) error { return nil })
-	assert.ErrorIs(t, err, sim.ErrInvalidConfig)
-	assert.Contains(t, err.Error(), "workers 1000000000 must be from 0 (GOMAXPROCS) to 4096 (MaxWorkers")
-}
