@@ -50,7 +50,7 @@ func (p Profile) Pricing() string {
 	switch {
 	case prov.BorrowedFrom != "":
 		kind = "BORROWED from " + prov.BorrowedFrom + " (no data for this GPU; datasheet peaks and bandwidth)"
-	case strings.HasPrefix(prov.Source, DatasheetPrefix):
+	case strings.HasPrefix(prov.Source, datasheetPrefix):
 		kind = "DATASHEET profile by the " + memoryClass(p.GPU) + " memory-class rule" + datasheetDetail(prov.Source) + "; no per-operator data or serving run of this GPU fitted"
 	case strings.HasPrefix(prov.Source, "transfer rule"):
 		kind = "TRANSFERRED from h100-sxm by this GPU's per-operator timings; no serving run of it fitted"

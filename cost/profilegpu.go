@@ -92,9 +92,9 @@ var microbenchmarks = map[string]microbenchmark{
 
 const mamfSource = "github.com/mag-/gpu_benchmark README, Stats table (maximum achievable BF16 matmul, Stas Bekman's mamf-finder with an Optuna shape search)"
 
-// DatasheetPrefix starts the Provenance.Source of every profile built by
+// datasheetPrefix starts the Provenance.Source of every profile built by
 // datasheetProfile (Profile.Pricing reports them as DATASHEET profiles).
-const DatasheetPrefix = "datasheet rule"
+const datasheetPrefix = "datasheet rule"
 
 // datasheetProfile returns the profile of gpu by the memory-class rule of
 // docs/cost-model.md#profiles-from-datasheets, for a GPU without
@@ -124,7 +124,7 @@ func datasheetProfile(gpu GPUSpec) (Profile, error) {
 	var bw, gemm, pre, dec, layer, ratio []float64
 	for _, name := range profileNames() {
 		p, err := CatalogProfile(name)
-		if err != nil || name == gpu.Name || strings.HasPrefix(p.Provenance.Source, DatasheetPrefix) {
+		if err != nil || name == gpu.Name || strings.HasPrefix(p.Provenance.Source, datasheetPrefix) {
 			continue
 		}
 		if m := microbenchmarks[name]; m.GEMM > 0 && gpus[name].PeakFLOPS.BF16 > 0 {
@@ -173,7 +173,7 @@ func datasheetProfile(gpu GPUSpec) (Profile, error) {
 	}
 	p.SamplingPerVocab = 16 / (gpu.BandwidthBytesPerS * p.Bandwidth)
 	p.Provenance = Provenance{
-		Source:  DatasheetPrefix + " (" + memoryType(gpu.Name) + ", " + from + "), no per-operator data or serving run of this GPU: datasheet peaks and bandwidth",
+		Source:  datasheetPrefix + " (" + memoryType(gpu.Name) + ", " + from + "), no per-operator data or serving run of this GPU: datasheet peaks and bandwidth",
 		Version: "1",
 	}
 	return p, p.Validate()

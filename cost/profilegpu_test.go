@@ -61,7 +61,7 @@ func logoErrors(t *testing.T) map[string][2]float64 {
 	for _, name := range profileNames() {
 		own, err := CatalogProfile(name)
 		require.NoError(t, err)
-		if strings.HasPrefix(own.Provenance.Source, DatasheetPrefix) {
+		if strings.HasPrefix(own.Provenance.Source, datasheetPrefix) {
 			continue
 		}
 		g, err := GPU(name)
@@ -131,7 +131,7 @@ func TestDatasheetProfiles(t *testing.T) {
 	for _, name := range profileNames() {
 		file, err := CatalogProfile(name)
 		require.NoError(t, err, name)
-		if !strings.HasPrefix(file.Provenance.Source, DatasheetPrefix) {
+		if !strings.HasPrefix(file.Provenance.Source, datasheetPrefix) {
 			continue
 		}
 		names = append(names, name)
