@@ -91,7 +91,7 @@ type linkCost struct {
 //	S < min(oneShotMaxBytes(p), CustomMaxBytes)   one-shot  τ = α₁ + (p−1)·S/B₁
 //	oneShotMaxBytes(p) ≤ S < CustomMaxBytes       two-shot  τ = α₂ + 2(p−1)/p·S/B₂
 //	CustomMaxBytes ≤ S ≤ SymmMemMaxBytes          symm-mem  τ = α₃ + 2(p−1)/p·S/B₃
-//	otherwise                                     NCCL (VLLMAllReduce.NCCL)
+//	otherwise                                     NCCL (vllmAllReduce.NCCL)
 //
 // B₁ is the rate at which each rank reads its p−1 peers' buffers; B₂ and B₃
 // are bus bandwidths as nccl-tests reports them.
