@@ -156,3 +156,16 @@ func TestRunAllIndependentOfParallelism(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEach measures the runner's own cost per job (a job that does
+// nothing), which every run of a sweep or search pays once. Measure it on
+// an idle machine.
+func BenchmarkEach(b *testing.B) {
+	const n = 10_000
+	for b.Loop() {
+		if err := jobs.Each(n, jobs.All, 4, func(int, int) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/job")
+}
