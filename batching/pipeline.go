@@ -22,25 +22,43 @@ const MaxPipelineStages = 64
 // the last stage only, so this overstates a middle stage's weights by
 // them); the KV pool is the stage's.
 //
-// Micro-batching follows vLLM's virtual engines (v0's
-// pipeline-parallel scheduler): Stages schedulers, each with its own
-// waiting queue, max_num_seqs, token budget and 1/Stages of the KV pool,
-// and each with one micro-batch in the pipeline at a time. A new request
-// goes to the virtual engine holding the fewest requests (ties to the
-// lowest index). A micro-batch runs through the stages in order; each
-// stage serves the micro-batches that reach it first come first served,
-// one at a time, taking the step time of its layers (⌈layers/Stages⌉ of
-// the model; with StepTime, StepTime/Stages: balanced stages); between
-// stages the batch's activations (tokens × hidden × act_bytes, one rank's
-// share under TP: hidden/TP) cross ActivationLink. With fewer requests
+// Scheduler picks the micro-batching. BatchQueue ("" or "v1", vLLM v1's
+// EngineCore.step_with_batch_queue, vllm-project/vllm@00080ee1
+// vllm/v1/engine/core.py): one scheduler over the stage's whole KV pool,
+// max_num_seqs and token budget, and up to Stages batches in flight.
+// Whenever fewer are in flight and the scheduler finds work, it forms a
+// batch and sends it into the pipeline without waiting for outputs;
+// otherwise it waits for the oldest batch, applies its output and tries
+// again. A request's scheduled tokens count as computed when its batch
+// is formed, so a decoder in flight has nothing to schedule until its
+// token returns, while a long prompt's next chunk goes into the next
+// batch (vllm@b4622cf9 vllm/v1/core/sched/scheduler.py: num_new_tokens == 0 "when PP>1
+// and we have already scheduled all prompt tokens"). A single request
+// thus decodes one token per Stages stage times, and an isolated prompt
+// of n chunks finishes in n+Stages−1 stage times. The batch queue does
+// not model the prefix cache (a shared prefix under prefix caching
+// aborts the run) or speculative decoding.
+//
+// VirtualEngines ("v0", vLLM v0's pipeline-parallel scheduler): Stages
+// schedulers, each with its own waiting queue, max_num_seqs, token
+// budget and 1/Stages of the KV pool, and each with one micro-batch in
+// the pipeline at a time. A new request goes to the virtual engine
+// holding the fewest requests (ties to the lowest index).
+//
+// Either way a micro-batch runs through the stages in order; each stage
+// serves the micro-batches that reach it first come first served, one at
+// a time, taking the step time of its layers (⌈layers/Stages⌉ of the
+// model; with StepTime, StepTime/Stages: balanced stages); between stages
+// the batch's activations (tokens × hidden × act_bytes, one rank's share
+// under TP: hidden/TP) cross ActivationLink. With fewer batches in flight
 // than stages the pipeline has bubbles: k balanced stages fed m
 // micro-batches at once finish them in (m+k−1)/k of one whole-model step
 // each, a throughput of k·m/(m+k−1) times the unpipelined engine's.
 //
-// The virtual engines' stats are merged as a Cluster's are, but
-// busy_fraction, which is each stage's utilisation (every micro-batch
-// passes every stage): the virtual engines' stage times summed over the
-// run.
+// Stats are the engine's counters (the virtual engines' merged as a
+// Cluster's are), but busy_fraction, which is each stage's utilisation
+// (every micro-batch passes every stage): the stage times summed over
+// the run.
 type Pipeline struct {
 	Engine Config `json:"engine" yaml:"engine"`
 	// Stages is the pipeline-parallel size k ≥ 1.
@@ -55,7 +73,12 @@ type Pipeline struct {
 	// pipeline's least loaded virtual engine.
 	Replicas int    `json:"replicas,omitempty" yaml:"replicas,omitempty"`
 	Router   Router `json:"router,omitempty" yaml:"router,omitempty"`
+	// Scheduler is BatchQueue ("" or "v1") or VirtualEngines ("v0").
+	Scheduler PipelineScheduler `json:"pipeline_scheduler,omitempty" yaml:"pipeline_scheduler,omitempty"`
 }
+
+// virtual reports whether p runs v0's virtual engines.
+func (p Pipeline) virtual() bool { return p.Scheduler == VirtualEngines }
 
 // MaxPipelineReplicas is the most pipelines one Pipeline may have.
 const MaxPipelineReplicas = 1024
@@ -83,8 +106,8 @@ func (p Pipeline) link() cost.Link {
 }
 
 // Stage returns one stage's engine: the model cut to ⌈layers/Stages⌉
-// layers (with StepTime unchanged, divided at run time), its KV pool
-// split over the Stages virtual engines.
+// layers (with StepTime unchanged, divided at run time); under
+// VirtualEngines its KV pool is split over the Stages virtual engines.
 func (p Pipeline) Stage() (Config, error) {
 	s, _, err := p.resolve()
 	return s, err
@@ -100,6 +123,10 @@ func (p Pipeline) resolve() (Config, *resolved, error) {
 		return Config{}, nil, fieldErr("pipeline_replicas", p.Replicas, "must be in [0, %d]", MaxPipelineReplicas)
 	case p.Router != "" && p.Router != LeastOutstanding && p.Router != RoundRobin:
 		return Config{}, nil, fieldErr("pipeline_router", p.Router, "must be %q or %q", LeastOutstanding, RoundRobin)
+	case p.Scheduler != "" && p.Scheduler != BatchQueue && p.Scheduler != VirtualEngines:
+		return Config{}, nil, fieldErr("pipeline_scheduler", p.Scheduler, "must be %q (vLLM v1's batch queue) or %q (v0's virtual engines)", BatchQueue, VirtualEngines)
+	case !p.virtual() && p.Engine.Speculative != nil:
+		return Config{}, nil, fieldErr("pipeline_scheduler", BatchQueue, "with speculative decoding is not modelled: drop speculative_config or use pipeline_scheduler %q", VirtualEngines)
 	}
 	if err := p.link().Validate(); err != nil {
 		return Config{}, nil, &configError{err}
@@ -117,8 +144,8 @@ func (p Pipeline) resolve() (Config, *resolved, error) {
 		c.Deployment.Model = m
 	}
 	whole, err := c.resolve()
-	if err != nil {
-		return Config{}, nil, err
+	if err != nil || !p.virtual() {
+		return c, whole, err // the batch queue's one scheduler has the whole pool
 	}
 	// Each virtual engine gets its share of the stage's pool.
 	c.KVBlocks = whole.pool.Blocks / p.Stages
@@ -146,9 +173,23 @@ func (p Pipeline) NewServer(env *sim.Env) (sim.Server, error) {
 		}
 		actPerToken = float64(m.Hidden) / float64(p.Engine.Deployment.TP) * act
 	}
+	newStages := func() *stages {
+		return &stages{free: make([]float64, p.Stages), link: p.link(), split: p.Engine.StepTime != nil, actPerToken: actPerToken}
+	}
+	if !p.virtual() {
+		qp := &queuedPipeline{cfg: p, queues: make([]*batchQueue, p.replicas())}
+		for j := range qp.queues {
+			name := "pipeline"
+			if p.replicas() > 1 {
+				name += strconv.Itoa(j)
+			}
+			qp.queues[j] = newBatchQueue(r, env, newStages(), name)
+		}
+		return qp, nil
+	}
 	pl := &pipeline{cfg: p, engines: make([]*engine, p.replicas()*p.Stages), groups: make([]vgroup, p.replicas())}
 	for j := range pl.groups {
-		st := &stages{free: make([]float64, p.Stages), link: p.link(), split: p.Engine.StepTime != nil, actPerToken: actPerToken}
+		st := newStages()
 		for i := range p.Stages {
 			name := "virtual_engine" + strconv.Itoa(i)
 			if p.replicas() > 1 {

@@ -41,34 +41,40 @@ func (s *stats) init(cfg *resolved, name string) {
 // addStep records a step of batch b starting now; c is its cost (only Time
 // set when StepTime replaces the cost model).
 func (s *stats) addStep(e *engine, b *cost.Batch, c *cost.StepCost) {
+	w := e.waiting.Len() + e.waiting.pending()
+	s.add(e.env.Now(), b, c, e.running, w, e.usedBlocks)
+	if e.cache != nil {
+		cached := float64(e.cache.cachedFree) / float64(s.blocks)
+		s.cachedArea += cached * c.Time
+		s.maxCached = max(s.maxCached, cached)
+	}
+	if e.probe != nil { // fleet hook (replica.go)
+		e.probe.Step(c.Time, s.stepUtil(c))
+	}
+}
+
+// add records a step of batch b and cost c starting at now, with running
+// and waiting requests and used KV blocks.
+func (s *stats) add(now float64, b *cost.Batch, c *cost.StepCost, running, waiting, used int) {
 	dt := c.Time
 	s.steps++
 	s.busy += dt
 	s.tokens += int64(b.Tokens())
 	s.prefill += int64(b.PrefillTokens)
 	s.decode += int64(b.DecodeSeqs)
-	s.runningArea += float64(e.running) * dt
-	w := e.waiting.Len() + e.waiting.pending()
-	s.waitingArea += float64(w) * dt
-	usage := float64(e.usedBlocks) / float64(s.blocks)
+	s.runningArea += float64(running) * dt
+	s.waitingArea += float64(waiting) * dt
+	usage := float64(used) / float64(s.blocks)
 	s.kvArea += usage * dt
 	s.maxKV = max(s.maxKV, usage)
-	if e.cache != nil {
-		cached := float64(e.cache.cachedFree) / float64(s.blocks)
-		s.cachedArea += cached * dt
-		s.maxCached = max(s.maxCached, cached)
-	}
-	s.maxRunning = max(s.maxRunning, e.running)
-	s.maxWaiting = max(s.maxWaiting, w)
-	if now := e.env.Now(); s.series != nil && s.series.Due(now) {
-		s.series.Record(now, float64(e.running), float64(w), usage, float64(b.Tokens()), float64(s.preemptions))
+	s.maxRunning = max(s.maxRunning, running)
+	s.maxWaiting = max(s.maxWaiting, waiting)
+	if s.series != nil && s.series.Due(now) {
+		s.series.Record(now, float64(running), float64(waiting), usage, float64(b.Tokens()), float64(s.preemptions))
 	}
 	s.bytes += c.Bytes
 	s.flops += c.FLOPs
 	s.commTime += c.CommTime
-	if e.probe != nil { // fleet hook (replica.go)
-		e.probe.Step(dt, s.stepUtil(c))
-	}
 }
 
 func (s *stats) list(end float64) []metrics.Stat {

@@ -157,8 +157,6 @@ func filterGPU(rs []Residual, gpu string) []Residual {
 	return out
 }
 
-func pct(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
-
 // met says whether a median error meets a target.
 func met(v, target float64) string {
 	if v <= target {

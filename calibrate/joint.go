@@ -51,6 +51,13 @@ var (
 	}
 )
 
+// StudyJointOptions are the joint fit of docs/fidelity.md's regime study
+// and of `servesim calibrate --joint`: every term of DefaultKernelPriors
+// (the GEMM fraction per GPU and precision family) and DefaultCPUPriors,
+// on at most 12 runs of each (GPU, version band, precision family) cell, 5
+// Levenberg–Marquardt iterations.
+var StudyJointOptions = JointOptions{GEMMByPrecision: true, MaxRowsPerCell: 12, Iterations: 5}
+
 // JointOptions configures FitJoint.
 type JointOptions struct {
 	// Kernel are the per-GPU terms (nil: DefaultKernelPriors).

@@ -1,7 +1,6 @@
 package calibrate
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -14,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/batching"
-	"github.com/servesim/servesim/internal/pyjson"
+	"github.com/servesim/servesim/vllmbench"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -453,16 +452,9 @@ func ReadVLLMResults(r io.Reader, source string) ([]Point, error) {
 	if m := nonFiniteConcurrency.Find(data); m != nil {
 		return nil, invalidf("%s: %s: max_concurrency must be a whole number of clients, or null for none, as vllm bench serve writes it; fix the file", source, m)
 	}
-	dec := json.NewDecoder(bytes.NewReader(pyjson.Standard(data)))
-	var raws []json.RawMessage
-	for {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err == io.EOF {
-			break
-		} else if err != nil {
-			return nil, invalidf("%s: result %d: %v", source, len(raws)+1, err)
-		}
-		raws = append(raws, raw)
+	raws, err := vllmbench.DecodeResults(data)
+	if err != nil {
+		return nil, invalidf("%s: result %d: %v", source, len(raws)+1, err)
 	}
 	if len(raws) == 0 {
 		return nil, invalidf("%s: empty: no result", source)

@@ -219,6 +219,11 @@ type Deployment struct {
 	// describes the interconnect through the GPU's all_reduce and
 	// vllm_all_reduce tables.
 	Comm AllReduce `json:"-" yaml:"-"`
+	// AllToAll, when set, prices the MoE data-parallel exchange as
+	// all-to-all dispatch and combine kernels by the link each crosses
+	// (AllToAllByName), instead of an all-gather and reduce-scatter
+	// through Comm; it needs DP ≥ 2 and EP = TP·DP, which may span nodes.
+	AllToAll *AllToAll `json:"all_to_all,omitempty" yaml:"all_to_all,omitempty"`
 	// PeakFLOPS overrides the per-rank peak FLOP/s of every GEMM, the routed
 	// experts' included; 0 means the GPU's dense peak for the model's GEMM
 	// precision (ModelSpec.GEMM, and ExpertGEMM for the experts), else for
@@ -254,6 +259,7 @@ func (d Deployment) Validate() error {
 	if v, ok := d.Comm.(interface{ Validate() error }); ok {
 		errs = append(errs, v.Validate())
 	}
+	errs = append(errs, d.validateAllToAll())
 	if d.TP < 1 {
 		errs = append(errs, invalidf("deployment tp %d must be >= 1", d.TP))
 	} else if _, err := d.Model.Shape(d.TP); err != nil {
@@ -308,7 +314,7 @@ func (d Deployment) validateMoE() []error {
 	} else if m.ExpertIntermediate%(ranks/ep) != 0 {
 		bad("tp×dp/ep %d must divide expert_intermediate %d", ranks/ep, m.ExpertIntermediate)
 	}
-	if dp > 1 && d.Comm == nil {
+	if dp > 1 && d.Comm == nil && d.AllToAll == nil {
 		if _, ok := d.GPU.AllReduce.Params(dp); !ok {
 			bad("dp %d: gpu %q has no all_reduce parameters for the MoE token exchange; set GPU.AllReduce or Deployment.Comm", dp, d.GPU.Name)
 		}

@@ -69,17 +69,45 @@ type NCCLPoint struct {
 //     tree algorithm, whose inter-node traffic is S per node, not ring's
 //     2(n−1)/n·S per rank (NCCL's maintainers, NVIDIA/nccl-tests#196).
 //     Inference payloads stay far below that regime.
+//   - a100-oci-roce: Oracle Cloud BM.GPU4.8 nodes (8× A100-SXM4-40GB,
+//     NVLink 3 + NVSwitch, RDMA over RoCE v2 through 16 mlx5 interfaces a
+//     node), two nodes, 16 ranks: an all_reduce_perf -b 8 -e 8G -f 2 -g 1
+//     run (NCCL 2.19.3) published in oracle-quickstart/oci-hpc-oke@1402938d
+//     README.md (the points, 8 B to 8 GiB, are in internode_test.go). Its
+//     16-rank times are within 10–50 µs of the catalog's 8-rank A100 ones up to 64
+//     MiB: NCCL overlaps the inter-node traffic with the intra-node
+//     phases, which MultiNode adds, so the fitted bandwidth (119 GB/s per
+//     GPU) is far above the NICs' and stands for that overlap.
+//   - h100-ndr-xe9680: Dell XE9680 HGX nodes (8× H100 SXM, NVLink 4 +
+//     NVSwitch, one ConnectX-7 400 Gb/s NDR InfiniBand NIC per GPU), two
+//     nodes, 16 ranks: an all_reduce_perf_mpi -b 8 -e 16g -f 2 -g 1 run
+//     (NCCL 2.26.2, NVLink SHARP on) posted in NVIDIA/nccl-tests#309 (the
+//     points, 8 B to 16 GiB, are in internode_test.go). Its fitted bus
+//     bandwidth, 54 GB/s per GPU, is the NIC's ~50 GB/s; the worst point
+//     (37%) is 512 KiB, measured slower than 1 MiB. Above 64 MiB NCCL's
+//     NVLS tree beats the catalog's intra-node table, which MultiNode
+//     uses, so the model overstates (87% at 8 GiB).
 var topologies = map[string]Topology{
 	"a100-dgx-vidur": {Name: "a100-dgx-vidur", GPU: "a100-80gb", GPUsPerNode: 8,
 		IntraLink: "NVLink 3 + NVSwitch (DGX A100)", InterLink: "as profiled by Vidur (not named in the file)",
 		Inter:    AlphaBeta{Alpha: 168.2e-6, BusBandwidth: 1.098e9},
 		FitBytes: [2]float64{64 << 10, 64 << 20}, MaxError: 1.30,
 		Source: "microsoft/vidur data/profiling/network/a100_dgx/all_reduce.csv (MIT), 16 ranks, 8 per node"},
+	"a100-oci-roce": {Name: "a100-oci-roce", GPU: "a100-40gb", GPUsPerNode: 8,
+		IntraLink: "NVLink 3 + NVSwitch", InterLink: "RDMA over RoCE v2, 16 mlx5 interfaces per node (Oracle Cloud BM.GPU4.8 cluster network)",
+		Inter:    AlphaBeta{Alpha: 21.53e-6, BusBandwidth: 119.4e9},
+		FitBytes: [2]float64{64 << 10, 64 << 20}, MaxError: 0.19,
+		Source: "nccl-tests all_reduce_perf, 2 × 8 A100-SXM4-40GB, oracle-quickstart/oci-hpc-oke@1402938d README.md"},
 	"h100-a3mega-tcpxo": {Name: "h100-a3mega-tcpxo", GPU: "h100-sxm", GPUsPerNode: 8,
 		IntraLink: "NVLink 4 + NVSwitch", InterLink: "8× 200 Gb/s GPUDirect-TCPXO per node (Google Cloud A3 Mega)",
 		Inter:    AlphaBeta{Alpha: 145.4e-6, BusBandwidth: 6.969e9},
 		FitBytes: [2]float64{64 << 10, 64 << 20}, MaxError: 0.43,
 		Source: "nccl-tests all_reduce_perf, 2 × 8 H100, lessizzmore/create-a3mega-ztan-fork ztan-NCCL-test-result"},
+	"h100-ndr-xe9680": {Name: "h100-ndr-xe9680", GPU: "h100-sxm", GPUsPerNode: 8,
+		IntraLink: "NVLink 4 + NVSwitch (HGX H100)", InterLink: "8× 400 Gb/s NDR InfiniBand (ConnectX-7) per node",
+		Inter:    AlphaBeta{Alpha: 16.41e-6, BusBandwidth: 53.78e9},
+		FitBytes: [2]float64{64 << 10, 64 << 20}, MaxError: 0.38,
+		Source: "nccl-tests all_reduce_perf, 2 × 8 H100 (Dell XE9680), https://github.com/NVIDIA/nccl-tests/issues/309"},
 }
 
 // TopologyNames returns the catalog's topology names, sorted.

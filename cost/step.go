@@ -256,6 +256,9 @@ type StepModel struct {
 	dpBusFactor      float64 // 2(D−1)/D
 	dpAlpha, dpByte  float64 // α–β of one exchange at D ranks
 
+	// a2a prices the exchange as all-to-all kernels (alltoall.go), or nil.
+	a2a *a2aStep
+
 	// The routed experts' FLOPs per token on the roofline, per rank (0
 	// when a fused entry prices them), part of projFLOPsPerToken.
 	routedFLOPsPerToken float64
@@ -380,7 +383,7 @@ func (d *Deployment) compileMoE(s *StepModel, r *rankShare) {
 		dp := int(r.dp)
 		s.dpCalls = float64(m.moeLayers())
 		s.dpBusFactor = busBytes(1, dp)
-		if d.Comm == nil {
+		if s.a2a = d.a2aStep(); s.a2a == nil && d.Comm == nil {
 			if ab, ok := d.GPU.AllReduce.Params(dp); ok {
 				s.dpAlpha, s.dpByte = ab.coefficients(dp)
 			} else {
@@ -627,6 +630,10 @@ func (s *StepModel) moeContext(c *StepCost, b *Batch) {
 // the experts and a reduce-scatter after them, which move what one
 // all-reduce of D·t·H·e_a bytes over D ranks moves and are timed as one.
 func (s *StepModel) dpExchange(c *StepCost, t float64) {
+	if s.a2a != nil {
+		s.a2a.exchange(c, s.dpCalls, t)
+		return
+	}
 	payload := s.dp * t * s.payloadPerToken
 	c.CommBytes += s.dpCalls * s.dpBusFactor * payload
 	var tau float64

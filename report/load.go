@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,8 +14,9 @@ import (
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/internal/jsonobj"
-	"github.com/servesim/servesim/internal/pyjson"
+	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim/metrics"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 // ErrFormat is wrapped by the errors of files that are not a result
@@ -63,17 +63,12 @@ func ReadRuns(paths ...string) ([]*Run, error) {
 // Parse reads a result from data (see Load); name labels the run and its
 // errors.
 func Parse(data []byte, name string) (*Run, error) {
+	raws, err := vllmbench.DecodeResults(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
+	}
 	var objs []jsonobj.Object
-	dec := json.NewDecoder(bytes.NewReader(pyjson.Standard(data)))
-	for {
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
-		}
+	for _, raw := range raws {
 		o, err := jsonobj.Parse(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
@@ -86,9 +81,8 @@ func Parse(data []byte, name string) (*Run, error) {
 	label := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	first := objs[0]
 	var r *Run
-	var err error
 	switch {
-	case str(first.Get("format")) == runFormat:
+	case str(first.Get("format")) == scenario.RunFormat:
 		r, err = parseRunOutput(first)
 	case str(first.Get("kind")) == "servesim-capacity-grid":
 		err = errors.New("a servesim capacity --grid --shard file: join the shards with servesim capacity --merge --json first")
@@ -105,9 +99,6 @@ func Parse(data []byte, name string) (*Run, error) {
 	r.Label = label
 	return r, nil
 }
-
-// runFormat marks the JSON of servesim run and merge.
-const runFormat = "servesim-run/1"
 
 // str decodes a JSON string ("" when it is not one).
 func str(raw json.RawMessage) string {
@@ -167,10 +158,14 @@ func parseBench(o jsonobj.Object) (*benchObject, error) {
 	p := &b.point
 	p.Runs, p.Metrics, p.X = 1, map[string]float64{}, math.NaN()
 	arrays := map[string]json.RawMessage{}
+	var stoppedBy, rate json.RawMessage // a sim.Result's stopped_by and request_rate
 	// result files one member of the results: an array (per-request
 	// values), the stability verdict, the SLO, or a number.
 	result := func(m jsonobj.Member) {
 		raw := bytes.TrimSpace(m.Value)
+		if m.Key == "request_rate" {
+			rate = raw
+		}
 		switch {
 		case len(raw) > 0 && raw[0] == '[':
 			arrays[m.Key] = raw
@@ -179,6 +174,8 @@ func parseBench(o jsonobj.Object) (*benchObject, error) {
 			if json.Unmarshal(raw, &st) == nil && st.Unstable {
 				p.Unstable = 1
 			}
+		case m.Key == "stopped_by":
+			stoppedBy = raw
 		case m.Key == "slo":
 			var s metrics.SLO
 			if json.Unmarshal(raw, &s) == nil && s.Set() {
@@ -248,11 +245,43 @@ func parseBench(o jsonobj.Object) (*benchObject, error) {
 		if a, ok := p.Metric("slo_attainment"); ok {
 			p.Attainment = []float64{a}
 		}
+		// A servesim result is judged by capacity's rule, as run and
+		// capacity judge it; a measured file has only its attainment.
 		p.Pass = p.MinAttainment() >= b.slo.Target && p.Unstable == 0
+		if b.setupRaw["request_rate"] != nil {
+			rate = b.setupRaw["request_rate"] // vLLM's header
+		}
+		if rec, ok := b.record(rate, stoppedBy); ok {
+			p.Pass = b.slo.Criteria().JudgeRecord(rec).Pass
+		}
 	}
 	var err error
 	p.Samples, p.Series, err = samples(arrays, b.servesim)
 	return b, err
+}
+
+// record is what capacity's rule judges of a servesim result (the
+// fields capacity.ParseRecord reads of a sim.Result), and whether the
+// result has them: a measured file has not.
+func (b *benchObject) record(rateRaw, stoppedBy json.RawMessage) (capacity.Record, bool) {
+	m := b.point.Metrics
+	need := []string{"slo_attainment", "failed", "measured", "send_rate", "arrival_rate"}
+	for _, k := range need {
+		if _, ok := m[k]; !ok {
+			return capacity.Record{}, false
+		}
+	}
+	rate, ok := number(rateRaw)
+	if !ok {
+		return capacity.Record{}, false
+	}
+	rec := capacity.Record{Attainment: m["slo_attainment"], Failed: int(m["failed"]), Measured: int(m["measured"]),
+		Injected: int(m["num_requests"]), SendRate: m["send_rate"], ArrivalRate: m["arrival_rate"], RequestRate: rate}
+	rec.Stability.Unstable = b.point.Unstable > 0
+	if stoppedBy != nil && json.Unmarshal(stoppedBy, &rec.StoppedBy) != nil {
+		return capacity.Record{}, false
+	}
+	return rec, true
 }
 
 // samples turns the per-request arrays into latency samples in ms:
@@ -410,34 +439,21 @@ func parseBenches(objs []jsonobj.Object) (*Run, error) {
 // parseRunOutput reads the JSON of servesim run and merge: each point's
 // metrics are means over its replications.
 func parseRunOutput(o jsonobj.Object) (*Run, error) {
-	var head struct {
-		Scenario     string            `json:"scenario"`
-		Server       string            `json:"server"`
-		Param        string            `json:"param"`
-		Values       []json.RawMessage `json:"values"`
-		Replications int               `json:"replications"`
-		Requests     int               `json:"requests"`
-		Warmup       int               `json:"warmup"`
-		Jobs         int               `json:"jobs"`
-		Shard        string            `json:"shard"`
-		SLO          *struct {
-			TTFT   float64 `json:"ttft_ms"`
-			TPOT   float64 `json:"tpot_ms"`
-			E2EL   float64 `json:"e2el_ms"`
-			Target float64 `json:"target"`
-		} `json:"slo"`
-		Results []struct {
-			Job         int             `json:"job"`
-			Point       int             `json:"point"`
-			Replication int             `json:"replication"`
-			Result      json.RawMessage `json:"result"`
-		} `json:"results"`
-	}
+	var f scenario.RunFile
 	b, _ := o.MarshalJSON()
-	if err := json.Unmarshal(b, &head); err != nil {
+	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
-	r := &Run{Kind: Sweep, Param: head.Param}
+	return FromRunFile(&f)
+}
+
+// FromRunFile turns the outcome of `servesim run` or `servesim merge` (a
+// scenario.RunFile) into a Sweep run: each point's metrics are means over
+// its replications, and with an SLO a point passes when every
+// replication passes capacity's rule (capacity.Criteria.Judge). The
+// run's label is the scenario's name.
+func FromRunFile(head *scenario.RunFile) (*Run, error) {
+	r := &Run{Label: head.Scenario, Kind: Sweep, Param: head.Param}
 	r.Setup = []Field{{"scenario", head.Scenario}, {"server", head.Server}}
 	if head.Param != "" {
 		var vs []string
@@ -449,7 +465,7 @@ func parseRunOutput(o jsonobj.Object) (*Run, error) {
 	r.Setup = append(r.Setup, Field{"replications", strconv.Itoa(head.Replications)},
 		Field{"requests", fmt.Sprintf("%d (%d warm-up)", head.Requests, head.Warmup)})
 	if head.SLO != nil {
-		r.SLO = &SLO{TTFT: head.SLO.TTFT, TPOT: head.SLO.TPOT, E2EL: head.SLO.E2EL, Target: head.SLO.Target}
+		r.SLO = &SLO{TTFT: head.SLO.TTFTms, TPOT: head.SLO.TPOTms, E2EL: head.SLO.E2ELms, Target: head.SLO.Target}
 		r.Setup = append(r.Setup, Field{"slo", r.SLO.Text() + ", target " + short(r.SLO.Target)})
 	}
 	if head.Shard != "" && head.Shard != "0/1" {

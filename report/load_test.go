@@ -5,8 +5,11 @@ import (
 	"errors"
 	"math"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/scenario"
 )
 
 // TestLoad reads each kind of result file and checks what it holds
@@ -277,5 +280,44 @@ func TestParsePythonNonFinite(t *testing.T) {
 	}
 	if v, ok := p.Metric("mean_tpot_ms"); ok {
 		t.Errorf("mean_tpot_ms NaN read as %v", v)
+	}
+}
+
+// TestFromRunFile: the typed run file (scenario.ReadRunFile) gives the
+// run its JSON gives, so `servesim run --report` in process and
+// `servesim report` of the saved file draw the same page.
+func TestFromRunFile(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(rateSweepFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := scenario.ReadRunFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed, err := FromRunFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := Parse(data, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typed.Label != f.Scenario {
+		t.Errorf("label %q, want the scenario's name %q", typed.Label, f.Scenario)
+	}
+	parsed.Label = typed.Label
+	for _, r := range []*Run{typed, parsed} { // NaN != NaN to reflect.DeepEqual
+		for i := range r.Points {
+			for k, v := range r.Points[i].Metrics {
+				if math.IsNaN(v) {
+					r.Points[i].Metrics[k] = -1
+				}
+			}
+		}
+	}
+	if !reflect.DeepEqual(typed, parsed) {
+		t.Errorf("FromRunFile and Parse differ:\n%v\n%v", typed.Setup, parsed.Setup)
 	}
 }

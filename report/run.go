@@ -138,8 +138,9 @@ type Point struct {
 	Verdicts []capacity.Verdict
 	// Pass is the point's verdict: every replication passes capacity's
 	// rule (SLO.Criteria: attainment, failure rate, send rate, stability;
-	// capacity: the search's verdict). A single vLLM or servesim bench
-	// file is judged by attainment and stability only.
+	// capacity: the search's verdict), a servesim bench file included. A
+	// measured vLLM file, which holds no servesim counts, is judged by
+	// attainment and stability only.
 	Pass bool
 	// Samples holds per-request values in milliseconds by metric (ttft,
 	// tpot, itl, e2el), when the file has them (--save-detailed; vLLM's

@@ -250,10 +250,21 @@ type Server struct {
 	// none): the model's layers split over that many stages of
 	// TensorParallelSize GPUs each (batching.Pipeline). One replica only.
 	PipelineParallelSize int `yaml:"pipeline_parallel_size"`
+	// PipelineScheduler picks the pipeline's micro-batching: "" or "v1"
+	// (vLLM v1's batch queue), "v0" (v0's virtual engines); see
+	// batching.Pipeline.
+	PipelineScheduler batching.PipelineScheduler `yaml:"pipeline_scheduler"`
 	// EnableExpertParallel is vLLM's --enable-expert-parallel: the routed
 	// experts are split over the TP·D GPUs of a mixture-of-experts model
 	// (cost.Deployment.EP = TP·D) instead of each expert sharded over them.
 	EnableExpertParallel bool `yaml:"enable_expert_parallel"`
+	// AllToAll, when set, names a measured all-to-all of the catalog
+	// (cost.AllToAllByName, e.g. "deepep-h800-cx7") that prices the MoE
+	// exchange as dispatch and combine kernels by the link each crosses,
+	// as vLLM's --all2all-backend deepep_low_latency runs it; it needs
+	// enable_expert_parallel and data_parallel_size >= 2, and the EP group
+	// may span nodes (cost.Deployment.AllToAll).
+	AllToAll string `yaml:"all_to_all"`
 	// SpeculativeConfig is vLLM's --speculative-config (method,
 	// num_speculative_tokens, model, draft_tensor_parallel_size) with
 	// servesim's acceptance model (acceptance_rates, acceptance_rate or

@@ -126,6 +126,17 @@ func TestParseKinds(t *testing.T) {
 				t.Errorf("tp %d dp %d ep %d on %d GPUs, want 2, 4, 8 on 8", d.TP, d.DP, d.EP, c.GPUs())
 			}
 		}},
+		{"MoE expert parallel across nodes", "workload: {arrival: {rate: 2}}\nserver: {model: gpt-oss-20b, tensor_parallel_size: 1, data_parallel_size: 16, enable_expert_parallel: true, all_to_all: deepep-h800-cx7}", func(t *testing.T, cfg sim.Config) {
+			d := cfg.Server.(batching.Config).Deployment
+			if d.AllToAll == nil || d.AllToAll.Name != "deepep-h800-cx7" || d.EP != 16 {
+				t.Errorf("all_to_all %v ep %d, want deepep-h800-cx7 over 16", d.AllToAll, d.EP)
+			}
+		}},
+		{"pipeline scheduler", "workload: {arrival: {rate: 2}}\nserver: {model: llama-3.1-70b, tensor_parallel_size: 2, pipeline_parallel_size: 2, pipeline_scheduler: v0, max_model_len: 8192}", func(t *testing.T, cfg sim.Config) {
+			if p := cfg.Server.(batching.Pipeline); p.Scheduler != batching.VirtualEngines || p.Stages != 2 {
+				t.Errorf("scheduler %q stages %d, want v0, 2", p.Scheduler, p.Stages)
+			}
+		}},
 		{"slo", "workload: {arrival: {rate: 2}}\nslo: {ttft_ms: 800, tpot_ms: 50, target: 0.95}", func(t *testing.T, cfg sim.Config) {
 			if cfg.SLO != (metrics.SLO{TTFT: 0.8, TPOT: 0.05}) {
 				t.Errorf("%#v", cfg.SLO)

@@ -31,7 +31,7 @@ func (s *Scenario) server() (sim.ServerConfig, error) {
 		}
 		return s.engine()
 	case KindFCFS:
-		if err := unused("server", "kind fcfs", field{"data_parallel_size", v.DataParallelSize != 0}, field{"enable_expert_parallel", v.EnableExpertParallel}); err != nil {
+		if err := unused("server", "kind fcfs", field{"data_parallel_size", v.DataParallelSize != 0}, field{"enable_expert_parallel", v.EnableExpertParallel}, field{"all_to_all", v.AllToAll != ""}); err != nil {
 			return nil, err
 		}
 		return s.fcfs()
@@ -73,7 +73,7 @@ func (s *Scenario) engineConfig() (batching.Config, error) {
 		return c, err
 	}
 	if pp := s.Server.PipelineParallelSize; pp > 1 || pp < 0 {
-		if err := (batching.Pipeline{Engine: c, Stages: pp}).Validate(); err != nil {
+		if err := (batching.Pipeline{Engine: c, Stages: pp, Scheduler: s.Server.PipelineScheduler}).Validate(); err != nil {
 			return c, engineError(err)
 		}
 		return c, nil
@@ -108,6 +108,13 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 	}
 	if v.EnableExpertParallel {
 		c.Deployment.EP = max(v.TensorParallelSize, 1) * max(c.Deployment.DP, 1)
+	}
+	if name := v.AllToAll; name != "" {
+		a, err := cost.AllToAllByName(name)
+		if err != nil {
+			return c, fieldErr("server.all_to_all", "%v", err)
+		}
+		c.Deployment.AllToAll = a
 	}
 	c.Deployment.GPUMemoryUtilization = v.GPUMemoryUtilization
 	c.Deployment.KVCacheMemory = float64(v.KVCacheMemory)
@@ -206,7 +213,7 @@ func (s *Scenario) engine() (sim.ServerConfig, error) {
 		if replicas > 1 {
 			return nil, fieldErr("server.pipeline_parallel_size", "%d with %d replicas is not modelled: simulate one pipeline (replicas 1, data_parallel_size 1)", pp, replicas)
 		}
-		return batching.Pipeline{Engine: c, Stages: pp}, nil
+		return batching.Pipeline{Engine: c, Stages: pp, Scheduler: v.PipelineScheduler}, nil
 	}
 	if replicas == 1 {
 		return c, nil

@@ -515,29 +515,40 @@ func checkShot(t *testing.T, view string, shot []byte) {
 
 // BenchmarkPage measures, in headless Chromium, the time from navigation
 // to the compiled wasm (and catalog), to the first drawn result (the
-// latency and loop views), to every view drawn, and from a change of the rate to the redrawn
-// views, reported as metrics.
+// latency view, with lambda*), to the loops view, to every view drawn,
+// and from a change of the rate to the redrawn latency and loops views,
+// reported as metrics.
 func BenchmarkPage(b *testing.B) {
 	p, closeAll := openPage(b, 1280, 900)
 	defer closeAll()
-	var first, compiled, all, updates []float64
+	var first, loops, compiled, all, updates, updatesAll []float64
 	for i := 0; i < b.N; i++ {
 		p.do(b, chromedp.Navigate("about:blank"), chromedp.Navigate(p.url))
 		p.waitDone(b, 1)
 		first = append(first, eval[float64](b, p, `window.servesimTimings.firstResult`))
+		loops = append(loops, eval[float64](b, p, `window.servesimTimings.loops`))
 		compiled = append(compiled, eval[float64](b, p, `window.servesimTimings.compiled`))
 		all = append(all, eval[float64](b, p, `window.servesimTimings.allViews`))
+		b.Logf("first load: workers ready at %v ms", eval[[]float64](b, p, `window.servesimTimings.ready`))
 		b.Logf("first load: ms per call %v", eval[map[string]float64](b, p, `window.servesimState.callMs`))
-		for k, rate := range []string{"12", "18", "24"} {
-			p.set(b, "f-rate", rate)
+		// Changes of the rate, the TP, the model and the plan's rate:
+		// each reruns what reads it.
+		changes := [][2]string{{"f-rate", "12"}, {"f-rate", "18"}, {"f-rate", "24"}, {"f-tp", "2"}, {"f-tp", "1"},
+			{"f-model", "qwen2.5-7b"}, {"f-model", "llama-3.1-8b"}, {"f-plan_rate", "30"}}
+		for k, c := range changes {
+			p.set(b, c[0], c[1])
 			p.waitDone(b, 2+k)
 		}
 		updates = append(updates, eval[[]float64](b, p, `window.servesimTimings.updates`)...)
+		updatesAll = append(updatesAll, eval[[]float64](b, p, `window.servesimTimings.updatesAll`)...)
+		b.Logf("updates (latency and loops views): %v ms; every view: %v ms", eval[[]float64](b, p, `window.servesimTimings.updates`), eval[[]float64](b, p, `window.servesimTimings.updatesAll`))
 	}
 	b.ReportMetric(median(first), "ms-first-result")
+	b.ReportMetric(median(loops), "ms-loops-view")
 	b.ReportMetric(median(compiled), "ms-wasm-compiled")
 	b.ReportMetric(median(all), "ms-all-views")
 	b.ReportMetric(median(updates), "ms-update")
+	b.ReportMetric(slices.Max(updatesAll), "ms-update-all-views-max")
 	p.check(b)
 }
 

@@ -60,3 +60,39 @@ func ExamplePyFloat() {
 	fmt.Println(vllmbench.PyFloat(20), vllmbench.PyFloat(2.5), vllmbench.PyFloat(math.Inf(1)))
 	// Output: 20.0 2.5 inf
 }
+
+// `vllm bench serve --num-prompts 200 --request-rate 10 --burstiness 0.5
+// --goodput ttft:500` as a Go program: vLLM's defaults, the flags set as
+// fields, and the scenario Scenario builds from them run.
+func ExampleOptions_Scenario() {
+	o := vllmbench.Defaults(true)
+	o.NumPrompts, o.RequestRate, o.Burstiness = 200, 10, 0.5
+	o.SLO.TTFTms = 500
+	sc, err := o.Scenario()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a := sc.Workload.Arrival
+	fmt.Println(sc.Requests, "requests,", a.Process, "arrivals at", a.Rate, "req/s, rescaled:", a.Normalize, "goodput:", o.GoodputGiven)
+	cfg, err := sc.Config()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := sim.Run(cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Completed, "completed")
+
+	o.NumPrompts = 0
+	if _, err := o.Scenario(); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// 200 requests, gamma arrivals at 10 req/s, rescaled: true goodput: true
+	// 200 completed
+	// --num-prompts 0 must be >= 1 (custom and spec_bench take <= 0 as every row)
+}

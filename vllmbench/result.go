@@ -291,7 +291,7 @@ func perRequest(o *Options, sc *scenario.Scenario, res *sim.Result) requestLists
 			d.tpots = append(d.tpots, nil)
 			d.serverQueue = append(d.serverQueue, nil)
 			if why == "" {
-				why = o.FailureReason
+				why = FailureReason(sc, true)
 			}
 			msg := r.Status.String() + ": " + why
 			if !r.Status.Ended() {

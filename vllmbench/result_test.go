@@ -40,3 +40,33 @@ func TestPyFloatAndBanner(t *testing.T) {
 		t.Errorf("Banner = %q", got)
 	}
 }
+
+// TestDefaultResultName: vLLM's compute_result_filename, from the label
+// (else --backend), the rate as Python prints it, the concurrency, a ramp
+// and the model's last path element.
+func TestDefaultResultName(t *testing.T) {
+	t.Parallel()
+	const date = "20260102-030405"
+	tests := []struct {
+		name string
+		o    func(o *Options)
+		want string
+	}{
+		{"defaults", func(o *Options) {}, "openai-infqps-llama-3.1-8b-" + date + ".json"},
+		{"label and concurrency", func(o *Options) { o.MaxConcurrency, o.Label = 8, "x" }, "x-infqps-concurrency8-llama-3.1-8b-" + date + ".json"},
+		{"hugging face id", func(o *Options) { o.Model, o.RequestRate, o.Backend = "meta-llama/Llama-3.1-8B-Instruct", 2.5, "vllm" },
+			"vllm-2.5qps-Llama-3.1-8B-Instruct-" + date + ".json"},
+		{"whole rate", func(o *Options) { o.RequestRate = 10 }, "openai-10.0qps-llama-3.1-8b-" + date + ".json"},
+		{"ramp", func(o *Options) { o.RampStrategy, o.RampStart, o.RampEnd = "linear", 1, 10 },
+			"openai-ramp-up-linear-1qps-10qps-llama-3.1-8b-" + date + ".json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := Defaults(true)
+			tt.o(&o)
+			if got := defaultResultName(&o, date); got != tt.want {
+				t.Errorf("%q, want %q", got, tt.want)
+			}
+		})
+	}
+}

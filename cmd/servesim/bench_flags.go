@@ -3,80 +3,22 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"math"
-	"regexp"
 
 	"github.com/servesim/servesim/dataset"
 	"github.com/servesim/servesim/scenario"
-)
-
-// Defaults of the bench-style commands that vLLM does not have, or that
-// differ between them.
-const (
-	// searchRate is the default --request-rate of capacity and tp, where
-	// the rate is only the first probe of a search: Poisson arrivals at
-	// 20 req/s keep llama-3.1-8b on one h100-sxm (1024 in, 128 out) well
-	// inside its capacity. bench takes vLLM's default, inf.
-	searchRate = 20.0
-	// serveGPUMemoryUtilization is `vllm serve`'s default
-	// --gpu-memory-utilization (vllm/config/cache.py; 0.9 until late 2025).
-	serveGPUMemoryUtilization = 0.92
-	// defaultBackend is vLLM's default --backend.
-	defaultBackend = "openai"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 // benchOptions are the parsed flags of `servesim bench` (and of capacity
-// and tp, which take the same flags). Rates are requests per second, SLO
-// bounds milliseconds.
+// and tp, which take the same flags): vLLM's options, typed
+// (vllmbench.Options), and what only the CLI reads.
 type benchOptions struct {
-	cmd    string    // the subcommand: bench follows vLLM's client exactly
-	stderr io.Writer // notes; nil for none
-
-	// vllm bench serve
-	model, label, tokenizer, backend       string
-	requestRate, burstiness                float64
-	maxConcurrency, numPrompts, numWarmups int
-	seed                                   uint64
-	datasetName, datasetPath               string
-	randomInputLen, randomOutputLen        int
-	randomRangeRatio                       string
-	randomPrefixLen                        int
-	inputLen, outputLen                    int
-	customOutputLen, sharegptOutputLen     int
-	noOversample, disableShuffle           bool
-	prefixRepetition                       prefixRepetitionOptions
-	specBenchOutputLen                     int
-	specBenchCategory                      string
-	timedTraceChunk                        int
-	hf                                     dataset.HFOptions
-	sonnet                                 dataset.SonnetOptions
-	mm                                     randomMMOptions
-	timedTraceMultiplier                   float64
-	selfTimed                              triState
-	skipTokenizerInit                      bool
-	probeRequestRate                       float64
-	slo                                    scenario.SLO
-	percentileMetrics, metricPercentiles   string
-	saveResult, saveDetailed, appendResult bool
-	metadata                               []string
-	resultDir, resultFilename              string
-	rampStrategy                           string
-	rampStart, rampEnd                     int
-	quiet, disableTqdm                     bool
-
-	// vllm serve and servesim
-	server                     scenario.Server
-	servers                    int
-	serviceTime                string
-	normalize, traceTimestamps bool
-	traceSpeedup               float64
-	summaryOnly                bool
-	report                     string // --report: an HTML report to write
-	pipelineParallel           int
-	cpuOffloadGB               float64
-	maxPartialPrefills         int
-	speculativeConfig          string
+	vllmbench.Options
+	cmd                            string          // the subcommand
+	set                            map[string]bool // flags given on the command line
+	saveResult, quiet, disableTqdm bool
+	report                         string // --report: an HTML report to write
 
 	// second names of one setting (-tp, -dp, -q, --kv-cache-memory-bytes,
 	// --endpoint-type, --common-prefix-len), merged by mergeAliases
@@ -85,173 +27,129 @@ type benchOptions struct {
 	endpointType     string
 	commonPrefixLen  int
 	qAlias           string
-
-	// derived
-	percentiles  []float64       // from metricPercentiles
-	metrics      []string        // from percentileMetrics
-	set          map[string]bool // flags given on the command line
-	goodputGiven bool            // an SLO bound is set
-	rangeIn      float64         // from randomRangeRatio
-	rangeOut     *float64        // from randomRangeRatio when it sets outputs apart
-	tokens       string          // how dataset token counts were made
 }
-
-// randomMMOptions are the --random-mm-* flags, as given (the dict and
-// JSON values parsed by the dataset package).
-type randomMMOptions struct {
-	baseItems      int
-	rangeRatio     float64
-	limit, buckets string
-}
-
-// prefixRepetitionOptions are the --prefix-repetition-* flags.
-type prefixRepetitionOptions struct {
-	prefixLen, suffixLen, numPrefixes, outputLen int
-}
-
-// isBench reports whether the options belong to `servesim bench`, which
-// follows vLLM's client (rate inf, rescaled arrivals, warm-ups before the
-// run); capacity and tp keep a finite first rate and independent gaps.
-func (o *benchOptions) isBench() bool { return o.cmd == "bench" }
 
 // benchFlags defines the flags of `servesim bench` on a new flag set
 // named for the subcommand (capacity and tp take them too).
 func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs := newFlagSet(name)
-	d := scenario.Default()
 	o.cmd = name
-	o.server = d.Server
-	o.server.MaxNumSeqs = 0 // vllm serve's default for the GPU (resolveServeDefaults)
-	o.server.GPUMemoryUtilization = serveGPUMemoryUtilization
-	o.slo = scenario.SLO{Target: scenario.DefaultTarget}
-	o.requestRate, o.burstiness = math.Inf(1), 1
-	if !o.isBench() {
-		o.requestRate = searchRate
-	}
-	o.normalize = o.isBench()
-	o.numPrompts, o.randomInputLen, o.randomOutputLen, o.traceSpeedup = 1000, 1024, 128, 1
-	o.randomRangeRatio, o.backend = "0.0", defaultBackend
-	o.customOutputLen, o.specBenchOutputLen = 256, 256
-	o.prefixRepetition = prefixRepetitionOptions{prefixLen: 256, suffixLen: 256, numPrefixes: 10, outputLen: 128}
-	o.timedTraceChunk, o.timedTraceMultiplier = 16, 1
-	o.mm.baseItems = dataset.DefaultRandomMM().BaseItems
-	o.sonnet = dataset.SonnetOptions{InputLen: dataset.SonnetInputLen, OutputLen: dataset.SonnetOutputLen, PrefixLen: dataset.SonnetPrefixLen}
-	o.servers, o.server.Replicas, o.dpAlias, o.tpAlias, o.pipelineParallel, o.maxPartialPrefills = 1, 1, 1, d.Server.TensorParallelSize, 1, 1
-	o.percentileMetrics, o.metricPercentiles = "ttft,tpot,itl", "99"
+	o.Options = vllmbench.Defaults(name == "bench")
+	o.dpAlias, o.tpAlias = 1, o.Server.TensorParallelSize
 
 	rateHelp := "open-loop arrival `rate`, requests/s, or inf (every request at time 0)"
-	if !o.isBench() {
+	if !o.Bench {
 		rateHelp = "first arrival `rate` probed, requests/s (Poisson unless --burstiness says otherwise)"
 	}
-	fs.StringVar(&o.model, "model", scenario.DefaultModel, "model: a catalog `name` (llama-3.1-8b, ...), a Hugging Face id of one (meta-llama/Llama-3.1-8B-Instruct), a directory with a config.json, or a model spec file (.json, .yaml)")
-	fs.Var(rateValue{&o.requestRate}, "request-rate", rateHelp)
-	fs.Var(positiveFloat{&o.burstiness, true}, "burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, < 1 burstier, > 1 more regular, inf constant")
-	fs.Var(intValue{p: &o.maxConcurrency, min: math.MinInt32}, "max-concurrency", "cap on requests in flight; excess requests wait in the client (0: an error, as in vLLM; leave the flag out for no cap)")
-	fs.Var(intValue{p: &o.numPrompts, min: -1, max: scenario.MaxRequests, why: "the most requests a run may have"}, "num-prompts", fmt.Sprintf("measured requests (custom: <= 0 takes every row); at most %d (%d with --summary-only)", scenario.MaxRecordedRequests, scenario.MaxRequests))
-	fs.Var(intValue{p: &o.numWarmups}, "num-warmups", "warm-up requests: bench sends copies of the first request before the run, as vLLM (no effect on the measured run); capacity and tp lead the arrival stream with them and leave them out of every statistic")
-	fs.Var(seedValue{&o.seed}, "seed", "random seed, a whole number >= 0: the same seed gives the same result")
-	fs.StringVar(&o.datasetName, "dataset-name", "random", "dataset `name`: random, sharegpt, burstgpt, custom, prefix_repetition, spec_bench, timed_trace, hf, sonnet, random-mm, multi_turn (servesim: a file of vLLM's multi-turn benchmark) or trace (servesim: lengths from a CSV/JSONL trace)")
-	fs.StringVar(&o.datasetPath, "dataset-path", "", "dataset `file`: sharegpt JSON, burstgpt CSV, custom or spec_bench JSONL, timed_trace JSONL, sonnet text, multi_turn JSON, trace CSV/JSONL; hf: a Hugging Face id or a local .jsonl/.json file of its rows")
-	fs.Var(intValue{p: &o.randomInputLen}, "random-input-len", "input tokens per request (random dataset)")
-	fs.Var(intValue{p: &o.randomOutputLen}, "random-output-len", "output tokens per request (random dataset)")
-	fs.StringVar(&o.randomRangeRatio, "random-range-ratio", o.randomRangeRatio, "lengths uniform on [floor(n(1-r)), ceil(n(1+r))], r in [0, 1); a JSON {\"input\": r1, \"output\": r2} sets them apart (random dataset)")
-	fs.Var(intValue{p: &o.randomPrefixLen}, "random-prefix-len", "tokens of one prefix shared by every random prompt, added to its input length")
-	fs.Var(intValue{p: &o.inputLen}, "input-len", "input tokens: sets --random-input-len")
-	fs.Var(intValue{p: &o.outputLen}, "output-len", "output tokens: sets the output length of every dataset (--random-output-len, --sharegpt-output-len, --custom-output-len, ...)")
-	fs.Var(intValue{p: &o.customOutputLen, min: -1}, "custom-output-len", "custom dataset: output tokens per request; -1 takes each row's output_tokens")
-	fs.Var(intValue{p: &o.sharegptOutputLen}, "sharegpt-output-len", "sharegpt dataset: output tokens per request (0: the length of each conversation's first reply)")
-	fs.Var(intValue{p: &o.specBenchOutputLen, min: 1}, "spec-bench-output-len", "spec_bench dataset: output tokens per request")
-	fs.StringVar(&o.specBenchCategory, "spec-bench-category", "", "spec_bench dataset: keep only rows of this `category`")
-	fs.BoolVar(&o.noOversample, "no-oversample", false, "file datasets with fewer valid rows than --num-prompts run with fewer requests instead of drawing rows again")
-	fs.BoolVar(&o.disableShuffle, "disable-shuffle", false, "file datasets: take rows in file order instead of shuffled with the seed")
-	fs.Var(intValue{p: &o.prefixRepetition.prefixLen}, "prefix-repetition-prefix-len", "prefix_repetition: tokens of each shared prefix")
-	fs.Var(intValue{p: &o.prefixRepetition.suffixLen}, "prefix-repetition-suffix-len", "prefix_repetition: unique tokens after the prefix")
-	fs.Var(intValue{p: &o.prefixRepetition.numPrefixes, min: 1}, "prefix-repetition-num-prefixes", "prefix_repetition: distinct prefixes (at most --num-prompts)")
-	fs.Var(intValue{p: &o.prefixRepetition.outputLen, min: 1}, "prefix-repetition-output-len", "prefix_repetition: output tokens per request")
-	fs.Var(intValue{p: &o.timedTraceChunk, min: 1}, "timed-trace-chunk-hash-size", "timed_trace: tokens each hash id stands for (a row's input is at most hash ids x this)")
-	fs.Var(positiveFloat{p: &o.timedTraceMultiplier}, "timed-trace-sec-multiplier", "timed_trace: seconds per timestamp unit (0.001 for milliseconds)")
-	fs.StringVar(&o.hf.Split, "hf-split", "", "hf dataset: the `split` (default "+dataset.HFDefaultSplit+", as vLLM sets for its hf datasets)")
-	fs.StringVar(&o.hf.Subset, "hf-subset", "", "hf dataset: the `subset` (lengths are published per split only: a subset needs its rows as a local --dataset-path file)")
-	fs.StringVar(&o.hf.Name, "hf-name", "", "hf dataset: the Hugging Face `id` of a local --dataset-path")
-	fs.Var(intValue{p: &o.hf.OutputLen}, "hf-output-len", "hf dataset: output tokens per request (default: the dataset's, as vLLM's class sets it)")
-	fs.Var(intValue{p: &o.mm.baseItems}, "random-mm-base-items-per-request", "random-mm: images per request (the base of the range)")
-	fs.Var(nonNegativeFloat{p: &o.mm.rangeRatio}, "random-mm-num-mm-items-range-ratio", "random-mm: images per request uniform on [floor(n(1-r)), ceil(n(1+r))], r in [0, 1]")
-	fs.StringVar(&o.mm.limit, "random-mm-limit-mm-per-prompt", `{"image": 255, "video": 1}`, "random-mm: `JSON` caps per request, {\"image\": n, \"video\": m}")
-	fs.StringVar(&o.mm.buckets, "random-mm-bucket-config", "{(256, 256, 1): 0.5, (720, 1280, 1): 0.5, (720, 1280, 16): 0.0}", "random-mm: `dict` of (H, W, T) image shapes to probabilities; each image's tokens come from the model's vision config")
-	fs.Var(intValue{p: &o.sonnet.InputLen, min: 1}, "sonnet-input-len", "sonnet dataset: the most input tokens of a prompt")
-	fs.Var(intValue{p: &o.sonnet.OutputLen, min: 1}, "sonnet-output-len", "sonnet dataset: output tokens per request")
-	fs.Var(intValue{p: &o.sonnet.PrefixLen}, "sonnet-prefix-len", "sonnet dataset: tokens of the prefix every prompt shares (the file's first lines)")
-	fs.Var(&o.selfTimed, "self-timed", "timed_trace: replay the trace's timestamps (the default) instead of --request-rate")
-	fs.Var(triNo{&o.selfTimed}, "no-self-timed", "timed_trace: send at --request-rate instead of the trace's timestamps")
-	fs.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer `name` or path (default --model); recorded as tokenizer_id; text datasets count tokens with the tokenizer.json at this path (a file or a directory; or in the --model directory), else with servesim's approximation (see docs/cli.md)")
-	fs.BoolVar(&o.skipTokenizerInit, "skip-tokenizer-init", false, "as vLLM without a client tokenizer: no TTFT/TPOT/ITL sections or token-throughput lines, tokenizer_id null")
-	fs.Var(nonNegativeFloat{p: &o.probeRequestRate}, "probe-request-rate", "probe requests per second sent beside the run (0: none; not simulated yet)")
-	fs.Var(goodputValue{&o.slo}, "goodput", "SLO for goodput as `KEY:MS` pairs: --goodput ttft:800 tpot:50 (keys ttft, tpot, e2el)")
-	fs.StringVar(&o.percentileMetrics, "percentile-metrics", o.percentileMetrics, "comma-separated `metrics` the summary and JSON show: ttft, tpot, itl, e2el, client_queue_time, e2el_including_client_queue")
-	fs.StringVar(&o.metricPercentiles, "metric-percentiles", o.metricPercentiles, "comma-separated `percentiles` to report, e.g. 50,90,99")
+	fs.StringVar(&o.Model, "model", o.Model, "model: a catalog `name` (llama-3.1-8b, ...), a Hugging Face id of one (meta-llama/Llama-3.1-8B-Instruct), a directory with a config.json, or a model spec file (.json, .yaml)")
+	fs.Var(rateValue{&o.RequestRate}, "request-rate", rateHelp)
+	fs.Var(positiveFloat{&o.Burstiness, true}, "burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, < 1 burstier, > 1 more regular, inf constant")
+	fs.Var(intValue{p: &o.MaxConcurrency, min: math.MinInt32}, "max-concurrency", "cap on requests in flight; excess requests wait in the client (0: an error, as in vLLM; leave the flag out for no cap)")
+	fs.Var(intValue{p: &o.NumPrompts, min: -1, max: scenario.MaxRequests, why: "the most requests a run may have"}, "num-prompts", fmt.Sprintf("measured requests (custom: <= 0 takes every row); at most %d (%d with --summary-only)", scenario.MaxRecordedRequests, scenario.MaxRequests))
+	fs.Var(intValue{p: &o.NumWarmups}, "num-warmups", "warm-up requests: bench sends copies of the first request before the run, as vLLM (no effect on the measured run); capacity and tp lead the arrival stream with them and leave them out of every statistic")
+	fs.Var(seedValue{&o.Seed}, "seed", "random seed, a whole number >= 0: the same seed gives the same result")
+	fs.StringVar(&o.DatasetName, "dataset-name", o.DatasetName, "dataset `name`: random, sharegpt, burstgpt, custom, prefix_repetition, spec_bench, timed_trace, hf, sonnet, random-mm, multi_turn (servesim: a file of vLLM's multi-turn benchmark) or trace (servesim: lengths from a CSV/JSONL trace)")
+	fs.StringVar(&o.DatasetPath, "dataset-path", "", "dataset `file`: sharegpt JSON, burstgpt CSV, custom or spec_bench JSONL, timed_trace JSONL, sonnet text, multi_turn JSON, trace CSV/JSONL; hf: a Hugging Face id or a local .jsonl/.json file of its rows")
+	fs.Var(intValue{p: &o.RandomInputLen}, "random-input-len", "input tokens per request (random dataset)")
+	fs.Var(intValue{p: &o.RandomOutputLen}, "random-output-len", "output tokens per request (random dataset)")
+	fs.StringVar(&o.RandomRangeRatio, "random-range-ratio", o.RandomRangeRatio, "lengths uniform on [floor(n(1-r)), ceil(n(1+r))], r in [0, 1); a JSON {\"input\": r1, \"output\": r2} sets them apart (random dataset)")
+	fs.Var(intValue{p: &o.RandomPrefixLen}, "random-prefix-len", "tokens of one prefix shared by every random prompt, added to its input length")
+	fs.Var(intValue{p: &o.InputLen}, "input-len", "input tokens: sets --random-input-len")
+	fs.Var(intValue{p: &o.OutputLen}, "output-len", "output tokens: sets the output length of every dataset (--random-output-len, --sharegpt-output-len, --custom-output-len, ...)")
+	fs.Var(intValue{p: &o.CustomOutputLen, min: -1}, "custom-output-len", "custom dataset: output tokens per request; -1 takes each row's output_tokens")
+	fs.Var(intValue{p: &o.ShareGPTOutputLen}, "sharegpt-output-len", "sharegpt dataset: output tokens per request (0: the length of each conversation's first reply)")
+	fs.Var(intValue{p: &o.SpecBenchOutputLen, min: 1}, "spec-bench-output-len", "spec_bench dataset: output tokens per request")
+	fs.StringVar(&o.SpecBenchCategory, "spec-bench-category", "", "spec_bench dataset: keep only rows of this `category`")
+	fs.BoolVar(&o.NoOversample, "no-oversample", false, "file datasets with fewer valid rows than --num-prompts run with fewer requests instead of drawing rows again")
+	fs.BoolVar(&o.DisableShuffle, "disable-shuffle", false, "file datasets: take rows in file order instead of shuffled with the seed")
+	fs.Var(intValue{p: &o.PrefixRepetition.PrefixLen}, "prefix-repetition-prefix-len", "prefix_repetition: tokens of each shared prefix")
+	fs.Var(intValue{p: &o.PrefixRepetition.SuffixLen}, "prefix-repetition-suffix-len", "prefix_repetition: unique tokens after the prefix")
+	fs.Var(intValue{p: &o.PrefixRepetition.NumPrefixes, min: 1}, "prefix-repetition-num-prefixes", "prefix_repetition: distinct prefixes (at most --num-prompts)")
+	fs.Var(intValue{p: &o.PrefixRepetition.OutputLen, min: 1}, "prefix-repetition-output-len", "prefix_repetition: output tokens per request")
+	fs.Var(intValue{p: &o.TimedTraceChunk, min: 1}, "timed-trace-chunk-hash-size", "timed_trace: tokens each hash id stands for (a row's input is at most hash ids x this)")
+	fs.Var(positiveFloat{p: &o.TimedTraceMultiplier}, "timed-trace-sec-multiplier", "timed_trace: seconds per timestamp unit (0.001 for milliseconds)")
+	fs.StringVar(&o.HF.Split, "hf-split", "", "hf dataset: the `split` (default "+dataset.HFDefaultSplit+", as vLLM sets for its hf datasets)")
+	fs.StringVar(&o.HF.Subset, "hf-subset", "", "hf dataset: the `subset` (lengths are published per split only: a subset needs its rows as a local --dataset-path file)")
+	fs.StringVar(&o.HF.Name, "hf-name", "", "hf dataset: the Hugging Face `id` of a local --dataset-path")
+	fs.Var(intValue{p: &o.HF.OutputLen}, "hf-output-len", "hf dataset: output tokens per request (default: the dataset's, as vLLM's class sets it)")
+	fs.Var(intValue{p: &o.MM.BaseItems}, "random-mm-base-items-per-request", "random-mm: images per request (the base of the range)")
+	fs.Var(nonNegativeFloat{p: &o.MM.RangeRatio}, "random-mm-num-mm-items-range-ratio", "random-mm: images per request uniform on [floor(n(1-r)), ceil(n(1+r))], r in [0, 1]")
+	fs.StringVar(&o.MM.Limit, "random-mm-limit-mm-per-prompt", o.MM.Limit, "random-mm: `JSON` caps per request, {\"image\": n, \"video\": m}")
+	fs.StringVar(&o.MM.Buckets, "random-mm-bucket-config", o.MM.Buckets, "random-mm: `dict` of (H, W, T) image shapes to probabilities; each image's tokens come from the model's vision config")
+	fs.Var(intValue{p: &o.Sonnet.InputLen, min: 1}, "sonnet-input-len", "sonnet dataset: the most input tokens of a prompt")
+	fs.Var(intValue{p: &o.Sonnet.OutputLen, min: 1}, "sonnet-output-len", "sonnet dataset: output tokens per request")
+	fs.Var(intValue{p: &o.Sonnet.PrefixLen}, "sonnet-prefix-len", "sonnet dataset: tokens of the prefix every prompt shares (the file's first lines)")
+	fs.Var(triState{&o.SelfTimed}, "self-timed", "timed_trace: replay the trace's timestamps (the default) instead of --request-rate")
+	fs.Var(triNo{&o.SelfTimed}, "no-self-timed", "timed_trace: send at --request-rate instead of the trace's timestamps")
+	fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer `name` or path (default --model); recorded as tokenizer_id; text datasets count tokens with the tokenizer.json at this path (a file or a directory; or in the --model directory), else with servesim's approximation (see docs/cli.md)")
+	fs.BoolVar(&o.SkipTokenizerInit, "skip-tokenizer-init", false, "as vLLM without a client tokenizer: no TTFT/TPOT/ITL sections or token-throughput lines, tokenizer_id null")
+	fs.Var(nonNegativeFloat{p: &o.ProbeRequestRate}, "probe-request-rate", "probe requests per second sent beside the run (0: none; not simulated yet)")
+	fs.Var(vllmbench.Goodput{SLO: &o.SLO}, "goodput", "SLO for goodput as `KEY:MS` pairs: --goodput ttft:800 tpot:50 (keys ttft, tpot, e2el)")
+	fs.StringVar(&o.PercentileMetrics, "percentile-metrics", o.PercentileMetrics, "comma-separated `metrics` the summary and JSON show: ttft, tpot, itl, e2el, client_queue_time, e2el_including_client_queue")
+	fs.StringVar(&o.MetricPercentiles, "metric-percentiles", o.MetricPercentiles, "comma-separated `percentiles` to report, e.g. 50,90,99")
 	fs.BoolVar(&o.saveResult, "save-result", false, "write the result JSON to a file")
-	fs.BoolVar(&o.saveDetailed, "save-detailed", false, "add vLLM's per-request lists (input_lens, output_lens, ttfts, itls, start_times, generated_texts, errors) to the result JSON")
-	fs.BoolVar(&o.appendResult, "append-result", false, "append the result JSON to the file as one more line (also without --save-result)")
-	fs.Var(stringList{&o.metadata}, "metadata", "`KEY=VALUE` pairs added to the result JSON as strings (several after one flag)")
-	fs.StringVar(&o.resultDir, "result-dir", "", "`directory` for the result JSON (default: the current one)")
-	fs.StringVar(&o.resultFilename, "result-filename", "", "result JSON `file` name (default {label}-{rate}qps[-concurrency{n}]-{model}-{date}.json)")
-	fs.StringVar(&o.label, "label", "", "label of the result (the JSON's label, the file name's prefix; default --backend)")
-	fs.StringVar(&o.backend, "backend", o.backend, "`backend` the JSON and the file name record: openai, vllm, openai-chat, openai-audio, openai-responses (requests are simulated either way)")
-	fs.StringVar(&o.rampStrategy, "ramp-up-strategy", "", "ramp the rate from --ramp-up-start-rps to --ramp-up-end-rps: linear or exponential")
-	fs.Var(intValue{p: &o.rampStart}, "ramp-up-start-rps", "first rate of the ramp, whole requests/s")
-	fs.Var(intValue{p: &o.rampEnd}, "ramp-up-end-rps", "last rate of the ramp, whole requests/s")
+	fs.BoolVar(&o.SaveDetailed, "save-detailed", false, "add vLLM's per-request lists (input_lens, output_lens, ttfts, itls, start_times, generated_texts, errors) to the result JSON")
+	fs.BoolVar(&o.AppendResult, "append-result", false, "append the result JSON to the file as one more line (also without --save-result)")
+	fs.Var(stringList{&o.Metadata}, "metadata", "`KEY=VALUE` pairs added to the result JSON as strings (several after one flag)")
+	fs.StringVar(&o.ResultDir, "result-dir", "", "`directory` for the result JSON (default: the current one)")
+	fs.StringVar(&o.ResultFilename, "result-filename", "", "result JSON `file` name (default {label}-{rate}qps[-concurrency{n}]-{model}-{date}.json)")
+	fs.StringVar(&o.Label, "label", "", "label of the result (the JSON's label, the file name's prefix; default --backend)")
+	fs.StringVar(&o.Backend, "backend", o.Backend, "`backend` the JSON and the file name record: openai, vllm, openai-chat, openai-audio, openai-responses (requests are simulated either way)")
+	fs.StringVar(&o.RampStrategy, "ramp-up-strategy", "", "ramp the rate from --ramp-up-start-rps to --ramp-up-end-rps: linear or exponential")
+	fs.Var(intValue{p: &o.RampStart}, "ramp-up-start-rps", "first rate of the ramp, whole requests/s")
+	fs.Var(intValue{p: &o.RampEnd}, "ramp-up-end-rps", "last rate of the ramp, whole requests/s")
 	fs.BoolVar(&o.disableTqdm, "disable-tqdm", false, "no progress bar")
-	defineNoEffect(fs)
+	vllmbench.DefineNoEffect(fs)
 	// Old names seen in the wild.
 	fs.StringVar(&o.endpointType, "endpoint-type", "", "old name of --backend (vLLM up to 0.10)")
 	fs.Var(intValue{p: &o.commonPrefixLen}, "common-prefix-len", "old name of --random-prefix-len")
 
 	// vllm serve
-	fs.StringVar(&o.server.GPU, "gpu", scenario.DefaultGPU, "GPU: a catalog `name` (h100-sxm, a100-80gb, ...) or a path to a GPU spec file")
-	fs.Var(intValue{p: &o.server.TensorParallelSize, min: 1}, "tensor-parallel-size", "tensor-parallel degree")
+	fs.StringVar(&o.Server.GPU, "gpu", o.Server.GPU, "GPU: a catalog `name` (h100-sxm, a100-80gb, ...) or a path to a GPU spec file")
+	fs.Var(intValue{p: &o.Server.TensorParallelSize, min: 1}, "tensor-parallel-size", "tensor-parallel degree")
 	fs.Var(intValue{p: &o.tpAlias, min: 1}, "tp", "same as --tensor-parallel-size")
-	fs.Var(intValue{p: &o.pipelineParallel, min: 1}, "pipeline-parallel-size", "pipeline stages: the model's layers split over this many stages of --tensor-parallel-size GPUs, with vLLM's micro-batching (one replica)")
-	fs.Var(intValue{p: &o.pipelineParallel, min: 1}, "pp", "same as --pipeline-parallel-size")
-	fs.Var(intValue{p: &o.server.MaxNumSeqs, min: 1}, "max-num-seqs", "cap on running requests (default: vllm serve's, 1024 on GPUs of >= 70 GiB other than A100, else 256)")
-	fs.Var(humanInt{p: &o.server.MaxNumBatchedTokens}, "max-num-batched-tokens", "token budget per engine step; 8k works (0: vllm serve's default, 8192 on GPUs of >= 70 GiB other than A100, else 2048; with chunked prefill off, max(--max-model-len, 2048))")
-	fs.Var(boolTarget{&o.server.EnableChunkedPrefill, true}, "enable-chunked-prefill", "split long prompts across steps, mixed with decodes (default on)")
-	fs.Var(boolTarget{&o.server.EnableChunkedPrefill, false}, "no-enable-chunked-prefill", "turn chunked prefill off (prefill-first scheduling)")
-	fs.Var(boolTarget{&o.server.EnablePrefixCaching, true}, "enable-prefix-caching", "automatic prefix caching, as vLLM: full KV blocks kept by a hash of their prefix, hits skip prefill (default on)")
-	fs.Var(boolTarget{&o.server.EnablePrefixCaching, false}, "no-enable-prefix-caching", "turn automatic prefix caching off")
-	fs.Var(intValue{p: &o.server.BlockSize, min: 1}, "block-size", "KV-cache block size, tokens")
-	fs.Var(fractionValue{&o.server.GPUMemoryUtilization}, "gpu-memory-utilization", "fraction of GPU memory the engine may use, in (0, 1]")
-	fs.Var(bytesValue{(*float64)(&o.server.KVCacheMemory)}, "kv-cache-memory", "KV-cache `bytes` per GPU (8GiB, 8G works); overrides --gpu-memory-utilization (0: derived from it)")
+	fs.Var(intValue{p: &o.PipelineParallel, min: 1}, "pipeline-parallel-size", "pipeline stages: the model's layers split over this many stages of --tensor-parallel-size GPUs, with vLLM's micro-batching (one replica)")
+	fs.Var(intValue{p: &o.PipelineParallel, min: 1}, "pp", "same as --pipeline-parallel-size")
+	fs.Var(intValue{p: &o.Server.MaxNumSeqs, min: 1}, "max-num-seqs", "cap on running requests (default: vllm serve's, 1024 on GPUs of >= 70 GiB other than A100, else 256)")
+	fs.Var(humanInt{p: &o.Server.MaxNumBatchedTokens}, "max-num-batched-tokens", "token budget per engine step; 8k works (0: vllm serve's default, 8192 on GPUs of >= 70 GiB other than A100, else 2048; with chunked prefill off, max(--max-model-len, 2048))")
+	fs.Var(boolTarget{&o.Server.EnableChunkedPrefill, true}, "enable-chunked-prefill", "split long prompts across steps, mixed with decodes (default on)")
+	fs.Var(boolTarget{&o.Server.EnableChunkedPrefill, false}, "no-enable-chunked-prefill", "turn chunked prefill off (prefill-first scheduling)")
+	fs.Var(boolTarget{&o.Server.EnablePrefixCaching, true}, "enable-prefix-caching", "automatic prefix caching, as vLLM: full KV blocks kept by a hash of their prefix, hits skip prefill (default on)")
+	fs.Var(boolTarget{&o.Server.EnablePrefixCaching, false}, "no-enable-prefix-caching", "turn automatic prefix caching off")
+	fs.Var(intValue{p: &o.Server.BlockSize, min: 1}, "block-size", "KV-cache block size, tokens")
+	fs.Var(fractionValue{&o.Server.GPUMemoryUtilization}, "gpu-memory-utilization", "fraction of GPU memory the engine may use, in (0, 1]")
+	fs.Var(bytesValue{(*float64)(&o.Server.KVCacheMemory)}, "kv-cache-memory", "KV-cache `bytes` per GPU (8GiB, 8G works); overrides --gpu-memory-utilization (0: derived from it)")
 	fs.Var(bytesValue{&o.kvBytesAlias}, "kv-cache-memory-bytes", "same as --kv-cache-memory (vLLM's name; `bytes`)")
-	fs.Var(intValue{p: &o.server.NumGPUBlocksOverride}, "num-gpu-blocks-override", "KV-cache blocks per replica instead of those memory gives (0: from memory)")
-	fs.Var(humanInt{p: &o.server.MaxModelLen}, "max-model-len", "reject requests with more input+output tokens; 32k works (0: the model's context length, as vLLM)")
-	fs.StringVar(&o.server.DType, "dtype", "auto", "weight and activation `dtype`: auto (the model's), half, float16, bfloat16")
-	fs.StringVar(&o.server.KVCacheDType, "kv-cache-dtype", "auto", "KV-cache `dtype`: auto (the model's), fp8 (fp8_e4m3, fp8_e5m2: half the bytes of bf16), nvfp4, bfloat16, float16")
-	fs.StringVar(&o.server.Quantization, "quantization", "", "weight `method`: fp8, awq, gptq, awq_marlin, gptq_marlin, bitsandbytes, compressed-tensors, mxfp4, modelopt_fp4, int8, ... (default: the checkpoint's)")
+	fs.Var(intValue{p: &o.Server.NumGPUBlocksOverride}, "num-gpu-blocks-override", "KV-cache blocks per replica instead of those memory gives (0: from memory)")
+	fs.Var(humanInt{p: &o.Server.MaxModelLen}, "max-model-len", "reject requests with more input+output tokens; 32k works (0: the model's context length, as vLLM)")
+	fs.StringVar(&o.Server.DType, "dtype", o.Server.DType, "weight and activation `dtype`: auto (the model's), half, float16, bfloat16")
+	fs.StringVar(&o.Server.KVCacheDType, "kv-cache-dtype", o.Server.KVCacheDType, "KV-cache `dtype`: auto (the model's), fp8 (fp8_e4m3, fp8_e5m2: half the bytes of bf16), nvfp4, bfloat16, float16")
+	fs.StringVar(&o.Server.Quantization, "quantization", "", "weight `method`: fp8, awq, gptq, awq_marlin, gptq_marlin, bitsandbytes, compressed-tensors, mxfp4, modelopt_fp4, int8, ... (default: the checkpoint's)")
 	fs.StringVar(&o.qAlias, "q", "", "same as --quantization")
-	fs.Var(intValue{p: &o.server.DataParallelSize, min: 1}, "data-parallel-size", "data-parallel size D: for a mixture-of-experts model, D groups of --tensor-parallel-size GPUs that share the experts and step together, as vLLM runs them; for a dense model, D independent engines behind --router")
+	fs.Var(intValue{p: &o.Server.DataParallelSize, min: 1}, "data-parallel-size", "data-parallel size D: for a mixture-of-experts model, D groups of --tensor-parallel-size GPUs that share the experts and step together, as vLLM runs them; for a dense model, D independent engines behind --router")
 	fs.Var(intValue{p: &o.dpAlias, min: 1}, "dp", "same as --data-parallel-size")
-	fs.BoolVar(&o.server.EnableExpertParallel, "enable-expert-parallel", false, "mixture-of-experts model: split the routed experts over the TP·DP GPUs (expert parallelism) instead of sharding each expert over them")
-	fs.Var(nonNegativeFloat{p: &o.cpuOffloadGB}, "cpu-offload-gb", "GiB of weights offloaded to the CPU per GPU (only 0: offloading is not modelled)")
-	fs.Var(intValue{p: &o.maxPartialPrefills, min: 1}, "max-num-partial-prefills", "concurrent partial prefills (only 1 is modelled)")
-	fs.StringVar(&o.speculativeConfig, "speculative-config", "", "speculative decoding `json`, as vLLM takes it (method, num_speculative_tokens, model, draft_tensor_parallel_size) plus the acceptance: acceptance_rates, acceptance_rate or acceptance_dataset (docs/speculative.md)")
+	fs.BoolVar(&o.Server.EnableExpertParallel, "enable-expert-parallel", false, "mixture-of-experts model: split the routed experts over the TP·DP GPUs (expert parallelism) instead of sharding each expert over them")
+	fs.Var(nonNegativeFloat{p: &o.CPUOffloadGB}, "cpu-offload-gb", "GiB of weights offloaded to the CPU per GPU (only 0: offloading is not modelled)")
+	fs.Var(intValue{p: &o.MaxPartialPrefills, min: 1}, "max-num-partial-prefills", "concurrent partial prefills (only 1 is modelled)")
+	fs.StringVar(&o.SpeculativeConfig, "speculative-config", "", "speculative decoding `json`, as vLLM takes it (method, num_speculative_tokens, model, draft_tensor_parallel_size) plus the acceptance: acceptance_rates, acceptance_rate or acceptance_dataset (docs/speculative.md)")
 
 	// servesim
-	fs.StringVar(&o.server.Kind, "server", scenario.KindVLLM, "simulated server: vllm (continuous-batching engine) or fcfs (FCFS queue)")
-	fs.Var(intValue{p: &o.servers, min: 1}, "servers", "--server fcfs: number of servers c")
-	fs.StringVar(&o.serviceTime, "service-time", "", "--server fcfs: service-time `dist`ribution: "+scenario.DistSyntax+"; default: the cost model of --model on --gpu")
-	fs.Var(intValue{p: &o.server.Replicas, min: 1}, "replicas", "independent copies of the deployment behind --router (separate vllm serve processes; with --data-parallel-size on a dense model, replicas × D engines)")
-	fs.StringVar(&o.server.Router, "router", d.Server.Router, "how replicas share requests: round-robin, least-outstanding, or prefix-aware (the longest cached prefix, against load)")
-	fs.Var(nonNegativeFloat{p: &o.server.PrefixWeight, zero: "the default, 1"}, "prefix-weight", "--router prefix-aware: weight of the blocks to prefill against the blocks a replica holds (0: the default, 1, as Dynamo's KV router)")
-	fs.Var(nonNegativeFloat{p: &o.server.RequestOverheadMS}, "request-overhead-ms", "fixed per-request latency (tokenize, HTTP), ms, added to TTFT and E2E")
-	fs.StringVar(&o.server.Profile, "efficiency-profile", "", "efficiency profile `FILE` of the GPU (cost.Profile YAML, as servesim calibrate writes it), \"default\" for the GPU's built-in profile (what empty gives), or \"none\" for the cost model's three-number default efficiency. (vLLM's --profile starts its profiler and has no effect here)")
-	fs.Float64Var(&o.slo.Target, "slo-target", scenario.DefaultTarget, "attainment target q for the --goodput SLO, in (0, 1]")
+	fs.StringVar(&o.Server.Kind, "server", o.Server.Kind, "simulated server: vllm (continuous-batching engine) or fcfs (FCFS queue)")
+	fs.Var(intValue{p: &o.Servers, min: 1}, "servers", "--server fcfs: number of servers c")
+	fs.StringVar(&o.ServiceTime, "service-time", "", "--server fcfs: service-time `dist`ribution: "+scenario.DistSyntax+"; default: the cost model of --model on --gpu")
+	fs.Var(intValue{p: &o.Server.Replicas, min: 1}, "replicas", "independent copies of the deployment behind --router (separate vllm serve processes; with --data-parallel-size on a dense model, replicas × D engines)")
+	fs.StringVar(&o.Server.Router, "router", o.Server.Router, "how replicas share requests: round-robin, least-outstanding, or prefix-aware (the longest cached prefix, against load)")
+	fs.Var(nonNegativeFloat{p: &o.Server.PrefixWeight, zero: "the default, 1"}, "prefix-weight", "--router prefix-aware: weight of the blocks to prefill against the blocks a replica holds (0: the default, 1, as Dynamo's KV router)")
+	fs.Var(nonNegativeFloat{p: &o.Server.RequestOverheadMS}, "request-overhead-ms", "fixed per-request latency (tokenize, HTTP), ms, added to TTFT and E2E")
+	fs.StringVar(&o.Server.Profile, "efficiency-profile", "", "efficiency profile `FILE` of the GPU (cost.Profile YAML, as servesim calibrate writes it), \"default\" for the GPU's built-in profile (what empty gives), or \"none\" for the cost model's three-number default efficiency. (vLLM's --profile starts its profiler and has no effect here)")
+	fs.Float64Var(&o.SLO.Target, "slo-target", o.SLO.Target, "attainment target q for the --goodput SLO, in (0, 1]")
 	normHelp := "rescale arrival times as vLLM does so the last lands at n/rate (bench: on; off: independent gaps)"
-	fs.Var(boolTarget{&o.normalize, true}, "normalize-arrivals", normHelp)
-	fs.Var(boolTarget{&o.normalize, false}, "no-normalize-arrivals", "independent arrival gaps, not rescaled to end at n/rate")
-	fs.BoolVar(&o.traceTimestamps, "trace-timestamps", false, "--dataset-name trace: replay the trace's arrival times instead of --request-rate")
-	fs.Var(positiveFloat{p: &o.traceSpeedup}, "trace-speedup", "--trace-timestamps: replay this many times faster")
+	fs.Var(boolTarget{&o.Normalize, true}, "normalize-arrivals", normHelp)
+	fs.Var(boolTarget{&o.Normalize, false}, "no-normalize-arrivals", "independent arrival gaps, not rescaled to end at n/rate")
+	fs.BoolVar(&o.TraceTimestamps, "trace-timestamps", false, "--dataset-name trace: replay the trace's arrival times instead of --request-rate")
+	fs.Var(positiveFloat{p: &o.TraceSpeedup}, "trace-speedup", "--trace-timestamps: replay this many times faster")
 	fs.StringVar(&o.report, "report", "", "also write a self-contained HTML report (charts, tables; as servesim report draws it) to `FILE`")
-	fs.BoolVar(&o.summaryOnly, "summary-only", false, o.summaryOnlyHelp())
+	fs.BoolVar(&o.SummaryOnly, "summary-only", false, o.summaryOnlyHelp())
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar or notes on stderr")
 
 	groups := []flagGroup{
@@ -265,7 +163,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 			"tokenizer", "skip-tokenizer-init", "probe-request-rate", "goodput",
 			"percentile-metrics", "metric-percentiles", "save-result", "save-detailed", "append-result", "metadata", "result-dir", "result-filename", "label", "backend",
 			"ramp-up-strategy", "ramp-up-start-rps", "ramp-up-end-rps", "disable-tqdm", "endpoint-type", "common-prefix-len"}},
-		{"vllm bench serve flags accepted with no effect in a simulation (a note on stderr names them)", noEffectNames()},
+		{"vllm bench serve flags accepted with no effect in a simulation (a note on stderr names them)", vllmbench.NoEffectNames()},
 		{"vllm serve (engine) flags", []string{"gpu", "tensor-parallel-size", "tp", "pipeline-parallel-size", "pp", "max-num-seqs", "max-num-batched-tokens",
 			"enable-chunked-prefill", "no-enable-chunked-prefill", "enable-prefix-caching", "no-enable-prefix-caching", "block-size", "gpu-memory-utilization", "kv-cache-memory",
 			"kv-cache-memory-bytes", "num-gpu-blocks-override", "max-model-len", "dtype", "kv-cache-dtype", "quantization", "q", "data-parallel-size", "dp",
@@ -307,68 +205,3 @@ vLLM's default) to llama-3.1-8b on one h100-sxm with vllm serve's defaults.
 Connection and sampling flags are accepted; a note on stderr names those
 that have no effect in a simulation.
 `
-
-// multiValueFlags take several values after one flag, as argparse's
-// nargs; a pattern, when set, is what a value after the first must match
-// (--goodput's KEY:VALUE pairs, so a scenario file after them stays
-// positional).
-var multiValueFlags = map[string]*regexp.Regexp{
-	"goodput":      goodputPairRE,
-	"metadata":     nil,
-	"header":       nil,
-	"lora-modules": nil,
-}
-
-// engineOnlyFlags configure the vLLM engine and mean nothing to an FCFS
-// queue.
-var engineOnlyFlags = []string{"max-num-seqs", "max-num-batched-tokens", "enable-chunked-prefill", "no-enable-chunked-prefill",
-	"enable-prefix-caching", "no-enable-prefix-caching", "prefix-weight",
-	"block-size", "gpu-memory-utilization", "kv-cache-memory", "kv-cache-memory-bytes", "max-model-len", "data-parallel-size", "dp",
-	"enable-expert-parallel", "replicas", "router", "num-gpu-blocks-override", "kv-cache-dtype"}
-
-// flagOfPath names the bench flag behind each scenario field.
-var flagOfPath = map[string]string{
-	"workload.arrival.rate":         "--request-rate",
-	"workload.arrival.burstiness":   "--burstiness",
-	"workload.arrival.start":        "--ramp-up-start-rps",
-	"workload.arrival.end":          "--ramp-up-end-rps",
-	"workload.arrival.strategy":     "--ramp-up-strategy",
-	"workload.arrival.path":         "--dataset-path",
-	"workload.arrival.speedup":      "--trace-speedup",
-	"workload.max_concurrency":      "--max-concurrency",
-	"workload.lengths.input":        "--random-input-len",
-	"workload.lengths.output":       "--random-output-len",
-	"workload.lengths.range_ratio":  "--random-range-ratio",
-	"workload.lengths.prefix":       "--random-prefix-len",
-	"workload.lengths.path":         "--dataset-path",
-	"requests":                      "--num-prompts",
-	"warmup":                        "--num-warmups",
-	"percentiles":                   "--metric-percentiles",
-	"server.model":                  "--model",
-	"server.gpu":                    "--gpu",
-	"server.kind":                   "--server",
-	"server.tensor_parallel_size":   "--tensor-parallel-size",
-	"server.pipeline_parallel_size": "--pipeline-parallel-size",
-	"server.max_num_seqs":           "--max-num-seqs",
-	"server.max_num_batched_tokens": "--max-num-batched-tokens",
-	"server.block_size":             "--block-size",
-	"server.gpu_memory_utilization": "--gpu-memory-utilization",
-	"server.kv_cache_memory":        "--kv-cache-memory",
-	"server.max_model_len":          "--max-model-len",
-	"server.dtype":                  "--dtype",
-	"server.kv_cache_dtype":         "--kv-cache-dtype",
-	"server.quantization":           "--quantization",
-	"server.request_overhead_ms":    "--request-overhead-ms",
-	"server.profile":                "--efficiency-profile",
-	"server.replicas":               "--replicas",
-	"server.data_parallel_size":     "--data-parallel-size",
-	"server.enable_expert_parallel": "--enable-expert-parallel",
-	"server.router":                 "--router",
-	"server.prefix_weight":          "--prefix-weight",
-	"server.servers":                "--servers",
-	"server.service":                "--service-time",
-	"slo.target":                    "--slo-target",
-	"slo.ttft_ms":                   "--goodput",
-	"slo.tpot_ms":                   "--goodput",
-	"slo.e2el_ms":                   "--goodput",
-}

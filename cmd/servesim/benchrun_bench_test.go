@@ -35,7 +35,7 @@ func BenchmarkBenchCLI(b *testing.B) {
 	if _, err := parseBenchStyle("bench", benchUsage, args[1:], e, &o, nil); err != nil {
 		b.Fatal(err)
 	}
-	sc, err := o.scenario()
+	sc, err := o.Scenario()
 	if err != nil {
 		b.Fatal(err)
 	}

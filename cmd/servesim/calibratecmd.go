@@ -15,6 +15,7 @@ import (
 	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/scenario"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 const calibrateUsage = `Usage: servesim calibrate [RESULT.json | RUN_DIR ...] [--csv FILE] [flags]
@@ -54,13 +55,18 @@ bandwidth (a decode step's weight and KV reads within the mean TPOT) the
 run needs as a fraction of its GPU's datasheet peaks, the count per
 source above 90%, and each such run with its likely cause (prefix-cache
 hits, lengths not as recorded, the client).
+
+With --joint it writes no profile either: it fits one set of terms over
+every run the audit keeps (calibrate.FitJoint: kernel terms per GPU, the
+CPU-side step cost and frontend per vLLM version band, each bounded by its
+prior) and prints each term's move and the errors before and after.
 `
 
 type calibrateOptions struct {
 	csv, model, gpu, precision, start, out string
 	modelConfigs                           string
 	tp, maxEvals, workers                  int
-	quiet, audit                           bool
+	quiet, audit, joint                    bool
 	// serve holds the engine flags of servesim bench (calibrateServeFlags),
 	// which describe the deployment of the result files.
 	serve benchOptions
@@ -89,6 +95,7 @@ func runCalibrate(args []string, e *env) error {
 	fs.Var(intValue{p: &o.maxEvals, min: 0, max: 100000}, "max-evaluations", "loss evaluations per fitting stage (0: the default)")
 	fs.Var(intValue{p: &o.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress spinner")
+	fs.BoolVar(&o.joint, "joint", false, "fit nothing into -o: one joint fit over every run the audit keeps (calibrate.FitJoint: kernel terms per GPU, CPU-side terms per vLLM version band), printing each term's prior, fitted value and move")
 	fs.BoolVar(&o.audit, "audit", false, "fit nothing: print each source's runs that need more compute or bandwidth than their GPU has (calibrate.Audit), and why")
 	bfs, _ := benchFlags("calibrate", &o.serve)
 	for _, name := range calibrateServeFlags {
@@ -99,9 +106,9 @@ func runCalibrate(args []string, e *env) error {
 		}
 		fs.Var(f.Value, name, usage)
 	}
-	groups := []flagGroup{{"flags", []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet", "audit"}},
+	groups := []flagGroup{{"flags", []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet", "audit", "joint"}},
 		{"vllm serve (engine) flags of the result files' deployment, as servesim bench takes them", calibrateServeFlags}}
-	args, err := argparse(fs, args, multiValueFlags)
+	args, err := vllmbench.Argparse(fs, args)
 	if err != nil {
 		return fmt.Errorf("calibrate: %w (see servesim calibrate -h)", err)
 	}
@@ -127,6 +134,9 @@ func runCalibrate(args []string, e *env) error {
 	}
 	if len(points) == 0 {
 		return fmt.Errorf("calibrate: none of the %d runs can be simulated (reasons above)", len(unknown))
+	}
+	if o.joint {
+		return calibrate.Simulator{Workers: o.workers, ModelDir: o.modelConfigs}.JointReport(e.stdout, points, calibrate.StudyJointOptions)
 	}
 	if o.audit {
 		return printAudit(e, calibrate.Simulator{ModelDir: o.modelConfigs}, points)
@@ -334,7 +344,7 @@ func (o *calibrateOptions) engine(pt calibrate.Point) (c *batching.Config, model
 		return nil, false, errors.New("the file has no model_id: give --model")
 	}
 	sc := scenario.Default()
-	sc.Server = o.serve.server
+	sc.Server = o.serve.Server
 	sc.Server.GPU, sc.Server.TensorParallelSize, sc.Server.Model = pt.GPU, pt.TP, pt.Model
 	if o.modelConfigs != "" {
 		path, err := calibrate.ConfigPath(o.modelConfigs, pt.Model)
@@ -345,7 +355,7 @@ func (o *calibrateOptions) engine(pt calibrate.Point) (c *batching.Config, model
 			sc.Server.Model = path
 		}
 	}
-	o.serve.serveDefaults(&sc)
+	vllmbench.ServeDefaults(&sc)
 	eng, err := sc.Engine()
 	var fe *scenario.FieldError
 	switch {

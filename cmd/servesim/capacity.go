@@ -13,6 +13,7 @@ import (
 	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 const capacityUsage = `Usage: servesim capacity [SCENARIO.yaml] [flags]
@@ -185,7 +186,7 @@ func ownFlags(g flagGroup) map[string]bool {
 func capacityScenario(pos []string, o *benchOptions, own map[string]bool) (*scenario.Scenario, error) {
 	switch len(pos) {
 	case 0:
-		return o.scenario()
+		return o.Scenario()
 	case 1:
 		for name := range o.set {
 			if !own[name] {
@@ -193,7 +194,7 @@ func capacityScenario(pos []string, o *benchOptions, own map[string]bool) (*scen
 			}
 		}
 		load := scenario.Load
-		if o.summaryOnly {
+		if o.SummaryOnly {
 			load = scenario.LoadSummaryOnly
 		}
 		sc, err := load(pos[0])
@@ -201,7 +202,7 @@ func capacityScenario(pos []string, o *benchOptions, own map[string]bool) (*scen
 			return nil, err
 		}
 		if o.set["seed"] {
-			sc.Seed = o.seed
+			sc.Seed = o.Seed
 		}
 		return sc, nil
 	default:
@@ -211,7 +212,7 @@ func capacityScenario(pos []string, o *benchOptions, own map[string]bool) (*scen
 
 // runGrid evaluates a fixed list of rates, or one shard of its jobs.
 func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c capacityOptions, e *env) error {
-	rates, err := parseFloatList(c.grid)
+	rates, err := vllmbench.ParseFloatList(c.grid)
 	if err != nil {
 		return fmt.Errorf("capacity: --grid %q: %v", c.grid, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 // runSpecSweep is `servesim capacity --spec-k K,...`: λ* for every k (0:
@@ -23,7 +24,7 @@ func runSpecSweep(sc *scenario.Scenario, s capacity.Search, c capacityOptions, e
 	}
 	var rates []float64
 	if c.specRates != "" {
-		if rates, err = parseFloatList(c.specRates); err != nil {
+		if rates, err = vllmbench.ParseFloatList(c.specRates); err != nil {
 			return fmt.Errorf("capacity: --spec-rates %q: %v", c.specRates, err)
 		}
 	}

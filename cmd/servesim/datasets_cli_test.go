@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// The file datasets and prefix_repetition run from the command line with
-// vLLM's flags; text prompts say their token counts are approximated.
+// The file datasets run from the command line with vLLM's flags; text
+// prompts say their token counts are approximated. (vllmbench's
+// TestScenarioLengths tests the pathless datasets.)
 func TestBenchDatasets(t *testing.T) {
 	t.Parallel()
 	const d = "testdata/vllmdata/"
@@ -19,15 +20,10 @@ func TestBenchDatasets(t *testing.T) {
 			[]string{"Successful requests:                     40 ", "Prompt token counts:                     approximated as ceil(characters/4) + 1"}},
 		{[]string{"--dataset-name", "custom", "--dataset-path", d + "data.jsonl", "--num-prompts", "-1", "--custom-output-len", "-1"}, []string{"Successful requests:                     20 "}},
 		{[]string{"--dataset-name", "custom", "--dataset-path", d + "data.jsonl", "--num-prompts", "10", "--output-len", "7"}, []string{"Total generated tokens:                  70 "}},
-		{[]string{"--dataset-name", "prefix_repetition", "--num-prompts", "20", "--prefix-repetition-prefix-len", "100", "--prefix-repetition-suffix-len", "28", "--prefix-repetition-num-prefixes", "4"},
-			[]string{"Total input tokens:                      2560 "}},
 		{[]string{"--dataset-name=timed_trace", "--dataset-path", d + "conversation_trace.jsonl", "--num-prompts", "20", "--timed-trace-chunk-hash-size", "512", "--timed-trace-sec-multiplier", "0.001"},
 			[]string{"Self timing is set, using the timestamps from the trace file.\n", "Successful requests:                     20 "}},
 		{[]string{"--dataset-name", "timed_trace", "--dataset-path", d + "conversation_trace.jsonl", "--num-prompts", "10", "--no-self-timed", "--request-rate", "5"},
 			[]string{"Traffic request rate: 5.0\n", "Successful requests:                     10 "}},
-		{[]string{"--random-prefix-len", "100", "--random-input-len", "400", "--num-prompts", "10"}, []string{"Total input tokens:                      5000 "}},
-		{[]string{"--random-range-ratio", `{"input": 0.5, "output": 0}`, "--num-prompts", "10"}, []string{"Total generated tokens:                  1280 "}},
-		{[]string{"--input-len", "64", "--output-len", "8", "--num-prompts", "10"}, []string{"Total input tokens:                      640 ", "Total generated tokens:                  80 "}},
 	}
 	for _, tt := range tests {
 		r := mustRun(t, append([]string{"bench"}, tt.args...)...)

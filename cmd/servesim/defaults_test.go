@@ -57,7 +57,7 @@ func TestOneEngineDefault(t *testing.T) {
 		var bench benchOptions
 		_, err = parseBenchStyle("bench", benchUsage, flags, e, &bench, nil)
 		require.NoError(t, err)
-		sc, err := bench.scenario()
+		sc, err := bench.Scenario()
 		require.NoError(t, err)
 		benchEngine, err := sc.Engine()
 		require.NoError(t, err)

@@ -205,7 +205,7 @@ func (v rateValue) String() string {
 	if v.p == nil {
 		return ""
 	}
-	return pyFloat(*v.p)
+	return vllmbench.PyFloat(*v.p)
 }
 
 func (v rateValue) Set(s string) error {
@@ -227,7 +227,7 @@ func (v positiveFloat) String() string {
 	if v.p == nil {
 		return ""
 	}
-	return pyFloat(*v.p)
+	return vllmbench.PyFloat(*v.p)
 }
 
 func (v positiveFloat) Set(s string) error {
@@ -288,74 +288,6 @@ func (b boolTarget) Set(s string) error {
 	return nil
 }
 
-// goodputValue collects vLLM --goodput pairs KEY:MS (keys ttft, tpot,
-// e2el), given as one value with several pairs ("ttft:800 tpot:50"), as
-// repeated flags, or as the arguments that follow the flag.
-type goodputValue struct{ slo *scenario.SLO }
-
-func (g goodputValue) String() string { return "" }
-
-func (g goodputValue) Set(s string) error {
-	for _, pair := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' }) {
-		if err := g.add(pair); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (g goodputValue) add(pair string) error {
-	k, v, ok := strings.Cut(pair, ":")
-	ms, err := strconv.ParseFloat(v, 64)
-	if !ok || err != nil {
-		return fmt.Errorf("%q: want KEY:VALUE pairs such as ttft:800 tpot:50 (milliseconds; keys ttft, tpot, e2el)", pair)
-	}
-	if !(ms > 0) || math.IsInf(ms, 1) {
-		return fmt.Errorf("%q: the bound must be a finite number of milliseconds > 0 (leave a metric out to set no bound on it)", pair)
-	}
-	switch strings.ToLower(k) {
-	case "ttft":
-		g.slo.TTFTms = ms
-	case "tpot":
-		g.slo.TPOTms = ms
-	case "e2el":
-		g.slo.E2ELms = ms
-	default:
-		return fmt.Errorf("%q: unknown metric %q (want ttft, tpot or e2el)", pair, k)
-	}
-	return nil
-}
-
-// goodputPairRE matches a bare KEY:VALUE pair left among the positional
-// arguments by vLLM's `--goodput ttft:800 tpot:50` form.
-var goodputPairRE = regexp.MustCompile(`^(?i)(ttft|tpot|e2el):`)
-
-// pyFloat formats x as Python's str(float) does (vllmbench.PyFloat).
-var pyFloat = vllmbench.PyFloat
-
-// parseFloatList reads comma-separated numbers.
-func parseFloatList(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, err := strconv.ParseFloat(f, 64)
-		if errors.Is(err, strconv.ErrRange) {
-			return nil, fmt.Errorf("%q is out of range for a float64", f)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", f)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("is empty")
-	}
-	return out, nil
-}
-
 // A flagGroup is a titled list of flag names for usage messages.
 type flagGroup struct {
 	title string
@@ -373,9 +305,9 @@ func printFlags(w io.Writer, fs *flag.FlagSet, groups []flagGroup) {
 			}
 			arg, usage := flag.UnquoteUsage(f)
 			switch f.Value.(type) {
-			case ignored:
-				if f.Value.(ignored).kind != "bool" {
-					arg = f.Value.(ignored).kind
+			case vllmbench.Ignored:
+				if k := f.Value.(vllmbench.Ignored).Kind; k != "bool" {
+					arg = k
 				}
 			case intValue, humanInt:
 				arg = strings.Replace(arg, "value", "int", 1)

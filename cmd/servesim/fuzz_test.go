@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/servesim/servesim/batching"
-	"github.com/servesim/servesim/internal/quoted"
 	"github.com/servesim/servesim/scenario"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 // The fuzz targets of the CLI's own parsers: --candidates, the
@@ -68,49 +68,6 @@ func TestCandidatesGPUsOverflow(t *testing.T) {
 		}
 	}
 }
-
-// FuzzParseFloatList checks that an accepted list holds one number per
-// non-empty field, as strconv reads it, and that written back with
-// strconv it reads back bit for bit; and that an error quotes the bad
-// field or says the list is empty.
-func FuzzParseFloatList(f *testing.F) {
-	for _, s := range []string{"50,90,99", "99.9", " 1 , 2 ", "1,,2", ",", "", " ", "nan", "inf,-inf", "-1", "1e400",
-		"1e-400", "0x1p-2", "1_000", "a", "1,a", "5%"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		xs, err := parseFloatList(s)
-		if err != nil {
-			if msg := err.Error(); msg != "is empty" && !quoted.ContainsPart(msg, s) {
-				t.Fatalf("parseFloatList(%q): error %q quotes no part of the input", s, err)
-			}
-			return
-		}
-		var fields []string
-		for _, field := range strings.Split(s, ",") {
-			if field = strings.TrimSpace(field); field != "" {
-				fields = append(fields, field)
-			}
-		}
-		if len(xs) == 0 || len(xs) != len(fields) {
-			t.Fatalf("parseFloatList(%q) = %v from %d non-empty fields", s, xs, len(fields))
-		}
-		texts := make([]string, len(xs))
-		for i, x := range xs {
-			if want, _ := strconv.ParseFloat(fields[i], 64); !sameFloat(x, want) {
-				t.Fatalf("parseFloatList(%q)[%d] = %v, want %v", s, i, x, want)
-			}
-			texts[i] = strconv.FormatFloat(x, 'g', -1, 64)
-		}
-		back, err := parseFloatList(strings.Join(texts, ","))
-		if err != nil || !slices.EqualFunc(back, xs, sameFloat) {
-			t.Fatalf("parseFloatList(%q) = %v, written back reads %v, %v", s, xs, back, err)
-		}
-	})
-}
-
-// sameFloat reports whether a and b are the same number, NaN equal to NaN.
-func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
 
 // FuzzFlagValues feeds one string to each flag value type. An accepted
 // value is in the type's range (a rate > 0 or +Inf, a finite number > 0, a
@@ -171,7 +128,7 @@ func FuzzFlagValues(f *testing.F) {
 			}
 		}
 		var slo scenario.SLO
-		if err := (goodputValue{&slo}).Set(s); err == nil {
+		if err := (vllmbench.Goodput{SLO: &slo}).Set(s); err == nil {
 			for _, ms := range []float64{slo.TTFTms, slo.TPOTms, slo.E2ELms} {
 				if !(ms >= 0) || math.IsInf(ms, 1) {
 					t.Fatalf("goodput %q = %+v, want finite bounds >= 0", s, slo)

@@ -54,7 +54,7 @@ func TestOnePassRule(t *testing.T) {
 			r := mustRun(t, "run", file, "--format", "json", "--quiet")
 			out, err := readRunOutput([]byte(r.stdout), "run")
 			require.NoError(t, err)
-			rows, err := rows(out)
+			rows, err := report.Rows(out)
 			require.NoError(t, err)
 			assert.Equal(t, tt.pass, rows[0].Pass, "servesim run")
 

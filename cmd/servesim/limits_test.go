@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 // runCLI runs servesim in process, through run, as main does.
@@ -218,12 +218,10 @@ func TestSummaryOnly(t *testing.T) {
 // stderr, with the counts its statistics cover.
 func TestStoppedEarlyWarns(t *testing.T) {
 	t.Parallel()
-	var o benchOptions
-	o.numPrompts, o.randomInputLen, o.randomOutputLen, o.requestRate, o.burstiness = 10, 8, 8, 1, 1
-	o.datasetName, o.percentileMetrics, o.metricPercentiles = "random", "ttft", "99"
-	o.server = scenario.Default().Server
-	o.quiet, o.backend, o.requestRate, o.randomRangeRatio = true, defaultBackend, 1, "0"
-	sc, err := o.scenario()
+	o := benchOptions{Options: vllmbench.Defaults(true), quiet: true}
+	o.NumPrompts, o.RandomInputLen, o.RandomOutputLen, o.RequestRate = 10, 8, 8, 1
+	o.PercentileMetrics = "ttft"
+	sc, err := o.Scenario()
 	if err != nil {
 		t.Fatal(err)
 	}

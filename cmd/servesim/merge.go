@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/scenario"
 )
 
@@ -51,5 +52,9 @@ func runMerge(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	return writeRunOutput(e.stdout, merged, &o)
+	rows, err := report.Rows(merged)
+	if err != nil {
+		return err
+	}
+	return writeRunOutput(e.stdout, merged, rows, &o)
 }

@@ -74,7 +74,7 @@ func runPD(args []string, e *env) error {
 			return fmt.Errorf("pd: --%s: a P/D deployment's size is --prefill-instances and --decode-instances", f)
 		}
 	}
-	sc, err := o.scenario()
+	sc, err := o.Scenario()
 	if err != nil {
 		return fmt.Errorf("pd: %w", err)
 	}
@@ -122,7 +122,7 @@ func runPD(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("pd: %w", err)
 	}
-	printPD(e.stdout, pd, res, sc.Server.Model, o.goodputGiven)
+	printPD(e.stdout, pd, res, sc.Server.Model, o.GoodputGiven)
 	return nil
 }
 

@@ -20,24 +20,31 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// Progress-bar timing: nothing is drawn for work that ends within
-// progressDelay; after that the bar is redrawn every progressTick. (Vars
-// so that tests can shorten them.)
+// Progress timing: nothing is drawn for work that ends within
+// progressDelay; after that the bar is redrawn every progressTick. Where
+// stderr is a file or a pipe rather than a terminal, work of a known size
+// writes one line after progressLineDelay and then every
+// progressLineEvery instead. (Vars so that tests can shorten them.)
 var (
-	progressDelay = time.Second
-	progressTick  = 200 * time.Millisecond
+	progressDelay     = time.Second
+	progressTick      = 200 * time.Millisecond
+	progressLineDelay = 10 * time.Second
+	progressLineEvery = 30 * time.Second
 )
 
 // progressWidth is the bar's width in characters.
 const progressWidth = 30
 
-// A progress draws a bar (or, with total 0, a spinner with the elapsed
-// time) on a terminal while work runs. Its zero value and a nil *progress
-// draw nothing. Add may be called from several goroutines.
+// A progress draws a bar with n/N done and an ETA (or, with total 0, a
+// spinner with the elapsed time) on a terminal while work runs, or, in
+// lines mode, writes "label: n/N done, ELAPSED elapsed, ETA ETA" now and
+// then. Its zero value and a nil *progress draw nothing. Add may be
+// called from several goroutines.
 type progress struct {
 	w     io.Writer
 	label string
 	total int
+	lines bool
 	done  atomic.Int64
 	start time.Time
 	stop  chan struct{}
@@ -45,16 +52,42 @@ type progress struct {
 	drawn bool
 }
 
-// startProgress starts a progress display on w when enabled (stderr is a
+// startProgress starts a progress bar on w when enabled (stderr is a
 // terminal and --quiet is off); otherwise it returns nil.
 func startProgress(w io.Writer, enabled bool, label string, total int) *progress {
 	if !enabled {
 		return nil
 	}
-	p := &progress{w: w, label: label, total: total, start: time.Now(), stop: make(chan struct{})}
+	return newProgress(w, label, total, false)
+}
+
+// showProgress starts what the command shows of work of total units (0:
+// unknown) unless quiet: a bar on a terminal; on a file or a pipe, a line
+// now and then when the total is known; else nothing.
+func (e *env) showProgress(quiet bool, label string, total int) *progress {
+	switch {
+	case quiet:
+		return nil
+	case e.tty:
+		return newProgress(e.stderr, label, total, false)
+	case total > 0 && isFile(e.stderr):
+		return newProgress(e.stderr, label, total, true)
+	}
+	return nil
+}
+
+func newProgress(w io.Writer, label string, total int, lines bool) *progress {
+	p := &progress{w: w, label: label, total: total, lines: lines, start: time.Now(), stop: make(chan struct{})}
 	p.wg.Add(1)
 	go p.loop()
 	return p
+}
+
+// isFile reports whether w is an open file (a terminal, a pipe, a
+// redirect), not an in-memory writer.
+func isFile(w io.Writer) bool {
+	_, ok := w.(*os.File)
+	return ok
 }
 
 // Add records n more units of work done.
@@ -71,19 +104,23 @@ func (p *progress) Stop() {
 	}
 	close(p.stop)
 	p.wg.Wait()
-	if p.drawn {
+	if p.drawn && !p.lines {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
 }
 
 func (p *progress) loop() {
 	defer p.wg.Done()
+	delay, tick := progressDelay, progressTick
+	if p.lines {
+		delay, tick = progressLineDelay, progressLineEvery
+	}
 	select {
 	case <-p.stop:
 		return
-	case <-time.After(progressDelay):
+	case <-time.After(delay):
 	}
-	t := time.NewTicker(progressTick)
+	t := time.NewTicker(tick)
 	defer t.Stop()
 	for {
 		p.draw()
@@ -106,7 +143,16 @@ func (p *progress) draw() {
 		return
 	}
 	done := min(int(p.done.Load()), p.total)
+	eta := ""
+	if done > 0 {
+		left := time.Duration(float64(el) * float64(p.total-done) / float64(done))
+		eta = ", ETA " + left.Truncate(time.Second).String()
+	}
+	if p.lines {
+		fmt.Fprintf(p.w, "servesim: %s: %d/%d done, %v elapsed%s\n", p.label, done, p.total, el.Truncate(time.Second), eta)
+		return
+	}
 	fill := done * progressWidth / p.total
 	bar := strings.Repeat("=", fill) + strings.Repeat(" ", progressWidth-fill)
-	fmt.Fprintf(p.w, "\r%s [%s] %d/%d %v\033[K", p.label, bar, done, p.total, el)
+	fmt.Fprintf(p.w, "\r%s [%s] %d/%d %v%s\033[K", p.label, bar, done, p.total, el, eta)
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -57,5 +60,36 @@ func TestProgress(t *testing.T) {
 	} else {
 		p.Add(1)
 		p.Stop()
+	}
+}
+
+// TestProgressLines: where stderr is a file or a pipe, work of a known
+// size writes a line now and then with n/N and an ETA, and clears
+// nothing; work of unknown size and --quiet write nothing.
+func TestProgressLines(t *testing.T) {
+	delay, every := progressLineDelay, progressLineEvery
+	defer func() { progressLineDelay, progressLineEvery = delay, every }()
+	progressLineDelay, progressLineEvery = time.Millisecond, time.Hour
+
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	e := &env{stderr: f}
+	if e.showProgress(false, "simulating", 0) != nil || e.showProgress(true, "running", 4) != nil {
+		t.Error("a progress for unknown work or --quiet on a file")
+	}
+	p := e.showProgress(false, "running x.yaml", 4)
+	p.Add(2)
+	time.Sleep(50 * time.Millisecond)
+	p.Stop()
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`^servesim: running x\.yaml: 2/4 done, \d+s elapsed, ETA \d+s\n$`)
+	if !want.Match(b) {
+		t.Errorf("wrote %q, want one line matching %s", b, want)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -91,25 +90,11 @@ func runReport(args []string, e *env) error {
 // writeSweepPlot draws the charts of a run or merge output
 // (report.SweepCharts) to path, a .png or .svg file.
 func writeSweepPlot(path string, out *runOutput) error {
-	r, err := runOfOutput(out)
+	r, err := report.FromRunFile(out)
 	if err != nil {
 		return err
 	}
 	return chart.WriteFile(path, report.SweepCharts(r)...)
-}
-
-// runOfOutput reads a run output back as the report package sees it.
-func runOfOutput(out *runOutput) (*report.Run, error) {
-	var b bytes.Buffer
-	if err := out.WriteJSON(&b); err != nil {
-		return nil, err
-	}
-	r, err := report.Parse(b.Bytes(), out.Scenario)
-	if err != nil {
-		return nil, err
-	}
-	r.Label = out.Scenario
-	return r, nil
 }
 
 // The --report FILE flag of bench, run, capacity and tp: each command
@@ -117,7 +102,7 @@ func runOfOutput(out *runOutput) (*report.Run, error) {
 
 // reportRunOutput writes the report of a run or merge output to path.
 func reportRunOutput(path string, out *runOutput) error {
-	r, err := runOfOutput(out)
+	r, err := report.FromRunFile(out)
 	if err != nil {
 		return err
 	}
@@ -128,10 +113,10 @@ func reportRunOutput(path string, out *runOutput) error {
 // JSON as --save-result --save-detailed would write it, so the page has
 // the setup, the CDFs and the counters over time.
 func reportBench(path string, o *benchOptions, sc *scenario.Scenario, res *sim.Result) error {
-	detailed := o.vllm(sc)
+	detailed := o.Options
 	detailed.SaveDetailed = true
 	now := time.Now()
-	data, err := vllmbench.ResultJSON(detailed, sc, res, now.Format(vllmbench.DateLayout), now)
+	data, err := vllmbench.ResultJSON(&detailed, sc, res, now.Format(vllmbench.DateLayout), now)
 	if err != nil {
 		return err
 	}

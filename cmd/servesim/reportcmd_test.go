@@ -96,7 +96,7 @@ func TestReportHelpers(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.set = setFlags(fs)
-	sc, err := o.scenario()
+	sc, err := o.Scenario()
 	if err != nil {
 		t.Fatal(err)
 	}

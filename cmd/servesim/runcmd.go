@@ -1,15 +1,16 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 
+	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/report/chart"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 const runUsage = `Usage: servesim run SCENARIO.yaml [flags]
@@ -115,43 +116,32 @@ func runScenario(args []string, e *env) error {
 	}
 	// The table and the plots use p99 whatever the scenario asks for.
 	p99 := func(c *sim.Config) { c.Percentiles = withPercentile(c.Percentiles, 99) }
-	p := startProgress(e.stderr, e.tty && !o.quiet, "running "+pos[0], shard.Size(x.Size()))
+	p := e.showProgress(o.quiet, "running "+pos[0], shard.Size(x.Size()))
 	out.Results, err = runJobs(x, shard, o.workers, p99, p)
 	p.Stop()
 	if err != nil {
 		return fmt.Errorf("run: %s: %w", pos[0], err)
 	}
-	warnAllFailed(e.stderr, sc.Param(), x, out.Results)
+	rows, err := report.Rows(out)
+	if err != nil {
+		return err
+	}
+	warnAllFailed(e.stderr, sc.Param(), x, rows)
 	o.notes = e.stderr
-	return writeRunOutput(e.stdout, out, &o)
+	return writeRunOutput(e.stdout, out, rows, &o)
 }
 
 // warnAllFailed says on stderr which sweep points had no request complete
 // in any replication, and why requests fail there. The output keeps the
 // numbers as they are (zeros).
-func warnAllFailed(w io.Writer, param string, x *scenario.Experiment, recs []jobRecord) {
-	type tally struct{ completed, failed int }
-	byPoint := map[int]*tally{}
-	for _, r := range recs {
-		var c struct{ Completed, Failed int }
-		if json.Unmarshal(r.Result, &c) != nil {
-			continue
-		}
-		t := byPoint[r.Point]
-		if t == nil {
-			t = &tally{}
-			byPoint[r.Point] = t
-		}
-		t.completed += c.Completed
-		t.failed += c.Failed
-	}
-	for p := range x.Points {
-		if t := byPoint[p]; t != nil && t.completed == 0 && t.failed > 0 {
+func warnAllFailed(w io.Writer, param string, x *scenario.Experiment, rows []pointRow) {
+	for p, row := range rows {
+		if p < len(x.Points) && row.Completed == 0 && row.Failed > 0 {
 			at := ""
 			if x.Points[p].Value != nil {
 				at = fmt.Sprintf(" at %s = %s", param, pointText(x.Points[p]))
 			}
-			fmt.Fprintf(w, "servesim: warning: every request failed%s (%d): %s\n", at, t.failed, failureReason(x.Points[p].Scenario, false))
+			fmt.Fprintf(w, "servesim: warning: every request failed%s (%d): %s\n", at, row.Failed, vllmbench.FailureReason(x.Points[p].Scenario, false))
 		}
 	}
 }
@@ -173,13 +163,10 @@ func checkOutputFlags(o *runOptions) error {
 	return nil
 }
 
-// writeRunOutput prints the results in the chosen format and draws the
-// plot.
-func writeRunOutput(w io.Writer, out *runOutput, o *runOptions) error {
-	rows, err := rows(out)
-	if err != nil {
-		return err
-	}
+// writeRunOutput prints the results (their rows: report.Rows) in the
+// chosen format and draws the plot.
+func writeRunOutput(w io.Writer, out *runOutput, rows []pointRow, o *runOptions) error {
+	var err error
 	switch o.format {
 	case "json":
 		err = out.WriteJSON(w)

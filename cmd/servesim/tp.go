@@ -78,7 +78,7 @@ func runTP(args []string, e *env) error {
 			return fmt.Errorf("tp: --%s: the candidates set the deployment (--candidates PxK or tpP[dpD][ep][xK])", f)
 		}
 	}
-	sc, err := o.scenario()
+	sc, err := o.Scenario()
 	if err != nil {
 		return fmt.Errorf("tp: %w", err)
 	}

@@ -38,18 +38,18 @@ const SWEEP_POINTS = 8;
 let catalog = null;
 let palette = ["#0072b2", "#d55e00", "#009e73", "#e69f00", "#cc79a7", "#56b4e9", "#000000", "#f0e442"];
 const $ = (id) => document.getElementById(id);
-const timings = { firstResult: null, updates: [] };
+const timings = { firstResult: null, updates: [], updatesAll: [], ready: [] };
 window.servesimTimings = timings;
 window.servesimState = { done: 0, running: false, callMs: {} };
 
 // ---- the workers ----
 // The simulator runs in LANES Web Workers on one compiled module (two on
-// a machine with two cores or more): lane 0 runs the latency views' calls
-// (the search and the sweeps) and the last lane the others (command
-// lines, profile, TP screen, plan), so those draw while the latency views
-// compute, and a change of the rate reruns only on lane 0, whose code is
-// warm. A call waits for its lane in a queue ordered by priority, then by
-// arrival.
+// a machine with two cores or more). The calls of the latency view's
+// loop are pinned to lane 0 and go first; every other call (the other
+// loop's sweep, command lines, profile, TP screen, plan) takes whichever
+// lane is free, so the first view draws as soon as its own calls are
+// done and the rest fills both lanes. A free lane takes the queued call
+// of lowest priority that it may run, the earliest among equals.
 const LANES = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1));
 
 // The download and compilation start at once, before the page is built:
@@ -69,30 +69,35 @@ const catalogPromise = fetch("catalog.json").then((r) => {
   return r.json();
 });
 
-let module = null;
 let lanes = [];
 let queue = [];
 let nextId = 1;
 let progressHook = null;
 let raw = {};
 
+// startLanes starts the workers at once, so each loads wasm_exec.js while
+// the module still compiles, and hands them the module when it is ready.
 function startLanes() {
   lanes = [];
   for (let i = 0; i < LANES; i++) {
     const lane = { worker: new Worker("worker.js"), job: null };
     lane.worker.onmessage = (ev) => onMessage(lane, ev.data);
-    lane.worker.postMessage({ type: "init", module });
+    modulePromise.then((m) => lane.worker.postMessage({ type: "init", module: m }), () => {});
     lanes.push(lane);
   }
 }
 
 function onMessage(lane, m) {
   if (m.type === "progress") { if (progressHook && lane.job && lane.job.fn === "search") progressHook(m.rate); return; }
+  if (m.type === "ready") { timings.ready.push(performance.now()); return; }
   if (m.type === "fatal") { showError("the simulator did not start: " + m.error); return; }
   if (m.type !== "result" || !lane.job || lane.job.id !== m.id) return;
   const job = lane.job;
   lane.job = null;
-  dispatch();
+  // The freed lane picks its next call once the promise chains this
+  // result starts have queued theirs (a task later), so the latency
+  // view's next call is not passed over for a longer one.
+  setTimeout(dispatch, 0);
   if (m.error) { job.reject(new Error(m.error)); return; }
   record(job, m.ok);
   if (memo.size >= MEMO_MAX) memo.clear();
@@ -116,7 +121,7 @@ function dispatch() {
     let best = -1;
     for (let i = 0; i < queue.length; i++) {
       const a = queue[i];
-      if (Math.min(a.lane, lanes.length - 1) !== n) continue;
+      if (a.lane >= 0 && Math.min(a.lane, lanes.length - 1) !== n) continue;
       if (best < 0 || a.priority < queue[best].priority) best = i; // the queue is in arrival order
     }
     if (best < 0) return;
@@ -126,9 +131,6 @@ function dispatch() {
     lane.worker.postMessage({ id: job.id, fn: job.fn, req: job.req, args: job.args });
   });
 }
-
-// LATENCY are the calls of the latency views, which run on lane 0.
-const LATENCY = new Set(["search", "sweep_rates", "bench", "client_levels", "closed_capacity"]);
 
 // memo holds results by what they depend on (keyOf), so a change reruns
 // only the views it touches: the loop mode redraws, the plan's rate
@@ -154,7 +156,7 @@ function keyOf(fn, tag, req, args) {
 
 // call runs fn on its lane. opt: tag (the result's name in
 // raw and IGNORES, default fn), slot (its index there), priority (lower
-// first, default 1).
+// first, default 1), lane (0 to pin it there; default -1, any lane).
 function call(fn, req, args, opt = {}) {
   const tag = opt.tag || fn;
   const key = keyOf(fn, tag, req, args);
@@ -164,7 +166,7 @@ function call(fn, req, args, opt = {}) {
     return Promise.resolve(JSON.parse(text));
   }
   return new Promise((resolve, reject) => {
-    queue.push({ id: nextId++, priority: opt.priority ?? 1, lane: LATENCY.has(fn) ? 0 : 1, fn, tag, slot: opt.slot, req, args, key, resolve, reject });
+    queue.push({ id: nextId++, priority: opt.priority ?? 1, lane: opt.lane ?? -1, fn, tag, slot: opt.slot, req, args, key, resolve, reject });
     dispatch();
   });
 }
@@ -549,6 +551,10 @@ async function update(reason) {
   busy = true;
   window.servesimState.running = true;
   const t0 = performance.now();
+  // An update is timed from the change that asked for it, its debounce
+  // included.
+  const from = changedAt ?? t0;
+  changedAt = null;
   const req = readForm();
   history.replaceState(null, "", toURL(req));
   raw = {};
@@ -560,39 +566,56 @@ async function update(reason) {
   const show = () => setStatus(`λ* search: ${probes} probes; sweeps: ${points}/${total || "…"} runs`, Math.min(0.7, 0.3 * Math.min(1, probes / 10) + (total ? (0.4 * points) / total : 0)));
   progressHook = () => { probes++; show(); };
   show();
-  // The current loop's sweep first: its view is drawn from it.
-  const openFirst = req.loop !== "closed" ? 0 : 1;
-  const bench = (args, tag, slot) => call("bench", req, args, { tag, slot, priority: tag === "bench_open" ? openFirst : 1 - openFirst })
+  // The latency view shows the current loop: its calls are pinned to lane
+  // 0 and go first, and it is drawn as soon as they are done. The other
+  // loop's sweep (for the loops view), then the other views, take any
+  // free lane meanwhile.
+  const isOpen = req.loop !== "closed";
+  const pin = (open) => (open === isOpen ? { priority: 0, lane: 0 } : { priority: 1 });
+  const bench = (args, tag, slot, open) => call("bench", req, args, { tag, slot, ...pin(open) })
     .then((p) => { points++; show(); return p; });
   try {
-    const capP = call("search", req, null, { priority: 0 });
-    call("commands", req).then((c) => alive() && drawCommands(c, req), () => {});
-    const closedP = call("client_levels", req).then((levels) => {
+    const capP = call("search", req, null, pin(true));
+    const closedP = call("client_levels", req, null, pin(false)).then((levels) => {
       total += levels.length;
-      return Promise.all(levels.map((c, i) => bench({ clients: c }, "bench_closed", i)));
+      return Promise.all(levels.map((c, i) => bench({ clients: c }, "bench_closed", i, false)));
     });
-    const openP = capP.then((cap) => call("sweep_rates", req, { lower: cap.lower || 0, upper: cap.upper || 0, n: SWEEP_POINTS }, { priority: 0 }))
+    const closedCapP = closedP.then((closed) => call("closed_capacity", req, { points: closed }, pin(false)));
+    const openP = capP.then((cap) => call("sweep_rates", req, { lower: cap.lower || 0, upper: cap.upper || 0, n: SWEEP_POINTS }, pin(true)))
       .then((rates) => {
         total += rates.length;
-        return Promise.all(rates.map((r, i) => bench({ rate: r }, "bench_open", i)));
+        return Promise.all(rates.map((r, i) => bench({ rate: r }, "bench_open", i, true)));
       });
-    const [cap, open, closed] = await Promise.all([capP, openP, closedP]);
+    const later = { priority: 2 };
+    call("commands", req, null, later).then((c) => alive() && drawCommands(c, req), () => {});
+    const othersP = Promise.all([
+      call("profile", req, null, later).then((pr) => alive() && drawProfile(pr)),
+      call("tp", req, null, later).then((v) => alive() && drawTP(v)),
+      call("plan", req, null, later).then((p) => alive() && drawPlan(p)),
+    ]);
+    othersP.catch(() => {}); // a failure is reported once, below
+    const drawFirst = (cap, open, closed, closedCap) => {
+      if (!alive()) return;
+      drawLatency(req, cap, open, closed, closedCap);
+      if (timings.firstResult === null) timings.firstResult = performance.now();
+    };
+    const latencyP = isOpen
+      ? Promise.all([capP, openP]).then(([cap, open]) => drawFirst(cap, open, null, null))
+      : Promise.all([closedP, closedCapP]).then(([closed, closedCap]) => drawFirst(null, null, closed, closedCap));
+    latencyP.catch(() => {}); // a failure is reported once, below
+    const [cap, open, closed, closedCap] = await Promise.all([capP, openP, closedP, closedCapP]);
+    await latencyP;
     progressHook = null;
-    const closedCap = await call("closed_capacity", req, { points: closed });
     if (!alive()) return;
-    drawLatency(req, cap, open, closed, closedCap);
     drawLoops(req, cap, open, closed, closedCap);
     const dt = performance.now() - t0;
-    if (timings.firstResult === null) timings.firstResult = performance.now();
-    else timings.updates.push(dt);
+    if (timings.loops === undefined) timings.loops = performance.now();
+    else timings.updates.push(performance.now() - from);
     setStatus("TP against replicas and the plan…", 0.75);
-    await Promise.all([
-      call("profile", req).then((pr) => alive() && drawProfile(pr)),
-      call("tp", req).then((v) => alive() && drawTP(v)),
-      call("plan", req).then((p) => alive() && drawPlan(p)),
-    ]);
+    await othersP;
     if (!alive()) return;
     if (timings.allViews === undefined) timings.allViews = performance.now();
+    else timings.updatesAll.push(performance.now() - from);
     setStatus(`done in ${(performance.now() - t0).toFixed(0)} ms (latency views in ${dt.toFixed(0)} ms)`, 1);
   } catch (e) {
     if (e instanceof Cancelled) return;
@@ -603,20 +626,22 @@ async function update(reason) {
 }
 
 let debounce = null;
+let changedAt = null; // performance.now() of the first change not yet run
 function scheduleUpdate() {
+  if (changedAt === null) changedAt = performance.now();
   clearTimeout(debounce);
   debounce = setTimeout(() => update("change"), 120);
 }
 
 async function main() {
+  startLanes();
   try {
-    [module, catalog] = await Promise.all([modulePromise, catalogPromise]);
+    [, catalog] = await Promise.all([modulePromise, catalogPromise]);
     timings.compiled = performance.now();
   } catch (e) {
     showError("could not load the simulator: " + e.message);
     return;
   }
-  startLanes();
   palette = catalog.palette;
   buildForm();
   writeForm(fromURL());

@@ -1,11 +1,10 @@
-package main
+package vllmbench
 
 import (
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 )
@@ -13,7 +12,7 @@ import (
 // noEffect lists the `vllm bench serve` and `vllm serve` flags that
 // servesim accepts and that change nothing in a simulation, with the
 // argparse type vLLM gives them (their values are checked all the same)
-// and why they do nothing. Source: testdata/vllm/flags.tsv.
+// and why they do nothing. Source: cmd/servesim/testdata/vllm/flags.tsv.
 var noEffect = []struct {
 	name, kind, why string
 }{
@@ -80,8 +79,9 @@ var noEffect = []struct {
 	{"long-prefill-token-threshold", "int", "one partial prefill at a time is modelled"},
 }
 
-// noEffectNames returns the names of noEffect, for help.
-func noEffectNames() []string {
+// NoEffectNames returns the names of the flags that have no effect in a
+// simulation, for help.
+func NoEffectNames() []string {
 	out := make([]string, len(noEffect))
 	for i, f := range noEffect {
 		out[i] = f.name
@@ -89,16 +89,17 @@ func noEffectNames() []string {
 	return out
 }
 
-// defineNoEffect adds the noEffect flags to fs.
-func defineNoEffect(fs *flag.FlagSet) {
+// DefineNoEffect adds the flags that have no effect in a simulation to
+// fs, each an Ignored value.
+func DefineNoEffect(fs *flag.FlagSet) {
 	for _, f := range noEffect {
-		fs.Var(ignored{kind: f.kind}, f.name, "no effect in a simulation: "+f.why)
+		fs.Var(Ignored{Kind: f.kind}, f.name, "no effect in a simulation: "+f.why)
 	}
 }
 
-// noteNoEffect writes one stderr line naming the given flags that have
-// no effect in a simulation, unless quiet.
-func noteNoEffect(w io.Writer, set map[string]bool, quiet bool) {
+// NoteNoEffect writes to w one line naming the given flags (set: the
+// names given) that have no effect in a simulation, unless quiet.
+func NoteNoEffect(w io.Writer, set map[string]bool, quiet bool) {
 	var given []string
 	for _, f := range noEffect {
 		if set[f.name] {
@@ -111,16 +112,20 @@ func noteNoEffect(w io.Writer, set map[string]bool, quiet bool) {
 	fmt.Fprintf(w, "servesim: note: %s: no effect in a simulation (see servesim bench -h)\n", strings.Join(given, ", "))
 }
 
-// ignored accepts a vLLM flag that has no meaning in a simulation, and
-// checks its value as argparse would: kind is bool, int, float, json or
-// str.
-type ignored struct{ kind string }
+// Ignored is a flag.Value that accepts a vLLM flag with no meaning in a
+// simulation and checks its value as argparse would: Kind is bool, int,
+// float, json or str.
+type Ignored struct{ Kind string }
 
-func (i ignored) IsBoolFlag() bool { return i.kind == "bool" }
-func (i ignored) String() string   { return "" }
+// IsBoolFlag reports whether the flag takes no value (Kind bool).
+func (i Ignored) IsBoolFlag() bool { return i.Kind == "bool" }
 
-func (i ignored) Set(s string) error {
-	switch i.kind {
+// String is the flag's default: none.
+func (i Ignored) String() string { return "" }
+
+// Set checks s as a value of the flag's Kind and drops it.
+func (i Ignored) Set(s string) error {
+	switch i.Kind {
 	case "bool":
 		if _, err := strconv.ParseBool(s); err != nil {
 			return errors.New("must be true or false")
@@ -134,142 +139,5 @@ func (i ignored) Set(s string) error {
 			return errors.New("must be a number")
 		}
 	}
-	return nil
-}
-
-// stringList collects every value of a repeated flag (--metadata a=1
-// --metadata b=2, which argparse writes --metadata a=1 b=2); an empty
-// value adds nothing.
-type stringList struct{ p *[]string }
-
-func (l stringList) String() string {
-	if l.p == nil {
-		return ""
-	}
-	return strings.Join(*l.p, " ")
-}
-
-func (l stringList) Set(s string) error {
-	if s != "" {
-		*l.p = append(*l.p, s)
-	}
-	return nil
-}
-
-// triState is an optional boolean: unset, true or false (argparse's
-// BooleanOptionalAction with default None).
-type triState struct{ set, v bool }
-
-func (t *triState) IsBoolFlag() bool { return true }
-func (t *triState) String() string {
-	if t == nil || !t.set {
-		return ""
-	}
-	return strconv.FormatBool(t.v)
-}
-
-func (t *triState) Set(s string) error {
-	v, err := strconv.ParseBool(s)
-	if err != nil {
-		return errors.New("must be true or false")
-	}
-	t.set, t.v = true, v
-	return nil
-}
-
-// triNo is the --no- form of a triState.
-type triNo struct{ t *triState }
-
-func (n triNo) IsBoolFlag() bool { return true }
-func (n triNo) String() string   { return "" }
-func (n triNo) Set(s string) error {
-	v, err := strconv.ParseBool(s)
-	if err != nil {
-		return errors.New("must be true or false")
-	}
-	n.t.set, n.t.v = true, !v
-	return nil
-}
-
-// humanInt is a whole number >= min written as vLLM's human_readable_int
-// reads it: 8192, 8k (8000), 8K (8192), 1.5m (1500000), 2M (2097152).
-type humanInt struct {
-	p   *int
-	min int
-}
-
-func (v humanInt) String() string {
-	if v.p == nil || *v.p == 0 {
-		return ""
-	}
-	return strconv.Itoa(*v.p)
-}
-
-func (v humanInt) Set(s string) error {
-	n, err := parseHumanInt(s)
-	switch {
-	case err != nil:
-		return err
-	case n < int64(v.min):
-		return fmt.Errorf("must be >= %d", v.min)
-	case n > math.MaxInt32:
-		return fmt.Errorf("exceeds %d, the largest count a flag takes", math.MaxInt32)
-	}
-	*v.p = int(n)
-	return nil
-}
-
-// parseHumanInt reads vLLM's human-readable integers: decimal suffixes
-// k, m, g, t (powers of 1000, decimals allowed: 1.5k) and binary K, M, G,
-// T (powers of 1024, whole numbers only); without a suffix, a whole
-// number (1e6 works).
-func parseHumanInt(s string) (int64, error) {
-	s = strings.TrimSpace(s)
-	bad := errors.New("must be a whole number, or one with a suffix: 8k = 8000, 8K = 8192, 1M = 1048576")
-	if s == "" {
-		return 0, bad
-	}
-	const units = "kmgtKMGT"
-	i := strings.IndexByte(units, s[len(s)-1])
-	if i < 0 {
-		n, err := parseWhole(s)
-		if err != nil {
-			return 0, bad
-		}
-		return n, nil
-	}
-	num := s[:len(s)-1]
-	var scale float64
-	if i < 4 {
-		scale = math.Pow(1000, float64(i+1))
-	} else {
-		scale = math.Pow(1024, float64(i-3))
-		if strings.ContainsAny(num, ".eE") {
-			return 0, bad
-		}
-	}
-	f, err := strconv.ParseFloat(num, 64)
-	if err != nil || f < 0 || f*scale >= 1<<62 || f*scale != math.Trunc(f*scale) {
-		return 0, bad
-	}
-	return int64(f * scale), nil
-}
-
-// fractionValue is a number in (0, 1].
-type fractionValue struct{ p *float64 }
-
-func (v fractionValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return strconv.FormatFloat(*v.p, 'g', -1, 64)
-}
-
-func (v fractionValue) Set(s string) error {
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || !(f > 0 && f <= 1) {
-		return errors.New("must be a number in (0, 1]")
-	}
-	*v.p = f
 	return nil
 }

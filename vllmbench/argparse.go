@@ -1,15 +1,16 @@
-package main
+package vllmbench
 
 import (
 	"flag"
 	"fmt"
-	"github.com/servesim/servesim/internal/nearest"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/servesim/servesim/internal/nearest"
 )
 
-// argparse rewrites a command line written for Python's argparse, as
+// Argparse rewrites a command line written for Python's argparse, as
 // vLLM's FlexibleArgumentParser reads it, into one the flag package reads:
 //
 //   - underscores in a flag name are dashes (--num_prompts is
@@ -17,13 +18,13 @@ import (
 //   - a long flag may be shortened to any prefix that names one flag
 //     (--num-prompt, --random-input); a prefix of several is an error
 //     naming them, as argparse's "ambiguous option";
-//   - a flag that takes several values (nargs, see multiValue) takes every
+//   - a flag that takes several values (nargs: --goodput, --metadata, --header, --lora-modules) takes every
 //     following argument up to the next flag: --metadata a=1 b=2 becomes
 //     --metadata a=1 --metadata b=2.
 //
 // Exact names always win over prefixes; one-dash names (-tp, -q) are
 // matched exactly. Everything after "--" is left alone.
-func argparse(fs *flag.FlagSet, args []string, multi map[string]*regexp.Regexp) ([]string, error) {
+func Argparse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 	out := make([]string, 0, len(args))
@@ -66,7 +67,7 @@ func argparse(fs *flag.FlagSet, args []string, multi map[string]*regexp.Regexp) 
 			flagArg += "=" + value
 		}
 		out = append(out, flagArg)
-		take, isMulti := multi[name]
+		take, isMulti := nargs[name]
 		if !isMulti || hasValue {
 			continue
 		}
@@ -102,4 +103,15 @@ func nearestFlags(name string, names []string) []string {
 		limit = 3
 	}
 	return nearest.Names(name, names, 3, limit)
+}
+
+// nargs are vLLM's flags that take several values after one flag
+// (argparse's nargs); a pattern, when set, is what a value after the
+// first must match (--goodput's KEY:VALUE pairs, so a scenario file after
+// them stays positional).
+var nargs = map[string]*regexp.Regexp{
+	"goodput":      goodputPairRE,
+	"metadata":     nil,
+	"header":       nil,
+	"lora-modules": nil,
 }
