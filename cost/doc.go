@@ -16,7 +16,7 @@
 //     ParseHFConfig read one from a Hugging Face config.json.
 //   - Precision: BF16, FP16, FP8, INT8, FP4 (NVFP4), MXFP4, INT4 with their
 //     bits per weight (block scales included) and GEMM peak;
-//     ModelSpec.Quantized, WithWeights, WithExpertWeights and WithKVCache
+//     ModelSpec.Quantized, WithWeights and WithKVCache
 //     serve a model in them, with the routed experts at their own
 //     precision (ExpertGEMM) when a checkpoint quantizes them alone.
 //   - GPUSpec: memory, bandwidth, dense peak FLOP/s per dtype, NCCL α–β

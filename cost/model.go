@@ -274,9 +274,9 @@ func (m ModelSpec) KVWidth() int { return m.KVHeads * m.HeadDim }
 
 // layerMatmulParams returns the weight elements of one dense transformer
 // block that take part in matrix multiplications: the attention projections
-// (AttentionParams: Q, K, V, O) and the three SwiGLU matrices of width
+// (attentionParams: Q, K, V, O) and the three SwiGLU matrices of width
 // Intermediate. Biases and norms are left out. A mixture-of-experts layer
-// holds AttentionParams plus its experts instead (MoELayerParams).
+// holds attentionParams plus its experts instead (MoELayerParams).
 func (m ModelSpec) layerMatmulParams() float64 {
 	h, i := float64(m.Hidden), float64(m.Intermediate)
 	return m.attentionParams() + 3*h*i
@@ -336,7 +336,7 @@ func (m ModelSpec) EmbeddingParams() float64 { return float64(m.Vocab) * float64
 //
 // For a mixture-of-experts model it counts every expert: the weights all
 // resident experts hold, which a step reads only when its tokens route to
-// all of them (see RoutedExpertParams and ExpectedDistinctExperts).
+// all of them (see routedExpertParams and ExpectedDistinctExperts).
 func (m ModelSpec) MatmulParams() float64 {
 	return m.blockParams() + m.routedExpertParams() + m.EmbeddingParams()
 }
@@ -424,7 +424,7 @@ func (m ModelSpec) embeddingTotalParams() float64 {
 // layers · (kv_lora_rank + qk_rope_head_dim) · kv_bytes (DeepSeek-V3 in
 // BF16: 61·576·2 = 70272). With sliding-window layers beside full ones
 // (gpt-oss, Gemma), only the full layers count here: a sliding layer holds
-// at most SlidingWindow tokens of a sequence (SlidingKVBytesPerToken). When
+// at most SlidingWindow tokens of a sequence (slidingKVBytesPerToken). When
 // every layer slides, all count.
 func (m ModelSpec) KVBytesPerToken() float64 {
 	if m.mla() {

@@ -21,14 +21,14 @@ func (m ModelSpec) expertParams() float64 {
 }
 
 // routedExpertParams returns the weight elements of every routed expert of
-// every MoE layer, MoELayers·E·3·H·I_e: what expert parallelism splits
+// every MoE layer, moeLayers·E·3·H·I_e: what expert parallelism splits
 // across ranks. It is 0 for a dense model.
 func (m ModelSpec) routedExpertParams() float64 {
 	return float64(m.moeLayers()) * float64(m.Experts) * m.expertParams()
 }
 
 // ActiveParams returns the parameters one token uses: TotalParams less the
-// routed experts it does not use, MoELayers·(E − k)·3·H·I_e. It counts the
+// routed experts it does not use, moeLayers·(E − k)·3·H·I_e. It counts the
 // input embedding and the LM head, as Qwen, DeepSeek and Mistral publish
 // their "activated" sizes; OpenAI leaves the embedding out of gpt-oss's
 // active count and MiniMax both (docs/cost-model.md#mixture-of-experts). For

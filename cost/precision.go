@@ -220,7 +220,7 @@ func (m ModelSpec) Stored() Precision {
 // in p and the rest in BF16, as NVIDIA's NVFP4 checkpoints of such models
 // are (their exclude_modules keep every layer's self_attn, and Kimi-K2.5's
 // its shared experts and dense MLP, in BF16: nvidia/MiniMax-M2.5-NVFP4,
-// nvidia/DeepSeek-R1-NVFP4, Kimi-K2.5-NVFP4; WithExpertWeights); any other
+// nvidia/DeepSeek-R1-NVFP4, Kimi-K2.5-NVFP4; withExpertWeights); any other
 // model with every linear layer in p (WithWeights). The KV cache is
 // unchanged.
 func (m ModelSpec) Quantized(p Precision) ModelSpec {
