@@ -166,7 +166,7 @@ func (b *batchQueue) fill() {
 			return
 		}
 		b.inflight = append(b.inflight, bt)
-		b.env.After(lat, event.Normal, b.onDone, 0)
+		b.env.Schedule(b.env.Now()+lat, event.Normal, b.onDone, 0)
 	}
 }
 

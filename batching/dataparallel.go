@@ -177,7 +177,7 @@ func (dp *dataParallel) startStep() {
 			e.busy = true
 		}
 	}
-	dp.env.After(dt, event.Normal, dp.onStepEnd, 0)
+	dp.env.Schedule(dp.env.Now()+dt, event.Normal, dp.onStepEnd, 0)
 }
 
 // endStep applies every group's step, then starts the next.

@@ -423,7 +423,7 @@ func (e *engine) startStep() {
 	for ok {
 		if e.singleStep || !e.env.FastForward(e.env.Now()+dt) {
 			e.busy = true
-			e.env.After(dt, event.Normal, e.onStepEnd, 0)
+			e.env.Schedule(e.env.Now()+dt, event.Normal, e.onStepEnd, 0)
 			return
 		}
 		e.busy = true

@@ -32,7 +32,7 @@ func TestOverloadStopsSmall(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, sim.StopMaxInSystem, res.StoppedBy)
 	assert.True(t, res.Stability.Unstable)
-	assert.Less(t, res.Injected, 4*sim.DefaultMaxInSystem, "stopped within a few hundred thousand arrivals")
+	assert.Less(t, res.Injected, 4*100_000, "stopped within a few hundred thousand arrivals (sim stops a run bounded only by its horizon at 100,000 in the system)")
 	assert.Less(t, peak, uint64(100<<20), "peak heap %d MB", peak>>20)
 	t.Logf("peak heap %.1f MB after %d arrivals", float64(peak)/(1<<20), res.Injected)
 }

@@ -3,7 +3,7 @@ package calibrate
 import (
 	"sort"
 
-	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/jobs"
 )
 
 // JointFold is one held-out group of HeldOut: the group's key, the joint fit
@@ -20,7 +20,7 @@ type JointFold struct {
 // points under opt and predicts the group's points (opt.Metrics, TPOT and
 // TTFT when nil). A GPU, family or band no training point measures keeps
 // its prior. The folds, in sorted key order, run in parallel on up to
-// s.Workers goroutines (sim.Each); each is deterministic, so the result
+// s.Workers goroutines (jobs.Each); each is deterministic, so the result
 // does not depend on the parallelism. One group alone is an error: it
 // leaves nothing to fit on.
 func (s Simulator) HeldOut(points []Point, group func(Point) string, opt JointOptions) ([]JointFold, error) {
@@ -41,7 +41,7 @@ func (s Simulator) HeldOut(points []Point, group func(Point) string, opt JointOp
 		metrics = []Metric{TPOT, TTFT}
 	}
 	out := make([]JointFold, len(keys))
-	err := sim.Each(len(keys), sim.AllJobs, s.Workers, func(k, _ int) error {
+	err := jobs.Each(len(keys), jobs.All, s.Workers, func(k, _ int) error {
 		var train []Point
 		for _, p := range points {
 			if group(p) != keys[k] {

@@ -7,6 +7,7 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/distribution"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
 )
@@ -255,7 +256,7 @@ func (s Simulator) Predict(points []Point, profile cost.Profile) ([]Metrics, err
 		return nil, err
 	}
 	out := make([]Metrics, len(points))
-	err := sim.Each(len(points), sim.AllJobs, s.Workers, func(k, _ int) error {
+	err := jobs.Each(len(points), jobs.All, s.Workers, func(k, _ int) error {
 		cfg, err := s.Config(points[k], profile)
 		if err != nil {
 			return err

@@ -21,7 +21,7 @@ type outcome struct {
 	v        Verdict
 	requests int64
 	err      error // sim.Run's error
-	panicked any   // the value the run panicked with, if it did
+	panicked error // the pool's error when the run panicked
 }
 
 // errUndecided stops a replay at the first probe whose verdict its runs
@@ -114,13 +114,13 @@ func (b *book) eval(rate float64, reps int) (bool, error) {
 			continue
 		}
 		// The sequential search reports the first run of the batch that
-		// went wrong (sim.RunAll): this one, once those before it are in.
+		// went wrong (jobs.RunAll): this one, once those before it are in.
 		if len(missing) > 0 {
 			b.frontier = missing
 			return false, errUndecided
 		}
 		if o.panicked != nil {
-			return false, fmt.Errorf("job %d: internal error: %v (please report it with the configuration)", r-have, o.panicked)
+			return false, fmt.Errorf("job %d: %w", r-have, o.panicked)
 		}
 		return false, fmt.Errorf("run %d: %w", r-have, o.err)
 	}

@@ -27,7 +27,7 @@
 //
 // Sweep runs one configuration per value of any scalar parameter, with R
 // replications each, in parallel, results independent of the parallelism;
-// a sim.Shard restricts it to jobs j ≡ i (mod n), so a large sweep spreads over
+// a jobs.Shard restricts it to jobs j ≡ i (mod n), so a large sweep spreads over
 // machines (Kubernetes Indexed Jobs, Slurm arrays) and the shards' results
 // merge into the unsharded run's. Judge and Bracket turn a swept rate
 // grid into the same table and bracket a Search reports.

@@ -7,7 +7,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/sim/event"
 )
 
@@ -45,7 +45,7 @@ type GridJob struct {
 
 // NewGridShard judges the results of shard sh of the grid rates × reps by
 // crit; scenario, server and workload describe what ran.
-func NewGridShard(scenario, server, workload string, crit Criteria, rates []float64, reps int, sh sim.Shard, results []JobResult) GridShard {
+func NewGridShard(scenario, server, workload string, crit Criteria, rates []float64, reps int, sh jobs.Shard, results []JobResult) GridShard {
 	g := GridShard{Kind: GridKind, Scenario: scenario, Server: server, Workload: workload, Criteria: crit,
 		Grid: rates, Replications: reps, Shard: sh.String()}
 	for _, r := range results {

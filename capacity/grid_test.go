@@ -10,6 +10,7 @@ import (
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/distribution"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
@@ -28,13 +29,13 @@ func TestGridShards(t *testing.T) {
 			return sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: rate}, Lengths: workload.Fixed{Input: 1, Output: 1}},
 				Server: queue.FCFS{Servers: 1, Service: distribution.Exponential{Rate: 10}}, Requests: 400, SLO: crit.SLO}, nil
 		}}
-	all, err := sw.Run(sim.AllJobs)
+	all, err := sw.Run(jobs.All)
 	require.NoError(t, err)
 	want := capacity.Judge(crit, all)
 
 	var shards []capacity.GridShard
 	for i := range 2 {
-		sh := sim.Shard{Index: i, Count: 2}
+		sh := jobs.Shard{Index: i, Count: 2}
 		res, err := sw.Run(sh)
 		require.NoError(t, err)
 		b, err := json.Marshal(capacity.NewGridShard("s", "fcfs", "", crit, rates, 2, sh, res))

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/servesim/servesim/fielderr"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/sim"
 )
 
@@ -34,8 +35,8 @@ func (g RateGrid) Validate() error {
 	return nil
 }
 
-// Run runs shard's jobs of the grid (sim.AllJobs: every job), as Sweep.Run.
-func (g RateGrid) Run(shard sim.Shard) ([]JobResult, error) {
+// Run runs shard's jobs of the grid (jobs.All: every job), as Sweep.Run.
+func (g RateGrid) Run(shard jobs.Shard) ([]JobResult, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}

@@ -80,7 +80,7 @@ func ParseRecord(data []byte) (Record, error) {
 }
 
 // FailureRate is the share of measured requests that failed or were
-// rejected (sim.Result.FailureRate).
+// rejected.
 func (r Record) FailureRate() float64 {
 	if r.Measured == 0 {
 		return 0

@@ -5,9 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"sync/atomic"
 
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
 	"github.com/servesim/servesim/workload"
@@ -39,38 +39,23 @@ type pool interface {
 	next() finished
 }
 
-// goroutines is the pool of worker goroutines that run jobs as they come.
-type goroutines struct {
-	jobs chan job
-	done chan finished
-	wg   sync.WaitGroup
-}
+// goroutines runs jobs on the project's one runner (jobs.Pool).
+type goroutines struct{ *jobs.Pool[job, outcome] }
 
-func newGoroutines(pl *plan, workers int) *goroutines {
-	g := &goroutines{jobs: make(chan job, workers), done: make(chan finished, workers)}
-	for range workers {
-		g.wg.Go(func() {
-			for j := range g.jobs {
-				g.done <- finished{j, pl.runJob(j)}
-			}
-		})
+func (g goroutines) start(j job) { g.Start(j) }
+
+func (g goroutines) next() finished {
+	j, out, panicked := g.Next()
+	if panicked != nil {
+		out = outcome{panicked: panicked}
 	}
-	return g
-}
-
-func (g *goroutines) start(j job)    { g.jobs <- j }
-func (g *goroutines) next() finished { return <-g.done }
-
-// close ends the workers once no job is left.
-func (g *goroutines) close() {
-	close(g.jobs)
-	g.wg.Wait()
+	return finished{j, out}
 }
 
 // run drives the search on up to workers goroutines.
 func (pl *plan) run(workers int) (*Result, error) {
-	g := newGoroutines(pl, workers)
-	defer g.close()
+	g := goroutines{jobs.NewPool(workers, pl.runJob)}
+	defer g.Close()
 	return pl.drive(g, workers)
 }
 
@@ -228,15 +213,10 @@ func (pl *plan) speculate(known map[jobKey]*outcome, running map[jobKey]*atomic.
 	return sp
 }
 
-// runJob runs one job and judges it. A panic (a broken internal
-// invariant, never bad input) becomes the run's outcome, as sim.Each
+// runJob runs one job and judges it. The pool makes a panic (a broken
+// internal invariant, never bad input) the run's outcome, as jobs.Each
 // makes it a job's error.
-func (pl *plan) runJob(j job) (out outcome) {
-	defer func() {
-		if r := recover(); r != nil {
-			out = outcome{panicked: r}
-		}
-	}()
+func (pl *plan) runJob(j job) outcome {
 	cfg, err := pl.config(j.key.rate)
 	if err != nil {
 		return outcome{err: err} // never: Validate set the start rate

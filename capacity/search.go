@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
 )
@@ -93,8 +94,8 @@ func (s Search) Validate() error {
 	switch {
 	case s.Replications < 1:
 		return fmt.Errorf("%w: replications %d must be >= 1", ErrInvalid, s.Replications)
-	case s.Workers < 0 || s.Workers > sim.MaxWorkers:
-		return fmt.Errorf("%w: workers %d must be from 0 (GOMAXPROCS) to %d", ErrInvalid, s.Workers, sim.MaxWorkers)
+	case s.Workers < 0 || s.Workers > jobs.MaxWorkers:
+		return fmt.Errorf("%w: workers %d must be from 0 (GOMAXPROCS) to %d", ErrInvalid, s.Workers, jobs.MaxWorkers)
 	case s.BoundaryReplications != 0 && s.BoundaryReplications < s.Replications:
 		return fmt.Errorf("%w: boundary_replications %d must be >= replications %d", ErrInvalid, s.BoundaryReplications, s.Replications)
 	case !(s.Start >= workload.MinRate) || math.IsInf(s.Start, 1):

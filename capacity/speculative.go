@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/sim"
 )
 
@@ -62,7 +63,7 @@ type CrossoverResult struct {
 	Crossover, Lo, Hi float64
 }
 
-// Run runs both arms at every rate (sim.RunAll) and finds the crossover.
+// Run runs both arms at every rate (jobs.RunAll) and finds the crossover.
 func (s SpecCrossover) Run() (CrossoverResult, error) {
 	switch {
 	case len(s.Rates) == 0:
@@ -86,7 +87,7 @@ func (s SpecCrossover) Run() (CrossoverResult, error) {
 			cfgs = append(cfgs, c)
 		}
 	}
-	res, err := sim.RunAll(cfgs, s.Workers)
+	res, err := jobs.RunAll(cfgs, s.Workers)
 	if err != nil {
 		return CrossoverResult{}, err
 	}

@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/sim"
 )
 
 // Sweep runs one configuration per value of a scalar parameter (a rate, a
 // concurrency, a TP degree, any number Config maps to a run), Replications
 // runs each. Replication i uses seed event.ReplicationSeed(Seed, i) at every
-// value (sim.JobAt), so values are compared on common random numbers. Jobs (value ×
-// replication) run in parallel (sim.Each); results do not depend on the parallelism
+// value (jobs.At), so values are compared on common random numbers. Jobs (value ×
+// replication) run in parallel (jobs.Each); results do not depend on the parallelism
 // or on the sharding.
 type Sweep struct {
 	// Param names the swept parameter, for reports.
@@ -30,9 +31,9 @@ type Sweep struct {
 }
 
 // Job is one run of a sweep: value Values[Point], replication
-// Replication, numbered and seeded by sim.JobAt.
+// Replication, numbered and seeded by jobs.At.
 type Job struct {
-	sim.Job
+	jobs.Job
 	Value float64 `json:"value"`
 }
 
@@ -47,7 +48,7 @@ func (s Sweep) Size() int { return len(s.Values) * s.Replications }
 
 // Job returns job i (0 ≤ i < Size()).
 func (s Sweep) Job(i int) Job {
-	j := sim.JobAt(i, s.Replications, s.Seed)
+	j := jobs.At(i, s.Replications, s.Seed)
 	return Job{Job: j, Value: s.Values[j.Point]}
 }
 
@@ -60,8 +61,8 @@ func (s Sweep) Validate() error {
 		return fmt.Errorf("%w: sweep %q has no Config function", ErrInvalid, s.Param)
 	case s.Replications < 1:
 		return fmt.Errorf("%w: sweep %q replications %d must be >= 1", ErrInvalid, s.Param, s.Replications)
-	case s.Workers < 0 || s.Workers > sim.MaxWorkers:
-		return fmt.Errorf("%w: sweep %q workers %d must be from 0 (GOMAXPROCS) to %d", ErrInvalid, s.Param, s.Workers, sim.MaxWorkers)
+	case s.Workers < 0 || s.Workers > jobs.MaxWorkers:
+		return fmt.Errorf("%w: sweep %q workers %d must be from 0 (GOMAXPROCS) to %d", ErrInvalid, s.Param, s.Workers, jobs.MaxWorkers)
 	}
 	for i, v := range s.Values {
 		if math.IsNaN(v) {
@@ -71,10 +72,10 @@ func (s Sweep) Validate() error {
 	return nil
 }
 
-// Run runs the jobs the shard owns (sim.Each) and returns them in index
+// Run runs the jobs the shard owns (jobs.Each) and returns them in index
 // order. On failure it returns the error of the lowest failed job beside
 // the jobs that completed (their Result set).
-func (s Sweep) Run(shard sim.Shard) ([]JobResult, error) {
+func (s Sweep) Run(shard jobs.Shard) ([]JobResult, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func (s Sweep) Run(shard sim.Shard) ([]JobResult, error) {
 		return nil, err
 	}
 	out := make([]JobResult, shard.Size(s.Size()))
-	err := sim.Each(s.Size(), shard, s.Workers, func(k, i int) error {
+	err := jobs.Each(s.Size(), shard, s.Workers, func(k, i int) error {
 		j := s.Job(i)
 		out[k].Job = j
 		cfg, err := s.Config(j.Value)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
 	"github.com/servesim/servesim/sim/metrics"
@@ -47,14 +48,14 @@ func marshal(t *testing.T, rs []capacity.JobResult) []string {
 // Not parallel: it sets GOMAXPROCS.
 func TestShardsPartitionTheSweep(t *testing.T) {
 	s := rateSweep([]float64{2, 4, 6, 8, 9}, 2_000)
-	whole, err := s.Run(sim.AllJobs)
+	whole, err := s.Run(jobs.All)
 	require.NoError(t, err)
 	require.Len(t, whole, 15)
 
 	old := runtime.GOMAXPROCS(1)
 	var merged []capacity.JobResult
 	for i := range 4 {
-		part, err := s.Run(sim.Shard{Index: i, Count: 4})
+		part, err := s.Run(jobs.Shard{Index: i, Count: 4})
 		require.NoError(t, err)
 		for _, jr := range part {
 			assert.Equal(t, i, jr.Index%4)
@@ -88,7 +89,7 @@ func TestShardsPartitionTheSweep(t *testing.T) {
 func TestGridBracket(t *testing.T) {
 	t.Parallel()
 	s := rateSweep([]float64{2, 4, 6, 7, 8, 9}, 20_000)
-	res, err := s.Run(sim.AllJobs)
+	res, err := s.Run(jobs.All)
 	require.NoError(t, err)
 	points := capacity.Judge(capacity.DefaultCriteria(metrics.SLO{E2E: 1}, 0.9), res)
 	require.Len(t, points, 6)
@@ -106,12 +107,12 @@ func TestGridBracket(t *testing.T) {
 
 func TestParseShard(t *testing.T) {
 	t.Parallel()
-	sh, err := sim.ParseShard("2/5")
+	sh, err := jobs.ParseShard("2/5")
 	require.NoError(t, err)
-	assert.Equal(t, sim.Shard{Index: 2, Count: 5}, sh)
+	assert.Equal(t, jobs.Shard{Index: 2, Count: 5}, sh)
 	assert.Equal(t, "2/5", sh.String())
 	for _, bad := range []string{"5/5", "-1/3", "1", "a/b", "1/0", ""} {
-		_, err := sim.ParseShard(bad)
+		_, err := jobs.ParseShard(bad)
 		assert.Error(t, err, bad)
 	}
 }
@@ -119,13 +120,13 @@ func TestParseShard(t *testing.T) {
 func TestSweepValidate(t *testing.T) {
 	t.Parallel()
 	s := rateSweep(nil, 100)
-	_, err := s.Run(sim.AllJobs)
+	_, err := s.Run(jobs.All)
 	assert.ErrorContains(t, err, "no values")
 	s = rateSweep([]float64{1}, 100)
 	s.Replications = 0
-	_, err = s.Run(sim.AllJobs)
+	_, err = s.Run(jobs.All)
 	assert.ErrorContains(t, err, "replications 0")
 	s = rateSweep([]float64{-1}, 100)
-	_, err = s.Run(sim.AllJobs)
+	_, err = s.Run(jobs.All)
 	assert.ErrorContains(t, err, "poisson rate -1")
 }

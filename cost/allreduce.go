@@ -12,15 +12,15 @@ import (
 // safe for concurrent use: Deployment.Step calls it on every step.
 //
 // AlphaBeta and AlphaBetaTable implement it with the α–β model;
-// *AllReduceTable implements it by interpolating NCCL measurements.
+// LoadNCCLTable returns one that interpolates NCCL measurements.
 type AllReduce interface {
 	Time(bytes float64, ranks int) float64
 }
 
-// BusBytes returns 2(p−1)/p·S, the bytes each rank sends (and receives) in a
+// busBytes returns 2(p−1)/p·S, the bytes each rank sends (and receives) in a
 // ring all-reduce of S bytes over p ranks: the nccl-tests bus-bandwidth
 // correction. It is 0 for p ≤ 1.
-func BusBytes(payload float64, p int) float64 {
+func busBytes(payload float64, p int) float64 {
 	if p <= 1 {
 		return 0
 	}
@@ -54,11 +54,11 @@ func (a AlphaBeta) coefficients(ranks int) (alpha, perByte float64) {
 	if ranks <= 1 {
 		return 0, 0
 	}
-	return a.Alpha, BusBytes(1, ranks) / a.BusBandwidth
+	return a.Alpha, busBytes(1, ranks) / a.BusBandwidth
 }
 
-// Validate checks that α ≥ 0, B > 0 (both finite) and Ranks ≥ 0.
-func (a AlphaBeta) Validate() error { return problems(a.problems()) }
+// validate checks that α ≥ 0, B > 0 (both finite) and Ranks ≥ 0.
+func (a AlphaBeta) validate() error { return problems(a.problems()) }
 
 func (a AlphaBeta) problems() []string {
 	var out []string

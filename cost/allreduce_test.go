@@ -35,9 +35,9 @@ func TestAlphaBetaTime(t *testing.T) {
 
 func TestBusBytes(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, 0.0, BusBytes(100, 1))
-	assert.Equal(t, 100.0, BusBytes(100, 2))
-	assert.Equal(t, 175.0, BusBytes(100, 8))
+	assert.Equal(t, 0.0, busBytes(100, 1))
+	assert.Equal(t, 100.0, busBytes(100, 2))
+	assert.Equal(t, 175.0, busBytes(100, 8))
 }
 
 func TestAlphaBetaTableParams(t *testing.T) {
@@ -77,12 +77,12 @@ func TestAlphaBetaTableTime(t *testing.T) {
 
 func TestAlphaBetaValidate(t *testing.T) {
 	t.Parallel()
-	err := AlphaBeta{Ranks: -1, Alpha: math.NaN(), BusBandwidth: 0}.Validate()
+	err := AlphaBeta{Ranks: -1, Alpha: math.NaN(), BusBandwidth: 0}.validate()
 	require.ErrorIs(t, err, ErrInvalidSpec)
 	for _, msg := range []string{"ranks -1", "alpha_s NaN", "bus_bandwidth_bytes_per_s 0"} {
 		assert.Contains(t, err.Error(), msg)
 	}
-	require.NoError(t, AlphaBeta{Alpha: 0, BusBandwidth: 1}.Validate())
+	require.NoError(t, AlphaBeta{Alpha: 0, BusBandwidth: 1}.validate())
 }
 
 // TestEmbeddedAllReduceFitsMatchData refits the α–β parameters embedded in
@@ -98,9 +98,9 @@ func TestEmbeddedAllReduceFitsMatchData(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			tab, err := LoadNCCLTable(shareddata.Path(t, tt.file), NCCLOptions{})
+			tab, err := loadNCCLTable(shareddata.Path(t, tt.file), NCCLOptions{})
 			require.NoError(t, err)
-			got, err := tab.FitAll(0, 0)
+			got, err := tab.fitAll(0, 0)
 			require.NoError(t, err)
 			require.Len(t, got, len(tt.want))
 			for i := range got {
@@ -114,19 +114,19 @@ func TestEmbeddedAllReduceFitsMatchData(t *testing.T) {
 
 func TestNCCLTableFromData(t *testing.T) {
 	t.Parallel()
-	h100, err := LoadNCCLTable(shareddata.Path(t, "h100_dgx_all_reduce.csv"), NCCLOptions{})
+	h100, err := loadNCCLTable(shareddata.Path(t, "h100_dgx_all_reduce.csv"), NCCLOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, []int{2, 4, 8}, h100.Ranks())
+	assert.Equal(t, []int{2, 4, 8}, h100.ranks())
 
-	a100, err := LoadNCCLTable(shareddata.Path(t, "a100_dgx_all_reduce.csv"), NCCLOptions{})
+	a100, err := loadNCCLTable(shareddata.Path(t, "a100_dgx_all_reduce.csv"), NCCLOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, []int{2, 4, 8}, a100.Ranks(), "multi-node rows are left out by default")
+	assert.Equal(t, []int{2, 4, 8}, a100.ranks(), "multi-node rows are left out by default")
 
-	a100x8, err := LoadNCCLTable(shareddata.Path(t, "a100_dgx_all_reduce.csv"), NCCLOptions{DevicesPerNode: 8, Statistic: "mean"})
+	a100x8, err := loadNCCLTable(shareddata.Path(t, "a100_dgx_all_reduce.csv"), NCCLOptions{DevicesPerNode: 8, Statistic: "mean"})
 	require.NoError(t, err)
-	assert.Equal(t, []int{8, 16}, a100x8.Ranks())
+	assert.Equal(t, []int{8, 16}, a100x8.ranks())
 
-	sizes, times := h100.Points(8)
+	sizes, times := h100.points(8)
 	require.Len(t, sizes, 993)
 	assert.Equal(t, 2048.0, sizes[0])
 	assert.Equal(t, 64.0*(1<<20), sizes[len(sizes)-1])
@@ -134,14 +134,14 @@ func TestNCCLTableFromData(t *testing.T) {
 
 	// 64 MiB at 8 ranks: bus bandwidth ≈ 340 GB/s on the smoothed curve,
 	// NVLink-class.
-	busbw := BusBytes(64<<20, 8) / h100.Time(64<<20, 8)
+	busbw := busBytes(64<<20, 8) / h100.Time(64<<20, 8)
 	assert.InDelta(t, 340e9, busbw, 20e9)
 }
 
 func TestNCCLTableInterpolation(t *testing.T) {
-	tab, err := LoadNCCLTable(shareddata.Path(t, "h100_dgx_all_reduce.csv"), NCCLOptions{})
+	tab, err := loadNCCLTable(shareddata.Path(t, "h100_dgx_all_reduce.csv"), NCCLOptions{})
 	require.NoError(t, err)
-	sizes, _ := tab.Points(4)
+	sizes, _ := tab.points(4)
 
 	t.Run("non-decreasing in size", func(t *testing.T) {
 		prev := 0.0
@@ -185,10 +185,10 @@ const tinyNCCL = `,time_stats.all_reduce.min,time_stats.all_reduce.max,time_stat
 
 func TestReadNCCLTableSmoothsAndAverages(t *testing.T) {
 	t.Parallel()
-	tab, err := ReadNCCLTable(strings.NewReader(tinyNCCL), NCCLOptions{})
+	tab, err := readNCCLTable(strings.NewReader(tinyNCCL), NCCLOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, []int{2}, tab.Ranks(), "the 4-rank row spans two nodes; all_gather is skipped")
-	sizes, raw := tab.Points(2)
+	assert.Equal(t, []int{2}, tab.ranks(), "the 4-rank row spans two nodes; all_gather is skipped")
+	sizes, raw := tab.points(2)
 	assert.Equal(t, []float64{1000, 2000, 3000}, sizes)
 	assert.InDeltaSlice(t, []float64{20e-6, 10e-6, 40e-6}, raw, 1e-15, "duplicates averaged")
 	assert.InDelta(t, 15e-6, tab.Time(1000, 2), 1e-15, "isotonic: the dip at 2000 is pooled")
@@ -214,7 +214,7 @@ func TestReadNCCLTableErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ReadNCCLTable(strings.NewReader(tt.csv), tt.opt)
+			_, err := readNCCLTable(strings.NewReader(tt.csv), tt.opt)
 			require.ErrorIs(t, err, ErrInvalidSpec)
 			assert.Contains(t, err.Error(), tt.msg)
 		})
@@ -230,25 +230,25 @@ func TestFitAlphaBetaRecoversSyntheticParameters(t *testing.T) {
 		b.WriteString(strings.Join([]string{ftoa(s), "4", ftoa(want.Time(s, 4) * 1e3)}, ","))
 		b.WriteString("\n")
 	}
-	tab, err := ReadNCCLTable(strings.NewReader(b.String()), NCCLOptions{})
+	tab, err := readNCCLTable(strings.NewReader(b.String()), NCCLOptions{})
 	require.NoError(t, err)
-	got, err := tab.FitAlphaBeta(4, 0, 0)
+	got, err := tab.fitAlphaBeta(4, 0, 0)
 	require.NoError(t, err)
 	assert.Equal(t, 4, got.Ranks)
 	assert.InEpsilon(t, want.Alpha, got.Alpha, 1e-9)
 	assert.InEpsilon(t, want.BusBandwidth, got.BusBandwidth, 1e-9)
 
-	_, err = tab.FitAlphaBeta(8, 0, 0)
+	_, err = tab.fitAlphaBeta(8, 0, 0)
 	require.ErrorIs(t, err, ErrInvalidSpec)
-	_, err = tab.FitAlphaBeta(1, 0, 0)
+	_, err = tab.fitAlphaBeta(1, 0, 0)
 	require.ErrorIs(t, err, ErrInvalidSpec)
-	_, err = tab.FitAlphaBeta(4, 1<<30, 0)
+	_, err = tab.fitAlphaBeta(4, 1<<30, 0)
 	require.ErrorIs(t, err, ErrFit)
 }
 
 func TestLoadNCCLTableMissingFile(t *testing.T) {
 	t.Parallel()
-	_, err := LoadNCCLTable("/nonexistent/all_reduce.csv", NCCLOptions{})
+	_, err := loadNCCLTable("/nonexistent/all_reduce.csv", NCCLOptions{})
 	require.Error(t, err)
 }
 

@@ -119,58 +119,58 @@ var (
 // tests refit them from those files.
 var (
 	// A100-SXM4-80GB, vLLM 0.14.0; SM 8.0: custom below 8 MiB, then NCCL.
-	a100VLLMAllReduce = VLLMAllReduceTable{
-		{Ranks: 2, CustomMaxBytes: 8 * miB, OneShot: LinkCost{5.045e-6, 200.1e9}},
-		{Ranks: 4, CustomMaxBytes: 8 * miB, OneShot: LinkCost{5.283e-6, 162.3e9}, TwoShot: LinkCost{10.68e-6, 204.6e9}},
-		{Ranks: 8, CustomMaxBytes: 8 * miB, OneShot: LinkCost{5.923e-6, 175.3e9}, TwoShot: LinkCost{15.06e-6, 258.6e9}},
+	a100VLLMAllReduce = vllmAllReduceTable{
+		{Ranks: 2, CustomMaxBytes: vllmCustomMaxBytes, OneShot: linkCost{5.045e-6, 200.1e9}},
+		{Ranks: 4, CustomMaxBytes: vllmCustomMaxBytes, OneShot: linkCost{5.283e-6, 162.3e9}, TwoShot: linkCost{10.68e-6, 204.6e9}},
+		{Ranks: 8, CustomMaxBytes: vllmCustomMaxBytes, OneShot: linkCost{5.923e-6, 175.3e9}, TwoShot: linkCost{15.06e-6, 258.6e9}},
 	}
 	// H100 80GB HBM3 (DGX/HGX), vLLM 0.19.0; SM 9.0.
-	h100VLLMAllReduce = VLLMAllReduceTable{
-		{Ranks: 2, CustomMaxBytes: 8 * miB, OneShot: LinkCost{4.271e-6, 262.0e9},
-			SymmMemMaxBytes: 64 * miB, SymmMem: LinkCost{15.54e-6, 265.3e9}},
-		{Ranks: 4, CustomMaxBytes: 8 * miB, OneShot: LinkCost{4.576e-6, 308.9e9}, TwoShot: LinkCost{7.956e-6, 292.4e9},
-			SymmMemMaxBytes: 32 * miB, SymmMem: LinkCost{12.76e-6, 305.6e9}},
-		{Ranks: 8, CustomMaxBytes: 256 * kiB, OneShot: LinkCost{4.611e-6, 277.4e9},
-			SymmMemMaxBytes: 64 * miB, SymmMem: LinkCost{9.455e-6, 359.0e9}},
+	h100VLLMAllReduce = vllmAllReduceTable{
+		{Ranks: 2, CustomMaxBytes: vllmCustomMaxBytes, OneShot: linkCost{4.271e-6, 262.0e9},
+			SymmMemMaxBytes: 64 * miB, SymmMem: linkCost{15.54e-6, 265.3e9}},
+		{Ranks: 4, CustomMaxBytes: vllmCustomMaxBytes, OneShot: linkCost{4.576e-6, 308.9e9}, TwoShot: linkCost{7.956e-6, 292.4e9},
+			SymmMemMaxBytes: 32 * miB, SymmMem: linkCost{12.76e-6, 305.6e9}},
+		{Ranks: 8, CustomMaxBytes: 256 * kiB, OneShot: linkCost{4.611e-6, 277.4e9},
+			SymmMemMaxBytes: 64 * miB, SymmMem: linkCost{9.455e-6, 359.0e9}},
 	}
 	// H200, vLLM 0.19.0; SM 9.0.
-	h200VLLMAllReduce = VLLMAllReduceTable{
-		{Ranks: 2, CustomMaxBytes: 8 * miB, OneShot: LinkCost{4.416e-6, 266.6e9},
-			SymmMemMaxBytes: 64 * miB, SymmMem: LinkCost{13.38e-6, 274.3e9}},
-		{Ranks: 4, CustomMaxBytes: 8 * miB, OneShot: LinkCost{4.583e-6, 314.0e9}, TwoShot: LinkCost{7.320e-6, 293.3e9},
-			SymmMemMaxBytes: 32 * miB, SymmMem: LinkCost{12.63e-6, 316.7e9}},
-		{Ranks: 8, CustomMaxBytes: 256 * kiB, OneShot: LinkCost{4.732e-6, 273.9e9},
-			SymmMemMaxBytes: 64 * miB, SymmMem: LinkCost{8.739e-6, 374.1e9}},
+	h200VLLMAllReduce = vllmAllReduceTable{
+		{Ranks: 2, CustomMaxBytes: vllmCustomMaxBytes, OneShot: linkCost{4.416e-6, 266.6e9},
+			SymmMemMaxBytes: 64 * miB, SymmMem: linkCost{13.38e-6, 274.3e9}},
+		{Ranks: 4, CustomMaxBytes: vllmCustomMaxBytes, OneShot: linkCost{4.583e-6, 314.0e9}, TwoShot: linkCost{7.320e-6, 293.3e9},
+			SymmMemMaxBytes: 32 * miB, SymmMem: linkCost{12.63e-6, 316.7e9}},
+		{Ranks: 8, CustomMaxBytes: 256 * kiB, OneShot: linkCost{4.732e-6, 273.9e9},
+			SymmMemMaxBytes: 64 * miB, SymmMem: linkCost{8.739e-6, 374.1e9}},
 	}
 	// B200, vLLM 0.19.0; SM 10.0. The two-shot kernel is flat (about
 	// 18 µs at 4 ranks, 26 µs at 8) over the two sizes it serves: its
 	// fitted bandwidths are not link rates.
-	b200VLLMAllReduce = VLLMAllReduceTable{
-		{Ranks: 2, CustomMaxBytes: 2 * miB, OneShot: LinkCost{6.798e-6, 182.2e9},
-			SymmMemMaxBytes: 8 * miB, SymmMem: LinkCost{19.25e-6, 308.5e9}},
-		{Ranks: 4, CustomMaxBytes: 2 * miB, OneShot: LinkCost{7.243e-6, 484.6e9}, TwoShot: LinkCost{17.18e-6, 880.5e9},
-			SymmMemMaxBytes: 32 * miB, SymmMem: LinkCost{17.07e-6, 481.7e9}},
-		{Ranks: 8, CustomMaxBytes: 1 * miB, OneShot: LinkCost{7.658e-6, 481.2e9}, TwoShot: LinkCost{25.86e-6, 4843e9},
-			SymmMemMaxBytes: 128 * miB, SymmMem: LinkCost{14.02e-6, 596.0e9}},
+	b200VLLMAllReduce = vllmAllReduceTable{
+		{Ranks: 2, CustomMaxBytes: 2 * miB, OneShot: linkCost{6.798e-6, 182.2e9},
+			SymmMemMaxBytes: 8 * miB, SymmMem: linkCost{19.25e-6, 308.5e9}},
+		{Ranks: 4, CustomMaxBytes: 2 * miB, OneShot: linkCost{7.243e-6, 484.6e9}, TwoShot: linkCost{17.18e-6, 880.5e9},
+			SymmMemMaxBytes: 32 * miB, SymmMem: linkCost{17.07e-6, 481.7e9}},
+		{Ranks: 8, CustomMaxBytes: 1 * miB, OneShot: linkCost{7.658e-6, 481.2e9}, TwoShot: linkCost{25.86e-6, 4843e9},
+			SymmMemMaxBytes: 128 * miB, SymmMem: linkCost{14.02e-6, 596.0e9}},
 	}
 	// B300 SXM6, vLLM 0.19.0; SM 10.3. At 2 ranks symmetric memory would
 	// take exactly S = 4 MiB (its limit equals the custom one), one
 	// measured size: left to NCCL.
-	b300VLLMAllReduce = VLLMAllReduceTable{
-		{Ranks: 2, CustomMaxBytes: 4 * miB, OneShot: LinkCost{6.705e-6, 169.6e9}},
-		{Ranks: 4, CustomMaxBytes: 4 * miB, OneShot: LinkCost{6.870e-6, 402.3e9}, TwoShot: LinkCost{13.83e-6, 247.1e9},
-			SymmMemMaxBytes: 32 * miB, SymmMem: LinkCost{15.36e-6, 477.0e9}},
-		{Ranks: 8, CustomMaxBytes: 4 * miB, OneShot: LinkCost{7.226e-6, 400.7e9}, TwoShot: LinkCost{25.57e-6, 1025e9},
-			SymmMemMaxBytes: 64 * miB, SymmMem: LinkCost{10.84e-6, 534.0e9}},
+	b300VLLMAllReduce = vllmAllReduceTable{
+		{Ranks: 2, CustomMaxBytes: 4 * miB, OneShot: linkCost{6.705e-6, 169.6e9}},
+		{Ranks: 4, CustomMaxBytes: 4 * miB, OneShot: linkCost{6.870e-6, 402.3e9}, TwoShot: linkCost{13.83e-6, 247.1e9},
+			SymmMemMaxBytes: 32 * miB, SymmMem: linkCost{15.36e-6, 477.0e9}},
+		{Ranks: 8, CustomMaxBytes: 4 * miB, OneShot: linkCost{7.226e-6, 400.7e9}, TwoShot: linkCost{25.57e-6, 1025e9},
+			SymmMemMaxBytes: 64 * miB, SymmMem: linkCost{10.84e-6, 534.0e9}},
 	}
 	// GB200 (4 GPUs per compute tray), vLLM 0.19.0; SM 10.0; measured at 2
 	// and 4 ranks. Tensor parallelism beyond a tray spans nodes, where vLLM
 	// disables its custom all-reduce.
-	gb200VLLMAllReduce = VLLMAllReduceTable{
-		{Ranks: 2, CustomMaxBytes: 2 * miB, OneShot: LinkCost{4.539e-6, 177.7e9},
-			SymmMemMaxBytes: 8 * miB, SymmMem: LinkCost{0.5413e-6, 153.6e9}},
-		{Ranks: 4, CustomMaxBytes: 2 * miB, OneShot: LinkCost{5.146e-6, 458.1e9}, TwoShot: LinkCost{9.746e-6, 563.9e9},
-			SymmMemMaxBytes: 32 * miB, SymmMem: LinkCost{11.17e-6, 425.9e9}},
+	gb200VLLMAllReduce = vllmAllReduceTable{
+		{Ranks: 2, CustomMaxBytes: 2 * miB, OneShot: linkCost{4.539e-6, 177.7e9},
+			SymmMemMaxBytes: 8 * miB, SymmMem: linkCost{0.5413e-6, 153.6e9}},
+		{Ranks: 4, CustomMaxBytes: 2 * miB, OneShot: linkCost{5.146e-6, 458.1e9}, TwoShot: linkCost{9.746e-6, 563.9e9},
+			SymmMemMaxBytes: 32 * miB, SymmMem: linkCost{11.17e-6, 425.9e9}},
 	}
 	// RTX PRO 6000 Blackwell Server Edition, vLLM 0.19.0; SM 12.0, which has
 	// no entry in vLLM's per-capability size tables, so the custom kernel
@@ -183,8 +183,8 @@ var (
 	// 8.7 µs, from 2 KiB 17-22 µs before the bandwidth term shows. vLLM
 	// disables the custom kernel for more than 2 GPUs without full NVLink,
 	// so 4 and 8 ranks run NCCL.
-	rtxpro6000VLLMAllReduce = VLLMAllReduceTable{
-		{Ranks: 2, CustomMaxBytes: 8 * miB, OneShot: LinkCost{18.55e-6, 14.64e9}},
+	rtxpro6000VLLMAllReduce = vllmAllReduceTable{
+		{Ranks: 2, CustomMaxBytes: vllmCustomMaxBytes, OneShot: linkCost{18.55e-6, 14.64e9}},
 	}
 )
 

@@ -11,7 +11,7 @@ import (
 func TestDecodeStepIsStep(t *testing.T) {
 	t.Parallel()
 	profiles := []*Profile{nil}
-	for _, name := range ProfileNames() {
+	for _, name := range profileNames() {
 		p, err := CatalogProfile(name)
 		if err != nil {
 			t.Fatal(err)

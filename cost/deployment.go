@@ -48,9 +48,9 @@ func DefaultEfficiency() Efficiency {
 	return Efficiency{Bandwidth: 0.80, FLOPs: 0.60, StepOverhead: 1e-3}
 }
 
-// Validate checks that the fractions lie in [0, 1] (0 meaning 1) and the
+// validate checks that the fractions lie in [0, 1] (0 meaning 1) and the
 // overhead is finite and ≥ 0; NaN fails.
-func (e Efficiency) Validate() error {
+func (e Efficiency) validate() error {
 	var errs []error
 	if !(e.Bandwidth >= 0 && e.Bandwidth <= 1) {
 		errs = append(errs, invalidf("efficiency bandwidth %v must be in (0, 1] (0 = ideal)", e.Bandwidth))
@@ -138,7 +138,7 @@ func (m ModelSpec) Shape(p int) (Shape, error) {
 	if m.SharedIntermediate%p != 0 {
 		bad("tp %d must divide shared_intermediate %d", p, m.SharedIntermediate)
 	}
-	if !m.MLA() && m.KVHeads > 0 && m.KVHeads%p != 0 && p%m.KVHeads != 0 {
+	if !m.mla() && m.KVHeads > 0 && m.KVHeads%p != 0 && p%m.KVHeads != 0 {
 		bad("tp %d and kv_heads %d: one must divide the other", p, m.KVHeads)
 	}
 	if len(errs) > 0 {
@@ -154,7 +154,7 @@ func (m ModelSpec) split(p int) Shape {
 	s := Shape{TP: p, HeadsPerRank: m.Heads / p, IntermediatePerRank: m.Intermediate / p,
 		KVHeadsPerRank: m.kvHeadsPerRank(p), KVReplication: 1}
 	switch {
-	case m.MLA(): // the latent is one KV head, replicated on every rank
+	case m.mla(): // the latent is one KV head, replicated on every rank
 		s.KVReplication = p
 	case p > m.KVHeads && m.KVHeads > 0: // one replicated head per rank
 		s.KVReplication = p / m.KVHeads
@@ -170,7 +170,7 @@ func (m *ModelSpec) hasDenseMLP() bool { return m.Experts == 0 || m.DenseLayers 
 // kv_heads/p, or 1 once p > kv_heads and the heads are replicated, or 1
 // with MLA (the latent).
 func (m *ModelSpec) kvHeadsPerRank(p int) int {
-	if m.MLA() || (p > m.KVHeads && m.KVHeads > 0) {
+	if m.mla() || (p > m.KVHeads && m.KVHeads > 0) {
 		return 1
 	}
 	return m.KVHeads / p
@@ -214,9 +214,8 @@ type Deployment struct {
 	// tables: its custom and symmetric-memory all-reduces from
 	// GPU.VLLMAllReduce where they apply, NCCL α–β from GPU.AllReduce
 	// otherwise and for the MoE data-parallel exchange
-	// (docs/cost-model.md#vllms-all-reduce). Set it to an *AllReduceTable
-	// (LoadNCCLTable) to use NCCL measurements, to a VLLMAllReduce, or to
-	// any AllReduce. It is not read from or written to files: a file
+	// (docs/cost-model.md#vllms-all-reduce). Set it to what LoadNCCLTable
+	// returns to use NCCL measurements, or to any AllReduce. It is not read from or written to files: a file
 	// describes the interconnect through the GPU's all_reduce and
 	// vllm_all_reduce tables.
 	Comm AllReduce `json:"-" yaml:"-"`
@@ -253,7 +252,7 @@ const DefaultGPUMemoryUtilization = 0.9
 // heads and the MLP intermediate size. Replicated KV heads (tp > kv_heads)
 // are allowed; see Shape. Every error matches ErrInvalidSpec.
 func (d Deployment) Validate() error {
-	errs := []error{d.Model.Validate(), d.GPU.Validate(), d.Eff.Validate()}
+	errs := []error{d.Model.Validate(), d.GPU.Validate(), d.Eff.validate()}
 	if d.Profile != nil {
 		errs = append(errs, d.Profile.Validate())
 	}
@@ -333,7 +332,7 @@ func (d Deployment) Shape() (Shape, error) { return d.Model.Shape(d.TP) }
 // ModelSpec.ExpertGEMM when that is set and no PeakFLOPS overrides it.
 func (d *Deployment) expertPeakFLOPS() float64 {
 	if d.PeakFLOPS == 0 && d.Model.ExpertGEMM != PrecisionUnset {
-		return d.Model.ExpertGEMM.Peak(d.GPU.PeakFLOPS)
+		return d.Model.ExpertGEMM.peak(d.GPU.PeakFLOPS)
 	}
 	return d.peakFLOPS()
 }
@@ -345,7 +344,7 @@ func (d *Deployment) peakFLOPS() float64 {
 		return d.PeakFLOPS
 	}
 	if d.Model.GEMM != PrecisionUnset {
-		return d.Model.GEMM.Peak(d.GPU.PeakFLOPS)
+		return d.Model.GEMM.peak(d.GPU.PeakFLOPS)
 	}
 	return d.GPU.PeakFLOPS.ForBytes(d.Model.ActBytes)
 }
@@ -368,7 +367,7 @@ func (d Deployment) memoryUtilization() float64 {
 // elements: the part of the weights that stops shrinking with p once KV
 // heads are replicated. It is 0 with MLA (see replicatedParams).
 func (m ModelSpec) kvProjParams() float64 {
-	if m.MLA() {
+	if m.mla() {
 		return 0
 	}
 	return float64(m.Layers) * 2 * float64(m.Hidden) * float64(m.KVWidth())
@@ -378,7 +377,7 @@ func (m ModelSpec) kvProjParams() float64 {
 // full, as vLLM builds them (ReplicatedLinear): the MLA down-projections and
 // the MoE routers. It is 0 for a dense grouped-query model.
 func (m ModelSpec) replicatedParams() float64 {
-	return float64(m.Layers)*m.mlaDownParams() + float64(m.MoELayers())*float64(m.Experts)*float64(m.Hidden)
+	return float64(m.Layers)*m.mlaDownParams() + float64(m.moeLayers())*float64(m.Experts)*float64(m.Hidden)
 }
 
 // rankShare is what one of tp ranks holds of a model. Every per-rank size
@@ -405,7 +404,7 @@ func (d *Deployment) share() rankShare {
 	r := rankShare{tp: p, headsPerRank: m.Heads / p, kvHeadsPerRank: m.kvHeadsPerRank(p),
 		kvHeads: float64(m.KVHeads), kvParams: m.kvProjParams(),
 		dp: float64(dp), experts: float64(m.Experts) / float64(ep), expertTP: float64(p*dp) / float64(ep)}
-	if m.MLA() {
+	if m.mla() {
 		r.kvHeads = 1
 	}
 	return r
@@ -437,7 +436,7 @@ func (r *rankShare) params(params float64) float64 {
 func (d Deployment) WeightBytesPerRank() float64 {
 	m := &d.Model
 	s := d.share()
-	routed, repl := m.RoutedExpertParams(), m.replicatedParams()
+	routed, repl := m.routedExpertParams(), m.replicatedParams()
 	b := s.params(m.TotalParams()-routed-repl) * m.WeightBytes
 	b += m.embeddingTotalParams() / float64(s.tp) * (m.embeddingBytes() - m.WeightBytes)
 	return b + repl*m.WeightBytes + routed/(float64(s.tp)*s.dp)*m.expertBytes()
@@ -458,7 +457,7 @@ func (d Deployment) StreamedWeightBytesPerRank() float64 {
 // Model.KVBytesPerToken()/TP until TP exceeds kv_heads, and stays at one
 // head per rank beyond; with MLA it is Model.KVBytesPerToken() (the latent
 // is replicated). Sliding-window layers are left out (see
-// ModelSpec.SlidingKVBytesPerToken).
+// ModelSpec.slidingKVBytesPerToken).
 func (d Deployment) KVBytesPerTokenPerRank() float64 {
 	s := d.compile()
 	return s.kvPerToken

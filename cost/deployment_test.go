@@ -312,6 +312,6 @@ func TestEfficiencyZeroMeansIdeal(t *testing.T) {
 	bw, fl := Efficiency{}.fractions()
 	assert.Equal(t, 1.0, bw)
 	assert.Equal(t, 1.0, fl)
-	require.NoError(t, Efficiency{}.Validate())
-	require.NoError(t, DefaultEfficiency().Validate())
+	require.NoError(t, Efficiency{}.validate())
+	require.NoError(t, DefaultEfficiency().validate())
 }

@@ -16,7 +16,7 @@
 //     ParseHFConfig read one from a Hugging Face config.json.
 //   - Precision: BF16, FP16, FP8, INT8, FP4 (NVFP4), MXFP4, INT4 with their
 //     bits per weight (block scales included) and GEMM peak;
-//     ModelSpec.Quantized, WithWeights, WithExpertWeights and WithKVCache
+//     ModelSpec.Quantized, WithWeights and WithKVCache
 //     serve a model in them, with the routed experts at their own
 //     precision (ExpertGEMM) when a checkpoint quantizes them alone.
 //   - GPUSpec: memory, bandwidth, dense peak FLOP/s per dtype, NCCL α–β
@@ -28,11 +28,11 @@
 //     rtx5090, rtxpro6000), each entry citing its public source. LoadModel and
 //     LoadGPU read user-defined specs from JSON or YAML.
 //   - AllReduce: the time of one all-reduce. AlphaBeta and AlphaBetaTable
-//     implement τ(S, p) = α_p + 2(p−1)S/(p·B_p); AllReduceTable interpolates
-//     NCCL measurements and fits α and B to them by least squares;
-//     VLLMAllReduce dispatches a message as vLLM does (one-shot or
-//     two-shot custom kernel, PyTorch symmetric memory, else NCCL), the
-//     default of a Deployment.
+//     implement τ(S, p) = α_p + 2(p−1)S/(p·B_p); the table LoadNCCLTable
+//     reads interpolates NCCL measurements; a Deployment without a Comm
+//     dispatches each message as vLLM does (one-shot or two-shot custom
+//     kernel, PyTorch symmetric memory, else NCCL) from the GPU's
+//     vllm_all_reduce table, the internals of which stay in the package.
 //   - TPModel: the ideal tensor-parallel screen — projection FLOPs,
 //     all-reduce payload and traffic, step time and speed-up, and the token
 //     threshold T* above which TP=p beats one GPU.
@@ -58,7 +58,7 @@
 //     from per-operator data (the A100 file checked against a second
 //     source, vidur's GEMM timings), fused-MoE entries fitted to
 //     per-operator MoE timings (docs/cost-model.md); RTX 4090, RTX 5090,
-//     L4, A10G, MI300X and MI325X by DatasheetProfile (their memory class's
+//     L4, A10G, MI300X and MI325X by the datasheet rule (their memory class's
 //     fractions and published microbenchmarks, no kernel timings of their
 //     own). DefaultProfile gives a GPU its catalog
 //     profile, or H100's numbers when it has none; batching.Defaults

@@ -76,7 +76,7 @@ func Fit(d Deployment, points []Measurement) (FitResult, error) {
 	n := len(points)
 	m, c, y := make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, p := range points {
-		if err := p.Batch.Validate(); err != nil {
+		if err := p.Batch.validate(); err != nil {
 			return FitResult{}, within(fmt.Sprintf("measurement %d", i), err)
 		}
 		if p.Batch.Tokens() == 0 {

@@ -23,7 +23,7 @@ func synthetic(d Deployment, batches []Batch) []Measurement {
 	return out
 }
 
-func countBound(d Deployment, batches []Batch, bound Bound) int {
+func countBound(d Deployment, batches []Batch, bound bound) int {
 	n := 0
 	for _, b := range batches {
 		if d.Step(b).Bound == bound {
@@ -55,7 +55,7 @@ func TestFitRecoversKnownParameters(t *testing.T) {
 			d := deployment(t, tt.model, tt.gpu, tt.tp)
 			d.Eff = truth
 			points := synthetic(d, batches)
-			compute := countBound(d, batches, BoundCompute)
+			compute := countBound(d, batches, boundCompute)
 			d.Eff = Efficiency{} // the fit must not peek
 			got, err := Fit(d, points)
 			require.NoError(t, err)

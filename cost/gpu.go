@@ -28,7 +28,7 @@ type GPUSpec struct {
 	// times tensor-parallel all-reduces as vLLM dispatches them between
 	// these and AllReduce. Empty means NCCL for every message: no
 	// peer-to-peer, or no measurement.
-	VLLMAllReduce VLLMAllReduceTable `json:"vllm_all_reduce,omitempty" yaml:"vllm_all_reduce,omitempty"`
+	VLLMAllReduce vllmAllReduceTable `json:"vllm_all_reduce,omitempty" yaml:"vllm_all_reduce,omitempty"`
 }
 
 // PeakFLOPS lists dense peak throughput per operand type in FLOP/s; 0 means
@@ -47,7 +47,7 @@ type PeakFLOPS struct {
 	// FP4 is the FP4 (NVFP4, MXFP4) tensor peak; Blackwell and later.
 	FP4 float64 `json:"fp4,omitempty" yaml:"fp4,omitempty"`
 	// INT4 is the INT4 tensor peak in OP/s (Ampere, Ada). Serving engines
-	// run INT4 weights as W4A16 (Precision.Peak), so it is informational.
+	// run INT4 weights as W4A16 (Precision.peak), so it is informational.
 	INT4 float64 `json:"int4,omitempty" yaml:"int4,omitempty"`
 }
 

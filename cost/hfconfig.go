@@ -28,8 +28,8 @@ func LoadHFConfig(path string) (ModelSpec, error) {
 	if name == "config" {
 		name = filepath.Base(filepath.Dir(file))
 	}
-	if st, err := os.Stat(file); err == nil && st.Size() > MaxHFConfigBytes {
-		return ModelSpec{}, within(file, invalidf("hf config: %d bytes exceed the config.json limit of %d bytes (MaxHFConfigBytes, 4 MiB; real ones are under 100 kB)", st.Size(), MaxHFConfigBytes))
+	if st, err := os.Stat(file); err == nil && st.Size() > maxHFConfigBytes {
+		return ModelSpec{}, within(file, invalidf("hf config: %d bytes exceed the config.json limit of %d bytes (4 MiB; real ones are under 100 kB)", st.Size(), maxHFConfigBytes))
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -70,8 +70,8 @@ func LoadHFConfig(path string) (ModelSpec, error) {
 // Errors match ErrInvalidSpec and name the field: a missing required field,
 // a value of the wrong type, an unsupported quant_method.
 func ParseHFConfig(data []byte, name string) (ModelSpec, error) {
-	if len(data) > MaxHFConfigBytes {
-		return ModelSpec{}, invalidf("hf config: %d bytes exceed the config.json limit of %d bytes (MaxHFConfigBytes, 4 MiB; real ones are under 100 kB)", len(data), MaxHFConfigBytes)
+	if len(data) > maxHFConfigBytes {
+		return ModelSpec{}, invalidf("hf config: %d bytes exceed the config.json limit of %d bytes (4 MiB; real ones are under 100 kB)", len(data), maxHFConfigBytes)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -103,9 +103,9 @@ func ParseHFConfig(data []byte, name string) (ModelSpec, error) {
 	return m, nil
 }
 
-// MaxHFConfigBytes is the largest config.json read, bytes: 4 MiB, forty
+// maxHFConfigBytes is the largest config.json read, bytes: 4 MiB, forty
 // times the largest real one.
-const MaxHFConfigBytes = 4 << 20
+const maxHFConfigBytes = 4 << 20
 
 // hfConfig reads one config.json, collecting an error per bad field.
 type hfConfig struct {

@@ -42,21 +42,21 @@ func TestHFConfigImpossible(t *testing.T) {
 	}
 }
 
-// A config.json over MaxHFConfigBytes (a huge array) is refused from its
+// A config.json over maxHFConfigBytes (a huge array) is refused from its
 // size, before it is read.
 func TestHFConfigSizeLimit(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.json")
-	body := `{` + hfBase + `, "huge": [` + strings.Repeat("0,", MaxHFConfigBytes/2) + `0]}`
+	body := `{` + hfBase + `, "huge": [` + strings.Repeat("0,", maxHFConfigBytes/2) + `0]}`
 	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, err := LoadHFConfig(dir)
-	if err == nil || !strings.Contains(err.Error(), "MaxHFConfigBytes") || !strings.Contains(err.Error(), "config.json") {
+	if err == nil || !strings.Contains(err.Error(), "limit of 4194304 bytes") || !strings.Contains(err.Error(), "config.json") {
 		t.Errorf("a %d-byte config: %v, want the limit named with the file", len(body), err)
 	}
-	if _, err := ParseHFConfig([]byte(body), "x"); err == nil || !strings.Contains(err.Error(), "MaxHFConfigBytes") {
+	if _, err := ParseHFConfig([]byte(body), "x"); err == nil || !strings.Contains(err.Error(), "limit of 4194304 bytes") {
 		t.Errorf("ParseHFConfig of %d bytes: %v", len(body), err)
 	}
 }

@@ -110,7 +110,7 @@ func TestHFConfigsKVBytesPerToken(t *testing.T) {
 			t.Parallel()
 			m := hfModel(t, tt.file)
 			assert.Equal(t, tt.kv, m.KVBytesPerToken())
-			assert.Equal(t, tt.sliding, m.SlidingKVBytesPerToken())
+			assert.Equal(t, tt.sliding, m.slidingKVBytesPerToken())
 			assert.Equal(t, tt.window, m.SlidingWindow)
 			assert.Equal(t, tt.maxModel, m.MaxContext)
 		})
@@ -236,7 +236,7 @@ func TestHFDefaultsAndVariants(t *testing.T) {
 			func(t *testing.T, m ModelSpec) {
 				assert.Equal(t, 32, m.SlidingLayers)
 				assert.Equal(t, float64(2*32*8*128*2), m.KVBytesPerToken())
-				assert.Zero(t, m.SlidingKVBytesPerToken())
+				assert.Zero(t, m.slidingKVBytesPerToken())
 			}},
 		{"awq int4 group 128 with zero points", `{"model_type": "llama", "hidden_size": 512, "intermediate_size": 1024,
 			"num_hidden_layers": 2, "num_attention_heads": 8, "vocab_size": 1000, "torch_dtype": "float16",
@@ -267,7 +267,7 @@ func TestHFDefaultsAndVariants(t *testing.T) {
 			"moe_intermediate_size": 128, "shared_expert_intermediate_size": 512, "decoder_sparse_step": 2, "mlp_only_layers": [1]}`,
 			func(t *testing.T, m ModelSpec) {
 				// MoE layers: (i+1) % 2 == 0 → 1, 3, 5, 7, less layer 1 → 3
-				assert.Equal(t, []int{5, 3, 512}, []int{m.DenseLayers, m.MoELayers(), m.SharedIntermediate})
+				assert.Equal(t, []int{5, 3, 512}, []int{m.DenseLayers, m.moeLayers(), m.SharedIntermediate})
 			}},
 	}
 	for _, tt := range tests {

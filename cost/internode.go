@@ -173,7 +173,7 @@ func FitInterNode(points []NCCLPoint, intra AllReduce, minBytes, maxBytes float6
 			}
 			rest -= intra.Time(p.Bytes, g)
 		}
-		x = append(x, BusBytes(p.Bytes/float64(g), p.Ranks/g))
+		x = append(x, busBytes(p.Bytes/float64(g), p.Ranks/g))
 		y = append(y, rest)
 		w = append(w, 1/(p.Seconds*p.Seconds))
 	}

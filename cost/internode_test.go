@@ -62,9 +62,9 @@ func topologyPoints(t *testing.T, name string) []NCCLPoint {
 	case "h100-ndr-xe9680":
 		return tablePoints(ndrH100Table)
 	case "a100-dgx-vidur":
-		tab, err := LoadNCCLTable(shareddata.Path(t, "a100_dgx_all_reduce.csv"), NCCLOptions{DevicesPerNode: 8})
+		tab, err := loadNCCLTable(shareddata.Path(t, "a100_dgx_all_reduce.csv"), NCCLOptions{DevicesPerNode: 8})
 		require.NoError(t, err)
-		sizes, times := tab.Points(16)
+		sizes, times := tab.points(16)
 		require.NotEmpty(t, sizes)
 		out := make([]NCCLPoint, len(sizes))
 		for i := range sizes {

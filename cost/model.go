@@ -63,7 +63,7 @@ type ModelSpec struct {
 	// checkpoints keep them in 16 bits); 0 means WeightBytes.
 	EmbeddingBytes float64 `json:"embedding_bytes,omitempty" yaml:"embedding_bytes,omitempty"`
 	// GEMM is the precision the matrix multiplications run at; it selects
-	// the GPU's peak FLOP/s (Precision.Peak). Unset means the peak for
+	// the GPU's peak FLOP/s (Precision.peak). Unset means the peak for
 	// ActBytes (PeakFLOPS.ForBytes).
 	GEMM Precision `json:"gemm,omitempty" yaml:"gemm,omitempty"`
 	// ExpertGEMM is the precision the routed experts' matrix
@@ -168,10 +168,10 @@ func (m ModelSpec) Validate() error {
 			bad("%s %v must be a finite number >= 0 (0: weight_bytes)", f.name, f.v)
 		}
 	}
-	if !m.GEMM.Valid() {
+	if !m.GEMM.valid() {
 		bad("gemm %v is not a known precision", uint8(m.GEMM))
 	}
-	if !m.ExpertGEMM.Valid() {
+	if !m.ExpertGEMM.valid() {
 		bad("expert_gemm %v is not a known precision", uint8(m.ExpertGEMM))
 	} else if m.ExpertGEMM != PrecisionUnset && m.Experts == 0 {
 		bad("expert_gemm %v is set on a dense model (experts 0)", m.ExpertGEMM)
@@ -264,49 +264,49 @@ func (m ModelSpec) validateAttention(bad func(string, ...any)) {
 	}
 }
 
-// QWidth returns heads·head_dim, the output width of the Q projection
+// qWidth returns heads·head_dim, the output width of the Q projection
 // (equal to Hidden for the catalog models), in elements.
-func (m ModelSpec) QWidth() int { return m.Heads * m.HeadDim }
+func (m ModelSpec) qWidth() int { return m.Heads * m.HeadDim }
 
 // KVWidth returns H_KV = kv_heads·head_dim, the output width of each of the
 // K and V projections, in elements.
 func (m ModelSpec) KVWidth() int { return m.KVHeads * m.HeadDim }
 
-// LayerMatmulParams returns the weight elements of one dense transformer
+// layerMatmulParams returns the weight elements of one dense transformer
 // block that take part in matrix multiplications: the attention projections
-// (AttentionParams: Q, K, V, O) and the three SwiGLU matrices of width
+// (attentionParams: Q, K, V, O) and the three SwiGLU matrices of width
 // Intermediate. Biases and norms are left out. A mixture-of-experts layer
-// holds AttentionParams plus its experts instead (MoELayerParams).
-func (m ModelSpec) LayerMatmulParams() float64 {
+// holds attentionParams plus its experts instead (MoELayerParams).
+func (m ModelSpec) layerMatmulParams() float64 {
 	h, i := float64(m.Hidden), float64(m.Intermediate)
-	return m.AttentionParams() + 3*h*i
+	return m.attentionParams() + 3*h*i
 }
 
-// AttentionParams returns the matmul weight elements of one layer's
+// attentionParams returns the matmul weight elements of one layer's
 // attention. Grouped-query attention: Q and O (H × H_Q each), K and V
 // (H × H_KV each), 2·H·H_Q + 2·H·H_KV. Multi-head latent attention
 // (docs/cost-model.md#mla): the query down- and up-projections
 // H·r_q + r_q·n_h·(d_nope + d_rope) (or H·n_h·(d_nope + d_rope) without a
 // query latent), the joint KV down-projection H·(r_kv + d_rope), the KV
 // up-projection r_kv·n_h·(d_nope + d_v) and the output n_h·d_v·H.
-func (m ModelSpec) AttentionParams() float64 {
+func (m ModelSpec) attentionParams() float64 {
 	h := float64(m.Hidden)
-	if !m.MLA() {
-		q, kv := float64(m.QWidth()), float64(m.KVWidth())
+	if !m.mla() {
+		q, kv := float64(m.qWidth()), float64(m.KVWidth())
 		return 2*h*q + 2*h*kv
 	}
 	return m.mlaDownParams() + m.mlaUpParams() + float64(m.Heads)*float64(m.VHeadDim)*h
 }
 
-// MLA reports whether the model uses multi-head latent attention.
-func (m ModelSpec) MLA() bool { return m.KVLoRARank > 0 }
+// mla reports whether the model uses multi-head latent attention.
+func (m ModelSpec) mla() bool { return m.KVLoRARank > 0 }
 
 // mlaDownParams returns the MLA projections from the residual stream into
 // the latents, H·r_q + H·(r_kv + d_rope), which vLLM replicates on every
 // tensor-parallel rank; 0 without MLA. Without a query latent the query
 // projection is full-rank and split like any other (mlaUpParams).
 func (m ModelSpec) mlaDownParams() float64 {
-	if !m.MLA() {
+	if !m.mla() {
 		return 0
 	}
 	h := float64(m.Hidden)
@@ -336,20 +336,20 @@ func (m ModelSpec) EmbeddingParams() float64 { return float64(m.Vocab) * float64
 //
 // For a mixture-of-experts model it counts every expert: the weights all
 // resident experts hold, which a step reads only when its tokens route to
-// all of them (see RoutedExpertParams and ExpectedDistinctExperts).
+// all of them (see routedExpertParams and ExpectedDistinctExperts).
 func (m ModelSpec) MatmulParams() float64 {
-	return m.blockParams() + m.RoutedExpertParams() + m.EmbeddingParams()
+	return m.blockParams() + m.routedExpertParams() + m.EmbeddingParams()
 }
 
 // blockParams returns the matmul weights of all layers except the routed
 // experts: attention, dense MLPs, shared experts and routers.
 func (m ModelSpec) blockParams() float64 {
 	if m.Experts == 0 {
-		return float64(m.Layers) * m.LayerMatmulParams()
+		return float64(m.Layers) * m.layerMatmulParams()
 	}
 	h := float64(m.Hidden)
-	moe := float64(m.MoELayers()) * (3*h*float64(m.SharedIntermediate) + h*float64(m.Experts)) // shared experts, router
-	return float64(m.Layers)*m.AttentionParams() + float64(m.DenseLayers)*3*h*float64(m.Intermediate) + moe
+	moe := float64(m.moeLayers()) * (3*h*float64(m.SharedIntermediate) + h*float64(m.Experts)) // shared experts, router
+	return float64(m.Layers)*m.attentionParams() + float64(m.DenseLayers)*3*h*float64(m.Intermediate) + moe
 }
 
 // TotalParams returns the model's parameter count: projections (every
@@ -359,24 +359,24 @@ func (m ModelSpec) blockParams() float64 {
 // prediction module).
 func (m ModelSpec) TotalParams() float64 {
 	h := float64(m.Hidden)
-	perLayer := m.AttentionParams() + 2*h // two RMSNorm weight vectors
+	perLayer := m.attentionParams() + 2*h // two RMSNorm weight vectors
 	if m.QKVBias {
-		perLayer += float64(m.QWidth() + 2*m.KVWidth())
+		perLayer += float64(m.qWidth() + 2*m.KVWidth())
 	}
-	if m.MLA() {
+	if m.mla() {
 		perLayer += float64(m.QLoRARank + m.KVLoRARank) // latent RMSNorms
 	}
 	embeddings := m.EmbeddingParams()
 	if !m.TiedEmbeddings {
 		embeddings *= 2
 	}
-	mlps := m.blockParams() - float64(m.Layers)*m.AttentionParams() + m.RoutedExpertParams()
+	mlps := m.blockParams() - float64(m.Layers)*m.attentionParams() + m.routedExpertParams()
 	return float64(m.Layers)*perLayer + mlps + h + embeddings // h: final norm
 }
 
-// NonEmbeddingParams returns TotalParams less the embedding and the untied
+// nonEmbeddingParams returns TotalParams less the embedding and the untied
 // LM head, the figure model cards quote as "non-embedding".
-func (m ModelSpec) NonEmbeddingParams() float64 {
+func (m ModelSpec) nonEmbeddingParams() float64 {
 	e := m.EmbeddingParams()
 	if !m.TiedEmbeddings {
 		e *= 2
@@ -403,7 +403,7 @@ func (m ModelSpec) MatmulWeightBytes() float64 {
 // elements add to a count priced at WeightBytes when they are stored at
 // other widths; 0 when every weight is at WeightBytes.
 func (m ModelSpec) mixedPrecisionBytes(embed float64) float64 {
-	return m.RoutedExpertParams()*(m.expertBytes()-m.WeightBytes) + embed*(m.embeddingBytes()-m.WeightBytes)
+	return m.routedExpertParams()*(m.expertBytes()-m.WeightBytes) + embed*(m.embeddingBytes()-m.WeightBytes)
 }
 
 // embeddingTotalParams returns the embedding, counted twice when the LM head
@@ -424,22 +424,22 @@ func (m ModelSpec) embeddingTotalParams() float64 {
 // layers · (kv_lora_rank + qk_rope_head_dim) · kv_bytes (DeepSeek-V3 in
 // BF16: 61·576·2 = 70272). With sliding-window layers beside full ones
 // (gpt-oss, Gemma), only the full layers count here: a sliding layer holds
-// at most SlidingWindow tokens of a sequence (SlidingKVBytesPerToken). When
+// at most SlidingWindow tokens of a sequence (slidingKVBytesPerToken). When
 // every layer slides, all count.
 func (m ModelSpec) KVBytesPerToken() float64 {
-	if m.MLA() {
+	if m.mla() {
 		return float64(m.Layers) * float64(m.KVLoRARank+m.QKRopeHeadDim) * m.KVBytes
 	}
 	return 2 * float64(m.fullLayers()) * float64(m.KVWidth()) * m.KVBytes
 }
 
-// SlidingKVBytesPerToken returns the KV-cache bytes one token takes in the
+// slidingKVBytesPerToken returns the KV-cache bytes one token takes in the
 // sliding-window layers (all ranks together), 2 · sliding_layers · kv_heads
 // · head_dim · kv_bytes, for the last SlidingWindow tokens of a sequence
 // only. It is 0 without sliding layers, and when every layer slides (then
 // KVBytesPerToken counts them).
-func (m ModelSpec) SlidingKVBytesPerToken() float64 {
-	if m.SlidingLayers == 0 || m.SlidingLayers >= m.Layers || m.MLA() {
+func (m ModelSpec) slidingKVBytesPerToken() float64 {
+	if m.SlidingLayers == 0 || m.SlidingLayers >= m.Layers || m.mla() {
 		return 0
 	}
 	return 2 * float64(m.SlidingLayers) * float64(m.KVWidth()) * m.KVBytes
@@ -454,13 +454,13 @@ func (m ModelSpec) fullLayers() int {
 	return m.Layers
 }
 
-// ProjectionFLOPsPerLayer returns the FLOPs of one block's projections for
+// projectionFLOPsPerLayer returns the FLOPs of one block's projections for
 // tokens tokens (docs/cost-model.md#projection-flops), counting a
 // multiply-add as 2 FLOPs: F = 4T(H·H_Q + H·H_KV) + 6T·H·I, which is
 // 4T(H² + H·H_KV) + 6T·H·I when H_Q = H. Attention scores, norms and the
 // LM head are not included.
-func (m ModelSpec) ProjectionFLOPsPerLayer(tokens float64) float64 {
-	return matmulFLOPs(m.LayerMatmulParams(), tokens)
+func (m ModelSpec) projectionFLOPsPerLayer(tokens float64) float64 {
+	return matmulFLOPs(m.layerMatmulParams(), tokens)
 }
 
 // matmulFLOPs returns the FLOPs of multiplying tokens activations by params
@@ -484,7 +484,7 @@ func (m ModelSpec) TPStepTraffic(tokens float64, p int) float64 {
 	if p <= 1 {
 		return 0
 	}
-	return m.allReducesPerStep() * BusBytes(m.AllReducePayload(tokens), p)
+	return m.allReducesPerStep() * busBytes(m.AllReducePayload(tokens), p)
 }
 
 func positiveFinite(v float64) bool { return v > 0 && !math.IsInf(v, 1) }

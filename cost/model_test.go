@@ -52,7 +52,7 @@ func TestQwen7BDerivedValues(t *testing.T) {
 	m := mustModel(t, "qwen2.5-7b")
 	assert.Equal(t, 7_615_616_512.0, m.TotalParams(), "7.62e9 with Q/K/V biases and norms")
 	assert.Equal(t, 7_070_285_824.0, m.MatmulParams(), "7.07e9: blocks + untied LM head, no embedding lookup")
-	assert.InDelta(t, 6.53e9, m.NonEmbeddingParams(), 0.005e9, "model card: 6.53B non-embedding")
+	assert.InDelta(t, 6.53e9, m.nonEmbeddingParams(), 0.005e9, "model card: 6.53B non-embedding")
 	assert.InDelta(t, 14.1406e9, m.MatmulWeightBytes(), 0.00005e9, "docs/reference-numbers.md: 14.14 GB of BF16 weights streamed")
 	assert.Equal(t, 56.0*1024, m.KVBytesPerToken(), "56 KiB of KV per token")
 	assert.Equal(t, 7_615_616_512.0*2, m.WeightBytesTotal())
@@ -81,7 +81,7 @@ func TestProjectionFLOPsMatchFormula(t *testing.T) {
 	m := mustModel(t, "llama-3.1-70b")
 	h, i, hkv, tok := 8192.0, 28672.0, 1024.0, 32.0
 	want := 4*tok*(h*h+h*hkv) + 6*tok*h*i
-	assert.Equal(t, want, m.ProjectionFLOPsPerLayer(tok))
+	assert.Equal(t, want, m.projectionFLOPsPerLayer(tok))
 }
 
 func TestModelValidateNamesField(t *testing.T) {

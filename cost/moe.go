@@ -5,36 +5,36 @@ import (
 	"math"
 )
 
-// MoELayers returns the layers whose MLP is a mixture of experts:
+// moeLayers returns the layers whose MLP is a mixture of experts:
 // Layers − DenseLayers, or 0 for a dense model.
-func (m ModelSpec) MoELayers() int {
+func (m ModelSpec) moeLayers() int {
 	if m.Experts == 0 {
 		return 0
 	}
 	return m.Layers - m.DenseLayers
 }
 
-// ExpertParams returns the weight elements of one routed expert, the three
+// expertParams returns the weight elements of one routed expert, the three
 // SwiGLU matrices 3·H·I_e.
-func (m ModelSpec) ExpertParams() float64 {
+func (m ModelSpec) expertParams() float64 {
 	return 3 * float64(m.Hidden) * float64(m.ExpertIntermediate)
 }
 
-// RoutedExpertParams returns the weight elements of every routed expert of
-// every MoE layer, MoELayers·E·3·H·I_e: what expert parallelism splits
+// routedExpertParams returns the weight elements of every routed expert of
+// every MoE layer, moeLayers·E·3·H·I_e: what expert parallelism splits
 // across ranks. It is 0 for a dense model.
-func (m ModelSpec) RoutedExpertParams() float64 {
-	return float64(m.MoELayers()) * float64(m.Experts) * m.ExpertParams()
+func (m ModelSpec) routedExpertParams() float64 {
+	return float64(m.moeLayers()) * float64(m.Experts) * m.expertParams()
 }
 
 // ActiveParams returns the parameters one token uses: TotalParams less the
-// routed experts it does not use, MoELayers·(E − k)·3·H·I_e. It counts the
+// routed experts it does not use, moeLayers·(E − k)·3·H·I_e. It counts the
 // input embedding and the LM head, as Qwen, DeepSeek and Mistral publish
 // their "activated" sizes; OpenAI leaves the embedding out of gpt-oss's
 // active count and MiniMax both (docs/cost-model.md#mixture-of-experts). For
 // a dense model it is TotalParams.
 func (m ModelSpec) ActiveParams() float64 {
-	idle := float64(m.MoELayers()) * float64(m.Experts-m.ExpertsPerToken) * m.ExpertParams()
+	idle := float64(m.moeLayers()) * float64(m.Experts-m.ExpertsPerToken) * m.expertParams()
 	return m.TotalParams() - idle
 }
 
@@ -192,7 +192,7 @@ func (m ModelSpec) embeddingBytes() float64 {
 	return m.WeightBytes
 }
 
-// MoEEfficiency prices the routed experts of one MoE layer on one rank as
+// moeEfficiency prices the routed experts of one MoE layer on one rank as
 // vLLM's fused MoE kernels run them (fused_moe's Triton grouped GEMMs, the
 // gpt-oss MXFP4 kernels, Marlin; docs/cost-model.md#fused-moe-kernels),
 // instead of on the dense roofline. For P token–expert pairs routed through
@@ -209,7 +209,7 @@ func (m ModelSpec) embeddingBytes() float64 {
 // expert gets, not on the step's tokens: a decode step of 64 tokens with
 // top-8 of 256 experts gives each touched expert about 2. The zero value
 // means "no entry": the experts stay on the dense roofline.
-type MoEEfficiency struct {
+type moeEfficiency struct {
 	// Bandwidth is the achieved fraction of peak memory bandwidth when the
 	// kernels read the touched experts' weights, in (0, 1].
 	Bandwidth float64 `json:"bandwidth" yaml:"bandwidth"`
@@ -236,31 +236,31 @@ type MoEEfficiency struct {
 }
 
 // IsZero reports whether e is the zero value (no entry).
-func (e MoEEfficiency) IsZero() bool { return e == MoEEfficiency{} }
+func (e moeEfficiency) IsZero() bool { return e == moeEfficiency{} }
 
-// MoEEfficiencies holds a MoEEfficiency per precision of the expert
+// MoEEfficiencies holds a moeEfficiency per precision of the expert
 // weights (ModelSpec.ExpertGEMM, else ModelSpec.GEMM; a model without
 // either by its expert weight bytes: 2 bf16, 1 fp8), as each precision
 // runs a different kernel.
 type MoEEfficiencies struct {
 	// BF16 is for 16-bit experts (BF16 and FP16).
-	BF16 MoEEfficiency `json:"bf16,omitzero" yaml:"bf16,omitempty"`
+	BF16 moeEfficiency `json:"bf16,omitzero" yaml:"bf16,omitempty"`
 	// FP8 is for FP8 experts (W8A8; block-scaled checkpoints).
-	FP8 MoEEfficiency `json:"fp8,omitzero" yaml:"fp8,omitempty"`
+	FP8 moeEfficiency `json:"fp8,omitzero" yaml:"fp8,omitempty"`
 	// MXFP4 is for MXFP4 experts (gpt-oss).
-	MXFP4 MoEEfficiency `json:"mxfp4,omitzero" yaml:"mxfp4,omitempty"`
+	MXFP4 moeEfficiency `json:"mxfp4,omitzero" yaml:"mxfp4,omitempty"`
 	// NVFP4 is for NVFP4 experts.
-	NVFP4 MoEEfficiency `json:"nvfp4,omitzero" yaml:"nvfp4,omitempty"`
+	NVFP4 moeEfficiency `json:"nvfp4,omitzero" yaml:"nvfp4,omitempty"`
 	// INT4 is for 4-bit integer weight-only experts (W4A16).
-	INT4 MoEEfficiency `json:"int4,omitzero" yaml:"int4,omitempty"`
+	INT4 moeEfficiency `json:"int4,omitzero" yaml:"int4,omitempty"`
 }
 
 // IsZero reports whether m has no entry.
 func (m MoEEfficiencies) IsZero() bool { return m == MoEEfficiencies{} }
 
-// For returns the entry for experts stored in p (BF16 for FP16 too), or
+// forPrecision returns the entry for experts stored in p (BF16 for FP16 too), or
 // the zero value when there is none.
-func (m MoEEfficiencies) For(p Precision) MoEEfficiency {
+func (m MoEEfficiencies) forPrecision(p Precision) moeEfficiency {
 	switch p {
 	case BF16, FP16:
 		return m.BF16
@@ -273,7 +273,7 @@ func (m MoEEfficiencies) For(p Precision) MoEEfficiency {
 	case INT4:
 		return m.INT4
 	}
-	return MoEEfficiency{}
+	return moeEfficiency{}
 }
 
 // problems lists what is wrong with m's entries, each naming its field
@@ -282,7 +282,7 @@ func (m MoEEfficiencies) problems(prefix string) []string {
 	var out []string
 	for _, e := range []struct {
 		name string
-		v    MoEEfficiency
+		v    moeEfficiency
 	}{{"bf16", m.BF16}, {"fp8", m.FP8}, {"mxfp4", m.MXFP4}, {"nvfp4", m.NVFP4}, {"int4", m.INT4}} {
 		if e.v.IsZero() {
 			continue
@@ -329,7 +329,7 @@ func (m ModelSpec) expertPrecision() Precision {
 }
 
 // fusedMoE holds a step model's constants for routed experts priced by a
-// MoEEfficiency; all 0 when they are on the dense roofline.
+// moeEfficiency; all 0 when they are on the dense roofline.
 type fusedMoE struct {
 	bytes         float64 // all local routed experts of all MoE layers, per rank
 	flopsPerToken float64 // expert GEMM FLOPs per token of the group, all MoE layers, per rank
@@ -343,9 +343,9 @@ type fusedMoE struct {
 
 // compileFusedMoE fills s.fused from e for d's routed experts, whose
 // per-rank weight bytes and FLOPs per token are bytes and flopsPerToken.
-func (d *Deployment) compileFusedMoE(s *StepModel, e MoEEfficiency, bytes, flopsPerToken float64) {
+func (d *Deployment) compileFusedMoE(s *StepModel, e moeEfficiency, bytes, flopsPerToken float64) {
 	m := &d.Model
-	layers := float64(m.MoELayers())
+	layers := float64(m.moeLayers())
 	bw := d.GPU.BandwidthBytesPerS
 	fixed := e.LayerOverhead
 	if d.EP > 1 {
@@ -365,7 +365,7 @@ func (d *Deployment) compileFusedMoE(s *StepModel, e MoEEfficiency, bytes, flops
 }
 
 // fusedMoEStep prices the routed experts of a step of t tokens by the
-// profile's MoEEfficiency (see MoEEfficiency): it sets c.MoETime, and keeps
+// profile's moeEfficiency (see moeEfficiency): it sets c.MoETime, and keeps
 // the experts' bytes and FLOPs and the memory and compute parts of their
 // time for context, which adds them to the counts after MemoryTime and
 // ComputeTime are computed without them, and uses the parts for the Bound.

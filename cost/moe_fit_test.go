@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 )
 
-// The catalog profiles' fused-MoE entries (MoEEfficiency) are fitted to
+// The catalog profiles' fused-MoE entries (moeEfficiency) are fitted to
 // aiconfigurator's per-operator timings of vLLM's FusedMoE layer
 // (docs/cost-model.md#fused-moe-kernels). This file holds the fit and a
 // test that rederives every catalog entry from the data converted to CSV
@@ -26,7 +26,7 @@ type moeFitSpec struct {
 	// kernel and dtype select the rows by their kernel_source and moe_dtype.
 	kernel, dtype string
 	// prec is the experts' precision: the entry of the profile
-	// (MoEEfficiencies.For), the bytes of a weight and the peak FLOP/s.
+	// (MoEEfficiencies.forPrecision), the bytes of a weight and the peak FLOP/s.
 	prec Precision
 	// l2 is the L2 cache in bytes for rows whose touched experts would stay
 	// in it between the benchmark's repetitions (0: no row left out).
@@ -93,11 +93,11 @@ func readMoERows(dir string, s moeFitSpec, all bool) ([]moeRow, error) {
 }
 
 // moeLayerSeconds is the time e gives the layer of r on one rank of gpu
-// with experts stored in p: MoEEfficiency's formula (as
+// with experts stored in p: moeEfficiency's formula (as
 // StepModel.fusedMoEStep prices it) with the experts the balanced routing
 // touches, min(E, T·k) over all ranks, in place of the step model's
 // expected distinct experts under uniform routing.
-func moeLayerSeconds(e MoEEfficiency, r moeRow, gpu GPUSpec, p Precision) float64 {
+func moeLayerSeconds(e moeEfficiency, r moeRow, gpu GPUSpec, p Precision) float64 {
 	bw := gpu.BandwidthBytesPerS
 	pairs := r.tokens * r.k
 	touched := min(r.experts, pairs)
@@ -105,7 +105,7 @@ func moeLayerSeconds(e MoEEfficiency, r moeRow, gpu GPUSpec, p Precision) float6
 	memory := touched / r.ep * expert * p.Bytes() / (bw * e.Bandwidth)
 	perExpert := pairs / touched
 	flops := 2 * pairs * expert / r.ep
-	compute := flops * (perExpert + e.HalfTokens) / perExpert / (p.Peak(gpu.PeakFLOPS) * e.GEMMMax)
+	compute := flops * (perExpert + e.HalfTokens) / perExpert / (p.peak(gpu.PeakFLOPS) * e.GEMMMax)
 	t := e.LayerOverhead + e.RoutingBytes*pairs*r.hidden/bw + max(memory, compute)
 	if r.ep > 1 {
 		t += e.EPOverhead
@@ -114,7 +114,7 @@ func moeLayerSeconds(e MoEEfficiency, r moeRow, gpu GPUSpec, p Precision) float6
 }
 
 // moeRMSLogError is the root mean square of log(predicted/measured) over rows.
-func moeRMSLogError(e MoEEfficiency, rows []moeRow, gpu GPUSpec, p Precision) float64 {
+func moeRMSLogError(e moeEfficiency, rows []moeRow, gpu GPUSpec, p Precision) float64 {
 	var sum float64
 	for _, r := range rows {
 		d := math.Log(moeLayerSeconds(e, r, gpu, p) / r.seconds)
@@ -125,12 +125,12 @@ func moeRMSLogError(e MoEEfficiency, rows []moeRow, gpu GPUSpec, p Precision) fl
 
 // moeFitStart is where every fit starts: round numbers inside the range
 // of the fitted entries.
-var moeFitStart = MoEEfficiency{Bandwidth: 0.8, GEMMMax: 0.5, HalfTokens: 100, LayerOverhead: 30e-6, EPOverhead: 10e-6, RoutingBytes: 10}
+var moeFitStart = moeEfficiency{Bandwidth: 0.8, GEMMMax: 0.5, HalfTokens: 100, LayerOverhead: 30e-6, EPOverhead: 10e-6, RoutingBytes: 10}
 
 // moeFit is the result of fitMoE.
 type moeFit struct {
 	// entry is the fitted entry.
-	entry MoEEfficiency
+	entry moeEfficiency
 	// rmsLog is its root mean square log error over the rows.
 	rmsLog float64
 	// bandwidthFloor is the smallest Bandwidth at which the GEMM term binds
@@ -150,7 +150,7 @@ type moeFit struct {
 // weight read binds on some rows.
 func (f moeFit) identified() bool { return f.entry.Bandwidth < f.bandwidthFloor }
 
-// fitMoE fits a MoEEfficiency to rows on gpu with experts in p by least
+// fitMoE fits a moeEfficiency to rows on gpu with experts in p by least
 // squares on log time: Nelder–Mead from moeFitStart over the fractions'
 // logits and the logs of the rest, restarted from its best point until a
 // restart improves the mean squared log error by less than 1e-9. Where the
@@ -159,8 +159,8 @@ func (f moeFit) identified() bool { return f.entry.Bandwidth < f.bandwidthFloor 
 func fitMoE(rows []moeRow, gpu GPUSpec, p Precision) (moeFit, error) {
 	logit := func(x float64) float64 { return math.Log(x / (1 - x)) }
 	sigmoid := func(y float64) float64 { return 1 / (1 + math.Exp(-y)) }
-	decode := func(x []float64) MoEEfficiency {
-		return MoEEfficiency{
+	decode := func(x []float64) moeEfficiency {
+		return moeEfficiency{
 			Bandwidth: sigmoid(x[0]), GEMMMax: sigmoid(x[1]), HalfTokens: math.Exp(x[2]),
 			LayerOverhead: math.Exp(x[3]), EPOverhead: math.Exp(x[4]), RoutingBytes: math.Exp(x[5]),
 		}
@@ -194,7 +194,7 @@ func fitMoE(rows []moeRow, gpu GPUSpec, p Precision) (moeFit, error) {
 		}
 	}
 	f := moeFit{entry: decode(x), rmsLog: math.Sqrt(best)}
-	f.bandwidthFloor = p.Peak(gpu.PeakFLOPS) * f.entry.GEMMMax * p.Bytes() / (2 * (1 + f.entry.HalfTokens) * gpu.BandwidthBytesPerS)
+	f.bandwidthFloor = p.peak(gpu.PeakFLOPS) * f.entry.GEMMMax * p.Bytes() / (2 * (1 + f.entry.HalfTokens) * gpu.BandwidthBytesPerS)
 	if !f.identified() {
 		f.entry.Bandwidth = min(1, f.bandwidthFloor)
 	}
@@ -271,7 +271,7 @@ func TestMoEEntriesMatchData(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			file := prof.MoE.For(s.prec)
+			file := prof.MoE.forPrecision(s.prec)
 			if file.IsZero() {
 				t.Fatalf("profiles/%s.yaml has no moe.%s entry; the fit gives %+v", s.gpu, s.prec, fit.entry)
 			}
@@ -311,7 +311,7 @@ func TestMoEEntriesMatchData(t *testing.T) {
 }
 
 // moeMedianAbsError is the median of |predicted/measured − 1| over rows.
-func moeMedianAbsError(e MoEEfficiency, rows []moeRow, gpu GPUSpec, p Precision) float64 {
+func moeMedianAbsError(e moeEfficiency, rows []moeRow, gpu GPUSpec, p Precision) float64 {
 	errs := make([]float64, len(rows))
 	for i, r := range rows {
 		errs[i] = math.Abs(moeLayerSeconds(e, r, gpu, p)/r.seconds - 1)
@@ -320,7 +320,7 @@ func moeMedianAbsError(e MoEEfficiency, rows []moeRow, gpu GPUSpec, p Precision)
 }
 
 // formatMoE writes e as a profile's flow mapping, three significant digits.
-func formatMoE(e MoEEfficiency) string {
+func formatMoE(e moeEfficiency) string {
 	return fmt.Sprintf("{bandwidth: %.3g, gemm_max: %.3g, half_tokens: %.3g, layer_overhead_s: %.3g, ep_overhead_s: %.3g, routing_bytes: %.3g}",
 		e.Bandwidth, e.GEMMMax, e.HalfTokens, e.LayerOverhead, e.EPOverhead, e.RoutingBytes)
 }
@@ -331,7 +331,7 @@ func formatMoE(e MoEEfficiency) string {
 // agree to rounding, with and without expert parallelism.
 func TestMoELayerSecondsMatchesStepModel(t *testing.T) {
 	t.Parallel()
-	e := MoEEfficiency{Bandwidth: 0.8, GEMMMax: 0.5, HalfTokens: 100, LayerOverhead: 30e-6, EPOverhead: 10e-6, RoutingBytes: 8}
+	e := moeEfficiency{Bandwidth: 0.8, GEMMMax: 0.5, HalfTokens: 100, LayerOverhead: 30e-6, EPOverhead: 10e-6, RoutingBytes: 8}
 	for _, prec := range []Precision{BF16, FP8, FP4} {
 		for _, par := range []struct{ tp, ep int }{{1, 1}, {4, 1}, {4, 4}, {8, 2}} {
 			m := ModelSpec{Name: "one moe layer", Hidden: 3072, Intermediate: 1536, Layers: 1, Heads: 8, KVHeads: 8,

@@ -18,7 +18,7 @@ func moeProfile(t *testing.T) (plain, withMoE Profile) {
 	require.NoError(t, err)
 	p.MoE = MoEEfficiencies{}
 	q := p
-	q.MoE.BF16 = MoEEfficiency{Bandwidth: 0.8, GEMMMax: 0.5, HalfTokens: 100, LayerOverhead: 30e-6, EPOverhead: 10e-6, RoutingBytes: 8}
+	q.MoE.BF16 = moeEfficiency{Bandwidth: 0.8, GEMMMax: 0.5, HalfTokens: 100, LayerOverhead: 30e-6, EPOverhead: 10e-6, RoutingBytes: 8}
 	return p, q
 }
 
@@ -140,7 +140,7 @@ func TestExpertPrecision(t *testing.T) {
 	var e MoEEfficiencies
 	e.BF16.GEMMMax, e.FP8.GEMMMax, e.MXFP4.GEMMMax, e.NVFP4.GEMMMax, e.INT4.GEMMMax = 1, 2, 3, 4, 5
 	for p, want := range map[Precision]float64{BF16: 1, FP16: 1, FP8: 2, MXFP4: 3, FP4: 4, INT4: 5, INT8: 0, PrecisionUnset: 0} {
-		assert.Equal(t, want, e.For(p).GEMMMax, "%v", p)
+		assert.Equal(t, want, e.forPrecision(p).GEMMMax, "%v", p)
 	}
 }
 
@@ -192,7 +192,7 @@ func TestProfileMoEValidation(t *testing.T) {
 	t.Parallel()
 	_, p := moeProfile(t)
 	require.NoError(t, p.Validate())
-	p.MoE.FP8 = MoEEfficiency{Bandwidth: 1.2, GEMMMax: 0.5, HalfTokens: -1, LayerOverhead: math.NaN(), RoutingBytes: 1}
+	p.MoE.FP8 = moeEfficiency{Bandwidth: 1.2, GEMMMax: 0.5, HalfTokens: -1, LayerOverhead: math.NaN(), RoutingBytes: 1}
 	err := p.Validate()
 	require.ErrorIs(t, err, ErrInvalidSpec)
 	for _, msg := range []string{"moe.fp8.bandwidth 1.2 must be in (0, 1]", "moe.fp8.half_tokens -1 must be a finite number >= 0",
@@ -210,7 +210,7 @@ func TestProfileMoEYAML(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(data), "moe:\n  bf16:\n    bandwidth: 0.8\n")
 	assert.NotContains(t, string(data), "fp8:", "zero entries are left out")
-	back, err := ReadProfile(bytes.NewReader(data))
+	back, err := readProfile(bytes.NewReader(data))
 	require.NoError(t, err)
 	assert.Equal(t, p, back)
 
@@ -220,7 +220,7 @@ func TestProfileMoEYAML(t *testing.T) {
 	assert.NotContains(t, string(data), "\nmoe:", "no entries, no key")
 
 	bad := strings.Replace(string(data), "sampling_s_per_vocab:", "moe: {fp6: {bandwidth: 1}}\nsampling_s_per_vocab:", 1)
-	_, err = ReadProfile(strings.NewReader(bad))
+	_, err = readProfile(strings.NewReader(bad))
 	require.ErrorIs(t, err, ErrInvalidSpec)
 	assert.Contains(t, err.Error(), "fp6")
 }

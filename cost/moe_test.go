@@ -182,7 +182,7 @@ func TestMoEWeightsPerRankHoldEveryExpert(t *testing.T) {
 	dp4 := Deployment{Model: m, GPU: g, TP: 1, DP: 4, EP: 4}
 	require.NoError(t, dp4.Validate())
 	assert.Equal(t, 4, dp4.GPUs())
-	routed := m.RoutedExpertParams() * 2
+	routed := m.routedExpertParams() * 2
 	assert.InEpsilon(t, total-routed+routed/4, dp4.WeightBytesPerRank(), 1e-12, "attention whole on each DP rank, experts split 4 ways")
 }
 
@@ -276,10 +276,10 @@ func TestDenseModelsTakeTheDensePath(t *testing.T) {
 	t.Parallel()
 	m := mustModel(t, "llama-3.1-70b")
 	assert.Equal(t, m.TotalParams(), m.ActiveParams())
-	assert.Equal(t, 0, m.MoELayers())
+	assert.Equal(t, 0, m.moeLayers())
 	assert.Zero(t, m.replicatedParams())
-	assert.Zero(t, m.SlidingKVBytesPerToken())
-	assert.Equal(t, m.MatmulParams(), float64(m.Layers)*m.LayerMatmulParams()+m.EmbeddingParams())
+	assert.Zero(t, m.slidingKVBytesPerToken())
+	assert.Equal(t, m.MatmulParams(), float64(m.Layers)*m.layerMatmulParams()+m.EmbeddingParams())
 }
 
 // powerLawSampler draws one step's expert loads as aiconfigurator's

@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// NCCLOptions chooses what ReadNCCLTable keeps from a measurement file.
+// NCCLOptions chooses what readNCCLTable keeps from a measurement file.
 type NCCLOptions struct {
 	// Statistic names the time column to read: "median" (the default when
 	// empty), "mean", "min" or "max" of time_stats.all_reduce.*.
@@ -25,7 +25,7 @@ type NCCLOptions struct {
 	DevicesPerNode int
 }
 
-// AllReduceTable is a measured all-reduce time curve per rank count, read
+// allReduceTable is a measured all-reduce time curve per rank count, read
 // from an NCCL profile such as microsoft/vidur's
 // data/profiling/network/*/all_reduce.csv (message size in bytes, times in
 // milliseconds). It implements AllReduce by interpolation, so a Deployment
@@ -36,7 +36,7 @@ type NCCLOptions struct {
 // small messages are noisy in these profiles, and an all-reduce never gets
 // faster as its message grows. A table is immutable once read and safe for
 // concurrent use.
-type AllReduceTable struct {
+type allReduceTable struct {
 	curves []ncclCurve // sorted by ranks
 }
 
@@ -47,27 +47,37 @@ type ncclCurve struct {
 	smooth []float64 // seconds, isotonic fit of raw
 }
 
-// LoadNCCLTable reads an NCCL all-reduce profile from a CSV file; see
-// ReadNCCLTable.
-func LoadNCCLTable(path string, opt NCCLOptions) (*AllReduceTable, error) {
+// LoadNCCLTable reads an NCCL all-reduce profile from a CSV file (the
+// format readNCCLTable describes) and returns the all-reduce it measured,
+// whose Time interpolates the measurements: set Deployment.Comm to it.
+func LoadNCCLTable(path string, opt NCCLOptions) (AllReduce, error) {
+	t, err := loadNCCLTable(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// loadNCCLTable is LoadNCCLTable, returning the table.
+func loadNCCLTable(path string, opt NCCLOptions) (*allReduceTable, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	t, err := ReadNCCLTable(f, opt)
+	t, err := readNCCLTable(f, opt)
 	if err != nil {
 		return nil, within(path, err)
 	}
 	return t, nil
 }
 
-// ReadNCCLTable reads an NCCL all-reduce profile in CSV with the columns
+// readNCCLTable reads an NCCL all-reduce profile in CSV with the columns
 // size (bytes), num_workers, devices_per_node, collective and
 // time_stats.all_reduce.{min,max,mean,median} (milliseconds). Rows whose
 // collective is not all_reduce, or whose layout opt does not select, are
 // skipped. It fails when no row remains.
-func ReadNCCLTable(r io.Reader, opt NCCLOptions) (*AllReduceTable, error) {
+func readNCCLTable(r io.Reader, opt NCCLOptions) (*allReduceTable, error) {
 	statName := opt.Statistic
 	if statName == "" {
 		statName = "median"
@@ -143,7 +153,7 @@ func ReadNCCLTable(r io.Reader, opt NCCLOptions) (*AllReduceTable, error) {
 	if len(byRanks) == 0 {
 		return nil, invalidf("nccl table has no all_reduce rows for the selected layout")
 	}
-	t := &AllReduceTable{}
+	t := &allReduceTable{}
 	for ranks, pts := range byRanks {
 		sort.SliceStable(pts, func(i, j int) bool { return pts[i].size < pts[j].size })
 		c := ncclCurve{ranks: ranks}
@@ -192,8 +202,8 @@ func isotonic(y []float64) []float64 {
 	return out
 }
 
-// Ranks returns the rank counts the table holds, ascending.
-func (t *AllReduceTable) Ranks() []int {
+// ranks returns the rank counts the table holds, ascending.
+func (t *allReduceTable) ranks() []int {
 	out := make([]int, len(t.curves))
 	for i, c := range t.curves {
 		out[i] = c.ranks
@@ -201,10 +211,10 @@ func (t *AllReduceTable) Ranks() []int {
 	return out
 }
 
-// Points returns copies of the message sizes (bytes) and the averaged,
+// points returns copies of the message sizes (bytes) and the averaged,
 // unsmoothed times (seconds) measured at ranks ranks, or nil slices when the
 // table has no such rank count.
-func (t *AllReduceTable) Points(ranks int) (sizes, times []float64) {
+func (t *allReduceTable) points(ranks int) (sizes, times []float64) {
 	for _, c := range t.curves {
 		if c.ranks == ranks {
 			return slices.Clone(c.sizes), slices.Clone(c.raw)
@@ -221,7 +231,7 @@ func (t *AllReduceTable) Points(ranks int) (sizes, times []float64) {
 // (bandwidth-bound). Between measured rank counts it interpolates linearly
 // in ranks; outside them it uses the nearest. A nil or empty table returns
 // 0. O(log n), no allocation.
-func (t *AllReduceTable) Time(bytes float64, ranks int) float64 {
+func (t *allReduceTable) Time(bytes float64, ranks int) float64 {
 	if t == nil || ranks <= 1 || len(t.curves) == 0 {
 		return 0
 	}
@@ -252,26 +262,26 @@ func (c *ncclCurve) at(s float64) float64 {
 	return c.smooth[j-1] + w*(c.smooth[j]-c.smooth[j-1])
 }
 
-// FitAlphaBeta fits τ(S) = α + 2(p−1)S/(p·B) to the measurements at ranks
+// fitAlphaBeta fits τ(S) = α + 2(p−1)S/(p·B) to the measurements at ranks
 // ranks with message sizes in [minBytes, maxBytes] (maxBytes ≤ 0 means no
 // upper limit), by weighted least squares on the unsmoothed times with
 // weights 1/τ², i.e. minimising squared relative error so that the latency
 // of small messages counts as much as the bandwidth of large ones. A negative
 // α is clamped to 0 and B refitted through the origin.
-func (t *AllReduceTable) FitAlphaBeta(ranks int, minBytes, maxBytes float64) (AlphaBeta, error) {
+func (t *allReduceTable) fitAlphaBeta(ranks int, minBytes, maxBytes float64) (AlphaBeta, error) {
 	if ranks < 2 {
 		return AlphaBeta{}, invalidf("all-reduce fit ranks %d must be >= 2", ranks)
 	}
-	sizes, times := t.Points(ranks)
+	sizes, times := t.points(ranks)
 	if sizes == nil {
-		return AlphaBeta{}, invalidf("all-reduce fit: no measurements at %d ranks (have %v)", ranks, t.Ranks())
+		return AlphaBeta{}, invalidf("all-reduce fit: no measurements at %d ranks (have %v)", ranks, t.ranks())
 	}
 	var x, y, w []float64
 	for i, s := range sizes {
 		if s < minBytes || (maxBytes > 0 && s > maxBytes) {
 			continue
 		}
-		x = append(x, BusBytes(s, ranks))
+		x = append(x, busBytes(s, ranks))
 		y = append(y, times[i])
 		w = append(w, 1/(times[i]*times[i]))
 	}
@@ -289,15 +299,15 @@ func (t *AllReduceTable) FitAlphaBeta(ranks int, minBytes, maxBytes float64) (Al
 	return AlphaBeta{Ranks: ranks, Alpha: alpha, BusBandwidth: 1 / invB}, nil
 }
 
-// FitAll fits FitAlphaBeta for every rank count ≥ 2 in the table.
-func (t *AllReduceTable) FitAll(minBytes, maxBytes float64) (AlphaBetaTable, error) {
+// fitAll fits FitAlphaBeta for every rank count ≥ 2 in the table.
+func (t *allReduceTable) fitAll(minBytes, maxBytes float64) (AlphaBetaTable, error) {
 	var out AlphaBetaTable
 	var errs []error
 	for _, c := range t.curves {
 		if c.ranks < 2 {
 			continue
 		}
-		ab, err := t.FitAlphaBeta(c.ranks, minBytes, maxBytes)
+		ab, err := t.fitAlphaBeta(c.ranks, minBytes, maxBytes)
 		if err != nil {
 			errs = append(errs, err)
 			continue

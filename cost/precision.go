@@ -54,13 +54,13 @@ func (p Precision) String() string {
 	return fmt.Sprintf("precision(%d)", uint8(p))
 }
 
-// Valid reports whether p is PrecisionUnset or one of the named formats.
-func (p Precision) Valid() bool { return p < numPrecisions }
+// valid reports whether p is PrecisionUnset or one of the named formats.
+func (p Precision) valid() bool { return p < numPrecisions }
 
-// Bits returns the storage bits of one weight, block scales included
+// bits returns the storage bits of one weight, block scales included
 // (16, 16, 8, 8, 4.5, 4.25, 4.15625), or 0 for PrecisionUnset and unknown
 // values.
-func (p Precision) Bits() float64 {
+func (p Precision) bits() float64 {
 	if p < numPrecisions {
 		return precisionBits[p]
 	}
@@ -68,15 +68,15 @@ func (p Precision) Bits() float64 {
 }
 
 // Bytes returns Bits()/8, the bytes of one stored weight.
-func (p Precision) Bytes() float64 { return p.Bits() / 8 }
+func (p Precision) Bytes() float64 { return p.bits() / 8 }
 
-// KVBytes returns the bytes of one KV-cache element stored in p, as vLLM's
+// kvBytes returns the bytes of one KV-cache element stored in p, as vLLM's
 // --kv-cache-dtype lays it out: 2 for BF16 and FP16, 1 for FP8 and INT8,
 // 0.5625 for FP4 (vLLM's nvfp4 cache: packed E2M1 values and one FP8 scale
 // per 16 elements, head_size/2 + head_size/16 bytes per head). It returns 0
 // for the formats vLLM does not offer for the cache (MXFP4, INT4) and for
 // PrecisionUnset.
-func (p Precision) KVBytes() float64 {
+func (p Precision) kvBytes() float64 {
 	switch p {
 	case BF16, FP16:
 		return 2
@@ -89,7 +89,7 @@ func (p Precision) KVBytes() float64 {
 	}
 }
 
-// Peak returns the GPU's dense peak FLOP/s for GEMMs whose weights are
+// peak returns the GPU's dense peak FLOP/s for GEMMs whose weights are
 // stored in p, as a serving engine runs them:
 //
 //   - BF16, FP16: the 16-bit tensor peak (the other 16-bit format if the GPU
@@ -106,7 +106,7 @@ func (p Precision) KVBytes() float64 {
 //
 // It returns 0 for PrecisionUnset, unknown values, and GPUs without a
 // matching mode.
-func (p Precision) Peak(g PeakFLOPS) float64 {
+func (p Precision) peak(g PeakFLOPS) float64 {
 	half := firstPositive(g.BF16, g.FP16)
 	switch p {
 	case BF16:
@@ -152,7 +152,7 @@ func ParsePrecision(s string) (Precision, error) {
 
 // MarshalText writes String.
 func (p Precision) MarshalText() ([]byte, error) {
-	if !p.Valid() {
+	if !p.valid() {
 		return nil, invalidf("precision %d is not a known format", uint8(p))
 	}
 	return []byte(p.String()), nil
@@ -220,7 +220,7 @@ func (m ModelSpec) Stored() Precision {
 // in p and the rest in BF16, as NVIDIA's NVFP4 checkpoints of such models
 // are (their exclude_modules keep every layer's self_attn, and Kimi-K2.5's
 // its shared experts and dense MLP, in BF16: nvidia/MiniMax-M2.5-NVFP4,
-// nvidia/DeepSeek-R1-NVFP4, Kimi-K2.5-NVFP4; WithExpertWeights); any other
+// nvidia/DeepSeek-R1-NVFP4, Kimi-K2.5-NVFP4; withExpertWeights); any other
 // model with every linear layer in p (WithWeights). The KV cache is
 // unchanged.
 func (m ModelSpec) Quantized(p Precision) ModelSpec {
@@ -228,18 +228,18 @@ func (m ModelSpec) Quantized(p Precision) ModelSpec {
 	case m.Stored().Family() == p.Family():
 		return m
 	case m.Experts > 0 && p.Family() == FP4:
-		return m.WithWeights(BF16).WithExpertWeights(p)
+		return m.WithWeights(BF16).withExpertWeights(p)
 	}
 	return m.WithWeights(p)
 }
 
-// WithExpertWeights returns m with only its routed experts stored in p,
+// withExpertWeights returns m with only its routed experts stored in p,
 // as checkpoints that quantize the experts alone are (NVIDIA's NVFP4
 // mixture-of-experts checkpoints keep attention, shared experts and dense
 // MLPs in 16 bits): ExpertWeightBytes becomes p.Bytes() and ExpertGEMM p;
 // the other weights keep their width and GEMM precision. A dense model
 // (Experts 0) is returned unchanged.
-func (m ModelSpec) WithExpertWeights(p Precision) ModelSpec {
+func (m ModelSpec) withExpertWeights(p Precision) ModelSpec {
 	if m.Experts == 0 {
 		return m
 	}
@@ -249,9 +249,9 @@ func (m ModelSpec) WithExpertWeights(p Precision) ModelSpec {
 }
 
 // WithKVCache returns m with its KV cache stored in p (vLLM's
-// --kv-cache-dtype): KVBytes becomes p.KVBytes(). A format vLLM does not
+// --kv-cache-dtype): KVBytes becomes p.kvBytes(). A format vLLM does not
 // offer for the cache leaves KVBytes 0, which Validate rejects.
 func (m ModelSpec) WithKVCache(p Precision) ModelSpec {
-	m.KVBytes = p.KVBytes()
+	m.KVBytes = p.kvBytes()
 	return m
 }

@@ -28,9 +28,9 @@ func TestPrecisionBits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tt.name, tt.p.String())
-			assert.Equal(t, tt.bits, tt.p.Bits())
+			assert.Equal(t, tt.bits, tt.p.bits())
 			assert.Equal(t, tt.bits/8, tt.p.Bytes())
-			assert.Equal(t, tt.kv, tt.p.KVBytes())
+			assert.Equal(t, tt.kv, tt.p.kvBytes())
 			for _, s := range []string{tt.name, tt.parseAlias} {
 				got, err := ParsePrecision(s)
 				require.NoError(t, err)
@@ -69,10 +69,10 @@ func TestPrecisionPeak(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.gpu+" "+tt.p.String(), func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, tt.p.Peak(mustGPU(t, tt.gpu).PeakFLOPS))
+			assert.Equal(t, tt.want, tt.p.peak(mustGPU(t, tt.gpu).PeakFLOPS))
 		})
 	}
-	assert.Zero(t, PrecisionUnset.Peak(mustGPU(t, "h100-sxm").PeakFLOPS))
+	assert.Zero(t, PrecisionUnset.peak(mustGPU(t, "h100-sxm").PeakFLOPS))
 }
 
 // TestWithWeightsAndKVCache: serving Llama-3.1-70B in FP8 halves the

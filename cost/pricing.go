@@ -42,7 +42,7 @@ func (e ErrorBand) String() string {
 // A GPU without serving measurements says so: TRANSFERRED (its own
 // per-operator timings, H100's CPU-side overheads) or BORROWED (H100's
 // numbers altogether, DefaultProfile's carry-over); a DATASHEET profile
-// (DatasheetProfile: its memory class's fractions and published
+// (datasheetProfile: its memory class's fractions and published
 // microbenchmarks, no kernel timing of its own) says that.
 func (p Profile) Pricing() string {
 	prov := p.Provenance
@@ -50,8 +50,8 @@ func (p Profile) Pricing() string {
 	switch {
 	case prov.BorrowedFrom != "":
 		kind = "BORROWED from " + prov.BorrowedFrom + " (no data for this GPU; datasheet peaks and bandwidth)"
-	case strings.HasPrefix(prov.Source, DatasheetPrefix):
-		kind = "DATASHEET profile by the " + MemoryClass(p.GPU) + " memory-class rule" + datasheetDetail(prov.Source) + "; no per-operator data or serving run of this GPU fitted"
+	case strings.HasPrefix(prov.Source, datasheetPrefix):
+		kind = "DATASHEET profile by the " + memoryClass(p.GPU) + " memory-class rule" + datasheetDetail(prov.Source) + "; no per-operator data or serving run of this GPU fitted"
 	case strings.HasPrefix(prov.Source, "transfer rule"):
 		kind = "TRANSFERRED from h100-sxm by this GPU's per-operator timings; no serving run of it fitted"
 	case prov.FittedOn != "":
@@ -148,7 +148,7 @@ var measuredErrors = map[string][]ErrorBand{
 	"a100-80gb v4": {{TPOT: 0.119, TTFT: 0.169, Runs: 10, On: "held-out gpustack vLLM 0.11 bursts, TP 1"}},
 	"b200 v8":      {{TPOT: 0.087, TTFT: 0.201, Runs: 623, On: "held-out aiconfigurator rows"}},
 	"b300 v7":      {{TPOT: 0.104, TTFT: 0.156, Runs: 132, On: "held-out aiconfigurator rows"}},
-	// Datasheet profiles (DatasheetProfile). The RTX 4090's is measured on
+	// Datasheet profiles (datasheetProfile). The RTX 4090's is measured on
 	// the held-out LLMServingSim replay above (TestDatasheetHeldOutRTX4090
 	// and calibrate's TestBorrowedProfile check it; H100's numbers there:
 	// 14.9% and 20.4%); the others have no run and state the rule's

@@ -49,7 +49,7 @@ func TestPricing(t *testing.T) {
 	// a version bump without new measurements drops them.
 	for key := range measuredErrors {
 		found := false
-		for _, name := range ProfileNames() {
+		for _, name := range profileNames() {
 			p, err := CatalogProfile(name)
 			require.NoError(t, err)
 			found = found || key == p.GPU+" v"+p.Provenance.Version

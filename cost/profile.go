@@ -18,13 +18,13 @@ import (
 // (docs/cost-model.md#efficiency-profiles): what fraction of the roofline a
 // real engine reaches for each kind of work, and the fixed costs a roofline
 // does not see. It replaces the three numbers of Efficiency inside the step
-// model; an Efficiency is the special case Efficiency.Profile (one GEMM
+// model; an Efficiency is the special case Efficiency.profile (one GEMM
 // efficiency for every step size, attention as efficient as the rest, no
 // per-sequence, frontend or sampling cost), and gives bit-identical step
 // times.
 //
 // Profiles are data: the catalog's are YAML files under cost/profiles,
-// each number with its source (DefaultProfile, ProfileNames); LoadProfile
+// each number with its source (DefaultProfile, profileNames); LoadProfile
 // reads a user's, such as one written by package calibrate.
 type Profile struct {
 	// GPU is the catalog name of the GPU the profile describes (h100-sxm),
@@ -36,9 +36,9 @@ type Profile struct {
 	Bandwidth float64 `json:"bandwidth" yaml:"bandwidth"`
 	// GEMM is the achieved fraction of peak FLOP/s of the projections as a
 	// function of the tokens in the step.
-	GEMM GEMMEfficiency `json:"gemm" yaml:"gemm"`
+	GEMM gemmEfficiency `json:"gemm" yaml:"gemm"`
 	// Attention holds the efficiencies of the attention kernels.
-	Attention AttentionEfficiency `json:"attention" yaml:"attention"`
+	Attention attentionEfficiency `json:"attention" yaml:"attention"`
 	// StepOverhead is the time a step costs beyond its kernels.
 	StepOverhead StepOverhead `json:"step_overhead" yaml:"step_overhead"`
 	// FrontendOverhead is a fixed time per request before it reaches the
@@ -52,21 +52,21 @@ type Profile struct {
 	// seconds, ≥ 0: a step adds SamplingPerVocab × vocab × sequences.
 	SamplingPerVocab float64 `json:"sampling_s_per_vocab" yaml:"sampling_s_per_vocab"`
 	// MoE prices the routed experts of mixture-of-experts models per
-	// expert precision, as the fused MoE kernels run them (MoEEfficiency);
+	// expert precision, as the fused MoE kernels run them (moeEfficiency);
 	// a precision without an entry leaves them on the roofline above.
 	MoE MoEEfficiencies `json:"moe,omitzero" yaml:"moe,omitempty"`
 	// Provenance says where the numbers come from.
 	Provenance Provenance `json:"provenance" yaml:"provenance"`
 }
 
-// GEMMEfficiency is the saturating curve
+// gemmEfficiency is the saturating curve
 //
 //	η(T) = Max · T / (T + HalfTokens)
 //
 // of the achieved fraction of peak FLOP/s of the projections of a step of T
 // tokens: small steps run far below peak, large ones close to Max. A zero
 // HalfTokens is one efficiency, Max, for every step size.
-type GEMMEfficiency struct {
+type gemmEfficiency struct {
 	// Max is the efficiency of very large steps, in (0, 1].
 	Max float64 `json:"max" yaml:"max"`
 	// HalfTokens is the step size at which η reaches Max/2, tokens, ≥ 0.
@@ -75,7 +75,7 @@ type GEMMEfficiency struct {
 
 // At returns η(tokens); at tokens ≤ 0 it returns Max when HalfTokens is 0
 // and 0 otherwise.
-func (g GEMMEfficiency) At(tokens float64) float64 {
+func (g gemmEfficiency) At(tokens float64) float64 {
 	if g.HalfTokens == 0 {
 		return g.Max
 	}
@@ -85,9 +85,9 @@ func (g GEMMEfficiency) At(tokens float64) float64 {
 	return g.Max * tokens / (tokens + g.HalfTokens)
 }
 
-// AttentionEfficiency holds the achieved fractions of the attention
+// attentionEfficiency holds the achieved fractions of the attention
 // kernels.
-type AttentionEfficiency struct {
+type attentionEfficiency struct {
 	// Prefill is the achieved fraction of peak FLOP/s of the attention
 	// scores over prompt tokens (QKᵀ and PV over the chunk and the cached
 	// context), in (0, 1].
@@ -131,17 +131,17 @@ type Provenance struct {
 	BorrowedFrom string `json:"borrowed_from,omitempty" yaml:"borrowed_from,omitempty"`
 }
 
-// Profile returns the profile that e is a special case of: Bandwidth for
+// profile returns the profile that e is a special case of: Bandwidth for
 // weights and KV reads alike, FLOPs for every GEMM size and for attention,
 // StepOverhead as the fixed part, and no per-sequence, frontend or sampling
 // cost (zero fractions read as 1, as in Efficiency). A deployment using it
 // predicts the same step times as one using e, to the bit.
-func (e Efficiency) Profile() Profile {
+func (e Efficiency) profile() Profile {
 	bw, fl := e.fractions()
 	return Profile{
 		Bandwidth:    bw,
-		GEMM:         GEMMEfficiency{Max: fl},
-		Attention:    AttentionEfficiency{Prefill: fl, Decode: bw},
+		GEMM:         gemmEfficiency{Max: fl},
+		Attention:    attentionEfficiency{Prefill: fl, Decode: bw},
 		StepOverhead: StepOverhead{Base: e.StepOverhead},
 		Provenance:   Provenance{Source: "cost.Efficiency", Version: "1"},
 	}
@@ -182,10 +182,10 @@ func (p Profile) Validate() error {
 	return errors.Join(errs...)
 }
 
-// ReadProfile reads a profile from YAML (or JSON, a subset of YAML) whose
+// readProfile reads a profile from YAML (or JSON, a subset of YAML) whose
 // keys are the struct's snake_case tags, rejects unknown keys, and
 // validates it.
-func ReadProfile(r io.Reader) (Profile, error) {
+func readProfile(r io.Reader) (Profile, error) {
 	var p Profile
 	dec := yaml.NewDecoder(r)
 	dec.KnownFields(true)
@@ -201,7 +201,7 @@ func ReadProfile(r io.Reader) (Profile, error) {
 	return p, nil
 }
 
-// LoadProfile reads a profile file (YAML or JSON); see ReadProfile. A
+// LoadProfile reads a profile file (YAML or JSON); see readProfile. A
 // profile written by package calibrate loads here.
 func LoadProfile(path string) (Profile, error) {
 	var p Profile
@@ -214,7 +214,7 @@ func LoadProfile(path string) (Profile, error) {
 	return p, nil
 }
 
-// MarshalYAMLBytes returns p as a YAML document that ReadProfile reads
+// MarshalYAMLBytes returns p as a YAML document that readProfile reads
 // back to an equal profile.
 func (p Profile) MarshalYAMLBytes() ([]byte, error) {
 	var buf bytes.Buffer
@@ -232,8 +232,8 @@ func (p Profile) MarshalYAMLBytes() ([]byte, error) {
 //go:embed profiles/*.yaml
 var profileFiles embed.FS
 
-// ProfileNames lists the GPUs with a profile file in the catalog, sorted.
-func ProfileNames() []string {
+// profileNames lists the GPUs with a profile file in the catalog, sorted.
+func profileNames() []string {
 	entries, _ := fs.ReadDir(profileFiles, "profiles")
 	var names []string
 	for _, e := range entries {
@@ -243,12 +243,12 @@ func ProfileNames() []string {
 	return names
 }
 
-// CatalogProfile returns the profile file of GPU name (see ProfileNames);
+// CatalogProfile returns the profile file of GPU name (see profileNames);
 // the error matches ErrUnknownName when there is none.
 func CatalogProfile(name string) (Profile, error) {
 	c, ok := catalogProfile(name)
 	if !ok {
-		return Profile{}, errorf(ErrUnknownName, "no profile for gpu %q (profiles: %s)", name, strings.Join(ProfileNames(), ", "))
+		return Profile{}, errorf(ErrUnknownName, "no profile for gpu %q (profiles: %s)", name, strings.Join(profileNames(), ", "))
 	}
 	return c.profile, c.err
 }
@@ -267,13 +267,13 @@ type catalogEntry struct {
 // that prices one GPU (the browser page's first view) parses one file.
 var catalogProfiles = sync.OnceValue(func() map[string]func() catalogEntry {
 	out := map[string]func() catalogEntry{}
-	for _, name := range ProfileNames() {
+	for _, name := range profileNames() {
 		file := "profiles/" + name + ".yaml"
 		out[name] = sync.OnceValue(func() catalogEntry {
 			data, err := profileFiles.ReadFile(file)
 			var p Profile
 			if err == nil {
-				p, err = ReadProfile(bytes.NewReader(data))
+				p, err = readProfile(bytes.NewReader(data))
 			}
 			return catalogEntry{p, within(file, err)}
 		})
@@ -345,7 +345,7 @@ func (d *Deployment) profile() Profile {
 	if d.Profile != nil {
 		return *d.Profile
 	}
-	return d.Eff.Profile()
+	return d.Eff.profile()
 }
 
 // FrontendOverhead returns the per-request frontend time of the

@@ -15,7 +15,7 @@ func FuzzReadProfile(f *testing.F) {
 	f.Add("gpu: h100-sxm\nbandwidth: 1e-300\ngemm: {max: 0.7}\nattention: {prefill: 0.5, decode: 0.6}\n")
 	f.Add("bandwidth: 0.8\ngemm: {max: 0.7}\nattention: {prefill: 0.5, decode: 0.6}\nstep_overhead: {per_layer_s: 1e300}\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		p, err := ReadProfile(strings.NewReader(text))
+		p, err := readProfile(strings.NewReader(text))
 		if err != nil {
 			if !errors.Is(err, ErrInvalidSpec) {
 				t.Fatalf("error %v does not match ErrInvalidSpec", err)

@@ -44,7 +44,7 @@ func TestEfficiencyProfileBitIdentical(t *testing.T) {
 			t.Fatalf("batch %+v, %+v: time %v (mem %v, comp %v), want %v (mem %v, comp %v)",
 				b, e, got.Time, got.MemoryTime, got.ComputeTime, want, memory, compute)
 		}
-		p := e.Profile()
+		p := e.profile()
 		withProfile := d
 		withProfile.Profile = &p
 		if pc := withProfile.Step(b); pc != got {
@@ -62,8 +62,8 @@ func TestProfileTerms(t *testing.T) {
 	t.Parallel()
 	m, _ := Model("qwen2.5-7b")
 	g, _ := GPU("h100-sxm")
-	p := Profile{Bandwidth: 0.8, GEMM: GEMMEfficiency{Max: 0.8, HalfTokens: 100},
-		Attention:    AttentionEfficiency{Prefill: 0.4, Decode: 0.5},
+	p := Profile{Bandwidth: 0.8, GEMM: gemmEfficiency{Max: 0.8, HalfTokens: 100},
+		Attention:    attentionEfficiency{Prefill: 0.4, Decode: 0.5},
 		StepOverhead: StepOverhead{Base: 1e-3, PerSeq: 50e-6}, SamplingPerVocab: 1e-11}
 	d := Deployment{Model: m, GPU: g, TP: 1, Profile: &p}
 	floor := Deployment{Model: m, GPU: g, TP: 1}
@@ -99,7 +99,7 @@ func TestProfileTerms(t *testing.T) {
 
 func TestProfileValidate(t *testing.T) {
 	t.Parallel()
-	good := Efficiency{}.Profile()
+	good := Efficiency{}.profile()
 	if err := good.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -142,14 +142,14 @@ func TestProfileYAMLRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadProfile(bytes.NewReader(data))
+	back, err := readProfile(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if back != p {
 		t.Errorf("round trip: %+v, want %+v", back, p)
 	}
-	if _, err := ReadProfile(bytes.NewReader([]byte("gpu: x\nbandwith: 0.8\n"))); !errors.Is(err, ErrInvalidSpec) {
+	if _, err := readProfile(bytes.NewReader([]byte("gpu: x\nbandwith: 0.8\n"))); !errors.Is(err, ErrInvalidSpec) {
 		t.Errorf("unknown key: %v, want ErrInvalidSpec", err)
 	}
 }
@@ -158,7 +158,7 @@ func TestProfileYAMLRoundTrip(t *testing.T) {
 // GPU and its sources, and that GPUs without one get the documented rule.
 func TestCatalogProfiles(t *testing.T) {
 	t.Parallel()
-	names := ProfileNames()
+	names := profileNames()
 	if len(names) == 0 {
 		t.Fatal("no embedded profiles")
 	}

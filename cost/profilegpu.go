@@ -21,15 +21,15 @@ func (p Profile) ForGPU(gpu string) error {
 	return nil
 }
 
-// MemoryType returns the device-memory technology of catalog GPU name as
+// memoryType returns the device-memory technology of catalog GPU name as
 // its datasheet prints it (GDDR6, GDDR6X, GDDR7, HBM2, HBM2e, HBM3,
 // HBM3e), or "" for a GPU it does not know.
-func MemoryType(name string) string { return memoryTypes[name] }
+func memoryType(name string) string { return memoryTypes[name] }
 
-// MemoryClass returns "GDDR" or "HBM", the memory class of catalog GPU
-// name that DatasheetProfile's rule groups GPUs by, or "" for a GPU
-// without a MemoryType.
-func MemoryClass(name string) string {
+// memoryClass returns "GDDR" or "HBM", the memory class of catalog GPU
+// name that datasheetProfile's rule groups GPUs by, or "" for a GPU
+// without a memoryType.
+func memoryClass(name string) string {
 	t := memoryTypes[name]
 	switch {
 	case strings.HasPrefix(t, "GDDR"):
@@ -50,7 +50,7 @@ var memoryTypes = map[string]string{
 }
 
 // microbenchmark holds published measurements of one GPU that
-// DatasheetProfile uses in place of its memory class's fractions; a zero
+// datasheetProfile uses in place of its memory class's fractions; a zero
 // field is not measured.
 type microbenchmark struct {
 	// GEMM is the best dense BF16 GEMM rate measured (PyTorch or cuBLASLt
@@ -67,7 +67,7 @@ type microbenchmark struct {
 	DecodeSource string
 }
 
-// microbenchmarks are the published measurements DatasheetProfile reads,
+// microbenchmarks are the published measurements datasheetProfile reads,
 // by catalog GPU name (docs/cost-model.md#profiles-from-datasheets). The
 // GEMM rates of the profiled GPUs (a100-80gb, h100-sxm, l40s) fit the
 // rule's ratio of serving GEMM fraction to measured GEMM fraction; the
@@ -92,15 +92,15 @@ var microbenchmarks = map[string]microbenchmark{
 
 const mamfSource = "github.com/mag-/gpu_benchmark README, Stats table (maximum achievable BF16 matmul, Stas Bekman's mamf-finder with an Optuna shape search)"
 
-// DatasheetPrefix starts the Provenance.Source of every profile built by
-// DatasheetProfile (Profile.Pricing reports them as DATASHEET profiles).
-const DatasheetPrefix = "datasheet rule"
+// datasheetPrefix starts the Provenance.Source of every profile built by
+// datasheetProfile (Profile.Pricing reports them as DATASHEET profiles).
+const datasheetPrefix = "datasheet rule"
 
-// DatasheetProfile returns the profile of gpu by the memory-class rule of
+// datasheetProfile returns the profile of gpu by the memory-class rule of
 // docs/cost-model.md#profiles-from-datasheets, for a GPU without
 // per-operator timings: each kernel fraction (bandwidth, gemm.max,
 // attention prefill and decode) and the per-layer time is the median of
-// the catalog's per-operator profiles of GPUs of the same MemoryClass,
+// the catalog's per-operator profiles of GPUs of the same memoryClass,
 // gpu's own profile left out; where microbenchmarks has a measurement of
 // gpu it replaces the class's fraction (GEMM: the measured fraction of the
 // datasheet BF16 peak times the median ratio of serving to measured GEMM
@@ -113,24 +113,24 @@ const DatasheetPrefix = "datasheet rule"
 // experts run on the dense fractions). Every fraction is capped at 1.
 // The error matches ErrUnknownName for a GPU without a memory class and
 // ErrInvalidSpec when no profiled GPU shares its class.
-func DatasheetProfile(gpu GPUSpec) (Profile, error) {
-	class := MemoryClass(gpu.Name)
+func datasheetProfile(gpu GPUSpec) (Profile, error) {
+	class := memoryClass(gpu.Name)
 	if class == "" {
-		return Profile{}, errorf(ErrUnknownName, "gpu %q has no memory type in the catalog (known: %s): DatasheetProfile needs its memory class", gpu.Name, strings.Join(sortedKeys(memoryTypes), ", "))
+		return Profile{}, errorf(ErrUnknownName, "gpu %q has no memory type in the catalog (known: %s): datasheetProfile needs its memory class", gpu.Name, strings.Join(sortedKeys(memoryTypes), ", "))
 	}
 	if err := gpu.Validate(); err != nil {
 		return Profile{}, err
 	}
 	var bw, gemm, pre, dec, layer, ratio []float64
-	for _, name := range ProfileNames() {
+	for _, name := range profileNames() {
 		p, err := CatalogProfile(name)
-		if err != nil || name == gpu.Name || strings.HasPrefix(p.Provenance.Source, DatasheetPrefix) {
+		if err != nil || name == gpu.Name || strings.HasPrefix(p.Provenance.Source, datasheetPrefix) {
 			continue
 		}
 		if m := microbenchmarks[name]; m.GEMM > 0 && gpus[name].PeakFLOPS.BF16 > 0 {
 			ratio = append(ratio, p.GEMM.Max/(m.GEMM/gpus[name].PeakFLOPS.BF16))
 		}
-		if MemoryClass(name) != class {
+		if memoryClass(name) != class {
 			continue
 		}
 		bw = append(bw, p.Bandwidth)
@@ -149,8 +149,8 @@ func DatasheetProfile(gpu GPUSpec) (Profile, error) {
 	p := Profile{
 		GPU:              gpu.Name,
 		Bandwidth:        medianOf(bw),
-		GEMM:             GEMMEfficiency{Max: medianOf(gemm), HalfTokens: ref.GEMM.HalfTokens},
-		Attention:        AttentionEfficiency{Prefill: medianOf(pre), Decode: medianOf(dec)},
+		GEMM:             gemmEfficiency{Max: medianOf(gemm), HalfTokens: ref.GEMM.HalfTokens},
+		Attention:        attentionEfficiency{Prefill: medianOf(pre), Decode: medianOf(dec)},
 		StepOverhead:     StepOverhead{PerLayer: medianOf(layer), PerSeq: ref.StepOverhead.PerSeq, Base: ref.StepOverhead.Base},
 		FrontendOverhead: ref.FrontendOverhead,
 	}
@@ -173,7 +173,7 @@ func DatasheetProfile(gpu GPUSpec) (Profile, error) {
 	}
 	p.SamplingPerVocab = 16 / (gpu.BandwidthBytesPerS * p.Bandwidth)
 	p.Provenance = Provenance{
-		Source:  DatasheetPrefix + " (" + MemoryType(gpu.Name) + ", " + from + "), no per-operator data or serving run of this GPU: datasheet peaks and bandwidth",
+		Source:  datasheetPrefix + " (" + memoryType(gpu.Name) + ", " + from + "), no per-operator data or serving run of this GPU: datasheet peaks and bandwidth",
 		Version: "1",
 	}
 	return p, p.Validate()

@@ -5,24 +5,23 @@ import (
 	"math"
 )
 
-// Bound says which roofline term limits a step.
-type Bound uint8
+// bound says which roofline term limits a step.
+type bound uint8
 
-// Bound values of StepCost.Bound.
+// Bound values of StepCost.Bound; the zero value marks an empty step.
 const (
-	// BoundNone marks an empty step.
-	BoundNone Bound = iota
-	// BoundMemory marks a step whose memory time exceeds its compute time.
-	BoundMemory
-	// BoundCompute marks a step whose compute time is at least its memory
+	_ bound = iota
+	// boundMemory marks a step whose memory time exceeds its compute time.
+	boundMemory
+	// boundCompute marks a step whose compute time is at least its memory
 	// time.
-	BoundCompute
+	boundCompute
 )
 
 var boundNames = [...]string{"", "memory", "compute"}
 
-// String returns "memory", "compute", or "" for BoundNone.
-func (b Bound) String() string {
+// String returns "memory", "compute", or "" for an empty step.
+func (b bound) String() string {
 	if int(b) < len(boundNames) {
 		return boundNames[b]
 	}
@@ -30,7 +29,7 @@ func (b Bound) String() string {
 }
 
 // MarshalText writes String.
-func (b Bound) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
+func (b bound) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
 
 // Batch is the aggregate shape of one engine step. Every field is a sum a
 // scheduler can maintain in O(1) as requests join and leave the batch.
@@ -111,9 +110,9 @@ func (b *Batch) AddPrefill(chunk, prior int) {
 // Tokens returns DecodeSeqs + PrefillTokens, the T of the step.
 func (b Batch) Tokens() int { return b.DecodeSeqs + b.SpecTokens + b.PrefillTokens }
 
-// Validate checks that every field is finite and ≥ 0. Step does not call
+// validate checks that every field is finite and ≥ 0. Step does not call
 // it: the scheduler's sums are trusted on the hot path.
-func (b Batch) Validate() error {
+func (b Batch) validate() error {
 	var errs []error
 	for _, f := range []struct {
 		name string
@@ -150,7 +149,7 @@ type StepCost struct {
 	ComputeTime float64
 	// MoETime is the time of the routed experts when the Profile has a
 	// MoE entry for the model's expert precision (Profile.MoE,
-	// MoEEfficiency), in seconds, added to the roofline of the rest of the
+	// moeEfficiency), in seconds, added to the roofline of the rest of the
 	// step: the fused MoE kernels run between the other layers' kernels,
 	// not overlapped with them. It is 0 otherwise, the experts being part
 	// of MemoryTime and ComputeTime. Their bytes and FLOPs count in Bytes
@@ -191,7 +190,7 @@ type StepCost struct {
 	// Bound is BoundMemory or BoundCompute; BoundNone for an empty batch.
 	// The memory and compute parts of MoETime count with MemoryTime and
 	// ComputeTime.
-	Bound Bound
+	Bound bound
 	// MBU is achieved bytes/s over peak bandwidth: Bytes / (Time × peak).
 	MBU float64
 	// MFU is achieved FLOP/s over peak FLOP/s: FLOPs / (Time × peak), with
@@ -297,12 +296,12 @@ func (d *Deployment) compile() StepModel {
 	blocks := r.params(m.blockParams() - repl)    // every block's projections but routed experts
 	lmHead := m.EmbeddingParams() / float64(r.tp) // the rank's vocab slice
 	// routed experts: k per token, balanced over the ranks (docs/cost-model.md#mixture-of-experts)
-	routed := float64(m.MoELayers()) * float64(m.ExpertsPerToken) * m.ExpertParams() / float64(r.tp)
+	routed := float64(m.moeLayers()) * float64(m.ExpertsPerToken) * m.expertParams() / float64(r.tp)
 	prof := d.profile()
 	peak := d.peakFLOPS()
-	var fused MoEEfficiency
+	var fused moeEfficiency
 	if m.Experts > 0 {
-		fused = prof.MoE.For(m.expertPrecision())
+		fused = prof.MoE.forPrecision(m.expertPrecision())
 	}
 	proj, routedProj := blocks+repl+routed, routed
 	if !fused.IsZero() {
@@ -347,7 +346,7 @@ func (d *Deployment) compile() StepModel {
 	}
 	if r.tp > 1 {
 		s.allReduceCalls = m.allReducesPerStep()
-		s.busFactor = BusBytes(1, r.tp)
+		s.busFactor = busBytes(1, r.tp)
 		if s.comm == nil {
 			s.tpAR = d.GPU.tpAllReduce(r.tp)
 		}
@@ -362,11 +361,11 @@ func (d *Deployment) compileMoE(s *StepModel, r *rankShare) {
 	m := &d.Model
 	s.dp = r.dp
 	if m.Experts > 0 {
-		s.moeBytes = float64(m.MoELayers()) * r.experts * m.ExpertParams() / r.expertTP * m.expertBytes()
+		s.moeBytes = float64(m.moeLayers()) * r.experts * m.expertParams() / r.expertTP * m.expertBytes()
 		s.route = m.routing()
 	}
 	heads := float64(m.Layers) * float64(r.headsPerRank)
-	if m.MLA() {
+	if m.mla() {
 		// decode runs the absorbed form over the cached latent: scores over
 		// r_kv + d_rope, values over r_kv; prefill decompresses K and V
 		// (d_nope + d_rope, d_v), as vLLM's MLA backends do.
@@ -375,15 +374,15 @@ func (d *Deployment) compileMoE(s *StepModel, r *rankShare) {
 		s.attnFLOPsPerPair = heads * decode
 		s.attnPrefillExtra = heads * (prefill - decode)
 	}
-	if kv := m.SlidingKVBytesPerToken(); kv > 0 {
+	if kv := m.slidingKVBytesPerToken(); kv > 0 {
 		s.slideKVPerToken = r.kv(kv)
 		s.window = float64(m.SlidingWindow)
 		s.attnSlidePerPair = 4 * float64(m.SlidingLayers) * float64(r.headsPerRank) * float64(m.HeadDim)
 	}
 	if r.dp > 1 {
 		dp := int(r.dp)
-		s.dpCalls = float64(m.MoELayers())
-		s.dpBusFactor = BusBytes(1, dp)
+		s.dpCalls = float64(m.moeLayers())
+		s.dpBusFactor = busBytes(1, dp)
 		if s.a2a = d.a2aStep(); s.a2a == nil && d.Comm == nil {
 			if ab, ok := d.GPU.AllReduce.Params(dp); ok {
 				s.dpAlpha, s.dpByte = ab.coefficients(dp)
@@ -408,7 +407,7 @@ func (s *StepModel) Peaks() (bytesPerS, flopsPerS float64) { return s.peakBandwi
 //
 // With a Profile whose MoE entry covers the model's expert precision, the
 // routed experts leave the roofline and add their own time, MoETime
-// (MoEEfficiency).
+// (moeEfficiency).
 //
 // An empty batch (T = 0) costs nothing. Step assumes d is valid (see
 // Validate); on an invalid deployment the result is meaningless but Step
@@ -539,13 +538,13 @@ func (s *StepModel) context(c *StepCost, b *Batch, gemm float64) {
 		c.ProjFLOPs += c.fusedFLOPs
 		c.FLOPs += c.fusedFLOPs
 	}
-	c.Bound = BoundMemory
+	c.Bound = boundMemory
 	roof := c.MemoryTime
 	if c.ComputeTime >= c.MemoryTime {
 		roof = c.ComputeTime
 	}
 	if c.ComputeTime+c.fusedCompute >= c.MemoryTime+c.fusedMemory {
-		c.Bound = BoundCompute
+		c.Bound = boundCompute
 	}
 	c.Time = roof + c.MoETime + c.CommTime + c.Overhead
 	if c.Time > 0 {

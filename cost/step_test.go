@@ -30,7 +30,7 @@ func TestReferenceRooflineFloors(t *testing.T) {
 			t.Parallel()
 			s := d.Step(DecodeBatch(tt.c, 1152))
 			assert.Equal(t, tt.want, fmt.Sprintf("%.2f", s.Time*1e3))
-			assert.Equal(t, BoundMemory, s.Bound)
+			assert.Equal(t, boundMemory, s.Bound)
 			assert.Equal(t, 14_140_571_648.0, s.WeightBytes)
 			assert.Equal(t, float64(tt.c)*1152*57344, s.KVReadBytes)
 			assert.Equal(t, float64(tt.c)*57344, s.KVWriteBytes, "reported, not charged")
@@ -63,7 +63,7 @@ func TestStepBreakdownDecode(t *testing.T) {
 	assert.Equal(t, 113_124_573_184.0+3_211_264_000, s.FLOPs)
 	assert.InEpsilon(t, 28.966912e-3, s.MemoryTime, 1e-12)
 	assert.InEpsilon(t, (113_124_573_184.0+3_211_264_000)/(0.5*165.2e12), s.ComputeTime, 1e-12)
-	assert.Equal(t, BoundMemory, s.Bound)
+	assert.Equal(t, boundMemory, s.Bound)
 	assert.Equal(t, 2e-3, s.Overhead)
 	assert.Zero(t, s.CommTime)
 	assert.Zero(t, s.CommBytes)
@@ -93,7 +93,7 @@ func TestStepPrefillIsComputeBound(t *testing.T) {
 	b.AddPrefill(2048, 1024)
 	assert.Equal(t, Batch{PrefillTokens: 6144, PrefillSeqs: 2, PrefillContext: 1024, PrefillPairs: 12_585_984}, b)
 	s := d.Step(b)
-	assert.Equal(t, BoundCompute, s.Bound)
+	assert.Equal(t, boundCompute, s.Bound)
 	assert.Equal(t, 85_764_008_312_832.0, s.ProjFLOPs)
 	assert.Equal(t, 6_598_680_379_392.0, s.AttnFLOPs)
 	assert.Equal(t, 134_217_728.0, s.KVReadBytes)
@@ -132,7 +132,7 @@ func TestStepTensorParallel(t *testing.T) {
 // TestStepUsesMeasuredAllReduce: a Deployment with Comm set to an NCCL table
 // charges the interpolated measured time.
 func TestStepUsesMeasuredAllReduce(t *testing.T) {
-	tab, err := LoadNCCLTable(shareddata.Path(t, "h100_dgx_all_reduce.csv"), NCCLOptions{})
+	tab, err := loadNCCLTable(shareddata.Path(t, "h100_dgx_all_reduce.csv"), NCCLOptions{})
 	require.NoError(t, err)
 	d := deployment(t, "llama-3.1-70b", "h100-sxm", 8)
 	d.Comm = tab
@@ -203,8 +203,8 @@ func TestStepProperties(t *testing.T) {
 
 func TestBatchValidate(t *testing.T) {
 	t.Parallel()
-	require.NoError(t, DecodeBatch(3, 10).Validate())
-	err := Batch{DecodeSeqs: -1, DecodeContext: math.NaN(), PrefillPairs: math.Inf(1)}.Validate()
+	require.NoError(t, DecodeBatch(3, 10).validate())
+	err := Batch{DecodeSeqs: -1, DecodeContext: math.NaN(), PrefillPairs: math.Inf(1)}.validate()
 	require.ErrorIs(t, err, ErrInvalidSpec)
 	for _, msg := range []string{"decode_seqs -1", "decode_context NaN", "prefill_pairs +Inf"} {
 		assert.Contains(t, err.Error(), msg)

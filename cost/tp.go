@@ -41,8 +41,8 @@ func ReferenceTPModel() TPModel {
 	return TPModel{Model: m, ProjFLOPS: 120e12, Comm: AlphaBetaTable{{Alpha: 8e-6, BusBandwidth: 150e9}}}
 }
 
-// Validate checks the model, the rate, the all-reduce table and the delta.
-func (t TPModel) Validate() error {
+// validate checks the model, the rate, the all-reduce table and the delta.
+func (t TPModel) validate() error {
 	errs := []error{t.Model.Validate(), t.Comm.Validate()}
 	if !positiveFinite(t.ProjFLOPS) {
 		errs = append(errs, invalidf("tp model proj_flops %v must be a finite number > 0", t.ProjFLOPS))
@@ -56,34 +56,34 @@ func (t TPModel) Validate() error {
 	return errors.Join(errs...)
 }
 
-// ProjTime returns t_proj,1 = L·F(T)/ProjFLOPS, the single-GPU projection
+// projTime returns t_proj,1 = L·F(T)/ProjFLOPS, the single-GPU projection
 // time of a step of tokens tokens, in seconds.
-func (t TPModel) ProjTime(tokens float64) float64 {
-	return float64(t.Model.Layers) * t.Model.ProjectionFLOPsPerLayer(tokens) / t.ProjFLOPS
+func (t TPModel) projTime(tokens float64) float64 {
+	return float64(t.Model.Layers) * t.Model.projectionFLOPsPerLayer(tokens) / t.ProjFLOPS
 }
 
-// AllReduceTime returns τ_AR(T·H·e_a, p), one all-reduce of a step of tokens
+// allReduceTime returns τ_AR(T·H·e_a, p), one all-reduce of a step of tokens
 // tokens at p ranks, in seconds (0 for p ≤ 1).
-func (t TPModel) AllReduceTime(tokens float64, p int) float64 {
+func (t TPModel) allReduceTime(tokens float64, p int) float64 {
 	return t.Comm.Time(t.Model.AllReducePayload(tokens), p)
 }
 
-// StepTime returns the ideal TP step time
+// stepTime returns the ideal TP step time
 // t_p = t_proj,1/p + 2L·τ_AR(T·H·e_a, p) + Δt_other, in seconds; at p = 1 it
 // is t_proj,1. It returns NaN for p < 1.
-func (t TPModel) StepTime(tokens float64, p int) float64 {
+func (t TPModel) stepTime(tokens float64, p int) float64 {
 	if p < 1 {
 		return math.NaN()
 	}
 	if p == 1 {
-		return t.ProjTime(tokens)
+		return t.projTime(tokens)
 	}
-	return t.ProjTime(tokens)/float64(p) + t.Model.allReducesPerStep()*t.AllReduceTime(tokens, p) + t.OtherDelta
+	return t.projTime(tokens)/float64(p) + t.Model.allReducesPerStep()*t.allReduceTime(tokens, p) + t.OtherDelta
 }
 
 // Speedup returns t_1/t_p for a step of tokens tokens; below 1 TP is slower.
 func (t TPModel) Speedup(tokens float64, p int) float64 {
-	return t.StepTime(tokens, 1) / t.StepTime(tokens, p)
+	return t.stepTime(tokens, 1) / t.stepTime(tokens, p)
 }
 
 // Threshold returns T*, the number of active tokens above which TP=p beats
@@ -103,7 +103,7 @@ func (t TPModel) Threshold(p int) (tokens float64, ok bool) {
 		return math.Inf(1), false
 	}
 	l := float64(t.Model.Layers)
-	a := t.ProjTime(1)
+	a := t.projTime(1)
 	frac := float64(p-1) / float64(p)
 	den := a*frac - 4*l*frac*float64(t.Model.Hidden)*t.Model.ActBytes/ab.BusBandwidth
 	if !(den > 0) {

@@ -14,7 +14,7 @@ import (
 func TestReferenceSpeedupTable(t *testing.T) {
 	t.Parallel()
 	ref := ReferenceTPModel()
-	require.NoError(t, ref.Validate())
+	require.NoError(t, ref.validate())
 	tests := []struct {
 		tokens float64
 		want   [3]string // TP=2, TP=4, TP=8
@@ -47,12 +47,12 @@ func TestReferencePayloadAndTraffic(t *testing.T) {
 func TestTPStepTimeComponents(t *testing.T) {
 	t.Parallel()
 	ref := ReferenceTPModel()
-	t1 := ref.ProjTime(8)
-	assert.InDelta(t, 80*ref.Model.ProjectionFLOPsPerLayer(8)/120e12, t1, 1e-18)
-	assert.Equal(t, t1, ref.StepTime(8, 1))
+	t1 := ref.projTime(8)
+	assert.InDelta(t, 80*ref.Model.projectionFLOPsPerLayer(8)/120e12, t1, 1e-18)
+	assert.Equal(t, t1, ref.stepTime(8, 1))
 	tau := 8e-6 + 2*3.0/4*8*8192*2/150e9
-	assert.InDelta(t, t1/4+160*tau, ref.StepTime(8, 4), 1e-15)
-	assert.True(t, math.IsNaN(ref.StepTime(8, 0)))
+	assert.InDelta(t, t1/4+160*tau, ref.stepTime(8, 4), 1e-15)
+	assert.True(t, math.IsNaN(ref.stepTime(8, 0)))
 }
 
 // TestThresholds checks T* against the speed-up it predicts: just below T*
@@ -117,7 +117,7 @@ func TestThresholdWithOtherDelta(t *testing.T) {
 
 func TestTPModelValidate(t *testing.T) {
 	t.Parallel()
-	err := TPModel{Model: ReferenceTPModel().Model, ProjFLOPS: math.NaN(), OtherDelta: -1}.Validate()
+	err := TPModel{Model: ReferenceTPModel().Model, ProjFLOPS: math.NaN(), OtherDelta: -1}.validate()
 	require.ErrorIs(t, err, ErrInvalidSpec)
 	for _, msg := range []string{"proj_flops NaN", "at least one all_reduce", "other_delta -1"} {
 		assert.Contains(t, err.Error(), msg)

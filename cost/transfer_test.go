@@ -67,11 +67,11 @@ func transferRule(gpu GPUSpec, op, ref perOperator, h100 Profile) Profile {
 	return Profile{
 		GPU:       gpu.Name,
 		Bandwidth: scale(h100.Bandwidth, op.bandwidth, ref.bandwidth),
-		GEMM: GEMMEfficiency{
+		GEMM: gemmEfficiency{
 			Max:        scale(h100.GEMM.Max, op.gemmMax, ref.gemmMax),
 			HalfTokens: transferHalfTokens,
 		},
-		Attention: AttentionEfficiency{
+		Attention: attentionEfficiency{
 			Prefill: scale(h100.Attention.Prefill, op.prefill, ref.prefill),
 			Decode:  scale(h100.Attention.Decode, op.decode, ref.decode),
 		},

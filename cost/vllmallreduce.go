@@ -6,34 +6,34 @@ import (
 	"math"
 )
 
-// ARAlgorithm names the implementation vLLM's CudaCommunicator.all_reduce
+// arAlgorithm names the implementation vLLM's CudaCommunicator.all_reduce
 // dispatches one tensor-parallel all-reduce to (docs/cost-model.md#vllms-all-reduce).
-type ARAlgorithm uint8
+type arAlgorithm uint8
 
-// ARAlgorithm values, in the order vLLM tries them on NVIDIA GPUs.
+// arAlgorithm values, in the order vLLM tries them on NVIDIA GPUs.
 const (
-	// ARNCCL is NCCL through vLLM's pynccl: every size the others decline.
-	ARNCCL ARAlgorithm = iota
-	// AROneShot is vLLM's custom kernel cross_device_reduce_1stage: every
+	// arnccl is NCCL through vLLM's pynccl: every size the others decline.
+	arnccl arAlgorithm = iota
+	// arOneShot is vLLM's custom kernel cross_device_reduce_1stage: every
 	// rank reads the whole message from each of its p−1 peers over
 	// peer-to-peer and sums it locally.
-	AROneShot
-	// ARTwoShot is cross_device_reduce_2stage: a reduce-scatter and an
+	arOneShot
+	// arTwoShot is cross_device_reduce_2stage: a reduce-scatter and an
 	// all-gather over peer reads, 2(p−1)/p·S bytes read per rank.
-	ARTwoShot
-	// ARSymmMem is PyTorch's symmetric-memory all-reduce (multimem on
+	arTwoShot
+	// arSymmMem is PyTorch's symmetric-memory all-reduce (multimem on
 	// NVSwitch, else two-shot), which vLLM tries after its custom kernel.
-	ARSymmMem
+	arSymmMem
 )
 
 // String returns "nccl", "one-shot", "two-shot" or "symm-mem".
-func (a ARAlgorithm) String() string {
+func (a arAlgorithm) String() string {
 	switch a {
-	case AROneShot:
+	case arOneShot:
 		return "one-shot"
-	case ARTwoShot:
+	case arTwoShot:
 		return "two-shot"
-	case ARSymmMem:
+	case arSymmMem:
 		return "symm-mem"
 	default:
 		return "nccl"
@@ -41,29 +41,29 @@ func (a ARAlgorithm) String() string {
 }
 
 // MarshalText encodes a as its String.
-func (a ARAlgorithm) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+func (a arAlgorithm) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
 
 const (
 	kiB = 1 << 10
 	miB = 1 << 20
 )
 
-// VLLMCustomMaxBytes is the default max_size of vLLM's CustomAllreduce,
+// vllmCustomMaxBytes is the default max_size of vLLM's CustomAllreduce,
 // 8 MiB: the custom kernel takes messages strictly smaller than it. With
 // PyTorch symmetric memory available (Hopper and Blackwell) vLLM lowers it
-// per rank count (VLLMAllReduceParams.CustomMaxBytes).
-const VLLMCustomMaxBytes = 8 * miB
+// per rank count (vllmAllReduceParams.CustomMaxBytes).
+const vllmCustomMaxBytes = 8 * miB
 
-// VLLMCustomRanks reports whether vLLM's custom all-reduce supports p
+// vllmCustomRanks reports whether vLLM's custom all-reduce supports p
 // ranks: 2, 4, 6 or 8 (CustomAllreduce._SUPPORTED_WORLD_SIZES).
-func VLLMCustomRanks(p int) bool { return p == 2 || p == 4 || p == 6 || p == 8 }
+func vllmCustomRanks(p int) bool { return p == 2 || p == 4 || p == 6 || p == 8 }
 
-// OneShotMaxBytes returns the message size in bytes from which vLLM's
+// oneShotMaxBytes returns the message size in bytes from which vLLM's
 // custom kernel runs two-shot instead of one-shot at p ranks, as
 // csrc/custom_all_reduce.cuh chooses on fully NVLink-connected GPUs: 512 KiB
 // up to 4 ranks, 256 KiB up to 8; +Inf at 2 ranks (always one-shot, which
 // is also what a PCIe peer-to-peer pair runs).
-func OneShotMaxBytes(p int) float64 {
+func oneShotMaxBytes(p int) float64 {
 	switch {
 	case p <= 2:
 		return math.Inf(1)
@@ -74,84 +74,84 @@ func OneShotMaxBytes(p int) float64 {
 	}
 }
 
-// LinkCost is the latency and bandwidth of one all-reduce algorithm.
-type LinkCost struct {
+// linkCost is the latency and bandwidth of one all-reduce algorithm.
+type linkCost struct {
 	// Alpha is the fixed time of one call, in seconds.
 	Alpha float64 `json:"alpha_s" yaml:"alpha_s"`
 	// Bandwidth is in bytes per second; what it divides depends on the
-	// algorithm (VLLMAllReduceParams).
+	// algorithm (vllmAllReduceParams).
 	Bandwidth float64 `json:"bandwidth_bytes_per_s" yaml:"bandwidth_bytes_per_s"`
 }
 
-// VLLMAllReduceParams is vLLM's tensor-parallel all-reduce at one rank count
+// vllmAllReduceParams is vLLM's tensor-parallel all-reduce at one rank count
 // on one kind of system: where its custom kernel and PyTorch's symmetric
 // memory take over from NCCL, and what each costs. A message of S bytes
 // over p = Ranks ranks runs
 //
-//	S < min(OneShotMaxBytes(p), CustomMaxBytes)   one-shot  τ = α₁ + (p−1)·S/B₁
-//	OneShotMaxBytes(p) ≤ S < CustomMaxBytes       two-shot  τ = α₂ + 2(p−1)/p·S/B₂
+//	S < min(oneShotMaxBytes(p), CustomMaxBytes)   one-shot  τ = α₁ + (p−1)·S/B₁
+//	oneShotMaxBytes(p) ≤ S < CustomMaxBytes       two-shot  τ = α₂ + 2(p−1)/p·S/B₂
 //	CustomMaxBytes ≤ S ≤ SymmMemMaxBytes          symm-mem  τ = α₃ + 2(p−1)/p·S/B₃
-//	otherwise                                     NCCL (VLLMAllReduce.NCCL)
+//	otherwise                                     NCCL (vllmAllReduce.NCCL)
 //
 // B₁ is the rate at which each rank reads its p−1 peers' buffers; B₂ and B₃
 // are bus bandwidths as nccl-tests reports them.
-type VLLMAllReduceParams struct {
+type vllmAllReduceParams struct {
 	// Ranks is the rank count p, one of 2, 4, 6, 8. An entry for more than
 	// 2 ranks means the GPUs are fully connected by NVLink (vLLM's custom
 	// kernel needs that beyond 2 GPUs); a PCIe peer-to-peer pair has an
 	// entry for 2 ranks only.
 	Ranks int `json:"ranks" yaml:"ranks"`
 	// CustomMaxBytes is vLLM's max_size: the custom kernel takes messages
-	// strictly smaller, in bytes. VLLMCustomMaxBytes by default.
+	// strictly smaller, in bytes. vllmCustomMaxBytes by default.
 	CustomMaxBytes float64 `json:"custom_max_bytes" yaml:"custom_max_bytes"`
 	// OneShot prices the one-shot kernel; Bandwidth is B₁.
-	OneShot LinkCost `json:"one_shot" yaml:"one_shot"`
+	OneShot linkCost `json:"one_shot" yaml:"one_shot"`
 	// TwoShot prices the two-shot kernel; Bandwidth is the bus bandwidth
-	// B₂. Zero when CustomMaxBytes ≤ OneShotMaxBytes(Ranks) (never run).
-	TwoShot LinkCost `json:"two_shot,omitzero" yaml:"two_shot,omitempty"`
+	// B₂. Zero when CustomMaxBytes ≤ oneShotMaxBytes(Ranks) (never run).
+	TwoShot linkCost `json:"two_shot,omitzero" yaml:"two_shot,omitempty"`
 	// SymmMemMaxBytes is the largest message PyTorch's symmetric-memory
 	// all-reduce takes, in bytes (inclusive); 0 when it is unavailable
 	// (before Hopper, or with VLLM_ALLREDUCE_USE_SYMM_MEM=0).
 	SymmMemMaxBytes float64 `json:"symm_mem_max_bytes,omitempty" yaml:"symm_mem_max_bytes,omitempty"`
 	// SymmMem prices the symmetric-memory all-reduce; Bandwidth is the bus
 	// bandwidth B₃. Zero when SymmMemMaxBytes is 0.
-	SymmMem LinkCost `json:"symm_mem,omitzero" yaml:"symm_mem,omitempty"`
+	SymmMem linkCost `json:"symm_mem,omitzero" yaml:"symm_mem,omitempty"`
 }
 
-// Algorithm returns the implementation vLLM runs for a message of bytes
+// algorithm returns the implementation vLLM runs for a message of bytes
 // bytes at e.Ranks ranks.
-func (e VLLMAllReduceParams) Algorithm(bytes float64) ARAlgorithm {
+func (e vllmAllReduceParams) algorithm(bytes float64) arAlgorithm {
 	switch {
-	case bytes < e.CustomMaxBytes && bytes < OneShotMaxBytes(e.Ranks):
-		return AROneShot
+	case bytes < e.CustomMaxBytes && bytes < oneShotMaxBytes(e.Ranks):
+		return arOneShot
 	case bytes < e.CustomMaxBytes:
-		return ARTwoShot
+		return arTwoShot
 	case bytes <= e.SymmMemMaxBytes:
-		return ARSymmMem
+		return arSymmMem
 	default:
-		return ARNCCL
+		return arnccl
 	}
 }
 
 // twoShotUsed reports whether some message size runs two-shot.
-func (e VLLMAllReduceParams) twoShotUsed() bool { return e.CustomMaxBytes > OneShotMaxBytes(e.Ranks) }
+func (e vllmAllReduceParams) twoShotUsed() bool { return e.CustomMaxBytes > oneShotMaxBytes(e.Ranks) }
 
 // coefficients returns τ = alpha + perByte·S for algorithm a at e.Ranks
-// ranks; a must not be ARNCCL.
-func (e VLLMAllReduceParams) coefficients(a ARAlgorithm) (alpha, perByte float64) {
+// ranks; a must not be arnccl.
+func (e vllmAllReduceParams) coefficients(a arAlgorithm) (alpha, perByte float64) {
 	switch a {
-	case AROneShot:
+	case arOneShot:
 		return e.OneShot.Alpha, float64(e.Ranks-1) / e.OneShot.Bandwidth
-	case ARTwoShot:
-		return e.TwoShot.Alpha, BusBytes(1, e.Ranks) / e.TwoShot.Bandwidth
+	case arTwoShot:
+		return e.TwoShot.Alpha, busBytes(1, e.Ranks) / e.TwoShot.Bandwidth
 	default:
-		return e.SymmMem.Alpha, BusBytes(1, e.Ranks) / e.SymmMem.Bandwidth
+		return e.SymmMem.Alpha, busBytes(1, e.Ranks) / e.SymmMem.Bandwidth
 	}
 }
 
-func (e VLLMAllReduceParams) problems() []string {
+func (e vllmAllReduceParams) problems() []string {
 	var out []string
-	if !VLLMCustomRanks(e.Ranks) {
+	if !vllmCustomRanks(e.Ranks) {
 		out = append(out, fmt.Sprintf("vllm_all_reduce ranks %d must be 2, 4, 6 or 8 (vLLM's custom all-reduce sizes)", e.Ranks))
 	}
 	if !positiveFinite(e.CustomMaxBytes) {
@@ -160,7 +160,7 @@ func (e VLLMAllReduceParams) problems() []string {
 	if !nonNegativeFinite(e.SymmMemMaxBytes) {
 		out = append(out, fmt.Sprintf("vllm_all_reduce (ranks %d) symm_mem_max_bytes %v must be a finite number >= 0", e.Ranks, e.SymmMemMaxBytes))
 	}
-	link := func(name string, c LinkCost) {
+	link := func(name string, c linkCost) {
 		if !nonNegativeFinite(c.Alpha) {
 			out = append(out, fmt.Sprintf("vllm_all_reduce (ranks %d) %s.alpha_s %v must be a finite number >= 0", e.Ranks, name, c.Alpha))
 		}
@@ -169,40 +169,40 @@ func (e VLLMAllReduceParams) problems() []string {
 		}
 	}
 	link("one_shot", e.OneShot)
-	if e.twoShotUsed() || e.TwoShot != (LinkCost{}) {
+	if e.twoShotUsed() || e.TwoShot != (linkCost{}) {
 		link("two_shot", e.TwoShot)
 	}
-	if e.SymmMemMaxBytes > 0 || e.SymmMem != (LinkCost{}) {
+	if e.SymmMemMaxBytes > 0 || e.SymmMem != (linkCost{}) {
 		link("symm_mem", e.SymmMem)
 	}
 	return out
 }
 
-// VLLMAllReduceTable holds VLLMAllReduceParams for the rank counts at which
+// vllmAllReduceTable holds vllmAllReduceParams for the rank counts at which
 // vLLM's custom all-reduce runs on one kind of system. Unlike
 // AlphaBetaTable it matches rank counts exactly: a rank count without an
 // entry has no custom all-reduce (vLLM falls back to NCCL).
-type VLLMAllReduceTable []VLLMAllReduceParams
+type vllmAllReduceTable []vllmAllReduceParams
 
-// Params returns the entry for exactly p ranks; ok is false when there is
+// params returns the entry for exactly p ranks; ok is false when there is
 // none or p is not a size vLLM's custom all-reduce supports.
-func (t VLLMAllReduceTable) Params(p int) (e VLLMAllReduceParams, ok bool) {
-	if !VLLMCustomRanks(p) {
-		return VLLMAllReduceParams{}, false
+func (t vllmAllReduceTable) params(p int) (e vllmAllReduceParams, ok bool) {
+	if !vllmCustomRanks(p) {
+		return vllmAllReduceParams{}, false
 	}
 	for _, e := range t {
 		if e.Ranks == p {
 			return e, true
 		}
 	}
-	return VLLMAllReduceParams{}, false
+	return vllmAllReduceParams{}, false
 }
 
 // Validate checks every entry and that no rank count appears twice; every
 // error matches ErrInvalidSpec.
-func (t VLLMAllReduceTable) Validate() error { return problems(t.problems()) }
+func (t vllmAllReduceTable) Validate() error { return problems(t.problems()) }
 
-func (t VLLMAllReduceTable) problems() []string {
+func (t vllmAllReduceTable) problems() []string {
 	var out []string
 	seen := make(map[int]bool, len(t))
 	for _, e := range t {
@@ -215,39 +215,39 @@ func (t VLLMAllReduceTable) problems() []string {
 	return out
 }
 
-// VLLMAllReduce times an all-reduce as vLLM dispatches a tensor-parallel
+// vllmAllReduce times an all-reduce as vLLM dispatches a tensor-parallel
 // one: its custom one-shot or two-shot kernel, then PyTorch's symmetric
 // memory, where Custom has an entry for the rank count and the message
 // falls in their ranges, and NCCL otherwise. It implements AllReduce; a
 // Deployment whose Comm is nil builds the same dispatch from its GPU's
 // VLLMAllReduce and AllReduce tables.
-type VLLMAllReduce struct {
+type vllmAllReduce struct {
 	// Custom describes the custom and symmetric-memory algorithms; empty
 	// means NCCL for every message (no peer-to-peer, as on GeForce cards).
-	Custom VLLMAllReduceTable
+	Custom vllmAllReduceTable
 	// NCCL times every message the others decline: an AlphaBetaTable, an
-	// *AllReduceTable of measurements or any AllReduce. A nil NCCL makes
+	// *allReduceTable of measurements or any AllReduce. A nil NCCL makes
 	// those messages cost +Inf.
 	NCCL AllReduce
 }
 
-// Algorithm returns what vLLM runs for a message of bytes bytes over ranks
+// algorithm returns what vLLM runs for a message of bytes bytes over ranks
 // ranks.
-func (v VLLMAllReduce) Algorithm(bytes float64, ranks int) ARAlgorithm {
-	if e, ok := v.Custom.Params(ranks); ok {
-		return e.Algorithm(bytes)
+func (v vllmAllReduce) algorithm(bytes float64, ranks int) arAlgorithm {
+	if e, ok := v.Custom.params(ranks); ok {
+		return e.algorithm(bytes)
 	}
-	return ARNCCL
+	return arnccl
 }
 
 // Time returns the time of one all-reduce of bytes bytes over ranks ranks,
 // in seconds; 0 for ranks ≤ 1. It does not allocate.
-func (v VLLMAllReduce) Time(bytes float64, ranks int) float64 {
+func (v vllmAllReduce) Time(bytes float64, ranks int) float64 {
 	if ranks <= 1 {
 		return 0
 	}
-	if e, ok := v.Custom.Params(ranks); ok {
-		if a := e.Algorithm(bytes); a != ARNCCL {
+	if e, ok := v.Custom.params(ranks); ok {
+		if a := e.algorithm(bytes); a != arnccl {
 			alpha, perByte := e.coefficients(a)
 			return alpha + perByte*bytes
 		}
@@ -259,7 +259,7 @@ func (v VLLMAllReduce) Time(bytes float64, ranks int) float64 {
 }
 
 // Validate checks Custom and, when it has a Validate method, NCCL.
-func (v VLLMAllReduce) Validate() error {
+func (v vllmAllReduce) Validate() error {
 	err := v.Custom.Validate()
 	if n, ok := v.NCCL.(interface{ Validate() error }); ok {
 		return errors.Join(err, n.Validate())
@@ -296,16 +296,16 @@ func (c *arCurve) at(s float64) float64 {
 // α–β; +Inf without an entry).
 func (g *GPUSpec) tpAllReduce(p int) arCurve {
 	var c arCurve
-	if e, ok := g.VLLMAllReduce.Params(p); ok {
-		oneShotEnd := min(OneShotMaxBytes(p), e.CustomMaxBytes)
-		a, b := e.coefficients(AROneShot)
+	if e, ok := g.VLLMAllReduce.params(p); ok {
+		oneShotEnd := min(oneShotMaxBytes(p), e.CustomMaxBytes)
+		a, b := e.coefficients(arOneShot)
 		c.add(oneShotEnd, a, b)
 		if e.twoShotUsed() {
-			a, b = e.coefficients(ARTwoShot)
+			a, b = e.coefficients(arTwoShot)
 			c.add(e.CustomMaxBytes, a, b)
 		}
 		if e.SymmMemMaxBytes >= e.CustomMaxBytes {
-			a, b = e.coefficients(ARSymmMem)
+			a, b = e.coefficients(arSymmMem)
 			c.add(math.Nextafter(e.SymmMemMaxBytes, math.Inf(1)), a, b) // ≤ SymmMemMaxBytes
 		}
 	}

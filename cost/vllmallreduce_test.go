@@ -14,14 +14,14 @@ import (
 // times below are hand arithmetic: 4 ranks fully NVLink-connected (one-shot
 // below 512 KiB, two-shot to 8 MiB, symmetric memory to 32 MiB), a PCIe
 // peer-to-peer pair at 2 ranks (one-shot below 8 MiB), NCCL otherwise.
-func roundVLLM() VLLMAllReduce {
-	return VLLMAllReduce{
-		Custom: VLLMAllReduceTable{
-			{Ranks: 2, CustomMaxBytes: 8 * miB, OneShot: LinkCost{Alpha: 6e-6, Bandwidth: 20e9}},
+func roundVLLM() vllmAllReduce {
+	return vllmAllReduce{
+		Custom: vllmAllReduceTable{
+			{Ranks: 2, CustomMaxBytes: 8 * miB, OneShot: linkCost{Alpha: 6e-6, Bandwidth: 20e9}},
 			{Ranks: 4, CustomMaxBytes: 8 * miB,
-				OneShot:         LinkCost{Alpha: 4e-6, Bandwidth: 300e9},
-				TwoShot:         LinkCost{Alpha: 8e-6, Bandwidth: 150e9},
-				SymmMemMaxBytes: 32 * miB, SymmMem: LinkCost{Alpha: 10e-6, Bandwidth: 300e9}},
+				OneShot:         linkCost{Alpha: 4e-6, Bandwidth: 300e9},
+				TwoShot:         linkCost{Alpha: 8e-6, Bandwidth: 150e9},
+				SymmMemMaxBytes: 32 * miB, SymmMem: linkCost{Alpha: 10e-6, Bandwidth: 300e9}},
 		},
 		NCCL: AlphaBetaTable{{Alpha: 20e-6, BusBandwidth: 150e9}},
 	}
@@ -30,37 +30,37 @@ func roundVLLM() VLLMAllReduce {
 func TestVLLMAllReduceDispatch(t *testing.T) {
 	t.Parallel()
 	v := roundVLLM()
-	h100 := VLLMAllReduce{Custom: mustGPU(t, "h100-sxm").VLLMAllReduce}
+	h100 := vllmAllReduce{Custom: mustGPU(t, "h100-sxm").VLLMAllReduce}
 	tests := []struct {
 		name  string
-		v     VLLMAllReduce
+		v     vllmAllReduce
 		bytes float64
 		ranks int
-		want  ARAlgorithm
+		want  arAlgorithm
 	}{
-		{"4 ranks, small: one-shot", v, 16 * kiB, 4, AROneShot},
-		{"4 ranks, just below 512 KiB: one-shot", v, 512*kiB - 16, 4, AROneShot},
-		{"4 ranks, 512 KiB: two-shot", v, 512 * kiB, 4, ARTwoShot},
-		{"4 ranks, just below the custom max: two-shot", v, 8*miB - 16, 4, ARTwoShot},
-		{"4 ranks, the custom max: symmetric memory", v, 8 * miB, 4, ARSymmMem},
-		{"4 ranks, the symmetric-memory max is inclusive", v, 32 * miB, 4, ARSymmMem},
-		{"4 ranks, above every limit: NCCL", v, 32*miB + 16, 4, ARNCCL},
-		{"2 ranks over PCIe P2P stay one-shot to the custom max", v, 8*miB - 16, 2, AROneShot},
-		{"2 ranks at the custom max: NCCL (no symmetric memory)", v, 8 * miB, 2, ARNCCL},
-		{"3 ranks: vLLM's custom kernel does not run", v, 16 * kiB, 3, ARNCCL},
-		{"8 ranks without an entry (not fully connected): NCCL", v, 16 * kiB, 8, ARNCCL},
-		{"no peer-to-peer (empty table): NCCL", VLLMAllReduce{}, 16 * kiB, 2, ARNCCL},
-		{"H100, 8 ranks, just below 256 KiB: one-shot", h100, 256*kiB - 16, 8, AROneShot},
-		{"H100, 8 ranks, 256 KiB: symmetric memory (custom max 256 KiB)", h100, 256 * kiB, 8, ARSymmMem},
-		{"H100, 8 ranks, 64 MiB: symmetric memory", h100, 64 * miB, 8, ARSymmMem},
-		{"H100, 8 ranks, 128 MiB: NCCL", h100, 128 * miB, 8, ARNCCL},
-		{"H100, 4 ranks, 1 MiB: two-shot", h100, 1 * miB, 4, ARTwoShot},
-		{"H100, 2 ranks, 4 MiB: one-shot", h100, 4 * miB, 2, AROneShot},
-		{"H100, 6 ranks, not measured: NCCL", h100, 16 * kiB, 6, ARNCCL},
+		{"4 ranks, small: one-shot", v, 16 * kiB, 4, arOneShot},
+		{"4 ranks, just below 512 KiB: one-shot", v, 512*kiB - 16, 4, arOneShot},
+		{"4 ranks, 512 KiB: two-shot", v, 512 * kiB, 4, arTwoShot},
+		{"4 ranks, just below the custom max: two-shot", v, 8*miB - 16, 4, arTwoShot},
+		{"4 ranks, the custom max: symmetric memory", v, 8 * miB, 4, arSymmMem},
+		{"4 ranks, the symmetric-memory max is inclusive", v, 32 * miB, 4, arSymmMem},
+		{"4 ranks, above every limit: NCCL", v, 32*miB + 16, 4, arnccl},
+		{"2 ranks over PCIe P2P stay one-shot to the custom max", v, 8*miB - 16, 2, arOneShot},
+		{"2 ranks at the custom max: NCCL (no symmetric memory)", v, 8 * miB, 2, arnccl},
+		{"3 ranks: vLLM's custom kernel does not run", v, 16 * kiB, 3, arnccl},
+		{"8 ranks without an entry (not fully connected): NCCL", v, 16 * kiB, 8, arnccl},
+		{"no peer-to-peer (empty table): NCCL", vllmAllReduce{}, 16 * kiB, 2, arnccl},
+		{"H100, 8 ranks, just below 256 KiB: one-shot", h100, 256*kiB - 16, 8, arOneShot},
+		{"H100, 8 ranks, 256 KiB: symmetric memory (custom max 256 KiB)", h100, 256 * kiB, 8, arSymmMem},
+		{"H100, 8 ranks, 64 MiB: symmetric memory", h100, 64 * miB, 8, arSymmMem},
+		{"H100, 8 ranks, 128 MiB: NCCL", h100, 128 * miB, 8, arnccl},
+		{"H100, 4 ranks, 1 MiB: two-shot", h100, 1 * miB, 4, arTwoShot},
+		{"H100, 2 ranks, 4 MiB: one-shot", h100, 4 * miB, 2, arOneShot},
+		{"H100, 6 ranks, not measured: NCCL", h100, 16 * kiB, 6, arnccl},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, tt.v.Algorithm(tt.bytes, tt.ranks))
+			assert.Equal(t, tt.want, tt.v.algorithm(tt.bytes, tt.ranks))
 		})
 	}
 }
@@ -93,7 +93,7 @@ func TestVLLMAllReduceTime(t *testing.T) {
 			assert.InDelta(t, tt.want, v.Time(tt.bytes, tt.ranks), 1e-15)
 		})
 	}
-	assert.True(t, math.IsInf(VLLMAllReduce{}.Time(1e6, 2), 1), "no NCCL model: +Inf")
+	assert.True(t, math.IsInf(vllmAllReduce{}.Time(1e6, 2), 1), "no NCCL model: +Inf")
 }
 
 func TestVLLMAllReduceTimeDoesNotAllocate(t *testing.T) {
@@ -111,24 +111,24 @@ func TestVLLMAllReduceValidate(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		e    VLLMAllReduceParams
+		e    vllmAllReduceParams
 		msg  string
 	}{
-		{"unsupported ranks", VLLMAllReduceParams{Ranks: 3, CustomMaxBytes: 1, OneShot: LinkCost{0, 1}}, "ranks 3 must be 2, 4, 6 or 8"},
-		{"no custom max", VLLMAllReduceParams{Ranks: 2, OneShot: LinkCost{0, 1}}, "custom_max_bytes 0"},
-		{"no one-shot bandwidth", VLLMAllReduceParams{Ranks: 2, CustomMaxBytes: 1}, "one_shot.bandwidth_bytes_per_s 0"},
-		{"two-shot runs but has no price", VLLMAllReduceParams{Ranks: 4, CustomMaxBytes: 8 * miB, OneShot: LinkCost{0, 1}}, "two_shot.bandwidth_bytes_per_s 0"},
-		{"symmetric memory without a price", VLLMAllReduceParams{Ranks: 2, CustomMaxBytes: 1, OneShot: LinkCost{0, 1}, SymmMemMaxBytes: 2}, "symm_mem.bandwidth_bytes_per_s 0"},
-		{"negative alpha", VLLMAllReduceParams{Ranks: 2, CustomMaxBytes: 1, OneShot: LinkCost{-1, 1}}, "one_shot.alpha_s -1"},
+		{"unsupported ranks", vllmAllReduceParams{Ranks: 3, CustomMaxBytes: 1, OneShot: linkCost{0, 1}}, "ranks 3 must be 2, 4, 6 or 8"},
+		{"no custom max", vllmAllReduceParams{Ranks: 2, OneShot: linkCost{0, 1}}, "custom_max_bytes 0"},
+		{"no one-shot bandwidth", vllmAllReduceParams{Ranks: 2, CustomMaxBytes: 1}, "one_shot.bandwidth_bytes_per_s 0"},
+		{"two-shot runs but has no price", vllmAllReduceParams{Ranks: 4, CustomMaxBytes: 8 * miB, OneShot: linkCost{0, 1}}, "two_shot.bandwidth_bytes_per_s 0"},
+		{"symmetric memory without a price", vllmAllReduceParams{Ranks: 2, CustomMaxBytes: 1, OneShot: linkCost{0, 1}, SymmMemMaxBytes: 2}, "symm_mem.bandwidth_bytes_per_s 0"},
+		{"negative alpha", vllmAllReduceParams{Ranks: 2, CustomMaxBytes: 1, OneShot: linkCost{-1, 1}}, "one_shot.alpha_s -1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := VLLMAllReduceTable{tt.e}.Validate()
+			err := vllmAllReduceTable{tt.e}.Validate()
 			require.ErrorIs(t, err, ErrInvalidSpec)
 			assert.Contains(t, err.Error(), tt.msg)
 		})
 	}
-	err := VLLMAllReduceTable{roundVLLM().Custom[0], roundVLLM().Custom[0]}.Validate()
+	err := vllmAllReduceTable{roundVLLM().Custom[0], roundVLLM().Custom[0]}.Validate()
 	require.ErrorIs(t, err, ErrInvalidSpec)
 	assert.Contains(t, err.Error(), "ranks 2 listed twice")
 
@@ -158,9 +158,9 @@ var vllmMeasurements = []struct {
 	{"rtxpro6000", "rtx_pro_6000_server", map[int]float64{2: 8 * miB}, nil, 2 * kiB},
 }
 
-func loadAIConfigurator(t *testing.T, kind, system string) *AllReduceTable {
+func loadAIConfigurator(t *testing.T, kind, system string) *allReduceTable {
 	t.Helper()
-	tab, err := LoadNCCLTable(filepath.Join("testdata", "aiconfigurator", kind+"_all_reduce_"+system+".csv"), NCCLOptions{})
+	tab, err := loadNCCLTable(filepath.Join("testdata", "aiconfigurator", kind+"_all_reduce_"+system+".csv"), NCCLOptions{})
 	require.NoError(t, err)
 	return tab
 }
@@ -180,26 +180,26 @@ func TestEmbeddedVLLMAllReduceFitsMatchData(t *testing.T) {
 				p := w.Ranks
 				assert.Equal(t, m.custom[p], w.CustomMaxBytes, "ranks %d", p)
 				assert.Equal(t, m.symmem[p], w.SymmMemMaxBytes, "ranks %d", p)
-				one, err := tab.FitAlphaBeta(p, m.fitFrom, min(OneShotMaxBytes(p), m.custom[p])-1)
+				one, err := tab.fitAlphaBeta(p, m.fitFrom, min(oneShotMaxBytes(p), m.custom[p])-1)
 				require.NoError(t, err)
 				// FitAlphaBeta's B divides 2(p−1)/p·S; one-shot's B₁ divides (p−1)·S.
-				assertLink(t, LinkCost{one.Alpha, one.BusBandwidth * float64(p) / 2}, w.OneShot, "ranks %d one-shot", p)
-				if OneShotMaxBytes(p) < m.custom[p] {
-					two, err := tab.FitAlphaBeta(p, OneShotMaxBytes(p), m.custom[p]-1)
+				assertLink(t, linkCost{one.Alpha, one.BusBandwidth * float64(p) / 2}, w.OneShot, "ranks %d one-shot", p)
+				if oneShotMaxBytes(p) < m.custom[p] {
+					two, err := tab.fitAlphaBeta(p, oneShotMaxBytes(p), m.custom[p]-1)
 					require.NoError(t, err)
-					assertLink(t, LinkCost{two.Alpha, two.BusBandwidth}, w.TwoShot, "ranks %d two-shot", p)
+					assertLink(t, linkCost{two.Alpha, two.BusBandwidth}, w.TwoShot, "ranks %d two-shot", p)
 				}
 				if m.symmem[p] > 0 {
-					sym, err := tab.FitAlphaBeta(p, m.custom[p], m.symmem[p])
+					sym, err := tab.fitAlphaBeta(p, m.custom[p], m.symmem[p])
 					require.NoError(t, err)
-					assertLink(t, LinkCost{sym.Alpha, sym.BusBandwidth}, w.SymmMem, "ranks %d symm-mem", p)
+					assertLink(t, linkCost{sym.Alpha, sym.BusBandwidth}, w.SymmMem, "ranks %d symm-mem", p)
 				}
 			}
 		})
 	}
 }
 
-func assertLink(t *testing.T, got, want LinkCost, msg string, args ...any) {
+func assertLink(t *testing.T, got, want linkCost, msg string, args ...any) {
 	t.Helper()
 	assert.InEpsilon(t, want.Alpha, got.Alpha, 0.002, append([]any{msg + " alpha"}, args...)...)
 	assert.InEpsilon(t, want.Bandwidth, got.Bandwidth, 0.002, append([]any{msg + " bandwidth"}, args...)...)
@@ -211,7 +211,7 @@ func TestEmbeddedNCCLFitsMatchAIConfigurator(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct{ gpu, system string }{{"b200", "b200_sxm"}, {"b300", "b300_sxm"}, {"gb200", "gb200"}, {"rtxpro6000", "rtx_pro_6000_server"}} {
 		t.Run(tt.gpu, func(t *testing.T) {
-			got, err := loadAIConfigurator(t, "nccl", tt.system).FitAll(0, 0)
+			got, err := loadAIConfigurator(t, "nccl", tt.system).fitAll(0, 0)
 			require.NoError(t, err)
 			want := mustGPU(t, tt.gpu).AllReduce
 			require.Len(t, got, len(want))
@@ -273,15 +273,15 @@ func TestCatalogVLLMAllReduceAgainstMeasurements(t *testing.T) {
 	for _, m := range vllmMeasurements {
 		t.Run(m.gpu, func(t *testing.T) {
 			g := mustGPU(t, m.gpu)
-			v := VLLMAllReduce{Custom: g.VLLMAllReduce, NCCL: g.AllReduce}
+			v := vllmAllReduce{Custom: g.VLLMAllReduce, NCCL: g.AllReduce}
 			tab := loadAIConfigurator(t, "vllm", m.system)
-			for _, p := range tab.Ranks() {
-				sizes, times := tab.Points(p)
+			for _, p := range tab.ranks() {
+				sizes, times := tab.points(p)
 				for i, s := range sizes {
 					miss := v.Time(s, p)/times[i] - 1
 					key := fmt.Sprintf("%s/%d/%.0f", m.gpu, p, s)
 					switch {
-					case v.Algorithm(s, p) == ARNCCL:
+					case v.algorithm(s, p) == arnccl:
 						_, known := ncclVsVLLMOutliers[fmt.Sprintf("%s/%d", m.gpu, p)]
 						if _, one := ncclVsVLLMOutliers[key]; s > 128*miB || known || one {
 							continue
@@ -349,7 +349,7 @@ func TestDeploymentDispatchMatchesVLLMAllReduce(t *testing.T) {
 	t.Parallel()
 	for _, name := range GPUNames() {
 		g := mustGPU(t, name)
-		v := VLLMAllReduce{Custom: g.VLLMAllReduce, NCCL: g.AllReduce}
+		v := vllmAllReduce{Custom: g.VLLMAllReduce, NCCL: g.AllReduce}
 		for _, p := range []int{2, 3, 4, 6, 8} {
 			d := Deployment{GPU: g, TP: p}
 			c := d.GPU.tpAllReduce(p)
@@ -383,7 +383,7 @@ vllm_all_reduce:
 `)
 	g, err := LoadGPU(path)
 	require.NoError(t, err)
-	assert.Equal(t, VLLMAllReduceTable{{Ranks: 2, CustomMaxBytes: 8 * miB, OneShot: LinkCost{Alpha: 6e-6, Bandwidth: 20e9}}}, g.VLLMAllReduce)
+	assert.Equal(t, vllmAllReduceTable{{Ranks: 2, CustomMaxBytes: 8 * miB, OneShot: linkCost{Alpha: 6e-6, Bandwidth: 20e9}}}, g.VLLMAllReduce)
 	d := Deployment{Model: mustModel(t, "llama-3.1-8b"), GPU: g, TP: 2}
 	require.NoError(t, d.Validate())
 	// 2·32 all-reduces of 4096·2 B = 8 KiB, one-shot: 6 µs + 8192 B / 20 GB/s.

@@ -235,7 +235,7 @@ type server struct {
 func (s *server) Arrive(r *metrics.Request) {
 	if o := s.cfg.ProxyOverhead; o > 0 {
 		s.proxyQ.Push(r)
-		s.env.After(o, event.Normal, s.onProxy, 0)
+		s.env.Schedule(s.env.Now()+o, event.Normal, s.onProxy, 0)
 		return
 	}
 	s.toPrefill(r)

@@ -358,7 +358,7 @@ func (s *server) scale(p *poolState, n int, reason string) {
 		}
 		s.event(r, Start, reason)
 		s.readyQ = append(s.readyQ, r)
-		s.env.After(p.delay, event.Normal, s.onReady, int64(len(s.readyQ)-1))
+		s.env.Schedule(s.env.Now()+p.delay, event.Normal, s.onReady, int64(len(s.readyQ)-1))
 	}
 	// Down: the newest first, starting ones before ready ones.
 	for i := len(p.reps) - 1; i >= 0 && cur > n; i-- {

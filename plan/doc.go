@@ -39,7 +39,7 @@
 // package plan/planplot draws its frontier.
 //
 // Concurrency: Solve runs simulations on up to Search.Workers goroutines
-// (sim.Each); the Result does not depend on their number or on
+// (jobs.Each); the Result does not depend on their number or on
 // GOMAXPROCS. Candidates and their replicas must not be mutated while
 // Solve uses them.
 //

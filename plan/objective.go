@@ -7,7 +7,7 @@ import (
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/fielderr"
-	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -168,8 +168,8 @@ func (s Search) Validate() error {
 		return fieldErr("max_replicas", s.MaxReplicas, "must be >= 1")
 	case s.Round < 1:
 		return fieldErr("round", s.Round, "must be >= 1")
-	case s.Workers < 0 || s.Workers > sim.MaxWorkers:
-		return fieldErr("workers", s.Workers, "must be from 0 (GOMAXPROCS) to %d", sim.MaxWorkers)
+	case s.Workers < 0 || s.Workers > jobs.MaxWorkers:
+		return fieldErr("workers", s.Workers, "must be from 0 (GOMAXPROCS) to %d", jobs.MaxWorkers)
 	case !(s.Budget >= 0) || math.IsInf(s.Budget, 1):
 		return fieldErr("budget", s.Budget, "must be a finite number of dollars an hour >= 0")
 	case !(s.Frontier >= 0) || math.IsInf(s.Frontier, 1):

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
 	"github.com/servesim/servesim/workload"
@@ -69,7 +70,7 @@ const lowRateFactor = 16
 //
 // The result is a function of the arguments alone: rounds are fixed
 // batches of the ordered list, every step's runs are listed before they
-// run (sim.Each) and seeded by replication, and outcomes are stored by
+// run (jobs.Each) and seeded by replication, and outcomes are stored by
 // index, so the output is byte-identical at any GOMAXPROCS and Workers.
 func Solve(obj Objective, s Search, cands []Candidate) (*Result, error) {
 	if err := obj.Validate(); err != nil {
@@ -177,7 +178,7 @@ func (st *solver) settle(ct *counter) {
 func (st *solver) screen(cands []Candidate) ([]*counter, error) {
 	d := NewDemand(st.obj.Criteria, st.obj.Workload.Lengths)
 	screens := make([]Screening, len(cands))
-	if err := sim.Each(len(cands), sim.AllJobs, st.s.Workers, func(k, _ int) error {
+	if err := jobs.Each(len(cands), jobs.All, st.s.Workers, func(k, _ int) error {
 		screens[k] = Screening{MaxRate: math.Inf(1)}
 		if sc, ok := cands[k].Replica.(Screener); ok {
 			screens[k] = sc.Screen(d)
@@ -228,7 +229,7 @@ func (st *solver) lambda(round []*counter) error {
 	// any useful rate; one that passes only below Rate/MaxReplicas is left
 	// to the replica count, which tells too many replicas from too few.
 	minRate := rate / float64(lowRateFactor*st.s.MaxReplicas)
-	err := sim.Each(len(round), sim.AllJobs, st.s.Workers, func(k, _ int) error {
+	err := jobs.Each(len(round), jobs.All, st.s.Workers, func(k, _ int) error {
 		ct := round[k]
 		start := rate / 2
 		if ct.maxRate > 0 {
@@ -290,7 +291,7 @@ func (st *solver) count(round []*counter) error {
 		}
 		reps := st.s.boundary()
 		results := make([]*sim.Result, len(open)*reps)
-		err := sim.Each(len(results), sim.AllJobs, st.s.Workers, func(j, _ int) error {
+		err := jobs.Each(len(results), jobs.All, st.s.Workers, func(j, _ int) error {
 			ct, k := open[j/reps], ks[j/reps]
 			cfg := st.config(ct.c.Replica.Servers(k), k)
 			if n := cfg.Requests - cfg.Warmup; n > 0 {

@@ -17,6 +17,7 @@ import (
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/event"
 	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
@@ -48,7 +49,7 @@ func (s split) station() queue.FCFS {
 func (s split) Validate() error { return s.station().Validate() }
 
 func (s split) NewServer(env *sim.Env) (sim.Server, error) {
-	out := &splitServer{rng: env.Rand("router"), queues: make([]sim.Server, s.k)}
+	out := &splitServer{rng: event.NewStream(env.Seed(), "router"), queues: make([]sim.Server, s.k)}
 	for i := range out.queues {
 		q, err := s.station().NewServer(env)
 		if err != nil {

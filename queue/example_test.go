@@ -6,6 +6,7 @@ import (
 	"github.com/servesim/servesim/distribution"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -31,7 +32,7 @@ func ExampleFCFS() {
 	fmt.Printf("utilisation ρ = %.2f\n", server.Utilization(5))
 	fmt.Printf("%d requests measured\n", res.Completed)
 	fmt.Printf("mean sojourn %.2f s (theory 1/(μ−λ) = %.2f s)\n", res.E2E().Mean(), 1/(10.0-5))
-	fmt.Printf("mean wait %.2f s (theory ρ/(μ−λ) = %.2f s)\n", res.Queue().Mean(), 0.5/(10.0-5))
+	fmt.Printf("mean wait %.2f s (theory ρ/(μ−λ) = %.2f s)\n", res.Latency(metrics.QueueTime).Mean(), 0.5/(10.0-5))
 	// Output:
 	// utilisation ρ = 0.50
 	// 99000 requests measured

@@ -100,7 +100,7 @@ func newStation(f FCFS, env *sim.Env, timed bool) (*station, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	s := &station{cfg: f, env: env, free: f.Servers, rng: env.Rand("service")}
+	s := &station{cfg: f, env: env, free: f.Servers, rng: event.NewStream(env.Seed(), "service")}
 	s.onDepart = s.depart
 	s.onFirst = s.first
 	s.inService = make([]*metrics.Request, 0, f.Servers)
@@ -144,7 +144,7 @@ func (s *station) after(slot int, d float64, first bool) {
 	if first {
 		h = s.onFirst
 	}
-	s.env.After(d, event.Normal, h, int64(slot))
+	s.env.Schedule(s.env.Now()+d, event.Normal, h, int64(slot))
 }
 
 // onTimer fires a slot timer's event (after's arg: slot<<1 | first).

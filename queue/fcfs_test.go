@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/servesim/servesim/distribution"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
@@ -102,11 +103,11 @@ func TestKieferWolfowitzOracle(t *testing.T) {
 // per-run mean queue wait, and its standard error across runs.
 func meanWait(t *testing.T, cfg sim.Config, runs int) (mean, se float64) {
 	t.Helper()
-	res, err := sim.Replicate(cfg, event.Seeds(cfg.Seed, runs))
+	res, err := jobs.Replicate(cfg, event.Seeds(cfg.Seed, runs))
 	require.NoError(t, err)
 	var s, s2 float64
 	for _, r := range res {
-		w := r.Queue().Mean()
+		w := r.Latency(metrics.QueueTime).Mean()
 		s += w
 		s2 += w * w
 	}
@@ -179,9 +180,9 @@ func TestCapIsClientQueue(t *testing.T) {
 	assert.Zero(t, waited, "requests that waited at the server")
 	assert.LessOrEqual(t, worst, 1e-12, "largest gap between the client queue time and the Lindley wait")
 	assert.Equal(t, 1, res.MaxConcurrent)
-	assert.Zero(t, res.Queue().Max())
-	assert.Greater(t, res.ClientQueue().Mean(), 0.1)
-	assert.InDelta(t, res.E2E().Mean()+res.ClientQueue().Mean(), res.E2EWithClientQueue().Mean(), 1e-9)
+	assert.Zero(t, res.Latency(metrics.QueueTime).Max())
+	assert.Greater(t, res.Latency(metrics.ClientQueueTime).Mean(), 0.1)
+	assert.InDelta(t, res.E2E().Mean()+res.Latency(metrics.ClientQueueTime).Mean(), res.Latency(metrics.E2EWithClientQueue).Mean(), 1e-9)
 }
 
 // TestClosedLoopThroughput: C clients, c ≥ C servers, think time Z: nobody
@@ -198,13 +199,13 @@ func TestClosedLoopThroughput(t *testing.T) {
 		Warmup:   1_000,
 		Seed:     9,
 	}
-	res, err := sim.Replicate(cfg, event.Seeds(9, 8))
+	res, err := jobs.Replicate(cfg, event.Seeds(9, 8))
 	require.NoError(t, err)
 	var s, s2 float64
 	for _, r := range res {
 		s += r.RequestThroughput
 		s2 += r.RequestThroughput * r.RequestThroughput
-		assert.Zero(t, r.Queue().Max())
+		assert.Zero(t, r.Latency(metrics.QueueTime).Max())
 		assert.LessOrEqual(t, r.MaxConcurrent, 4)
 		assert.False(t, r.Stability.Unstable)
 	}
@@ -233,7 +234,7 @@ func TestQueueCapRejects(t *testing.T) {
 	// those are allowed.
 	const block = 8.0 / 15
 	se := 1.5 * math.Sqrt(block*(1-block)/float64(res.Measured))
-	assert.InDelta(t, block, res.FailureRate(), 4*se, "blocking probability")
+	assert.InDelta(t, block, float64(res.Rejected)/float64(res.Measured), 4*se, "blocking probability")
 }
 
 // TestServiceOf: a service function splits first token and completion; the

@@ -126,9 +126,9 @@
 // YAML tree and decoding it afresh, so any scalar field can be swept and
 // each point is checked like a file of its own. Points lists them;
 // Experiment resolves each point's run configuration, and its jobs follow
-// the project's one numbering and seeding rule (sim.JobAt): point-major,
+// the project's one numbering and seeding rule (jobs.At): point-major,
 // replication r seeded event.ReplicationSeed(seed, r) at every point, so
-// points share random numbers. A shard i/n (sim.Shard) is the jobs j with
+// points share random numbers. A shard i/n (jobs.Shard) is the jobs j with
 // j mod n = i: a deterministic function of the file and its index, ready
 // for a Kubernetes Indexed Job or a Slurm array.
 //

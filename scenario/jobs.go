@@ -1,12 +1,15 @@
 package scenario
 
-import "github.com/servesim/servesim/sim"
+import (
+	"github.com/servesim/servesim/jobs"
+	"github.com/servesim/servesim/sim"
+)
 
 // An Experiment is a scenario ready to run: its sweep points, one run
 // configuration per point, and the replications of each. Its jobs are
-// numbered and seeded by sim.JobAt (point-major, the replication seed the
+// numbered and seeded by jobs.At (point-major, the replication seed the
 // same at every point), so the job list, and every shard of it
-// (sim.Shard), is a function of the scenario alone. Jobs are built one at
+// (jobs.Shard), is a function of the scenario alone. Jobs are built one at
 // a time by Job, never listed up front, so memory does not grow with the
 // replication count.
 type Experiment struct {
@@ -41,8 +44,8 @@ func (s *Scenario) Experiment() (*Experiment, error) {
 func (x *Experiment) Size() int { return len(x.Points) * x.Replications }
 
 // Job returns job i (0 ≤ i < Size()) and its run configuration, seeded.
-func (x *Experiment) Job(i int) (sim.Job, sim.Config) {
-	j := sim.JobAt(i, x.Replications, x.Seed)
+func (x *Experiment) Job(i int) (jobs.Job, sim.Config) {
+	j := jobs.At(i, x.Replications, x.Seed)
 	cfg := x.Configs[j.Point]
 	cfg.Seed = j.Seed
 	return j, cfg

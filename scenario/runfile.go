@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/internal/jsonobj"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/sim"
 )
 
@@ -23,7 +24,7 @@ const RunFormat = "servesim-run/1"
 // RunFile (another format, or not an object).
 var ErrNotRunFile = errors.New("not a " + RunFormat + " file")
 
-// A RunRecord is one job's outcome: which job (sim.JobAt's numbering), its
+// A RunRecord is one job's outcome: which job (jobs.At's numbering), its
 // point and value, its replication and seed, and its sim.Result as JSON.
 type RunRecord struct {
 	Job         int             `json:"job"`
@@ -72,7 +73,7 @@ type RunFile struct {
 
 // NewRunFile describes the experiment x of s, before any job ran; shard is
 // the part of its jobs the file will hold.
-func (s *Scenario) NewRunFile(x *Experiment, shard sim.Shard) (*RunFile, error) {
+func (s *Scenario) NewRunFile(x *Experiment, shard jobs.Shard) (*RunFile, error) {
 	sum := sha256.Sum256(s.Source())
 	out := &RunFile{
 		Format:       RunFormat,
@@ -112,14 +113,14 @@ func (s *Scenario) ServerText() string {
 }
 
 // RunJobs runs the jobs of x that shard owns on up to workers goroutines
-// (0: GOMAXPROCS, sim.Each) and returns their records in job order. Each
+// (0: GOMAXPROCS, jobs.Each) and returns their records in job order. Each
 // result is turned into JSON as soon as its run ends, so memory holds one
 // run per worker, not every run's request records. adjust, when set, edits
 // each job's configuration before it runs; done, when set, is called after
 // each job (from the worker goroutines).
-func (x *Experiment) RunJobs(shard sim.Shard, workers int, adjust func(*sim.Config), done func()) ([]RunRecord, error) {
+func (x *Experiment) RunJobs(shard jobs.Shard, workers int, adjust func(*sim.Config), done func()) ([]RunRecord, error) {
 	recs := make([]RunRecord, shard.Size(x.Size()))
-	err := sim.Each(x.Size(), shard, workers, func(k, i int) error {
+	err := jobs.Each(x.Size(), shard, workers, func(k, i int) error {
 		if done != nil {
 			defer done()
 		}
@@ -141,7 +142,7 @@ func (x *Experiment) RunJobs(shard sim.Shard, workers int, adjust func(*sim.Conf
 }
 
 // runJob runs one job and encodes its result.
-func (x *Experiment) runJob(j sim.Job, cfg sim.Config) (RunRecord, error) {
+func (x *Experiment) runJob(j jobs.Job, cfg sim.Config) (RunRecord, error) {
 	res, err := sim.Run(cfg)
 	if err != nil {
 		return RunRecord{}, err

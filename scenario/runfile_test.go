@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/jobs"
 )
 
 // TestRunFileRoundTrip: an experiment's run file (two shards of a sweep
@@ -23,9 +23,9 @@ func TestRunFileRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	x, err := s.Experiment()
 	require.NoError(t, err)
-	var jobs []int
+	var ids []int
 	for i := range 2 {
-		sh := sim.Shard{Index: i, Count: 2}
+		sh := jobs.Shard{Index: i, Count: 2}
 		f, err := s.NewRunFile(x, sh)
 		require.NoError(t, err)
 		f.Results, err = x.RunJobs(sh, 1, nil, nil)
@@ -43,10 +43,10 @@ func TestRunFileRoundTrip(t *testing.T) {
 		for k, r := range back.Results {
 			assert.Equal(t, f.Results[k].Job, r.Job)
 			assert.JSONEq(t, string(f.Results[k].Result), string(r.Result))
-			jobs = append(jobs, r.Job)
+			ids = append(ids, r.Job)
 		}
 	}
-	assert.ElementsMatch(t, []int{0, 1, 2, 3}, jobs, "the shards partition the jobs")
+	assert.ElementsMatch(t, []int{0, 1, 2, 3}, ids, "the shards partition the jobs")
 	_, err = ReadRunFile([]byte(`{"format": "servesim-capacity/1"}`))
 	assert.True(t, errors.Is(err, ErrNotRunFile), "%v", err)
 	_, err = ReadRunFile([]byte(`[1]`))

@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
@@ -235,12 +236,12 @@ sweep:
 	if err != nil {
 		t.Fatal(err)
 	}
-	pts, jobs, err := listJobs(s)
+	pts, js, err := listJobs(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pts) != 2 || len(jobs) != 4 {
-		t.Fatalf("%d points, %d jobs; want 2, 4", len(pts), len(jobs))
+	if len(pts) != 2 || len(js) != 4 {
+		t.Fatalf("%d points, %d jobs; want 2, 4", len(pts), len(js))
 	}
 	for i, want := range []int{16, 64} {
 		if pts[i].Value != want || pts[i].Text != strings.TrimSpace(pts[i].Text) || pts[i].Scenario.Server.MaxNumSeqs != want {
@@ -250,7 +251,7 @@ sweep:
 			t.Errorf("point %d keeps its sweep", i)
 		}
 	}
-	for _, j := range jobs {
+	for _, j := range js {
 		if j.Index != j.Point*2+j.Replication {
 			t.Errorf("job %d: point %d, replication %d: not point-major", j.Index, j.Point, j.Replication)
 		}
@@ -336,7 +337,7 @@ func TestExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pts, jobs, err := listJobs(s)
+			pts, js, err := listJobs(s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -347,10 +348,10 @@ func TestExamples(t *testing.T) {
 			if !slices.Equal(values, tt.values) {
 				t.Errorf("sweep values %q, want %q", values, tt.values)
 			}
-			if len(jobs) != len(tt.values)*tt.reps {
-				t.Errorf("%d jobs, want %d values × %d replications", len(jobs), len(tt.values), tt.reps)
+			if len(js) != len(tt.values)*tt.reps {
+				t.Errorf("%d jobs, want %d values × %d replications", len(js), len(tt.values), tt.reps)
 			}
-			for _, j := range jobs {
+			for _, j := range js {
 				if err := j.Config.Validate(); err != nil {
 					t.Errorf("job %d: %v", j.Index, err)
 				}
@@ -383,7 +384,7 @@ func TestRelativePaths(t *testing.T) {
 
 // testJob is one job of an experiment with its seeded configuration.
 type testJob struct {
-	sim.Job
+	jobs.Job
 	Config sim.Config
 }
 
@@ -393,11 +394,11 @@ func listJobs(s *Scenario) ([]Point, []testJob, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	jobs := make([]testJob, x.Size())
-	for i := range jobs {
-		jobs[i].Job, jobs[i].Config = x.Job(i)
+	js := make([]testJob, x.Size())
+	for i := range js {
+		js[i].Job, js[i].Config = x.Job(i)
 	}
-	return x.Points, jobs, nil
+	return x.Points, js, nil
 }
 
 // TestKVOffloadFields: kv_offloading_size and pcie_bandwidth set the

@@ -24,6 +24,7 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
 	"github.com/servesim/servesim/workload"
@@ -238,7 +239,7 @@ func (s Study) common(r *Row) error {
 	}
 	cfg := sim.Config{Workload: s.Workload, Server: s.server(r.Candidate), Requests: s.Requests, Warmup: s.Warmup, SLO: s.Criteria.SLO, SummaryOnly: true}
 	cfg.Workload.Arrivals = arr
-	res, err := sim.Replicate(cfg, event.Seeds(s.Seed, s.Replications))
+	res, err := jobs.Replicate(cfg, event.Seeds(s.Seed, s.Replications))
 	if err != nil {
 		return err
 	}

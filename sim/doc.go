@@ -11,17 +11,16 @@
 // goodput, queue times, Little's-law bookkeeping and a stability verdict
 // (docs/metrics.md defines each).
 //
-// Replicate runs independent replications with pre-declared seeds; RunAll
-// runs any list of configurations. Both go through Each, the project's one
-// job runner, with the one numbering and seeding rule of Job and JobAt;
-// capacity sweeps and the CLI's scenario runs and shards use the same.
+// Package jobs runs many: Replicate (independent replications with
+// pre-declared seeds) and RunAll (any list of configurations), on the
+// project's one job runner and its one numbering and seeding rule.
 //
 // # Servers
 //
 // A Server receives each request through Arrive and reports its life
 // through the Env: Start (first scheduled), FirstToken, Tokens (pooled
 // inter-token gaps of one engine step), Finish, Fail, Reject. Servers draw
-// random numbers from named streams (Env.Rand) so that configurations run
+// random numbers from named streams (event.NewStream under Env.Seed) so that configurations run
 // with one seed share arrivals, lengths and service draws. Optional
 // interfaces let a server report more: StatsReporter (its counters),
 // SeriesReporter (their time series) and GPUCounter (GPUs occupied, for
@@ -40,8 +39,8 @@
 // # Determinism and concurrency
 //
 // A run is single-threaded and a function of its Config: the same seed
-// gives byte-identical JSON whatever GOMAXPROCS or the parallelism of
-// Replicate. Results may be read from several goroutines.
+// gives byte-identical JSON whatever GOMAXPROCS or the number of runs
+// jobs.Replicate makes at once. Results may be read from several goroutines.
 //
 // See Example_openVsClosed for why a closed-loop benchmark overstates the
 // rate a server sustains under a latency objective.

@@ -29,7 +29,7 @@ func Example_openVsClosed() {
 		open := base
 		open.Workload.Arrivals = workload.Poisson{Rate: rate}
 		res, _ := sim.Run(open)
-		fmt.Printf("open loop %2.0f req/s: attainment %.1f%%, p95 queue %3.0f ms\n", rate, 100*res.Attainment, 1000*res.Queue().Percentile(95))
+		fmt.Printf("open loop %2.0f req/s: attainment %.1f%%, p95 queue %3.0f ms\n", rate, 100*res.Attainment, 1000*res.Latency(metrics.QueueTime).Percentile(95))
 	}
 	// Output:
 	// closed loop: 19 req/s, attainment 100%

@@ -117,7 +117,7 @@ type Result struct {
 	steps []float64 // token step times (Config.TokenSteps)
 }
 
-func (e *Env) result(end float64) *Result {
+func (e *run) result(end float64) *Result {
 	cfg := e.cfg
 	m := e.m
 	e.eng.SetNow(end)
@@ -233,9 +233,13 @@ func (e *Env) result(end float64) *Result {
 	return res
 }
 
-// latency returns the sample of metric l, building it from the records on
-// first use when the run kept records. Only the metrics asked for are built.
-func (r *Result) latency(l metrics.Latency) *metrics.Sample {
+// Latency returns the sample of latency metric l over completed measured
+// requests, seconds: metrics.TTFT, TPOT, E2E, QueueTime (Start − Sent),
+// ClientQueueTime (Sent − Arrival: time held back by a max_concurrency
+// cap) or E2EWithClientQueue (vLLM's e2el_including_client_queue: the
+// latency a user behind the cap sees). A run that kept records builds the
+// sample from them on first use; only the metrics asked for are built.
+func (r *Result) Latency(l metrics.Latency) *metrics.Sample {
 	r.latOnce[l].Do(func() {
 		if r.lat[l] == nil {
 			r.lat[l] = metrics.FromRecords(l, r.Requests)
@@ -246,11 +250,11 @@ func (r *Result) latency(l metrics.Latency) *metrics.Sample {
 
 // TTFT returns the time-to-first-token sample (FirstToken − Sent) of
 // completed measured requests, seconds.
-func (r *Result) TTFT() *metrics.Sample { return r.latency(metrics.TTFT) }
+func (r *Result) TTFT() *metrics.Sample { return r.Latency(metrics.TTFT) }
 
 // TPOT returns the time-per-output-token sample, (E2E − TTFT)/(O − 1),
 // leaving out requests with one output token.
-func (r *Result) TPOT() *metrics.Sample { return r.latency(metrics.TPOT) }
+func (r *Result) TPOT() *metrics.Sample { return r.Latency(metrics.TPOT) }
 
 // ITL returns the inter-token latency sample: every gap between
 // consecutive tokens of a measured request, pooled over requests
@@ -260,20 +264,7 @@ func (r *Result) TPOT() *metrics.Sample { return r.latency(metrics.TPOT) }
 func (r *Result) ITL() *metrics.Sample { return r.itl }
 
 // E2E returns the end-to-end latency sample (Done − Sent; vLLM's e2el).
-func (r *Result) E2E() *metrics.Sample { return r.latency(metrics.E2E) }
-
-// Queue returns the server queue-time sample (Start − Sent).
-func (r *Result) Queue() *metrics.Sample { return r.latency(metrics.QueueTime) }
-
-// ClientQueue returns the client queue-time sample (Sent − Arrival): time
-// held back by a max_concurrency cap.
-func (r *Result) ClientQueue() *metrics.Sample { return r.latency(metrics.ClientQueueTime) }
-
-// E2EWithClientQueue returns E2E + ClientQueue per request (vLLM's
-// e2el_including_client_queue): the latency a user behind the cap sees.
-func (r *Result) E2EWithClientQueue() *metrics.Sample {
-	return r.latency(metrics.E2EWithClientQueue)
-}
+func (r *Result) E2E() *metrics.Sample { return r.Latency(metrics.E2E) }
 
 // TokenGaps returns the gaps between request q's consecutive output
 // tokens, seconds (vLLM's per-request itls): Output − 1 values for a
@@ -311,15 +302,6 @@ func (r *Result) TokenGaps(q *metrics.Request) []float64 {
 	return gaps
 }
 
-// FailureRate returns (Failed+Rejected)/Measured, or 0 when nothing was
-// measured.
-func (r *Result) FailureRate() float64 {
-	if r.Measured == 0 {
-		return 0
-	}
-	return float64(r.Failed+r.Rejected) / float64(r.Measured)
-}
-
 // Stat returns the server counter called name and whether it exists.
 func (r *Result) Stat(name string) (float64, bool) {
 	for _, s := range r.Server {
@@ -341,8 +323,8 @@ func (r *Result) latencyMetrics() []struct {
 		s    *metrics.Sample
 	}{
 		{"ttft", r.TTFT()}, {"tpot", r.TPOT()}, {"itl", r.ITL()}, {"e2el", r.E2E()},
-		{"queue_time", r.Queue()}, {"client_queue_time", r.ClientQueue()},
-		{"e2el_including_client_queue", r.E2EWithClientQueue()},
+		{"queue_time", r.Latency(metrics.QueueTime)}, {"client_queue_time", r.Latency(metrics.ClientQueueTime)},
+		{"e2el_including_client_queue", r.Latency(metrics.E2EWithClientQueue)},
 	}
 }
 

@@ -88,7 +88,7 @@ type Config struct {
 	// but not finished plus those held in the client reach it. 0 means
 	// the default: no cap when Requests bounds the run, and when only
 	// Horizon does, 100,000 or ten times the closed loop's clients,
-	// whichever is more (DefaultMaxInSystem): a stable queue's backlog
+	// whichever is more (defaultMaxInSystem): a stable queue's backlog
 	// stays far below it, and an overloaded one is stopped within a few
 	// hundred thousand arrivals, in well under 100 MB, instead of growing
 	// until the horizon.
@@ -150,9 +150,9 @@ func (c Config) Validate() error {
 	return invalid(c.SLO.Validate())
 }
 
-// DefaultMaxInSystem is the backlog at which a run bounded only by its
+// defaultMaxInSystem is the backlog at which a run bounded only by its
 // horizon is stopped as unstable (Config.MaxInSystem).
-const DefaultMaxInSystem = 100_000
+const defaultMaxInSystem = 100_000
 
 func (c Config) maxInSystem() int {
 	switch {
@@ -161,7 +161,7 @@ func (c Config) maxInSystem() int {
 	case c.Requests > 0:
 		return math.MaxInt
 	default:
-		return max(DefaultMaxInSystem, 10*c.Workload.Clients)
+		return max(defaultMaxInSystem, 10*c.Workload.Clients)
 	}
 }
 
@@ -172,33 +172,34 @@ func Run(cfg Config) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	env := newEnv(&cfg)
-	srv, err := cfg.Server.NewServer(env)
+	rn := newRun(&cfg)
+	srv, err := cfg.Server.NewServer(&Env{eng: &rn.eng, run: rn})
 	if err != nil {
 		return nil, invalid(err)
 	}
-	env.server = srv
-	if err := env.start(); err != nil {
+	rn.server = srv
+	if err := rn.start(); err != nil {
 		return nil, err
 	}
 	horizon := math.Inf(1)
 	if cfg.Horizon > 0 {
 		horizon = cfg.Horizon
 	}
-	env.loop(horizon)
-	if env.abortErr != nil {
-		return nil, env.abortErr
+	rn.loop(horizon)
+	if rn.abortErr != nil {
+		return nil, rn.abortErr
 	}
-	end := env.eng.Now()
-	if env.eng.Len() > 0 && !env.stopped && !env.drained && cfg.Horizon > 0 {
+	end := rn.eng.Now()
+	if rn.eng.Len() > 0 && !rn.stopped && !rn.drained && cfg.Horizon > 0 {
 		end = cfg.Horizon
 	}
-	return env.result(end), nil
+	return rn.result(end), nil
 }
 
-// Env is a run's world as a server sees it: the clock, the event queue,
-// random streams, and the calls that record a request's milestones.
-type Env struct {
+// run is one run's state: the engine, the workload's injection, the
+// server, the request records and the bookkeeping of the stop rules and
+// the result.
+type run struct {
 	eng    event.Engine
 	cfg    *Config
 	server Server
@@ -261,8 +262,8 @@ type Env struct {
 	ff    uint64    // events a server ended at once (FastForward)
 }
 
-func newEnv(cfg *Config) *Env {
-	e := &Env{cfg: cfg, cap: cfg.Workload.MaxConcurrency, closed: cfg.Workload.Closed(), maxSys: cfg.maxInSystem(), lengths: cfg.Workload.Lengths}
+func newRun(cfg *Config) *run {
+	e := &run{cfg: cfg, cap: cfg.Workload.MaxConcurrency, closed: cfg.Workload.Closed(), maxSys: cfg.maxInSystem(), lengths: cfg.Workload.Lengths}
 	e.lenRng = event.NewStream(cfg.Seed, "lengths")
 	e.thinkRng = event.NewStream(cfg.Seed, "think")
 	e.onSend = e.sendNext
@@ -290,39 +291,8 @@ func newEnv(cfg *Config) *Env {
 	return e
 }
 
-// Now returns the simulated time in seconds.
-func (e *Env) Now() float64 { return e.eng.Now() }
-
-// Schedule arranges fn(arg) at time t ≥ Now() with priority p.
-func (e *Env) Schedule(t float64, p event.Priority, fn event.Handler, arg int64) {
-	e.eng.Schedule(t, p, fn, arg)
-}
-
-// After arranges fn(arg) at Now()+d.
-func (e *Env) After(d float64, p event.Priority, fn event.Handler, arg int64) {
-	e.eng.After(d, p, fn, arg)
-}
-
-// NewTimer makes an event slot outside the event heap that runs fn, for a
-// source with at most one event pending at a time (a server's departure,
-// say): SetTimer then costs no heap push and pop, and the event fires in
-// exactly the order Schedule would give it (event.Engine.NewTimer). Call
-// it when the server is built, and keep a server's timers few (a
-// handful): every step scans the armed ones.
-func (e *Env) NewTimer(fn event.Handler) event.Timer { return e.eng.NewTimer(fn) }
-
-// SetTimer arranges timer k's handler to run with arg at time t ≥ Now()
-// with priority p, replacing its pending event if it has one.
-func (e *Env) SetTimer(k event.Timer, t float64, p event.Priority, arg int64) {
-	e.eng.SetTimer(k, t, p, arg)
-}
-
-// FastForward lets a server handle its own next event, due at time t, at
-// once instead of scheduling it, when that event would fire next anyway:
-// t is before every pending event and within the horizon, and the run is
-// not stopping. It then moves the clock to t, counts the event as fired,
-// and returns true; otherwise it changes nothing and returns false.
-func (e *Env) FastForward(t float64) bool {
+// fastForward is Env.FastForward.
+func (e *run) fastForward(t float64) bool {
 	if e.stopped || e.settled() ||
 		!(t >= e.eng.Now() && t < e.eng.NextTime()) || (e.cfg.Horizon > 0 && t > e.cfg.Horizon) {
 		return false
@@ -332,24 +302,16 @@ func (e *Env) FastForward(t float64) bool {
 	return true
 }
 
-// Rand returns a new random stream called name under the run's seed; call
-// it once at setup, not per event.
-func (e *Env) Rand(name string) *rand.Rand { return event.NewStream(e.cfg.Seed, name) }
-
-// Seed returns the run's seed.
-func (e *Env) Seed() uint64 { return e.cfg.Seed }
-
-// Start records that the server first scheduled work of r now. Later calls
-// (after a preemption, say) keep the first time.
-func (e *Env) Start(r *metrics.Request) {
+// markStart is Env.Start.
+func (e *run) markStart(r *metrics.Request) {
 	if r.Start < 0 {
 		r.Start = e.eng.Now()
 	}
 }
 
-// FirstToken records that r's first output token left the server now.
-func (e *Env) FirstToken(r *metrics.Request) {
-	e.Start(r)
+// firstToken is Env.FirstToken.
+func (e *run) firstToken(r *metrics.Request) {
+	e.markStart(r)
 	if r.FirstToken < 0 {
 		r.FirstToken = e.eng.Now()
 		if !r.Warmup {
@@ -358,11 +320,8 @@ func (e *Env) FirstToken(r *metrics.Request) {
 	}
 }
 
-// Tokens records n inter-token latencies of gap seconds each: one per
-// decoding, measured (non-warm-up) request that received a token in an
-// engine step, the gap being the time since its previous token. Pooling a
-// step's tokens in one call keeps ITL statistics O(steps), not O(tokens).
-func (e *Env) Tokens(gap float64, n int) {
+// tokens is Env.Tokens.
+func (e *run) tokens(gap float64, n int) {
 	e.m.ITL.AddN(gap, n)
 	now := e.eng.Now()
 	e.m.Peak.Add(now, n)
@@ -371,33 +330,21 @@ func (e *Env) Tokens(gap float64, n int) {
 	}
 }
 
-// Abort ends the run at once; Run returns err (wrapped with the time)
-// instead of a result. Servers use it when the model they were given
-// produces an impossible value mid-run, such as a non-positive step time.
-func (e *Env) Abort(err error) {
+// abort is Env.Abort.
+func (e *run) abort(err error) {
 	if e.abortErr == nil {
 		e.abortErr = fmt.Errorf("run aborted at t=%v s: %w", e.eng.Now(), err)
 	}
 	e.stopped, e.stoppedBy = true, StopAbort
 }
 
-// Finish records that r completed now. The server must not touch r after.
-func (e *Env) Finish(r *metrics.Request) { e.end(r, metrics.Completed) }
-
-// Fail records that r failed now (reason for the error count). The server
-// must not touch r after.
-func (e *Env) Fail(r *metrics.Request) { e.end(r, metrics.Failed) }
-
-// Reject records that the server refused r on arrival.
-func (e *Env) Reject(r *metrics.Request) { e.end(r, metrics.Rejected) }
-
-func (e *Env) advance() {
+func (e *run) advance() {
 	now := e.eng.Now()
 	e.area += float64(e.inSys) * (now - e.lastT)
 	e.lastT = now
 }
 
-func (e *Env) end(r *metrics.Request, st metrics.Status) {
+func (e *run) end(r *metrics.Request, st metrics.Status) {
 	if r.Status != metrics.InFlight {
 		panic(fmt.Sprintf("sim: request %d ended twice or before it was sent (status %v)", r.ID, r.Status))
 	}
@@ -406,7 +353,7 @@ func (e *Env) end(r *metrics.Request, st metrics.Status) {
 	r.Done = now
 	r.Status = st
 	if st == metrics.Completed {
-		e.Start(r)
+		e.markStart(r)
 		if r.FirstToken < 0 {
 			r.FirstToken = now
 			if !r.Warmup {
@@ -456,7 +403,7 @@ func (e *Env) end(r *metrics.Request, st metrics.Status) {
 	}
 }
 
-func (e *Env) start() error {
+func (e *run) start() error {
 	w := e.cfg.Workload
 	if w.Closed() {
 		for c := 0; c < w.Clients; c++ {
@@ -475,7 +422,7 @@ func (e *Env) start() error {
 
 // scheduleArrival draws the next arrival time and schedules it, or ends
 // injection when the request count, the horizon or the stream is spent.
-func (e *Env) scheduleArrival() {
+func (e *run) scheduleArrival() {
 	if e.cfg.Requests > 0 && e.injected >= e.cfg.Requests {
 		e.noMore = true
 		return
@@ -490,7 +437,7 @@ func (e *Env) scheduleArrival() {
 		return
 	}
 	if !(t <= workload.MaxTime) {
-		e.Abort(invalidf("arrival %d at t=%v s is past %v s (2^32 s), where the clock's float64 seconds lose the resolution of a step: lower the request count or raise the rate", e.injected, t, float64(workload.MaxTime)))
+		e.abort(invalidf("arrival %d at t=%v s is past %v s (2^32 s), where the clock's float64 seconds lose the resolution of a step: lower the request count or raise the rate", e.injected, t, float64(workload.MaxTime)))
 		return
 	}
 	e.eng.SetTimer(e.arrT, max(t, e.eng.Now()), event.Normal, 0)
@@ -503,12 +450,12 @@ const maxSameInstant = 100_000
 
 // newRequest makes the next request's record, its lengths and content
 // drawn from the workload's lengths, or taken from session s's next turn.
-func (e *Env) newRequest(s *workload.Session) *metrics.Request {
+func (e *run) newRequest(s *workload.Session) *metrics.Request {
 	if e.cfg.Requests == 0 {
 		if e.eng.Now() == e.lastInject {
 			e.sameInstant++
 			if e.sameInstant > max(maxSameInstant, 10*e.cfg.Workload.Clients) {
-				e.Abort(fmt.Errorf("no progress: %d requests sent at one instant without the clock advancing (does the server end every request at once?)", e.sameInstant))
+				e.abort(fmt.Errorf("no progress: %d requests sent at one instant without the clock advancing (does the server end every request at once?)", e.sameInstant))
 			}
 		} else {
 			e.lastInject, e.sameInstant = e.eng.Now(), 0
@@ -540,7 +487,7 @@ func (e *Env) newRequest(s *workload.Session) *metrics.Request {
 // setContent keeps the workload's segments just drawn (e.segs) as request
 // id's content, reusing an ended request's storage. Empty content is not
 // stored: Content returns nil for it.
-func (e *Env) setContent(id int) {
+func (e *run) setContent(id int) {
 	if len(e.segs) == 0 {
 		return
 	}
@@ -558,16 +505,8 @@ func (e *Env) setContent(id int) {
 	e.content[id] = dst
 }
 
-// Content returns r's content: its tokens' identities as the workload
-// described them (metrics.Span), for servers that cache prefixes. It is
-// nil when the workload gave none, and then r shares no tokens with any
-// other request. It is valid from r's arrival until r ends (Finish, Fail,
-// Reject); the server must not modify it. The measurement side never
-// reads it.
-func (e *Env) Content(r *metrics.Request) []metrics.Span { return e.content[r.ID] }
-
 // arrive is the open-loop arrival event.
-func (e *Env) arrive(int64) {
+func (e *run) arrive(int64) {
 	if e.sess != nil {
 		e.sess.start()
 		e.scheduleArrival()
@@ -585,7 +524,7 @@ func (e *Env) arrive(int64) {
 }
 
 // clientSend is a closed-loop client's send event.
-func (e *Env) clientSend(client int64) {
+func (e *run) clientSend(client int64) {
 	if e.noMore {
 		return
 	}
@@ -602,10 +541,10 @@ func (e *Env) clientSend(client int64) {
 }
 
 // sendNext sends the head of sendQ (its in-flight slot is already taken).
-func (e *Env) sendNext(int64) { e.send(e.sendQ.Pop()) }
+func (e *run) sendNext(int64) { e.send(e.sendQ.Pop()) }
 
 // send hands r to the server; the caller has counted it in flight.
-func (e *Env) send(r *metrics.Request) {
+func (e *run) send(r *metrics.Request) {
 	e.advance()
 	now := e.eng.Now()
 	e.inSys++
@@ -632,7 +571,7 @@ type due struct {
 // due fires at the oldest pending deadline: a request still without its
 // first token past the TTFT bound, or unfinished past the E2E bound, is a
 // certain miss.
-func (e *Env) due(int64) {
+func (e *run) due(int64) {
 	d := e.dueQ.Pop()
 	r := d.r
 	if r.ID != d.id || r.Status.Ended() || (e.ttftDeadline && r.FirstToken >= 0) {
@@ -646,13 +585,13 @@ func (e *Env) due(int64) {
 	e.checkMisses()
 }
 
-func (e *Env) checkMisses() {
+func (e *run) checkMisses() {
 	if lim := e.cfg.StopAfterMisses; lim > 0 && !e.stopped && e.m.Misses()+e.certainMisses >= lim {
 		e.stopped, e.stoppedBy = true, StopSLOMisses
 	}
 }
 
-func (e *Env) checkBacklog() {
+func (e *run) checkBacklog() {
 	if e.inSys+e.clientQ.Len()+e.sendQ.Len() >= e.maxSys && !e.stopped {
 		e.stopped, e.stoppedBy = true, StopMaxInSystem
 	}
@@ -661,12 +600,12 @@ func (e *Env) checkBacklog() {
 // settled reports whether SLO deadlines are tracked and every request has
 // ended with no more to come: the stale deadlines still queued then cannot
 // change anything, so the run is over.
-func (e *Env) settled() bool { return e.deadline > 0 && e.noMore && e.ended == e.injected }
+func (e *run) settled() bool { return e.deadline > 0 && e.noMore && e.ended == e.injected }
 
 // loop fires events up to the horizon until a stop rule fires, or — when
 // SLO deadlines are tracked — until every request has ended and no more
 // will come: the stale deadlines still queued then cannot change anything.
-func (e *Env) loop(horizon float64) {
+func (e *run) loop(horizon float64) {
 	for e.eng.StepUntil(horizon) {
 		if e.stopped {
 			return

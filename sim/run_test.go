@@ -14,6 +14,7 @@ import (
 
 	"github.com/servesim/servesim/distribution"
 	"github.com/servesim/servesim/internal/memwatch"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
@@ -159,7 +160,7 @@ func TestReplicateIndependentOfParallelism(t *testing.T) {
 	run := func(procs int) []string {
 		old := runtime.GOMAXPROCS(procs)
 		defer runtime.GOMAXPROCS(old)
-		res, err := sim.Replicate(cfg, event.Seeds(11, 6))
+		res, err := jobs.Replicate(cfg, event.Seeds(11, 6))
 		require.NoError(t, err)
 		out := make([]string, len(res))
 		for i, r := range res {
@@ -226,7 +227,7 @@ func TestSummaryModeMatchesFull(t *testing.T) {
 	for _, p := range []struct {
 		name string
 		f, s *metrics.Sample
-	}{{"ttft", full.TTFT(), sum.TTFT()}, {"e2e", full.E2E(), sum.E2E()}, {"queue", full.Queue(), sum.Queue()}} {
+	}{{"ttft", full.TTFT(), sum.TTFT()}, {"e2e", full.E2E(), sum.E2E()}, {"queue", full.Latency(metrics.QueueTime), sum.Latency(metrics.QueueTime)}} {
 		assert.InDelta(t, p.f.Mean(), p.s.Mean(), 1e-12, p.name)
 		for _, q := range []float64{50, 90, 99} {
 			want := p.f.Percentile(q)
@@ -348,7 +349,7 @@ func TestBadInput(t *testing.T) {
 			assert.LessOrEqual(t, strings.Count(err.Error(), "invalid"), 1, "%v", err)
 		})
 	}
-	_, err := sim.Replicate(good, nil)
+	_, err := jobs.Replicate(good, nil)
 	assert.ErrorContains(t, err, "no seeds")
 }
 
@@ -530,19 +531,4 @@ func TestOverloadStopsSmall(t *testing.T) {
 		assert.Less(t, peak, tc.limit, "summary %v: peak heap %d MB", tc.summary, peak>>20)
 		t.Logf("summary %v: peak heap %.1f MB", tc.summary, float64(peak)/(1<<20))
 	}
-}
-
-// TestEachRejectsNegativeWorkers: 0 workers means GOMAXPROCS; a negative
-// count is an error naming it, not a silent default.
-func TestEachRejectsNegativeWorkers(t *testing.T) {
-	t.Parallel()
-	err := sim.Each(3, sim.AllJobs, -2, func(int, int) error { return nil })
-	require.Error(t, err)
-	assert.ErrorIs(t, err, sim.ErrInvalidConfig)
-	assert.Contains(t, err.Error(), "workers -2 must be from 0 (GOMAXPROCS) to 4096")
-	require.NoError(t, sim.Each(3, sim.AllJobs, 0, func(int, int) error { return nil }))
-	// issue 30: --workers 1e9 asked for 24 GB at start.
-	err = sim.Each(3, sim.AllJobs, 1e9, func(int, int) error { return nil })
-	assert.ErrorIs(t, err, sim.ErrInvalidConfig)
-	assert.Contains(t, err.Error(), "workers 1000000000 must be from 0 (GOMAXPROCS) to 4096 (MaxWorkers")
 }

@@ -11,7 +11,7 @@ import (
 // turn a think time after its previous turn completed. A session's turn
 // requests carry its slot in Request.Client. Memory is O(active sessions).
 type sessions struct {
-	e       *Env
+	e       *run
 	w       workload.Sessions
 	streams workload.SessionStreams
 	slots   []*workload.Session // nil: free
@@ -23,7 +23,7 @@ type sessions struct {
 	onTurn  event.Handler
 }
 
-func newSessions(e *Env) *sessions {
+func newSessions(e *run) *sessions {
 	s := &sessions{e: e, w: *e.cfg.Workload.Sessions}
 	s.streams = workload.SessionStreams{
 		Turns:   event.NewStream(e.cfg.Seed, "turns"),

@@ -38,7 +38,7 @@ func (s *echoServer) Arrive(r *metrics.Request) {
 	s.content = append(s.content, slices.Clone(s.env.Content(r)))
 	s.reqs = append(s.reqs, r)
 	s.env.Start(r)
-	s.env.After(s.service, event.Normal, s.onDone, int64(len(s.reqs)-1))
+	s.env.Schedule(s.env.Now()+s.service, event.Normal, s.onDone, int64(len(s.reqs)-1))
 }
 
 func (s *echoServer) done(i int64) {

@@ -1,46 +1,35 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // StopReason says why a run ended before its stop rule (every request
-// injected and drained, or the horizon).
-type StopReason uint8
+// injected and drained, or the horizon): its name in results, "" when it
+// did not.
+type StopReason string
 
 // Stop reasons.
 const (
 	// StopNone: the run ended by its stop rule.
-	StopNone StopReason = iota
+	StopNone StopReason = ""
 	// StopMaxInSystem: the requests in the system reached
 	// Config.MaxInSystem; the run is judged unstable.
-	StopMaxInSystem
+	StopMaxInSystem StopReason = "max_in_system"
 	// StopSLOMisses: Config.StopAfterMisses requests certainly missed the
 	// SLO.
-	StopSLOMisses
+	StopSLOMisses StopReason = "slo_misses"
 	// StopAbort: the server aborted the run (Env.Abort).
-	StopAbort
+	StopAbort StopReason = "abort"
 )
 
-var stopNames = [...]string{"", "max_in_system", "slo_misses", "abort"}
-
-// String returns the reason's name in results: "" for StopNone,
-// "max_in_system", "slo_misses" or "abort".
-func (s StopReason) String() string {
-	if int(s) < len(stopNames) {
-		return stopNames[s]
-	}
-	return fmt.Sprintf("StopReason(%d)", uint8(s))
-}
-
-// MarshalText writes String.
-func (s StopReason) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// UnmarshalText reads a name written by MarshalText.
+// UnmarshalText reads a reason's name and rejects any other text.
 func (s *StopReason) UnmarshalText(b []byte) error {
-	for i, n := range stopNames {
-		if n == string(b) {
-			*s = StopReason(i)
-			return nil
-		}
+	r := StopReason(b)
+	if !slices.Contains([]StopReason{StopNone, StopMaxInSystem, StopSLOMisses, StopAbort}, r) {
+		return fmt.Errorf("stop reason %q is not one of max_in_system, slo_misses, abort or empty", b)
 	}
-	return fmt.Errorf("stop reason %q is not one of max_in_system, slo_misses, abort or empty", b)
+	*s = r
+	return nil
 }

@@ -76,9 +76,9 @@ func SampleOf(res *sim.Result, key string) *metrics.Sample {
 	case "itl":
 		return res.ITL()
 	case "client_queue_time":
-		return res.ClientQueue()
+		return res.Latency(metrics.ClientQueueTime)
 	case "e2el_including_client_queue":
-		return res.E2EWithClientQueue()
+		return res.Latency(metrics.E2EWithClientQueue)
 	default:
 		return res.E2E()
 	}
@@ -239,9 +239,9 @@ func printExtras(s SummaryWriter, o *Options, sc *scenario.Scenario, res *sim.Re
 		s.Line("Percentiles:", "from quantile sketches, within 0.5% (--summary-only)")
 	}
 	s.Float("Actual send rate (req/s):", res.SendRate)
-	s.Float("Mean queue time (ms):", 1000*res.Queue().Mean())
+	s.Float("Mean queue time (ms):", 1000*res.Latency(metrics.QueueTime).Mean())
 	if o.MaxConcurrency > 0 {
-		s.Float("Mean client queue time (ms):", 1000*res.ClientQueue().Mean())
+		s.Float("Mean client queue time (ms):", 1000*res.Latency(metrics.ClientQueueTime).Mean())
 	}
 	if o.GoodputGiven {
 		s.Float("SLO attainment (%):", 100*res.Attainment)

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/vllmbench"
@@ -239,7 +240,7 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 // gridKind marks the JSON a --grid --shard run writes (capacity.GridShard).
 const gridKind = capacity.GridKind
 
-func writeGridShard(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, rates []float64, reps int, sh sim.Shard, results []capacity.JobResult) error {
+func writeGridShard(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, rates []float64, reps int, sh jobs.Shard, results []capacity.JobResult) error {
 	g := capacity.NewGridShard(sc.Name, sc.Server.String(), sc.ProbedWorkload(), crit, rates, reps, sh, results)
 	g.PricedBy = sc.Pricing()
 	b, err := json.MarshalIndent(g, "", "  ")

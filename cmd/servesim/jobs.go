@@ -1,13 +1,14 @@
 package main
 
 import (
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 )
 
 // runJobs runs the jobs of x that shard owns (scenario.Experiment.RunJobs)
 // and counts each on the progress bar.
-func runJobs(x *scenario.Experiment, shard sim.Shard, workers int, adjust func(*sim.Config), p *progress) ([]jobRecord, error) {
+func runJobs(x *scenario.Experiment, shard jobs.Shard, workers int, adjust func(*sim.Config), p *progress) ([]jobRecord, error) {
 	return x.RunJobs(shard, workers, adjust, func() { p.Add(1) })
 }
 

@@ -17,7 +17,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/internal/gcfloor"
-	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/jobs"
 )
 
 func main() {
@@ -74,22 +74,22 @@ type env struct {
 
 // shard returns the shard of the jobs this process runs: --shard when
 // given (flagValue), else the one a Kubernetes Indexed Job or a Slurm array
-// assigned (sim.ShardFromEnv), said on stderr; sharded is false when
+// assigned (jobs.ShardFromEnv), said on stderr; sharded is false when
 // neither chose one.
-func (e *env) shard(cmd, flagValue string) (s sim.Shard, sharded bool, err error) {
+func (e *env) shard(cmd, flagValue string) (s jobs.Shard, sharded bool, err error) {
 	if flagValue != "" {
-		s, err := sim.ParseShard(flagValue)
+		s, err := jobs.ParseShard(flagValue)
 		if err != nil {
 			return s, false, fmt.Errorf("%s: --shard: %w", cmd, err)
 		}
 		return s, true, nil
 	}
-	s, source, ok, err := sim.ShardFromEnv(e.getenv)
+	s, source, ok, err := jobs.ShardFromEnv(e.getenv)
 	if err != nil {
 		return s, false, fmt.Errorf("%s: %w (or give --shard i/n)", cmd, err)
 	}
 	if !ok {
-		return sim.AllJobs, false, nil
+		return jobs.All, false, nil
 	}
 	fmt.Fprintf(e.stderr, "servesim %s: shard %s from %s (give --shard to choose another)\n", cmd, s, source)
 	return s, true, nil

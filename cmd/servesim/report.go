@@ -7,9 +7,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/scenario"
-	"github.com/servesim/servesim/sim"
 )
 
 // The run file's types live with the experiment that writes them
@@ -25,7 +25,7 @@ type (
 const runFormat = scenario.RunFormat
 
 // newRunOutput describes the experiment x of sc (before any job ran).
-func newRunOutput(sc *scenario.Scenario, x *scenario.Experiment, shard sim.Shard) (*runOutput, error) {
+func newRunOutput(sc *scenario.Scenario, x *scenario.Experiment, shard jobs.Shard) (*runOutput, error) {
 	return sc.NewRunFile(x, shard)
 }
 

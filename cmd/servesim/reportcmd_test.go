@@ -10,6 +10,7 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/screen"
 	"github.com/servesim/servesim/sim"
@@ -144,11 +145,11 @@ func TestReportHelpers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := newRunOutput(scSmall, x, sim.AllJobs)
+	out, err := newRunOutput(scSmall, x, jobs.All)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Results, err = runJobs(x, sim.AllJobs, 0, nil, nil); err != nil {
+	if out.Results, err = runJobs(x, jobs.All, 0, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	path = filepath.Join(dir, "run.html")

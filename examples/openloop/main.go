@@ -18,6 +18,7 @@ import (
 	"os"
 
 	"github.com/servesim/servesim/distribution"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
@@ -59,7 +60,7 @@ func run(w io.Writer, n, warmup, runs int, seed uint64) error {
 
 	closed := base
 	closed.Workload.Clients = 1
-	res, err := sim.Replicate(closed, seeds)
+	res, err := jobs.Replicate(closed, seeds)
 	if err != nil {
 		return err
 	}
@@ -76,7 +77,7 @@ func run(w io.Writer, n, warmup, runs int, seed uint64) error {
 	for _, rate := range []float64{2, 4, 6, 8, 10, 14, 18} {
 		open := base
 		open.Workload.Arrivals = workload.Poisson{Rate: rate}
-		res, err := sim.Replicate(open, seeds)
+		res, err := jobs.Replicate(open, seeds)
 		if err != nil {
 			return err
 		}
@@ -86,7 +87,7 @@ func run(w io.Writer, n, warmup, runs int, seed uint64) error {
 		for _, r := range res {
 			aLo, aHi = math.Min(aLo, r.Attainment), math.Max(aHi, r.Attainment)
 			sLo, sHi = math.Min(sLo, r.SendRate), math.Max(sHi, r.SendRate)
-			worstQ = math.Max(worstQ, r.Queue().Percentile(95))
+			worstQ = math.Max(worstQ, r.Latency(metrics.QueueTime).Percentile(95))
 		}
 		verdict := "FAIL"
 		if aLo >= target {

@@ -19,13 +19,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/internal/shareddata"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
@@ -139,13 +139,11 @@ func run(w io.Writer, path string, start, end, precision float64) error {
 	rate := tr.Replay(1).MeanRate()
 
 	out := make([]outcome, len(setups))
-	errs := make([]error, len(setups))
-	var wg sync.WaitGroup
-	for i, s := range setups {
-		wg.Go(func() { out[i], errs[i] = measure(tr, engine, s, precision) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err = jobs.Each(len(setups), jobs.All, 0, func(k, _ int) (err error) {
+		out[k], err = measure(tr, engine, setups[k], precision)
+		return err
+	})
+	if err != nil {
 		return err
 	}
 

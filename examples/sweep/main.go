@@ -16,6 +16,7 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
 )
@@ -58,7 +59,7 @@ func run(w io.Writer, n int, seed uint64) error {
 			Requests: n, Warmup: min(2*c, n/10), Seed: seed,
 		})
 	}
-	results, err := sim.RunAll(cfgs, 0)
+	results, err := jobs.RunAll(cfgs, 0)
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,8 @@
-package sim
+package jobs
 
 import (
-	"fmt"
 	"strconv"
+
 	"strings"
 )
 
@@ -65,7 +65,7 @@ func envShard(idxName, idx, countName, count, min string) (Shard, error) {
 	}
 	s := Shard{Index: i - lo, Count: n}
 	if err := s.Validate(); err != nil {
-		return Shard{}, invalid(fmt.Errorf("%s=%d (first id %d) and %s=%d give shard %d/%d: it must have 0 <= index < count", idxName, i, lo, countName, n, s.Index, s.Count))
+		return Shard{}, invalidf("%s=%d (first id %d) and %s=%d give shard %d/%d: it must have 0 <= index < count", idxName, i, lo, countName, n, s.Index, s.Count)
 	}
 	return s, nil
 }

@@ -1,14 +1,16 @@
-package sim
+package jobs
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/sim"
 )
 
 // FuzzParseShard checks that an accepted shard has 0 <= Index < Count,
 // owns its share of the jobs, and reads back from its String; and that a
-// rejected one is an ErrInvalidConfig naming the shard.
+// rejected one is an sim.ErrInvalidConfig naming the shard.
 func FuzzParseShard(f *testing.F) {
 	for _, s := range []string{"0/1", "0/4", "3/4", " 1 / 2 ", "4/4", "-1/4", "0/0", "1/-1", "+1/2", "01/02",
 		"1", "/", "", "a/b", "1/2/3", "9223372036854775806/9223372036854775807", "0/9223372036854775808"} {
@@ -17,8 +19,8 @@ func FuzzParseShard(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		sh, err := ParseShard(s)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "shard") {
-				t.Fatalf("ParseShard(%q): error %q is not an ErrInvalidConfig naming the shard", s, err)
+			if !errors.Is(err, sim.ErrInvalidConfig) || !strings.Contains(err.Error(), "shard") {
+				t.Fatalf("ParseShard(%q): error %q is not an sim.ErrInvalidConfig naming the shard", s, err)
 			}
 			return
 		}

@@ -1,16 +1,23 @@
-package sim
+package jobs
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
+	"github.com/servesim/servesim/internal/errmark"
+	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
 )
+
+// invalid marks a bad argument as sim.ErrInvalidConfig, as sim marks a
+// bad run configuration, so that callers tell bad input from failures
+// the same way whichever layer found it.
+func invalidf(format string, args ...any) error {
+	return errmark.With(sim.ErrInvalidConfig, fmt.Errorf(format, args...))
+}
 
 // A Job identifies one run of an experiment: replication Replication at
 // point Point of a sweep (point 0 when there is one configuration). This is
@@ -29,9 +36,9 @@ type Job struct {
 	Seed        uint64 `json:"seed"`
 }
 
-// JobAt returns job index of an experiment with replications runs per
+// At returns job index of an experiment with replications runs per
 // point under the base seed. It needs replications ≥ 1 and index ≥ 0.
-func JobAt(index, replications int, base uint64) Job {
+func At(index, replications int, base uint64) Job {
 	r := index % replications
 	return Job{Index: index, Point: index / replications, Replication: r, Seed: event.ReplicationSeed(base, r)}
 }
@@ -43,8 +50,8 @@ type Shard struct {
 	Index, Count int
 }
 
-// AllJobs is the shard that owns every job.
-var AllJobs = Shard{Index: 0, Count: 1}
+// All is the shard that owns every job.
+var All = Shard{Index: 0, Count: 1}
 
 // ParseShard parses "i/n" with 0 ≤ i < n.
 func ParseShard(s string) (Shard, error) {
@@ -81,14 +88,14 @@ func (s Shard) Size(n int) int {
 func (s Shard) String() string { return strconv.Itoa(s.Index) + "/" + strconv.Itoa(s.Count) }
 
 // Each runs do(k, i) for the k-th job index i (k = 0, 1, ...) of the n jobs
-// that shard owns, on up to workers goroutines (0 means GOMAXPROCS; a
-// negative count is an error). do
-// stores its outcome in slot k of the caller's own storage (length
-// shard.Size(n)); since every run is a function of its job alone, the
-// outcome does not depend on the parallelism.
+// that shard owns, on up to workers goroutines of a Pool (0 means
+// GOMAXPROCS; a negative count is an error). do stores its outcome in slot
+// k of the caller's own storage (length shard.Size(n)); since every run is
+// a function of its job alone, the outcome does not depend on the
+// parallelism.
 //
-// Jobs are claimed in increasing order and generated as they are claimed,
-// never listed up front. After a failure no new job is claimed, and Each
+// Jobs are started in increasing order and generated as they are started,
+// never listed up front. After a failure no new job is started, and Each
 // returns the error of the lowest failed job. A panic inside do (a broken
 // internal invariant, never bad input) becomes that job's error, so one bad
 // run cannot kill the process from a worker goroutine.
@@ -104,45 +111,95 @@ func Each(n int, shard Shard, workers int, do func(k, i int) error) error {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = max(1, min(workers, size))
+	index := func(k int) int { return shard.Index + k*shard.Count }
+	p := NewPool(workers, func(k int) error { return do(k, index(k)) })
+	defer p.Close()
 	var (
-		next     atomic.Int64
-		failed   atomic.Bool
-		mu       sync.Mutex
-		firstErr error
-		firstK   = math.MaxInt
-		wg       sync.WaitGroup
+		next, running int
+		firstK        int
+		firstErr      error
 	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !failed.Load() {
-				k := int(next.Add(1) - 1)
-				if k >= size {
-					return
-				}
-				if err := protect(do, k, shard.Index+k*shard.Count); err != nil {
-					mu.Lock()
-					if k < firstK {
-						firstK, firstErr = k, err
-					}
-					mu.Unlock()
-					failed.Store(true)
-				}
-			}
-		}()
+	for ; next < min(workers, size); next++ {
+		p.Start(next)
+		running++
 	}
-	wg.Wait()
+	for ; running > 0; running-- {
+		k, err, panicked := p.Next()
+		if panicked != nil {
+			err = fmt.Errorf("job %d: %w", index(k), panicked)
+		}
+		if err != nil && (firstErr == nil || k < firstK) {
+			firstK, firstErr = k, err
+		}
+		if firstErr == nil && next < size {
+			p.Start(next)
+			next++
+			running++
+		}
+	}
 	return firstErr
 }
 
-func protect(do func(k, i int) error, k, i int) (err error) {
+// A Pool runs jobs on a fixed set of worker goroutines as they are
+// handed to it: Start hands it job j, to run as run(j) on the first free
+// worker, and Next waits for a job to finish. It is the project's one
+// runner of parallel work: Each drives one over a fixed job list, and
+// capacity's speculative search over jobs it chooses as earlier ones
+// finish. The caller keeps at most workers jobs outstanding (started and
+// not yet returned by Next), and Close ends the workers once it has taken
+// every job back.
+type Pool[J, R any] struct {
+	jobs chan J
+	done chan finished[J, R]
+	wg   sync.WaitGroup
+}
+
+type finished[J, R any] struct {
+	job      J
+	out      R
+	panicked error
+}
+
+// NewPool starts workers (≥ 1) goroutines that run jobs with run.
+func NewPool[J, R any](workers int, run func(J) R) *Pool[J, R] {
+	p := &Pool[J, R]{jobs: make(chan J, workers), done: make(chan finished[J, R], workers)}
+	for range workers {
+		p.wg.Go(func() {
+			for j := range p.jobs {
+				out, err := protect(run, j)
+				p.done <- finished[J, R]{j, out, err}
+			}
+		})
+	}
+	return p
+}
+
+// Start hands the pool job j.
+func (p *Pool[J, R]) Start(j J) { p.jobs <- j }
+
+// Next waits for a started job to finish and returns it with run's
+// result, or, when run panicked (a broken internal invariant, never bad
+// input), with a non-nil error saying so, "internal error: <value>
+// (please report it with the configuration)", instead.
+func (p *Pool[J, R]) Next() (J, R, error) {
+	f := <-p.done
+	return f.job, f.out, f.panicked
+}
+
+// Close ends the workers; every started job must have been taken back
+// by Next.
+func (p *Pool[J, R]) Close() {
+	close(p.jobs)
+	p.wg.Wait()
+}
+
+func protect[J, R any](run func(J) R, j J) (out R, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("job %d: internal error: %v (please report it with the configuration)", i, r)
+			err = fmt.Errorf("internal error: %v (please report it with the configuration)", r)
 		}
 	}()
-	return do(k, i)
+	return run(j), nil
 }
 
 // Replicate runs cfg once per seed — independent replications with
@@ -151,11 +208,11 @@ func protect(do func(k, i int) error, k, i int) (err error) {
 // parallel on up to GOMAXPROCS goroutines; each run is single-threaded and
 // a function of its Config alone, so the results do not depend on the
 // parallelism.
-func Replicate(cfg Config, seeds []uint64) ([]*Result, error) {
+func Replicate(cfg sim.Config, seeds []uint64) ([]*sim.Result, error) {
 	if len(seeds) == 0 {
 		return nil, invalidf("replications: no seeds")
 	}
-	cfgs := make([]Config, len(seeds))
+	cfgs := make([]sim.Config, len(seeds))
 	for i, s := range seeds {
 		cfgs[i] = cfg
 		cfgs[i].Seed = s
@@ -173,10 +230,10 @@ func Replicate(cfg Config, seeds []uint64) ([]*Result, error) {
 // (0 means GOMAXPROCS), and returns the results in input order. On failure
 // it returns the error of the lowest-index configuration that failed,
 // naming its index, beside the results of the runs that completed.
-func RunAll(cfgs []Config, workers int) ([]*Result, error) {
-	res := make([]*Result, len(cfgs))
-	err := Each(len(cfgs), AllJobs, workers, func(k, _ int) error {
-		r, err := Run(cfgs[k])
+func RunAll(cfgs []sim.Config, workers int) ([]*sim.Result, error) {
+	res := make([]*sim.Result, len(cfgs))
+	err := Each(len(cfgs), All, workers, func(k, _ int) error {
+		r, err := sim.Run(cfgs[k])
 		if err != nil {
 			return fmt.Errorf("run %d: %w", k, err)
 		}

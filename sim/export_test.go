@@ -1,0 +1,5 @@
+package sim
+
+// DefaultMaxInSystem is defaultMaxInSystem, for the tests of package
+// sim_test.
+const DefaultMaxInSystem = defaultMaxInSystem
