@@ -45,7 +45,7 @@ func MemoryClass(name string) string {
 var memoryTypes = map[string]string{
 	"a10g": "GDDR6", "l4": "GDDR6", "l40s": "GDDR6", "rtx4090": "GDDR6X",
 	"rtx5090": "GDDR7", "rtxpro6000": "GDDR7",
-	"a100-40gb": "HBM2", "a100-80gb": "HBM2e", "h100-pcie": "HBM2e", "h100-sxm": "HBM3",
+	"a100-40gb": "HBM2", "a100-80gb": "HBM2e", "h100-pcie": "HBM2e", "h100-sxm": "HBM3", "h20": "HBM3",
 	"h200": "HBM3e", "b200": "HBM3e", "b300": "HBM3e", "gb200": "HBM3e", "mi300x": "HBM3", "mi325x": "HBM3e",
 }
 
