@@ -371,7 +371,8 @@ func (d Deployment) FrontendOverhead() float64 {
 // curve alone would make a GEMM of one token slower than its weights'
 // streaming, a compute time that stands for a memory bound. Fitted on
 // H100 (half 120 against a ridge of 247 tokens), the curve is below it on
-// every catalog profile (half/ridge 0.33-0.81 at BF16); carried as tokens to a
+// every profile with per-operator data (half/ridge 0.33-0.81 at BF16), and
+// DatasheetProfile's files hold at most it; carried as tokens to a
 // GPU of less compute per byte (the H20: 148 TFLOP/s dense BF16 at
 // 4.0 TB/s, a ridge of 32 tokens) it priced a batch-1 decode three times
 // its weights' streaming time against a measured run that streams them.
