@@ -281,6 +281,15 @@ var gpus = map[string]GPUSpec{
 	"h100-pcie": {Name: "h100-pcie", MemoryBytes: 80 * GiB, BandwidthBytesPerS: 2e12,
 		PeakFLOPS:    PeakFLOPS{FP32: 51e12, BF16: 756.5e12, FP16: 756.5e12, FP8: 1513e12, INT8: 1513e12},
 		Interconnect: "PCIe Gen5 x16, NVLink bridge 600 GB/s per pair"},
+	// NVIDIA HGX H20 (the Hopper part for the Chinese market; NVIDIA
+	// publishes its specification to partners, not on nvidia.com): 96GB
+	// HBM3 4.0 TB/s; FP16/BF16 148 TFLOPS and FP8/INT8 296 T(FL)OPS dense,
+	// TF32 74, FP32 44 TFLOPS; 78 SMs; NVLink 4 900 GB/s; 400 W. As
+	// reproduced by willitrunai.com/gpus/h20-96gb and zangshuxian.com/new/674733024499207168
+	// (the second lists every precision). No all-reduce measurement.
+	"h20": {Name: "h20", MemoryBytes: 96 * GiB, BandwidthBytesPerS: 4.0e12,
+		PeakFLOPS:    PeakFLOPS{FP32: 44e12, BF16: 148e12, FP16: 148e12, FP8: 296e12, INT8: 296e12},
+		Interconnect: "NVLink 4, 900 GB/s per GPU"},
 	// NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: 141GB HBM3e 4.8 TB/s,
 	// same tensor peaks and NVLink 4 as H100 SXM. All-reduce: NCCL estimated
 	// by the DGX H100 fit (same NVLink generation and NVSwitch); vLLM's

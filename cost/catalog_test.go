@@ -16,7 +16,7 @@ func TestCatalogNames(t *testing.T) {
 	assert.Equal(t, []string{"gpt-oss-120b", "gpt-oss-20b", "llama-2-7b", "llama-3-8b", "llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b", "llama-3.2-1b", "llama-3.2-3b",
 		"mistral-7b", "qwen2.5-72b", "qwen2.5-7b", "qwen3-32b", "qwen3-8b"}, ModelNames())
 	assert.Equal(t, []string{"a100-40gb", "a100-80gb", "a10g", "b200", "b300", "gb200", "h100-pcie", "h100-sxm",
-		"h200", "l4", "l40s", "mi300x", "mi325x", "rtx4090", "rtx5090", "rtxpro6000"}, GPUNames())
+		"h20", "h200", "l4", "l40s", "mi300x", "mi325x", "rtx4090", "rtx5090", "rtxpro6000"}, GPUNames())
 }
 
 func TestCatalogEntriesValidate(t *testing.T) {

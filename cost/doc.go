@@ -24,7 +24,7 @@
 //     custom and symmetric-memory all-reduces (VLLMAllReduce).
 //   - Model, GPU, ModelNames, GPUNames: the catalog (llama-3.1-8b/70b/405b,
 //     qwen2.5-7b/72b, mistral-7b; a10g, l4, l40s, a100-40gb, a100-80gb,
-//     h100-pcie, h100-sxm, h200, b200, b300, gb200, mi300x, mi325x, rtx4090,
+//     h100-pcie, h100-sxm, h20, h200, b200, b300, gb200, mi300x, mi325x, rtx4090,
 //     rtx5090, rtxpro6000), each entry citing its public source. LoadModel and
 //     LoadGPU read user-defined specs from JSON or YAML.
 //   - AllReduce: the time of one all-reduce. AlphaBeta and AlphaBetaTable

@@ -162,6 +162,7 @@ var measuredErrors = map[string][]ErrorBand{
 	"a10g v1":    {datasheetGDDR, classBandwidthBand},
 	"mi300x v1":  {datasheetHBM},
 	"mi325x v1":  {datasheetHBM},
+	"h20 v1":     {datasheetHBM},
 }
 
 // The expected step-time errors of datasheet profiles without a run of

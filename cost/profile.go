@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"math"
 	"path"
 	"slices"
 	"strings"
@@ -355,6 +356,33 @@ func (d Deployment) FrontendOverhead() float64 {
 		return 0
 	}
 	return d.Profile.FrontendOverhead
+}
+
+// gemmRidge returns the step size, in tokens, at which the projections'
+// FLOPs at the GEMM curve's max take as long as streaming their weights:
+// 2 FLOPs per weight per token at peak × max against weightBytes per
+// weight at bandwidth × fraction, weightBytes·peak·max / (2·bandwidth·
+// fraction); +Inf when the bandwidth is not known.
+//
+// The step model caps the curve's HalfTokens at it
+// (docs/cost-model.md#efficiency-profiles). The curve's time over the
+// roofline's FLOPs, (T + half)/T, is a fixed half × 2 FLOPs per weight at
+// that rate: half/ridge of the weights' streaming time. Past the ridge the
+// curve alone would make a GEMM of one token slower than its weights'
+// streaming, a compute time that stands for a memory bound. Fitted on
+// H100 (half 120 against a ridge of 247 tokens), the curve is below it on
+// every profile with per-operator data (half/ridge 0.33-0.81 at BF16), and
+// datasheetProfile's files hold at most it; carried as tokens to a
+// GPU of less compute per byte (the H20: 148 TFLOP/s dense BF16 at
+// 4.0 TB/s, a ridge of 32 tokens) it priced a batch-1 decode three times
+// its weights' streaming time against a measured run that streams them.
+// Capped, that step is memory-bound as measured, and so are small-batch
+// steps of 4-bit weights on a 16-bit GEMM (a ridge of 62 tokens on H100).
+func gemmRidge(weightBytes, peakFLOPS, gemmMax, bandwidth, fraction float64) float64 {
+	if !(bandwidth*fraction > 0) {
+		return math.Inf(1)
+	}
+	return weightBytes * peakFLOPS * gemmMax / (2 * bandwidth * fraction)
 }
 
 // gemmFactor returns (T + half)/T, the factor by which the GEMM time of a

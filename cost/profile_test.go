@@ -191,3 +191,38 @@ func TestCatalogProfiles(t *testing.T) {
 		t.Errorf("DefaultProfile(h100-sxm) = %+v, want the catalog file", got)
 	}
 }
+
+// TestGEMMCurveCappedAtRidge: the GEMM curve's half_tokens of every
+// catalog profile is at most its GPU's ridge at 16-bit weights, to the
+// file's three digits (so the cap changes none of their predictions; the
+// H20's file holds its ridge), and any catalog profile carried to
+// any catalog GPU prices a one-token decode of a dense 16-bit model at no
+// more compute time than the weights' streaming time plus one token's
+// FLOPs at the ridge (1/T* of it) and its attention: the curve fitted on
+// one GPU cannot make a batch-1 step compute-bound on a GPU of less
+// compute per byte (the H20, whose ridge is 32 tokens against H100's 247).
+func TestGEMMCurveCappedAtRidge(t *testing.T) {
+	t.Parallel()
+	m := mustModel(t, "llama-3.1-8b")
+	for _, name := range profileNames() {
+		p, err := CatalogProfile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := gpus[name]
+		if ridge := gemmRidge(2, g.PeakFLOPS.BF16, p.GEMM.Max, g.BandwidthBytesPerS, p.Bandwidth); p.GEMM.HalfTokens > 1.005*ridge {
+			t.Errorf("%s: half_tokens %v against a ridge of %.1f tokens", name, p.GEMM.HalfTokens, ridge)
+		}
+		for _, gname := range GPUNames() {
+			q := p
+			q.GPU = gname
+			on := gpus[gname]
+			c := Deployment{Model: m, GPU: on, TP: 1, Profile: &q}.Step(Batch{DecodeSeqs: 1, DecodeContext: 512})
+			r := gemmRidge(m.WeightBytes, on.PeakFLOPS.BF16, q.GEMM.Max, on.BandwidthBytesPerS, q.Bandwidth)
+			weights := c.WeightBytes / (on.BandwidthBytesPerS * q.Bandwidth)
+			if c.ComputeTime > 1.02*weights*(1+1/r) {
+				t.Errorf("%s's profile on %s: compute %.3g s, weights stream in %.3g s", name, gname, c.ComputeTime, weights)
+			}
+		}
+	}
+}

@@ -45,7 +45,7 @@ func memoryClass(name string) string {
 var memoryTypes = map[string]string{
 	"a10g": "GDDR6", "l4": "GDDR6", "l40s": "GDDR6", "rtx4090": "GDDR6X",
 	"rtx5090": "GDDR7", "rtxpro6000": "GDDR7",
-	"a100-40gb": "HBM2", "a100-80gb": "HBM2e", "h100-pcie": "HBM2e", "h100-sxm": "HBM3",
+	"a100-40gb": "HBM2", "a100-80gb": "HBM2e", "h100-pcie": "HBM2e", "h100-sxm": "HBM3", "h20": "HBM3",
 	"h200": "HBM3e", "b200": "HBM3e", "b300": "HBM3e", "gb200": "HBM3e", "mi300x": "HBM3", "mi325x": "HBM3e",
 }
 
@@ -107,8 +107,8 @@ const datasheetPrefix = "datasheet rule"
 // fraction over the profiled GPUs with a measurement; bandwidth: the rate
 // at which the published batch-1 decode streamed its weights once the
 // per-layer time is taken off), and the attention fraction of the same
-// kind moves with it. The GEMM curve's half_tokens and the CPU-side
-// overheads are ReferenceProfileGPU's; sampling is 16 bytes per
+// kind moves with it. The GEMM curve's half_tokens (at most gpu's GEMM
+// ridge, gemmRidge) and the CPU-side overheads are ReferenceProfileGPU's; sampling is 16 bytes per
 // vocabulary entry at the profile's bandwidth; no MoE entries (routed
 // experts run on the dense fractions). Every fraction is capped at 1.
 // The error matches ErrUnknownName for a GPU without a memory class and
@@ -171,6 +171,9 @@ func datasheetProfile(gpu GPUSpec) (Profile, error) {
 			from += "; bandwidth from a published batch-1 decode"
 		}
 	}
+	// The step model caps the curve at the ridge; the file holds what it
+	// uses (the H20's 32 tokens; every other GPU's ridge is above 120).
+	p.GEMM.HalfTokens = min(p.GEMM.HalfTokens, gemmRidge(2, gpu.PeakFLOPS.BF16, p.GEMM.Max, gpu.BandwidthBytesPerS, p.Bandwidth))
 	p.SamplingPerVocab = 16 / (gpu.BandwidthBytesPerS * p.Bandwidth)
 	p.Provenance = Provenance{
 		Source:  datasheetPrefix + " (" + memoryType(gpu.Name) + ", " + from + "), no per-operator data or serving run of this GPU: datasheet peaks and bandwidth",

@@ -166,7 +166,7 @@ func TestDatasheetProfiles(t *testing.T) {
 			assert.InEpsilon(t, f.want, f.got, 0.005, "%s %s: file %v, rule %v", name, f.field, f.got, f.want)
 		}
 	}
-	assert.Equal(t, []string{"a10g", "l4", "mi300x", "mi325x", "rtx4090", "rtx5090"}, names)
+	assert.Equal(t, []string{"a10g", "h20", "l4", "mi300x", "mi325x", "rtx4090", "rtx5090"}, names)
 }
 
 // TestDatasheetBandwidthMatchesStream checks the RTX 4090's bandwidth,

@@ -232,7 +232,7 @@ type StepModel struct {
 	invEffFLOPS       float64 // 1 / achieved FLOP/s at the GEMM curve's max
 	kvScale           float64 // weight-streaming over KV-read efficiency (1 for an Efficiency)
 	attnScale         float64 // GEMM max over prefill-attention efficiency (1 for an Efficiency)
-	gemmHalf          float64 // GEMM curve's half-efficiency tokens (0: flat)
+	gemmHalf          float64 // GEMM curve's half-efficiency tokens, at most the ridge (0: flat)
 	perSeq            float64 // step overhead per sequence, s
 	samplingPerSeq    float64 // sampling per sampled sequence, s
 	invPeakBandwidth  float64
@@ -324,7 +324,7 @@ func (d *Deployment) compile() StepModel {
 		invEffFLOPS:      1 / (peak * prof.GEMM.Max),
 		kvScale:          prof.Bandwidth / prof.Attention.Decode,
 		attnScale:        prof.GEMM.Max / prof.Attention.Prefill,
-		gemmHalf:         prof.GEMM.HalfTokens,
+		gemmHalf:         min(prof.GEMM.HalfTokens, gemmRidge(m.WeightBytes, peak, prof.GEMM.Max, d.GPU.BandwidthBytesPerS, prof.Bandwidth)),
 		invPeakBandwidth: 1 / d.GPU.BandwidthBytesPerS,
 		invPeakFLOPS:     1 / peak,
 		overhead:         prof.StepOverhead.Base + prof.StepOverhead.PerLayer*float64(m.Layers),
