@@ -568,8 +568,8 @@ async function update(reason) {
   show();
   // The latency view shows the current loop: its calls are pinned to lane
   // 0 and go first, and it is drawn as soon as they are done. The other
-  // loop's sweep (for the loops view), then the other views, take any
-  // free lane meanwhile.
+  // loop's sweep (for the loops view) takes any free lane meanwhile, and
+  // the other views follow the latency view.
   const isOpen = req.loop !== "closed";
   const pin = (open) => (open === isOpen ? { priority: 0, lane: 0 } : { priority: 1 });
   const bench = (args, tag, slot, open) => call("bench", req, args, { tag, slot, ...pin(open) })
@@ -586,14 +586,6 @@ async function update(reason) {
         total += rates.length;
         return Promise.all(rates.map((r, i) => bench({ rate: r }, "bench_open", i, true)));
       });
-    const later = { priority: 2 };
-    call("commands", req, null, later).then((c) => alive() && drawCommands(c, req), () => {});
-    const othersP = Promise.all([
-      call("profile", req, null, later).then((pr) => alive() && drawProfile(pr)),
-      call("tp", req, null, later).then((v) => alive() && drawTP(v)),
-      call("plan", req, null, later).then((p) => alive() && drawPlan(p)),
-    ]);
-    othersP.catch(() => {}); // a failure is reported once, below
     const drawFirst = (cap, open, closed, closedCap) => {
       if (!alive()) return;
       drawLatency(req, cap, open, closed, closedCap);
@@ -602,7 +594,19 @@ async function update(reason) {
     const latencyP = isOpen
       ? Promise.all([capP, openP]).then(([cap, open]) => drawFirst(cap, open, null, null))
       : Promise.all([closedP, closedCapP]).then(([closed, closedCap]) => drawFirst(null, null, closed, closedCap));
-    latencyP.catch(() => {}); // a failure is reported once, below
+    // The other views' calls are queued once the latency view is drawn, so
+    // they take no core from it (nor their first compilation); then
+    // either lane runs them beside what is left of the loops view's.
+    const later = { priority: 2 };
+    const othersP = latencyP.then(() => {
+      call("commands", req, null, later).then((c) => alive() && drawCommands(c, req), () => {});
+      return Promise.all([
+        call("profile", req, null, later).then((pr) => alive() && drawProfile(pr)),
+        call("tp", req, null, later).then((v) => alive() && drawTP(v)),
+        call("plan", req, null, later).then((p) => alive() && drawPlan(p)),
+      ]);
+    });
+    othersP.catch(() => {}); // a failure is reported once, below
     const [cap, open, closed, closedCap] = await Promise.all([capP, openP, closedP, closedCapP]);
     await latencyP;
     progressHook = null;
