@@ -629,12 +629,16 @@ async function update(reason) {
   }
 }
 
+// UPDATE_DELAY_MS gathers the changes of one gesture (a spin button's
+// steps, a pasted URL's fields) into one update; it counts in the time an
+// update takes.
+const UPDATE_DELAY_MS = 60;
 let debounce = null;
 let changedAt = null; // performance.now() of the first change not yet run
 function scheduleUpdate() {
   if (changedAt === null) changedAt = performance.now();
   clearTimeout(debounce);
-  debounce = setTimeout(() => update("change"), 120);
+  debounce = setTimeout(() => update("change"), UPDATE_DELAY_MS);
 }
 
 async function main() {
