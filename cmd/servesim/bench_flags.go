@@ -35,6 +35,7 @@ type benchOptions struct {
 
 	// vllm bench serve
 	model, label, tokenizer, backend       string
+	servedName                             string // --served-model-name (plan.WithServedName)
 	requestRate, burstiness                float64
 	maxConcurrency, numPrompts, numWarmups int
 	seed                                   uint64
@@ -201,6 +202,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.Var(intValue{p: &o.rampStart}, "ramp-up-start-rps", "first rate of the ramp, whole requests/s")
 	fs.Var(intValue{p: &o.rampEnd}, "ramp-up-end-rps", "last rate of the ramp, whole requests/s")
 	fs.BoolVar(&o.disableTqdm, "disable-tqdm", false, "no progress bar")
+	fs.StringVar(&o.servedName, "served-model-name", "", "the API `name` of the model, as vllm serve --served-model-name sets it: plan and pd print it in their vllm serve and vllm bench serve lines; a simulation runs --model (or the checkpoint --tokenizer names) whatever it is")
 	defineNoEffect(fs)
 	// Old names seen in the wild.
 	fs.StringVar(&o.endpointType, "endpoint-type", "", "old name of --backend (vLLM up to 0.10)")

@@ -160,6 +160,7 @@ func runPlan(args []string, e *env) error {
 		eng.MaxNumBatchedTokens = 0
 	}
 	pl.Engine = eng
+	pl.ServedModelName = o.servedName
 	pl.Router = batching.Router(sc.Server.Router)
 	if pl.Router == "" {
 		pl.Router = batching.LeastOutstanding
