@@ -256,7 +256,11 @@ func (c Config) resolve() (*resolved, error) {
 		r.pool.BytesPerToken = c.Deployment.KVBytesPerTokenPerRank()
 	}
 	if c.KVBlocks == 0 {
-		m, err := c.Deployment.Memory(c.BlockSize)
+		dep := c.Deployment
+		if dep.StateSeqs == 0 {
+			dep.StateSeqs = c.MaxNumSeqs // a linear-attention state for each sequence the engine may run
+		}
+		m, err := dep.Memory(c.BlockSize)
 		if err != nil {
 			return nil, deploymentErr(c.Deployment, c.BlockSize, err)
 		}

@@ -29,8 +29,8 @@ type AllToAll struct {
 	GPUsPerNode int `json:"gpus_per_node" yaml:"gpus_per_node"`
 	// NVLink and RDMA are each phase's α–β within a node and across
 	// nodes.
-	NVLink A2APhases `json:"nvlink" yaml:"nvlink"`
-	RDMA   A2APhases `json:"rdma" yaml:"rdma"`
+	NVLink a2aPhases `json:"nvlink" yaml:"nvlink"`
+	RDMA   a2aPhases `json:"rdma" yaml:"rdma"`
 	// FP8Dispatch sends the dispatch in FP8 with one float scale per 128
 	// elements and 16 more bytes a token (DeepEP's low-latency message,
 	// H + H/32 + 16 bytes); otherwise BF16 (2H). The combine is BF16 (2H
@@ -40,24 +40,24 @@ type AllToAll struct {
 	Source string `json:"source,omitempty" yaml:"source,omitempty"`
 }
 
-// A2APhases holds the dispatch's and the combine's α–β on one link.
-type A2APhases struct {
-	Dispatch A2ALink `json:"dispatch" yaml:"dispatch"`
-	Combine  A2ALink `json:"combine" yaml:"combine"`
+// a2aPhases holds the dispatch's and the combine's α–β on one link.
+type a2aPhases struct {
+	Dispatch a2aLink `json:"dispatch" yaml:"dispatch"`
+	Combine  a2aLink `json:"combine" yaml:"combine"`
 }
 
-// A2ALink is one phase's latency α in seconds and bandwidth β in bytes/s
+// a2aLink is one phase's latency α in seconds and bandwidth β in bytes/s
 // of the bytes a rank sends over the link.
-type A2ALink struct {
+type a2aLink struct {
 	Alpha     float64 `json:"alpha_s" yaml:"alpha_s"`
 	Bandwidth float64 `json:"bandwidth_bytes_per_s" yaml:"bandwidth_bytes_per_s"`
 }
 
 // time returns α + bytes/β.
-func (l A2ALink) time(bytes float64) float64 { return l.Alpha + bytes/l.Bandwidth }
+func (l a2aLink) time(bytes float64) float64 { return l.Alpha + bytes/l.Bandwidth }
 
 // phase returns τ of a phase of bytes per rank over ranks (see AllToAll).
-func (a *AllToAll) phase(nv, rdma A2ALink, bytes float64, ranks int) float64 {
+func (a *AllToAll) phase(nv, rdma a2aLink, bytes float64, ranks int) float64 {
 	if ranks <= 1 {
 		return 0
 	}
@@ -100,7 +100,7 @@ func (a *AllToAll) Validate() error {
 	}
 	for _, l := range []struct {
 		name string
-		l    A2ALink
+		l    a2aLink
 	}{{"nvlink.dispatch", a.NVLink.Dispatch}, {"nvlink.combine", a.NVLink.Combine}, {"rdma.dispatch", a.RDMA.Dispatch}, {"rdma.combine", a.RDMA.Combine}} {
 		if !nonNegativeFinite(l.l.Alpha) || !positiveFinite(l.l.Bandwidth) {
 			return invalidf("all_to_all %q %s: alpha_s %v must be a finite number >= 0 and bandwidth_bytes_per_s %v a finite number > 0", a.Name, l.name, l.l.Alpha, l.l.Bandwidth)
@@ -138,8 +138,8 @@ func (d Deployment) validateAllToAll() error {
 //     158 combine, same page), α what EP 8's latency leaves.
 var allToAlls = map[string]AllToAll{
 	"deepep-h800-cx7": {Name: "deepep-h800-cx7", GPUsPerNode: 8, FP8Dispatch: true,
-		NVLink: A2APhases{Dispatch: A2ALink{Alpha: 33.62e-6, Bandwidth: 153e9}, Combine: A2ALink{Alpha: 32.70e-6, Bandwidth: 158e9}},
-		RDMA:   A2APhases{Dispatch: A2ALink{Alpha: 36.91e-6, Bandwidth: 47.29e9}, Combine: A2ALink{Alpha: 15.05e-6, Bandwidth: 41.36e9}},
+		NVLink: a2aPhases{Dispatch: a2aLink{Alpha: 33.62e-6, Bandwidth: 153e9}, Combine: a2aLink{Alpha: 32.70e-6, Bandwidth: 158e9}},
+		RDMA:   a2aPhases{Dispatch: a2aLink{Alpha: 36.91e-6, Bandwidth: 47.29e9}, Combine: a2aLink{Alpha: 15.05e-6, Bandwidth: 41.36e9}},
 		Source: "deepseek-ai/DeepEP@dd758caf451848bd150e1046af3d0a73e5fff38d docs/legacy.md (H800, CX7 400 Gb/s InfiniBand)"},
 }
 

@@ -14,8 +14,8 @@ import (
 // NVLink share sent at the same time.
 func TestAllToAllIsolated(t *testing.T) {
 	a := &AllToAll{Name: "round", GPUsPerNode: 8,
-		NVLink: A2APhases{Dispatch: A2ALink{Alpha: 10e-6, Bandwidth: 100e9}, Combine: A2ALink{Alpha: 20e-6, Bandwidth: 200e9}},
-		RDMA:   A2APhases{Dispatch: A2ALink{Alpha: 40e-6, Bandwidth: 25e9}, Combine: A2ALink{Alpha: 50e-6, Bandwidth: 50e9}}}
+		NVLink: a2aPhases{Dispatch: a2aLink{Alpha: 10e-6, Bandwidth: 100e9}, Combine: a2aLink{Alpha: 20e-6, Bandwidth: 200e9}},
+		RDMA:   a2aPhases{Dispatch: a2aLink{Alpha: 40e-6, Bandwidth: 25e9}, Combine: a2aLink{Alpha: 50e-6, Bandwidth: 50e9}}}
 	require.NoError(t, a.Validate())
 	const b = 8e6 // bytes a rank sends
 	for _, tc := range []struct {
@@ -62,7 +62,7 @@ func TestAllToAllDeepEP(t *testing.T) {
 	for _, ph := range []struct {
 		name  string
 		bytes float64
-		link  A2ALink
+		link  a2aLink
 		at    func(*AllToAll, float64, int) float64
 		row   func(i int) float64
 		worst float64

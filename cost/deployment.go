@@ -240,6 +240,11 @@ type Deployment struct {
 	// RuntimeReserveBytes is per-rank memory kept for activations and the
 	// runtime, in bytes; 0 means DefaultRuntimeReserveBytes.
 	RuntimeReserveBytes float64 `json:"runtime_reserve_bytes,omitempty" yaml:"runtime_reserve_bytes,omitempty"`
+	// StateSeqs is the number of sequences whose linear-attention state
+	// (ModelSpec.StateBytesPerSeq) Memory reserves out of the KV pool, as
+	// vLLM's engine holds up to max_num_seqs at once; 0 means
+	// defaultStateSeqs. Ignored for a model without linear attention.
+	StateSeqs int `json:"state_seqs,omitempty" yaml:"state_seqs,omitempty"`
 }
 
 // DefaultGPUMemoryUtilization is the gpu_memory_utilization a Deployment
@@ -285,6 +290,9 @@ func (d Deployment) Validate() error {
 	}
 	if !nonNegativeFinite(d.KVCacheMemory) {
 		errs = append(errs, invalidf("deployment kv_cache_memory %v must be a finite number of bytes >= 0", d.KVCacheMemory))
+	}
+	if d.StateSeqs < 0 {
+		errs = append(errs, invalidf("deployment state_seqs %d must be >= 0 (0: %d, vLLM's default max_num_seqs)", d.StateSeqs, defaultStateSeqs))
 	}
 	if !nonNegativeFinite(d.RuntimeReserveBytes) {
 		errs = append(errs, invalidf("deployment runtime_reserve_bytes %v must be a finite number >= 0", d.RuntimeReserveBytes))
@@ -370,7 +378,7 @@ func (m ModelSpec) kvProjParams() float64 {
 	if m.mla() {
 		return 0
 	}
-	return float64(m.Layers) * 2 * float64(m.Hidden) * float64(m.KVWidth())
+	return float64(m.attentionLayers()) * 2 * float64(m.Hidden) * float64(m.KVWidth())
 }
 
 // replicatedParams returns the weights every tensor-parallel rank holds in
@@ -484,6 +492,13 @@ type Memory struct {
 	KVPoolBytes float64
 	// KVBytesPerToken is the KV bytes one token takes on one rank.
 	KVBytesPerToken float64
+	// StateBytesPerSeq is the linear-attention state one sequence keeps on
+	// one rank (0 without linear attention), StateSeqs the sequences it is
+	// reserved for, and StateBytes their product, taken out of the pool
+	// before it is counted in blocks.
+	StateBytesPerSeq float64
+	StateSeqs        int
+	StateBytes       float64
 	// BlockSize is the paged-KV block size in tokens.
 	BlockSize int
 	// KVBlocks is ⌊KVPoolBytes / (BlockSize × KVBytesPerToken)⌋, the blocks
@@ -532,6 +547,7 @@ func (d Deployment) Memory(blockSize int) (Memory, error) {
 		m.UsableBytes = m.Utilization * m.CapacityBytes
 		m.KVPoolBytes = m.UsableBytes - m.WeightBytes - m.RuntimeBytes
 	}
+	d.reserveState(&m)
 	if m.KVPoolBytes > 0 {
 		// The block count saturates where KVTokens would overflow an int:
 		// only a pool far beyond any card gets there, and it does not fit.

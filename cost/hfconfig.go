@@ -61,7 +61,9 @@ func LoadHFConfig(path string) (ModelSpec, error) {
 // qk_nope_head_dim, v_head_dim); sliding windows (layer_types,
 // sliding_window, use_sliding_window, sliding_window_pattern; Llama 4's
 // chunked attention, attention_chunk_size and no_rope_layers, as windowed
-// layers); the context length as vLLM derives its default
+// layers); Gated DeltaNet linear attention (layer_types
+// "linear_attention" or full_attention_interval, the linear_* sizes,
+// mamba_ssm_dtype, attn_output_gate); the context length as vLLM derives its default
 // max_model_len (max_position_embeddings and the other length keys, scaled
 // by rope_scaling); and the weight precision from torch_dtype (or dtype)
 // and quantization_config (fp8, mxfp4, awq, gptq, compressed-tensors,
@@ -249,6 +251,7 @@ func (c *hfConfig) model() ModelSpec {
 	c.llama4(&m)
 	c.mla(&m)
 	c.sliding(&m, mt)
+	c.linear(&m, mt)
 	c.chunked(&m)
 	c.precision(&m)
 	return m

@@ -121,6 +121,16 @@ type ModelSpec struct {
 	SlidingLayers int `json:"sliding_layers,omitempty" yaml:"sliding_layers,omitempty"`
 	// SlidingWindow is the window of those layers, in tokens.
 	SlidingWindow int `json:"sliding_window,omitempty" yaml:"sliding_window,omitempty"`
+
+	// AttnOutputGate is true when each softmax-attention layer gates its
+	// output by a second query-sized projection (Qwen3-Next, Qwen3.5
+	// attn_output_gate): the Q projection is twice QWidth wide.
+	AttnOutputGate bool `json:"attn_output_gate,omitempty" yaml:"attn_output_gate,omitempty"`
+	// Linear is the Gated DeltaNet linear attention of the layers that use
+	// it instead of softmax attention (Qwen3-Next, Qwen3.5
+	// "linear_attention" layers); zero for none
+	// (docs/cost-model.md#linear-attention).
+	Linear linearAttention `json:"linear,omitzero" yaml:"linear,omitempty"`
 }
 
 // Validate reports every problem with m, each matching ErrInvalidSpec and
@@ -178,6 +188,7 @@ func (m ModelSpec) Validate() error {
 	}
 	m.validateMoE(bad)
 	m.validateAttention(bad)
+	m.validateLinear(bad)
 	return errors.Join(errs...)
 }
 
@@ -283,8 +294,9 @@ func (m ModelSpec) layerMatmulParams() float64 {
 }
 
 // attentionParams returns the matmul weight elements of one layer's
-// attention. Grouped-query attention: Q and O (H × H_Q each), K and V
-// (H × H_KV each), 2·H·H_Q + 2·H·H_KV. Multi-head latent attention
+// softmax attention. Grouped-query attention: Q and O (H × H_Q each), K and V
+// (H × H_KV each), 2·H·H_Q + 2·H·H_KV; with AttnOutputGate the Q
+// projection is 2·H_Q wide, 3·H·H_Q + 2·H·H_KV. Multi-head latent attention
 // (docs/cost-model.md#mla): the query down- and up-projections
 // H·r_q + r_q·n_h·(d_nope + d_rope) (or H·n_h·(d_nope + d_rope) without a
 // query latent), the joint KV down-projection H·(r_kv + d_rope), the KV
@@ -293,6 +305,9 @@ func (m ModelSpec) attentionParams() float64 {
 	h := float64(m.Hidden)
 	if !m.mla() {
 		q, kv := float64(m.qWidth()), float64(m.KVWidth())
+		if m.AttnOutputGate {
+			q *= 1.5 // Q and its gate (2·H·H_Q) beside O (H·H_Q)
+		}
 		return 2*h*q + 2*h*kv
 	}
 	return m.mlaDownParams() + m.mlaUpParams() + float64(m.Heads)*float64(m.VHeadDim)*h
@@ -344,12 +359,12 @@ func (m ModelSpec) MatmulParams() float64 {
 // blockParams returns the matmul weights of all layers except the routed
 // experts: attention, dense MLPs, shared experts and routers.
 func (m ModelSpec) blockParams() float64 {
-	if m.Experts == 0 {
-		return float64(m.Layers) * m.layerMatmulParams()
-	}
 	h := float64(m.Hidden)
+	if m.Experts == 0 {
+		return m.mixerParams() + float64(m.Layers)*3*h*float64(m.Intermediate)
+	}
 	moe := float64(m.moeLayers()) * (3*h*float64(m.SharedIntermediate) + h*float64(m.Experts)) // shared experts, router
-	return float64(m.Layers)*m.attentionParams() + float64(m.DenseLayers)*3*h*float64(m.Intermediate) + moe
+	return m.mixerParams() + float64(m.DenseLayers)*3*h*float64(m.Intermediate) + moe
 }
 
 // TotalParams returns the model's parameter count: projections (every
@@ -359,19 +374,20 @@ func (m ModelSpec) blockParams() float64 {
 // prediction module).
 func (m ModelSpec) TotalParams() float64 {
 	h := float64(m.Hidden)
-	perLayer := m.attentionParams() + 2*h // two RMSNorm weight vectors
-	if m.QKVBias {
-		perLayer += float64(m.qWidth() + 2*m.KVWidth())
-	}
+	perLayer := 2 * h // two RMSNorm weight vectors
 	if m.mla() {
 		perLayer += float64(m.QLoRARank + m.KVLoRARank) // latent RMSNorms
+	}
+	mixers := m.mixerParams() + float64(m.Linear.Layers)*m.Linear.otherParams()
+	if m.QKVBias {
+		mixers += float64(m.attentionLayers()) * float64(m.qWidth()+2*m.KVWidth())
 	}
 	embeddings := m.EmbeddingParams()
 	if !m.TiedEmbeddings {
 		embeddings *= 2
 	}
-	mlps := m.blockParams() - float64(m.Layers)*m.attentionParams() + m.routedExpertParams()
-	return float64(m.Layers)*perLayer + mlps + h + embeddings // h: final norm
+	mlps := m.blockParams() - m.mixerParams() + m.routedExpertParams()
+	return float64(m.Layers)*perLayer + mixers + mlps + h + embeddings // h: final norm
 }
 
 // nonEmbeddingParams returns TotalParams less the embedding and the untied
@@ -445,13 +461,15 @@ func (m ModelSpec) slidingKVBytesPerToken() float64 {
 	return 2 * float64(m.SlidingLayers) * float64(m.KVWidth()) * m.KVBytes
 }
 
-// fullLayers returns the layers whose KV cache holds every token: all of
-// them, less the sliding-window layers when some layers are full.
+// fullLayers returns the layers whose KV cache holds every token: all the
+// softmax-attention layers, less the sliding-window layers when some
+// layers are full.
 func (m ModelSpec) fullLayers() int {
-	if m.SlidingLayers > 0 && m.SlidingLayers < m.Layers {
-		return m.Layers - m.SlidingLayers
+	n := m.attentionLayers()
+	if m.SlidingLayers > 0 && m.SlidingLayers < n {
+		return n - m.SlidingLayers
 	}
-	return m.Layers
+	return n
 }
 
 // projectionFLOPsPerLayer returns the FLOPs of one block's projections for

@@ -173,6 +173,11 @@ type StepCost struct {
 	// KVWriteBytes is T × KV bytes per token per rank: the new entries
 	// written this step, reported but not included in Bytes.
 	KVWriteBytes float64
+	// StateBytes is what the linear-attention layers' state traffic adds to
+	// Bytes: each scheduled sequence's state read and written back, 2 ×
+	// seqs × state bytes per sequence per rank (0 without linear
+	// attention).
+	StateBytes float64
 	// FLOPs is ProjFLOPs + AttnFLOPs, per rank.
 	FLOPs float64
 	// ProjFLOPs is 2 FLOPs per weight per token for the blocks'
@@ -274,6 +279,10 @@ type StepModel struct {
 	// another peak than the rest (0 otherwise): what their FLOPs add to
 	// MFU's peak-equivalent FLOPs per FLOP.
 	fusedExtraRatio float64
+
+	// Linear attention (0 without): the state bytes of one sequence and
+	// the recurrent FLOPs of one token, per rank.
+	statePerSeq, stateFLOPsPerToken float64
 }
 
 // Compile validates d and precomputes the constants of its step model.
@@ -333,6 +342,7 @@ func (d *Deployment) compile() StepModel {
 		comm:             d.Comm,
 	}
 	d.compileMoE(&s, &r)
+	d.compileLinear(&s, &r)
 	if expertPeak := d.expertPeakFLOPS(); expertPeak > 0 && expertPeak != peak {
 		if fused.IsZero() {
 			s.routedExtraPerToken = matmulFLOPs(routed, 1) * (peak/expertPeak - 1)
@@ -467,6 +477,9 @@ func (s *StepModel) shape(c *StepCost, b *Batch) (gemm float64, ok bool) {
 	if te != t {
 		c.ProjFLOPs += (te - t) * s.routedFLOPsPerToken
 	}
+	if s.statePerSeq > 0 {
+		s.stateShape(c, t, seqs)
+	}
 	if s.dp > 1 && s.gemmHalf > 0 && s.routedFLOPsPerToken > 0 {
 		// The routed experts' GEMMs run on the tokens all groups gather,
 		// D·te rows a rank (as TP·D ranks of one group would run the same
@@ -510,9 +523,9 @@ func (s *StepModel) context(c *StepCost, b *Batch, gemm float64) {
 	if s.moeBytes > 0 || s.slideKVPerToken > 0 || s.attnPrefillExtra != 0 {
 		s.moeContext(c, b)
 	}
-	c.Bytes = c.WeightBytes + c.KVReadBytes
+	c.Bytes = c.WeightBytes + c.KVReadBytes + c.StateBytes
 	c.FLOPs = c.ProjFLOPs + c.AttnFLOPs
-	c.MemoryTime = (c.WeightBytes + c.KVReadBytes*s.kvScale) * s.invEffBandwidth
+	c.MemoryTime = (c.WeightBytes + c.KVReadBytes*s.kvScale + c.StateBytes) * s.invEffBandwidth
 	if c.routedGEMM == 0 && c.lmHeadGEMM == 0 {
 		c.ComputeTime = ((c.ProjFLOPs+c.routedExtra)*gemm + c.AttnFLOPs*s.attnScale) * s.invEffFLOPS
 	} else {

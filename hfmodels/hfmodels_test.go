@@ -208,3 +208,52 @@ func BenchmarkResolve(b *testing.B) {
 		})
 	}
 }
+
+// The Gated DeltaNet hybrids against their published totals, and one
+// model's per-sequence state worked by hand.
+func TestLinearAttentionEntries(t *testing.T) {
+	t.Parallel()
+	published := map[string]float64{
+		// docs.sglang.io/cookbook/autoregressive/Qwen/Qwen3.5 (from the
+		// model card): "397B total parameters, 17B activated"; the text
+		// model without its ~0.4B vision tower and MTP layer
+		"Qwen/Qwen3.5-397B-A17B":         397e9,
+		"nvidia/Qwen3.5-397B-A17B-NVFP4": 397e9,
+		"Qwen/Qwen3.5-122B-A10B":         122e9, // the checkpoint's name, "122B in total"
+	}
+	for id, pub := range published {
+		e, err := Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := e.Model()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Linear.Layers == 0 {
+			t.Errorf("%s: no linear-attention layers", id)
+		}
+		if rel := math.Abs(m.TotalParams()/pub - 1); rel > 0.01 {
+			t.Errorf("%s: %.4g parameters, published %.4g (%.2f%% off)", id, m.TotalParams(), pub, 100*rel)
+		}
+	}
+	// Qwen3.5-27B by hand: 64 layers, every 4th full, so 48 linear; conv
+	// channels 2·16·128 + 48·128 = 10240, a 3-token window at bf16:
+	// 61440 bytes; state 48·128·128 = 786432 elements at float32
+	// (mamba_ssm_dtype): 3145728 bytes; 48 · 3207168 = 153944064.
+	e, err := Lookup("Qwen/Qwen3.5-27B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := e.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.StateBytesPerSeq(); got != 153944064 {
+		t.Errorf("Qwen3.5-27B: %v state bytes a sequence, want 153944064", got)
+	}
+	// its KV cache: 16 full layers · 2 · 4 KV heads · 256 · 2 bytes
+	if got := m.KVBytesPerToken(); got != 65536 {
+		t.Errorf("Qwen3.5-27B: %v KV bytes a token, want 65536", got)
+	}
+}

@@ -81,6 +81,10 @@ type Plan struct {
 	// ServedModel is the model id of the vLLM command lines; "" takes the
 	// Hugging Face id of a catalog model (HFModelID), else Model.Name.
 	ServedModel string
+	// ServedModelName is the API name of the command lines' servers
+	// (vllm serve --served-model-name, which the bench line passes too);
+	// "" for none: the API name is the checkpoint's.
+	ServedModelName string
 	// Engine is the template of every candidate's engine
 	// (batching.Serve): its memory settings (gpu_memory_utilization,
 	// kv_cache_memory, runtime reserve), block size, request overhead and
@@ -144,6 +148,9 @@ func (p Plan) served() string {
 func (p Plan) Validate() error {
 	if err := p.Model.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, fielderr.Wrap("model", err))
+	}
+	if err := ValidateServedName(p.ServedModelName); err != nil {
+		return err
 	}
 	if p.Objective.Workload.Lengths == nil {
 		return fieldErr("objective.workload.lengths", nil, "are not set: the workload has no lengths")
@@ -425,6 +432,9 @@ func (p Plan) Run() (*Result, error) {
 		}
 		if u, ok := r.Replica.(PDUnit); ok {
 			r.Serve, r.Bench = p.pdCommands(u, r.Replicas)
+		}
+		if r.Serve != "" {
+			r.Serve, r.Bench = WithServedName(r.Serve, p.ServedModelName), WithServedName(r.Bench, p.ServedModelName)
 		}
 	}
 	return res, nil

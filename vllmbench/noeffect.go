@@ -25,7 +25,6 @@ var noEffect = []struct {
 	{"insecure", "bool", "no server is called"},
 	{"ready-check-timeout-sec", "int", "no server is called"},
 	{"request-id-prefix", "str", "no server is called"},
-	{"served-model-name", "str", "no server is called"},
 	{"profile", "bool", "no server is called"},
 	{"custom-ensure-client-side-data", "bool", "no server is called"},
 	// The client's tokenizer and datasets.

@@ -19,6 +19,7 @@ type benchOptions struct {
 	set                            map[string]bool // flags given on the command line
 	saveResult, quiet, disableTqdm bool
 	report                         string // --report: an HTML report to write
+	servedName                     string // --served-model-name (plan.WithServedName)
 
 	// second names of one setting (-tp, -dp, -q, --kv-cache-memory-bytes,
 	// --endpoint-type, --common-prefix-len), merged by mergeAliases
@@ -99,6 +100,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.Var(intValue{p: &o.RampStart}, "ramp-up-start-rps", "first rate of the ramp, whole requests/s")
 	fs.Var(intValue{p: &o.RampEnd}, "ramp-up-end-rps", "last rate of the ramp, whole requests/s")
 	fs.BoolVar(&o.disableTqdm, "disable-tqdm", false, "no progress bar")
+	fs.StringVar(&o.servedName, "served-model-name", "", "the API `name` of the model, as vllm serve --served-model-name sets it: plan and pd print it in their vllm serve and vllm bench serve lines; a simulation runs --model (or the checkpoint --tokenizer names) whatever it is")
 	vllmbench.DefineNoEffect(fs)
 	// Old names seen in the wild.
 	fs.StringVar(&o.endpointType, "endpoint-type", "", "old name of --backend (vLLM up to 0.10)")

@@ -66,6 +66,9 @@ func runPD(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
+	if err := plan.ValidateServedName(o.servedName); err != nil {
+		return fmt.Errorf("pd: --served-model-name: %w", err)
+	}
 	if len(pos) > 0 {
 		return fmt.Errorf("pd: unexpected argument %q (pd takes only flags; see servesim pd -h)", pos[0])
 	}
@@ -122,11 +125,11 @@ func runPD(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("pd: %w", err)
 	}
-	printPD(e.stdout, pd, res, sc.Server.Model, o.GoodputGiven)
+	printPD(e.stdout, pd, res, sc.Server.Model, o.servedName, o.GoodputGiven)
 	return nil
 }
 
-func printPD(out io.Writer, pd disagg.Config, res *sim.Result, model string, slo bool) {
+func printPD(out io.Writer, pd disagg.Config, res *sim.Result, model, served string, slo bool) {
 	w := bufio.NewWriter(out)
 	defer w.Flush()
 	s := vllmbench.SummaryWriter{W: w}
@@ -165,6 +168,7 @@ func printPD(out io.Writer, pd disagg.Config, res *sim.Result, model string, slo
 	fmt.Fprintln(w, vllmbench.Banner("vllm serve", '-'))
 	c := plan.PD{Prefill: plan.Engine{Config: pd.Prefill.Engine}, Decode: plan.Engine{Config: pd.Decode.Engine}}
 	for _, l := range plan.PDServeCommands(plan.HFModelID(model), c, pd.Prefill.Instances, pd.Decode.Instances) {
+		l = plan.WithServedName(l, served)
 		fmt.Fprintln(w, l)
 	}
 }

@@ -52,3 +52,15 @@ func parse(t *testing.T, s string) float64 {
 	}
 	return v
 }
+
+// --served-model-name goes into every vllm serve line pd prints, after
+// the checkpoint; a name a shell would split is refused.
+func TestPDServedModelName(t *testing.T) {
+	r := mustRun(t, "pd", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--num-prompts", "20", "--request-rate", "5",
+		"--random-input-len", "500", "--random-output-len", "20", "--max-model-len", "4096", "--served-model-name", "llama8")
+	assert.Contains(t, r.stdout, "vllm serve meta-llama/Llama-3.1-8B-Instruct --served-model-name llama8 --tensor-parallel-size 1")
+	assert.Equal(t, 2, strings.Count(r.stdout, "--served-model-name llama8"), "one prefill and one decode instance")
+	bad := servesim(t, "pd", "--model", "llama-3.1-8b", "--served-model-name", "my model")
+	assert.NotEqual(t, 0, bad.code)
+	assert.Contains(t, bad.stderr, `pd: --served-model-name: invalid plan: served_model_name "my model": the character ' ' cannot stand unquoted`)
+}

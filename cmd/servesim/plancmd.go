@@ -149,6 +149,7 @@ func runPlan(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
+	pl.ServedModelName = o.servedName
 	if pl.Space, err = space(block.Over(flags), o.set); err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}

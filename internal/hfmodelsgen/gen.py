@@ -5,7 +5,8 @@ KEYS = {"model_type","architectures","hidden_size","num_hidden_layers","num_atte
 "original_max_position_embeddings","num_experts","moe_num_experts","n_routed_experts","num_local_experts","num_experts_per_tok","experts_per_token","num_experts_per_token",
 "moe_intermediate_size","n_shared_experts","shared_expert_intermediate_size","shared_intermediate_size","first_k_dense_replace","moe_layer_freq","decoder_sparse_step","mlp_only_layers",
 "intermediate_size_mlp","interleave_moe_layer_step","moe_layers","attention_chunk_size","no_rope_layers","no_rope_layer_interval",
-"kv_lora_rank","q_lora_rank","qk_rope_head_dim","qk_nope_head_dim","v_head_dim","layer_types","sliding_window","use_sliding_window","sliding_window_pattern","torch_dtype","dtype"}
+"kv_lora_rank","q_lora_rank","qk_rope_head_dim","qk_nope_head_dim","v_head_dim","layer_types","sliding_window","use_sliding_window","sliding_window_pattern","torch_dtype","dtype",
+"linear_num_key_heads","linear_num_value_heads","linear_key_head_dim","linear_value_head_dim","linear_conv_kernel_dim","full_attention_interval","attn_output_gate","mamba_ssm_dtype","mamba_ssm_cache_dtype"}
 ROPE = {"rope_type","type","factor","original_max_position_embeddings"}
 VISION = {"model_type","hidden_size","num_hidden_layers","depth","num_heads","num_attention_heads","intermediate_size","patch_size","image_size","spatial_merge_size","temporal_patch_size","out_hidden_size","spatial_patch_size","merge_kernel_size","init_pos_emb_height"}
 def trim_quant(q):
@@ -74,7 +75,7 @@ for f in git_files(AIC, lambda f: "aiconfigurator_core/model_configs/" in f and 
     add(f"{org}/{name}", cfg, src)
 seen=set()
 # aichist.txt: `git log --all --format="C %H" --name-only` of the aiconfigurator mirror, first version of each model_configs file
-for line in open("/tmp/aichist.txt"):
+for line in open(os.environ.get("AICHIST", "/tmp/aichist.txt")):
     c,f=line.split()
     b=os.path.basename(f)
     if b in seen or not b.endswith("_config.json") or b.endswith("_hf_quant_config.json"): continue
@@ -173,10 +174,14 @@ tags={"meta-llama/Meta-Llama-3.1-8B":("llama-3.1-8b","meta-llama/Llama-3.1-8B-In
 for id,(c,i) in tags.items():
     e=entries[id.lower()]; e["catalog"]=c
     if i: e["instruct"]=i
-EXCLUDE={"nemotron_h","nemotron-nas","qwen3_5","qwen3_5_moe","qwen3_5_moe_text","kimi_k3","muse_glimmer","deepseek_v4","deepseek_ref","laguna","step3p7","mimo_v2_flash","minimax_m3","minimax_m3_vl","gemma4"}
-left=[e["id"] for e in entries.values() if e["config"].get("model_type") in EXCLUDE]
+EXCLUDE={"nemotron_h","nemotron-nas","kimi_k3","muse_glimmer","deepseek_v4","deepseek_ref","laguna","step3p7","mimo_v2_flash","minimax_m3","minimax_m3_vl","gemma4"}
+def mixed(e):  # modelopt's per-layer MIXED_PRECISION (FP8 linear attention beside NVFP4 MLPs) is not modelled
+    q=e["config"].get("quantization_config") or {}
+    return q.get("quant_algo")=="MIXED_PRECISION" or (q.get("quantization") or {}).get("quant_algo")=="MIXED_PRECISION"
+def excluded(e): return e["config"].get("model_type") in EXCLUDE or mixed(e)
+left=[e["id"] for e in entries.values() if excluded(e)]
 open(os.path.join(os.path.dirname(os.path.abspath(__file__)),"excluded.txt"),"w").write("\n".join(sorted(left))+"\n")
-for k in [k for k,e in entries.items() if e["config"].get("model_type") in EXCLUDE]: del entries[k]
+for k in [k for k,e in entries.items() if excluded(e)]: del entries[k]
 out=sorted(entries.values(), key=lambda e:e["id"].lower())
 print(len(out))
 with open(sys.argv[1],'w') as f:  # one entry a line: hfmodels/models.json
