@@ -50,10 +50,10 @@ func ExampleFit() {
 	d := cost.Deployment{Model: model, GPU: gpu, TP: 1}
 	// (batch, average context, ITL in seconds), e.g. from vllm bench serve.
 	points := []cost.Measurement{
-		cost.DecodeMeasurement(1, 1000, 6.85e-3),
-		cost.DecodeMeasurement(16, 1000, 7.58e-3),
-		cost.DecodeMeasurement(64, 1000, 9.93e-3),
-		cost.DecodeMeasurement(128, 2000, 19.3e-3),
+		{Batch: cost.DecodeBatch(1, 1000), Time: 6.85e-3},
+		{Batch: cost.DecodeBatch(16, 1000), Time: 7.58e-3},
+		{Batch: cost.DecodeBatch(64, 1000), Time: 9.93e-3},
+		{Batch: cost.DecodeBatch(128, 2000), Time: 19.3e-3},
 	}
 	res, err := cost.Fit(d, points)
 	if err != nil {
