@@ -131,7 +131,7 @@ func TestFitErrors(t *testing.T) {
 		{"empty batch", d, []Measurement{{Time: 1}, {Time: 1}}, ErrInvalidSpec, "measurement 0: empty batch"},
 		{"bad time", d, []Measurement{{DecodeBatch(1, 1000), 0.02}, {DecodeBatch(2, 1000), -1}}, ErrInvalidSpec, "measurement 1: time -1"},
 		{"bad batch", d, []Measurement{{DecodeBatch(1, -5), 0.02}, {DecodeBatch(2, 1000), 0.02}}, ErrInvalidSpec, "decode_context -5"},
-		{"faster than peak", d, []Measurement{{DecodeBatch(1, 1000), floor/2}, {DecodeBatch(64, 1000), floor/1.5}}, ErrFit, "bandwidth efficiency"},
+		{"faster than peak", d, []Measurement{{DecodeBatch(1, 1000), floor / 2}, {DecodeBatch(64, 1000), floor / 1.5}}, ErrFit, "bandwidth efficiency"},
 		{"degenerate", d, []Measurement{{DecodeBatch(4, 1000), 0.02}, {DecodeBatch(4, 1000), 0.021}}, ErrFit, "degenerate"},
 	}
 	for _, tt := range tests {
