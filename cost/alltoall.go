@@ -73,13 +73,13 @@ func (a *AllToAll) phase(nv, rdma a2aLink, bytes float64, ranks int) float64 {
 	return max(intra, rdma.time(bytes*float64(ranks-g)/r))
 }
 
-// Dispatch returns the dispatch time of bytes per rank over ranks, s.
-func (a *AllToAll) Dispatch(bytes float64, ranks int) float64 {
+// dispatch returns the dispatch time of bytes per rank over ranks, s.
+func (a *AllToAll) dispatch(bytes float64, ranks int) float64 {
 	return a.phase(a.NVLink.Dispatch, a.RDMA.Dispatch, bytes, ranks)
 }
 
-// Combine returns the combine time of bytes per rank over ranks, s.
-func (a *AllToAll) Combine(bytes float64, ranks int) float64 {
+// combine returns the combine time of bytes per rank over ranks, s.
+func (a *AllToAll) combine(bytes float64, ranks int) float64 {
 	return a.phase(a.NVLink.Combine, a.RDMA.Combine, bytes, ranks)
 }
 
@@ -186,5 +186,5 @@ func (x *a2aStep) exchange(c *StepCost, calls, t float64) {
 	tokens := t * x.perRank
 	d, b := tokens*x.dispatch, tokens*x.combine
 	c.CommBytes += calls * (d + b)
-	c.CommTime += calls * (x.a.Dispatch(d, x.ranks) + x.a.Combine(b, x.ranks))
+	c.CommTime += calls * (x.a.dispatch(d, x.ranks) + x.a.combine(b, x.ranks))
 }

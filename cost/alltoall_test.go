@@ -29,13 +29,13 @@ func TestAllToAllIsolated(t *testing.T) {
 		{"two nodes, RDMA", 16, 40e-6 + 4e6/25e9, 50e-6 + 4e6/50e9},
 		{"eight nodes, RDMA", 64, 40e-6 + 7e6/25e9, 50e-6 + 7e6/50e9},
 	} {
-		assert.InDelta(t, tc.dispatch, a.Dispatch(b, tc.ranks), 1e-15, tc.name)
-		assert.InDelta(t, tc.combine, a.Combine(b, tc.ranks), 1e-15, tc.name)
+		assert.InDelta(t, tc.dispatch, a.dispatch(b, tc.ranks), 1e-15, tc.name)
+		assert.InDelta(t, tc.combine, a.combine(b, tc.ranks), 1e-15, tc.name)
 	}
 	// A slow NVLink dominates across nodes: the phases overlap.
 	slow := *a
 	slow.NVLink.Dispatch.Bandwidth = 1e9
-	assert.InDelta(t, 10e-6+b*7/16/1e9, slow.Dispatch(b, 16), 1e-15)
+	assert.InDelta(t, 10e-6+b*7/16/1e9, slow.dispatch(b, 16), 1e-15)
 }
 
 // deepEPLowLatency is DeepEP's table "Low-latency kernels with pure RDMA"
@@ -49,7 +49,7 @@ var deepEPLowLatency = []struct {
 }{{8, 77, 114}, {16, 118, 195}, {32, 155, 273}, {64, 173, 314}, {128, 192, 369}, {256, 194, 360}}
 
 // TestAllToAllDeepEP refits the catalog entry's RDMA α–β from DeepEP's
-// table (to 0.5%) and checks Dispatch and Combine against every row within
+// table (to 0.5%) and checks dispatch and combine against every row within
 // the stated worst errors (2.5% and 5.7%); EP 8 is one node, its latency
 // the NVLink α plus 7/8 of the bytes at the normal kernels' NVLink
 // bandwidth.
@@ -67,8 +67,8 @@ func TestAllToAllDeepEP(t *testing.T) {
 		row   func(i int) float64
 		worst float64
 	}{
-		{"dispatch", 128 * 8 * disp, a.RDMA.Dispatch, (*AllToAll).Dispatch, func(i int) float64 { return deepEPLowLatency[i].dispatch }, 0.025},
-		{"combine", 128 * 8 * comb, a.RDMA.Combine, (*AllToAll).Combine, func(i int) float64 { return deepEPLowLatency[i].combine }, 0.057},
+		{"dispatch", 128 * 8 * disp, a.RDMA.Dispatch, (*AllToAll).dispatch, func(i int) float64 { return deepEPLowLatency[i].dispatch }, 0.025},
+		{"combine", 128 * 8 * comb, a.RDMA.Combine, (*AllToAll).combine, func(i int) float64 { return deepEPLowLatency[i].combine }, 0.057},
 	} {
 		var x, y, w []float64
 		for i, r := range deepEPLowLatency {
@@ -104,7 +104,7 @@ func TestAllToAllDeployment(t *testing.T) {
 		s := d.Step(DecodeBatch(64, 1000))
 		disp, comb := 64*8*(2048+64+16.0), 64*8*2*2048.0
 		assert.InEpsilon(t, 48*(disp+comb), s.CommBytes, 1e-12)
-		assert.InEpsilon(t, 48*(a.Dispatch(disp, dp)+a.Combine(comb, dp)), s.CommTime, 1e-12)
+		assert.InEpsilon(t, 48*(a.dispatch(disp, dp)+a.combine(comb, dp)), s.CommTime, 1e-12)
 		comm[dp] = s.CommTime
 	}
 	assert.Greater(t, comm[16], comm[8])

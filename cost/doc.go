@@ -33,9 +33,9 @@
 //     dispatches each message as vLLM does (one-shot or two-shot custom
 //     kernel, PyTorch symmetric memory, else NCCL) from the GPU's
 //     vllm_all_reduce table, the internals of which stay in the package.
-//   - TPModel: the ideal tensor-parallel screen — projection FLOPs,
-//     all-reduce payload and traffic, step time and speed-up, and the token
-//     threshold T* above which TP=p beats one GPU.
+//   - ModelSpec.ProjectionFLOPsPerLayer and AllReducePayload: the terms of
+//     the ideal tensor-parallel screen (screen.TPModel: speed-up and the
+//     token threshold T* above which TP=p beats one GPU).
 //   - Deployment: one engine replica, defined once — model × GPU × TP
 //     (× attention data-parallel groups DP and expert parallelism EP for a
 //     mixture of experts), the
@@ -88,7 +88,7 @@
 //
 // # Examples
 //
-// See the package examples (Example_tpSpeedup, ExampleDeployment_Step,
+// See the package examples (ExampleDeployment_Step,
 // ExampleDeployment_Memory, ExampleFit) and the runnable programs
 // examples/tpscreen (the TP table of
 // docs/reference-numbers.md#tp-speed-up-table and a TP screen of

@@ -6,31 +6,6 @@ import (
 	"github.com/servesim/servesim/cost"
 )
 
-// The ideal TP screen of docs/reference-numbers.md#tp-cost-model:
-// projections at 120 TFLOP/s split 1/p, 2L all-reduces at α = 8 µs and
-// B = 150 GB/s.
-func Example_tpSpeedup() {
-	ref := cost.ReferenceTPModel()
-	fmt.Println(" T   TP=2   TP=4   TP=8")
-	for _, tokens := range []float64{1, 4, 8, 16, 32} {
-		fmt.Printf("%2.0f", tokens)
-		for _, p := range []int{2, 4, 8} {
-			fmt.Printf("  %.2fx", ref.Speedup(tokens, p))
-		}
-		fmt.Println()
-	}
-	star, _ := ref.Threshold(4)
-	fmt.Printf("TP=4 pays off above T* = %.2f tokens\n", star)
-	// Output:
-	//  T   TP=2   TP=4   TP=8
-	//  1  0.61x  0.72x  0.79x
-	//  4  1.26x  1.81x  2.31x
-	//  8  1.53x  2.42x  3.42x
-	// 16  1.71x  2.91x  4.51x
-	// 32  1.82x  3.25x  5.35x
-	// TP=4 pays off above T* = 1.54 tokens
-}
-
 // Decode-step roofline floors of Qwen2.5-7B on an RTX 4090
 // (docs/reference-numbers.md#roofline-floors); the zero Efficiency is the
 // ideal floor.
@@ -75,10 +50,10 @@ func ExampleFit() {
 	d := cost.Deployment{Model: model, GPU: gpu, TP: 1}
 	// (batch, average context, ITL in seconds), e.g. from vllm bench serve.
 	points := []cost.Measurement{
-		cost.DecodeMeasurement(1, 1000, 6.85e-3),
-		cost.DecodeMeasurement(16, 1000, 7.58e-3),
-		cost.DecodeMeasurement(64, 1000, 9.93e-3),
-		cost.DecodeMeasurement(128, 2000, 19.3e-3),
+		{Batch: cost.DecodeBatch(1, 1000), Time: 6.85e-3},
+		{Batch: cost.DecodeBatch(16, 1000), Time: 7.58e-3},
+		{Batch: cost.DecodeBatch(64, 1000), Time: 9.93e-3},
+		{Batch: cost.DecodeBatch(128, 2000), Time: 19.3e-3},
 	}
 	res, err := cost.Fit(d, points)
 	if err != nil {

@@ -12,14 +12,10 @@ type Measurement struct {
 	// Batch is the shape of the step.
 	Batch Batch
 	// Time is the measured step time in seconds. For steady decode-only
-	// steps the inter-token latency (ITL) is the step time.
+	// steps the inter-token latency (ITL) is the step time: a decode step
+	// of seqs requests at average context ctx that took itl seconds is
+	// Measurement{Batch: DecodeBatch(seqs, ctx), Time: itl}.
 	Time float64
-}
-
-// DecodeMeasurement returns the measurement of a decode-only step of seqs
-// requests with average context contextPerSeq tokens that took itl seconds.
-func DecodeMeasurement(seqs int, contextPerSeq, itl float64) Measurement {
-	return Measurement{Batch: DecodeBatch(seqs, contextPerSeq), Time: itl}
 }
 
 // FitResult is the outcome of Fit.

@@ -83,7 +83,8 @@ func TestFitDecodeITLOnly(t *testing.T) {
 		batch int
 		ctx   float64
 	}{{1, 1152}, {8, 1152}, {32, 1152}, {64, 2000}} {
-		points = append(points, DecodeMeasurement(p.batch, p.ctx, d.Step(DecodeBatch(p.batch, p.ctx)).Time))
+		b := DecodeBatch(p.batch, p.ctx)
+		points = append(points, Measurement{Batch: b, Time: d.Step(b).Time})
 	}
 	d.Eff = Efficiency{FLOPs: 0.42}
 	got, err := Fit(d, points)
@@ -125,13 +126,13 @@ func TestFitErrors(t *testing.T) {
 		target error
 		msg    string
 	}{
-		{"one point", d, []Measurement{DecodeMeasurement(1, 1000, 0.02)}, ErrFit, "fit needs >= 2 measurements, got 1"},
+		{"one point", d, []Measurement{{DecodeBatch(1, 1000), 0.02}}, ErrFit, "fit needs >= 2 measurements, got 1"},
 		{"invalid deployment", Deployment{}, nil, ErrInvalidSpec, "tp 0"},
 		{"empty batch", d, []Measurement{{Time: 1}, {Time: 1}}, ErrInvalidSpec, "measurement 0: empty batch"},
-		{"bad time", d, []Measurement{DecodeMeasurement(1, 1000, 0.02), DecodeMeasurement(2, 1000, -1)}, ErrInvalidSpec, "measurement 1: time -1"},
-		{"bad batch", d, []Measurement{DecodeMeasurement(1, -5, 0.02), DecodeMeasurement(2, 1000, 0.02)}, ErrInvalidSpec, "decode_context -5"},
-		{"faster than peak", d, []Measurement{DecodeMeasurement(1, 1000, floor/2), DecodeMeasurement(64, 1000, floor/1.5)}, ErrFit, "bandwidth efficiency"},
-		{"degenerate", d, []Measurement{DecodeMeasurement(4, 1000, 0.02), DecodeMeasurement(4, 1000, 0.021)}, ErrFit, "degenerate"},
+		{"bad time", d, []Measurement{{DecodeBatch(1, 1000), 0.02}, {DecodeBatch(2, 1000), -1}}, ErrInvalidSpec, "measurement 1: time -1"},
+		{"bad batch", d, []Measurement{{DecodeBatch(1, -5), 0.02}, {DecodeBatch(2, 1000), 0.02}}, ErrInvalidSpec, "decode_context -5"},
+		{"faster than peak", d, []Measurement{{DecodeBatch(1, 1000), floor / 2}, {DecodeBatch(64, 1000), floor / 1.5}}, ErrFit, "bandwidth efficiency"},
+		{"degenerate", d, []Measurement{{DecodeBatch(4, 1000), 0.02}, {DecodeBatch(4, 1000), 0.021}}, ErrFit, "degenerate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -472,12 +472,12 @@ func (m ModelSpec) fullLayers() int {
 	return n
 }
 
-// projectionFLOPsPerLayer returns the FLOPs of one block's projections for
+// ProjectionFLOPsPerLayer returns the FLOPs of one block's projections for
 // tokens tokens (docs/cost-model.md#projection-flops), counting a
 // multiply-add as 2 FLOPs: F = 4T(H·H_Q + H·H_KV) + 6T·H·I, which is
 // 4T(H² + H·H_KV) + 6T·H·I when H_Q = H. Attention scores, norms and the
 // LM head are not included.
-func (m ModelSpec) projectionFLOPsPerLayer(tokens float64) float64 {
+func (m ModelSpec) ProjectionFLOPsPerLayer(tokens float64) float64 {
 	return matmulFLOPs(m.layerMatmulParams(), tokens)
 }
 
@@ -493,16 +493,6 @@ func (m *ModelSpec) allReducesPerStep() float64 { return 2 * float64(m.Layers) }
 // that each tensor-parallel all-reduce sums.
 func (m ModelSpec) AllReducePayload(tokens float64) float64 {
 	return tokens * float64(m.Hidden) * m.ActBytes
-}
-
-// TPStepTraffic returns the bus-equivalent bytes each rank moves in one step
-// of tokens tokens at TP degree p: V = 4L·(p−1)/p·T·H·e_a (2L all-reduces of
-// 2(p−1)/p·S each). It is 0 for p ≤ 1.
-func (m ModelSpec) TPStepTraffic(tokens float64, p int) float64 {
-	if p <= 1 {
-		return 0
-	}
-	return m.allReducesPerStep() * busBytes(m.AllReducePayload(tokens), p)
 }
 
 func positiveFinite(v float64) bool { return v > 0 && !math.IsInf(v, 1) }

@@ -81,7 +81,7 @@ func TestProjectionFLOPsMatchFormula(t *testing.T) {
 	m := mustModel(t, "llama-3.1-70b")
 	h, i, hkv, tok := 8192.0, 28672.0, 1024.0, 32.0
 	want := 4*tok*(h*h+h*hkv) + 6*tok*h*i
-	assert.Equal(t, want, m.projectionFLOPsPerLayer(tok))
+	assert.Equal(t, want, m.ProjectionFLOPsPerLayer(tok))
 }
 
 func TestModelValidateNamesField(t *testing.T) {

@@ -76,3 +76,28 @@ func ExampleParseCandidates() {
 	// 8x1      TP=8 x1          8 GPUs
 	// tp4dp2ep TP=4 DP=2 EP x1  8 GPUs
 }
+
+// The ideal TP screen of docs/reference-numbers.md#tp-cost-model:
+// projections at 120 TFLOP/s split 1/p, 2L all-reduces at α = 8 µs and
+// B = 150 GB/s.
+func Example_tpSpeedup() {
+	ref := screen.ReferenceTPModel()
+	fmt.Println(" T   TP=2   TP=4   TP=8")
+	for _, tokens := range []float64{1, 4, 8, 16, 32} {
+		fmt.Printf("%2.0f", tokens)
+		for _, p := range []int{2, 4, 8} {
+			fmt.Printf("  %.2fx", ref.Speedup(tokens, p))
+		}
+		fmt.Println()
+	}
+	star, _ := ref.Threshold(4)
+	fmt.Printf("TP=4 pays off above T* = %.2f tokens\n", star)
+	// Output:
+	//  T   TP=2   TP=4   TP=8
+	//  1  0.61x  0.72x  0.79x
+	//  4  1.26x  1.81x  2.31x
+	//  8  1.53x  2.42x  3.42x
+	// 16  1.71x  2.91x  4.51x
+	// 32  1.82x  3.25x  5.35x
+	// TP=4 pays off above T* = 1.54 tokens
+}

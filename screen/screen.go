@@ -13,6 +13,12 @@
 // its per-card capacity beats the replicas baseline on the same cards (or
 // replicas cannot meet the per-request SLO at all); when it does not fit,
 // take the smallest TP (engine) that fits and meets the SLO.
+//
+// Before any simulation, TPModel is the ideal analytic screen of
+// docs/cost-model.md#tp-speed-up: the speed-up of TP=p at T active tokens
+// and the token threshold T* above which TP=p can pay for its all-reduces
+// at all (ReferenceTPModel holds the assumptions of
+// docs/reference-numbers.md#tp-speed-up-table).
 package screen
 
 import (

@@ -18,6 +18,7 @@ import (
 	"os"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/screen"
 )
 
 func main() {
@@ -30,7 +31,7 @@ func main() {
 func run(w io.Writer) error {
 	reference(w)
 	fmt.Fprintln(w)
-	if err := screen(w, "llama-3.1-70b", "h100-sxm", []int{1, 2, 4, 8}); err != nil {
+	if err := screenTP(w, "llama-3.1-70b", "h100-sxm", []int{1, 2, 4, 8}); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
@@ -40,7 +41,7 @@ func run(w io.Writer) error {
 // reference prints the TP table and figures of
 // docs/reference-numbers.md#tp-cost-model.
 func reference(w io.Writer) {
-	ref := cost.ReferenceTPModel()
+	ref := screen.ReferenceTPModel()
 	m := ref.Model
 	ab, _ := ref.Comm.Params(2)
 	fmt.Fprintf(w, "Reference TP screen (docs/reference-numbers.md): H=%d, I=%d, H_KV=%d, L=%d, e_a=%g bytes\n",
@@ -48,7 +49,7 @@ func reference(w io.Writer) {
 	fmt.Fprintf(w, "assumptions: %.0f TFLOP/s effective projections, α=%.0f µs, B=%.0f GB/s, ideal 1/p GEMM split\n",
 		ref.ProjFLOPS/1e12, ab.Alpha*1e6, ab.BusBandwidth/1e9)
 	payload := m.AllReducePayload(32)
-	traffic := m.TPStepTraffic(32, 4)
+	traffic := ref.StepTraffic(32, 4)
 	fmt.Fprintf(w, "all-reduce payload at T=32: %.0f bytes (%.0f KiB)\n", payload, payload/1024)
 	fmt.Fprintf(w, "per-step bus traffic per rank at p=4, T=32: %.0f bytes (%.0f MiB) over %d all-reduces\n",
 		traffic, traffic/(1<<20), 2*m.Layers)
@@ -74,7 +75,7 @@ func reference(w io.Writer) {
 	}
 }
 
-func threshold(t cost.TPModel, p int) float64 {
+func threshold(t screen.TPModel, p int) float64 {
 	star, ok := t.Threshold(p)
 	if !ok {
 		return math.Inf(1)
@@ -82,8 +83,8 @@ func threshold(t cost.TPModel, p int) float64 {
 	return star
 }
 
-// screen prints the TP screen of one model on one GPU.
-func screen(w io.Writer, modelName, gpuName string, degrees []int) error {
+// screenTP prints the TP screen of one model on one GPU.
+func screenTP(w io.Writer, modelName, gpuName string, degrees []int) error {
 	model, err := cost.Model(modelName)
 	if err != nil {
 		return err
@@ -107,7 +108,7 @@ func screen(w io.Writer, modelName, gpuName string, degrees []int) error {
 		" T* with the NCCL α–β fitted from DGX H100 data")
 	fmt.Fprintf(w, "weights %.1f GiB in all (%.4g parameters), KV %.0f KiB per token for the whole model\n",
 		model.WeightBytesTotal()/cost.GiB, model.TotalParams(), model.KVBytesPerToken()/1024)
-	tpm := cost.TPModel{Model: model, ProjFLOPS: gpu.PeakFLOPS.BF16 * eff.FLOPs, Comm: gpu.AllReduce}
+	tpm := screen.TPModel{Model: model, ProjFLOPS: gpu.PeakFLOPS.BF16 * eff.FLOPs, Comm: gpu.AllReduce}
 	for _, p := range degrees {
 		d := cost.Deployment{Model: model, GPU: gpu, TP: p, Eff: eff, GPUMemoryUtilization: util}
 		fmt.Fprintf(w, "\nTP=%d\n", p)

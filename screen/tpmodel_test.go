@@ -1,4 +1,4 @@
-package cost
+package screen
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/servesim/servesim/cost"
 )
 
 // TestReferenceSpeedupTable reproduces the TP speed-up table of
@@ -38,17 +40,17 @@ func TestReferenceSpeedupTable(t *testing.T) {
 
 func TestReferencePayloadAndTraffic(t *testing.T) {
 	t.Parallel()
-	m := ReferenceTPModel().Model
-	assert.Equal(t, 524288.0, m.AllReducePayload(32), "512 KiB per call at T=32")
-	assert.Equal(t, 120.0*(1<<20), m.TPStepTraffic(32, 4), "120 MiB per rank per step at p=4")
-	assert.Equal(t, 0.0, m.TPStepTraffic(32, 1))
+	ref := ReferenceTPModel()
+	assert.Equal(t, 524288.0, ref.Model.AllReducePayload(32), "512 KiB per call at T=32")
+	assert.Equal(t, 120.0*(1<<20), ref.StepTraffic(32, 4), "120 MiB per rank per step at p=4")
+	assert.Equal(t, 0.0, ref.StepTraffic(32, 1))
 }
 
 func TestTPStepTimeComponents(t *testing.T) {
 	t.Parallel()
 	ref := ReferenceTPModel()
 	t1 := ref.projTime(8)
-	assert.InDelta(t, 80*ref.Model.projectionFLOPsPerLayer(8)/120e12, t1, 1e-18)
+	assert.InDelta(t, 80*ref.Model.ProjectionFLOPsPerLayer(8)/120e12, t1, 1e-18)
 	assert.Equal(t, t1, ref.stepTime(8, 1))
 	tau := 8e-6 + 2*3.0/4*8*8192*2/150e9
 	assert.InDelta(t, t1/4+160*tau, ref.stepTime(8, 4), 1e-15)
@@ -83,7 +85,7 @@ func TestThresholds(t *testing.T) {
 func TestThresholdNoTokenCountHelps(t *testing.T) {
 	t.Parallel()
 	slowLink := ReferenceTPModel()
-	slowLink.Comm = AlphaBetaTable{{Alpha: 8e-6, BusBandwidth: 1e9}}
+	slowLink.Comm = cost.AlphaBetaTable{{Alpha: 8e-6, BusBandwidth: 1e9}}
 	tests := []struct {
 		name  string
 		model TPModel
@@ -118,7 +120,7 @@ func TestThresholdWithOtherDelta(t *testing.T) {
 func TestTPModelValidate(t *testing.T) {
 	t.Parallel()
 	err := TPModel{Model: ReferenceTPModel().Model, ProjFLOPS: math.NaN(), OtherDelta: -1}.validate()
-	require.ErrorIs(t, err, ErrInvalidSpec)
+	require.ErrorIs(t, err, ErrInvalid)
 	for _, msg := range []string{"proj_flops NaN", "at least one all_reduce", "other_delta -1"} {
 		assert.Contains(t, err.Error(), msg)
 	}

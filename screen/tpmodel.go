@@ -1,8 +1,11 @@
-package cost
+package screen
 
 import (
 	"errors"
+	"fmt"
 	"math"
+
+	"github.com/servesim/servesim/cost"
 )
 
 // TPModel is the ideal tensor-parallel screen of
@@ -18,13 +21,13 @@ import (
 // ReferenceTPModel).
 type TPModel struct {
 	// Model supplies H, I, H_KV, L and e_a (Model.ActBytes).
-	Model ModelSpec
+	Model cost.ModelSpec
 	// ProjFLOPS is the effective single-GPU projection rate, in FLOP/s;
 	// the projection time of T tokens at p = 1 is a·T with
 	// a = L·F(1)/ProjFLOPS.
 	ProjFLOPS float64
-	// Comm gives α_p and B_p per rank count (see AlphaBetaTable.Params).
-	Comm AlphaBetaTable
+	// Comm gives α_p and B_p per rank count (see cost.AlphaBetaTable.Params).
+	Comm cost.AlphaBetaTable
 	// OtherDelta is Δt_other, extra non-communication time per step that TP
 	// adds (synchronisation, narrower kernels), in seconds; 0 in the ideal
 	// model.
@@ -37,21 +40,24 @@ type TPModel struct {
 // effective single-GPU projection rate, α = 8 µs and B = 150 GB/s at every
 // rank count, ideal 1/p GEMM split.
 func ReferenceTPModel() TPModel {
-	m := models["llama-3.1-70b"]
-	return TPModel{Model: m, ProjFLOPS: 120e12, Comm: AlphaBetaTable{{Alpha: 8e-6, BusBandwidth: 150e9}}}
+	m, err := cost.Model("llama-3.1-70b")
+	if err != nil {
+		panic(err) // the catalog holds it; cost's tests check every entry
+	}
+	return TPModel{Model: m, ProjFLOPS: 120e12, Comm: cost.AlphaBetaTable{{Alpha: 8e-6, BusBandwidth: 150e9}}}
 }
 
 // validate checks the model, the rate, the all-reduce table and the delta.
 func (t TPModel) validate() error {
 	errs := []error{t.Model.Validate(), t.Comm.Validate()}
-	if !positiveFinite(t.ProjFLOPS) {
-		errs = append(errs, invalidf("tp model proj_flops %v must be a finite number > 0", t.ProjFLOPS))
+	if !(t.ProjFLOPS > 0) || math.IsInf(t.ProjFLOPS, 1) {
+		errs = append(errs, fmt.Errorf("%w: tp model proj_flops %v must be a finite number > 0", ErrInvalid, t.ProjFLOPS))
 	}
 	if len(t.Comm) == 0 {
-		errs = append(errs, invalidf("tp model needs at least one all_reduce entry"))
+		errs = append(errs, fmt.Errorf("%w: tp model needs at least one all_reduce entry", ErrInvalid))
 	}
-	if !nonNegativeFinite(t.OtherDelta) {
-		errs = append(errs, invalidf("tp model other_delta %v must be a finite number >= 0", t.OtherDelta))
+	if !(t.OtherDelta >= 0) || math.IsInf(t.OtherDelta, 1) {
+		errs = append(errs, fmt.Errorf("%w: tp model other_delta %v must be a finite number >= 0", ErrInvalid, t.OtherDelta))
 	}
 	return errors.Join(errs...)
 }
@@ -59,7 +65,7 @@ func (t TPModel) validate() error {
 // projTime returns t_proj,1 = L·F(T)/ProjFLOPS, the single-GPU projection
 // time of a step of tokens tokens, in seconds.
 func (t TPModel) projTime(tokens float64) float64 {
-	return float64(t.Model.Layers) * t.Model.projectionFLOPsPerLayer(tokens) / t.ProjFLOPS
+	return float64(t.Model.Layers) * t.Model.ProjectionFLOPsPerLayer(tokens) / t.ProjFLOPS
 }
 
 // allReduceTime returns τ_AR(T·H·e_a, p), one all-reduce of a step of tokens
@@ -78,7 +84,20 @@ func (t TPModel) stepTime(tokens float64, p int) float64 {
 	if p == 1 {
 		return t.projTime(tokens)
 	}
-	return t.projTime(tokens)/float64(p) + t.Model.allReducesPerStep()*t.allReduceTime(tokens, p) + t.OtherDelta
+	return t.projTime(tokens)/float64(p) + allReducesPerStep(t.Model)*t.allReduceTime(tokens, p) + t.OtherDelta
+}
+
+// allReducesPerStep returns 2L: under tensor parallelism every block
+// all-reduces twice, after attention and after the MLP.
+func allReducesPerStep(m cost.ModelSpec) float64 { return 2 * float64(m.Layers) }
+
+// StepTraffic returns the bus-equivalent bytes each rank moves in one step
+// of tokens tokens at TP degree p: V = 4L·(p−1)/p·T·H·e_a (2L all-reduces of
+// 2(p−1)/p·S each, the per-byte part of an α–β all-reduce at one byte a
+// second). It is 0 for p ≤ 1.
+func (t TPModel) StepTraffic(tokens float64, p int) float64 {
+	ring := cost.AlphaBeta{BusBandwidth: 1}
+	return allReducesPerStep(t.Model) * ring.Time(t.Model.AllReducePayload(tokens), p)
 }
 
 // Speedup returns t_1/t_p for a step of tokens tokens; below 1 TP is slower.

@@ -1,18 +1,19 @@
-package cost
+package topology
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/servesim/servesim/cost"
 )
 
 // Topology is a multi-node deployment layout of the catalog: nodes of
 // GPUsPerNode GPUs of one type, joined inside a node by IntraLink and
 // across nodes by InterLink, with the inter-node α–β of MultiNode fitted
 // to a published NCCL all-reduce table measured on that layout
-// (FitInterNode). MultiNode returns the all-reduce to set as
+// (Fit). MultiNode returns the all-reduce to set as
 // Deployment.Comm for tensor parallelism (or the MoE data-parallel
 // exchange) across its nodes; data parallelism across nodes needs no
 // collective (replicas are independent) and is the plan's replica count.
@@ -29,7 +30,7 @@ type Topology struct {
 	// Inter is the fitted inter-node phase: α seconds and the bus
 	// bandwidth of one GPU's shard ring across the nodes, bytes/s. It is
 	// an effective figure over the sizes fitted, not the NIC's line rate.
-	Inter AlphaBeta `json:"inter" yaml:"inter"`
+	Inter cost.AlphaBeta `json:"inter" yaml:"inter"`
 	// FitBytes is the message-size range [lo, hi] the fit used, bytes.
 	FitBytes [2]float64 `json:"fit_bytes" yaml:"fit_bytes"`
 	// MaxError is the largest relative error of MultiNode against the
@@ -39,15 +40,15 @@ type Topology struct {
 	Source string `json:"source" yaml:"source"`
 }
 
-// NCCLPoint is one measured all-reduce: Bytes of payload over Ranks GPUs
+// Point is one measured all-reduce: Bytes of payload over Ranks GPUs
 // (GPUsPerNode each node) in Seconds, as nccl-tests' all_reduce_perf
 // prints a row (size, out-of-place time).
-type NCCLPoint struct {
+type Point struct {
 	Ranks, GPUsPerNode int
 	Bytes, Seconds     float64
 }
 
-// The topology catalog. Each entry's Inter is FitInterNode over its
+// The topology catalog. Each entry's Inter is Fit over its
 // measured table in [64 KiB, 64 MiB], the payloads of tensor-parallel
 // all-reduces in serving (one layer's activations: tokens × hidden × 2
 // bytes, 64 KiB for 4 decode tokens of an 8192-wide model, 32 MiB for a
@@ -90,28 +91,28 @@ type NCCLPoint struct {
 var topologies = map[string]Topology{
 	"a100-dgx-vidur": {Name: "a100-dgx-vidur", GPU: "a100-80gb", GPUsPerNode: 8,
 		IntraLink: "NVLink 3 + NVSwitch (DGX A100)", InterLink: "as profiled by Vidur (not named in the file)",
-		Inter:    AlphaBeta{Alpha: 168.2e-6, BusBandwidth: 1.098e9},
+		Inter:    cost.AlphaBeta{Alpha: 168.2e-6, BusBandwidth: 1.098e9},
 		FitBytes: [2]float64{64 << 10, 64 << 20}, MaxError: 1.30,
 		Source: "microsoft/vidur data/profiling/network/a100_dgx/all_reduce.csv (MIT), 16 ranks, 8 per node"},
 	"a100-oci-roce": {Name: "a100-oci-roce", GPU: "a100-40gb", GPUsPerNode: 8,
 		IntraLink: "NVLink 3 + NVSwitch", InterLink: "RDMA over RoCE v2, 16 mlx5 interfaces per node (Oracle Cloud BM.GPU4.8 cluster network)",
-		Inter:    AlphaBeta{Alpha: 21.53e-6, BusBandwidth: 119.4e9},
+		Inter:    cost.AlphaBeta{Alpha: 21.53e-6, BusBandwidth: 119.4e9},
 		FitBytes: [2]float64{64 << 10, 64 << 20}, MaxError: 0.19,
 		Source: "nccl-tests all_reduce_perf, 2 × 8 A100-SXM4-40GB, oracle-quickstart/oci-hpc-oke@1402938d README.md"},
 	"h100-a3mega-tcpxo": {Name: "h100-a3mega-tcpxo", GPU: "h100-sxm", GPUsPerNode: 8,
 		IntraLink: "NVLink 4 + NVSwitch", InterLink: "8× 200 Gb/s GPUDirect-TCPXO per node (Google Cloud A3 Mega)",
-		Inter:    AlphaBeta{Alpha: 145.4e-6, BusBandwidth: 6.969e9},
+		Inter:    cost.AlphaBeta{Alpha: 145.4e-6, BusBandwidth: 6.969e9},
 		FitBytes: [2]float64{64 << 10, 64 << 20}, MaxError: 0.43,
 		Source: "nccl-tests all_reduce_perf, 2 × 8 H100, lessizzmore/create-a3mega-ztan-fork ztan-NCCL-test-result"},
 	"h100-ndr-xe9680": {Name: "h100-ndr-xe9680", GPU: "h100-sxm", GPUsPerNode: 8,
 		IntraLink: "NVLink 4 + NVSwitch (HGX H100)", InterLink: "8× 400 Gb/s NDR InfiniBand (ConnectX-7) per node",
-		Inter:    AlphaBeta{Alpha: 16.41e-6, BusBandwidth: 53.78e9},
+		Inter:    cost.AlphaBeta{Alpha: 16.41e-6, BusBandwidth: 53.78e9},
 		FitBytes: [2]float64{64 << 10, 64 << 20}, MaxError: 0.38,
 		Source: "nccl-tests all_reduce_perf, 2 × 8 H100 (Dell XE9680), https://github.com/NVIDIA/nccl-tests/issues/309"},
 }
 
-// TopologyNames returns the catalog's topology names, sorted.
-func TopologyNames() []string {
+// Names returns the catalog's topology names, sorted.
+func Names() []string {
 	out := make([]string, 0, len(topologies))
 	for n := range topologies {
 		out = append(out, n)
@@ -120,12 +121,12 @@ func TopologyNames() []string {
 	return out
 }
 
-// TopologyByName returns the catalog topology called name
+// ByName returns the catalog topology called name
 // (case-insensitive).
-func TopologyByName(name string) (Topology, error) {
+func ByName(name string) (Topology, error) {
 	t, ok := topologies[strings.ToLower(name)]
 	if !ok {
-		return Topology{}, &costError{kind: ErrUnknownName, msg: fmt.Sprintf("unknown topology %q: the catalog has %s", name, strings.Join(TopologyNames(), ", "))}
+		return Topology{}, errorf(cost.ErrUnknownName, "unknown topology %q: the catalog has %s", name, strings.Join(Names(), ", "))
 	}
 	return t, nil
 }
@@ -133,7 +134,7 @@ func TopologyByName(name string) (Topology, error) {
 // MultiNode returns the topology's all-reduce for GPUs g: the GPU's own
 // intra-node table (g.AllReduce) and the fitted inter-node phase. g must
 // be the topology's GPU: another GPU's nodes were not measured.
-func (t Topology) MultiNode(g GPUSpec) (MultiNode, error) {
+func (t Topology) MultiNode(g cost.GPUSpec) (MultiNode, error) {
 	if g.Name != t.GPU {
 		return MultiNode{}, invalidf("topology %q was measured on %s, not %s: pick a topology of %s or give a MultiNode of your own", t.Name, t.GPU, g.Name, g.Name)
 	}
@@ -144,24 +145,23 @@ func (t Topology) MultiNode(g GPUSpec) (MultiNode, error) {
 	return m, m.Validate()
 }
 
-// FitInterNode fits MultiNode's inter-node α–β to measured all-reduces
+// Fit fits MultiNode's inter-node α–β to measured all-reduces
 // over several nodes: for each point in [minBytes, maxBytes] (maxBytes ≤ 0:
 // no upper limit) the time left after the intra-node phase,
 // τ − intra(S, g), against the shard's ring bytes 2(n−1)/n·S/g, by least
-// squares with weights 1/τ² (relative error), as FitAlphaBeta does for one
-// node. Every point must span more than one node (Ranks > GPUsPerNode,
+// squares with weights 1/τ² (relative error), as cost fits its one-node α–β tables. Every point must span more than one node (Ranks > GPUsPerNode,
 // GPUsPerNode ≥ 1) with the same GPUsPerNode. A negative α is clamped to
 // 0 and the bandwidth refitted through the origin.
-func FitInterNode(points []NCCLPoint, intra AllReduce, minBytes, maxBytes float64) (AlphaBeta, error) {
+func Fit(points []Point, intra cost.AllReduce, minBytes, maxBytes float64) (cost.AlphaBeta, error) {
 	var x, y, w []float64
 	for i, p := range points {
 		switch {
 		case p.GPUsPerNode < 1 || p.Ranks <= p.GPUsPerNode || p.Ranks%p.GPUsPerNode != 0:
-			return AlphaBeta{}, invalidf("inter-node fit point %d: ranks %d over %d GPUs a node is not several whole nodes", i, p.Ranks, p.GPUsPerNode)
+			return cost.AlphaBeta{}, invalidf("inter-node fit point %d: ranks %d over %d GPUs a node is not several whole nodes", i, p.Ranks, p.GPUsPerNode)
 		case p.GPUsPerNode != points[0].GPUsPerNode:
-			return AlphaBeta{}, invalidf("inter-node fit point %d: %d GPUs a node, point 0 has %d: fit one layout at a time", i, p.GPUsPerNode, points[0].GPUsPerNode)
+			return cost.AlphaBeta{}, invalidf("inter-node fit point %d: %d GPUs a node, point 0 has %d: fit one layout at a time", i, p.GPUsPerNode, points[0].GPUsPerNode)
 		case !positiveFinite(p.Bytes) || !positiveFinite(p.Seconds):
-			return AlphaBeta{}, invalidf("inter-node fit point %d: bytes %v and seconds %v must be finite numbers > 0", i, p.Bytes, p.Seconds)
+			return cost.AlphaBeta{}, invalidf("inter-node fit point %d: bytes %v and seconds %v must be finite numbers > 0", i, p.Bytes, p.Seconds)
 		case p.Bytes < minBytes || (maxBytes > 0 && p.Bytes > maxBytes):
 			continue
 		}
@@ -169,16 +169,16 @@ func FitInterNode(points []NCCLPoint, intra AllReduce, minBytes, maxBytes float6
 		rest := p.Seconds
 		if g > 1 {
 			if intra == nil {
-				return AlphaBeta{}, invalidf("inter-node fit: %d GPUs a node need an intra-node all-reduce", g)
+				return cost.AlphaBeta{}, invalidf("inter-node fit: %d GPUs a node need an intra-node all-reduce", g)
 			}
 			rest -= intra.Time(p.Bytes, g)
 		}
-		x = append(x, busBytes(p.Bytes/float64(g), p.Ranks/g))
+		x = append(x, ringBytes(p.Bytes/float64(g), p.Ranks/g))
 		y = append(y, rest)
 		w = append(w, 1/(p.Seconds*p.Seconds))
 	}
 	if len(x) < 2 {
-		return AlphaBeta{}, errorf(ErrFit, "inter-node fit: %d points in [%v, %v] bytes, need >= 2", len(x), minBytes, maxBytes)
+		return cost.AlphaBeta{}, errorf(cost.ErrFit, "inter-node fit: %d points in [%v, %v] bytes, need >= 2", len(x), minBytes, maxBytes)
 	}
 	alpha, invB := stat.LinearRegression(x, y, w, false)
 	if alpha < 0 {
@@ -186,7 +186,7 @@ func FitInterNode(points []NCCLPoint, intra AllReduce, minBytes, maxBytes float6
 		_, invB = stat.LinearRegression(x, y, w, true)
 	}
 	if !(invB > 0) || !positiveFinite(1/invB) {
-		return AlphaBeta{}, errorf(ErrFit, "inter-node fit: slope %v s/byte is not positive: the intra-node phase alone takes the measured time", invB)
+		return cost.AlphaBeta{}, errorf(cost.ErrFit, "inter-node fit: slope %v s/byte is not positive: the intra-node phase alone takes the measured time", invB)
 	}
-	return AlphaBeta{Alpha: alpha, BusBandwidth: 1 / invB}, nil
+	return cost.AlphaBeta{Alpha: alpha, BusBandwidth: 1 / invB}, nil
 }

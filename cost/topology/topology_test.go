@@ -1,11 +1,18 @@
-package cost
+package topology
 
 import (
+	"encoding/csv"
+	"maps"
 	"math"
+	"os"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/servesim/servesim/cost"
 
 	"github.com/servesim/servesim/internal/shareddata"
 )
@@ -52,7 +59,7 @@ var ndrH100Table = [][2]float64{
 }
 
 // topologyPoints returns the measured 16-rank points of a catalog topology.
-func topologyPoints(t *testing.T, name string) []NCCLPoint {
+func topologyPoints(t *testing.T, name string) []Point {
 	t.Helper()
 	switch name {
 	case "h100-a3mega-tcpxo":
@@ -62,25 +69,52 @@ func topologyPoints(t *testing.T, name string) []NCCLPoint {
 	case "h100-ndr-xe9680":
 		return tablePoints(ndrH100Table)
 	case "a100-dgx-vidur":
-		tab, err := loadNCCLTable(shareddata.Path(t, "a100_dgx_all_reduce.csv"), NCCLOptions{DevicesPerNode: 8})
-		require.NoError(t, err)
-		sizes, times := tab.points(16)
-		require.NotEmpty(t, sizes)
-		out := make([]NCCLPoint, len(sizes))
-		for i := range sizes {
-			out[i] = NCCLPoint{Ranks: 16, GPUsPerNode: 8, Bytes: sizes[i], Seconds: times[i]}
-		}
-		return out
+		return vidurPoints(t, shareddata.Path(t, "a100_dgx_all_reduce.csv"))
 	}
 	t.Fatalf("no points for %s", name)
 	return nil
 }
 
+// vidurPoints reads Vidur's all-reduce profile at path and returns its
+// 16-rank, 8-devices-a-node rows as points: per message size, the mean of
+// the rows' median times (milliseconds), ascending in size.
+func vidurPoints(t *testing.T, path string) []Point {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	require.NotEmpty(t, rows)
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	sum, n := map[float64]float64{}, map[float64]int{}
+	for _, r := range rows[1:] {
+		if r[col["collective"]] != "all_reduce" || r[col["num_workers"]] != "16" || r[col["devices_per_node"]] != "8" {
+			continue
+		}
+		size, err := strconv.ParseFloat(r[col["size"]], 64)
+		require.NoError(t, err)
+		ms, err := strconv.ParseFloat(r[col["time_stats.all_reduce.median"]], 64)
+		require.NoError(t, err)
+		sum[size] += ms * 1e-3
+		n[size]++
+	}
+	require.NotEmpty(t, sum)
+	var out []Point
+	for _, size := range slices.Sorted(maps.Keys(sum)) {
+		out = append(out, Point{Ranks: 16, GPUsPerNode: 8, Bytes: size, Seconds: sum[size] / float64(n[size])})
+	}
+	return out
+}
+
 // tablePoints returns a 16-rank table's (bytes, µs) rows as points.
-func tablePoints(tab [][2]float64) []NCCLPoint {
-	out := make([]NCCLPoint, len(tab))
+func tablePoints(tab [][2]float64) []Point {
+	out := make([]Point, len(tab))
 	for i, r := range tab {
-		out[i] = NCCLPoint{Ranks: 16, GPUsPerNode: 8, Bytes: r[0], Seconds: r[1] * 1e-6}
+		out[i] = Point{Ranks: 16, GPUsPerNode: 8, Bytes: r[0], Seconds: r[1] * 1e-6}
 	}
 	return out
 }
@@ -91,14 +125,14 @@ func tablePoints(tab [][2]float64) []NCCLPoint {
 // the fitted range within the entry's stated MaxError; beyond 64 MiB
 // (training sizes) it is not claimed.
 func TestTopologyCatalog(t *testing.T) {
-	for _, name := range TopologyNames() {
+	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
-			top, err := TopologyByName(name)
+			top, err := ByName(name)
 			require.NoError(t, err)
-			g, err := GPU(top.GPU)
+			g, err := cost.GPU(top.GPU)
 			require.NoError(t, err)
 			pts := topologyPoints(t, name)
-			fit, err := FitInterNode(pts, g.AllReduce, top.FitBytes[0], top.FitBytes[1])
+			fit, err := Fit(pts, g.AllReduce, top.FitBytes[0], top.FitBytes[1])
 			require.NoError(t, err)
 			t.Logf("%s: alpha %.4g s, bus bandwidth %.4g B/s", name, fit.Alpha, fit.BusBandwidth)
 			assert.InEpsilon(t, top.Inter.Alpha, fit.Alpha, 5e-3)
@@ -126,15 +160,15 @@ func TestTopologyCatalog(t *testing.T) {
 // TestTopologyMismatch: a topology measured on one GPU is refused for
 // another; an unknown name lists the catalog.
 func TestTopologyMismatch(t *testing.T) {
-	top, err := TopologyByName("H100-A3MEGA-TCPXO")
+	top, err := ByName("H100-A3MEGA-TCPXO")
 	require.NoError(t, err)
-	a100, err := GPU("a100-80gb")
+	a100, err := cost.GPU("a100-80gb")
 	require.NoError(t, err)
 	_, err = top.MultiNode(a100)
-	require.ErrorIs(t, err, ErrInvalidSpec)
+	require.ErrorIs(t, err, cost.ErrInvalidSpec)
 	assert.Contains(t, err.Error(), "measured on h100-sxm, not a100-80gb")
-	_, err = TopologyByName("ib-ndr")
-	require.ErrorIs(t, err, ErrUnknownName)
+	_, err = ByName("ib-ndr")
+	require.ErrorIs(t, err, cost.ErrUnknownName)
 	assert.Contains(t, err.Error(), "a100-dgx-vidur, a100-oci-roce, h100-a3mega-tcpxo, h100-ndr-xe9680")
 }
 
@@ -142,31 +176,31 @@ func TestTopologyMismatch(t *testing.T) {
 // fitted back to its inter-node α–β (an independent check of the fit's
 // algebra: the generator is MultiNode.Time, the fit a regression).
 func TestFitInterNodeRecovers(t *testing.T) {
-	h100, err := GPU("h100-sxm")
+	h100, err := cost.GPU("h100-sxm")
 	require.NoError(t, err)
-	truth := AlphaBeta{Alpha: 25e-6, BusBandwidth: 42e9}
+	truth := cost.AlphaBeta{Alpha: 25e-6, BusBandwidth: 42e9}
 	m := MultiNode{GPUsPerNode: 8, Intra: h100.AllReduce, Inter: truth}
-	var pts []NCCLPoint
+	var pts []Point
 	for _, ranks := range []int{16, 32} {
 		for s := float64(1 << 14); s <= 1<<28; s *= 4 {
-			pts = append(pts, NCCLPoint{Ranks: ranks, GPUsPerNode: 8, Bytes: s, Seconds: m.Time(s, ranks)})
+			pts = append(pts, Point{Ranks: ranks, GPUsPerNode: 8, Bytes: s, Seconds: m.Time(s, ranks)})
 		}
 	}
-	fit, err := FitInterNode(pts, h100.AllReduce, 0, 0)
+	fit, err := Fit(pts, h100.AllReduce, 0, 0)
 	require.NoError(t, err)
 	assert.InEpsilon(t, truth.Alpha, fit.Alpha, 1e-6)
 	assert.InEpsilon(t, truth.BusBandwidth, fit.BusBandwidth, 1e-6)
 
 	for _, tc := range []struct {
-		pts  []NCCLPoint
+		pts  []Point
 		want string
 	}{
-		{[]NCCLPoint{{Ranks: 8, GPUsPerNode: 8, Bytes: 1, Seconds: 1}}, "is not several whole nodes"},
-		{[]NCCLPoint{{Ranks: 16, GPUsPerNode: 8, Bytes: 1, Seconds: 1}, {Ranks: 8, GPUsPerNode: 4, Bytes: 1, Seconds: 1}}, "fit one layout at a time"},
-		{[]NCCLPoint{{Ranks: 16, GPUsPerNode: 8, Bytes: math.NaN(), Seconds: 1}}, "bytes NaN"},
-		{[]NCCLPoint{{Ranks: 16, GPUsPerNode: 8, Bytes: 1, Seconds: 1}}, "need >= 2"},
+		{[]Point{{Ranks: 8, GPUsPerNode: 8, Bytes: 1, Seconds: 1}}, "is not several whole nodes"},
+		{[]Point{{Ranks: 16, GPUsPerNode: 8, Bytes: 1, Seconds: 1}, {Ranks: 8, GPUsPerNode: 4, Bytes: 1, Seconds: 1}}, "fit one layout at a time"},
+		{[]Point{{Ranks: 16, GPUsPerNode: 8, Bytes: math.NaN(), Seconds: 1}}, "bytes NaN"},
+		{[]Point{{Ranks: 16, GPUsPerNode: 8, Bytes: 1, Seconds: 1}}, "need >= 2"},
 	} {
-		_, err := FitInterNode(tc.pts, h100.AllReduce, 0, 0)
+		_, err := Fit(tc.pts, h100.AllReduce, 0, 0)
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), tc.want)
 	}

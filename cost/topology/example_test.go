@@ -1,9 +1,10 @@
-package cost_test
+package topology_test
 
 import (
 	"fmt"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/cost/topology"
 )
 
 // A tensor-parallel all-reduce of one decode step's activations (64
@@ -12,7 +13,7 @@ import (
 // there: 254 µs at 2 MiB, 16 ranks).
 func ExampleTopology() {
 	h100, _ := cost.GPU("h100-sxm")
-	top, err := cost.TopologyByName("h100-a3mega-tcpxo")
+	top, err := topology.ByName("h100-a3mega-tcpxo")
 	if err != nil {
 		fmt.Println(err)
 		return

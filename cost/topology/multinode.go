@@ -1,4 +1,6 @@
-package cost
+package topology
+
+import "github.com/servesim/servesim/cost"
 
 // MultiNode is an all-reduce over ranks spread across nodes of
 // GPUsPerNode GPUs each, as NCCL runs it across nodes (vLLM's custom
@@ -20,12 +22,12 @@ type MultiNode struct {
 	// GPUsPerNode is the GPUs of one node (NVLink domain), ≥ 1.
 	GPUsPerNode int `json:"gpus_per_node" yaml:"gpus_per_node"`
 	// Intra times the intra-node phase: the GPU's NCCL α–β table
-	// (GPUSpec.AllReduce), or any AllReduce.
-	Intra AllReduce `json:"-" yaml:"-"`
+	// (cost.GPUSpec.AllReduce), or any cost.AllReduce.
+	Intra cost.AllReduce `json:"-" yaml:"-"`
 	// Inter is the inter-node all-reduce of one GPU's shard across the
 	// nodes, each GPU over its own NIC: α and the bus bandwidth nccl-tests
 	// reports for one GPU per node over InfiniBand or RoCE.
-	Inter AlphaBeta `json:"inter" yaml:"inter"`
+	Inter cost.AlphaBeta `json:"inter" yaml:"inter"`
 }
 
 // Time returns τ(S, p) (see MultiNode); 0 for ranks ≤ 1.

@@ -1,0 +1,44 @@
+package topology
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/servesim/servesim/cost"
+)
+
+// topologyError is an error of this package. It reads as cost's errors do,
+// "cost: " + msg naming the field and its value, and matches kind (one of
+// cost's sentinels: cost.ErrInvalidSpec, cost.ErrUnknownName, cost.ErrFit)
+// under errors.Is.
+type topologyError struct {
+	kind error
+	msg  string
+}
+
+func (e *topologyError) Error() string { return "cost: " + e.msg }
+
+// Unwrap returns the sentinel the error matches.
+func (e *topologyError) Unwrap() error { return e.kind }
+
+// errorf returns an error of kind that reads "cost: " + the formatted
+// message.
+func errorf(kind error, format string, args ...any) error {
+	return &topologyError{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+// invalidf returns a cost.ErrInvalidSpec error that reads "cost: " + the
+// formatted message.
+func invalidf(format string, args ...any) error {
+	return errorf(cost.ErrInvalidSpec, format, args...)
+}
+
+func positiveFinite(v float64) bool    { return v > 0 && !math.IsInf(v, 1) }
+func nonNegativeFinite(v float64) bool { return v >= 0 && !math.IsInf(v, 1) }
+
+// ringBytes returns 2(p−1)/p·S, the bytes each rank sends in a ring
+// all-reduce of S bytes over p ranks (0 for p ≤ 1): the per-byte part of
+// cost.AlphaBeta's τ at a bus bandwidth of one byte a second.
+func ringBytes(payload float64, p int) float64 {
+	return cost.AlphaBeta{BusBandwidth: 1}.Time(payload, p)
+}
