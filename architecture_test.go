@@ -133,7 +133,7 @@ func TestImportGraph(t *testing.T) {
 // 132 after it, 139 with the all-to-all model merged beside it): issue 29
 // asks for 100, so lower it as names are unexported or moved, never raise
 // it.
-var maxExported = map[string]int{"cost": 123, "sim": 40}
+var maxExported = map[string]int{"cost": 122, "sim": 40}
 
 // countExported returns the exported identifiers of the package in dir,
 // its _test.go files left out: every exported top-level func, type, var
