@@ -1,13 +1,11 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 
 	"github.com/servesim/servesim/batching"
-	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/screen"
 )
 
@@ -82,33 +80,14 @@ func runTP(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("tp: %w", err)
 	}
-	if !sc.SLO.Set() {
-		return errors.New("tp: no SLO to compare under: give --goodput ttft:MS tpot:MS")
-	}
-	if v := sc.Server; v.DataParallelSize > 1 || v.EnableExpertParallel {
-		return errors.New("tp: server.data_parallel_size and server.enable_expert_parallel: the candidates set the deployment (--candidates tpP[dpD][ep][xK])")
-	}
-	eng, err := sc.EngineTemplate()
+	study, err := screen.FromScenario(sc)
 	if err != nil {
 		return fmt.Errorf("tp: %s", benchFieldError(err))
 	}
-	w, err := sc.BuildWorkload()
-	if err != nil {
-		return fmt.Errorf("tp: %s", benchFieldError(err))
-	}
-	if w.Arrivals == nil {
-		return errors.New("tp: the screen needs open-loop arrivals (--request-rate)")
-	}
-	if t.start == 0 {
-		t.start = w.Arrivals.MeanRate()
-	}
-	study := screen.Study{
-		Engine: eng, Router: batching.Router(sc.Server.Router), Candidates: cands,
-		Workload: w, Requests: sc.Requests, Warmup: sc.Warmup,
-		Criteria: capacity.DefaultCriteria(sc.SLO.Sim(), sc.SLO.Target),
-		Seed:     sc.Seed, Replications: t.reps, BoundaryReplications: t.boundaryReps,
-		Start: t.start, Precision: t.precision, CommonRate: t.commonRate, Workers: t.workers,
-		SummaryOnly: sc.SummaryOnly,
+	study.Candidates, study.Replications, study.BoundaryReplications = cands, t.reps, t.boundaryReps
+	study.Precision, study.CommonRate, study.Workers = t.precision, t.commonRate, t.workers
+	if t.start > 0 {
+		study.Start = t.start
 	}
 	p := startProgress(e.stderr, e.tty && !o.quiet, "screening", 0)
 	rep, err := study.Run()
@@ -116,9 +95,9 @@ func runTP(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("tp: %w", err)
 	}
-	printTP(e.stdout, eng, study, rep, sc.ProbedWorkload())
+	printTP(e.stdout, study.Engine, study, rep, sc.ProbedWorkload())
 	if o.report != "" {
-		if err := reportTP(o.report, eng, study, rep); err != nil {
+		if err := reportTP(o.report, study.Engine, study, rep); err != nil {
 			return fmt.Errorf("tp: --report %s: %w", o.report, err)
 		}
 		fmt.Fprintf(e.stderr, "servesim: wrote %s\n", o.report)
