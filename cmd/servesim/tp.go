@@ -44,15 +44,6 @@ func (t *tpOptions) define(fs *flag.FlagSet) flagGroup {
 	return flagGroup{"tp flags", []string{"candidates", "common-rate", "start", "precision", "replications", "boundary-replications", "workers"}}
 }
 
-// parseCandidates parses --candidates (screen.ParseCandidates).
-func parseCandidates(s string) ([]screen.Candidate, error) {
-	cs, err := screen.ParseCandidates(s)
-	if err != nil {
-		return nil, fmt.Errorf("--candidates: %w", err)
-	}
-	return cs, nil
-}
-
 // runTP is `servesim tp`.
 func runTP(args []string, e *env) error {
 	var o benchOptions
@@ -64,9 +55,9 @@ func runTP(args []string, e *env) error {
 	if len(pos) > 0 {
 		return fmt.Errorf("tp: unexpected argument %q (tp takes only flags; see servesim tp -h)", pos[0])
 	}
-	cands, err := parseCandidates(t.candidates)
+	cands, err := screen.ParseCandidates(t.candidates)
 	if err != nil {
-		return fmt.Errorf("tp: %w", err)
+		return fmt.Errorf("tp: --candidates: %w", err)
 	}
 	if t.boundaryReps < t.reps {
 		return fmt.Errorf("tp: --boundary-replications %d must be >= --replications %d", t.boundaryReps, t.reps)
