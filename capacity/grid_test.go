@@ -53,12 +53,22 @@ func TestGridShards(t *testing.T) {
 		assert.Equal(t, want[i].MinAttainment, got[i].MinAttainment)
 		assert.Equal(t, want[i].Runs, got[i].Runs)
 	}
+	rep, err := capacity.MergeGridReport(shards, []string{"a", "b"})
+	require.NoError(t, err)
+	whole := capacity.NewGridReport(crit, all)
+	assert.Equal(t, whole.Points, rep.Points, "the merged report's points are the unsharded grid's")
+	assert.Equal(t, [2]float64{whole.Lower, whole.Upper}, [2]float64{rep.Lower, rep.Upper})
+	assert.Equal(t, whole.Runs, rep.Runs)
+	assert.Equal(t, "s", rep.Scenario)
+	assert.Equal(t, "fcfs", rep.Server)
 	// M/M/1: P(T > t) = exp(−(μ−λ)t), 1.8% at rate 2 and 13.5% at rate
 	// 6 for t = 0.5 s: the first passes q = 0.9, the second fails it.
 	assert.True(t, got[0].Pass, "rate 2 of a 10/s server passes")
 	assert.False(t, got[1].Pass, "rate 6 of a 10/s server fails")
 
 	_, err = capacity.MergeGrid(shards[:1], []string{"a"})
+	assert.ErrorContains(t, err, "a shard is missing")
+	_, err = capacity.MergeGridReport(shards[:1], []string{"a"})
 	assert.ErrorContains(t, err, "a shard is missing")
 	_, err = capacity.MergeGrid([]capacity.GridShard{shards[0], shards[0]}, []string{"a", "a2"})
 	assert.ErrorContains(t, err, "appears twice")

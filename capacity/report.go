@@ -84,3 +84,21 @@ func (r Report) WriteJSON(w io.Writer) error {
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
 }
+
+// MergeGridReport joins a grid's shards (MergeGrid; names label them in
+// errors) into its Report: the first shard's scenario, server, workload,
+// pricing and criteria, the merged points, their bracket and the runs
+// they hold (Requests stays 0: a shard does not count them).
+func MergeGridReport(shards []GridShard, names []string) (Report, error) {
+	points, err := MergeGrid(shards, names)
+	if err != nil {
+		return Report{}, err
+	}
+	first := shards[0]
+	r := Report{Scenario: first.Scenario, Server: first.Server, Workload: first.Workload, PricedBy: first.PricedBy, Criteria: first.Criteria, Points: points}
+	r.Lower, r.Upper = Bracket(points)
+	for _, p := range points {
+		r.Runs += len(p.Runs)
+	}
+	return r, nil
+}

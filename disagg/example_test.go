@@ -46,3 +46,22 @@ func Example() {
 	// mean TTFT transfer: 11.4 ms
 	// mean TTFT decode_first: 33.1 ms
 }
+
+// A Spec as servesim pd's flags give it: three H100 prefill instances of
+// llama-3.1-8b, one decode instance on an A100 at TP 2, which gets vLLM
+// serve's defaults for an A100.
+func ExampleSpec_Build() {
+	m, _ := cost.Model("llama-3.1-8b")
+	h100, _ := cost.GPU("h100-sxm")
+	pre := batching.Defaults(m, h100)
+	pd, err := disagg.Spec{Prefill: 3, Decode: 1, DecodeGPU: "a100-80gb", DecodeTP: 2, Link: "rdma-ib-400g"}.Build(pre, batching.RoundRobin)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	d := pd.Decode.Engine
+	fmt.Printf("%dP%dD, %d GPUs; decode on %s TP %d, %d seqs, %d tokens; link %s\n",
+		pd.Prefill.Instances, pd.Decode.Instances, pd.GPUs(), d.Deployment.GPU.Name, d.Deployment.TP, d.MaxNumSeqs, d.MaxNumBatchedTokens, pd.Link.Name)
+	// Output:
+	// 3P1D, 5 GPUs; decode on a100-80gb TP 2, 256 seqs, 2048 tokens; link rdma-ib-400g
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/plan"
 )
 
@@ -127,4 +128,27 @@ func TestSolveBudgetAndReplicaCap(t *testing.T) {
 	assert.Equal(t, plan.TooManyReplicas, reasons["C"])
 	assert.Equal(t, []string{"B"}, rankedNames(res))
 	assert.True(t, strings.HasPrefix(res.Best()[0].Name, "B"))
+}
+
+// TestResultWriteText: servesim plan's text is the table with the
+// workload after its first line, then one "priced by" line per GPU
+// searched, in order.
+func TestResultWriteText(t *testing.T) {
+	t.Parallel()
+	s := search(1)
+	s.NoPrune = true
+	res := solve(t, s)
+	var table, text bytes.Buffer
+	require.NoError(t, res.WriteTable(&table))
+	h100, err := cost.GPU("h100-sxm")
+	require.NoError(t, err)
+	a100, err := cost.GPU("a100-80gb")
+	require.NoError(t, err)
+	gpus := []plan.GPUOption{{GPU: h100}, {GPU: a100}}
+	require.NoError(t, res.WriteText(&text, "Poisson arrivals", gpus))
+	head, rest, _ := strings.Cut(table.String(), "\n")
+	want := head + "\nworkload: Poisson arrivals\n" + rest +
+		"priced by: " + gpus[0].Pricing() + "\npriced by: " + gpus[1].Pricing() + "\n"
+	assert.Equal(t, want, text.String())
+	assert.Contains(t, gpus[0].Pricing(), "h100")
 }

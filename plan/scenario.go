@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -24,22 +23,13 @@ import (
 // An error building the engine or the workload is the scenario's, as it
 // returned it (a *fielderr.Error at its server.* or workload.* field).
 func FromScenario(sc *scenario.Scenario) (Plan, error) {
-	if !sc.SLO.Set() {
-		return Plan{}, errors.New("no SLO to plan for: give --goodput ttft:MS tpot:MS (and --slo-target)")
-	}
-	if v := sc.Server; v.DataParallelSize > 1 || v.EnableExpertParallel {
-		return Plan{}, errors.New("server.data_parallel_size and server.enable_expert_parallel: the plan chooses the deployment (plan.data_parallel, plan.expert_parallel)")
-	}
-	eng, err := sc.EngineTemplate()
+	eng, w, err := sc.SearchInputs(scenario.Search{
+		NoSLO:      "no SLO to plan for: give --goodput ttft:MS tpot:MS (and --slo-target)",
+		Chooser:    "the plan chooses the deployment (plan.data_parallel, plan.expert_parallel)",
+		NoArrivals: "a plan needs open-loop arrivals at a target rate (--request-rate)",
+	})
 	if err != nil {
 		return Plan{}, err
-	}
-	w, err := sc.BuildWorkload()
-	if err != nil {
-		return Plan{}, err
-	}
-	if w.Arrivals == nil {
-		return Plan{}, errors.New("a plan needs open-loop arrivals at a target rate (--request-rate)")
 	}
 	b := sc.Plan
 	if b == nil {

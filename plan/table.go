@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -201,4 +202,23 @@ func gpusText(n int) string {
 		return "1 GPU"
 	}
 	return strconv.Itoa(n) + " GPUs"
+}
+
+// WriteText writes servesim plan's answer: the table (WriteTable) with the
+// probed workload's description after its first line, the source of each
+// searched GPU's price and profile (GPUOption.Pricing), and where
+// speculative decoding stops paying (SpecReport.WriteText) when the space
+// searched it.
+func (r *Result) WriteText(w io.Writer, workload string, gpus []GPUOption) error {
+	var b bytes.Buffer
+	if err := r.WriteTable(&b); err != nil {
+		return err
+	}
+	head, rest, _ := bytes.Cut(b.Bytes(), []byte("\n"))
+	fmt.Fprintf(w, "%s\nworkload: %s\n%s", head, workload, rest)
+	for _, g := range gpus {
+		fmt.Fprintf(w, "priced by: %s\n", g.Pricing())
+	}
+	r.Speculative.WriteText(w)
+	return nil
 }

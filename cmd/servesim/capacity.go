@@ -267,17 +267,11 @@ func mergeGrid(files []string, c capacityOptions, e *env) error {
 			return fmt.Errorf("capacity: --merge: %s", notShard(f, data, gridKind))
 		}
 	}
-	points, err := capacity.MergeGrid(shards, files)
+	rep, err := capacity.MergeGridReport(shards, files)
 	if err != nil {
 		return fmt.Errorf("capacity: %w", err)
 	}
-	first := shards[0]
-	rep := capacity.Report{Scenario: first.Scenario, Server: first.Server, Workload: first.Workload, PricedBy: first.PricedBy, Criteria: first.Criteria, Points: points}
-	rep.Lower, rep.Upper = capacity.Bracket(points)
 	if c.asJSON {
-		for _, p := range points {
-			rep.Runs += len(p.Runs)
-		}
 		return rep.WriteJSON(e.stdout)
 	}
 	return rep.WriteText(e.stdout)

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
-	"io"
+	"strings"
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
@@ -42,20 +41,9 @@ func (p *pdOptions) define(fs *flag.FlagSet) flagGroup {
 	fs.Var(intValue{p: &p.decode, min: 1, max: disagg.MaxInstances}, "decode-instances", "decode instances y")
 	fs.StringVar(&p.decodeGPU, "decode-gpu", "", "GPU of the decode instances (default: --gpu)")
 	fs.Var(intValue{p: &p.decodeTP, min: 0, max: 1024}, "decode-tensor-parallel-size", "TP of the decode instances (0: --tensor-parallel-size)")
-	fs.StringVar(&p.link, "kv-link", p.link, "the KV link, from the catalog: "+joinNames(cost.LinkNames()))
+	fs.StringVar(&p.link, "kv-link", p.link, "the KV link, from the catalog: "+strings.Join(cost.LinkNames(), ", "))
 	fs.Var(nonNegativeFloat{&p.proxyMS, "none"}, "proxy-overhead-ms", "the proxy's added latency per request, ms")
 	return flagGroup{"pd flags", []string{"prefill-instances", "decode-instances", "decode-gpu", "decode-tensor-parallel-size", "kv-link", "proxy-overhead-ms"}}
-}
-
-func joinNames(ns []string) string {
-	out := ""
-	for i, n := range ns {
-		if i > 0 {
-			out += ", "
-		}
-		out += n
-	}
-	return out
 }
 
 // runPD is `servesim pd`.
@@ -89,33 +77,10 @@ func runPD(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("pd: %s", benchFieldError(err))
 	}
-	dec := pre
-	if p.decodeGPU != "" {
-		g, err := cost.GPU(p.decodeGPU)
-		if err != nil {
-			return fmt.Errorf("pd: --decode-gpu: %w", err)
-		}
-		prof := cost.DefaultProfile(g)
-		dec.Deployment.GPU, dec.Deployment.Profile = g, &prof
-		// vLLM's serve defaults follow the GPU (batching.ServeDefaults).
-		seqs, tokens := batching.ServeDefaults(g)
-		if !o.set["max-num-seqs"] {
-			dec.MaxNumSeqs = seqs
-		}
-		if !o.set["max-num-batched-tokens"] && dec.EnableChunkedPrefill {
-			dec.MaxNumBatchedTokens = tokens
-		}
-	}
-	if p.decodeTP > 0 {
-		dec.Deployment.TP = p.decodeTP
-	}
-	link, err := cost.LinkByName(p.link)
+	pd, err := disagg.Spec{Prefill: p.prefill, Decode: p.decode, DecodeGPU: p.decodeGPU, DecodeTP: p.decodeTP,
+		Link: p.link, ProxyOverhead: p.proxyMS / 1000,
+		KeepMaxNumSeqs: o.set["max-num-seqs"], KeepMaxNumBatchedTokens: o.set["max-num-batched-tokens"]}.Build(pre, batching.Router(sc.Server.Router))
 	if err != nil {
-		return fmt.Errorf("pd: --kv-link: %w", err)
-	}
-	pd := disagg.Config{Prefill: disagg.Pool{Engine: pre, Instances: p.prefill}, Decode: disagg.Pool{Engine: dec, Instances: p.decode},
-		Router: batching.Router(sc.Server.Router), Link: link, ProxyOverhead: p.proxyMS / 1000}
-	if err := pd.Validate(); err != nil {
 		return fmt.Errorf("pd: %w", err)
 	}
 	cfg.Server = pd
@@ -125,50 +90,10 @@ func runPD(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("pd: %w", err)
 	}
-	printPD(e.stdout, pd, res, sc.Server.Model, o.servedName, o.GoodputGiven)
-	return nil
-}
-
-func printPD(out io.Writer, pd disagg.Config, res *sim.Result, model, served string, slo bool) {
-	w := bufio.NewWriter(out)
-	defer w.Flush()
-	s := vllmbench.SummaryWriter{W: w}
-	p, d := pd.Prefill.Engine.Deployment, pd.Decode.Engine.Deployment
-	fmt.Fprintln(w, vllmbench.Banner(" P/D disaggregated serving (servesim) ", '='))
-	s.Line("Prefill pool:", fmt.Sprintf("%d x %s TP %d", pd.Prefill.Instances, p.GPU.Name, p.TP))
-	s.Line("Decode pool:", fmt.Sprintf("%d x %s TP %d", pd.Decode.Instances, d.GPU.Name, d.TP))
-	s.Line("KV link:", fmt.Sprintf("%s (%.4g GB/s per rank, %.3g ms)", pd.Link.Name, pd.Link.Bandwidth/1e9, 1000*pd.Link.Latency))
-	s.Int("Successful requests:", int64(res.Completed))
-	s.Int("Failed requests:", int64(res.Failed+res.Rejected))
-	s.Float("Request throughput (req/s):", res.RequestThroughput)
-	s.Float("Output token throughput (tok/s):", res.OutputThroughput)
-	for _, m := range []struct{ name, key string }{{"TTFT", "ttft"}, {"TPOT", "tpot"}} {
-		smp := vllmbench.SampleOf(res, m.key)
-		s.Float("Mean "+m.name+" (ms):", 1000*smp.Mean())
-		s.Float("P99 "+m.name+" (ms):", 1000*smp.Percentile(99))
-	}
-	if slo {
-		s.Float("SLO attainment (%):", 100*res.Attainment)
-		s.Float("Goodput per GPU (tok/s):", res.GoodputPerGPU)
-	}
-	fmt.Fprintln(w, vllmbench.Banner("TTFT split (mean, ms)", '-'))
-	for _, n := range []string{"queue", "prefill", "transfer", "decode_first", "link_wait"} {
-		v, _ := res.Stat("mean_ttft_" + n + "_ms")
-		s.Float(n+":", v)
-	}
-	fmt.Fprintln(w, vllmbench.Banner("Pools", '-'))
-	for _, st := range []struct{ name, label string }{
-		{"prefill_busy_fraction", "Prefill busy (%):"}, {"prefill_mean_kv_cache_usage", "Prefill mean KV use (%):"},
-		{"decode_busy_fraction", "Decode busy (%):"}, {"decode_mean_kv_cache_usage", "Decode mean KV use (%):"},
-		{"kv_link_busy_fraction", "KV link busy, per egress (%):"},
-	} {
-		v, _ := res.Stat(st.name)
-		s.Float(st.label, 100*v)
-	}
-	fmt.Fprintln(w, vllmbench.Banner("vllm serve", '-'))
 	c := plan.PD{Prefill: plan.Engine{Config: pd.Prefill.Engine}, Decode: plan.Engine{Config: pd.Decode.Engine}}
-	for _, l := range plan.PDServeCommands(plan.HFModelID(model), c, pd.Prefill.Instances, pd.Decode.Instances) {
-		l = plan.WithServedName(l, served)
-		fmt.Fprintln(w, l)
+	serve := plan.PDServeCommands(plan.HFModelID(sc.Server.Model), c, pd.Prefill.Instances, pd.Decode.Instances)
+	for k, l := range serve {
+		serve[k] = plan.WithServedName(l, o.servedName)
 	}
+	return vllmbench.WritePDSummary(e.stdout, pd, res, o.GoodputGiven, serve)
 }

@@ -1,40 +1,26 @@
 package main
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 )
 
+// TestPD: servesim pd wires its flags to disagg.Spec (TestSpecBuild) and
+// prints vllmbench.WritePDSummary (TestWritePDSummary); its own flags'
+// refusals are its own.
 func TestPD(t *testing.T) {
 	r := mustRun(t, "pd", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--decode-gpu", "a100-80gb", "--prefill-instances", "2",
 		"--num-prompts", "200", "--request-rate", "10", "--random-input-len", "2000", "--random-output-len", "100", "--max-model-len", "8192",
 		"--goodput", "ttft:1000", "tpot:60", "--kv-link", "rdma-roce-200g")
 	out := r.stdout
 	for _, want := range []string{"Prefill pool:                            2 x h100-sxm TP 1", "Decode pool:                             1 x a100-80gb TP 1",
-		"Successful requests:                     200", "transfer:", "rdma-roce-200g (18 GB/s per rank, 0.4 ms)",
+		"Successful requests:                     200", "transfer:", "rdma-roce-200g (18 GB/s per rank, 0.4 ms)", "SLO attainment (%):",
 		"--max-num-seqs 256 --max-num-batched-tokens 2048 --max-model-len 8192", // the A100's serve defaults
 		"python toy_proxy_server.py --port 8000 --prefiller-hosts localhost localhost"} {
 		assert.Contains(t, out, want)
 	}
-	// The four TTFT parts add up to the mean TTFT (to the printed 0.01 ms).
-	var sum, ttft float64
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		switch f[0] {
-		case "queue:", "prefill:", "transfer:", "decode_first:":
-			sum += parse(t, f[1])
-		}
-		if strings.HasPrefix(line, "Mean TTFT (ms):") {
-			ttft = parse(t, f[3])
-		}
-	}
-	assert.InDelta(t, ttft, sum, 0.03)
 
 	bad := servesim(t, "pd", "-pp", "2")
 	assert.Equal(t, 2, bad.code)
@@ -42,15 +28,6 @@ func TestPD(t *testing.T) {
 	bad = servesim(t, "pd", "--kv-link", "carrier-pigeon")
 	assert.Equal(t, 2, bad.code)
 	assert.Contains(t, bad.stderr, `unknown link "carrier-pigeon"`)
-}
-
-func parse(t *testing.T, s string) float64 {
-	t.Helper()
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		t.Fatalf("parsing %q: %v", s, err)
-	}
-	return v
 }
 
 // --served-model-name goes into every vllm serve line pd prints, after

@@ -185,17 +185,9 @@ func runPlan(args []string, e *env) error {
 	case "csv":
 		return res.WriteCSV(e.stdout)
 	}
-	var b bytes.Buffer
-	if err := res.WriteTable(&b); err != nil {
+	if err := res.WriteText(e.stdout, sc.ProbedWorkload(), pl.Space.GPUs); err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	// The table opens with the model, rate and SLO; the workload follows.
-	head, rest, _ := bytes.Cut(b.Bytes(), []byte("\n"))
-	fmt.Fprintf(e.stdout, "%s\nworkload: %s\n%s", head, sc.ProbedWorkload(), rest)
-	for _, g := range pl.Space.GPUs {
-		fmt.Fprintf(e.stdout, "priced by: %s\n", g.Pricing())
-	}
-	res.Speculative.WriteText(e.stdout)
 	return nil
 }
 

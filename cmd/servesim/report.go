@@ -17,7 +17,6 @@ import (
 type (
 	runOutput = scenario.RunFile
 	jobRecord = scenario.RunRecord
-	sloJSON   = scenario.RunSLO
 	pointRow  = report.Row
 )
 

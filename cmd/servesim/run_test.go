@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,26 +23,6 @@ func TestRunWorkers(t *testing.T) {
 	b := servesimIn(t, "", []string{"GOMAXPROCS=3"}, "run", "testdata/small.yaml", "--format", "json")
 	if a.stdout != b.stdout {
 		t.Error("--workers 1 and GOMAXPROCS=3 give different JSON")
-	}
-}
-
-func TestRunCSV(t *testing.T) {
-	r := mustRun(t, "run", "testdata/small.yaml", "--format", "csv")
-	recs, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(recs) != 4 {
-		t.Fatalf("%d CSV records, want a header and 3 points", len(recs))
-	}
-	head := strings.Join(recs[0], ",")
-	for _, col := range []string{"rate", "send_rate", "output_throughput", "p99_ttft_ms", "median_itl_ms", "slo_attainment_min", "slo_pass", "stable", "replications"} {
-		if !strings.Contains(","+head+",", ","+col+",") {
-			t.Errorf("CSV header %q lacks %s", head, col)
-		}
-	}
-	if recs[1][0] != "5" || recs[3][0] != "100" {
-		t.Errorf("first column = %q ... %q, want the rates 5 ... 100", recs[1][0], recs[3][0])
 	}
 }
 

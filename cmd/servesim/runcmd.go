@@ -171,9 +171,9 @@ func writeRunOutput(w io.Writer, out *runOutput, rows []pointRow, o *runOptions)
 	case "json":
 		err = out.WriteJSON(w)
 	case "csv":
-		err = writeCSV(w, out, rows)
+		err = report.WriteRunCSV(w, out, rows)
 	default:
-		err = writeTable(w, out, rows)
+		err = report.WriteRunTable(w, out, rows)
 	}
 	if err != nil {
 		return err

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 
 	"github.com/servesim/servesim/batching"
-	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/screen"
 )
 
@@ -46,15 +44,6 @@ func (t *tpOptions) define(fs *flag.FlagSet) flagGroup {
 	return flagGroup{"tp flags", []string{"candidates", "common-rate", "start", "precision", "replications", "boundary-replications", "workers"}}
 }
 
-// parseCandidates parses --candidates (screen.ParseCandidates).
-func parseCandidates(s string) ([]screen.Candidate, error) {
-	cs, err := screen.ParseCandidates(s)
-	if err != nil {
-		return nil, fmt.Errorf("--candidates: %w", err)
-	}
-	return cs, nil
-}
-
 // runTP is `servesim tp`.
 func runTP(args []string, e *env) error {
 	var o benchOptions
@@ -66,9 +55,9 @@ func runTP(args []string, e *env) error {
 	if len(pos) > 0 {
 		return fmt.Errorf("tp: unexpected argument %q (tp takes only flags; see servesim tp -h)", pos[0])
 	}
-	cands, err := parseCandidates(t.candidates)
+	cands, err := screen.ParseCandidates(t.candidates)
 	if err != nil {
-		return fmt.Errorf("tp: %w", err)
+		return fmt.Errorf("tp: --candidates: %w", err)
 	}
 	if t.boundaryReps < t.reps {
 		return fmt.Errorf("tp: --boundary-replications %d must be >= --replications %d", t.boundaryReps, t.reps)
@@ -82,33 +71,14 @@ func runTP(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("tp: %w", err)
 	}
-	if !sc.SLO.Set() {
-		return errors.New("tp: no SLO to compare under: give --goodput ttft:MS tpot:MS")
-	}
-	if v := sc.Server; v.DataParallelSize > 1 || v.EnableExpertParallel {
-		return errors.New("tp: server.data_parallel_size and server.enable_expert_parallel: the candidates set the deployment (--candidates tpP[dpD][ep][xK])")
-	}
-	eng, err := sc.EngineTemplate()
+	study, err := screen.FromScenario(sc)
 	if err != nil {
 		return fmt.Errorf("tp: %s", benchFieldError(err))
 	}
-	w, err := sc.BuildWorkload()
-	if err != nil {
-		return fmt.Errorf("tp: %s", benchFieldError(err))
-	}
-	if w.Arrivals == nil {
-		return errors.New("tp: the screen needs open-loop arrivals (--request-rate)")
-	}
-	if t.start == 0 {
-		t.start = w.Arrivals.MeanRate()
-	}
-	study := screen.Study{
-		Engine: eng, Router: batching.Router(sc.Server.Router), Candidates: cands,
-		Workload: w, Requests: sc.Requests, Warmup: sc.Warmup,
-		Criteria: capacity.DefaultCriteria(sc.SLO.Sim(), sc.SLO.Target),
-		Seed:     sc.Seed, Replications: t.reps, BoundaryReplications: t.boundaryReps,
-		Start: t.start, Precision: t.precision, CommonRate: t.commonRate, Workers: t.workers,
-		SummaryOnly: sc.SummaryOnly,
+	study.Candidates, study.Replications, study.BoundaryReplications = cands, t.reps, t.boundaryReps
+	study.Precision, study.CommonRate, study.Workers = t.precision, t.commonRate, t.workers
+	if t.start > 0 {
+		study.Start = t.start
 	}
 	p := startProgress(e.stderr, e.tty && !o.quiet, "screening", 0)
 	rep, err := study.Run()
@@ -116,9 +86,9 @@ func runTP(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("tp: %w", err)
 	}
-	printTP(e.stdout, eng, study, rep, sc.ProbedWorkload())
+	printTP(e.stdout, study.Engine, study, rep, sc.ProbedWorkload())
 	if o.report != "" {
-		if err := reportTP(o.report, eng, study, rep); err != nil {
+		if err := reportTP(o.report, study.Engine, study, rep); err != nil {
 			return fmt.Errorf("tp: --report %s: %w", o.report, err)
 		}
 		fmt.Fprintf(e.stderr, "servesim: wrote %s\n", o.report)

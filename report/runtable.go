@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"encoding/csv"
@@ -8,16 +8,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim/metrics"
 )
 
-// A column is one column of the sweep table: its title in the text table
+// A column is one column of the run table: its title in the text table
 // ("" for a CSV-only column), its name in CSV, and how to format a row's
 // value in each.
 type column struct {
 	title, name string
-	text        func(r *pointRow) string
-	csv         func(r *pointRow) string
+	text        func(r *Row) string
+	csv         func(r *Row) string
 }
 
 // fixed formats with d decimals ("-" for NaN and infinities).
@@ -38,62 +39,64 @@ func full(v float64) string {
 }
 
 // numCol is a numeric column shown with d decimals in the table.
-func numCol(title, name string, d int, get func(r *pointRow) float64) column {
+func numCol(title, name string, d int, get func(r *Row) float64) column {
 	f := fixed(d)
-	return column{title, name, func(r *pointRow) string { return f(get(r)) }, func(r *pointRow) string { return full(get(r)) }}
+	return column{title, name, func(r *Row) string { return f(get(r)) }, func(r *Row) string { return full(get(r)) }}
 }
 
-// columns returns the table's columns; the SLO ones only when the
+// runColumns returns the table's columns; the SLO ones only when the
 // scenario has an SLO.
-func columns(r *runOutput) []column {
+func runColumns(r *scenario.RunFile) []column {
 	param := "point"
 	if r.Param != "" {
 		param = r.Param[strings.LastIndex(r.Param, ".")+1:]
 	}
-	label := func(p *pointRow) string { return p.Label }
+	label := func(p *Row) string { return p.Label }
 	cols := []column{
 		{param, param, label, label},
-		numCol("", "send_rate", 2, func(p *pointRow) float64 { return p.SendRate }),
-		numCol("req/s", "request_throughput", 2, func(p *pointRow) float64 { return p.ReqThroughput }),
-		numCol("out tok/s", "output_throughput", 1, func(p *pointRow) float64 { return p.OutThroughput }),
-		numCol("TTFT p50", "median_ttft_ms", 1, func(p *pointRow) float64 { return p.TTFTp50 }),
-		numCol("TTFT p99", "p99_ttft_ms", 1, func(p *pointRow) float64 { return p.TTFTp99 }),
-		numCol("TPOT p99", "p99_tpot_ms", 2, func(p *pointRow) float64 { return p.TPOTp99 }),
-		numCol("ITL p50", "median_itl_ms", 2, func(p *pointRow) float64 { return p.ITLp50 }),
-		numCol("ITL p99", "p99_itl_ms", 2, func(p *pointRow) float64 { return p.ITLp99 }),
-		numCol("E2EL p99", "p99_e2el_ms", 1, func(p *pointRow) float64 { return p.E2ELp99 }),
-		numCol("", "mean_kv_cache_usage", 1, func(p *pointRow) float64 { return 100 * p.KVUsage }),
+		numCol("", "send_rate", 2, func(p *Row) float64 { return p.SendRate }),
+		numCol("req/s", "request_throughput", 2, func(p *Row) float64 { return p.ReqThroughput }),
+		numCol("out tok/s", "output_throughput", 1, func(p *Row) float64 { return p.OutThroughput }),
+		numCol("TTFT p50", "median_ttft_ms", 1, func(p *Row) float64 { return p.TTFTp50 }),
+		numCol("TTFT p99", "p99_ttft_ms", 1, func(p *Row) float64 { return p.TTFTp99 }),
+		numCol("TPOT p99", "p99_tpot_ms", 2, func(p *Row) float64 { return p.TPOTp99 }),
+		numCol("ITL p50", "median_itl_ms", 2, func(p *Row) float64 { return p.ITLp50 }),
+		numCol("ITL p99", "p99_itl_ms", 2, func(p *Row) float64 { return p.ITLp99 }),
+		numCol("E2EL p99", "p99_e2el_ms", 1, func(p *Row) float64 { return p.E2ELp99 }),
+		numCol("", "mean_kv_cache_usage", 1, func(p *Row) float64 { return 100 * p.KVUsage }),
 	}
 	if r.SLO != nil {
-		pass := func(p *pointRow) string {
+		pass := func(p *Row) string {
 			if p.Pass {
 				return "PASS"
 			}
 			return "FAIL"
 		}
 		cols = append(cols,
-			numCol("attain%", "slo_attainment_min", 2, func(p *pointRow) float64 { return 100 * p.AttainMin }),
-			numCol("", "slo_attainment_max", 2, func(p *pointRow) float64 { return 100 * p.AttainMax }),
-			numCol("good/GPU", "goodput_per_gpu", 1, func(p *pointRow) float64 { return p.GoodputPerGPU }),
+			numCol("attain%", "slo_attainment_min", 2, func(p *Row) float64 { return 100 * p.AttainMin }),
+			numCol("", "slo_attainment_max", 2, func(p *Row) float64 { return 100 * p.AttainMax }),
+			numCol("good/GPU", "goodput_per_gpu", 1, func(p *Row) float64 { return p.GoodputPerGPU }),
 			column{fmt.Sprintf("q=%g", r.SLO.Target), "slo_pass", pass, pass},
 		)
 	}
-	stable := func(p *pointRow) string {
+	stable := func(p *Row) string {
 		if p.Unstable == 0 {
 			return "yes"
 		}
 		return fmt.Sprintf("no %d/%d", p.Unstable, p.N)
 	}
 	cols = append(cols,
-		column{"failed", "failed", func(p *pointRow) string { return strconv.Itoa(p.Failed) }, func(p *pointRow) string { return strconv.Itoa(p.Failed) }},
-		column{"stable", "stable", stable, func(p *pointRow) string { return strconv.FormatBool(p.Unstable == 0) }},
-		column{"", "replications", func(p *pointRow) string { return strconv.Itoa(p.N) }, func(p *pointRow) string { return strconv.Itoa(p.N) }},
+		column{"failed", "failed", func(p *Row) string { return strconv.Itoa(p.Failed) }, func(p *Row) string { return strconv.Itoa(p.Failed) }},
+		column{"stable", "stable", stable, func(p *Row) string { return strconv.FormatBool(p.Unstable == 0) }},
+		column{"", "replications", func(p *Row) string { return strconv.Itoa(p.N) }, func(p *Row) string { return strconv.Itoa(p.N) }},
 	)
 	return cols
 }
 
-// writeTable writes a title and the sweep table, columns right-aligned.
-func writeTable(w io.Writer, r *runOutput, rows []pointRow) error {
+// WriteRunTable writes a run file's title and its table (rows: Rows),
+// one line per sweep point, columns right-aligned: the table of servesim
+// run and merge.
+func WriteRunTable(w io.Writer, r *scenario.RunFile, rows []Row) error {
 	name := r.Scenario
 	if name == "" {
 		name = "(unnamed)"
@@ -117,7 +120,7 @@ func writeTable(w io.Writer, r *runOutput, rows []pointRow) error {
 	}
 	fmt.Fprintln(w, note)
 	var cols []column
-	for _, c := range columns(r) {
+	for _, c := range runColumns(r) {
 		if c.title != "" {
 			cols = append(cols, c)
 		}
@@ -151,10 +154,11 @@ func writeTable(w io.Writer, r *runOutput, rows []pointRow) error {
 	return nil
 }
 
-// writeCSV writes one row per sweep point with full-precision numbers.
-func writeCSV(w io.Writer, r *runOutput, rows []pointRow) error {
+// WriteRunCSV writes a run file's rows (Rows) as CSV, one record per
+// sweep point, numbers at full precision ("" for NaN and infinities).
+func WriteRunCSV(w io.Writer, r *scenario.RunFile, rows []Row) error {
 	cw := csv.NewWriter(w)
-	cols := columns(r)
+	cols := runColumns(r)
 	head := make([]string, len(cols))
 	for c, col := range cols {
 		head[c] = col.name
@@ -175,4 +179,4 @@ func writeCSV(w io.Writer, r *runOutput, rows []pointRow) error {
 	return cw.Error()
 }
 
-func sloText(s *sloJSON) string { return metrics.BoundsText(s.TTFTms, s.TPOTms, s.E2ELms) }
+func sloText(s *scenario.RunSLO) string { return metrics.BoundsText(s.TTFTms, s.TPOTms, s.E2ELms) }
