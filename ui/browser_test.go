@@ -320,8 +320,11 @@ func bracket(c *explore.Capacity) string {
 // and checks after each that the page's numbers are the library's (and
 // so the CLI's) and that lambda* moved as they say; then the URL round
 // trip, each view's structure and screenshot, labels, keyboard use and a
-// narrow window. Any console error fails it.
+// narrow window. Any console error fails it. It runs beside the
+// package's other parallel tests (after TestFolderEmbedded, which sets
+// embedded; Folder reads it only without a checkout).
 func TestPage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the browser test does not run with -short")
 	}
