@@ -330,13 +330,20 @@ func TestPage(t *testing.T) {
 	}
 	p, closeAll := openPage(t, 1280, 900)
 	defer closeAll()
-	p.do(t, chromedp.Navigate(p.url))
+	// Runs of 100 requests, not the default 300: the page's numbers are
+	// compared with the library's for whatever request it runs, and every
+	// update costs a third. The screenshots (-update) show the defaults.
+	start := p.url + "?prompts=100&warmups=10"
+	if *update {
+		start = p.url
+	}
+	p.do(t, chromedp.Navigate(start))
 	p.waitDone(t, 1)
 	t.Logf("loaded: %s; time per function %v", eval[string](t, p, `document.getElementById("status-text").textContent`), eval[map[string]float64](t, p, `window.servesimState.callMs`))
 	req0, cap0 := checkAgainstLibrary(t, p)
 	_, raw0 := p.last(t)
-	if req0.TP != 1 || req0.Loop != explore.Open {
-		t.Fatalf("first state %+v, want the defaults", req0)
+	if req0.TP != 1 || req0.Loop != explore.Open || (!*update && req0.Prompts != 100) {
+		t.Fatalf("first state %+v, want the defaults (100 prompts unless -update)", req0)
 	}
 
 	p.set(t, "f-tp", "2")
