@@ -41,7 +41,9 @@ slo: {ttft_ms: 500, tpot_ms: 50, target: 0.99}
 // requests it simulates (Verdict.Requests), a cancelled run ends when the
 // search cancels it, and the pool keeps account of the busy time. It
 // shows how well the search keeps its workers busy, whatever else the
-// machine runs.
+// machine runs. memo holds each job's outcome (a run is a pure function
+// of its key), shared between pools on the same search so that each run
+// is simulated once.
 type virtualPool struct {
 	pl      *plan
 	now     float64
@@ -57,8 +59,8 @@ type virtualJob struct {
 	start, end float64
 }
 
-func newVirtualPool(pl *plan) *virtualPool {
-	return &virtualPool{pl: pl, memo: map[jobKey]outcome{}}
+func newVirtualPool(pl *plan, memo map[jobKey]outcome) *virtualPool {
+	return &virtualPool{pl: pl, memo: memo}
 }
 
 func (v *virtualPool) start(j job) {
@@ -123,10 +125,11 @@ func TestSearchKeepsWorkersBusy(t *testing.T) {
 		}
 		var want *Result
 		serial := 0.0
+		memo := map[jobKey]outcome{} // the same runs for every worker count
 		for _, w := range []int{1, 2, 4} {
 			pl := s.plan()
 			s.Progress = nil // only the first search's probes
-			v := newVirtualPool(pl)
+			v := newVirtualPool(pl, memo)
 			res, err := pl.drive(v, w)
 			require.NoError(t, err)
 			if w == 1 {

@@ -3,8 +3,10 @@ package plan_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -45,19 +47,37 @@ func runPlan(t testing.TB, p plan.Plan) *plan.Result {
 	return res
 }
 
+// smallPlan(t, 1)'s result at two or more GOMAXPROCS, run once for the
+// tests that only read it.
+var (
+	smallPlanOnce sync.Once
+	smallPlanRes  *plan.Result
+	errSmallPlan  = errors.New("smallPlan(1) failed in an earlier test")
+)
+
+func smallPlanResult(t testing.TB) *plan.Result {
+	t.Helper()
+	smallPlanOnce.Do(func() {
+		old := runtime.GOMAXPROCS(0)
+		runtime.GOMAXPROCS(max(old, 2))
+		defer runtime.GOMAXPROCS(old)
+		smallPlanRes, errSmallPlan = smallPlan(t, 1).Run()
+	})
+	require.NoError(t, errSmallPlan)
+	return smallPlanRes
+}
+
 // TestPlanLLMDeterministic: the JSON of an LLM plan is byte-identical at
-// GOMAXPROCS 1 and 2. Not parallel: it sets GOMAXPROCS.
+// GOMAXPROCS 1 and at 2 or more. Not parallel: it sets GOMAXPROCS.
 func TestPlanLLMDeterministic(t *testing.T) {
-	var out [2][]byte
-	for i, procs := range []int{1, 2} {
-		old := runtime.GOMAXPROCS(procs)
-		res := runPlan(t, smallPlan(t, 1))
-		runtime.GOMAXPROCS(old)
-		b, err := json.Marshal(res)
-		require.NoError(t, err)
-		out[i] = b
-	}
-	assert.True(t, bytes.Equal(out[0], out[1]), "GOMAXPROCS 1 and 2 differ")
+	wide, err := json.Marshal(smallPlanResult(t))
+	require.NoError(t, err)
+	old := runtime.GOMAXPROCS(1)
+	res := runPlan(t, smallPlan(t, 1))
+	runtime.GOMAXPROCS(old)
+	one, err := json.Marshal(res)
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(one, wide), "GOMAXPROCS 1 and %d differ", max(old, 2))
 }
 
 // TestPlanLLMPruningKeepsTheWinners: with pruning off every screened
@@ -65,7 +85,7 @@ func TestPlanLLMDeterministic(t *testing.T) {
 // the same.
 func TestPlanLLMPruningKeepsTheWinners(t *testing.T) {
 	t.Parallel()
-	pruned := runPlan(t, smallPlan(t, 1))
+	pruned := smallPlanResult(t)
 	p := smallPlan(t, 1)
 	p.Search.NoPrune = true
 	full := runPlan(t, p)

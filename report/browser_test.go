@@ -65,8 +65,10 @@ func screenshotRuns(t *testing.T) []*Run {
 // TestBrowser opens the report in headless Chromium from a file:// URL:
 // no console errors, no failed loads, no request outside the file; every
 // chart is laid out; the full-page screenshot is not blank. With -update
-// it is written to docs/report.png.
+// it is written to docs/report.png. It runs beside the package's other
+// tests, which do not wait for Chromium.
 func TestBrowser(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the browser test does not run with -short")
 	}

@@ -67,11 +67,12 @@ func joinComma(s []string) string {
 // each expert once over the two GPUs, so a rank holds less than the whole
 // model (TP=1 alone) and more than half of it (attention, embeddings and
 // router are replicated in every group), and its KV pool grows by what
-// the experts no longer take.
+// the experts no longer take. The brackets are compared with each other,
+// not with a known capacity, so the runs are short (300 requests).
 func TestScreenDataParallel(t *testing.T) {
 	t.Parallel()
 	dense := study(t, "llama-3.1-8b", "h100-sxm", screen.Candidate{TP: 1, DP: 2, Replicas: 1}, screen.Candidate{TP: 1, Replicas: 2})
-	dense.CommonRate = 0
+	dense.CommonRate, dense.Requests, dense.Warmup = 0, 300, 30
 	rep, err := dense.Run()
 	require.NoError(t, err)
 	a, b := rep.Rows[0], rep.Rows[1]
@@ -84,6 +85,7 @@ func TestScreenDataParallel(t *testing.T) {
 	moe := study(t, "gpt-oss-120b", "h100-sxm", screen.Candidate{TP: 1, Replicas: 1}, screen.Candidate{TP: 1, DP: 2, Replicas: 1},
 		screen.Candidate{TP: 1, DP: 2, EP: true, Replicas: 1}, screen.Candidate{TP: 1, DP: 2, EP: true, Replicas: 2})
 	moe.CommonRate, moe.Replications, moe.Precision = 0, 1, 0.5
+	moe.Requests, moe.Warmup = 300, 30
 	rep, err = moe.Run()
 	require.NoError(t, err)
 	one, dp, ep := rep.Rows[0], rep.Rows[1], rep.Rows[2]
@@ -136,12 +138,15 @@ func TestScreenParallelValidate(t *testing.T) {
 // data-parallel groups are among the candidates, the verdict names the
 // smallest engine by its GPUs, not its TP: gpt-oss-120b (about 61 GiB of
 // weights) does not fit one 48 GB L40S; tp1dp4ep has the smallest TP, 1,
-// but four GPUs, and tp2 is the smallest engine, of two.
+// but four GPUs, and tp2 is the smallest engine, of two. The verdict is
+// about the engines' sizes, not their capacities, so the runs are short
+// (300 requests).
 func TestVerdictSmallestEngine(t *testing.T) {
 	t.Parallel()
 	s := study(t, "gpt-oss-120b", "l40s", screen.Candidate{TP: 1, DP: 4, EP: true, Replicas: 1},
 		screen.Candidate{TP: 2, Replicas: 1}, screen.Candidate{TP: 2, DP: 2, EP: true, Replicas: 1})
 	s.CommonRate, s.Replications, s.Precision, s.Start = 0, 1, 0.5, 1
+	s.Requests, s.Warmup = 300, 30
 	s.Criteria.SLO = metrics.SLO{TTFT: 5, TPOT: 0.5}
 	rep, err := s.Run()
 	require.NoError(t, err)

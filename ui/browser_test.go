@@ -320,20 +320,30 @@ func bracket(c *explore.Capacity) string {
 // and checks after each that the page's numbers are the library's (and
 // so the CLI's) and that lambda* moved as they say; then the URL round
 // trip, each view's structure and screenshot, labels, keyboard use and a
-// narrow window. Any console error fails it.
+// narrow window. Any console error fails it. It runs beside the
+// package's other parallel tests (after TestFolderEmbedded, which sets
+// embedded; Folder reads it only without a checkout).
 func TestPage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the browser test does not run with -short")
 	}
 	p, closeAll := openPage(t, 1280, 900)
 	defer closeAll()
-	p.do(t, chromedp.Navigate(p.url))
+	// Runs of 100 requests, not the default 300: the page's numbers are
+	// compared with the library's for whatever request it runs, and every
+	// update costs a third. The screenshots (-update) show the defaults.
+	start := p.url + "?prompts=100&warmups=10"
+	if *update {
+		start = p.url
+	}
+	p.do(t, chromedp.Navigate(start))
 	p.waitDone(t, 1)
 	t.Logf("loaded: %s; time per function %v", eval[string](t, p, `document.getElementById("status-text").textContent`), eval[map[string]float64](t, p, `window.servesimState.callMs`))
 	req0, cap0 := checkAgainstLibrary(t, p)
 	_, raw0 := p.last(t)
-	if req0.TP != 1 || req0.Loop != explore.Open {
-		t.Fatalf("first state %+v, want the defaults", req0)
+	if req0.TP != 1 || req0.Loop != explore.Open || (!*update && req0.Prompts != 100) {
+		t.Fatalf("first state %+v, want the defaults (100 prompts unless -update)", req0)
 	}
 
 	p.set(t, "f-tp", "2")
