@@ -103,7 +103,7 @@ func TestTopologyCatalog(t *testing.T) {
 			t.Logf("%s: alpha %.4g s, bus bandwidth %.4g B/s", name, fit.Alpha, fit.BusBandwidth)
 			assert.InEpsilon(t, top.Inter.Alpha, fit.Alpha, 5e-3)
 			assert.InEpsilon(t, top.Inter.BusBandwidth, fit.BusBandwidth, 5e-3)
-			m, err := top.MultiNode(g)
+			m, err := top.multiNode(g)
 			require.NoError(t, err)
 			worst, n := 0.0, 0
 			for _, p := range pts {
@@ -130,7 +130,7 @@ func TestTopologyMismatch(t *testing.T) {
 	require.NoError(t, err)
 	a100, err := GPU("a100-80gb")
 	require.NoError(t, err)
-	_, err = top.MultiNode(a100)
+	_, err = top.multiNode(a100)
 	require.ErrorIs(t, err, ErrInvalidSpec)
 	assert.Contains(t, err.Error(), "measured on h100-sxm, not a100-80gb")
 	_, err = TopologyByName("ib-ndr")
