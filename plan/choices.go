@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/cost/topology"
 )
 
 // Choices is a search space as a user names it: GPUs by catalog name,
@@ -39,6 +40,11 @@ type Choices struct {
 	// PipelineParallel are the --pipeline-parallel-size values searched
 	// (Space.PipelineParallel).
 	PipelineParallel []int
+	// Topology, when set, names a multi-node layout of the catalog
+	// (topology.ByName): its GPU (which must be among the GPUs
+	// searched) takes TP degrees above one node's GPUs across its nodes
+	// (GPUOption.Topology); the other GPUs keep one node.
+	Topology string
 }
 
 // DefaultTP is the tensor-parallel degrees a plan searches by default.
@@ -103,6 +109,17 @@ func (c Choices) Space() (Space, error) {
 		}
 		s.GPUs = append(s.GPUs, GPUOption{GPU: g, PricePerHour: price, Profile: c.Profiles[n]})
 	}
+	if c.Topology != "" {
+		top, err := topology.ByName(c.Topology)
+		if err != nil {
+			return Space{}, &ChoiceError{Field: "Topology", Err: err}
+		}
+		i := slices.IndexFunc(s.GPUs, func(o GPUOption) bool { return o.GPU.Name == top.GPU })
+		if i < 0 {
+			return Space{}, choiceErr("Topology", "%s was measured on %s, not among the GPUs searched (%s): add %s to the GPUs", top.Name, top.GPU, strings.Join(names, ", "), top.GPU)
+		}
+		s.GPUs[i].Topology = &top
+	}
 	s.TP = slices.Clone(c.TP)
 	if len(s.TP) == 0 {
 		s.TP = slices.Clone(DefaultTP)
@@ -140,6 +157,9 @@ func (c Choices) Over(o Choices) Choices {
 	over(&c.SpecK, o.SpecK)
 	over(&c.Disaggregated, o.Disaggregated)
 	over(&c.PipelineParallel, o.PipelineParallel)
+	if o.Topology != "" {
+		c.Topology = o.Topology
+	}
 	c.Prices = overMap(c.Prices, o.Prices)
 	c.Profiles = overMap(c.Profiles, o.Profiles)
 	return c

@@ -8,6 +8,7 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/cost/topology"
 	"github.com/servesim/servesim/fielderr"
 )
 
@@ -33,6 +34,11 @@ type GPUOption struct {
 	// Comm, when set, times the all-reduce among these GPUs (an NCCL table,
 	// cost.LoadNCCLTable); nil uses the GPU's α–β table.
 	Comm cost.AllReduce
+	// Topology, when set, lays these GPUs out in nodes: a TP degree above
+	// its GPUs per node spans nodes over its fitted inter-node all-reduce
+	// (topology.Topology.Comm, in place of Comm), whole nodes up to the nodes
+	// it measured; other degrees are unbuildable.
+	Topology *topology.Topology
 }
 
 // Space is the search space of LLM deployments: every combination of its
@@ -384,6 +390,15 @@ func (p Plan) engine(g GPUOption, s Settings) Replica {
 	d.Model, d.GPU, d.TP, d.DP, d.EP, d.PeakFLOPS, d.Comm = p.Model, g.GPU, s.TP, s.DP, 0, 0, g.Comm
 	if s.EP {
 		d.EP = s.TP * max(s.DP, 1)
+	}
+	if g.Topology != nil {
+		comm, err := g.Topology.Comm(g.GPU, s.TP)
+		if err != nil {
+			return unbuildable{reason: Invalid, why: err.Error()}
+		}
+		if comm != nil {
+			d.Comm = comm
+		}
 	}
 	switch {
 	case g.Profile != nil:

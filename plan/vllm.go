@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/cost/topology"
 	"github.com/servesim/servesim/hfmodels"
 	"github.com/servesim/servesim/workload"
 )
@@ -68,6 +69,14 @@ func ServeCommand(model string, e Engine, replicas int) string {
 		args = append(args, "--kv-cache-memory-bytes", strconv.FormatFloat(d.KVCacheMemory, 'f', 0, 64))
 	case d.GPUMemoryUtilization > 0 && d.GPUMemoryUtilization != batching.VLLMCurrent.GPUMemoryUtilization(): // vllm serve's own default goes unsaid
 		args = append(args, "--gpu-memory-utilization", strconv.FormatFloat(d.GPUMemoryUtilization, 'g', -1, 64))
+	}
+	if m, ok := d.Comm.(topology.MultiNode); ok && d.TP > m.GPUsPerNode {
+		// vLLM runs TP across nodes on a Ray cluster, launched on its head
+		// node with the total GPUs as --tensor-parallel-size
+		// (docs.vllm.ai/en/latest/serving/parallelism_scaling.html).
+		nodes := (d.TP + m.GPUsPerNode - 1) / m.GPUsPerNode
+		args = append(args, "--distributed-executor-backend", "ray",
+			fmt.Sprintf("# on the head node of a Ray cluster of %d nodes × %d GPUs (ray start --head; ray start --address=HEAD:6379 on the others)", nodes, m.GPUsPerNode))
 	}
 	if separate {
 		args = append(args, "# one of "+strconv.Itoa(replicas)+" such processes behind a router")

@@ -265,6 +265,14 @@ type Server struct {
 	// enable_expert_parallel and data_parallel_size >= 2, and the EP group
 	// may span nodes (cost.Deployment.AllToAll).
 	AllToAll string `yaml:"all_to_all"`
+	// Topology, when set, names a multi-node layout of the catalog
+	// (topology.ByName, e.g. "h100-ndr-xe9680"; servesim bench
+	// --topology): TensorParallelSize above its GPUs per node spans
+	// nodes, and the all-reduce is the layout's fitted inter-node one
+	// (topology.Topology.Comm); within one node the GPU's own. GPU must be
+	// the layout's, and TensorParallelSize whole nodes, no more than the
+	// nodes it measured.
+	Topology string `yaml:"topology"`
 	// SpeculativeConfig is vLLM's --speculative-config (method,
 	// num_speculative_tokens, model, draft_tensor_parallel_size) with
 	// servesim's acceptance model (acceptance_rates, acceptance_rate or

@@ -10,6 +10,7 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/cost/topology"
 	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
@@ -31,7 +32,7 @@ func (s *Scenario) server() (sim.ServerConfig, error) {
 		}
 		return s.engine()
 	case KindFCFS:
-		if err := unused("server", "kind fcfs", field{"data_parallel_size", v.DataParallelSize != 0}, field{"enable_expert_parallel", v.EnableExpertParallel}, field{"all_to_all", v.AllToAll != ""}); err != nil {
+		if err := unused("server", "kind fcfs", field{"data_parallel_size", v.DataParallelSize != 0}, field{"enable_expert_parallel", v.EnableExpertParallel}, field{"all_to_all", v.AllToAll != ""}, field{"topology", v.Topology != ""}); err != nil {
 			return nil, err
 		}
 		return s.fcfs()
@@ -168,6 +169,15 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 			v.MaxModelLen, model.Name, model.MaxContext)
 	case !(v.RequestOverheadMS >= 0) || math.IsInf(v.RequestOverheadMS, 1):
 		return c, fieldErr("server.request_overhead_ms", "%v must be a finite number >= 0", v.RequestOverheadMS)
+	}
+	if v.Topology != "" {
+		top, err := topology.ByName(v.Topology)
+		if err != nil {
+			return c, valueErr("server.topology", v.Topology, "%v", err)
+		}
+		if c.Deployment.Comm, err = top.Comm(gpu, v.TensorParallelSize); err != nil {
+			return c, valueErr("server.topology", v.Topology, "%v", err)
+		}
 	}
 	// vLLM's defaults: max_model_len is the model's context length, and
 	// the token budget the GPU's (Serve), or, without chunked prefill,
@@ -443,6 +453,9 @@ func (v Server) String() string {
 	}
 	if v.EnableExpertParallel {
 		out += ", expert parallel"
+	}
+	if v.Topology != "" {
+		out += ", topology " + v.Topology
 	}
 	if v.Replicas > 1 {
 		out += fmt.Sprintf(", %d replicas (%s)", v.Replicas, v.Router)

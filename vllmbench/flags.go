@@ -16,7 +16,7 @@ var engineOnlyFlags = []string{"max-num-seqs", "max-num-batched-tokens", "enable
 	"enable-prefix-caching", "no-enable-prefix-caching", "prefix-weight",
 	"block-size", "gpu-memory-utilization", "kv-cache-memory", "kv-cache-memory-bytes", "max-model-len", "data-parallel-size", "dp",
 	"enable-expert-parallel", "replicas", "router", "num-gpu-blocks-override", "kv-cache-dtype",
-	"kv-offloading-size", "kv-offloading-backend", "pcie-bandwidth"}
+	"kv-offloading-size", "kv-offloading-backend", "pcie-bandwidth", "topology"}
 
 // FlagOfPath names the flag behind each scenario field (a field
 // error of a scenario built by Options.Scenario names the flag).
@@ -57,6 +57,7 @@ var FlagOfPath = map[string]string{
 	"server.data_parallel_size":     "--data-parallel-size",
 	"server.enable_expert_parallel": "--enable-expert-parallel",
 	"server.router":                 "--router",
+	"server.topology":               "--topology",
 	"server.prefix_weight":          "--prefix-weight",
 	"server.kv_offloading_size":     "--kv-offloading-size",
 	"server.kv_offloading_backend":  "--kv-offloading-backend",

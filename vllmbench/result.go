@@ -428,6 +428,9 @@ func setupJSON(add func(string, any), o *Options, sc *scenario.Scenario) {
 		if v.Replicas > 1 {
 			add("replicas", v.Replicas)
 		}
+		if v.Topology != "" {
+			add("topology", v.Topology)
+		}
 		// The engine's values, vllm serve's defaults filled in.
 		eng, err := sc.Engine()
 		if err == nil && v.Replicas*max(v.DataParallelSize, 1) > 1 && eng.Deployment.DP <= 1 {

@@ -143,6 +143,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 	fs.Var(intValue{p: &o.Servers, min: 1}, "servers", "--server fcfs: number of servers c")
 	fs.StringVar(&o.ServiceTime, "service-time", "", "--server fcfs: service-time `dist`ribution: "+scenario.DistSyntax+"; default: the cost model of --model on --gpu")
 	fs.Var(intValue{p: &o.Server.Replicas, min: 1}, "replicas", "independent copies of the deployment behind --router (separate vllm serve processes; with --data-parallel-size on a dense model, replicas × D engines)")
+	fs.StringVar(&o.Server.Topology, "topology", "", "multi-node `layout` of the catalog (topology.Names, e.g. h100-ndr-xe9680; docs/disaggregation.md): --tensor-parallel-size above its GPUs per node spans nodes over its fitted inter-node all-reduce")
 	fs.StringVar(&o.Server.Router, "router", o.Server.Router, "how replicas share requests: round-robin, least-outstanding, or prefix-aware (the longest cached prefix, against load)")
 	fs.Var(nonNegativeFloat{p: &o.Server.PrefixWeight, zero: "the default, 1"}, "prefix-weight", "--router prefix-aware: weight of the blocks to prefill against the blocks a replica holds (0: the default, 1, as Dynamo's KV router)")
 	fs.Var(nonNegativeFloat{p: &o.Server.RequestOverheadMS}, "request-overhead-ms", "fixed per-request latency (tokenize, HTTP), ms, added to TTFT and E2E")
@@ -174,7 +175,7 @@ func benchFlags(name string, o *benchOptions) (*flag.FlagSet, []flagGroup) {
 			"kv-cache-memory-bytes", "num-gpu-blocks-override", "max-model-len", "dtype", "kv-cache-dtype", "quantization", "q", "data-parallel-size", "dp",
 			"enable-expert-parallel", "cpu-offload-gb", "max-num-partial-prefills", "speculative-config", "kv-offloading-size", "kv-offloading-backend"}},
 		{"servesim flags", []string{"server", "servers", "service-time", "replicas", "router", "prefix-weight", "request-overhead-ms",
-			"slo-target", "normalize-arrivals", "no-normalize-arrivals", "trace-timestamps", "trace-speedup", "summary-only", "efficiency-profile", "report", "quiet", "pcie-bandwidth"}},
+			"slo-target", "normalize-arrivals", "no-normalize-arrivals", "trace-timestamps", "trace-speedup", "summary-only", "efficiency-profile", "report", "quiet", "pcie-bandwidth", "topology"}},
 	}
 	return fs, groups
 }

@@ -9,18 +9,24 @@ import (
 	"testing"
 )
 
-// pdDocCases are the plans of docs/disaggregation.md's "Planning" section:
-// llama-3.1-70b at TP 4 on H100 and A100, colocated against P/D shapes
-// with H100 prefill and A100 or H100 decode, under one SLO and rate.
+// pdDocCases are the plans of docs/disaggregation.md: its "Planning"
+// section's llama-3.1-70b at TP 4 on H100 and A100, colocated against P/D
+// shapes with H100 prefill and A100 or H100 decode, under one SLO and
+// rate; and its multi-node section's llama-3.1-405b at TP 8 on one node
+// against TP 16 on two (--topology h100-ndr-xe9680).
 type pdDocCase struct {
 	name string
-	pd   bool // the winner is disaggregated
+	pd   bool   // the winner is disaggregated
+	wins string // the winner's opening
 	args []string
 }
 
 var pdDocCases = []pdDocCase{
-	{"pd-wins", true, pdDocArgs("--random-input-len", "6000", "--random-output-len", "200", "--request-rate", "1.4", "--goodput", "ttft:2000", "tpot:40")},
-	{"colocated-wins", false, pdDocArgs("--random-input-len", "300", "--random-output-len", "1000", "--request-rate", "3", "--goodput", "ttft:1500", "tpot:50")},
+	{"pd-wins", true, "1P1D h100-sxm tp4 / a100-80gb tp4", pdDocArgs("--random-input-len", "6000", "--random-output-len", "200", "--request-rate", "1.4", "--goodput", "ttft:2000", "tpot:40")},
+	{"colocated-wins", false, "", pdDocArgs("--random-input-len", "300", "--random-output-len", "1000", "--request-rate", "3", "--goodput", "ttft:1500", "tpot:50")},
+	{"multinode", false, "h100-sxm tp8 ", []string{"plan", "--model", "llama-3.1-405b", "--dataset-name", "random", "--random-input-len", "1024",
+		"--random-output-len", "128", "--request-rate", "2", "--goodput", "ttft:3000", "tpot:60", "--num-prompts", "200", "--max-model-len", "4096",
+		"--gpus", "h100-sxm", "--tp-degrees", "8,16", "--precisions", "bf16,fp8", "--max-replicas", "4", "--topology", "h100-ndr-xe9680", "--quiet"}},
 }
 
 func pdDocArgs(workload ...string) []string {
@@ -65,9 +71,9 @@ func TestPDPlanDoc(t *testing.T) {
 			}
 		}
 		gotPD := regexp.MustCompile(`^\d+P\d+D `).MatchString(winner)
-		if gotPD != c.pd || (c.pd && !strings.HasPrefix(winner, "1P1D h100-sxm tp4 / a100-80gb tp4")) {
-			t.Errorf("%s: winner %q, want a %s winner (P/D on H100 prefill and A100 decode when disaggregated)\n%s", c.name, winner,
-				map[bool]string{true: "disaggregated", false: "colocated"}[c.pd], r.stdout)
+		if gotPD != c.pd || !strings.HasPrefix(winner, c.wins) {
+			t.Errorf("%s: winner %q, want a %s winner opening %q\n%s", c.name, winner,
+				map[bool]string{true: "disaggregated", false: "colocated"}[c.pd], c.wins, r.stdout)
 		}
 		outputs[c.name] = "$ servesim " + strings.Join(c.args, " ") + "\n" + r.stdout
 	}

@@ -145,6 +145,7 @@ func runPlan(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
+	block.Topology = sc.Server.Topology // server.topology or --topology
 	flags, err := p.choices(o.set)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
@@ -220,7 +221,7 @@ func planFieldError(err error, file string, set map[string]bool) error {
 // plan.Choices.
 var choiceFlags = map[string][2]string{
 	"GPUs": {"gpus", "plan.gpus"}, "Prices": {"prices", "plan.prices"}, "Profiles": {"gpu-profiles", ""},
-	"Precisions": {"precisions", "plan.precisions"},
+	"Precisions": {"precisions", "plan.precisions"}, "Topology": {"topology", "server.topology"},
 }
 
 // space resolves the choices c (plan.Choices.Space), naming a bad

@@ -18,7 +18,7 @@ func ExampleTopology() {
 		fmt.Println(err)
 		return
 	}
-	m, err := top.MultiNode(h100)
+	m, err := top.Comm(h100, 16) // across two nodes: a cost.MultiNode
 	if err != nil {
 		fmt.Println(err)
 		return

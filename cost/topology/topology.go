@@ -13,7 +13,7 @@ import (
 // GPUsPerNode GPUs of one type, joined inside a node by IntraLink and
 // across nodes by InterLink, with the inter-node α–β of MultiNode fitted
 // to a published NCCL all-reduce table measured on that layout
-// (Fit). MultiNode returns the all-reduce to set as
+// (Fit). Comm returns the all-reduce to set as
 // Deployment.Comm for tensor parallelism (or the MoE data-parallel
 // exchange) across its nodes; data parallelism across nodes needs no
 // collective (replicas are independent) and is the plan's replica count.
@@ -24,6 +24,9 @@ type Topology struct {
 	GPU string `json:"gpu" yaml:"gpu"`
 	// GPUsPerNode is the GPUs of one node (one NVLink domain).
 	GPUsPerNode int `json:"gpus_per_node" yaml:"gpus_per_node"`
+	// Nodes is the nodes the measurement spanned: the layout describes
+	// tensor parallelism up to Nodes × GPUsPerNode GPUs (Comm).
+	Nodes int `json:"nodes" yaml:"nodes"`
 	// IntraLink and InterLink name the links inside and across nodes.
 	IntraLink string `json:"intra_node_link" yaml:"intra_node_link"`
 	InterLink string `json:"inter_node_link" yaml:"inter_node_link"`
@@ -89,22 +92,22 @@ type Point struct {
 //     NVLS tree beats the catalog's intra-node table, which MultiNode
 //     uses, so the model overstates (87% at 8 GiB).
 var topologies = map[string]Topology{
-	"a100-dgx-vidur": {Name: "a100-dgx-vidur", GPU: "a100-80gb", GPUsPerNode: 8,
+	"a100-dgx-vidur": {Name: "a100-dgx-vidur", GPU: "a100-80gb", GPUsPerNode: 8, Nodes: 2,
 		IntraLink: "NVLink 3 + NVSwitch (DGX A100)", InterLink: "as profiled by Vidur (not named in the file)",
 		Inter:    cost.AlphaBeta{Alpha: 168.2e-6, BusBandwidth: 1.098e9},
 		FitBytes: [2]float64{64 << 10, 64 << 20}, MaxError: 1.30,
 		Source: "microsoft/vidur data/profiling/network/a100_dgx/all_reduce.csv (MIT), 16 ranks, 8 per node"},
-	"a100-oci-roce": {Name: "a100-oci-roce", GPU: "a100-40gb", GPUsPerNode: 8,
+	"a100-oci-roce": {Name: "a100-oci-roce", GPU: "a100-40gb", GPUsPerNode: 8, Nodes: 2,
 		IntraLink: "NVLink 3 + NVSwitch", InterLink: "RDMA over RoCE v2, 16 mlx5 interfaces per node (Oracle Cloud BM.GPU4.8 cluster network)",
 		Inter:    cost.AlphaBeta{Alpha: 21.53e-6, BusBandwidth: 119.4e9},
 		FitBytes: [2]float64{64 << 10, 64 << 20}, MaxError: 0.19,
 		Source: "nccl-tests all_reduce_perf, 2 × 8 A100-SXM4-40GB, oracle-quickstart/oci-hpc-oke@1402938d README.md"},
-	"h100-a3mega-tcpxo": {Name: "h100-a3mega-tcpxo", GPU: "h100-sxm", GPUsPerNode: 8,
+	"h100-a3mega-tcpxo": {Name: "h100-a3mega-tcpxo", GPU: "h100-sxm", GPUsPerNode: 8, Nodes: 2,
 		IntraLink: "NVLink 4 + NVSwitch", InterLink: "8× 200 Gb/s GPUDirect-TCPXO per node (Google Cloud A3 Mega)",
 		Inter:    cost.AlphaBeta{Alpha: 145.4e-6, BusBandwidth: 6.969e9},
 		FitBytes: [2]float64{64 << 10, 64 << 20}, MaxError: 0.43,
 		Source: "nccl-tests all_reduce_perf, 2 × 8 H100, lessizzmore/create-a3mega-ztan-fork ztan-NCCL-test-result"},
-	"h100-ndr-xe9680": {Name: "h100-ndr-xe9680", GPU: "h100-sxm", GPUsPerNode: 8,
+	"h100-ndr-xe9680": {Name: "h100-ndr-xe9680", GPU: "h100-sxm", GPUsPerNode: 8, Nodes: 2,
 		IntraLink: "NVLink 4 + NVSwitch (HGX H100)", InterLink: "8× 400 Gb/s NDR InfiniBand (ConnectX-7) per node",
 		Inter:    cost.AlphaBeta{Alpha: 16.41e-6, BusBandwidth: 53.78e9},
 		FitBytes: [2]float64{64 << 10, 64 << 20}, MaxError: 0.38,
@@ -143,6 +146,39 @@ func (t Topology) MultiNode(g cost.GPUSpec) (MultiNode, error) {
 	}
 	m := MultiNode{GPUsPerNode: t.GPUsPerNode, Intra: g.AllReduce, Inter: t.Inter}
 	return m, m.Validate()
+}
+
+// Comm returns the all-reduce of tensor parallelism over tp GPUs g laid
+// out on t: nil within one node (tp ≤ GPUsPerNode: the deployment keeps
+// the GPU's own, vLLM's dispatch on its tables), MultiNode across nodes.
+// tp must be ≥ 1 and, across nodes, whole nodes (a multiple of
+// GPUsPerNode) no more than the Nodes measured; g must be the layout's GPU
+// (MultiNode), even within one node, so the layout names the deployment's
+// hardware.
+func (t Topology) Comm(g cost.GPUSpec, tp int) (cost.AllReduce, error) {
+	switch {
+	case g.Name != t.GPU:
+		var same []string
+		for _, n := range Names() {
+			if topologies[n].GPU == g.Name {
+				same = append(same, n)
+			}
+		}
+		return nil, invalidf("topology %q was measured on %s, not %s: use the GPU it measured, or a topology of %s (%d in the catalog: %s), or none", t.Name, t.GPU, g.Name, g.Name, len(same), strings.Join(same, ", "))
+	case tp < 1:
+		return nil, invalidf("tensor_parallel_size %d must be >= 1", tp)
+	case tp <= t.GPUsPerNode:
+		return nil, nil
+	case tp > t.Nodes*t.GPUsPerNode:
+		return nil, invalidf("tensor_parallel_size %d exceeds %d, the %d nodes × %d GPUs topology %q measured: use tensor_parallel_size <= %d (and data parallelism for more GPUs)", tp, t.Nodes*t.GPUsPerNode, t.Nodes, t.GPUsPerNode, t.Name, t.Nodes*t.GPUsPerNode)
+	case tp%t.GPUsPerNode != 0:
+		return nil, invalidf("tensor_parallel_size %d is not whole nodes of topology %q (%d GPUs a node): use a multiple of %d", tp, t.Name, t.GPUsPerNode, t.GPUsPerNode)
+	}
+	m, err := t.MultiNode(g)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // Fit fits MultiNode's inter-node α–β to measured all-reduces
