@@ -134,7 +134,7 @@ func (dp *dataParallel) startStep() {
 	for i, e := range dp.groups {
 		dp.stepping[i] = e.form()
 		if dp.stepping[i] {
-			dp.batches[i] = e.batch()
+			e.batch(&dp.batches[i])
 			t := dp.batches[i].Tokens()
 			tokens += t
 			most = max(most, t)

@@ -477,7 +477,8 @@ func (e *engine) form() bool {
 // engine's own step; attention data-parallel groups price theirs with
 // price and record (dataParallel.startStep).
 func (e *engine) costStep() (float64, bool) {
-	b := e.batch()
+	var b cost.Batch
+	e.batch(&b)
 	var c cost.StepCost // zero with StepTime
 	switch {
 	case e.cfg.StepTime != nil:
@@ -500,9 +501,11 @@ func (e *engine) costStep() (float64, bool) {
 	return c.Time, e.record(&b, &c)
 }
 
-// batch returns the batch of the step formed.
-func (e *engine) batch() cost.Batch {
-	var b cost.Batch
+// batch sets *b to the batch of the step formed. It writes through b
+// rather than returning the batch: the step path calls it every step, and
+// the returned value would be copied again into the caller's.
+func (e *engine) batch(b *cost.Batch) {
+	*b = cost.Batch{}
 	b.DecodeSeqs = e.stepDecodes
 	if e.stepDecodes > 0 {
 		b.DecodeContext = float64(e.kvSum + int64(e.decoders))
@@ -511,9 +514,8 @@ func (e *engine) batch() cost.Batch {
 		b.AddPrefill(ch.tokens, ch.q.computed)
 	}
 	if e.sp != nil { // speculative decoding (spec.go)
-		e.addSpec(&b)
+		e.addSpec(b)
 	}
-	return b
 }
 
 // price returns the cost of a data-parallel group's batch b (only Time

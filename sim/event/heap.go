@@ -35,45 +35,56 @@ func (h *Heap[T]) Len() int { return len(h.items) }
 // until the next Push or Pop. It panics when the heap is empty.
 func (h *Heap[T]) Min() (time float64, v *T) { return h.items[0].time, &h.items[0].v }
 
-// Push adds v under the key (time, tie).
+// Push adds v under the key (time, tie). It sifts a hole up from the
+// end and writes the item once where it lands, rather than swapping at
+// every level.
 func (h *Heap[T]) Push(time float64, tie uint64, v T) {
-	h.items = append(h.items, heapItem[T]{time, tie, v})
+	h.items = append(h.items, heapItem[T]{})
 	s := h.items
 	i := len(s) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !s[i].before(&s[p]) {
+		if !earlier(time, tie, s[p].time, s[p].tie) {
 			break
 		}
-		s[i], s[p] = s[p], s[i]
+		s[i] = s[p]
 		i = p
 	}
+	s[i] = heapItem[T]{time, tie, v}
 }
 
 // Pop removes the smallest item and returns its time and value. It panics
-// when the heap is empty.
+// when the heap is empty. The last item fills the root's hole: the hole
+// moves down to the smaller child while that child is before the last
+// item, and the last item is written once where it stops. Keys are
+// compared as a strict order, so for distinct keys the pops come out in
+// the same order as with any other correct heap.
 func (h *Heap[T]) Pop() (time float64, v T) {
 	n := len(h.items) - 1
-	top := h.items[0]
-	h.items[0] = h.items[n]
-	h.items[n] = heapItem[T]{} // drop references held by the removed slot
-	h.items = h.items[:n]
 	s := h.items
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
+	top := s[0]
+	last := s[n]
+	s[n] = heapItem[T]{} // drop references held by the removed slot
+	s = s[:n]
+	h.items = s
+	if n > 0 {
+		i := 0
+		for {
+			l := 2*i + 1
+			if l >= n {
+				break
+			}
+			m := l
+			if r := l + 1; r < n && s[r].before(&s[l]) {
+				m = r
+			}
+			if !s[m].before(&last) {
+				break
+			}
+			s[i] = s[m]
+			i = m
 		}
-		m := l
-		if r := l + 1; r < n && s[r].before(&s[l]) {
-			m = r
-		}
-		if !s[m].before(&s[i]) {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
+		s[i] = last
 	}
 	return top.time, top.v
 }

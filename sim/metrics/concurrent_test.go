@@ -1,7 +1,9 @@
 package metrics_test
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/servesim/servesim/sim/metrics"
@@ -56,6 +58,11 @@ func TestPeakConcurrent(t *testing.T) {
 		}
 		if got, want := metrics.PeakConcurrent(rs), direct(rs); got != want {
 			t.Fatalf("trial %d: %d, want %d (%+v)", trial, got, want, rs)
+		}
+		// The same records in send order: the path that reads them in place.
+		slices.SortStableFunc(rs, func(a, b metrics.Request) int { return cmp.Compare(a.Sent, b.Sent) })
+		if got, want := metrics.PeakConcurrent(rs), direct(rs); got != want {
+			t.Fatalf("trial %d in send order: %d, want %d (%+v)", trial, got, want, rs)
 		}
 	}
 }
