@@ -61,7 +61,10 @@ const MaxDayHours = 24 * 7
 // policy is a bare "fixed" (a plan's count, RankPlan's alone); Options
 // checks the rest (a GPU without a price, the policies' fields).
 func (d DaySpec) Validate() error {
-	if err := d.validateDay(); err != nil {
+	if !(d.Rate > 0) {
+		return fielderr.New("rate", d.Rate, "must be a number of requests/s in (0, 1e7]")
+	}
+	if err := d.ValidateDay(); err != nil {
 		return err
 	}
 	if len(d.GPUs) == 0 {
@@ -78,12 +81,12 @@ func (d DaySpec) Validate() error {
 	return nil
 }
 
-// validateDay checks the numbers of the day itself: the rate, trough,
-// hours and attainment target.
-func (d DaySpec) validateDay() error {
+// ValidateDay checks the numbers of the day alone, as RankPlan takes
+// it: the rate (0: the plan's), trough, hours and attainment target.
+func (d DaySpec) ValidateDay() error {
 	switch {
-	case !(d.Rate > 0) || d.Rate > 1e7:
-		return fielderr.New("rate", d.Rate, "must be a number of requests/s in (0, 1e7]")
+	case !(d.Rate >= 0) || d.Rate > 1e7:
+		return fielderr.New("rate", d.Rate, "must be a number of requests/s in [0, 1e7] (0 in a plan: the day whose busiest hour is the plan's rate)")
 	case !(d.Trough > 0 && d.Trough <= 1):
 		return fielderr.New("trough", d.Trough, "must be in (0, 1]")
 	case !(d.Hours > 0 && d.Hours <= MaxDayHours):

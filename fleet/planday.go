@@ -48,7 +48,7 @@ func RankPlan(p plan.Plan, res *plan.Result, d DaySpec) (PlanDay, error) {
 	if d.Rate == 0 {
 		d.Rate = res.Rate / slices.Max(Scaled(1, Sinusoid(24, d.PeakHour, d.Trough)))
 	}
-	if err := d.validateDay(); err != nil {
+	if err := d.ValidateDay(); err != nil {
 		return PlanDay{}, err
 	}
 	if len(d.Rank) == 0 {
@@ -111,7 +111,7 @@ func (pd PlanDay) Write(w io.Writer, what string) error {
 		return err
 	}
 	for _, x := range pd.Deployments {
-		fmt.Fprintf(w, "%s: %d replicas at %.4g req/s, $%.2f/h\n", deploymentName(x), x.Replicas, pd.Rate, x.CostPerHour)
+		fmt.Fprintf(w, "%s x%d: $%.2f/h at the plan's %.4g req/s\n", deploymentName(x), x.Replicas, x.CostPerHour, pd.Rate)
 		if x.Serve != "" {
 			fmt.Fprintf(w, "  %s\n", x.Serve)
 		}
