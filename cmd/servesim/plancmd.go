@@ -48,6 +48,12 @@ the search space (see 'go doc github.com/servesim/servesim/scenario.Plan');
 plan flags given on the command line override the block. Prices default
 to a public on-demand list (see --prices); GPUs without a built-in price
 need one.
+
+With --policies "POLICY;POLICY;...", every deployment on the plan's
+frontier then runs under every policy on one day (by default the day
+whose busiest hour is --request-rate), and they are ranked by the day's
+dollars at --attainment, as 'servesim day --rank' ranks them; a bare
+"fixed" holds the plan's count all day (docs/day.md).
 `
 
 type planOptions struct {
