@@ -124,6 +124,9 @@ func TestRankPlanOrder(t *testing.T) {
 			cases = append(cases, fleet.Case{Name: x.Settings.String() + " " + name, Pools: []fleet.Pool{pool}})
 		}
 	}
+	if len(res.Frontier()) < 2 {
+		t.Fatalf("the plan's frontier has %d deployments: the ranking would not mix them", len(res.Frontier()))
+	}
 	if !reflect.DeepEqual(pd.Cases, cases) {
 		t.Fatalf("cases\n%+v\nwant\n%+v", pd.Cases, cases)
 	}
