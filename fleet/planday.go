@@ -35,9 +35,9 @@ func deploymentName(x plan.Ranked) string {
 // cheapest first, so the winners lead) under every policy of d.Rank, as
 // a pool of its own named "DEPLOYMENT POLICY": the candidate's engine
 // (GPU, TP, engine settings) at its price per GPU-hour, drawing its GPU's
-// DefaultPower. The model, SLO and lengths are the plan's (d.Model, d.SLO
-// and d.Lengths are set from p; d.GPUs, d.TP, d.Policy and d.Prices are
-// not used); the arrivals are d's (Poisson, or d.Trace's shape). A Fixed
+// DefaultPower. The SLO and lengths are the plan's (d.SLO and d.Lengths
+// are set from p; d.Model, d.GPUs, d.TP, d.Policy and d.Prices are not
+// used); the arrivals are d's (Poisson, or d.Trace's shape). A Fixed
 // policy of 0 replicas (a bare "fixed") holds the candidate's plan count
 // all day. With d.Rate 0 the day's mean rate is the one whose peak hour
 // is the plan's target rate res.Rate: the plan sized its deployments for
@@ -45,16 +45,19 @@ func deploymentName(x plan.Ranked) string {
 // are skipped (a fleet replica is one colocated engine of data-parallel
 // size 1), as is a candidate whose GPU has no power figures.
 func RankPlan(p plan.Plan, res *plan.Result, d DaySpec) (PlanDay, error) {
-	if d.Rate == 0 {
-		d.Rate = res.Rate / slices.Max(Scaled(1, Sinusoid(24, d.PeakHour, d.Trough)))
-	}
 	if err := d.ValidateDay(); err != nil {
 		return PlanDay{}, err
 	}
-	if len(d.Rank) == 0 {
+	switch {
+	case res == nil || len(res.Ranked) == 0:
+		return PlanDay{}, invalidf("rank plan: the plan has no deployment that meets its objective")
+	case len(d.Rank) == 0:
 		return PlanDay{}, invalidf("rank plan: no policy to rank: give one or more")
 	}
-	d.Model, d.SLO, d.Lengths = p.Model, p.Objective.Criteria.SLO, p.Objective.Workload.Lengths
+	if d.Rate == 0 {
+		d.Rate = res.Rate / slices.Max(Scaled(1, Sinusoid(24, d.PeakHour, d.Trough)))
+	}
+	d.SLO, d.Lengths = p.Objective.Criteria.SLO, p.Objective.Workload.Lengths
 	out := PlanDay{Target: d.Attainment, Rate: res.Rate}
 	for _, x := range res.Frontier() {
 		name := deploymentName(x)

@@ -200,6 +200,18 @@ func TestRankPlanInvalid(t *testing.T) {
 	}
 }
 
+// TestRankPlanNoDeployment: a plan that found no deployment has nothing
+// to rank.
+func TestRankPlanNoDeployment(t *testing.T) {
+	t.Parallel()
+	p, _ := smallPlan()
+	for _, res := range []*plan.Result{nil, {Rate: 3}} {
+		if _, err := fleet.RankPlan(p, res, planDay(bareFixed)); err == nil || !strings.Contains(err.Error(), "no deployment") {
+			t.Errorf("%+v: %v, want an error saying the plan has no deployment", res, err)
+		}
+	}
+}
+
 // TestParsePolicies: a ';' list of policies, named as written; a bare
 // fixed is the plan's count (0 replicas); a bad one is named.
 func TestParsePolicies(t *testing.T) {
