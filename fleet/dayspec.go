@@ -29,10 +29,13 @@ type DaySpec struct {
 	// simulated; the rate follows a 24-hour sine peaking at PeakHour whose
 	// lowest rate is Trough times the peak.
 	Rate, Hours, PeakHour, Trough float64
-	// Trace, when set, gives the arrivals their shape and the lengths
-	// (repeated); nil: Poisson arrivals, the Azure conversation lengths.
+	// Trace, when set, gives the arrivals their shape and, without
+	// Lengths, the lengths (repeated); nil: Poisson arrivals.
 	Trace *workload.Trace
-	SLO   metrics.SLO
+	// Lengths, when set, draws every request's lengths; nil: the trace's
+	// rows, or without a trace the Azure conversation lengths.
+	Lengths workload.Lengths
+	SLO     metrics.SLO
 	// Prices are dollars per GPU-hour over the built-in list
 	// (DefaultPrice).
 	Prices plan.Prices
@@ -54,20 +57,42 @@ type NamedPolicy struct {
 // MaxDayHours is the longest day a DaySpec simulates: a week.
 const MaxDayHours = 24 * 7
 
-// Validate checks the numbers of d; Options checks the rest (a GPU
-// without a price, the policies).
+// Validate checks the numbers of d, that it has GPUs, and that no
+// policy is a bare "fixed" (a plan's count, RankPlan's alone); Options
+// checks the rest (a GPU without a price, the policies' fields).
 func (d DaySpec) Validate() error {
-	switch {
-	case !(d.Rate > 0) || d.Rate > 1e7:
+	if !(d.Rate > 0) {
 		return fielderr.New("rate", d.Rate, "must be a number of requests/s in (0, 1e7]")
+	}
+	if err := d.ValidateDay(); err != nil {
+		return err
+	}
+	if len(d.GPUs) == 0 {
+		return fielderr.New("gpus", nil, "is empty: give a GPU per pool")
+	}
+	if d.Policy.Kind == Fixed && d.Policy.Replicas == 0 {
+		return fielderr.New("policy", "fixed", "needs a count: give fixed:N (a bare fixed is the plan's count, in servesim plan --policies)")
+	}
+	for _, np := range d.Rank {
+		if np.Policy.Kind == Fixed && np.Policy.Replicas == 0 {
+			return fielderr.New("rank", np.Name, "needs a count: give fixed:N (a bare fixed is the plan's count, in servesim plan --policies)")
+		}
+	}
+	return nil
+}
+
+// ValidateDay checks the numbers of the day alone, as RankPlan takes
+// it: the rate (0: the plan's), trough, hours and attainment target.
+func (d DaySpec) ValidateDay() error {
+	switch {
+	case !(d.Rate >= 0) || d.Rate > 1e7:
+		return fielderr.New("rate", d.Rate, "must be a number of requests/s in [0, 1e7] (0 in a plan: the day whose busiest hour is the plan's rate)")
 	case !(d.Trough > 0 && d.Trough <= 1):
 		return fielderr.New("trough", d.Trough, "must be in (0, 1]")
 	case !(d.Hours > 0 && d.Hours <= MaxDayHours):
 		return fielderr.New("hours", d.Hours, "must be in (0, %d]", MaxDayHours)
 	case !(d.Attainment >= 0 && d.Attainment <= 1):
 		return fielderr.New("attainment", d.Attainment, "must be a fraction in [0, 1] (0.99 for 99%%)")
-	case len(d.GPUs) == 0:
-		return fielderr.New("gpus", nil, "is empty: give a GPU per pool")
 	}
 	return nil
 }
@@ -101,41 +126,75 @@ func (d DaySpec) Options() (Options, []Case, error) {
 				Pools: []Pool{{Name: gpu.Name, Engine: eng, Policy: np.Policy, Price: price, Power: pw}}})
 		}
 	}
+	return d.options(pools), cases, nil
+}
+
+// options returns the day of d on pools: its hourly rates (the diurnal
+// sine, repeated past 24 hours), arrivals, lengths, start-up and SLO.
+func (d DaySpec) options(pools []Pool) Options {
 	day := Day{Span: d.Hours * 3600, Bucket: 3600, Rates: Scaled(d.Rate, Sinusoid(24, d.PeakHour, d.Trough))}
 	for float64(len(day.Rates))*day.Bucket < day.Span {
 		day.Rates = append(day.Rates, day.Rates[:24]...)
 	}
-	if d.Trace != nil {
-		day.Trace = d.Trace
-	} else {
+	day.Trace = d.Trace
+	switch {
+	case d.Lengths != nil:
+		day.Phases = []Phase{{From: 0, Lengths: d.Lengths}}
+	case d.Trace == nil:
 		day.Phases = []Phase{{From: 0, Lengths: workload.AzureConversation()}}
 	}
 	st := DefaultStartup
 	st.StorageBandwidth = d.StorageBandwidth
-	return Options{Day: day, Seed: d.Seed, Tail: DefaultTail, Fleet: Fleet{Pools: pools, Startup: st, SLO: d.SLO}}, cases, nil
+	return Options{Day: day, Seed: d.Seed, Tail: DefaultTail, Fleet: Fleet{Pools: pools, Startup: st, SLO: d.SLO}}
 }
 
 // WriteRanked runs every case on the day of o and writes them ranked by
-// the day's dollars at attainment target (Rank), then the cheapest that
-// meets it; what heads the first line.
+// the day's dollars at attainment target (RankCases), then the cheapest
+// that meets it; what heads the first line.
 func WriteRanked(w io.Writer, o Options, cases []Case, target float64, what string) error {
-	reports, err := Compare(o, cases)
+	r, err := RankCases(o, cases, target)
 	if err != nil {
 		return err
 	}
-	order, met := Rank(reports, target)
-	rc, rr := make([]Case, len(order)), make([]*Report, len(order))
-	for i, k := range order {
-		rc[i], rr[i] = cases[k], reports[k]
+	return r.Write(w, what)
+}
+
+// A Ranking is cases run on the same day, in Rank's order: Met of them,
+// leading, reach the attainment Target.
+type Ranking struct {
+	Cases   []Case
+	Reports []*Report
+	Met     int
+	Target  float64
+}
+
+// RankCases runs every case on the day of o (Compare) and orders them by
+// the day's dollars at attainment target (Rank).
+func RankCases(o Options, cases []Case, target float64) (Ranking, error) {
+	reports, err := Compare(o, cases)
+	if err != nil {
+		return Ranking{}, err
 	}
-	fmt.Fprintf(w, "%s (%d requests): %d fleets ranked by the day's dollars at >= %.4g%% attainment\n", what, rr[0].Total.Requests, len(cases), 100*target)
+	order, met := Rank(reports, target)
+	r := Ranking{Cases: make([]Case, len(order)), Reports: make([]*Report, len(order)), Met: met, Target: target}
+	for i, k := range order {
+		r.Cases[i], r.Reports[i] = cases[k], reports[k]
+	}
+	return r, nil
+}
+
+// Write writes the ranked table (WriteComparison) and the cheapest case
+// that meets the target; what heads the first line.
+func (r Ranking) Write(w io.Writer, what string) error {
+	rc, rr, target := r.Cases, r.Reports, r.Target
+	fmt.Fprintf(w, "%s (%d requests): %d fleets ranked by the day's dollars at >= %.4g%% attainment\n", what, rr[0].Total.Requests, len(rc), 100*target)
 	if err := WriteComparison(w, rc, rr); err != nil {
 		return err
 	}
-	if met == 0 {
-		_, err = fmt.Fprintf(w, "none reaches %.4g%% attainment: the best is %s at %.2f%%\n", 100*target, rc[0].Name, 100*rr[0].Total.Attainment())
+	if r.Met == 0 {
+		_, err := fmt.Fprintf(w, "none reaches %.4g%% attainment: the best is %s at %.2f%%\n", 100*target, rc[0].Name, 100*rr[0].Total.Attainment())
 		return err
 	}
-	_, err = fmt.Fprintf(w, "cheapest at >= %.4g%% attainment: %s, $%.2f (%d of %d fleets reach it)\n", 100*target, rc[0].Name, rr[0].Total.Dollars, met, len(cases))
+	_, err := fmt.Fprintf(w, "cheapest at >= %.4g%% attainment: %s, $%.2f (%d of %d fleets reach it)\n", 100*target, rc[0].Name, rr[0].Total.Dollars, r.Met, len(rc))
 	return err
 }

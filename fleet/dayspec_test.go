@@ -73,6 +73,10 @@ func TestDaySpecValidate(t *testing.T) {
 		{"hours", func(d *fleet.DaySpec) { d.Hours = 169 }},
 		{"attainment", func(d *fleet.DaySpec) { d.Attainment = 1.5 }},
 		{"gpus", func(d *fleet.DaySpec) { d.GPUs = nil }},
+		{"policy", func(d *fleet.DaySpec) { d.Policy = fleet.Policy{Kind: fleet.Fixed} }},
+		{"rank", func(d *fleet.DaySpec) {
+			d.Rank = []fleet.NamedPolicy{{Name: "fixed", Policy: fleet.Policy{Kind: fleet.Fixed}}}
+		}},
 	} {
 		d := daySpec(t)
 		tt.edit(&d)

@@ -69,3 +69,34 @@ func ExampleParsePolicy() {
 	// target kv-usage 0.7 15 300 1 8 <nil>
 	// fleet: policy target 0 must be a finite number > 0
 }
+
+// Plan Llama-3.1-8B at 3 req/s on H100s (TP 1 or 2), then rank the
+// plan's frontier under a fixed fleet of the plan's count and the HPA on
+// running requests over two hours of a day whose busiest hour is 3 req/s
+// (smallPlan, in planday_test.go, runs plan.NewPlan's plan over that
+// space). The HPA's start-ups cost more than the one replica the plan
+// sized for the peak.
+func ExampleRankPlan() {
+	p, res := smallPlan()
+	d := fleet.DaySpec{Hours: 2, PeakHour: 1, Trough: 0.25, StorageBandwidth: 1e9, Attainment: 0.99, Seed: 1,
+		Rank: []fleet.NamedPolicy{{Name: "fixed", Policy: fleet.Policy{Kind: fleet.Fixed}}, {Name: "running:8", Policy: fleet.Target(fleet.Running, 8, 1, 4)}}}
+	pd, err := fleet.RankPlan(p, res, d)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := pd.Rank()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for i, c := range r.Cases {
+		t := r.Reports[i].Total
+		fmt.Printf("%s: $%.2f, %.1f GPU-h, %.2f%%\n", c.Name, t.Dollars, t.GPUHours, 100*t.Attainment())
+	}
+	// Output:
+	// h100-sxm tp1 seqs1024 mnbt8192 chunked bf16 fixed:1: $7.90, 2.0 GPU-h, 100.00%
+	// h100-sxm tp1 seqs1024 mnbt8192 chunked bf16 running:8: $14.62, 3.7 GPU-h, 100.00%
+	// h100-sxm tp2 seqs1024 mnbt8192 chunked bf16 fixed:1: $15.80, 4.0 GPU-h, 100.00%
+	// h100-sxm tp2 seqs1024 mnbt8192 chunked bf16 running:8: $18.40, 4.7 GPU-h, 100.00%
+}

@@ -1,16 +1,36 @@
 package fleet
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
+
+// ParsePolicies parses policies separated by ';' (ParsePolicy each,
+// spaces around them trimmed), each named as written.
+func ParsePolicies(list string, min, max int) ([]NamedPolicy, error) {
+	var out []NamedPolicy
+	for _, f := range strings.Split(list, ";") {
+		f = strings.TrimSpace(f)
+		p, err := ParsePolicy(f, min, max)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", f, err)
+		}
+		out = append(out, NamedPolicy{Name: f, Policy: p})
+	}
+	return out, nil
+}
 
 // ParsePolicy parses a policy as a command line gives it: "fixed:N" (N
 // replicas), "schedule:AT=N,AT=N,..." (seconds=replicas, the first at 0),
 // or "METRIC:TARGET" for TargetTracking on METRIC (running, waiting,
 // in-flight, kv-usage, queue-time) with the HPA's defaults and limits
-// [min, max].
+// [min, max]. A bare "fixed" is a Fixed policy of 0 replicas: the count a
+// plan sized (RankPlan); DaySpec.Validate refuses it elsewhere.
 func ParsePolicy(s string, min, max int) (Policy, error) {
+	if s == string(Fixed) {
+		return Policy{Kind: Fixed}, nil
+	}
 	kind, arg, ok := strings.Cut(s, ":")
 	if !ok || arg == "" {
 		return Policy{}, invalidf("policy %q must look like fixed:N, schedule:0=N,3600=M or METRIC:TARGET (running:24)", s)

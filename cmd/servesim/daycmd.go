@@ -77,13 +77,8 @@ func runDay(args []string, e *env) error {
 		return fmt.Errorf("day: --policy: %w", err)
 	}
 	if *rank != "" {
-		for _, f := range strings.Split(*rank, ";") {
-			f = strings.TrimSpace(f)
-			p, err := fleet.ParsePolicy(f, *minR, *maxR)
-			if err != nil {
-				return fmt.Errorf("day: --rank %q: %w", f, err)
-			}
-			d.Rank = append(d.Rank, fleet.NamedPolicy{Name: f, Policy: p})
+		if d.Rank, err = fleet.ParsePolicies(*rank, *minR, *maxR); err != nil {
+			return fmt.Errorf("day: --rank %w", err)
 		}
 	}
 	if d.Model, err = cost.Model(*modelName); err != nil {

@@ -24,6 +24,8 @@ var docSamples = []struct {
 	{"tp.txt", []string{"tp", "--model", "llama-3.1-70b", "--goodput", "ttft:2000", "tpot:200", "--candidates", "2x2,4x1,8x1"}},
 	{"tp-max-model-len.txt", []string{"tp", "--model", "llama-3.1-70b", "--max-model-len", "8192", "--goodput", "ttft:2000", "tpot:200", "--candidates", "2x2,4x1,8x1"}},
 	{"day.txt", []string{"day", "--hours", "6", "--rate", "8", "--peak-hour", "3", "--policy", "running:24", "--events"}},
+	{"plan-day.txt", []string{"plan", "--model", "llama-3.1-8b", "--gpus", "h100-sxm", "--tp-degrees", "1,2", "--precisions", "bf16", "--request-rate", "24",
+		"--goodput", "ttft:1000", "tpot:20", "--num-prompts", "400", "--day-hours", "12", "--day-peak-hour", "12", "--policies", "fixed;running:32;in-flight:48"}},
 	{"tp-moe.txt", []string{"tp", "--model", "gpt-oss-120b", "--goodput", "ttft:2000", "tpot:100", "--candidates", "1x2,2x1,tp2ep,tp1dp2,tp1dp2ep"}},
 }
 

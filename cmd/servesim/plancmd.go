@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,10 +15,12 @@ import (
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/fielderr"
+	"github.com/servesim/servesim/fleet"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/plan/planplot"
 	"github.com/servesim/servesim/report/chart"
 	"github.com/servesim/servesim/scenario"
+	"github.com/servesim/servesim/workload"
 )
 
 const planUsage = `Usage: servesim plan [SCENARIO.yaml] [flags]
@@ -45,6 +48,12 @@ the search space (see 'go doc github.com/servesim/servesim/scenario.Plan');
 plan flags given on the command line override the block. Prices default
 to a public on-demand list (see --prices); GPUs without a built-in price
 need one.
+
+With --policies "POLICY;POLICY;...", every deployment on the plan's
+frontier then runs under every policy on one day (by default the day
+whose busiest hour is --request-rate), and they are ranked by the day's
+dollars at --attainment, as 'servesim day --rank' ranks them; a bare
+"fixed" holds the plan's count all day (docs/day.md).
 `
 
 type planOptions struct {
@@ -60,6 +69,10 @@ type planOptions struct {
 	frontier, budget      float64
 	format, plot          string
 	specK                 string // --spec-k (plan/spec.go)
+	// --policies and the day it ranks them on (fleet.RankPlan).
+	policies, dayTrace            string
+	dayRate, dayHours, dayPeak    float64
+	dayTrough, attainment, bwidth float64
 }
 
 func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
@@ -86,7 +99,16 @@ func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
 	fs.StringVar(&p.format, "format", "table", "output `format`: table, json or csv")
 	fs.StringVar(&p.plot, "plot", "", "also draw the cost/latency frontier to `FILE`.svg or .png")
 	fs.StringVar(&p.specK, "spec-k", "", "comma-separated num_speculative_tokens `values` to search (0: off) with --speculative-config's method and acceptance; the winner's crossover is reported (docs/speculative.md)")
-	return flagGroup{"plan flags", []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "pipeline-parallel-options", "pd-options", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers", "spec-k"}}
+	fs.StringVar(&p.policies, "policies", "", "`POLICY;POLICY;...` (servesim day's: fixed:N, schedule:S=N,..., METRIC:TARGET up to --max-replicas; a bare fixed holds the plan's count): rank each on each frontier deployment by the day's dollars at --attainment (docs/day.md)")
+	fs.Float64Var(&p.dayRate, "day-rate", 0, "with --policies: the day's mean request rate, req/s (0: the day whose busiest hour is --request-rate)")
+	fs.Float64Var(&p.dayHours, "day-hours", 24, "with --policies: hours simulated")
+	fs.Float64Var(&p.dayPeak, "day-peak-hour", 14, "with --policies: hour of the diurnal peak")
+	fs.Float64Var(&p.dayTrough, "day-trough", 0.25, "with --policies: the day's lowest rate as a fraction of its peak, in (0, 1]")
+	fs.StringVar(&p.dayTrace, "day-trace", "", "with --policies: a trace whose arrival shape the day repeats (empty: Poisson)")
+	fs.Float64Var(&p.attainment, "attainment", 0.99, "with --policies: the day's SLO attainment a ranked fleet must reach, a fraction in [0, 1]")
+	fs.Float64Var(&p.bwidth, "storage-bandwidth", fleet.DefaultStartup.StorageBandwidth, "with --policies: weight-loading bandwidth at start-up, bytes/s")
+	return flagGroup{"plan flags", []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "pipeline-parallel-options", "pd-options", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers", "spec-k",
+		"policies", "day-rate", "day-hours", "day-peak-hour", "day-trough", "day-trace", "attainment", "storage-bandwidth"}}
 }
 
 // runPlan is `servesim plan`.
@@ -155,6 +177,11 @@ func runPlan(args []string, e *env) error {
 		return fmt.Errorf("plan: %w", err)
 	}
 
+	day, err := p.day(o.set, pl.Search.MaxReplicas, pl.Search.Seed)
+	if err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+
 	prog := startProgress(e.stderr, e.tty && !o.quiet, "planning", 0) // a spinner with the elapsed time
 	res, err := pl.Run()
 	prog.Stop()
@@ -189,7 +216,51 @@ func runPlan(args []string, e *env) error {
 	if err := res.WriteText(e.stdout, sc.ProbedWorkload(), pl.Space.GPUs); err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
+	if day != nil {
+		pd, err := fleet.RankPlan(pl, res, *day)
+		if err == nil {
+			fmt.Fprintln(e.stdout)
+			err = pd.Write(e.stdout, fmt.Sprintf("%s, %.4g h of a day peaking at %.2f req/s", pl.Model.Name, day.Hours, slices.Max(pd.Options.Day.Rates)))
+		}
+		if err != nil {
+			return fmt.Errorf("plan: --policies: %w", err)
+		}
+	}
 	return nil
+}
+
+// dayFlags names the flags of the day --policies ranks on, by the field
+// of fleet.DaySpec each sets.
+var dayFlags = map[string]string{"rate": "day-rate", "hours": "day-hours", "peak-hour": "day-peak-hour", "trough": "day-trough",
+	"trace": "day-trace", "attainment": "attainment", "storage-bandwidth": "storage-bandwidth"}
+
+// day returns the day --policies ranks the plan's deployments on, its
+// target-tracking policies up to maxReplicas; nil without --policies.
+func (p *planOptions) day(set map[string]bool, maxReplicas int, seed uint64) (*fleet.DaySpec, error) {
+	if p.policies == "" {
+		for _, f := range dayFlags {
+			if set[f] {
+				return nil, fmt.Errorf("--%s: ranks policies on a day: give --policies too", f)
+			}
+		}
+		return nil, nil
+	}
+	if p.format != "table" {
+		return nil, fmt.Errorf("--policies: writes a table: drop --format %s", p.format)
+	}
+	d := fleet.DaySpec{Rate: p.dayRate, Hours: p.dayHours, PeakHour: p.dayPeak, Trough: p.dayTrough, Attainment: p.attainment, StorageBandwidth: p.bwidth, Seed: seed}
+	var err error
+	if d.Rank, err = fleet.ParsePolicies(p.policies, 1, maxReplicas); err != nil {
+		return nil, fmt.Errorf("--policies %w", err)
+	}
+	if p.dayTrace != "" {
+		tr, err := workload.LoadTrace(p.dayTrace)
+		if err != nil {
+			return nil, fmt.Errorf("--day-trace: %w", err)
+		}
+		d.Trace = &tr
+	}
+	return &d, fielderr.Rename(d.ValidateDay(), func(f string) string { return "--" + dayFlags[f] })
 }
 
 // flagOfPlanField names the list flag of servesim plan behind each field

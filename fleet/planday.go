@@ -1,0 +1,126 @@
+package fleet
+
+import (
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/servesim/servesim/plan"
+)
+
+// A PlanDay is a plan's deployments under each of a day's policies: one
+// Case per deployment and policy, all on the same day (RankPlan).
+type PlanDay struct {
+	Options Options
+	Cases   []Case
+	// Deployments are the plan's deployments the cases run, in order;
+	// Skipped names those a fleet cannot run, with why.
+	Deployments []plan.Ranked
+	Skipped     []string
+	// Target is the day's attainment target (DaySpec.Attainment); Rate
+	// the plan's target rate, requests/s.
+	Target, Rate float64
+}
+
+// deploymentName is a plan candidate's name, or its settings' label.
+func deploymentName(x plan.Ranked) string {
+	if x.Name != "" {
+		return x.Name
+	}
+	return x.Settings.String()
+}
+
+// RankPlan returns the day d of plan p's deployments in res: every
+// candidate on res's frontier (cost an hour, p99 TTFT, p99 TPOT; the
+// cheapest first, so the winners lead) under every policy of d.Rank, as
+// a pool of its own named "DEPLOYMENT POLICY": the candidate's engine
+// (GPU, TP, engine settings) at its price per GPU-hour, drawing its GPU's
+// DefaultPower. The SLO and lengths are the plan's (d.SLO and d.Lengths
+// are set from p; d.Model, d.GPUs, d.TP, d.Policy and d.Prices are not
+// used); the arrivals are d's (Poisson, or d.Trace's shape). A Fixed
+// policy of 0 replicas (a bare "fixed") holds the candidate's plan count
+// all day. With d.Rate 0 the day's mean rate is the one whose peak hour
+// is the plan's target rate res.Rate: the plan sized its deployments for
+// the peak. Disaggregated, pipeline-parallel and data-parallel candidates
+// are skipped (a fleet replica is one colocated engine of data-parallel
+// size 1), as is a candidate whose GPU has no power figures.
+func RankPlan(p plan.Plan, res *plan.Result, d DaySpec) (PlanDay, error) {
+	if err := d.ValidateDay(); err != nil {
+		return PlanDay{}, err
+	}
+	switch {
+	case res == nil || len(res.Ranked) == 0:
+		return PlanDay{}, invalidf("rank plan: the plan has no deployment that meets its objective")
+	case len(d.Rank) == 0:
+		return PlanDay{}, invalidf("rank plan: no policy to rank: give one or more")
+	}
+	if d.Rate == 0 {
+		d.Rate = res.Rate / slices.Max(Scaled(1, Sinusoid(24, d.PeakHour, d.Trough)))
+	}
+	d.SLO, d.Lengths = p.Objective.Criteria.SLO, p.Objective.Workload.Lengths
+	out := PlanDay{Target: d.Attainment, Rate: res.Rate}
+	for _, x := range res.Frontier() {
+		name := deploymentName(x)
+		e, ok := x.Replica.(plan.Engine)
+		var why string
+		var pw Power
+		switch {
+		case x.Disagg != nil || !ok:
+			why = "not one colocated engine"
+		case e.Config.Deployment.DP > 1:
+			why = fmt.Sprintf("data-parallel size %d", e.Config.Deployment.DP)
+		default:
+			var err error
+			if pw, err = DefaultPower(e.Config.Deployment.GPU.Name); err != nil {
+				why = err.Error()
+			}
+		}
+		if why != "" {
+			out.Skipped = append(out.Skipped, name+": "+why)
+			continue
+		}
+		out.Deployments = append(out.Deployments, x)
+		for _, np := range d.Rank {
+			pol, pname := np.Policy, np.Name
+			if pol.Kind == Fixed && pol.Replicas == 0 {
+				pol.Replicas, pname = x.Replicas, fmt.Sprintf("fixed:%d", x.Replicas)
+			}
+			pool := Pool{Name: name, Engine: e.Config, Policy: pol, Price: x.PricePerGPUHour, Power: pw}
+			if err := pool.Validate(); err != nil {
+				return PlanDay{}, fmt.Errorf("policy %s: %w", np.Name, err)
+			}
+			out.Cases = append(out.Cases, Case{Name: name + " " + pname, Pools: []Pool{pool}})
+		}
+	}
+	if len(out.Cases) == 0 {
+		return PlanDay{}, invalidf("rank plan: none of the plan's %d frontier deployments can run as a fleet (%v)", len(res.Frontier()), out.Skipped)
+	}
+	out.Options = d.options(nil)
+	return out, nil
+}
+
+// Rank runs every case on the day and ranks them (RankCases).
+func (pd PlanDay) Rank() (Ranking, error) { return RankCases(pd.Options, pd.Cases, pd.Target) }
+
+// Write ranks the cases and writes the ranking (Ranking.Write; what heads
+// it), then each deployment's replicas at the plan's rate and its `vllm
+// serve` line, and the deployments skipped.
+func (pd PlanDay) Write(w io.Writer, what string) error {
+	r, err := pd.Rank()
+	if err != nil {
+		return err
+	}
+	if err := r.Write(w, what); err != nil {
+		return err
+	}
+	for _, x := range pd.Deployments {
+		fmt.Fprintf(w, "%s x%d: $%.2f/h at the plan's %.4g req/s\n", deploymentName(x), x.Replicas, x.CostPerHour, pd.Rate)
+		if x.Serve != "" {
+			fmt.Fprintf(w, "  %s\n", x.Serve)
+		}
+	}
+	for _, s := range pd.Skipped {
+		fmt.Fprintf(w, "skipped %s\n", s)
+	}
+	return nil
+}
