@@ -56,12 +56,15 @@ var bareFixed = fleet.NamedPolicy{Name: "fixed", Policy: fleet.Policy{Kind: flee
 // TestRankPlanFlatFixed: on a flat day whose rate is the plan's target, a
 // bare fixed policy holds each frontier deployment's plan count all day,
 // ready from the start, so the day costs exactly the plan's dollars an
-// hour (replicas × GPUs × price) times 24 hours, none of it starting,
-// and every deployment's GPU-hours are its GPUs times 24.
+// hour (replicas × GPUs × price) times its 4 hours, none of it starting,
+// and every deployment's GPU-hours are its GPUs times 4.
 func TestRankPlanFlatFixed(t *testing.T) {
 	t.Parallel()
 	p, res := smallPlan()
-	pd, err := fleet.RankPlan(p, res, planDay(bareFixed))
+	const hours = 4
+	d := planDay(bareFixed)
+	d.Hours, d.PeakHour = hours, 2
+	pd, err := fleet.RankPlan(p, res, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,12 +82,12 @@ func TestRankPlanFlatFixed(t *testing.T) {
 	}
 	for i, x := range pd.Deployments {
 		tot := reports[i].Total
-		if want := 24 * x.CostPerHour; math.Abs(tot.Dollars-want) > 1e-9*want {
-			t.Errorf("%s: $%v over the day, want 24 × $%v/h = $%v", pd.Cases[i].Name, tot.Dollars, x.CostPerHour, want)
+		if want := hours * x.CostPerHour; math.Abs(tot.Dollars-want) > 1e-9*want {
+			t.Errorf("%s: $%v over the day, want %d h × $%v/h = $%v", pd.Cases[i].Name, tot.Dollars, hours, x.CostPerHour, want)
 		}
-		if tot.StartupGPUHours != 0 || math.Abs(tot.GPUHours-24*float64(x.TotalGPUs)) > 1e-9 || tot.MaxReplicas != x.Replicas {
-			t.Errorf("%s: %v GPU-h (%v starting), %d replicas; want %d GPUs × 24 h, none starting, %d replicas",
-				pd.Cases[i].Name, tot.GPUHours, tot.StartupGPUHours, tot.MaxReplicas, x.TotalGPUs, x.Replicas)
+		if tot.StartupGPUHours != 0 || math.Abs(tot.GPUHours-hours*float64(x.TotalGPUs)) > 1e-9 || tot.MaxReplicas != x.Replicas {
+			t.Errorf("%s: %v GPU-h (%v starting), %d replicas; want %d GPUs × %d h, none starting, %d replicas",
+				pd.Cases[i].Name, tot.GPUHours, tot.StartupGPUHours, tot.MaxReplicas, x.TotalGPUs, hours, x.Replicas)
 		}
 	}
 }
