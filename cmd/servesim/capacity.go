@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
@@ -55,28 +56,28 @@ const maxProbeReplications = 1000
 
 const probeLimitWhy = "the most runs a probe may have (each probe runs and lists them all)"
 
-func (c *capacityOptions) define(fs *flag.FlagSet) flagGroup {
+func (c *capacityOptions) define(fs *flag.FlagSet) cliflag.Group {
 	c.precision = 0.05
-	fs.Var(nonNegativeFloat{&c.start, "the workload's rate"}, "start", "first rate probed, req/s (0: the workload's rate)")
-	fs.Var(positiveFloat{p: &c.precision}, "precision", "stop when the bracket's relative width (hi-lo)/lo is at most this")
-	fs.Var(intValue{p: &c.reps, max: maxProbeReplications, why: probeLimitWhy}, "replications", "independent runs per probe (0: the scenario's, at least 3)")
-	fs.Var(intValue{p: &c.boundaryReps, max: 2 * maxProbeReplications, why: probeLimitWhy}, "boundary-replications", "runs per probe near the answer (0: twice --replications)")
+	fs.Var(cliflag.NonNegativeFloat{P: &c.start, Zero: "the workload's rate"}, "start", "first rate probed, req/s (0: the workload's rate)")
+	fs.Var(cliflag.PositiveFloat{P: &c.precision}, "precision", "stop when the bracket's relative width (hi-lo)/lo is at most this")
+	fs.Var(cliflag.Int{P: &c.reps, Max: maxProbeReplications, Why: probeLimitWhy}, "replications", "independent runs per probe (0: the scenario's, at least 3)")
+	fs.Var(cliflag.Int{P: &c.boundaryReps, Max: 2 * maxProbeReplications, Why: probeLimitWhy}, "boundary-replications", "runs per probe near the answer (0: twice --replications)")
 	fs.StringVar(&c.grid, "grid", "", "comma-separated `rates` to evaluate instead of searching")
 	fs.StringVar(&c.shard, "shard", "", "with --grid: run only shard `i/n` of the jobs and write JSON for --merge")
 	fs.BoolVar(&c.merge, "merge", false, "the arguments are --grid --shard JSON files to join into one table")
 	fs.BoolVar(&c.asJSON, "json", false, "write the result as JSON instead of a table")
-	fs.Var(intValue{p: &c.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
+	fs.Var(cliflag.Int{P: &c.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 	fs.StringVar(&c.specK, "spec-k", "", "search these num_speculative_tokens `k,...` (0: off, first) with --speculative-config's method and acceptance, and report where each k stops paying (docs/speculative.md)")
 	fs.StringVar(&c.specRates, "spec-rates", "", "with --spec-k: the `rates` of the crossover comparison (default: 1/6 to 2 times the largest lambda* bracket)")
-	return flagGroup{"capacity flags", []string{"start", "precision", "replications", "boundary-replications", "grid", "shard", "merge", "json", "workers", "spec-k", "spec-rates"}}
+	return cliflag.Group{Title: "capacity flags", Names: []string{"start", "precision", "replications", "boundary-replications", "grid", "shard", "merge", "json", "workers", "spec-k", "spec-rates"}}
 }
 
 // runCapacity is `servesim capacity`.
 func runCapacity(args []string, e *env) error {
-	var o benchOptions
+	var o vllmbench.Flags
 	var c capacityOptions
-	var own flagGroup
-	pos, err := parseBenchStyle("capacity", capacityUsage, args, e, &o, func(fs *flag.FlagSet) flagGroup {
+	var own cliflag.Group
+	pos, err := parseBenchStyle("capacity", capacityUsage, args, e, &o, func(fs *flag.FlagSet) cliflag.Group {
 		own = c.define(fs)
 		return own
 	})
@@ -84,7 +85,7 @@ func runCapacity(args []string, e *env) error {
 		return err
 	}
 	if c.merge {
-		if o.set["summary-only"] {
+		if o.Given["summary-only"] {
 			return errors.New("capacity: --summary-only: --merge joins the shards' verdicts and runs nothing; give it to the --grid --shard runs")
 		}
 		return mergeGrid(pos, c, e)
@@ -116,7 +117,7 @@ func runCapacity(args []string, e *env) error {
 	if c.start == 0 && base.Workload.Arrivals != nil {
 		c.start = base.Workload.Arrivals.MeanRate()
 	}
-	c.report = o.report
+	c.report = o.Report
 	if c.specK != "" && (c.grid != "" || c.report != "") {
 		return errors.New("capacity: --spec-k runs its own searches and crossover grid: leave out --grid and --report")
 	}
@@ -132,12 +133,12 @@ func runCapacity(args []string, e *env) error {
 		Start: c.start, Precision: c.precision, Workers: c.workers,
 	}
 	if c.specK != "" {
-		return runSpecSweep(sc, s, c, e, e.tty && !o.quiet)
+		return runSpecSweep(sc, s, c, e, e.tty && !o.Quiet)
 	}
 	if c.specRates != "" {
 		return errors.New("capacity: --spec-rates applies to --spec-k")
 	}
-	p := startProgress(e.stderr, e.tty && !o.quiet, "searching", 0)
+	p := startProgress(e.stderr, e.tty && !o.Quiet, "searching", 0)
 	s.Progress = func(pt capacity.Point) { p.Add(len(pt.Runs)) }
 	res, err := s.Run()
 	p.Stop()
@@ -145,7 +146,7 @@ func runCapacity(args []string, e *env) error {
 		return fmt.Errorf("capacity: %w", err)
 	}
 	rep := capacity.Report{Criteria: crit, Points: res.Points, Lower: res.Lower, Upper: res.Upper, Runs: res.Runs, Requests: res.Requests}
-	if err := writeCapacity(e, o.report, sc, rep, c.asJSON); err != nil || c.asJSON {
+	if err := writeCapacity(e, o.Report, sc, rep, c.asJSON); err != nil || c.asJSON {
 		return err
 	}
 	_, err = fmt.Fprintf(e.stdout, "search: %d runs, %d simulated requests\n", res.Runs, res.Requests)
@@ -170,9 +171,9 @@ func writeCapacity(e *env, page string, sc *scenario.Scenario, rep capacity.Repo
 
 // ownFlags returns the flags a scenario file leaves open: capacity's own,
 // the seed, summary mode and the progress switches.
-func ownFlags(g flagGroup) map[string]bool {
+func ownFlags(g cliflag.Group) map[string]bool {
 	own := map[string]bool{"quiet": true, "disable-tqdm": true, "seed": true, "report": true, "summary-only": true}
-	for _, name := range g.names {
+	for _, name := range g.Names {
 		own[name] = true
 	}
 	return own
@@ -180,12 +181,12 @@ func ownFlags(g flagGroup) map[string]bool {
 
 // capacityScenario loads the scenario file, or builds one from bench flags.
 // With a file, only capacity's own flags (own) may be given.
-func capacityScenario(pos []string, o *benchOptions, own map[string]bool) (*scenario.Scenario, error) {
+func capacityScenario(pos []string, o *vllmbench.Flags, own map[string]bool) (*scenario.Scenario, error) {
 	switch len(pos) {
 	case 0:
 		return o.Scenario()
 	case 1:
-		for name := range o.set {
+		for name := range o.Given {
 			if !own[name] {
 				return nil, fmt.Errorf("--%s: with a scenario file, the workload, server and SLO come from the file", name)
 			}
@@ -198,7 +199,7 @@ func capacityScenario(pos []string, o *benchOptions, own map[string]bool) (*scen
 		if err != nil {
 			return nil, err
 		}
-		if o.set["seed"] {
+		if o.Given["seed"] {
 			sc.Seed = o.Seed
 		}
 		return sc, nil

@@ -14,10 +14,12 @@ import (
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/fielderr"
+	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/plan/planplot"
 	"github.com/servesim/servesim/report/chart"
 	"github.com/servesim/servesim/scenario"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 const planUsage = `Usage: servesim plan [SCENARIO.yaml] [flags]
@@ -62,7 +64,7 @@ type planOptions struct {
 	specK                 string // --spec-k (plan/spec.go)
 }
 
-func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
+func (p *planOptions) define(fs *flag.FlagSet) cliflag.Group {
 	p.reps, p.boundaryReps, p.maxReplicas = 2, 3, 64
 	fs.StringVar(&p.gpus, "gpus", "", "comma-separated GPU `names` to search (default: every GPU with a price)")
 	fs.StringVar(&p.prices, "prices", "", "`gpu=dollars-per-hour,...` overriding or adding to the built-in prices ("+plan.PriceSource+")")
@@ -76,25 +78,25 @@ func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
 	fs.StringVar(&p.precisions, "precisions", "bf16,fp8", "comma-separated `precisions` to search (bf16, fp8)")
 	fs.StringVar(&p.pps, "pipeline-parallel-options", "", "comma-separated --pipeline-parallel-size `values` to search: each colocated candidate also split into that many stages (default: 1, none)")
 	fs.StringVar(&p.pd, "pd-options", "", "comma-separated disaggregated `shapes` to search beside colocated: xPyD (each pool's GPU and TP searched) or xPyD:GPU/TP:GPU/TP for the prefill and decode pools, * for searched (e.g. 2P1D:h100-sxm/4:a100-80gb/4); see docs/disaggregation.md")
-	fs.Var(intValue{p: &p.reps, min: 1, max: maxProbeReplications, why: probeLimitWhy}, "replications", "runs per coarse lambda* probe")
-	fs.Var(intValue{p: &p.boundaryReps, min: 1, max: 2 * maxProbeReplications, why: probeLimitWhy}, "boundary-replications", "runs per probe near lambda* and per replica-count check (at least --replications)")
-	fs.Var(intValue{p: &p.maxReplicas, min: 1, max: 1024, why: "the most replicas one candidate may have"}, "max-replicas", "the most replicas a candidate may have")
-	fs.Var(intValue{p: &p.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
+	fs.Var(cliflag.Int{P: &p.reps, Min: 1, Max: maxProbeReplications, Why: probeLimitWhy}, "replications", "runs per coarse lambda* probe")
+	fs.Var(cliflag.Int{P: &p.boundaryReps, Min: 1, Max: 2 * maxProbeReplications, Why: probeLimitWhy}, "boundary-replications", "runs per probe near lambda* and per replica-count check (at least --replications)")
+	fs.Var(cliflag.Int{P: &p.maxReplicas, Min: 1, Max: 1024, Why: "the most replicas one candidate may have"}, "max-replicas", "the most replicas a candidate may have")
+	fs.Var(cliflag.Int{P: &p.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 	fs.BoolVar(&p.noPrune, "no-prune", false, "simulate every candidate that fits (same winner; a fuller table)")
-	fs.Var(nonNegativeFloat{&p.frontier, "prune at the cheapest cost"}, "frontier", "also keep deployments up to (1+X) times the cheapest cost, for the frontier (0: prune at the cheapest cost)")
-	fs.Var(nonNegativeFloat{&p.budget, "no budget"}, "budget", "reject deployments dearer than this, dollars an hour (0: no budget)")
+	fs.Var(cliflag.NonNegativeFloat{P: &p.frontier, Zero: "prune at the cheapest cost"}, "frontier", "also keep deployments up to (1+X) times the cheapest cost, for the frontier (0: prune at the cheapest cost)")
+	fs.Var(cliflag.NonNegativeFloat{P: &p.budget, Zero: "no budget"}, "budget", "reject deployments dearer than this, dollars an hour (0: no budget)")
 	fs.StringVar(&p.format, "format", "table", "output `format`: table, json or csv")
 	fs.StringVar(&p.plot, "plot", "", "also draw the cost/latency frontier to `FILE`.svg or .png")
 	fs.StringVar(&p.specK, "spec-k", "", "comma-separated num_speculative_tokens `values` to search (0: off) with --speculative-config's method and acceptance; the winner's crossover is reported (docs/speculative.md)")
-	return flagGroup{"plan flags", []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "pipeline-parallel-options", "pd-options", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers", "spec-k"}}
+	return cliflag.Group{Title: "plan flags", Names: []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "pipeline-parallel-options", "pd-options", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers", "spec-k"}}
 }
 
 // runPlan is `servesim plan`.
 func runPlan(args []string, e *env) error {
-	var o benchOptions
+	var o vllmbench.Flags
 	var p planOptions
-	var group flagGroup
-	pos, err := parseBenchStyle("plan", planUsage, args, e, &o, func(fs *flag.FlagSet) flagGroup {
+	var group cliflag.Group
+	pos, err := parseBenchStyle("plan", planUsage, args, e, &o, func(fs *flag.FlagSet) cliflag.Group {
 		group = p.define(fs)
 		return group
 	})
@@ -115,7 +117,7 @@ func runPlan(args []string, e *env) error {
 		return fmt.Errorf("plan: --boundary-replications %d must be >= --replications %d", p.boundaryReps, p.reps)
 	}
 	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "dp", "enable-expert-parallel", "server", "pipeline-parallel-size"} {
-		if o.set[f] {
+		if o.Given[f] {
 			return fmt.Errorf("plan: --%s: the plan chooses the deployment (--tp-degrees, --dp-degrees, --expert-parallel-options, --pipeline-parallel-options, --pd-options, --gpus)", f)
 		}
 	}
@@ -129,32 +131,32 @@ func runPlan(args []string, e *env) error {
 	}
 	ps := &pl.Search
 	ps.Replications, ps.BoundaryReplications, ps.Workers = p.reps, p.boundaryReps, p.workers
-	if o.set["max-replicas"] {
+	if o.Given["max-replicas"] {
 		ps.MaxReplicas = p.maxReplicas
 	}
-	if o.set["frontier"] {
+	if o.Given["frontier"] {
 		ps.Frontier = p.frontier
 	}
-	if o.set["budget"] {
+	if o.Given["budget"] {
 		ps.Budget = p.budget
 	}
-	if o.set["no-prune"] {
+	if o.Given["no-prune"] {
 		ps.NoPrune = p.noPrune
 	}
 	block, err := plan.ChoicesOf(sc.Plan)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	flags, err := p.choices(o.set)
+	flags, err := p.choices(o.Given)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	pl.ServedModelName = o.servedName
-	if pl.Space, err = space(block.Over(flags), o.set); err != nil {
+	pl.ServedModelName = o.ServedName
+	if pl.Space, err = space(block.Over(flags), o.Given); err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
 
-	prog := startProgress(e.stderr, e.tty && !o.quiet, "planning", 0) // a spinner with the elapsed time
+	prog := startProgress(e.stderr, e.tty && !o.Quiet, "planning", 0) // a spinner with the elapsed time
 	res, err := pl.Run()
 	prog.Stop()
 	if err != nil {
@@ -162,7 +164,7 @@ func runPlan(args []string, e *env) error {
 		if len(pos) == 1 {
 			file = pos[0]
 		}
-		return fmt.Errorf("plan: %w", planFieldError(err, file, o.set))
+		return fmt.Errorf("plan: %w", planFieldError(err, file, o.Given))
 	}
 	if p.plot != "" {
 		var b bytes.Buffer

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/report/chart"
 	"github.com/servesim/servesim/scenario"
@@ -41,7 +42,7 @@ type runOptions struct {
 	notes io.Writer
 }
 
-func (o *runOptions) define(fs *flag.FlagSet, withShard bool) []flagGroup {
+func (o *runOptions) define(fs *flag.FlagSet, withShard bool) []cliflag.Group {
 	formatHelp := "output `format`: table, csv or json (default table)"
 	if withShard {
 		formatHelp = "output `format`: table, csv or json (default table; json with --shard)"
@@ -52,23 +53,23 @@ func (o *runOptions) define(fs *flag.FlagSet, withShard bool) []flagGroup {
 	names := []string{"format", "plot", "report"}
 	if withShard {
 		fs.StringVar(&o.shard, "shard", "", "run only shard `i/n` of the jobs and write JSON for servesim merge")
-		fs.Var(intValue{p: &o.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
-		fs.BoolVar(&o.summaryOnly, "summary-only", false, summaryOnlyHelp(", as summary_only: true does, whatever the file says"))
+		fs.Var(cliflag.Int{P: &o.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
+		fs.BoolVar(&o.summaryOnly, "summary-only", false, vllmbench.SummaryOnlyHelp(", as summary_only: true does, whatever the file says"))
 		names = append(names, "shard", "workers", "summary-only")
 	}
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
-	return []flagGroup{{"flags", append(names, "quiet")}}
+	return []cliflag.Group{{Title: "flags", Names: append(names, "quiet")}}
 }
 
 // runScenario is `servesim run`.
 func runScenario(args []string, e *env) error {
 	var o runOptions
-	fs := newFlagSet("run")
+	fs := cliflag.NewFlagSet("run")
 	groups := o.define(fs, true)
-	pos, err := parseArgs(fs, args)
+	pos, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, runUsage)
-		printFlags(e.stdout, fs, groups)
+		cliflag.Print(e.stdout, fs, groups)
 		return errHelp
 	}
 	if err != nil {

@@ -6,7 +6,9 @@ import (
 	"io"
 
 	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/screen"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 const tpUsage = `Usage: servesim tp [flags]
@@ -32,21 +34,21 @@ type tpOptions struct {
 	workers            int
 }
 
-func (t *tpOptions) define(fs *flag.FlagSet) flagGroup {
+func (t *tpOptions) define(fs *flag.FlagSet) cliflag.Group {
 	t.precision, t.reps, t.boundaryReps = 0.05, 3, 5
 	fs.StringVar(&t.candidates, "candidates", "1x1,2x1,4x1,8x1", "comma-separated `PxK` (K replicas of tensor-parallel degree P) or tpP[dpD][ep][xK] (vLLM's --data-parallel-size D and --enable-expert-parallel)")
-	fs.Var(nonNegativeFloat{&t.commonRate, "skip"}, "common-rate", "also run every candidate at this rate, req/s, for per-card goodput side by side (0: skip)")
-	fs.Var(nonNegativeFloat{&t.start, "--request-rate"}, "start", "first rate each search probes, req/s (0: --request-rate)")
-	fs.Var(positiveFloat{p: &t.precision}, "precision", "relative width of each lambda* bracket")
-	fs.Var(intValue{p: &t.reps, min: 1, max: maxProbeReplications, why: probeLimitWhy}, "replications", "independent runs per probe")
-	fs.Var(intValue{p: &t.boundaryReps, min: 1, max: 2 * maxProbeReplications, why: probeLimitWhy}, "boundary-replications", "runs per probe near each answer (at least --replications)")
-	fs.Var(intValue{p: &t.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
-	return flagGroup{"tp flags", []string{"candidates", "common-rate", "start", "precision", "replications", "boundary-replications", "workers"}}
+	fs.Var(cliflag.NonNegativeFloat{P: &t.commonRate, Zero: "skip"}, "common-rate", "also run every candidate at this rate, req/s, for per-card goodput side by side (0: skip)")
+	fs.Var(cliflag.NonNegativeFloat{P: &t.start, Zero: "--request-rate"}, "start", "first rate each search probes, req/s (0: --request-rate)")
+	fs.Var(cliflag.PositiveFloat{P: &t.precision}, "precision", "relative width of each lambda* bracket")
+	fs.Var(cliflag.Int{P: &t.reps, Min: 1, Max: maxProbeReplications, Why: probeLimitWhy}, "replications", "independent runs per probe")
+	fs.Var(cliflag.Int{P: &t.boundaryReps, Min: 1, Max: 2 * maxProbeReplications, Why: probeLimitWhy}, "boundary-replications", "runs per probe near each answer (at least --replications)")
+	fs.Var(cliflag.Int{P: &t.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
+	return cliflag.Group{Title: "tp flags", Names: []string{"candidates", "common-rate", "start", "precision", "replications", "boundary-replications", "workers"}}
 }
 
 // runTP is `servesim tp`.
 func runTP(args []string, e *env) error {
-	var o benchOptions
+	var o vllmbench.Flags
 	var t tpOptions
 	pos, err := parseBenchStyle("tp", tpUsage, args, e, &o, t.define)
 	if err != nil {
@@ -63,7 +65,7 @@ func runTP(args []string, e *env) error {
 		return fmt.Errorf("tp: --boundary-replications %d must be >= --replications %d", t.boundaryReps, t.reps)
 	}
 	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "dp", "enable-expert-parallel", "server"} {
-		if o.set[f] {
+		if o.Given[f] {
 			return fmt.Errorf("tp: --%s: the candidates set the deployment (--candidates PxK or tpP[dpD][ep][xK])", f)
 		}
 	}
@@ -80,18 +82,18 @@ func runTP(args []string, e *env) error {
 	if t.start > 0 {
 		study.Start = t.start
 	}
-	p := startProgress(e.stderr, e.tty && !o.quiet, "screening", 0)
+	p := startProgress(e.stderr, e.tty && !o.Quiet, "screening", 0)
 	rep, err := study.Run()
 	p.Stop()
 	if err != nil {
 		return fmt.Errorf("tp: %w", err)
 	}
 	printTP(e.stdout, study.Engine, study, rep, sc.ProbedWorkload())
-	if o.report != "" {
-		if err := reportTP(o.report, study.Engine, study, rep); err != nil {
-			return fmt.Errorf("tp: --report %s: %w", o.report, err)
+	if o.Report != "" {
+		if err := reportTP(o.Report, study.Engine, study, rep); err != nil {
+			return fmt.Errorf("tp: --report %s: %w", o.Report, err)
 		}
-		fmt.Fprintf(e.stderr, "servesim: wrote %s\n", o.report)
+		fmt.Fprintf(e.stderr, "servesim: wrote %s\n", o.Report)
 	}
 	return nil
 }
