@@ -1,9 +1,7 @@
 package vllmbench
 
 import (
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/servesim/servesim/scenario"
@@ -98,27 +96,4 @@ func FailureReason(sc *scenario.Scenario, flags bool) string {
 		}
 	}
 	return why
-}
-
-// ParseFloatList reads comma-separated numbers (--metric-percentiles).
-func ParseFloatList(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, err := strconv.ParseFloat(f, 64)
-		if errors.Is(err, strconv.ErrRange) {
-			return nil, fmt.Errorf("%q is out of range for a float64", f)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", f)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("is empty")
-	}
-	return out, nil
 }

@@ -210,7 +210,7 @@ func capacityScenario(pos []string, o *vllmbench.Flags, own map[string]bool) (*s
 
 // runGrid evaluates a fixed list of rates, or one shard of its jobs.
 func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c capacityOptions, e *env) error {
-	rates, err := vllmbench.ParseFloatList(c.grid)
+	rates, err := cliflag.FloatList(c.grid)
 	if err != nil {
 		return fmt.Errorf("capacity: --grid %q: %v", c.grid, err)
 	}

@@ -6,15 +6,15 @@ import (
 	"fmt"
 
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
-	"github.com/servesim/servesim/vllmbench"
 )
 
 // runSpecSweep is `servesim capacity --spec-k K,...`: λ* for every k (0:
 // off) and the rate where each k stops paying (capacity.SpecSweep).
 func runSpecSweep(sc *scenario.Scenario, s capacity.Search, c capacityOptions, e *env, progress bool) error {
-	ks, err := intList("--spec-k", c.specK, 0, capacity.MaxSpecK)
+	ks, err := cliflag.IntList("--spec-k", c.specK, 0, capacity.MaxSpecK)
 	if err != nil {
 		return err
 	}
@@ -24,7 +24,7 @@ func runSpecSweep(sc *scenario.Scenario, s capacity.Search, c capacityOptions, e
 	}
 	var rates []float64
 	if c.specRates != "" {
-		if rates, err = vllmbench.ParseFloatList(c.specRates); err != nil {
+		if rates, err = cliflag.FloatList(c.specRates); err != nil {
 			return fmt.Errorf("capacity: --spec-rates %q: %v", c.specRates, err)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/servesim/servesim/batching"
@@ -291,7 +290,7 @@ func (p *planOptions) choices(set map[string]bool) (plan.Choices, error) {
 		{"dp-degrees", p.dps, &c.DataParallel, 1, batching.MaxDataParallel},
 		{"pipeline-parallel-options", p.pps, &c.PipelineParallel, 1, batching.MaxPipelineStages}} {
 		if set[f.flag] {
-			if *f.to, err = intList("--"+f.flag, f.text, f.lo, f.max); err != nil {
+			if *f.to, err = cliflag.IntList("--"+f.flag, f.text, f.lo, f.max); err != nil {
 				return c, err
 			}
 		}
@@ -301,7 +300,7 @@ func (p *planOptions) choices(set map[string]bool) (plan.Choices, error) {
 		to         *[]bool
 	}{{"chunked-prefill-options", p.chunked, &c.ChunkedPrefill}, {"expert-parallel-options", p.eps, &c.ExpertParallel}} {
 		if set[f.flag] {
-			if *f.to, err = onOffList("--"+f.flag, f.text); err != nil {
+			if *f.to, err = cliflag.OnOffList("--"+f.flag, f.text); err != nil {
 				return c, err
 			}
 		}
@@ -312,7 +311,7 @@ func (p *planOptions) choices(set map[string]bool) (plan.Choices, error) {
 		}
 	}
 	if p.specK != "" {
-		if c.SpecK, err = intList("--spec-k", p.specK, 0, capacity.MaxSpecK); err != nil {
+		if c.SpecK, err = cliflag.IntList("--spec-k", p.specK, 0, capacity.MaxSpecK); err != nil {
 			return c, err
 		}
 	}
@@ -326,43 +325,4 @@ func (p *planOptions) choices(set map[string]bool) (plan.Choices, error) {
 		}
 	}
 	return c, nil
-}
-
-// onOffList parses "on,off" (or true, false); "" is nil.
-func onOffList(flagName, s string) ([]bool, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var out []bool
-	for _, f := range strings.Split(s, ",") {
-		switch strings.TrimSpace(f) {
-		case "on", "true":
-			out = append(out, true)
-		case "off", "false":
-			out = append(out, false)
-		default:
-			return nil, fmt.Errorf("%s: %q: want on or off", flagName, f)
-		}
-	}
-	return out, nil
-}
-
-// intList parses "1,2,4" with every value in [lo, hi].
-func intList(flagName, s string, lo, hi int) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, err := strconv.Atoi(f)
-		if err != nil || v < lo || v > hi {
-			return nil, fmt.Errorf("%s: %q is not a whole number in [%d, %d]", flagName, f, lo, hi)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: is empty", flagName)
-	}
-	return out, nil
 }

@@ -3,8 +3,10 @@
 // flags mixed with positional arguments with vLLM-style messages (Parse),
 // the flags given (Given), help printed group by group (Print), and the
 // flag.Value types the commands share (Int, HumanInt, Seed,
-// NonNegativeFloat, Fraction, BoolTarget, StringList, TriState, TriNo),
-// whose errors say what the flag takes.
+// NonNegativeFloat, PositiveFloat, Fraction, BoolTarget, StringList,
+// TriState, TriNo),
+// whose errors say what the flag takes, and comma-separated lists
+// (FloatList, IntList, OnOffList).
 package cliflag
 
 import (
