@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/screen"
 	"github.com/servesim/servesim/vllmbench"
@@ -40,8 +41,8 @@ func (t *tpOptions) define(fs *flag.FlagSet) cliflag.Group {
 	fs.Var(cliflag.NonNegativeFloat{P: &t.commonRate, Zero: "skip"}, "common-rate", "also run every candidate at this rate, req/s, for per-card goodput side by side (0: skip)")
 	fs.Var(cliflag.NonNegativeFloat{P: &t.start, Zero: "--request-rate"}, "start", "first rate each search probes, req/s (0: --request-rate)")
 	fs.Var(cliflag.PositiveFloat{P: &t.precision}, "precision", "relative width of each lambda* bracket")
-	fs.Var(cliflag.Int{P: &t.reps, Min: 1, Max: maxProbeReplications, Why: probeLimitWhy}, "replications", "independent runs per probe")
-	fs.Var(cliflag.Int{P: &t.boundaryReps, Min: 1, Max: 2 * maxProbeReplications, Why: probeLimitWhy}, "boundary-replications", "runs per probe near each answer (at least --replications)")
+	fs.Var(cliflag.Int{P: &t.reps, Min: 1, Max: capacity.MaxReplications, Why: probeLimitWhy}, "replications", "independent runs per probe")
+	fs.Var(cliflag.Int{P: &t.boundaryReps, Min: 1, Max: 2 * capacity.MaxReplications, Why: probeLimitWhy}, "boundary-replications", "runs per probe near each answer (at least --replications)")
 	fs.Var(cliflag.Int{P: &t.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 	return cliflag.Group{Title: "tp flags", Names: []string{"candidates", "common-rate", "start", "precision", "replications", "boundary-replications", "workers"}}
 }
