@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/servesim/servesim/internal/cliflag"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/vllmbench"
@@ -34,7 +35,7 @@ func runBench(args []string, e *env) error {
 	cfg.TokenSteps = o.SaveDetailed && sc.Server.Kind != scenario.KindFCFS
 
 	vllmbench.WritePreamble(e.stdout, &o.Options, sc)
-	p := e.showProgress(o.Quiet || o.DisableTqdm, "simulating", 0)
+	p := progress.Show(e.stderr, e.tty, o.Quiet || o.DisableTqdm, "simulating", 0)
 	res, err := sim.Run(cfg)
 	p.Stop()
 	if err != nil {

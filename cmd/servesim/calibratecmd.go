@@ -7,6 +7,7 @@ import (
 
 	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/internal/cliflag"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/vllmbench"
 )
 
@@ -115,7 +116,7 @@ func runCalibrate(args []string, e *env) error {
 		}
 	}
 	c.Warn = func(msg string) { fmt.Fprintf(e.stderr, "servesim calibrate: %s\n", msg) }
-	c.Progress = func() func() { return startProgress(e.stderr, e.tty && !quiet, "fitting", 0).Stop }
+	c.Progress = func() func() { return progress.Start(e.stderr, e.tty && !quiet, "fitting", 0).Stop }
 	rep, err := calibrate.Run(c)
 	var ee *calibrate.EngineError
 	switch {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/internal/cliflag"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
@@ -133,7 +134,7 @@ func runCapacity(args []string, e *env) error {
 	if c.specRates != "" {
 		return errors.New("capacity: --spec-rates applies to --spec-k")
 	}
-	p := startProgress(e.stderr, e.tty && !o.Quiet, "searching", 0)
+	p := progress.Start(e.stderr, e.tty && !o.Quiet, "searching", 0)
 	s.Progress = func(pt capacity.Point) { p.Add(len(pt.Runs)) }
 	res, err := s.Run()
 	p.Stop()

@@ -7,13 +7,14 @@ import (
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/internal/cliflag"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 )
 
 // runSpecSweep is `servesim capacity --spec-k K,...`: λ* for every k (0:
 // off) and the rate where each k stops paying (capacity.SpecSweep).
-func runSpecSweep(sc *scenario.Scenario, s capacity.Search, c capacityOptions, e *env, progress bool) error {
+func runSpecSweep(sc *scenario.Scenario, s capacity.Search, c capacityOptions, e *env, show bool) error {
 	ks, err := cliflag.IntList("--spec-k", c.specK, 0, capacity.MaxSpecK)
 	if err != nil {
 		return err
@@ -42,7 +43,7 @@ func runSpecSweep(sc *scenario.Scenario, s capacity.Search, c capacityOptions, e
 		}
 		return cfg, nil
 	}}
-	p := startProgress(e.stderr, progress, "searching k", 0)
+	p := progress.Start(e.stderr, show, "searching k", 0)
 	res, err := sw.Run()
 	p.Stop()
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
@@ -8,7 +9,7 @@ import (
 
 // runJobs runs the jobs of x that shard owns (scenario.Experiment.RunJobs)
 // and counts each on the progress bar.
-func runJobs(x *scenario.Experiment, shard jobs.Shard, workers int, adjust func(*sim.Config), p *progress) ([]jobRecord, error) {
+func runJobs(x *scenario.Experiment, shard jobs.Shard, workers int, adjust func(*sim.Config), p *progress.Bar) ([]jobRecord, error) {
 	return x.RunJobs(shard, workers, adjust, func() { p.Add(1) })
 }
 

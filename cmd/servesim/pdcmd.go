@@ -9,6 +9,7 @@ import (
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/disagg"
 	"github.com/servesim/servesim/internal/cliflag"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/vllmbench"
@@ -85,7 +86,7 @@ func runPD(args []string, e *env) error {
 		return fmt.Errorf("pd: %w", err)
 	}
 	cfg.Server = pd
-	prog := startProgress(e.stderr, e.tty && !o.Quiet, "simulating", 0)
+	prog := progress.Start(e.stderr, e.tty && !o.Quiet, "simulating", 0)
 	res, err := sim.Run(cfg)
 	prog.Stop()
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/internal/cliflag"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/plan/planplot"
 	"github.com/servesim/servesim/report/chart"
@@ -155,7 +156,7 @@ func runPlan(args []string, e *env) error {
 		return fmt.Errorf("plan: %w", err)
 	}
 
-	prog := startProgress(e.stderr, e.tty && !o.Quiet, "planning", 0) // a spinner with the elapsed time
+	prog := progress.Start(e.stderr, e.tty && !o.Quiet, "planning", 0) // a spinner with the elapsed time
 	res, err := pl.Run()
 	prog.Stop()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/servesim/servesim/internal/cliflag"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/report/chart"
 	"github.com/servesim/servesim/scenario"
@@ -117,7 +118,7 @@ func runScenario(args []string, e *env) error {
 	}
 	// The table and the plots use p99 whatever the scenario asks for.
 	p99 := func(c *sim.Config) { c.Percentiles = withPercentile(c.Percentiles, 99) }
-	p := e.showProgress(o.quiet, "running "+pos[0], shard.Size(x.Size()))
+	p := progress.Show(e.stderr, e.tty, o.quiet, "running "+pos[0], shard.Size(x.Size()))
 	out.Results, err = runJobs(x, shard, o.workers, p99, p)
 	p.Stop()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/internal/cliflag"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/screen"
 	"github.com/servesim/servesim/vllmbench"
 )
@@ -83,7 +84,7 @@ func runTP(args []string, e *env) error {
 	if t.start > 0 {
 		study.Start = t.start
 	}
-	p := startProgress(e.stderr, e.tty && !o.Quiet, "screening", 0)
+	p := progress.Start(e.stderr, e.tty && !o.Quiet, "screening", 0)
 	rep, err := study.Run()
 	p.Stop()
 	if err != nil {
