@@ -234,9 +234,6 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 	return writeCapacity(e, c.report, sc, capacity.NewGridReport(crit, results), c.asJSON)
 }
 
-// gridKind marks the JSON a --grid --shard run writes (capacity.GridShard).
-const gridKind = capacity.GridKind
-
 func writeGridShard(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, rates []float64, reps int, sh jobs.Shard, results []capacity.JobResult) error {
 	g := capacity.NewGridShard(sc.Name, sc.Server.String(), sc.ProbedWorkload(), crit, rates, reps, sh, results)
 	g.PricedBy = sc.Pricing()
@@ -261,7 +258,7 @@ func mergeGrid(files []string, c capacityOptions, e *env) error {
 			return fmt.Errorf("capacity: --merge: %w", err)
 		}
 		if shards[i], err = capacity.ReadGridShard(data); err != nil {
-			return fmt.Errorf("capacity: --merge: %s", notShard(f, data, gridKind))
+			return fmt.Errorf("capacity: --merge: %s", notShard(f, data, capacity.GridKind))
 		}
 	}
 	rep, err := capacity.MergeGridReport(shards, files)

@@ -39,7 +39,7 @@ func runMerge(args []string, e *env) error {
 	if err := checkOutputFlags(&o); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	outs := make([]*runOutput, len(pos))
+	outs := make([]*scenario.RunFile, len(pos))
 	for i, name := range pos {
 		data, err := readShardFile(name)
 		if err != nil {

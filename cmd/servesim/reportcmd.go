@@ -90,7 +90,7 @@ func runReport(args []string, e *env) error {
 
 // writeSweepPlot draws the charts of a run or merge output
 // (report.SweepCharts) to path, a .png or .svg file.
-func writeSweepPlot(path string, out *runOutput) error {
+func writeSweepPlot(path string, out *scenario.RunFile) error {
 	r, err := report.FromRunFile(out)
 	if err != nil {
 		return err
@@ -102,7 +102,7 @@ func writeSweepPlot(path string, out *runOutput) error {
 // calls its helper below once its results are in.
 
 // reportRunOutput writes the report of a run or merge output to path.
-func reportRunOutput(path string, out *runOutput) error {
+func reportRunOutput(path string, out *scenario.RunFile) error {
 	r, err := report.FromRunFile(out)
 	if err != nil {
 		return err

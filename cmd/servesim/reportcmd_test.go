@@ -151,11 +151,11 @@ func TestReportHelpers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := newRunOutput(scSmall, x, jobs.All)
+	out, err := scSmall.NewRunFile(x, jobs.All)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Results, err = runJobs(x, jobs.All, 0, nil, nil); err != nil {
+	if out.Results, err = x.RunJobs(jobs.All, 0, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	path = filepath.Join(dir, "run.html")

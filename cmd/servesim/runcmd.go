@@ -112,14 +112,14 @@ func runScenario(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	out, err := newRunOutput(sc, x, shard)
+	out, err := sc.NewRunFile(x, shard)
 	if err != nil {
 		return err
 	}
 	// The table and the plots use p99 whatever the scenario asks for.
 	p99 := func(c *sim.Config) { c.Percentiles = withPercentile(c.Percentiles, 99) }
 	p := progress.Show(e.stderr, e.tty, o.quiet, "running "+pos[0], shard.Size(x.Size()))
-	out.Results, err = runJobs(x, shard, o.workers, p99, p)
+	out.Results, err = x.RunJobs(shard, o.workers, p99, func() { p.Add(1) })
 	p.Stop()
 	if err != nil {
 		return fmt.Errorf("run: %s: %w", pos[0], err)
@@ -136,7 +136,7 @@ func runScenario(args []string, e *env) error {
 // warnAllFailed says on stderr which sweep points had no request complete
 // in any replication, and why requests fail there. The output keeps the
 // numbers as they are (zeros).
-func warnAllFailed(w io.Writer, param string, x *scenario.Experiment, rows []pointRow) {
+func warnAllFailed(w io.Writer, param string, x *scenario.Experiment, rows []report.Row) {
 	for p, row := range rows {
 		if p < len(x.Points) && row.Completed == 0 && row.Failed > 0 {
 			at := ""
@@ -167,7 +167,7 @@ func checkOutputFlags(o *runOptions) error {
 
 // writeRunOutput prints the results (their rows: report.Rows) in the
 // chosen format and draws the plot.
-func writeRunOutput(w io.Writer, out *runOutput, rows []pointRow, o *runOptions) error {
+func writeRunOutput(w io.Writer, out *scenario.RunFile, rows []report.Row, o *runOptions) error {
 	var err error
 	switch o.format {
 	case "json":
@@ -200,4 +200,12 @@ func (o *runOptions) wrote(path string) {
 	if o.notes != nil {
 		fmt.Fprintf(o.notes, "servesim: wrote %s\n", path)
 	}
+}
+
+// pointText writes a sweep point's value, "-" for none.
+func pointText(p scenario.Point) string {
+	if p.Value == nil {
+		return "-"
+	}
+	return scenario.FormatValue(p.Value)
 }
