@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/workload"
 )
@@ -96,4 +97,23 @@ func FailureReason(sc *scenario.Scenario, flags bool) string {
 		}
 	}
 	return why
+}
+
+// FlagFieldError writes a field error of a scenario that Options.Scenario
+// built in the words of the command line: the field becomes the flag that
+// sets it (FlagOfPath, a table of the typed field, never a rewrite of the
+// message), and no file or line is named (the scenario comes from flags);
+// a field no flag sets keeps its path. Errors that name no field read as
+// they are.
+func FlagFieldError(err error) string {
+	fe := fielderr.Of(err)
+	if fe == nil {
+		return err.Error()
+	}
+	cp := *fe
+	cp.File, cp.Line = "", 0
+	if f, ok := FlagOfPath[fe.Field]; ok {
+		cp.Field = f
+	}
+	return cp.Error()
 }

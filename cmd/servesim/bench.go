@@ -30,7 +30,7 @@ func runBench(args []string, e *env) error {
 	}
 	cfg, err := sc.Config()
 	if err != nil {
-		return fmt.Errorf("bench: %s", benchFieldError(err))
+		return fmt.Errorf("bench: %s", vllmbench.FlagFieldError(err))
 	}
 	cfg.TokenSteps = o.SaveDetailed && sc.Server.Kind != scenario.KindFCFS
 

@@ -121,7 +121,7 @@ func runCalibrate(args []string, e *env) error {
 	var ee *calibrate.EngineError
 	switch {
 	case errors.As(err, &ee):
-		return fmt.Errorf("calibrate: %s: %s", ee.ID, benchFieldError(ee.Err))
+		return fmt.Errorf("calibrate: %s: %s", ee.ID, vllmbench.FlagFieldError(ee.Err))
 	case err != nil:
 		return fmt.Errorf("calibrate: %w", err)
 	}

@@ -92,7 +92,7 @@ func runCapacity(args []string, e *env) error {
 	}
 	base, err := sc.Config()
 	if err != nil {
-		return fmt.Errorf("capacity: %s", benchFieldError(err))
+		return fmt.Errorf("capacity: %s", vllmbench.FlagFieldError(err))
 	}
 	if !sc.SLO.Set() {
 		return errors.New("capacity: no SLO to search under: give --goodput ttft:MS tpot:MS (or an slo: block in the scenario)")

@@ -10,6 +10,7 @@ import (
 	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 // runSpecSweep is `servesim capacity --spec-k K,...`: λ* for every k (0:
@@ -39,7 +40,7 @@ func runSpecSweep(sc *scenario.Scenario, s capacity.Search, c capacityOptions, e
 		}
 		cfg, err := v.Config()
 		if err != nil {
-			return sim.Config{}, fmt.Errorf("%s", benchFieldError(err))
+			return sim.Config{}, fmt.Errorf("%s", vllmbench.FlagFieldError(err))
 		}
 		return cfg, nil
 	}}

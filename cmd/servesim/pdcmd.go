@@ -73,11 +73,11 @@ func runPD(args []string, e *env) error {
 	}
 	cfg, err := sc.Config()
 	if err != nil {
-		return fmt.Errorf("pd: %s", benchFieldError(err))
+		return fmt.Errorf("pd: %s", vllmbench.FlagFieldError(err))
 	}
 	pre, err := sc.Engine()
 	if err != nil {
-		return fmt.Errorf("pd: %s", benchFieldError(err))
+		return fmt.Errorf("pd: %s", vllmbench.FlagFieldError(err))
 	}
 	pd, err := disagg.Spec{Prefill: p.prefill, Decode: p.decode, DecodeGPU: p.decodeGPU, DecodeTP: p.decodeTP,
 		Link: p.link, ProxyOverhead: p.proxyMS / 1000,

@@ -127,7 +127,7 @@ func runPlan(args []string, e *env) error {
 	}
 	pl, err := plan.FromScenario(sc)
 	if err != nil {
-		return fmt.Errorf("plan: %s", benchFieldError(err))
+		return fmt.Errorf("plan: %s", vllmbench.FlagFieldError(err))
 	}
 	ps := &pl.Search
 	ps.Replications, ps.BoundaryReplications, ps.Workers = p.reps, p.boundaryReps, p.workers

@@ -77,7 +77,7 @@ func runTP(args []string, e *env) error {
 	}
 	study, err := screen.FromScenario(sc)
 	if err != nil {
-		return fmt.Errorf("tp: %s", benchFieldError(err))
+		return fmt.Errorf("tp: %s", vllmbench.FlagFieldError(err))
 	}
 	study.Candidates, study.Replications, study.BoundaryReplications = cands, t.reps, t.boundaryReps
 	study.Precision, study.CommonRate, study.Workers = t.precision, t.commonRate, t.workers
