@@ -93,6 +93,10 @@ func (r *Result) Bracketed() bool { return r.Lower > 0 && !math.IsInf(r.Upper, 1
 // already far past what a bracket needs.
 const MaxReplications = 1000
 
+// MaxReplicationsWhy says why a probe's runs stop at MaxReplications, in
+// the words of an error.
+const MaxReplicationsWhy = "the most runs a probe may have (each probe runs and lists them all)"
+
 // Validate checks the search settings and the base configuration.
 func (s Search) Validate() error {
 	if err := s.Criteria.Validate(); err != nil {

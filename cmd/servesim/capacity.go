@@ -49,15 +49,12 @@ type capacityOptions struct {
 	specK, specRates   string // --spec-k, --spec-rates (capacity_spec.go)
 }
 
-// probeLimitWhy says why --replications stops at capacity.MaxReplications.
-const probeLimitWhy = "the most runs a probe may have (each probe runs and lists them all)"
-
 func (c *capacityOptions) define(fs *flag.FlagSet) cliflag.Group {
 	c.precision = 0.05
 	fs.Var(cliflag.NonNegativeFloat{P: &c.start, Zero: "the workload's rate"}, "start", "first rate probed, req/s (0: the workload's rate)")
 	fs.Var(cliflag.PositiveFloat{P: &c.precision}, "precision", "stop when the bracket's relative width (hi-lo)/lo is at most this")
-	fs.Var(cliflag.Int{P: &c.reps, Max: capacity.MaxReplications, Why: probeLimitWhy}, "replications", "independent runs per probe (0: the scenario's, at least 3)")
-	fs.Var(cliflag.Int{P: &c.boundaryReps, Max: 2 * capacity.MaxReplications, Why: probeLimitWhy}, "boundary-replications", "runs per probe near the answer (0: twice --replications)")
+	fs.Var(cliflag.Int{P: &c.reps, Max: capacity.MaxReplications, Why: capacity.MaxReplicationsWhy}, "replications", "independent runs per probe (0: the scenario's, at least 3)")
+	fs.Var(cliflag.Int{P: &c.boundaryReps, Max: 2 * capacity.MaxReplications, Why: capacity.MaxReplicationsWhy}, "boundary-replications", "runs per probe near the answer (0: twice --replications)")
 	fs.StringVar(&c.grid, "grid", "", "comma-separated `rates` to evaluate instead of searching")
 	fs.StringVar(&c.shard, "shard", "", "with --grid: run only shard `i/n` of the jobs and write JSON for --merge")
 	fs.BoolVar(&c.merge, "merge", false, "the arguments are --grid --shard JSON files to join into one table")
@@ -101,7 +98,7 @@ func runCapacity(args []string, e *env) error {
 	if c.reps == 0 {
 		c.reps = max(sc.Replications, 3)
 		if c.reps > capacity.MaxReplications {
-			return fmt.Errorf("capacity: the scenario's replications %d exceed %d, %s: give --replications", c.reps, capacity.MaxReplications, probeLimitWhy)
+			return fmt.Errorf("capacity: the scenario's replications %d exceed %d, %s: give --replications", c.reps, capacity.MaxReplications, capacity.MaxReplicationsWhy)
 		}
 	}
 	if c.boundaryReps == 0 {

@@ -3,22 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 
-	"github.com/servesim/servesim/batching"
-	"github.com/servesim/servesim/capacity"
-	"github.com/servesim/servesim/cost"
-	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/plan/planplot"
 	"github.com/servesim/servesim/report/chart"
-	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/vllmbench"
 )
 
@@ -49,72 +42,30 @@ to a public on-demand list (see --prices); GPUs without a built-in price
 need one.
 `
 
-type planOptions struct {
-	gpus, prices, tps     string
-	dps, eps              string
-	profiles              string
-	seqs, tokens, chunked string
-	precisions            string
-	pd, pps               string
-	reps, boundaryReps    int
-	maxReplicas, workers  int
-	noPrune               bool
-	frontier, budget      float64
-	format, plot          string
-	specK                 string // --spec-k (plan/spec.go)
-}
-
-func (p *planOptions) define(fs *flag.FlagSet) cliflag.Group {
-	p.reps, p.boundaryReps, p.maxReplicas = 2, 3, 64
-	fs.StringVar(&p.gpus, "gpus", "", "comma-separated GPU `names` to search (default: every GPU with a price)")
-	fs.StringVar(&p.prices, "prices", "", "`gpu=dollars-per-hour,...` overriding or adding to the built-in prices ("+plan.PriceSource+")")
-	fs.StringVar(&p.profiles, "gpu-profiles", "", "`gpu=FILE,...`: efficiency profiles (servesim calibrate output, cost.Profile YAML) per GPU type; default: each GPU's built-in profile rule")
-	fs.StringVar(&p.tps, "tp-degrees", "1,2,4,8", "comma-separated tensor-parallel `degrees` to search")
-	fs.StringVar(&p.dps, "dp-degrees", "", "comma-separated data-parallel `degrees` (vllm serve --data-parallel-size) to search for a mixture-of-experts model: D groups of TP GPUs stepping together (default: 1)")
-	fs.StringVar(&p.eps, "expert-parallel-options", "", "comma-separated `on,off` --enable-expert-parallel settings to search for a mixture-of-experts model (default: off)")
-	fs.StringVar(&p.seqs, "max-num-seqs-options", "", "comma-separated max-num-seqs `values` to search (default: --max-num-seqs)")
-	fs.StringVar(&p.tokens, "max-num-batched-tokens-options", "", "comma-separated max-num-batched-tokens `values` to search (default: --max-num-batched-tokens)")
-	fs.StringVar(&p.chunked, "chunked-prefill-options", "", "comma-separated `on,off` chunked-prefill settings to search (default: --enable-chunked-prefill)")
-	fs.StringVar(&p.precisions, "precisions", "bf16,fp8", "comma-separated `precisions` to search (bf16, fp8)")
-	fs.StringVar(&p.pps, "pipeline-parallel-options", "", "comma-separated --pipeline-parallel-size `values` to search: each colocated candidate also split into that many stages (default: 1, none)")
-	fs.StringVar(&p.pd, "pd-options", "", "comma-separated disaggregated `shapes` to search beside colocated: xPyD (each pool's GPU and TP searched) or xPyD:GPU/TP:GPU/TP for the prefill and decode pools, * for searched (e.g. 2P1D:h100-sxm/4:a100-80gb/4); see docs/disaggregation.md")
-	fs.Var(cliflag.Int{P: &p.reps, Min: 1, Max: capacity.MaxReplications, Why: probeLimitWhy}, "replications", "runs per coarse lambda* probe")
-	fs.Var(cliflag.Int{P: &p.boundaryReps, Min: 1, Max: 2 * capacity.MaxReplications, Why: probeLimitWhy}, "boundary-replications", "runs per probe near lambda* and per replica-count check (at least --replications)")
-	fs.Var(cliflag.Int{P: &p.maxReplicas, Min: 1, Max: 1024, Why: "the most replicas one candidate may have"}, "max-replicas", "the most replicas a candidate may have")
-	fs.Var(cliflag.Int{P: &p.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
-	fs.BoolVar(&p.noPrune, "no-prune", false, "simulate every candidate that fits (same winner; a fuller table)")
-	fs.Var(cliflag.NonNegativeFloat{P: &p.frontier, Zero: "prune at the cheapest cost"}, "frontier", "also keep deployments up to (1+X) times the cheapest cost, for the frontier (0: prune at the cheapest cost)")
-	fs.Var(cliflag.NonNegativeFloat{P: &p.budget, Zero: "no budget"}, "budget", "reject deployments dearer than this, dollars an hour (0: no budget)")
-	fs.StringVar(&p.format, "format", "table", "output `format`: table, json or csv")
-	fs.StringVar(&p.plot, "plot", "", "also draw the cost/latency frontier to `FILE`.svg or .png")
-	fs.StringVar(&p.specK, "spec-k", "", "comma-separated num_speculative_tokens `values` to search (0: off) with --speculative-config's method and acceptance; the winner's crossover is reported (docs/speculative.md)")
-	return cliflag.Group{Title: "plan flags", Names: []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "pipeline-parallel-options", "pd-options", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers", "spec-k"}}
-}
-
 // runPlan is `servesim plan`.
 func runPlan(args []string, e *env) error {
 	var o vllmbench.Flags
-	var p planOptions
+	var p plan.Flags
 	var group cliflag.Group
 	pos, err := parseBenchStyle("plan", planUsage, args, e, &o, func(fs *flag.FlagSet) cliflag.Group {
-		group = p.define(fs)
+		group = p.Define(fs)
 		return group
 	})
 	if err != nil {
 		return err
 	}
-	switch p.format {
+	switch p.Format {
 	case "table", "json", "csv":
 	default:
-		return fmt.Errorf("plan: --format %q: want table, json or csv", p.format)
+		return fmt.Errorf("plan: --format %q: want table, json or csv", p.Format)
 	}
-	if p.plot != "" {
-		if _, err := chart.Format(p.plot); err != nil {
+	if p.Plot != "" {
+		if _, err := chart.Format(p.Plot); err != nil {
 			return fmt.Errorf("plan: --plot: %w", err)
 		}
 	}
-	if p.boundaryReps < p.reps {
-		return fmt.Errorf("plan: --boundary-replications %d must be >= --replications %d", p.boundaryReps, p.reps)
+	if err := p.Check(); err != nil {
+		return fmt.Errorf("plan: %w", err)
 	}
 	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "dp", "enable-expert-parallel", "server", "pipeline-parallel-size"} {
 		if o.Given[f] {
@@ -129,32 +80,10 @@ func runPlan(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("plan: %s", vllmbench.FlagFieldError(err))
 	}
-	ps := &pl.Search
-	ps.Replications, ps.BoundaryReplications, ps.Workers = p.reps, p.boundaryReps, p.workers
-	if o.Given["max-replicas"] {
-		ps.MaxReplicas = p.maxReplicas
-	}
-	if o.Given["frontier"] {
-		ps.Frontier = p.frontier
-	}
-	if o.Given["budget"] {
-		ps.Budget = p.budget
-	}
-	if o.Given["no-prune"] {
-		ps.NoPrune = p.noPrune
-	}
-	block, err := plan.ChoicesOf(sc.Plan)
-	if err != nil {
-		return fmt.Errorf("plan: %w", err)
-	}
-	flags, err := p.choices(o.Given)
-	if err != nil {
+	if err := p.Configure(&pl, sc.Plan, o.Given); err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
 	pl.ServedModelName = o.ServedName
-	if pl.Space, err = space(block.Over(flags), o.Given); err != nil {
-		return fmt.Errorf("plan: %w", err)
-	}
 
 	prog := progress.Start(e.stderr, e.tty && !o.Quiet, "planning", 0) // a spinner with the elapsed time
 	res, err := pl.Run()
@@ -164,19 +93,19 @@ func runPlan(args []string, e *env) error {
 		if len(pos) == 1 {
 			file = pos[0]
 		}
-		return fmt.Errorf("plan: %w", planFieldError(err, file, o.Given))
+		return fmt.Errorf("plan: %w", plan.FlagFieldError(err, file, o.Given))
 	}
-	if p.plot != "" {
+	if p.Plot != "" {
 		var b bytes.Buffer
-		format, _ := chart.Format(p.plot)
+		format, _ := chart.Format(p.Plot)
 		if err := planplot.Write(&b, res, format); err != nil {
 			return fmt.Errorf("plan: --plot: %w", err)
 		}
-		if err := os.WriteFile(p.plot, b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(p.Plot, b.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("plan: --plot: %w", err)
 		}
 	}
-	switch p.format {
+	switch p.Format {
 	case "json":
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {
@@ -191,139 +120,4 @@ func runPlan(args []string, e *env) error {
 		return fmt.Errorf("plan: %w", err)
 	}
 	return nil
-}
-
-// flagOfPlanField names the list flag of servesim plan behind each field
-// of plan.Plan's that a scenario's plan: block can give too.
-var flagOfPlanField = map[string]string{
-	"tp": "tp-degrees", "data_parallel": "dp-degrees", "expert_parallel": "expert-parallel-options",
-	"max_num_seqs": "max-num-seqs-options", "max_num_batched_tokens": "max-num-batched-tokens-options",
-	"chunked_prefill": "chunked-prefill-options", "max_replicas": "max-replicas",
-}
-
-// planFieldError places a field error of plan.Plan.Validate about a list
-// the scenario's plan: block gave (not a flag, set) under its key in the
-// file (plan.tp[1]).
-func planFieldError(err error, file string, set map[string]bool) error {
-	fe := fielderr.Of(err)
-	if file == "" || fe == nil || !errors.Is(err, plan.ErrInvalid) {
-		return err
-	}
-	list, _, _ := strings.Cut(fe.Field, "[")
-	if flagName, ok := flagOfPlanField[list]; !ok || set[flagName] {
-		return err
-	}
-	cp := *fe
-	cp.File, cp.Field, cp.Class = file, "plan."+fe.Field, plan.ErrInvalid
-	return &cp
-}
-
-// choiceFlags names the flag and the plan: key of each field of
-// plan.Choices.
-var choiceFlags = map[string][2]string{
-	"GPUs": {"gpus", "plan.gpus"}, "Prices": {"prices", "plan.prices"}, "Profiles": {"gpu-profiles", ""},
-	"Precisions": {"precisions", "plan.precisions"},
-}
-
-// space resolves the choices c (plan.Choices.Space), naming a bad
-// choice by its flag when the command line gave it (set), else by its
-// plan: key.
-func space(c plan.Choices, set map[string]bool) (plan.Space, error) {
-	s, err := c.Space()
-	var ce *plan.ChoiceError
-	if errors.As(err, &ce) {
-		name := "--" + choiceFlags[ce.Field][0]
-		if !set[choiceFlags[ce.Field][0]] && choiceFlags[ce.Field][1] != "" {
-			name = choiceFlags[ce.Field][1]
-		}
-		return s, fmt.Errorf("%s: %w", name, ce.Err)
-	}
-	return s, err
-}
-
-// choices parses each plan flag given (set) into its typed list; a list
-// not given stays nil.
-func (p *planOptions) choices(set map[string]bool) (plan.Choices, error) {
-	var c plan.Choices
-	var err error
-	if set["gpus"] {
-		c.GPUs = []string{}
-		for _, n := range strings.Split(p.gpus, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				c.GPUs = append(c.GPUs, n)
-			}
-		}
-		if len(c.GPUs) == 0 {
-			return c, errors.New("--gpus: no GPU to search")
-		}
-	}
-	if p.prices != "" {
-		if c.Prices, err = plan.ParsePrices(p.prices); err != nil {
-			return c, fmt.Errorf("--prices: %w", err)
-		}
-	}
-	for _, part := range strings.Split(p.profiles, ",") {
-		if part = strings.TrimSpace(part); part == "" {
-			continue
-		}
-		gpu, file, ok := strings.Cut(part, "=")
-		if !ok || gpu == "" || file == "" {
-			return c, fmt.Errorf("--gpu-profiles: %q must look like gpu=FILE", part)
-		}
-		prof, err := cost.LoadProfile(file)
-		if err == nil {
-			err = prof.ForGPU(gpu)
-		}
-		if err != nil {
-			return c, fmt.Errorf("--gpu-profiles %s: %w", gpu, err)
-		}
-		if c.Profiles == nil {
-			c.Profiles = map[string]*cost.Profile{}
-		}
-		c.Profiles[gpu] = &prof
-	}
-	for _, f := range []struct {
-		flag, text string
-		to         *[]int
-		lo, max    int
-	}{{"tp-degrees", p.tps, &c.TP, 1, scenario.MaxPlanTP}, {"max-num-seqs-options", p.seqs, &c.MaxNumSeqs, 1, scenario.MaxPlanSeqs},
-		{"max-num-batched-tokens-options", p.tokens, &c.MaxNumBatchedTokens, 1, scenario.MaxPlanTokens},
-		{"dp-degrees", p.dps, &c.DataParallel, 1, batching.MaxDataParallel},
-		{"pipeline-parallel-options", p.pps, &c.PipelineParallel, 1, batching.MaxPipelineStages}} {
-		if set[f.flag] {
-			if *f.to, err = cliflag.IntList("--"+f.flag, f.text, f.lo, f.max); err != nil {
-				return c, err
-			}
-		}
-	}
-	for _, f := range []struct {
-		flag, text string
-		to         *[]bool
-	}{{"chunked-prefill-options", p.chunked, &c.ChunkedPrefill}, {"expert-parallel-options", p.eps, &c.ExpertParallel}} {
-		if set[f.flag] {
-			if *f.to, err = cliflag.OnOffList("--"+f.flag, f.text); err != nil {
-				return c, err
-			}
-		}
-	}
-	if set["pd-options"] {
-		if c.Disaggregated, err = plan.ParsePDShapes(p.pd); err != nil {
-			return c, fmt.Errorf("--pd-options: %w", err)
-		}
-	}
-	if p.specK != "" {
-		if c.SpecK, err = cliflag.IntList("--spec-k", p.specK, 0, capacity.MaxSpecK); err != nil {
-			return c, err
-		}
-	}
-	if set["precisions"] {
-		for _, f := range strings.Split(p.precisions, ",") {
-			pr, err := cost.ParsePrecision(strings.TrimSpace(f))
-			if err != nil {
-				return c, fmt.Errorf("--precisions: %q: a plan searches bf16 and fp8", f)
-			}
-			c.Precisions = append(c.Precisions, pr)
-		}
-	}
-	return c, nil
 }

@@ -42,8 +42,8 @@ func (t *tpOptions) define(fs *flag.FlagSet) cliflag.Group {
 	fs.Var(cliflag.NonNegativeFloat{P: &t.commonRate, Zero: "skip"}, "common-rate", "also run every candidate at this rate, req/s, for per-card goodput side by side (0: skip)")
 	fs.Var(cliflag.NonNegativeFloat{P: &t.start, Zero: "--request-rate"}, "start", "first rate each search probes, req/s (0: --request-rate)")
 	fs.Var(cliflag.PositiveFloat{P: &t.precision}, "precision", "relative width of each lambda* bracket")
-	fs.Var(cliflag.Int{P: &t.reps, Min: 1, Max: capacity.MaxReplications, Why: probeLimitWhy}, "replications", "independent runs per probe")
-	fs.Var(cliflag.Int{P: &t.boundaryReps, Min: 1, Max: 2 * capacity.MaxReplications, Why: probeLimitWhy}, "boundary-replications", "runs per probe near each answer (at least --replications)")
+	fs.Var(cliflag.Int{P: &t.reps, Min: 1, Max: capacity.MaxReplications, Why: capacity.MaxReplicationsWhy}, "replications", "independent runs per probe")
+	fs.Var(cliflag.Int{P: &t.boundaryReps, Min: 1, Max: 2 * capacity.MaxReplications, Why: capacity.MaxReplicationsWhy}, "boundary-replications", "runs per probe near each answer (at least --replications)")
 	fs.Var(cliflag.Int{P: &t.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 	return cliflag.Group{Title: "tp flags", Names: []string{"candidates", "common-rate", "start", "precision", "replications", "boundary-replications", "workers"}}
 }
