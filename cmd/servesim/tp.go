@@ -1,13 +1,10 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
 	"github.com/servesim/servesim/batching"
-	"github.com/servesim/servesim/capacity"
-	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/screen"
 	"github.com/servesim/servesim/vllmbench"
@@ -28,43 +25,19 @@ The workload, engine and SLO flags are those of 'servesim bench' (the SLO
 from --goodput and --slo-target).
 `
 
-type tpOptions struct {
-	candidates         string
-	commonRate         float64
-	start, precision   float64
-	reps, boundaryReps int
-	workers            int
-}
-
-func (t *tpOptions) define(fs *flag.FlagSet) cliflag.Group {
-	t.precision, t.reps, t.boundaryReps = 0.05, 3, 5
-	fs.StringVar(&t.candidates, "candidates", "1x1,2x1,4x1,8x1", "comma-separated `PxK` (K replicas of tensor-parallel degree P) or tpP[dpD][ep][xK] (vLLM's --data-parallel-size D and --enable-expert-parallel)")
-	fs.Var(cliflag.NonNegativeFloat{P: &t.commonRate, Zero: "skip"}, "common-rate", "also run every candidate at this rate, req/s, for per-card goodput side by side (0: skip)")
-	fs.Var(cliflag.NonNegativeFloat{P: &t.start, Zero: "--request-rate"}, "start", "first rate each search probes, req/s (0: --request-rate)")
-	fs.Var(cliflag.PositiveFloat{P: &t.precision}, "precision", "relative width of each lambda* bracket")
-	fs.Var(cliflag.Int{P: &t.reps, Min: 1, Max: capacity.MaxReplications, Why: capacity.MaxReplicationsWhy}, "replications", "independent runs per probe")
-	fs.Var(cliflag.Int{P: &t.boundaryReps, Min: 1, Max: 2 * capacity.MaxReplications, Why: capacity.MaxReplicationsWhy}, "boundary-replications", "runs per probe near each answer (at least --replications)")
-	fs.Var(cliflag.Int{P: &t.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
-	return cliflag.Group{Title: "tp flags", Names: []string{"candidates", "common-rate", "start", "precision", "replications", "boundary-replications", "workers"}}
-}
-
 // runTP is `servesim tp`.
 func runTP(args []string, e *env) error {
 	var o vllmbench.Flags
-	var t tpOptions
-	pos, err := parseBenchStyle("tp", tpUsage, args, e, &o, t.define)
+	var t screen.Flags
+	pos, err := parseBenchStyle("tp", tpUsage, args, e, &o, t.Define)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return fmt.Errorf("tp: unexpected argument %q (tp takes only flags; see servesim tp -h)", pos[0])
 	}
-	cands, err := screen.ParseCandidates(t.candidates)
-	if err != nil {
-		return fmt.Errorf("tp: --candidates: %w", err)
-	}
-	if t.boundaryReps < t.reps {
-		return fmt.Errorf("tp: --boundary-replications %d must be >= --replications %d", t.boundaryReps, t.reps)
+	if err := t.Check(); err != nil {
+		return fmt.Errorf("tp: %w", err)
 	}
 	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "dp", "enable-expert-parallel", "server"} {
 		if o.Given[f] {
@@ -79,11 +52,7 @@ func runTP(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("tp: %s", vllmbench.FlagFieldError(err))
 	}
-	study.Candidates, study.Replications, study.BoundaryReplications = cands, t.reps, t.boundaryReps
-	study.Precision, study.CommonRate, study.Workers = t.precision, t.commonRate, t.workers
-	if t.start > 0 {
-		study.Start = t.start
-	}
+	t.Configure(&study)
 	p := progress.Start(e.stderr, e.tty && !o.Quiet, "screening", 0)
 	rep, err := study.Run()
 	p.Stop()
