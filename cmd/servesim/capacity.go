@@ -40,26 +40,19 @@ j mod n = i and write JSON, and --merge FILE... to join shard files.
 
 // capacityOptions are the flags of `servesim capacity` beyond bench's.
 type capacityOptions struct {
-	start, precision   float64
-	reps, boundaryReps int
-	grid, shard        string
-	merge, asJSON      bool
-	workers            int
-	report             string // --report (a bench-style flag): an HTML report to write
-	specK, specRates   string // --spec-k, --spec-rates (capacity_spec.go)
+	capacity.Flags   // the search's: --start, --precision, --replications, ...
+	grid, shard      string
+	merge, asJSON    bool
+	report           string // --report (a bench-style flag): an HTML report to write
+	specK, specRates string // --spec-k, --spec-rates (capacity_spec.go)
 }
 
 func (c *capacityOptions) define(fs *flag.FlagSet) cliflag.Group {
-	c.precision = 0.05
-	fs.Var(cliflag.NonNegativeFloat{P: &c.start, Zero: "the workload's rate"}, "start", "first rate probed, req/s (0: the workload's rate)")
-	fs.Var(cliflag.PositiveFloat{P: &c.precision}, "precision", "stop when the bracket's relative width (hi-lo)/lo is at most this")
-	fs.Var(cliflag.Int{P: &c.reps, Max: capacity.MaxReplications, Why: capacity.MaxReplicationsWhy}, "replications", "independent runs per probe (0: the scenario's, at least 3)")
-	fs.Var(cliflag.Int{P: &c.boundaryReps, Max: 2 * capacity.MaxReplications, Why: capacity.MaxReplicationsWhy}, "boundary-replications", "runs per probe near the answer (0: twice --replications)")
+	c.Flags.Define(fs)
 	fs.StringVar(&c.grid, "grid", "", "comma-separated `rates` to evaluate instead of searching")
 	fs.StringVar(&c.shard, "shard", "", "with --grid: run only shard `i/n` of the jobs and write JSON for --merge")
 	fs.BoolVar(&c.merge, "merge", false, "the arguments are --grid --shard JSON files to join into one table")
 	fs.BoolVar(&c.asJSON, "json", false, "write the result as JSON instead of a table")
-	fs.Var(cliflag.Int{P: &c.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 	fs.StringVar(&c.specK, "spec-k", "", "search these num_speculative_tokens `k,...` (0: off, first) with --speculative-config's method and acceptance, and report where each k stops paying (docs/speculative.md)")
 	fs.StringVar(&c.specRates, "spec-rates", "", "with --spec-k: the `rates` of the crossover comparison (default: 1/6 to 2 times the largest lambda* bracket)")
 	return cliflag.Group{Title: "capacity flags", Names: []string{"start", "precision", "replications", "boundary-replications", "grid", "shard", "merge", "json", "workers", "spec-k", "spec-rates"}}
@@ -95,20 +88,12 @@ func runCapacity(args []string, e *env) error {
 		return errors.New("capacity: no SLO to search under: give --goodput ttft:MS tpot:MS (or an slo: block in the scenario)")
 	}
 	crit := capacity.DefaultCriteria(sc.SLO.Sim(), sc.SLO.Target)
-	if c.reps == 0 {
-		c.reps = max(sc.Replications, 3)
-		if c.reps > capacity.MaxReplications {
-			return fmt.Errorf("capacity: the scenario's replications %d exceed %d, %s: give --replications", c.reps, capacity.MaxReplications, capacity.MaxReplicationsWhy)
-		}
+	rate := 0.0
+	if base.Workload.Arrivals != nil {
+		rate = base.Workload.Arrivals.MeanRate()
 	}
-	if c.boundaryReps == 0 {
-		c.boundaryReps = 2 * c.reps
-	}
-	if c.boundaryReps < c.reps {
-		return fmt.Errorf("capacity: --boundary-replications %d must be >= --replications %d", c.boundaryReps, c.reps)
-	}
-	if c.start == 0 && base.Workload.Arrivals != nil {
-		c.start = base.Workload.Arrivals.MeanRate()
+	if err := c.Resolve(sc.Replications, rate); err != nil {
+		return fmt.Errorf("capacity: %w", err)
 	}
 	c.report = o.Report
 	if c.specK != "" && (c.grid != "" || c.report != "") {
@@ -122,8 +107,8 @@ func runCapacity(args []string, e *env) error {
 	}
 	s := capacity.Search{
 		Base: base, Criteria: crit, Seed: sc.Seed,
-		Replications: c.reps, BoundaryReplications: c.boundaryReps,
-		Start: c.start, Precision: c.precision, Workers: c.workers,
+		Replications: c.Replications, BoundaryReplications: c.BoundaryReplications,
+		Start: c.Start, Precision: c.Precision, Workers: c.Workers,
 	}
 	if c.specK != "" {
 		return runSpecSweep(sc, s, c, e, e.tty && !o.Quiet)
@@ -207,12 +192,12 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 	if err != nil {
 		return fmt.Errorf("capacity: --grid %q: %v", c.grid, err)
 	}
-	g := capacity.RateGrid{Base: base, Criteria: crit, Rates: rates, Replications: c.reps, Seed: sc.Seed, Workers: c.workers}
+	g := capacity.RateGrid{Base: base, Criteria: crit, Rates: rates, Replications: c.Replications, Seed: sc.Seed, Workers: c.Workers}
 	if err := g.Validate(); err != nil {
 		return fmt.Errorf("capacity: --grid %q: %w", c.grid, err)
 	}
-	if n := len(rates) * c.reps; n > scenario.MaxJobs {
-		return fmt.Errorf("capacity: --grid of %d rates × %d replications = %d runs exceed %d, the most a grid may run (every run's result is kept)", len(rates), c.reps, n, scenario.MaxJobs)
+	if n := len(rates) * c.Replications; n > scenario.MaxJobs {
+		return fmt.Errorf("capacity: --grid of %d rates × %d replications = %d runs exceed %d, the most a grid may run (every run's result is kept)", len(rates), c.Replications, n, scenario.MaxJobs)
 	}
 	shard, sharded, err := e.shard("capacity", c.shard)
 	if err != nil {
@@ -226,7 +211,7 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 		return errors.New("capacity: --report needs the whole grid: write it from capacity --merge instead of a shard")
 	}
 	if sharded {
-		return writeGridShard(e.stdout, sc, crit, rates, c.reps, shard, results)
+		return writeGridShard(e.stdout, sc, crit, rates, c.Replications, shard, results)
 	}
 	return writeCapacity(e, c.report, sc, capacity.NewGridReport(crit, results), c.asJSON)
 }
