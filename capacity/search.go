@@ -86,14 +86,27 @@ type Result struct {
 // Bracketed reports whether both ends were found.
 func (r *Result) Bracketed() bool { return r.Lower > 0 && !math.IsInf(r.Upper, 1) }
 
+// MaxReplications caps the runs of one probe (Search.Replications;
+// BoundaryReplications at most twice it): each probe runs them all and
+// lists every one's attainment in its row, and the acceptance rule (the
+// minimum over runs) only gets stricter with more, so a thousand is
+// already far past what a bracket needs.
+const MaxReplications = 1000
+
+// MaxReplicationsWhy says why a probe's runs stop at MaxReplications, in
+// the words of an error.
+const MaxReplicationsWhy = "the most runs a probe may have (each probe runs and lists them all)"
+
 // Validate checks the search settings and the base configuration.
 func (s Search) Validate() error {
 	if err := s.Criteria.Validate(); err != nil {
 		return err
 	}
 	switch {
-	case s.Replications < 1:
-		return fmt.Errorf("%w: replications %d must be >= 1", ErrInvalid, s.Replications)
+	case s.Replications < 1 || s.Replications > MaxReplications:
+		return fmt.Errorf("%w: replications %d must be in [1, %d] (MaxReplications)", ErrInvalid, s.Replications, MaxReplications)
+	case s.BoundaryReplications > 2*MaxReplications:
+		return fmt.Errorf("%w: boundary_replications %d exceeds %d, twice MaxReplications", ErrInvalid, s.BoundaryReplications, 2*MaxReplications)
 	case s.Workers < 0 || s.Workers > jobs.MaxWorkers:
 		return fmt.Errorf("%w: workers %d must be from 0 (GOMAXPROCS) to %d", ErrInvalid, s.Workers, jobs.MaxWorkers)
 	case s.BoundaryReplications != 0 && s.BoundaryReplications < s.Replications:

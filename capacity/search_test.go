@@ -173,6 +173,8 @@ func TestSearchValidate(t *testing.T) {
 		{"target", good, func(s *capacity.Search) { s.Criteria.Target = 1.5 }, "target 1.5"},
 		{"epsilon", good, func(s *capacity.Search) { s.Criteria.MaxFailureRate = -1 }, "max_failure_rate -1"},
 		{"replications", good, func(s *capacity.Search) { s.Replications = 0 }, "replications 0"},
+		{"too many replications", good, func(s *capacity.Search) { s.Replications = capacity.MaxReplications + 1 }, "replications 1001 must be in [1, 1000]"},
+		{"too many boundary", good, func(s *capacity.Search) { s.BoundaryReplications = 2*capacity.MaxReplications + 1 }, "boundary_replications 2001 exceeds 2000"},
 		{"boundary", good, func(s *capacity.Search) { s.BoundaryReplications = 1 }, "boundary_replications 1"},
 		{"start", good, func(s *capacity.Search) { s.Start = math.NaN() }, "start rate NaN"},
 		{"precision", good, func(s *capacity.Search) { s.Precision = 0 }, "precision 0"},

@@ -158,10 +158,12 @@ func (s Search) Validate() error {
 		return fieldErr("requests", s.Requests, "must be >= 1")
 	case s.Warmup < 0 || s.Warmup >= s.Requests:
 		return fieldErr("warmup", s.Warmup, "must be in [0, requests %d)", s.Requests)
-	case s.Replications < 1:
-		return fieldErr("replications", s.Replications, "must be >= 1")
+	case s.Replications < 1 || s.Replications > capacity.MaxReplications:
+		return fieldErr("replications", s.Replications, "must be in [1, %d] (capacity.MaxReplications)", capacity.MaxReplications)
 	case s.BoundaryReplications != 0 && s.BoundaryReplications < s.Replications:
 		return fieldErr("boundary_replications", s.BoundaryReplications, "must be >= replications %d", s.Replications)
+	case s.BoundaryReplications > 2*capacity.MaxReplications:
+		return fieldErr("boundary_replications", s.BoundaryReplications, "must be at most %d, twice capacity.MaxReplications", 2*capacity.MaxReplications)
 	case !(s.Precision >= 1e-6) || math.IsInf(s.Precision, 1):
 		return fieldErr("precision", s.Precision, "must be a finite number >= 1e-6")
 	case s.MaxReplicas < 1:

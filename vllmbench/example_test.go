@@ -3,7 +3,9 @@ package vllmbench_test
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"io"
 	"math"
 	"time"
 
@@ -95,4 +97,28 @@ func ExampleOptions_Scenario() {
 	// 200 requests, gamma arrivals at 10 req/s, rescaled: true goodput: true
 	// 200 completed
 	// --num-prompts 0 must be >= 1 (custom and spec_bench take <= 0 as every row)
+}
+
+// vLLM's command line on a flag set: Define gives the flags vLLM's
+// defaults (bench's, for a set named "bench"), Resolve folds the second
+// names (-tp) into the first, and Scenario builds the run.
+func ExampleFlags() {
+	var o vllmbench.Flags
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	o.Define(fs)
+	if err := fs.Parse([]string{"--model", "llama-3.1-8b", "-tp", "2", "--request-rate", "4", "--num-prompts", "50"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := o.Resolve(fs, io.Discard); err != nil {
+		fmt.Println(err)
+		return
+	}
+	sc, err := o.Scenario()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(o.Server.TensorParallelSize, o.RequestRate, sc.Requests, o.Backend)
+	// Output: 2 4 50 openai
 }

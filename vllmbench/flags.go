@@ -1,11 +1,10 @@
 package vllmbench
 
 import (
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/workload"
 )
@@ -101,25 +100,21 @@ func FailureReason(sc *scenario.Scenario, flags bool) string {
 	return why
 }
 
-// ParseFloatList reads comma-separated numbers (--metric-percentiles).
-func ParseFloatList(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, err := strconv.ParseFloat(f, 64)
-		if errors.Is(err, strconv.ErrRange) {
-			return nil, fmt.Errorf("%q is out of range for a float64", f)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", f)
-		}
-		out = append(out, v)
+// FlagFieldError writes a field error of a scenario that Options.Scenario
+// built in the words of the command line: the field becomes the flag that
+// sets it (FlagOfPath, a table of the typed field, never a rewrite of the
+// message), and no file or line is named (the scenario comes from flags);
+// a field no flag sets keeps its path. Errors that name no field read as
+// they are.
+func FlagFieldError(err error) string {
+	fe := fielderr.Of(err)
+	if fe == nil {
+		return err.Error()
 	}
-	if len(out) == 0 {
-		return nil, errors.New("is empty")
+	cp := *fe
+	cp.File, cp.Line = "", 0
+	if f, ok := FlagOfPath[fe.Field]; ok {
+		cp.Field = f
 	}
-	return out, nil
+	return cp.Error()
 }

@@ -122,6 +122,9 @@ func (i Ignored) IsBoolFlag() bool { return i.Kind == "bool" }
 // String is the flag's default: none.
 func (i Ignored) String() string { return "" }
 
+// Type is Kind, what the flag takes, for cliflag.Print.
+func (i Ignored) Type() string { return i.Kind }
+
 // Set checks s as a value of the flag's Kind and drops it.
 func (i Ignored) Set(s string) error {
 	switch i.Kind {

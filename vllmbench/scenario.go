@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/specdecode"
 )
@@ -84,7 +85,7 @@ func (o *Options) Scenario() (*scenario.Scenario, error) {
 		o.RandomOutputLen, o.ShareGPTOutputLen, o.CustomOutputLen, o.PrefixRepetition.OutputLen = o.OutputLen, o.OutputLen, o.OutputLen, o.OutputLen
 		o.SpecBenchOutputLen = o.OutputLen
 	}
-	ps, err := ParseFloatList(o.MetricPercentiles)
+	ps, err := cliflag.FloatList(o.MetricPercentiles)
 	if err != nil {
 		return nil, fmt.Errorf("--metric-percentiles %q: %v", o.MetricPercentiles, err)
 	}

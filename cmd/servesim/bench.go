@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
+	"github.com/servesim/servesim/internal/cliflag"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/vllmbench"
@@ -15,7 +16,7 @@ import (
 
 // runBench is `servesim bench`.
 func runBench(args []string, e *env) error {
-	var o benchOptions
+	var o vllmbench.Flags
 	pos, err := parseBenchStyle("bench", benchUsage, args, e, &o, nil)
 	if err != nil {
 		return err
@@ -29,12 +30,12 @@ func runBench(args []string, e *env) error {
 	}
 	cfg, err := sc.Config()
 	if err != nil {
-		return fmt.Errorf("bench: %s", benchFieldError(err))
+		return fmt.Errorf("bench: %s", vllmbench.FlagFieldError(err))
 	}
 	cfg.TokenSteps = o.SaveDetailed && sc.Server.Kind != scenario.KindFCFS
 
 	vllmbench.WritePreamble(e.stdout, &o.Options, sc)
-	p := e.showProgress(o.quiet || o.disableTqdm, "simulating", 0)
+	p := progress.Show(e.stderr, e.tty, o.Quiet || o.DisableTqdm, "simulating", 0)
 	res, err := sim.Run(cfg)
 	p.Stop()
 	if err != nil {
@@ -44,21 +45,21 @@ func runBench(args []string, e *env) error {
 		return err
 	}
 	reportFailures(e.stderr, &o, sc, res)
-	if o.saveResult || o.AppendResult {
+	if o.SaveResult || o.AppendResult {
 		path, err := vllmbench.SaveResult(&o.Options, sc, res)
 		if err != nil {
 			return fmt.Errorf("bench: --save-result: %w", err)
 		}
-		if !o.quiet {
+		if !o.Quiet {
 			fmt.Fprintf(e.stderr, "servesim: wrote %s\n", path)
 		}
 	}
-	if o.report != "" {
-		if err := reportBench(o.report, &o, sc, res); err != nil {
-			return fmt.Errorf("bench: --report %s: %w", o.report, err)
+	if o.Report != "" {
+		if err := reportBench(o.Report, &o, sc, res); err != nil {
+			return fmt.Errorf("bench: --report %s: %w", o.Report, err)
 		}
-		if !o.quiet {
-			fmt.Fprintf(e.stderr, "servesim: wrote %s\n", o.report)
+		if !o.Quiet {
+			fmt.Fprintf(e.stderr, "servesim: wrote %s\n", o.Report)
 		}
 	}
 	return nil
@@ -68,7 +69,7 @@ func runBench(args []string, e *env) error {
 // completed (vLLM warns "All requests failed"; servesim knows the limits
 // they broke), otherwise a note, unless --quiet. The summary and the JSON
 // stay as vLLM writes them.
-func reportFailures(w io.Writer, o *benchOptions, sc *scenario.Scenario, res *sim.Result) {
+func reportFailures(w io.Writer, o *vllmbench.Flags, sc *scenario.Scenario, res *sim.Result) {
 	if res.StoppedBy != sim.StopNone {
 		fmt.Fprintf(w, "servesim: warning: the run stopped early (%s): the statistics cover the %d measured requests that ended, of %d sent\n",
 			res.Stability.Reason, res.Completed+res.Failed+res.Rejected, res.Measured)
@@ -81,7 +82,7 @@ func reportFailures(w io.Writer, o *benchOptions, sc *scenario.Scenario, res *si
 	switch {
 	case res.Completed == 0:
 		fmt.Fprintf(w, "servesim: warning: all %d requests failed: %s\n", failed, why)
-	case !o.quiet:
+	case !o.Quiet:
 		fmt.Fprintf(w, "servesim: note: %d of %d requests failed: %s\n", failed, res.Measured, why)
 	}
 }
@@ -92,88 +93,30 @@ func reportFailures(w io.Writer, o *benchOptions, sc *scenario.Scenario, res *si
 // -h, reports flag errors, records which flags were given and notes on
 // stderr those that do nothing here. It returns the remaining positional
 // arguments.
-func parseBenchStyle(name, usage string, args []string, e *env, o *benchOptions, define func(*flag.FlagSet) flagGroup) ([]string, error) {
-	fs, groups := benchFlags(name, o)
+func parseBenchStyle(name, usage string, args []string, e *env, o *vllmbench.Flags, define func(*flag.FlagSet) cliflag.Group) ([]string, error) {
+	fs := cliflag.NewFlagSet(name)
+	groups := o.Define(fs)
 	if define != nil {
-		groups = append([]flagGroup{define(fs)}, groups...)
+		groups = append([]cliflag.Group{define(fs)}, groups...)
 	}
 	args, err := vllmbench.Argparse(fs, args)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (see servesim %s -h)", name, err, name)
 	}
-	pos, err := parseArgs(fs, args)
+	pos, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, usage)
-		printFlags(e.stdout, fs, groups)
+		cliflag.Print(e.stdout, fs, groups)
 		return nil, errHelp
 	}
 	if err != nil {
 		return nil, err
 	}
-	o.set = setFlags(fs)
-	o.Given = o.set
-	if !o.quiet {
-		o.Notes = e.stderr
-	}
-	if err := o.mergeAliases(fs, e.stderr); err != nil {
+	if err := o.Resolve(fs, e.stderr); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	vllmbench.NoteNoEffect(e.stderr, o.set, o.quiet)
+	vllmbench.NoteNoEffect(e.stderr, o.Given, o.Quiet)
 	return pos, nil
-}
-
-// mergeAliases folds each second name of a setting (-tp, -dp,
-// --kv-cache-memory-bytes, --endpoint-type,
-// --common-prefix-len) into the first. Both names given with different
-// values is an error naming both. Old names get a note on stderr.
-func (o *benchOptions) mergeAliases(fs *flag.FlagSet, stderr io.Writer) error {
-	for _, a := range [][2]string{{"tensor-parallel-size", "tp"}, {"kv-cache-memory", "kv-cache-memory-bytes"},
-		{"data-parallel-size", "dp"}, {"backend", "endpoint-type"},
-		{"random-prefix-len", "common-prefix-len"}, {"quantization", "q"}, {"pipeline-parallel-size", "pp"}} {
-		if !o.set[a[0]] || !o.set[a[1]] {
-			continue
-		}
-		if v0, v1 := fs.Lookup(a[0]).Value.String(), fs.Lookup(a[1]).Value.String(); v0 != v1 {
-			return fmt.Errorf("%s %s and %s %s set the same thing to different values: give one", flagSpelling(a[0]), v0, flagSpelling(a[1]), v1)
-		}
-	}
-	if o.set["tp"] {
-		o.Server.TensorParallelSize = o.tpAlias
-	}
-	if o.set["kv-cache-memory-bytes"] {
-		o.Server.KVCacheMemory = scenario.Bytes(o.kvBytesAlias)
-	}
-	if o.set["dp"] {
-		o.Server.DataParallelSize = o.dpAlias
-	}
-	if o.set["q"] {
-		o.Server.Quantization = o.qAlias
-	}
-	if o.set["endpoint-type"] {
-		o.Backend = o.endpointType
-	}
-	if o.set["common-prefix-len"] {
-		o.RandomPrefixLen = o.commonPrefixLen
-	}
-	var old []string
-	for _, a := range [][2]string{{"endpoint-type", "backend"}, {"common-prefix-len", "random-prefix-len"}} {
-		if o.set[a[0]] {
-			old = append(old, fmt.Sprintf("--%s is the old name of --%s", a[0], a[1]))
-		}
-	}
-	if len(old) > 0 && !o.quiet {
-		fmt.Fprintf(stderr, "servesim: note: %s (current vLLM rejects the old name)\n", strings.Join(old, "; "))
-	}
-	return nil
-}
-
-// flagSpelling writes a flag as vLLM spells it: its short names (-tp, -dp,
-// -pp, -q) with one dash, the others with two.
-func flagSpelling(name string) string {
-	if len(name) <= 2 {
-		return "-" + name
-	}
-	return "--" + name
 }
 
 // withPercentile returns ps with p added when missing, sorted.
@@ -185,3 +128,15 @@ func withPercentile(ps []float64, p float64) []float64 {
 	slices.Sort(out)
 	return out
 }
+
+const benchUsage = `Usage: servesim bench [flags]
+
+Simulates 'vllm bench serve' against a simulated 'vllm serve': the same flags
+(argparse's way: --flag=value, underscores for dashes, unambiguous prefixes),
+the same summary on stdout and, with --save-result, the same result JSON
+(servesim's own fields under its "servesim" key). With no flags it sends
+1000 requests of 1024 input and 128 output tokens at once (--request-rate inf,
+vLLM's default) to llama-3.1-8b on one h100-sxm with vllm serve's defaults.
+Connection and sampling flags are accepted; a note on stderr names those
+that have no effect in a simulation.
+`

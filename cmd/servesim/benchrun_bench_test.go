@@ -9,6 +9,7 @@ import (
 
 	"github.com/servesim/servesim/internal/memwatch"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 // BenchmarkBenchCLI runs `servesim bench --num-prompts N --quiet` in
@@ -29,7 +30,7 @@ func BenchmarkBenchCLI(b *testing.B) {
 	}
 	args := []string{"bench", "--num-prompts", strconv.Itoa(n), "--quiet"}
 	// The library's run: the scenario bench builds, in summary mode.
-	var o benchOptions
+	var o vllmbench.Flags
 	var sink bytes.Buffer
 	e := &env{stdout: &sink, stderr: &sink, getenv: func(string) string { return "" }}
 	if _, err := parseBenchStyle("bench", benchUsage, args[1:], e, &o, nil); err != nil {

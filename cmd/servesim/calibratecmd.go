@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/internal/cliflag"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/vllmbench"
 )
 
@@ -65,23 +67,24 @@ var calibrateServeFlags = []string{"max-num-seqs", "max-num-batched-tokens", "en
 // runCalibrate is `servesim calibrate` (calibrate.Run).
 func runCalibrate(args []string, e *env) error {
 	var c calibrate.Config
-	var serve benchOptions
+	var serve vllmbench.Flags
 	var quiet bool
-	fs := newFlagSet("calibrate")
+	fs := cliflag.NewFlagSet("calibrate")
 	fs.StringVar(&c.CSV, "csv", "", "aiconfigurator silicon CSV `FILE` whose rows to fit (with the filters below)")
 	fs.StringVar(&c.Model, "model", "", "keep CSV rows of this Hugging Face `id`; for result files, the model when the file names none")
 	fs.StringVar(&c.GPU, "gpu", "", "the `GPU` the runs were measured on (catalog name); CSV rows: keep this GPU")
-	fs.Var(intValue{p: &c.TP, min: 0, max: 1024}, "tensor-parallel-size", "the TP degree of result files; CSV rows: keep this TP (0: every TP)")
+	fs.Var(cliflag.Int{P: &c.TP, Min: 0, Max: 1024}, "tensor-parallel-size", "the TP degree of result files; CSV rows: keep this TP (0: every TP)")
 	fs.StringVar(&c.Precision, "precision", "", "CSV rows: keep this weight `precision` (bf16, fp8, ...; empty: every precision)")
 	fs.StringVar(&c.ModelDir, "model-configs", "", "`DIR` of Hugging Face config.json files named <org>--<name>.json (as ../shared/data/model_configs) for models outside the catalog")
 	fs.StringVar(&c.Start, "start", "", "starting profile `FILE` (default: the GPU's built-in profile)")
 	fs.StringVar(&c.Out, "o", "profile.yaml", "write the fitted profile to `FILE`")
-	fs.Var(intValue{p: &c.MaxEvaluations, min: 0, max: 100000}, "max-evaluations", "loss evaluations per fitting stage (0: the default)")
-	fs.Var(intValue{p: &c.Workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
+	fs.Var(cliflag.Int{P: &c.MaxEvaluations, Min: 0, Max: 100000}, "max-evaluations", "loss evaluations per fitting stage (0: the default)")
+	fs.Var(cliflag.Int{P: &c.Workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 	fs.BoolVar(&quiet, "quiet", false, "no progress spinner")
 	fs.BoolVar(&c.Joint, "joint", false, "fit nothing into -o: one joint fit over every run the audit keeps (calibrate.FitJoint: kernel terms per GPU, CPU-side terms per vLLM version band), printing each term's prior, fitted value and move")
 	fs.BoolVar(&c.Audit, "audit", false, "fit nothing: print each source's runs that need more compute or bandwidth than their GPU has (calibrate.Audit), and why")
-	bfs, _ := benchFlags("calibrate", &serve)
+	bfs := cliflag.NewFlagSet("calibrate")
+	serve.Define(bfs)
 	for _, name := range calibrateServeFlags {
 		f := bfs.Lookup(name)
 		usage := f.Usage
@@ -90,36 +93,35 @@ func runCalibrate(args []string, e *env) error {
 		}
 		fs.Var(f.Value, name, usage)
 	}
-	groups := []flagGroup{{"flags", []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet", "joint", "audit"}},
-		{"vllm serve (engine) flags of the result files' deployment, as servesim bench takes them", calibrateServeFlags}}
+	groups := []cliflag.Group{{Title: "flags", Names: []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet", "joint", "audit"}},
+		{Title: "vllm serve (engine) flags of the result files' deployment, as servesim bench takes them", Names: calibrateServeFlags}}
 	args, err := vllmbench.Argparse(fs, args)
 	if err != nil {
 		return fmt.Errorf("calibrate: %w (see servesim calibrate -h)", err)
 	}
-	if c.Inputs, err = parseArgs(fs, args); errors.Is(err, flag.ErrHelp) {
+	if c.Inputs, err = cliflag.Parse(fs, args); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, calibrateUsage)
-		printFlags(e.stdout, fs, groups)
+		cliflag.Print(e.stdout, fs, groups)
 		return errHelp
 	} else if err != nil {
 		return err
 	}
-	serve.set = setFlags(fs)
-	if err := serve.mergeAliases(fs, e.stderr); err != nil {
+	if err := serve.Resolve(fs, e.stderr); err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
 	c.Server, c.Quiet = serve.Server, quiet
 	for _, name := range calibrateServeFlags {
-		if serve.set[name] {
+		if serve.Given[name] {
 			c.ServerSet = append(c.ServerSet, name)
 		}
 	}
 	c.Warn = func(msg string) { fmt.Fprintf(e.stderr, "servesim calibrate: %s\n", msg) }
-	c.Progress = func() func() { return startProgress(e.stderr, e.tty && !quiet, "fitting", 0).Stop }
+	c.Progress = func() func() { return progress.Start(e.stderr, e.tty && !quiet, "fitting", 0).Stop }
 	rep, err := calibrate.Run(c)
 	var ee *calibrate.EngineError
 	switch {
 	case errors.As(err, &ee):
-		return fmt.Errorf("calibrate: %s: %s", ee.ID, benchFieldError(ee.Err))
+		return fmt.Errorf("calibrate: %s: %s", ee.ID, vllmbench.FlagFieldError(ee.Err))
 	case err != nil:
 		return fmt.Errorf("calibrate: %w", err)
 	}

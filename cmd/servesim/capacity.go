@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/internal/cliflag"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
@@ -38,45 +40,30 @@ j mod n = i and write JSON, and --merge FILE... to join shard files.
 
 // capacityOptions are the flags of `servesim capacity` beyond bench's.
 type capacityOptions struct {
-	start, precision   float64
-	reps, boundaryReps int
-	grid, shard        string
-	merge, asJSON      bool
-	workers            int
-	report             string // --report (a bench-style flag): an HTML report to write
-	specK, specRates   string // --spec-k, --spec-rates (capacity_spec.go)
+	capacity.Flags   // the search's: --start, --precision, --replications, ...
+	grid, shard      string
+	merge, asJSON    bool
+	report           string // --report (a bench-style flag): an HTML report to write
+	specK, specRates string // --spec-k, --spec-rates (capacity_spec.go)
 }
 
-// maxProbeReplications caps the runs of one probe of a capacity search:
-// each probe runs them all and lists every one's attainment in its row,
-// and the acceptance rule (the minimum over runs) only gets stricter with
-// more, so a thousand is already far past what a bracket needs.
-const maxProbeReplications = 1000
-
-const probeLimitWhy = "the most runs a probe may have (each probe runs and lists them all)"
-
-func (c *capacityOptions) define(fs *flag.FlagSet) flagGroup {
-	c.precision = 0.05
-	fs.Var(nonNegativeFloat{&c.start, "the workload's rate"}, "start", "first rate probed, req/s (0: the workload's rate)")
-	fs.Var(positiveFloat{p: &c.precision}, "precision", "stop when the bracket's relative width (hi-lo)/lo is at most this")
-	fs.Var(intValue{p: &c.reps, max: maxProbeReplications, why: probeLimitWhy}, "replications", "independent runs per probe (0: the scenario's, at least 3)")
-	fs.Var(intValue{p: &c.boundaryReps, max: 2 * maxProbeReplications, why: probeLimitWhy}, "boundary-replications", "runs per probe near the answer (0: twice --replications)")
+func (c *capacityOptions) define(fs *flag.FlagSet) cliflag.Group {
+	c.Flags.Define(fs)
 	fs.StringVar(&c.grid, "grid", "", "comma-separated `rates` to evaluate instead of searching")
 	fs.StringVar(&c.shard, "shard", "", "with --grid: run only shard `i/n` of the jobs and write JSON for --merge")
 	fs.BoolVar(&c.merge, "merge", false, "the arguments are --grid --shard JSON files to join into one table")
 	fs.BoolVar(&c.asJSON, "json", false, "write the result as JSON instead of a table")
-	fs.Var(intValue{p: &c.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 	fs.StringVar(&c.specK, "spec-k", "", "search these num_speculative_tokens `k,...` (0: off, first) with --speculative-config's method and acceptance, and report where each k stops paying (docs/speculative.md)")
 	fs.StringVar(&c.specRates, "spec-rates", "", "with --spec-k: the `rates` of the crossover comparison (default: 1/6 to 2 times the largest lambda* bracket)")
-	return flagGroup{"capacity flags", []string{"start", "precision", "replications", "boundary-replications", "grid", "shard", "merge", "json", "workers", "spec-k", "spec-rates"}}
+	return cliflag.Group{Title: "capacity flags", Names: []string{"start", "precision", "replications", "boundary-replications", "grid", "shard", "merge", "json", "workers", "spec-k", "spec-rates"}}
 }
 
 // runCapacity is `servesim capacity`.
 func runCapacity(args []string, e *env) error {
-	var o benchOptions
+	var o vllmbench.Flags
 	var c capacityOptions
-	var own flagGroup
-	pos, err := parseBenchStyle("capacity", capacityUsage, args, e, &o, func(fs *flag.FlagSet) flagGroup {
+	var own cliflag.Group
+	pos, err := parseBenchStyle("capacity", capacityUsage, args, e, &o, func(fs *flag.FlagSet) cliflag.Group {
 		own = c.define(fs)
 		return own
 	})
@@ -84,7 +71,7 @@ func runCapacity(args []string, e *env) error {
 		return err
 	}
 	if c.merge {
-		if o.set["summary-only"] {
+		if o.Given["summary-only"] {
 			return errors.New("capacity: --summary-only: --merge joins the shards' verdicts and runs nothing; give it to the --grid --shard runs")
 		}
 		return mergeGrid(pos, c, e)
@@ -95,28 +82,20 @@ func runCapacity(args []string, e *env) error {
 	}
 	base, err := sc.Config()
 	if err != nil {
-		return fmt.Errorf("capacity: %s", benchFieldError(err))
+		return fmt.Errorf("capacity: %s", vllmbench.FlagFieldError(err))
 	}
 	if !sc.SLO.Set() {
 		return errors.New("capacity: no SLO to search under: give --goodput ttft:MS tpot:MS (or an slo: block in the scenario)")
 	}
 	crit := capacity.DefaultCriteria(sc.SLO.Sim(), sc.SLO.Target)
-	if c.reps == 0 {
-		c.reps = max(sc.Replications, 3)
-		if c.reps > maxProbeReplications {
-			return fmt.Errorf("capacity: the scenario's replications %d exceed %d, %s: give --replications", c.reps, maxProbeReplications, probeLimitWhy)
-		}
+	rate := 0.0
+	if base.Workload.Arrivals != nil {
+		rate = base.Workload.Arrivals.MeanRate()
 	}
-	if c.boundaryReps == 0 {
-		c.boundaryReps = 2 * c.reps
+	if err := c.Resolve(sc.Replications, rate); err != nil {
+		return fmt.Errorf("capacity: %w", err)
 	}
-	if c.boundaryReps < c.reps {
-		return fmt.Errorf("capacity: --boundary-replications %d must be >= --replications %d", c.boundaryReps, c.reps)
-	}
-	if c.start == 0 && base.Workload.Arrivals != nil {
-		c.start = base.Workload.Arrivals.MeanRate()
-	}
-	c.report = o.report
+	c.report = o.Report
 	if c.specK != "" && (c.grid != "" || c.report != "") {
 		return errors.New("capacity: --spec-k runs its own searches and crossover grid: leave out --grid and --report")
 	}
@@ -128,16 +107,16 @@ func runCapacity(args []string, e *env) error {
 	}
 	s := capacity.Search{
 		Base: base, Criteria: crit, Seed: sc.Seed,
-		Replications: c.reps, BoundaryReplications: c.boundaryReps,
-		Start: c.start, Precision: c.precision, Workers: c.workers,
+		Replications: c.Replications, BoundaryReplications: c.BoundaryReplications,
+		Start: c.Start, Precision: c.Precision, Workers: c.Workers,
 	}
 	if c.specK != "" {
-		return runSpecSweep(sc, s, c, e, e.tty && !o.quiet)
+		return runSpecSweep(sc, s, c, e, e.tty && !o.Quiet)
 	}
 	if c.specRates != "" {
 		return errors.New("capacity: --spec-rates applies to --spec-k")
 	}
-	p := startProgress(e.stderr, e.tty && !o.quiet, "searching", 0)
+	p := progress.Start(e.stderr, e.tty && !o.Quiet, "searching", 0)
 	s.Progress = func(pt capacity.Point) { p.Add(len(pt.Runs)) }
 	res, err := s.Run()
 	p.Stop()
@@ -145,7 +124,7 @@ func runCapacity(args []string, e *env) error {
 		return fmt.Errorf("capacity: %w", err)
 	}
 	rep := capacity.Report{Criteria: crit, Points: res.Points, Lower: res.Lower, Upper: res.Upper, Runs: res.Runs, Requests: res.Requests}
-	if err := writeCapacity(e, o.report, sc, rep, c.asJSON); err != nil || c.asJSON {
+	if err := writeCapacity(e, o.Report, sc, rep, c.asJSON); err != nil || c.asJSON {
 		return err
 	}
 	_, err = fmt.Fprintf(e.stdout, "search: %d runs, %d simulated requests\n", res.Runs, res.Requests)
@@ -170,9 +149,9 @@ func writeCapacity(e *env, page string, sc *scenario.Scenario, rep capacity.Repo
 
 // ownFlags returns the flags a scenario file leaves open: capacity's own,
 // the seed, summary mode and the progress switches.
-func ownFlags(g flagGroup) map[string]bool {
+func ownFlags(g cliflag.Group) map[string]bool {
 	own := map[string]bool{"quiet": true, "disable-tqdm": true, "seed": true, "report": true, "summary-only": true}
-	for _, name := range g.names {
+	for _, name := range g.Names {
 		own[name] = true
 	}
 	return own
@@ -180,12 +159,12 @@ func ownFlags(g flagGroup) map[string]bool {
 
 // capacityScenario loads the scenario file, or builds one from bench flags.
 // With a file, only capacity's own flags (own) may be given.
-func capacityScenario(pos []string, o *benchOptions, own map[string]bool) (*scenario.Scenario, error) {
+func capacityScenario(pos []string, o *vllmbench.Flags, own map[string]bool) (*scenario.Scenario, error) {
 	switch len(pos) {
 	case 0:
 		return o.Scenario()
 	case 1:
-		for name := range o.set {
+		for name := range o.Given {
 			if !own[name] {
 				return nil, fmt.Errorf("--%s: with a scenario file, the workload, server and SLO come from the file", name)
 			}
@@ -198,7 +177,7 @@ func capacityScenario(pos []string, o *benchOptions, own map[string]bool) (*scen
 		if err != nil {
 			return nil, err
 		}
-		if o.set["seed"] {
+		if o.Given["seed"] {
 			sc.Seed = o.Seed
 		}
 		return sc, nil
@@ -209,16 +188,16 @@ func capacityScenario(pos []string, o *benchOptions, own map[string]bool) (*scen
 
 // runGrid evaluates a fixed list of rates, or one shard of its jobs.
 func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c capacityOptions, e *env) error {
-	rates, err := vllmbench.ParseFloatList(c.grid)
+	rates, err := cliflag.FloatList(c.grid)
 	if err != nil {
 		return fmt.Errorf("capacity: --grid %q: %v", c.grid, err)
 	}
-	g := capacity.RateGrid{Base: base, Criteria: crit, Rates: rates, Replications: c.reps, Seed: sc.Seed, Workers: c.workers}
+	g := capacity.RateGrid{Base: base, Criteria: crit, Rates: rates, Replications: c.Replications, Seed: sc.Seed, Workers: c.Workers}
 	if err := g.Validate(); err != nil {
 		return fmt.Errorf("capacity: --grid %q: %w", c.grid, err)
 	}
-	if n := len(rates) * c.reps; n > scenario.MaxJobs {
-		return fmt.Errorf("capacity: --grid of %d rates × %d replications = %d runs exceed %d, the most a grid may run (every run's result is kept)", len(rates), c.reps, n, scenario.MaxJobs)
+	if n := len(rates) * c.Replications; n > scenario.MaxJobs {
+		return fmt.Errorf("capacity: --grid of %d rates × %d replications = %d runs exceed %d, the most a grid may run (every run's result is kept)", len(rates), c.Replications, n, scenario.MaxJobs)
 	}
 	shard, sharded, err := e.shard("capacity", c.shard)
 	if err != nil {
@@ -232,13 +211,10 @@ func runGrid(sc *scenario.Scenario, base sim.Config, crit capacity.Criteria, c c
 		return errors.New("capacity: --report needs the whole grid: write it from capacity --merge instead of a shard")
 	}
 	if sharded {
-		return writeGridShard(e.stdout, sc, crit, rates, c.reps, shard, results)
+		return writeGridShard(e.stdout, sc, crit, rates, c.Replications, shard, results)
 	}
 	return writeCapacity(e, c.report, sc, capacity.NewGridReport(crit, results), c.asJSON)
 }
-
-// gridKind marks the JSON a --grid --shard run writes (capacity.GridShard).
-const gridKind = capacity.GridKind
 
 func writeGridShard(w io.Writer, sc *scenario.Scenario, crit capacity.Criteria, rates []float64, reps int, sh jobs.Shard, results []capacity.JobResult) error {
 	g := capacity.NewGridShard(sc.Name, sc.Server.String(), sc.ProbedWorkload(), crit, rates, reps, sh, results)
@@ -264,7 +240,7 @@ func mergeGrid(files []string, c capacityOptions, e *env) error {
 			return fmt.Errorf("capacity: --merge: %w", err)
 		}
 		if shards[i], err = capacity.ReadGridShard(data); err != nil {
-			return fmt.Errorf("capacity: --merge: %s", notShard(f, data, gridKind))
+			return fmt.Errorf("capacity: --merge: %s", notShard(f, data, capacity.GridKind))
 		}
 	}
 	rep, err := capacity.MergeGridReport(shards, files)

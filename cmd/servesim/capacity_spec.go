@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/internal/cliflag"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/vllmbench"
@@ -13,8 +15,8 @@ import (
 
 // runSpecSweep is `servesim capacity --spec-k K,...`: λ* for every k (0:
 // off) and the rate where each k stops paying (capacity.SpecSweep).
-func runSpecSweep(sc *scenario.Scenario, s capacity.Search, c capacityOptions, e *env, progress bool) error {
-	ks, err := intList("--spec-k", c.specK, 0, capacity.MaxSpecK)
+func runSpecSweep(sc *scenario.Scenario, s capacity.Search, c capacityOptions, e *env, show bool) error {
+	ks, err := cliflag.IntList("--spec-k", c.specK, 0, capacity.MaxSpecK)
 	if err != nil {
 		return err
 	}
@@ -24,7 +26,7 @@ func runSpecSweep(sc *scenario.Scenario, s capacity.Search, c capacityOptions, e
 	}
 	var rates []float64
 	if c.specRates != "" {
-		if rates, err = vllmbench.ParseFloatList(c.specRates); err != nil {
+		if rates, err = cliflag.FloatList(c.specRates); err != nil {
 			return fmt.Errorf("capacity: --spec-rates %q: %v", c.specRates, err)
 		}
 	}
@@ -38,11 +40,11 @@ func runSpecSweep(sc *scenario.Scenario, s capacity.Search, c capacityOptions, e
 		}
 		cfg, err := v.Config()
 		if err != nil {
-			return sim.Config{}, fmt.Errorf("%s", benchFieldError(err))
+			return sim.Config{}, fmt.Errorf("%s", vllmbench.FlagFieldError(err))
 		}
 		return cfg, nil
 	}}
-	p := startProgress(e.stderr, progress, "searching k", 0)
+	p := progress.Start(e.stderr, show, "searching k", 0)
 	res, err := sw.Run()
 	p.Stop()
 	if err != nil {

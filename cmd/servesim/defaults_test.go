@@ -11,9 +11,11 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim/metrics"
+	"github.com/servesim/servesim/vllmbench"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -54,7 +56,7 @@ func TestOneEngineDefault(t *testing.T) {
 		assert.Equal(t, 0.92, ref.GPUMemoryUtilization)
 
 		flags := []string{"--model", "llama-3.1-8b", "--gpu", gpuName, "--goodput", "ttft:2000", "tpot:100"}
-		var bench benchOptions
+		var bench vllmbench.Flags
 		_, err = parseBenchStyle("bench", benchUsage, flags, e, &bench, nil)
 		require.NoError(t, err)
 		sc, err := bench.Scenario()
@@ -62,10 +64,10 @@ func TestOneEngineDefault(t *testing.T) {
 		benchEngine, err := sc.Engine()
 		require.NoError(t, err)
 
-		var capOpts benchOptions
+		var capOpts vllmbench.Flags
 		var c capacityOptions
-		var own flagGroup
-		pos, err := parseBenchStyle("capacity", capacityUsage, flags, e, &capOpts, func(fs *flag.FlagSet) flagGroup {
+		var own cliflag.Group
+		pos, err := parseBenchStyle("capacity", capacityUsage, flags, e, &capOpts, func(fs *flag.FlagSet) cliflag.Group {
 			own = c.define(fs)
 			return own
 		})

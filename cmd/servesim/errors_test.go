@@ -103,22 +103,3 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 }
-
-func TestFlagMessage(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"flag provided but not defined: -foo", "unknown flag --foo"},
-		{"flag provided but not defined: --foo", "unknown flag --foo"},
-		{`invalid value "x" for flag -num-prompts: parse error`, `invalid value "x" for --num-prompts: `},
-		{`invalid boolean value "x" for -quiet: parse error`, `invalid value "x" for --quiet: `},
-		{"flag needs an argument: -model", "flag --model needs a value"},
-	}
-	for _, tt := range tests {
-		if got := flagMessage(errString(tt.in)); got != tt.want {
-			t.Errorf("flagMessage(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-type errString string
-
-func (e errString) Error() string { return string(e) }

@@ -218,7 +218,7 @@ func TestSummaryOnly(t *testing.T) {
 // stderr, with the counts its statistics cover.
 func TestStoppedEarlyWarns(t *testing.T) {
 	t.Parallel()
-	o := benchOptions{Options: vllmbench.Defaults(true), quiet: true}
+	o := vllmbench.Flags{Options: vllmbench.Defaults(true), Quiet: true}
 	o.NumPrompts, o.RandomInputLen, o.RandomOutputLen, o.RequestRate = 10, 8, 8, 1
 	o.PercentileMetrics = "ttft"
 	sc, err := o.Scenario()

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/internal/gcfloor"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/jobs"
 )
 
@@ -114,7 +115,7 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 			status = exitUsage
 		}
 	}()
-	e := &env{stdout: stdout, stderr: stderr, tty: isTerminal(stderr), getenv: os.Getenv}
+	e := &env{stdout: stdout, stderr: stderr, tty: progress.IsTerminal(stderr), getenv: os.Getenv}
 	if len(args) == 0 {
 		usage(stderr)
 		fmt.Fprintln(stderr, "servesim: no command given (try: servesim bench)")

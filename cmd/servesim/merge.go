@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/scenario"
 )
@@ -21,12 +22,12 @@ same scenario file.
 // runMerge is `servesim merge`.
 func runMerge(args []string, e *env) error {
 	var o runOptions
-	fs := newFlagSet("merge")
+	fs := cliflag.NewFlagSet("merge")
 	groups := o.define(fs, false)
-	pos, err := parseArgs(fs, args)
+	pos, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, mergeUsage)
-		printFlags(e.stdout, fs, groups)
+		cliflag.Print(e.stdout, fs, groups)
 		return errHelp
 	}
 	if err != nil {
@@ -38,7 +39,7 @@ func runMerge(args []string, e *env) error {
 	if err := checkOutputFlags(&o); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	outs := make([]*runOutput, len(pos))
+	outs := make([]*scenario.RunFile, len(pos))
 	for i, name := range pos {
 		data, err := readShardFile(name)
 		if err != nil {

@@ -8,6 +8,8 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/disagg"
+	"github.com/servesim/servesim/internal/cliflag"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/vllmbench"
@@ -35,33 +37,33 @@ type pdOptions struct {
 	proxyMS         float64
 }
 
-func (p *pdOptions) define(fs *flag.FlagSet) flagGroup {
+func (p *pdOptions) define(fs *flag.FlagSet) cliflag.Group {
 	p.prefill, p.decode, p.link = 1, 1, cost.DefaultLinkName
-	fs.Var(intValue{p: &p.prefill, min: 1, max: disagg.MaxInstances}, "prefill-instances", "prefill instances x")
-	fs.Var(intValue{p: &p.decode, min: 1, max: disagg.MaxInstances}, "decode-instances", "decode instances y")
+	fs.Var(cliflag.Int{P: &p.prefill, Min: 1, Max: disagg.MaxInstances}, "prefill-instances", "prefill instances x")
+	fs.Var(cliflag.Int{P: &p.decode, Min: 1, Max: disagg.MaxInstances}, "decode-instances", "decode instances y")
 	fs.StringVar(&p.decodeGPU, "decode-gpu", "", "GPU of the decode instances (default: --gpu)")
-	fs.Var(intValue{p: &p.decodeTP, min: 0, max: 1024}, "decode-tensor-parallel-size", "TP of the decode instances (0: --tensor-parallel-size)")
+	fs.Var(cliflag.Int{P: &p.decodeTP, Min: 0, Max: 1024}, "decode-tensor-parallel-size", "TP of the decode instances (0: --tensor-parallel-size)")
 	fs.StringVar(&p.link, "kv-link", p.link, "the KV link, from the catalog: "+strings.Join(cost.LinkNames(), ", "))
-	fs.Var(nonNegativeFloat{&p.proxyMS, "none"}, "proxy-overhead-ms", "the proxy's added latency per request, ms")
-	return flagGroup{"pd flags", []string{"prefill-instances", "decode-instances", "decode-gpu", "decode-tensor-parallel-size", "kv-link", "proxy-overhead-ms"}}
+	fs.Var(cliflag.NonNegativeFloat{P: &p.proxyMS, Zero: "none"}, "proxy-overhead-ms", "the proxy's added latency per request, ms")
+	return cliflag.Group{Title: "pd flags", Names: []string{"prefill-instances", "decode-instances", "decode-gpu", "decode-tensor-parallel-size", "kv-link", "proxy-overhead-ms"}}
 }
 
 // runPD is `servesim pd`.
 func runPD(args []string, e *env) error {
-	var o benchOptions
+	var o vllmbench.Flags
 	var p pdOptions
 	pos, err := parseBenchStyle("pd", pdUsage, args, e, &o, p.define)
 	if err != nil {
 		return err
 	}
-	if err := plan.ValidateServedName(o.servedName); err != nil {
+	if err := plan.ValidateServedName(o.ServedName); err != nil {
 		return fmt.Errorf("pd: --served-model-name: %w", err)
 	}
 	if len(pos) > 0 {
 		return fmt.Errorf("pd: unexpected argument %q (pd takes only flags; see servesim pd -h)", pos[0])
 	}
 	for _, f := range []string{"replicas", "data-parallel-size", "dp", "pipeline-parallel-size", "pp", "server"} {
-		if o.set[f] {
+		if o.Given[f] {
 			return fmt.Errorf("pd: --%s: a P/D deployment's size is --prefill-instances and --decode-instances", f)
 		}
 	}
@@ -71,20 +73,20 @@ func runPD(args []string, e *env) error {
 	}
 	cfg, err := sc.Config()
 	if err != nil {
-		return fmt.Errorf("pd: %s", benchFieldError(err))
+		return fmt.Errorf("pd: %s", vllmbench.FlagFieldError(err))
 	}
 	pre, err := sc.Engine()
 	if err != nil {
-		return fmt.Errorf("pd: %s", benchFieldError(err))
+		return fmt.Errorf("pd: %s", vllmbench.FlagFieldError(err))
 	}
 	pd, err := disagg.Spec{Prefill: p.prefill, Decode: p.decode, DecodeGPU: p.decodeGPU, DecodeTP: p.decodeTP,
 		Link: p.link, ProxyOverhead: p.proxyMS / 1000,
-		KeepMaxNumSeqs: o.set["max-num-seqs"], KeepMaxNumBatchedTokens: o.set["max-num-batched-tokens"]}.Build(pre, batching.Router(sc.Server.Router))
+		KeepMaxNumSeqs: o.Given["max-num-seqs"], KeepMaxNumBatchedTokens: o.Given["max-num-batched-tokens"]}.Build(pre, batching.Router(sc.Server.Router))
 	if err != nil {
 		return fmt.Errorf("pd: %w", err)
 	}
 	cfg.Server = pd
-	prog := startProgress(e.stderr, e.tty && !o.quiet, "simulating", 0)
+	prog := progress.Start(e.stderr, e.tty && !o.Quiet, "simulating", 0)
 	res, err := sim.Run(cfg)
 	prog.Stop()
 	if err != nil {
@@ -93,7 +95,7 @@ func runPD(args []string, e *env) error {
 	c := plan.PD{Prefill: plan.Engine{Config: pd.Prefill.Engine}, Decode: plan.Engine{Config: pd.Decode.Engine}}
 	serve := plan.PDServeCommands(plan.HFModelID(sc.Server.Model), c, pd.Prefill.Instances, pd.Decode.Instances)
 	for k, l := range serve {
-		serve[k] = plan.WithServedName(l, o.servedName)
+		serve[k] = plan.WithServedName(l, o.ServedName)
 	}
 	return vllmbench.WritePDSummary(e.stdout, pd, res, o.GoodputGiven, serve)
 }

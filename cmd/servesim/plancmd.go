@@ -3,24 +3,18 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 
-	"github.com/servesim/servesim/batching"
-	"github.com/servesim/servesim/capacity"
-	"github.com/servesim/servesim/cost"
-	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/fleet"
+	"github.com/servesim/servesim/internal/cliflag"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/plan/planplot"
 	"github.com/servesim/servesim/report/chart"
-	"github.com/servesim/servesim/scenario"
-	"github.com/servesim/servesim/workload"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 const planUsage = `Usage: servesim plan [SCENARIO.yaml] [flags]
@@ -56,88 +50,35 @@ dollars at --attainment, as 'servesim day --rank' ranks them; a bare
 "fixed" holds the plan's count all day (docs/day.md).
 `
 
-type planOptions struct {
-	gpus, prices, tps     string
-	dps, eps              string
-	profiles              string
-	seqs, tokens, chunked string
-	precisions            string
-	pd, pps               string
-	reps, boundaryReps    int
-	maxReplicas, workers  int
-	noPrune               bool
-	frontier, budget      float64
-	format, plot          string
-	specK                 string // --spec-k (plan/spec.go)
-	// --policies and the day it ranks them on (fleet.RankPlan).
-	policies, dayTrace            string
-	dayRate, dayHours, dayPeak    float64
-	dayTrough, attainment, bwidth float64
-}
-
-func (p *planOptions) define(fs *flag.FlagSet) flagGroup {
-	p.reps, p.boundaryReps, p.maxReplicas = 2, 3, 64
-	fs.StringVar(&p.gpus, "gpus", "", "comma-separated GPU `names` to search (default: every GPU with a price)")
-	fs.StringVar(&p.prices, "prices", "", "`gpu=dollars-per-hour,...` overriding or adding to the built-in prices ("+plan.PriceSource+")")
-	fs.StringVar(&p.profiles, "gpu-profiles", "", "`gpu=FILE,...`: efficiency profiles (servesim calibrate output, cost.Profile YAML) per GPU type; default: each GPU's built-in profile rule")
-	fs.StringVar(&p.tps, "tp-degrees", "1,2,4,8", "comma-separated tensor-parallel `degrees` to search")
-	fs.StringVar(&p.dps, "dp-degrees", "", "comma-separated data-parallel `degrees` (vllm serve --data-parallel-size) to search for a mixture-of-experts model: D groups of TP GPUs stepping together (default: 1)")
-	fs.StringVar(&p.eps, "expert-parallel-options", "", "comma-separated `on,off` --enable-expert-parallel settings to search for a mixture-of-experts model (default: off)")
-	fs.StringVar(&p.seqs, "max-num-seqs-options", "", "comma-separated max-num-seqs `values` to search (default: --max-num-seqs)")
-	fs.StringVar(&p.tokens, "max-num-batched-tokens-options", "", "comma-separated max-num-batched-tokens `values` to search (default: --max-num-batched-tokens)")
-	fs.StringVar(&p.chunked, "chunked-prefill-options", "", "comma-separated `on,off` chunked-prefill settings to search (default: --enable-chunked-prefill)")
-	fs.StringVar(&p.precisions, "precisions", "bf16,fp8", "comma-separated `precisions` to search (bf16, fp8)")
-	fs.StringVar(&p.pps, "pipeline-parallel-options", "", "comma-separated --pipeline-parallel-size `values` to search: each colocated candidate also split into that many stages (default: 1, none)")
-	fs.StringVar(&p.pd, "pd-options", "", "comma-separated disaggregated `shapes` to search beside colocated: xPyD (each pool's GPU and TP searched) or xPyD:GPU/TP:GPU/TP for the prefill and decode pools, * for searched (e.g. 2P1D:h100-sxm/4:a100-80gb/4); see docs/disaggregation.md")
-	fs.Var(intValue{p: &p.reps, min: 1, max: maxProbeReplications, why: probeLimitWhy}, "replications", "runs per coarse lambda* probe")
-	fs.Var(intValue{p: &p.boundaryReps, min: 1, max: 2 * maxProbeReplications, why: probeLimitWhy}, "boundary-replications", "runs per probe near lambda* and per replica-count check (at least --replications)")
-	fs.Var(intValue{p: &p.maxReplicas, min: 1, max: 1024, why: "the most replicas one candidate may have"}, "max-replicas", "the most replicas a candidate may have")
-	fs.Var(intValue{p: &p.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
-	fs.BoolVar(&p.noPrune, "no-prune", false, "simulate every candidate that fits (same winner; a fuller table)")
-	fs.Var(nonNegativeFloat{&p.frontier, "prune at the cheapest cost"}, "frontier", "also keep deployments up to (1+X) times the cheapest cost, for the frontier (0: prune at the cheapest cost)")
-	fs.Var(nonNegativeFloat{&p.budget, "no budget"}, "budget", "reject deployments dearer than this, dollars an hour (0: no budget)")
-	fs.StringVar(&p.format, "format", "table", "output `format`: table, json or csv")
-	fs.StringVar(&p.plot, "plot", "", "also draw the cost/latency frontier to `FILE`.svg or .png")
-	fs.StringVar(&p.specK, "spec-k", "", "comma-separated num_speculative_tokens `values` to search (0: off) with --speculative-config's method and acceptance; the winner's crossover is reported (docs/speculative.md)")
-	fs.StringVar(&p.policies, "policies", "", "`POLICY;POLICY;...` (servesim day's: fixed:N, schedule:S=N,..., METRIC:TARGET up to --max-replicas; a bare fixed holds the plan's count): rank each on each frontier deployment by the day's dollars at --attainment (docs/day.md)")
-	fs.Float64Var(&p.dayRate, "day-rate", 0, "with --policies: the day's mean request rate, req/s (0: the day whose busiest hour is --request-rate)")
-	fs.Float64Var(&p.dayHours, "day-hours", 24, "with --policies: hours simulated")
-	fs.Float64Var(&p.dayPeak, "day-peak-hour", 14, "with --policies: hour of the diurnal peak")
-	fs.Float64Var(&p.dayTrough, "day-trough", 0.25, "with --policies: the day's lowest rate as a fraction of its peak, in (0, 1]")
-	fs.StringVar(&p.dayTrace, "day-trace", "", "with --policies: a trace whose arrival shape the day repeats (empty: Poisson)")
-	fs.Float64Var(&p.attainment, "attainment", 0.99, "with --policies: the day's SLO attainment a ranked fleet must reach, a fraction in [0, 1]")
-	fs.Float64Var(&p.bwidth, "storage-bandwidth", fleet.DefaultStartup.StorageBandwidth, "with --policies: weight-loading bandwidth at start-up, bytes/s")
-	return flagGroup{"plan flags", []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "pipeline-parallel-options", "pd-options", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers", "spec-k",
-		"policies", "day-rate", "day-hours", "day-peak-hour", "day-trough", "day-trace", "attainment", "storage-bandwidth"}}
-}
-
 // runPlan is `servesim plan`.
 func runPlan(args []string, e *env) error {
-	var o benchOptions
-	var p planOptions
-	var group flagGroup
-	pos, err := parseBenchStyle("plan", planUsage, args, e, &o, func(fs *flag.FlagSet) flagGroup {
-		group = p.define(fs)
+	var o vllmbench.Flags
+	var p plan.Flags
+	var dayFlags fleet.PlanDayFlags
+	var group cliflag.Group
+	pos, err := parseBenchStyle("plan", planUsage, args, e, &o, func(fs *flag.FlagSet) cliflag.Group {
+		group = p.Define(fs)
+		group.Names = append(group.Names, dayFlags.Define(fs)...)
 		return group
 	})
 	if err != nil {
 		return err
 	}
-	switch p.format {
+	switch p.Format {
 	case "table", "json", "csv":
 	default:
-		return fmt.Errorf("plan: --format %q: want table, json or csv", p.format)
+		return fmt.Errorf("plan: --format %q: want table, json or csv", p.Format)
 	}
-	if p.plot != "" {
-		if _, err := chart.Format(p.plot); err != nil {
+	if p.Plot != "" {
+		if _, err := chart.Format(p.Plot); err != nil {
 			return fmt.Errorf("plan: --plot: %w", err)
 		}
 	}
-	if p.boundaryReps < p.reps {
-		return fmt.Errorf("plan: --boundary-replications %d must be >= --replications %d", p.boundaryReps, p.reps)
+	if err := p.Check(); err != nil {
+		return fmt.Errorf("plan: %w", err)
 	}
 	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "dp", "enable-expert-parallel", "server", "pipeline-parallel-size"} {
-		if o.set[f] {
+		if o.Given[f] {
 			return fmt.Errorf("plan: --%s: the plan chooses the deployment (--tp-degrees, --dp-degrees, --expert-parallel-options, --pipeline-parallel-options, --pd-options, --gpus)", f)
 		}
 	}
@@ -147,42 +88,18 @@ func runPlan(args []string, e *env) error {
 	}
 	pl, err := plan.FromScenario(sc)
 	if err != nil {
-		return fmt.Errorf("plan: %s", benchFieldError(err))
+		return fmt.Errorf("plan: %s", vllmbench.FlagFieldError(err))
 	}
-	ps := &pl.Search
-	ps.Replications, ps.BoundaryReplications, ps.Workers = p.reps, p.boundaryReps, p.workers
-	if o.set["max-replicas"] {
-		ps.MaxReplicas = p.maxReplicas
-	}
-	if o.set["frontier"] {
-		ps.Frontier = p.frontier
-	}
-	if o.set["budget"] {
-		ps.Budget = p.budget
-	}
-	if o.set["no-prune"] {
-		ps.NoPrune = p.noPrune
-	}
-	block, err := plan.ChoicesOf(sc.Plan)
-	if err != nil {
+	if err := p.Configure(&pl, sc.Plan, sc.Server.Topology, o.Given); err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	block.Topology = sc.Server.Topology // server.topology or --topology
-	flags, err := p.choices(o.set)
-	if err != nil {
-		return fmt.Errorf("plan: %w", err)
-	}
-	pl.ServedModelName = o.servedName
-	if pl.Space, err = space(block.Over(flags), o.set); err != nil {
-		return fmt.Errorf("plan: %w", err)
-	}
-
-	day, err := p.day(o.set, pl.Search.MaxReplicas, pl.Search.Seed)
+	pl.ServedModelName = o.ServedName
+	day, err := dayFlags.Day(o.Given, p.Format, pl.Search.MaxReplicas, pl.Search.Seed)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
 
-	prog := startProgress(e.stderr, e.tty && !o.quiet, "planning", 0) // a spinner with the elapsed time
+	prog := progress.Start(e.stderr, e.tty && !o.Quiet, "planning", 0) // a spinner with the elapsed time
 	res, err := pl.Run()
 	prog.Stop()
 	if err != nil {
@@ -190,19 +107,19 @@ func runPlan(args []string, e *env) error {
 		if len(pos) == 1 {
 			file = pos[0]
 		}
-		return fmt.Errorf("plan: %w", planFieldError(err, file, o.set))
+		return fmt.Errorf("plan: %w", plan.FlagFieldError(err, file, o.Given))
 	}
-	if p.plot != "" {
+	if p.Plot != "" {
 		var b bytes.Buffer
-		format, _ := chart.Format(p.plot)
+		format, _ := chart.Format(p.Plot)
 		if err := planplot.Write(&b, res, format); err != nil {
 			return fmt.Errorf("plan: --plot: %w", err)
 		}
-		if err := os.WriteFile(p.plot, b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(p.Plot, b.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("plan: --plot: %w", err)
 		}
 	}
-	switch p.format {
+	switch p.Format {
 	case "json":
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {
@@ -227,212 +144,4 @@ func runPlan(args []string, e *env) error {
 		}
 	}
 	return nil
-}
-
-// dayFlags names the flags of the day --policies ranks on, by the field
-// of fleet.DaySpec each sets.
-var dayFlags = map[string]string{"rate": "day-rate", "hours": "day-hours", "peak-hour": "day-peak-hour", "trough": "day-trough",
-	"trace": "day-trace", "attainment": "attainment", "storage-bandwidth": "storage-bandwidth"}
-
-// day returns the day --policies ranks the plan's deployments on, its
-// target-tracking policies up to maxReplicas; nil without --policies.
-func (p *planOptions) day(set map[string]bool, maxReplicas int, seed uint64) (*fleet.DaySpec, error) {
-	if p.policies == "" {
-		for _, f := range dayFlags {
-			if set[f] {
-				return nil, fmt.Errorf("--%s: ranks policies on a day: give --policies too", f)
-			}
-		}
-		return nil, nil
-	}
-	if p.format != "table" {
-		return nil, fmt.Errorf("--policies: writes a table: drop --format %s", p.format)
-	}
-	d := fleet.DaySpec{Rate: p.dayRate, Hours: p.dayHours, PeakHour: p.dayPeak, Trough: p.dayTrough, Attainment: p.attainment, StorageBandwidth: p.bwidth, Seed: seed}
-	var err error
-	if d.Rank, err = fleet.ParsePolicies(p.policies, 1, maxReplicas); err != nil {
-		return nil, fmt.Errorf("--policies %w", err)
-	}
-	if p.dayTrace != "" {
-		tr, err := workload.LoadTrace(p.dayTrace)
-		if err != nil {
-			return nil, fmt.Errorf("--day-trace: %w", err)
-		}
-		d.Trace = &tr
-	}
-	return &d, fielderr.Rename(d.ValidateDay(), func(f string) string { return "--" + dayFlags[f] })
-}
-
-// flagOfPlanField names the list flag of servesim plan behind each field
-// of plan.Plan's that a scenario's plan: block can give too.
-var flagOfPlanField = map[string]string{
-	"tp": "tp-degrees", "data_parallel": "dp-degrees", "expert_parallel": "expert-parallel-options",
-	"max_num_seqs": "max-num-seqs-options", "max_num_batched_tokens": "max-num-batched-tokens-options",
-	"chunked_prefill": "chunked-prefill-options", "max_replicas": "max-replicas",
-}
-
-// planFieldError places a field error of plan.Plan.Validate about a list
-// the scenario's plan: block gave (not a flag, set) under its key in the
-// file (plan.tp[1]).
-func planFieldError(err error, file string, set map[string]bool) error {
-	fe := fielderr.Of(err)
-	if file == "" || fe == nil || !errors.Is(err, plan.ErrInvalid) {
-		return err
-	}
-	list, _, _ := strings.Cut(fe.Field, "[")
-	if flagName, ok := flagOfPlanField[list]; !ok || set[flagName] {
-		return err
-	}
-	cp := *fe
-	cp.File, cp.Field, cp.Class = file, "plan."+fe.Field, plan.ErrInvalid
-	return &cp
-}
-
-// choiceFlags names the flag and the plan: key of each field of
-// plan.Choices.
-var choiceFlags = map[string][2]string{
-	"GPUs": {"gpus", "plan.gpus"}, "Prices": {"prices", "plan.prices"}, "Profiles": {"gpu-profiles", ""},
-	"Precisions": {"precisions", "plan.precisions"}, "Topology": {"topology", "server.topology"},
-}
-
-// space resolves the choices c (plan.Choices.Space), naming a bad
-// choice by its flag when the command line gave it (set), else by its
-// plan: key.
-func space(c plan.Choices, set map[string]bool) (plan.Space, error) {
-	s, err := c.Space()
-	var ce *plan.ChoiceError
-	if errors.As(err, &ce) {
-		name := "--" + choiceFlags[ce.Field][0]
-		if !set[choiceFlags[ce.Field][0]] && choiceFlags[ce.Field][1] != "" {
-			name = choiceFlags[ce.Field][1]
-		}
-		return s, fmt.Errorf("%s: %w", name, ce.Err)
-	}
-	return s, err
-}
-
-// choices parses each plan flag given (set) into its typed list; a list
-// not given stays nil.
-func (p *planOptions) choices(set map[string]bool) (plan.Choices, error) {
-	var c plan.Choices
-	var err error
-	if set["gpus"] {
-		c.GPUs = []string{}
-		for _, n := range strings.Split(p.gpus, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				c.GPUs = append(c.GPUs, n)
-			}
-		}
-		if len(c.GPUs) == 0 {
-			return c, errors.New("--gpus: no GPU to search")
-		}
-	}
-	if p.prices != "" {
-		if c.Prices, err = plan.ParsePrices(p.prices); err != nil {
-			return c, fmt.Errorf("--prices: %w", err)
-		}
-	}
-	for _, part := range strings.Split(p.profiles, ",") {
-		if part = strings.TrimSpace(part); part == "" {
-			continue
-		}
-		gpu, file, ok := strings.Cut(part, "=")
-		if !ok || gpu == "" || file == "" {
-			return c, fmt.Errorf("--gpu-profiles: %q must look like gpu=FILE", part)
-		}
-		prof, err := cost.LoadProfile(file)
-		if err == nil {
-			err = prof.ForGPU(gpu)
-		}
-		if err != nil {
-			return c, fmt.Errorf("--gpu-profiles %s: %w", gpu, err)
-		}
-		if c.Profiles == nil {
-			c.Profiles = map[string]*cost.Profile{}
-		}
-		c.Profiles[gpu] = &prof
-	}
-	for _, f := range []struct {
-		flag, text string
-		to         *[]int
-		lo, max    int
-	}{{"tp-degrees", p.tps, &c.TP, 1, scenario.MaxPlanTP}, {"max-num-seqs-options", p.seqs, &c.MaxNumSeqs, 1, scenario.MaxPlanSeqs},
-		{"max-num-batched-tokens-options", p.tokens, &c.MaxNumBatchedTokens, 1, scenario.MaxPlanTokens},
-		{"dp-degrees", p.dps, &c.DataParallel, 1, batching.MaxDataParallel},
-		{"pipeline-parallel-options", p.pps, &c.PipelineParallel, 1, batching.MaxPipelineStages}} {
-		if set[f.flag] {
-			if *f.to, err = intList("--"+f.flag, f.text, f.lo, f.max); err != nil {
-				return c, err
-			}
-		}
-	}
-	for _, f := range []struct {
-		flag, text string
-		to         *[]bool
-	}{{"chunked-prefill-options", p.chunked, &c.ChunkedPrefill}, {"expert-parallel-options", p.eps, &c.ExpertParallel}} {
-		if set[f.flag] {
-			if *f.to, err = onOffList("--"+f.flag, f.text); err != nil {
-				return c, err
-			}
-		}
-	}
-	if set["pd-options"] {
-		if c.Disaggregated, err = plan.ParsePDShapes(p.pd); err != nil {
-			return c, fmt.Errorf("--pd-options: %w", err)
-		}
-	}
-	if p.specK != "" {
-		if c.SpecK, err = intList("--spec-k", p.specK, 0, capacity.MaxSpecK); err != nil {
-			return c, err
-		}
-	}
-	if set["precisions"] {
-		for _, f := range strings.Split(p.precisions, ",") {
-			pr, err := cost.ParsePrecision(strings.TrimSpace(f))
-			if err != nil {
-				return c, fmt.Errorf("--precisions: %q: a plan searches bf16 and fp8", f)
-			}
-			c.Precisions = append(c.Precisions, pr)
-		}
-	}
-	return c, nil
-}
-
-// onOffList parses "on,off" (or true, false); "" is nil.
-func onOffList(flagName, s string) ([]bool, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var out []bool
-	for _, f := range strings.Split(s, ",") {
-		switch strings.TrimSpace(f) {
-		case "on", "true":
-			out = append(out, true)
-		case "off", "false":
-			out = append(out, false)
-		default:
-			return nil, fmt.Errorf("%s: %q: want on or off", flagName, f)
-		}
-	}
-	return out, nil
-}
-
-// intList parses "1,2,4" with every value in [lo, hi].
-func intList(flagName, s string, lo, hi int) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, err := strconv.Atoi(f)
-		if err != nil || v < lo || v > hi {
-			return nil, fmt.Errorf("%s: %q is not a whole number in [%d, %d]", flagName, f, lo, hi)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: is empty", flagName)
-	}
-	return out, nil
 }

@@ -7,46 +7,29 @@ import (
 	"os"
 	"strings"
 
-	"github.com/servesim/servesim/jobs"
-	"github.com/servesim/servesim/report"
+	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/scenario"
 )
 
-// The run file's types live with the experiment that writes them
-// (scenario.RunFile); merge and the printers here use them by these names.
-type (
-	runOutput = scenario.RunFile
-	jobRecord = scenario.RunRecord
-	pointRow  = report.Row
-)
-
-// runFormat marks the JSON output of `servesim run` and `servesim merge`.
-const runFormat = scenario.RunFormat
-
-// newRunOutput describes the experiment x of sc (before any job ran).
-func newRunOutput(sc *scenario.Scenario, x *scenario.Experiment, shard jobs.Shard) (*runOutput, error) {
-	return sc.NewRunFile(x, shard)
-}
-
 // readRunOutput parses a run output; name is used in errors, which say
 // what the file is when it is not one.
-func readRunOutput(data []byte, name string) (*runOutput, error) {
+func readRunOutput(data []byte, name string) (*scenario.RunFile, error) {
 	r, err := scenario.ReadRunFile(data)
 	if err != nil {
-		return nil, errors.New(notShard(name, data, runFormat))
+		return nil, errors.New(notShard(name, data, scenario.RunFormat))
 	}
 	return r, nil
 }
 
 // notShard says what a file given to a merge is, when it is not what the
-// merge joins (want: runFormat or gridKind).
+// merge joins (want: scenario.RunFormat or capacity.GridKind).
 func notShard(name string, data []byte, want string) string {
 	var head struct{ Format, Kind string }
 	err := json.Unmarshal(data, &head)
 	switch {
-	case head.Kind == gridKind:
+	case head.Kind == capacity.GridKind:
 		return fmt.Sprintf("%s is a 'servesim capacity --grid --shard' output: join those with servesim capacity --merge", name)
-	case head.Format == runFormat:
+	case head.Format == scenario.RunFormat:
 		return fmt.Sprintf("%s is a 'servesim run --format json' (or --shard) output: join those with servesim merge", name)
 	case err != nil:
 		what := "not JSON"
@@ -62,7 +45,7 @@ func notShard(name string, data []byte, want string) string {
 }
 
 func shardKindText(kind string) string {
-	if kind == gridKind {
+	if kind == capacity.GridKind {
 		return "capacity --grid --shard"
 	}
 	return "run"

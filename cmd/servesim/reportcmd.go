@@ -9,6 +9,7 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
+	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/report/chart"
 	"github.com/servesim/servesim/scenario"
@@ -42,17 +43,17 @@ type reportOptions struct {
 // runReport is `servesim report`.
 func runReport(args []string, e *env) error {
 	var o reportOptions
-	fs := newFlagSet("report")
+	fs := cliflag.NewFlagSet("report")
 	fs.StringVar(&o.out, "o", "report.html", "write the page to `FILE` (- for stdout)")
 	fs.StringVar(&o.out, "output", "report.html", "same as -o")
 	fs.StringVar(&o.title, "title", "", "page `title` (default: servesim report)")
 	fs.StringVar(&o.labels, "labels", "", "comma-separated legend `names` of the files, in order (default: the file names)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no note on stderr")
-	groups := []flagGroup{{"flags", []string{"o", "output", "title", "labels", "quiet"}}}
-	pos, err := parseArgs(fs, args)
+	groups := []cliflag.Group{{Title: "flags", Names: []string{"o", "output", "title", "labels", "quiet"}}}
+	pos, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, reportUsage)
-		printFlags(e.stdout, fs, groups)
+		cliflag.Print(e.stdout, fs, groups)
 		return errHelp
 	}
 	if err != nil {
@@ -89,7 +90,7 @@ func runReport(args []string, e *env) error {
 
 // writeSweepPlot draws the charts of a run or merge output
 // (report.SweepCharts) to path, a .png or .svg file.
-func writeSweepPlot(path string, out *runOutput) error {
+func writeSweepPlot(path string, out *scenario.RunFile) error {
 	r, err := report.FromRunFile(out)
 	if err != nil {
 		return err
@@ -101,7 +102,7 @@ func writeSweepPlot(path string, out *runOutput) error {
 // calls its helper below once its results are in.
 
 // reportRunOutput writes the report of a run or merge output to path.
-func reportRunOutput(path string, out *runOutput) error {
+func reportRunOutput(path string, out *scenario.RunFile) error {
 	r, err := report.FromRunFile(out)
 	if err != nil {
 		return err
@@ -112,7 +113,7 @@ func reportRunOutput(path string, out *runOutput) error {
 // reportBench writes the report of one bench run to path: its result
 // JSON as --save-result --save-detailed would write it, so the page has
 // the setup, the CDFs and the counters over time.
-func reportBench(path string, o *benchOptions, sc *scenario.Scenario, res *sim.Result) error {
+func reportBench(path string, o *vllmbench.Flags, sc *scenario.Scenario, res *sim.Result) error {
 	detailed := o.Options
 	detailed.SaveDetailed = true
 	now := time.Now()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,11 +11,13 @@ import (
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/screen"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 // checkPage reads a written report and checks it is one HTML page with
@@ -90,12 +93,15 @@ func TestReportErrors(t *testing.T) {
 func TestReportHelpers(t *testing.T) {
 	dir := t.TempDir()
 
-	var o benchOptions
-	fs, _ := benchFlags("bench", &o)
+	var o vllmbench.Flags
+	fs := cliflag.NewFlagSet("bench")
+	o.Define(fs)
 	if err := fs.Parse([]string{"--num-prompts", "200", "--goodput", "ttft:500", "tpot:50"}); err != nil {
 		t.Fatal(err)
 	}
-	o.set = setFlags(fs)
+	if err := o.Resolve(fs, io.Discard); err != nil {
+		t.Fatal(err)
+	}
 	sc, err := o.Scenario()
 	if err != nil {
 		t.Fatal(err)
@@ -145,11 +151,11 @@ func TestReportHelpers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := newRunOutput(scSmall, x, jobs.All)
+	out, err := scSmall.NewRunFile(x, jobs.All)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Results, err = runJobs(x, jobs.All, 0, nil, nil); err != nil {
+	if out.Results, err = x.RunJobs(jobs.All, 0, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	path = filepath.Join(dir, "run.html")

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/servesim/servesim/internal/cliflag"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/report/chart"
 	"github.com/servesim/servesim/scenario"
@@ -41,7 +43,7 @@ type runOptions struct {
 	notes io.Writer
 }
 
-func (o *runOptions) define(fs *flag.FlagSet, withShard bool) []flagGroup {
+func (o *runOptions) define(fs *flag.FlagSet, withShard bool) []cliflag.Group {
 	formatHelp := "output `format`: table, csv or json (default table)"
 	if withShard {
 		formatHelp = "output `format`: table, csv or json (default table; json with --shard)"
@@ -52,23 +54,23 @@ func (o *runOptions) define(fs *flag.FlagSet, withShard bool) []flagGroup {
 	names := []string{"format", "plot", "report"}
 	if withShard {
 		fs.StringVar(&o.shard, "shard", "", "run only shard `i/n` of the jobs and write JSON for servesim merge")
-		fs.Var(intValue{p: &o.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
-		fs.BoolVar(&o.summaryOnly, "summary-only", false, summaryOnlyHelp(", as summary_only: true does, whatever the file says"))
+		fs.Var(cliflag.Int{P: &o.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
+		fs.BoolVar(&o.summaryOnly, "summary-only", false, vllmbench.SummaryOnlyHelp(", as summary_only: true does, whatever the file says"))
 		names = append(names, "shard", "workers", "summary-only")
 	}
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
-	return []flagGroup{{"flags", append(names, "quiet")}}
+	return []cliflag.Group{{Title: "flags", Names: append(names, "quiet")}}
 }
 
 // runScenario is `servesim run`.
 func runScenario(args []string, e *env) error {
 	var o runOptions
-	fs := newFlagSet("run")
+	fs := cliflag.NewFlagSet("run")
 	groups := o.define(fs, true)
-	pos, err := parseArgs(fs, args)
+	pos, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, runUsage)
-		printFlags(e.stdout, fs, groups)
+		cliflag.Print(e.stdout, fs, groups)
 		return errHelp
 	}
 	if err != nil {
@@ -110,14 +112,14 @@ func runScenario(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	out, err := newRunOutput(sc, x, shard)
+	out, err := sc.NewRunFile(x, shard)
 	if err != nil {
 		return err
 	}
 	// The table and the plots use p99 whatever the scenario asks for.
 	p99 := func(c *sim.Config) { c.Percentiles = withPercentile(c.Percentiles, 99) }
-	p := e.showProgress(o.quiet, "running "+pos[0], shard.Size(x.Size()))
-	out.Results, err = runJobs(x, shard, o.workers, p99, p)
+	p := progress.Show(e.stderr, e.tty, o.quiet, "running "+pos[0], shard.Size(x.Size()))
+	out.Results, err = x.RunJobs(shard, o.workers, p99, func() { p.Add(1) })
 	p.Stop()
 	if err != nil {
 		return fmt.Errorf("run: %s: %w", pos[0], err)
@@ -134,7 +136,7 @@ func runScenario(args []string, e *env) error {
 // warnAllFailed says on stderr which sweep points had no request complete
 // in any replication, and why requests fail there. The output keeps the
 // numbers as they are (zeros).
-func warnAllFailed(w io.Writer, param string, x *scenario.Experiment, rows []pointRow) {
+func warnAllFailed(w io.Writer, param string, x *scenario.Experiment, rows []report.Row) {
 	for p, row := range rows {
 		if p < len(x.Points) && row.Completed == 0 && row.Failed > 0 {
 			at := ""
@@ -165,7 +167,7 @@ func checkOutputFlags(o *runOptions) error {
 
 // writeRunOutput prints the results (their rows: report.Rows) in the
 // chosen format and draws the plot.
-func writeRunOutput(w io.Writer, out *runOutput, rows []pointRow, o *runOptions) error {
+func writeRunOutput(w io.Writer, out *scenario.RunFile, rows []report.Row, o *runOptions) error {
 	var err error
 	switch o.format {
 	case "json":
@@ -198,4 +200,12 @@ func (o *runOptions) wrote(path string) {
 	if o.notes != nil {
 		fmt.Fprintf(o.notes, "servesim: wrote %s\n", path)
 	}
+}
+
+// pointText writes a sweep point's value, "-" for none.
+func pointText(p scenario.Point) string {
+	if p.Value == nil {
+		return "-"
+	}
+	return scenario.FormatValue(p.Value)
 }

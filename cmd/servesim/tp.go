@@ -1,12 +1,13 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
 	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/screen"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 const tpUsage = `Usage: servesim tp [flags]
@@ -24,46 +25,22 @@ The workload, engine and SLO flags are those of 'servesim bench' (the SLO
 from --goodput and --slo-target).
 `
 
-type tpOptions struct {
-	candidates         string
-	commonRate         float64
-	start, precision   float64
-	reps, boundaryReps int
-	workers            int
-}
-
-func (t *tpOptions) define(fs *flag.FlagSet) flagGroup {
-	t.precision, t.reps, t.boundaryReps = 0.05, 3, 5
-	fs.StringVar(&t.candidates, "candidates", "1x1,2x1,4x1,8x1", "comma-separated `PxK` (K replicas of tensor-parallel degree P) or tpP[dpD][ep][xK] (vLLM's --data-parallel-size D and --enable-expert-parallel)")
-	fs.Var(nonNegativeFloat{&t.commonRate, "skip"}, "common-rate", "also run every candidate at this rate, req/s, for per-card goodput side by side (0: skip)")
-	fs.Var(nonNegativeFloat{&t.start, "--request-rate"}, "start", "first rate each search probes, req/s (0: --request-rate)")
-	fs.Var(positiveFloat{p: &t.precision}, "precision", "relative width of each lambda* bracket")
-	fs.Var(intValue{p: &t.reps, min: 1, max: maxProbeReplications, why: probeLimitWhy}, "replications", "independent runs per probe")
-	fs.Var(intValue{p: &t.boundaryReps, min: 1, max: 2 * maxProbeReplications, why: probeLimitWhy}, "boundary-replications", "runs per probe near each answer (at least --replications)")
-	fs.Var(intValue{p: &t.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
-	return flagGroup{"tp flags", []string{"candidates", "common-rate", "start", "precision", "replications", "boundary-replications", "workers"}}
-}
-
 // runTP is `servesim tp`.
 func runTP(args []string, e *env) error {
-	var o benchOptions
-	var t tpOptions
-	pos, err := parseBenchStyle("tp", tpUsage, args, e, &o, t.define)
+	var o vllmbench.Flags
+	var t screen.Flags
+	pos, err := parseBenchStyle("tp", tpUsage, args, e, &o, t.Define)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return fmt.Errorf("tp: unexpected argument %q (tp takes only flags; see servesim tp -h)", pos[0])
 	}
-	cands, err := screen.ParseCandidates(t.candidates)
-	if err != nil {
-		return fmt.Errorf("tp: --candidates: %w", err)
-	}
-	if t.boundaryReps < t.reps {
-		return fmt.Errorf("tp: --boundary-replications %d must be >= --replications %d", t.boundaryReps, t.reps)
+	if err := t.Check(); err != nil {
+		return fmt.Errorf("tp: %w", err)
 	}
 	for _, f := range []string{"tensor-parallel-size", "tp", "replicas", "data-parallel-size", "dp", "enable-expert-parallel", "server"} {
-		if o.set[f] {
+		if o.Given[f] {
 			return fmt.Errorf("tp: --%s: the candidates set the deployment (--candidates PxK or tpP[dpD][ep][xK])", f)
 		}
 	}
@@ -73,25 +50,21 @@ func runTP(args []string, e *env) error {
 	}
 	study, err := screen.FromScenario(sc)
 	if err != nil {
-		return fmt.Errorf("tp: %s", benchFieldError(err))
+		return fmt.Errorf("tp: %s", vllmbench.FlagFieldError(err))
 	}
-	study.Candidates, study.Replications, study.BoundaryReplications = cands, t.reps, t.boundaryReps
-	study.Precision, study.CommonRate, study.Workers = t.precision, t.commonRate, t.workers
-	if t.start > 0 {
-		study.Start = t.start
-	}
-	p := startProgress(e.stderr, e.tty && !o.quiet, "screening", 0)
+	t.Configure(&study)
+	p := progress.Start(e.stderr, e.tty && !o.Quiet, "screening", 0)
 	rep, err := study.Run()
 	p.Stop()
 	if err != nil {
 		return fmt.Errorf("tp: %w", err)
 	}
 	printTP(e.stdout, study.Engine, study, rep, sc.ProbedWorkload())
-	if o.report != "" {
-		if err := reportTP(o.report, study.Engine, study, rep); err != nil {
-			return fmt.Errorf("tp: --report %s: %w", o.report, err)
+	if o.Report != "" {
+		if err := reportTP(o.Report, study.Engine, study, rep); err != nil {
+			return fmt.Errorf("tp: --report %s: %w", o.Report, err)
 		}
-		fmt.Fprintf(e.stderr, "servesim: wrote %s\n", o.report)
+		fmt.Fprintf(e.stderr, "servesim: wrote %s\n", o.Report)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/ui"
 )
 
@@ -30,16 +31,16 @@ folder and exits: any static file server can serve DIR.
 
 // runUI is `servesim ui`.
 func runUI(args []string, e *env) error {
-	fs := newFlagSet("ui")
+	fs := cliflag.NewFlagSet("ui")
 	addr := fs.String("addr", "127.0.0.1:8080", "loopback `host:port` to serve on (port 0: any free port)")
 	out := fs.String("out", "", "write the static folder to `DIR` and exit instead of serving")
 	wasm := fs.String("wasm", "", "a prebuilt servesim.wasm `FILE` (with wasm_exec.js beside it) instead of building one")
 	noBrowser := fs.Bool("no-browser", false, "print the URL without opening a browser")
-	group := []flagGroup{{"ui flags", []string{"addr", "out", "wasm", "no-browser"}}}
-	pos, err := parseArgs(fs, args)
+	group := []cliflag.Group{{Title: "ui flags", Names: []string{"addr", "out", "wasm", "no-browser"}}}
+	pos, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, uiUsage)
-		printFlags(e.stdout, fs, group)
+		cliflag.Print(e.stdout, fs, group)
 		return errHelp
 	}
 	if err != nil {

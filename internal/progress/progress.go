@@ -1,4 +1,8 @@
-package main
+// Package progress shows how long work is taking on stderr: a bar with
+// n/N done and an ETA (or a spinner with the elapsed time when the size
+// is unknown) on a terminal, or, on a file or a pipe, a line now and then.
+// Nothing is drawn for work that ends within a second.
+package progress
 
 import (
 	"fmt"
@@ -10,8 +14,8 @@ import (
 	"time"
 )
 
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
+// IsTerminal reports whether w is a character device (a terminal).
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -35,12 +39,12 @@ var (
 // progressWidth is the bar's width in characters.
 const progressWidth = 30
 
-// A progress draws a bar with n/N done and an ETA (or, with total 0, a
+// A Bar draws a bar with n/N done and an ETA (or, with total 0, a
 // spinner with the elapsed time) on a terminal while work runs, or, in
 // lines mode, writes "label: n/N done, ELAPSED elapsed, ETA ETA" now and
-// then. Its zero value and a nil *progress draw nothing. Add may be
+// then. Its zero value and a nil *Bar draw nothing. Add may be
 // called from several goroutines.
-type progress struct {
+type Bar struct {
 	w     io.Writer
 	label string
 	total int
@@ -52,32 +56,32 @@ type progress struct {
 	drawn bool
 }
 
-// startProgress starts a progress bar on w when enabled (stderr is a
-// terminal and --quiet is off); otherwise it returns nil.
-func startProgress(w io.Writer, enabled bool, label string, total int) *progress {
+// Start starts a progress bar on w when enabled (w is a terminal and
+// --quiet is off); otherwise it returns nil.
+func Start(w io.Writer, enabled bool, label string, total int) *Bar {
 	if !enabled {
 		return nil
 	}
 	return newProgress(w, label, total, false)
 }
 
-// showProgress starts what the command shows of work of total units (0:
-// unknown) unless quiet: a bar on a terminal; on a file or a pipe, a line
-// now and then when the total is known; else nothing.
-func (e *env) showProgress(quiet bool, label string, total int) *progress {
+// Show starts what a command shows on w of work of total units (0:
+// unknown) unless quiet: a bar when w is a terminal (tty); on a file or a
+// pipe, a line now and then when the total is known; else nothing (nil).
+func Show(w io.Writer, tty, quiet bool, label string, total int) *Bar {
 	switch {
 	case quiet:
 		return nil
-	case e.tty:
-		return newProgress(e.stderr, label, total, false)
-	case total > 0 && isFile(e.stderr):
-		return newProgress(e.stderr, label, total, true)
+	case tty:
+		return newProgress(w, label, total, false)
+	case total > 0 && isFile(w):
+		return newProgress(w, label, total, true)
 	}
 	return nil
 }
 
-func newProgress(w io.Writer, label string, total int, lines bool) *progress {
-	p := &progress{w: w, label: label, total: total, lines: lines, start: time.Now(), stop: make(chan struct{})}
+func newProgress(w io.Writer, label string, total int, lines bool) *Bar {
+	p := &Bar{w: w, label: label, total: total, lines: lines, start: time.Now(), stop: make(chan struct{})}
 	p.wg.Add(1)
 	go p.loop()
 	return p
@@ -91,14 +95,14 @@ func isFile(w io.Writer) bool {
 }
 
 // Add records n more units of work done.
-func (p *progress) Add(n int) {
+func (p *Bar) Add(n int) {
 	if p != nil {
 		p.done.Add(int64(n))
 	}
 }
 
 // Stop ends the display and clears its line.
-func (p *progress) Stop() {
+func (p *Bar) Stop() {
 	if p == nil {
 		return
 	}
@@ -109,7 +113,7 @@ func (p *progress) Stop() {
 	}
 }
 
-func (p *progress) loop() {
+func (p *Bar) loop() {
 	defer p.wg.Done()
 	delay, tick := progressDelay, progressTick
 	if p.lines {
@@ -134,7 +138,7 @@ func (p *progress) loop() {
 
 var spinner = []string{"|", "/", "-", `\`}
 
-func (p *progress) draw() {
+func (p *Bar) draw() {
 	p.drawn = true
 	el := time.Since(p.start).Truncate(100 * time.Millisecond)
 	if p.total <= 0 {

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ func TestProgress(t *testing.T) {
 
 	// Short work draws nothing.
 	var quiet syncBuffer
-	p := startProgress(&quiet, true, "jobs", 4)
+	p := Start(&quiet, true, "jobs", 4)
 	p.Add(4)
 	p.Stop()
 	if quiet.String() != "" {
@@ -45,7 +45,7 @@ func TestProgress(t *testing.T) {
 	// Longer work draws a bar and clears it.
 	progressDelay, progressTick = time.Millisecond, time.Millisecond
 	var out syncBuffer
-	p = startProgress(&out, true, "jobs", 4)
+	p = Start(&out, true, "jobs", 4)
 	p.Add(2)
 	time.Sleep(20 * time.Millisecond)
 	p.Stop()
@@ -55,7 +55,7 @@ func TestProgress(t *testing.T) {
 	}
 
 	// Disabled (not a terminal, or --quiet): nil, and its methods are no-ops.
-	if p := startProgress(&out, false, "jobs", 4); p != nil {
+	if p := Start(&out, false, "jobs", 4); p != nil {
 		t.Error("disabled progress is not nil")
 	} else {
 		p.Add(1)
@@ -76,11 +76,10 @@ func TestProgressLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	e := &env{stderr: f}
-	if e.showProgress(false, "simulating", 0) != nil || e.showProgress(true, "running", 4) != nil {
+	if Show(f, false, false, "simulating", 0) != nil || Show(f, false, true, "running", 4) != nil {
 		t.Error("a progress for unknown work or --quiet on a file")
 	}
-	p := e.showProgress(false, "running x.yaml", 4)
+	p := Show(f, false, false, "running x.yaml", 4)
 	p.Add(2)
 	time.Sleep(50 * time.Millisecond)
 	p.Stop()
