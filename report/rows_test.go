@@ -3,7 +3,6 @@ package report
 import (
 	"encoding/json"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
@@ -15,18 +14,7 @@ import (
 // counted, the same means and the same verdicts.
 func TestRows(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile(rateSweepFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := scenario.ReadRunFile(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := Rows(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, rows := readRunFixture(t)
 	run, err := FromRunFile(f)
 	if err != nil {
 		t.Fatal(err)
