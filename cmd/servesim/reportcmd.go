@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/servesim/servesim/batching"
@@ -34,22 +33,11 @@ The page inlines its CSS and SVG charts, runs no script and fetches
 nothing: open it from a file:// URL, mail it, attach it to a review.
 `
 
-// reportOptions are the flags of `servesim report`.
-type reportOptions struct {
-	out, title, labels string
-	quiet              bool
-}
-
 // runReport is `servesim report`.
 func runReport(args []string, e *env) error {
-	var o reportOptions
+	var o report.Flags
 	fs := cliflag.NewFlagSet("report")
-	fs.StringVar(&o.out, "o", "report.html", "write the page to `FILE` (- for stdout)")
-	fs.StringVar(&o.out, "output", "report.html", "same as -o")
-	fs.StringVar(&o.title, "title", "", "page `title` (default: servesim report)")
-	fs.StringVar(&o.labels, "labels", "", "comma-separated legend `names` of the files, in order (default: the file names)")
-	fs.BoolVar(&o.quiet, "quiet", false, "no note on stderr")
-	groups := []cliflag.Group{{Title: "flags", Names: []string{"o", "output", "title", "labels", "quiet"}}}
+	groups := o.Define(fs)
 	pos, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, reportUsage)
@@ -66,24 +54,18 @@ func runReport(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	if o.labels != "" {
-		labels := strings.Split(o.labels, ",")
-		if len(labels) != len(runs) {
-			return fmt.Errorf("report: --labels has %d names for %d files", len(labels), len(runs))
-		}
-		for i, l := range labels {
-			runs[i].Label = strings.TrimSpace(l)
-		}
-	}
-	opts := report.Options{Title: o.title}
-	if o.out == "-" {
-		return report.WriteHTML(e.stdout, runs, opts)
-	}
-	if err := report.WriteFile(o.out, runs, opts); err != nil {
+	opts, err := o.Options(runs)
+	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	if !o.quiet {
-		fmt.Fprintf(e.stderr, "servesim: wrote %s\n", o.out)
+	if o.Out == "-" {
+		return report.WriteHTML(e.stdout, runs, opts)
+	}
+	if err := report.WriteFile(o.Out, runs, opts); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if !o.Quiet {
+		fmt.Fprintf(e.stderr, "servesim: wrote %s\n", o.Out)
 	}
 	return nil
 }
