@@ -11,6 +11,7 @@ import (
 	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/jobs"
+	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/vllmbench"
@@ -135,7 +136,7 @@ func runCapacity(args []string, e *env) error {
 // page, when asked for, then the report as JSON or text.
 func writeCapacity(e *env, page string, sc *scenario.Scenario, rep capacity.Report, asJSON bool) error {
 	if page != "" {
-		if err := reportCapacity(page, sc, rep.Criteria, rep.Points, rep.Lower, rep.Upper); err != nil {
+		if err := report.WriteCapacityPage(page, sc.Name, sc.Server.String(), rep.Criteria, rep.Points, rep.Lower, rep.Upper); err != nil {
 			return fmt.Errorf("capacity: --report %s: %w", page, err)
 		}
 		fmt.Fprintf(e.stderr, "servesim: wrote %s\n", page)

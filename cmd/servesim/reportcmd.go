@@ -6,13 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/servesim/servesim/batching"
-	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/report"
-	"github.com/servesim/servesim/report/chart"
 	"github.com/servesim/servesim/scenario"
-	"github.com/servesim/servesim/screen"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/vllmbench"
 )
@@ -70,28 +66,6 @@ func runReport(args []string, e *env) error {
 	return nil
 }
 
-// writeSweepPlot draws the charts of a run or merge output
-// (report.SweepCharts) to path, a .png or .svg file.
-func writeSweepPlot(path string, out *scenario.RunFile) error {
-	r, err := report.FromRunFile(out)
-	if err != nil {
-		return err
-	}
-	return chart.WriteFile(path, report.SweepCharts(r)...)
-}
-
-// The --report FILE flag of bench, run, capacity and tp: each command
-// calls its helper below once its results are in.
-
-// reportRunOutput writes the report of a run or merge output to path.
-func reportRunOutput(path string, out *scenario.RunFile) error {
-	r, err := report.FromRunFile(out)
-	if err != nil {
-		return err
-	}
-	return report.WriteFile(path, []*report.Run{r}, report.Options{Title: "servesim run " + out.Scenario})
-}
-
 // reportBench writes the report of one bench run to path: its result
 // JSON as --save-result --save-detailed would write it, so the page has
 // the setup, the CDFs and the counters over time.
@@ -108,19 +82,4 @@ func reportBench(path string, o *vllmbench.Flags, sc *scenario.Scenario, res *si
 		return err
 	}
 	return report.WriteFile(path, []*report.Run{r}, report.Options{Title: "servesim bench: " + sc.Server.String()})
-}
-
-// reportCapacity writes the report of a capacity search or grid to path.
-func reportCapacity(path string, sc *scenario.Scenario, crit capacity.Criteria, points []capacity.Point, lo, hi float64) error {
-	r := report.FromCapacity(crit, points, lo, hi)
-	r.Label = "capacity"
-	r.Setup = append([]report.Field{{Key: "scenario", Value: sc.Name}, {Key: "server", Value: sc.Server.String()}}, r.Setup...)
-	return report.WriteFile(path, []*report.Run{r}, report.Options{Title: "servesim capacity: " + sc.Server.String()})
-}
-
-// reportTP writes the report of a TP screen to path.
-func reportTP(path string, eng batching.Config, s screen.Study, rep *screen.Report) error {
-	r := report.FromScreen(s, rep)
-	r.Label = "tp"
-	return report.WriteFile(path, []*report.Run{r}, report.Options{Title: "servesim tp: " + eng.Deployment.Model.Name + " on " + eng.Deployment.GPU.Name})
 }

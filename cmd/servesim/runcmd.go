@@ -181,13 +181,13 @@ func writeRunOutput(w io.Writer, out *scenario.RunFile, rows []report.Row, o *ru
 		return err
 	}
 	if o.plot != "" {
-		if err := writeSweepPlot(o.plot, out); err != nil {
+		if err := report.WriteSweepPlot(o.plot, out); err != nil {
 			return fmt.Errorf("--plot %s: %w", o.plot, err)
 		}
 		o.wrote(o.plot)
 	}
 	if o.report != "" {
-		if err := reportRunOutput(o.report, out); err != nil {
+		if err := report.WriteRunPage(o.report, out); err != nil {
 			return fmt.Errorf("--report %s: %w", o.report, err)
 		}
 		o.wrote(o.report)
