@@ -197,12 +197,9 @@ func mergeGrid(files []string, c capacityOptions, e *env) error {
 	}
 	shards := make([]capacity.GridShard, len(files))
 	for i, f := range files {
-		data, err := readShardFile(f)
-		if err != nil {
+		var err error
+		if shards[i], err = report.ReadGridShard(f); err != nil {
 			return fmt.Errorf("capacity: --merge: %w", err)
-		}
-		if shards[i], err = capacity.ReadGridShard(data); err != nil {
-			return fmt.Errorf("capacity: --merge: %s", notShard(f, data, capacity.GridKind))
 		}
 	}
 	rep, err := capacity.MergeGridReport(shards, files)

@@ -41,11 +41,8 @@ func runMerge(args []string, e *env) error {
 	}
 	outs := make([]*scenario.RunFile, len(pos))
 	for i, name := range pos {
-		data, err := readShardFile(name)
-		if err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		if outs[i], err = readRunOutput(data, name); err != nil {
+		var err error
+		if outs[i], err = report.ReadRunShard(name); err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}
 	}
