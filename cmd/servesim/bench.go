@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"slices"
 
 	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/internal/progress"
@@ -94,16 +93,6 @@ func parseBenchStyle(name, usage string, args []string, e *env, o *vllmbench.Fla
 	}
 	vllmbench.NoteNoEffect(e.stderr, o.Given, o.Quiet)
 	return pos, nil
-}
-
-// withPercentile returns ps with p added when missing, sorted.
-func withPercentile(ps []float64, p float64) []float64 {
-	if slices.Contains(ps, p) {
-		return ps
-	}
-	out := append(slices.Clone(ps), p)
-	slices.Sort(out)
-	return out
 }
 
 const benchUsage = `Usage: servesim bench [flags]

@@ -76,7 +76,7 @@ func runScenario(args []string, e *env) error {
 		return err
 	}
 	// The table and the plots use p99 whatever the scenario asks for.
-	p99 := func(c *sim.Config) { c.Percentiles = withPercentile(c.Percentiles, 99) }
+	p99 := func(c *sim.Config) { c.AddPercentile(99) }
 	p := progress.Show(e.stderr, e.tty, o.Quiet, "running "+pos[0], shard.Size(x.Size()))
 	out.Results, err = x.RunJobs(shard, o.Workers, p99, func() { p.Add(1) })
 	p.Stop()
