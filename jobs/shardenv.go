@@ -1,8 +1,8 @@
 package jobs
 
 import (
+	"fmt"
 	"strconv"
-
 	"strings"
 )
 
@@ -68,4 +68,26 @@ func envShard(idxName, idx, countName, count, min string) (Shard, error) {
 		return Shard{}, invalidf("%s=%d (first id %d) and %s=%d give shard %d/%d: it must have 0 <= index < count", idxName, i, lo, countName, n, s.Index, s.Count)
 	}
 	return s, nil
+}
+
+// ChooseShard returns the shard a process runs: flag (a --shard i/n) when
+// given, else the one a scheduler assigned (ShardFromEnv), with source
+// naming its variables; sharded is false when neither chose one. The
+// errors name --shard, or the variable and say to give --shard.
+func ChooseShard(flag string, getenv func(string) string) (s Shard, source string, sharded bool, err error) {
+	if flag != "" {
+		s, err := ParseShard(flag)
+		if err != nil {
+			return s, "", false, fmt.Errorf("--shard: %w", err)
+		}
+		return s, "", true, nil
+	}
+	s, source, ok, err := ShardFromEnv(getenv)
+	if err != nil {
+		return s, "", false, fmt.Errorf("%w (or give --shard i/n)", err)
+	}
+	if !ok {
+		return All, "", false, nil
+	}
+	return s, source, true, nil
 }

@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/servesim/servesim/jobs"
@@ -45,5 +46,39 @@ func TestShardFromEnv(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, s)
 		})
+	}
+}
+
+// TestChooseShard: --shard wins over the scheduler's variables; without
+// it the variables choose, and with neither every job runs; each bad
+// value is an error naming --shard or the variable.
+func TestChooseShard(t *testing.T) {
+	t.Parallel()
+	k8s := map[string]string{jobs.EnvK8sIndex: "1", jobs.EnvK8sCount: "3"}
+	tests := []struct {
+		flag    string
+		env     map[string]string
+		shard   jobs.Shard
+		sharded bool
+		source  bool
+		err     string
+	}{
+		{"", nil, jobs.All, false, false, ""},
+		{"2/4", k8s, jobs.Shard{Index: 2, Count: 4}, true, false, ""},
+		{"", k8s, jobs.Shard{Index: 1, Count: 3}, true, true, ""},
+		{"4/4", nil, jobs.Shard{}, false, false, "--shard: "},
+		{"", map[string]string{jobs.EnvK8sIndex: "x", jobs.EnvK8sCount: "3"}, jobs.Shard{}, false, false, jobs.EnvK8sIndex},
+	}
+	for _, tt := range tests {
+		s, source, sharded, err := jobs.ChooseShard(tt.flag, func(k string) string { return tt.env[k] })
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) || (tt.flag == "" && !strings.HasSuffix(err.Error(), " (or give --shard i/n)")) {
+				t.Errorf("%q %v: error %v, want one naming %s", tt.flag, tt.env, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || s != tt.shard || sharded != tt.sharded || (source != "") != tt.source {
+			t.Errorf("%q %v: %v %q %v %v; want %v, source %v, sharded %v", tt.flag, tt.env, s, source, sharded, err, tt.shard, tt.source, tt.sharded)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/servesim/servesim/internal/errmark"
 	"github.com/servesim/servesim/sim/event"
@@ -110,6 +111,17 @@ type Config struct {
 	// each request's inter-token gaps, as vLLM's --save-detailed itls.
 	// It costs one float per step; it needs records (not SummaryOnly).
 	TokenSteps bool
+}
+
+// AddPercentile adds p to c.Percentiles when missing, keeping them
+// sorted (the list is copied, never changed in place). An empty list
+// becomes [p] alone.
+func (c *Config) AddPercentile(p float64) {
+	if slices.Contains(c.Percentiles, p) {
+		return
+	}
+	c.Percentiles = append(slices.Clone(c.Percentiles), p)
+	slices.Sort(c.Percentiles)
 }
 
 // Validate checks the configuration and names the first bad field.

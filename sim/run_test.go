@@ -532,3 +532,27 @@ func TestOverloadStopsSmall(t *testing.T) {
 		t.Logf("summary %v: peak heap %.1f MB", tc.summary, float64(peak)/(1<<20))
 	}
 }
+
+// TestAddPercentile: a missing percentile joins the list in order, a
+// present one changes nothing, and the caller's list is never written.
+func TestAddPercentile(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		have []float64
+		p    float64
+		want []float64
+	}{
+		{nil, 99, []float64{99}},
+		{[]float64{50, 90}, 99, []float64{50, 90, 99}},
+		{[]float64{50, 99.9}, 99, []float64{50, 99, 99.9}},
+		{[]float64{50, 99}, 99, []float64{50, 99}},
+	}
+	for _, tt := range tests {
+		orig := slices.Clone(tt.have)
+		c := sim.Config{Percentiles: tt.have}
+		c.AddPercentile(tt.p)
+		if !slices.Equal(c.Percentiles, tt.want) || !slices.Equal(tt.have, orig) {
+			t.Errorf("%v + %v: %v (input now %v), want %v", orig, tt.p, c.Percentiles, tt.have, tt.want)
+		}
+	}
+}

@@ -267,3 +267,39 @@ func (o *Flags) summaryOnlyHelp() string {
 	}
 	return SummaryOnlyHelp("")
 }
+
+// FileScenario returns the scenario of servesim capacity and plan: the
+// one file in files, or without one the scenario the flags build. A file
+// brings the workload, server and SLO, so only the command's own flags
+// (own), the seed (which overrides the file's), summary mode, --report
+// and the progress switches may be given with it.
+func (o *Flags) FileScenario(files []string, own cliflag.Group) (*scenario.Scenario, error) {
+	switch len(files) {
+	case 0:
+		return o.Scenario()
+	case 1:
+		open := map[string]bool{"quiet": true, "disable-tqdm": true, "seed": true, "report": true, "summary-only": true}
+		for _, name := range own.Names {
+			open[name] = true
+		}
+		for name := range o.Given {
+			if !open[name] {
+				return nil, fmt.Errorf("--%s: with a scenario file, the workload, server and SLO come from the file", name)
+			}
+		}
+		load := scenario.Load
+		if o.SummaryOnly {
+			load = scenario.LoadSummaryOnly
+		}
+		sc, err := load(files[0])
+		if err != nil {
+			return nil, err
+		}
+		if o.Given["seed"] {
+			sc.Seed = o.Seed
+		}
+		return sc, nil
+	default:
+		return nil, fmt.Errorf("one scenario file at most, got %d arguments", len(files))
+	}
+}

@@ -3,6 +3,7 @@ package vllmbench
 import (
 	"bytes"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -213,5 +214,63 @@ func TestDefineHelp(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("help lacks %q", want)
 		}
+	}
+}
+
+// TestFileScenario: without a file the flags build the scenario; with one
+// the file does, only the command's own flags, the seed (which overrides
+// the file's) and the switches may come with it, and two files are an
+// error.
+func TestFileScenario(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(file, []byte("name: from-file\nseed: 5\nworkload: {arrival: {rate: 3}}\nserver: {model: llama-3.1-8b, gpu: h100-sxm}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	own := cliflag.Group{Title: "capacity flags", Names: []string{"grid"}}
+	tests := []struct {
+		args  []string
+		files []string
+		name  string
+		seed  uint64
+		err   string
+	}{
+		{[]string{"--request-rate", "2", "--seed", "9"}, nil, "", 9, ""},
+		{nil, []string{file}, "from-file", 5, ""},
+		{[]string{"--seed", "7", "--quiet", "--summary-only"}, []string{file}, "from-file", 7, ""},
+		{[]string{"--request-rate", "2"}, []string{file}, "", 0, "--request-rate: with a scenario file, the workload, server and SLO come from the file"},
+		{nil, []string{file, file}, "", 0, "one scenario file at most, got 2 arguments"},
+	}
+	for _, tt := range tests {
+		fs, _, o := define("capacity")
+		fs.String("grid", "", "")
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatalf("%q: %v", tt.args, err)
+		}
+		if err := o.Resolve(fs, io.Discard); err != nil {
+			t.Fatalf("%q: %v", tt.args, err)
+		}
+		sc, err := o.FileScenario(tt.files, own)
+		switch {
+		case tt.err != "":
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("%q %q: error %v, want %q", tt.args, tt.files, err, tt.err)
+			}
+		case err != nil:
+			t.Errorf("%q %q: %v", tt.args, tt.files, err)
+		case tt.name != "" && sc.Name != tt.name || sc.Seed != tt.seed:
+			t.Errorf("%q %q: scenario %q seed %d, want %q seed %d", tt.args, tt.files, sc.Name, sc.Seed, tt.name, tt.seed)
+		}
+	}
+	fs, _, o := define("capacity")
+	fs.String("grid", "", "")
+	if err := fs.Parse([]string{"--grid", "1,2"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Resolve(fs, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.FileScenario([]string{file}, own); err != nil {
+		t.Errorf("--grid (the command's own) with a file: %v", err)
 	}
 }

@@ -315,3 +315,26 @@ func PyFloat(x float64) string {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
 }
+
+// WriteFailures says on w (stderr) why requests failed, and whether the
+// run stopped early: a warning when none
+// completed (vLLM warns "All requests failed"; servesim knows the limits
+// they broke), otherwise a note, unless quiet. The summary and the JSON
+// stay as vLLM writes them.
+func WriteFailures(w io.Writer, quiet bool, sc *scenario.Scenario, res *sim.Result) {
+	if res.StoppedBy != sim.StopNone {
+		fmt.Fprintf(w, "servesim: warning: the run stopped early (%s): the statistics cover the %d measured requests that ended, of %d sent\n",
+			res.Stability.Reason, res.Completed+res.Failed+res.Rejected, res.Measured)
+	}
+	failed := res.Failed + res.Rejected
+	if failed == 0 {
+		return
+	}
+	why := FailureReason(sc, true)
+	switch {
+	case res.Completed == 0:
+		fmt.Fprintf(w, "servesim: warning: all %d requests failed: %s\n", failed, why)
+	case !quiet:
+		fmt.Fprintf(w, "servesim: note: %d of %d requests failed: %s\n", failed, res.Measured, why)
+	}
+}

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"slices"
 
 	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/internal/progress"
@@ -44,7 +42,7 @@ func runBench(args []string, e *env) error {
 	if err := vllmbench.WriteSummary(e.stdout, &o.Options, sc, res); err != nil {
 		return err
 	}
-	reportFailures(e.stderr, &o, sc, res)
+	vllmbench.WriteFailures(e.stderr, o.Quiet, sc, res)
 	if o.SaveResult || o.AppendResult {
 		path, err := vllmbench.SaveResult(&o.Options, sc, res)
 		if err != nil {
@@ -63,28 +61,6 @@ func runBench(args []string, e *env) error {
 		}
 	}
 	return nil
-}
-
-// reportFailures says on stderr why requests failed: a warning when none
-// completed (vLLM warns "All requests failed"; servesim knows the limits
-// they broke), otherwise a note, unless --quiet. The summary and the JSON
-// stay as vLLM writes them.
-func reportFailures(w io.Writer, o *vllmbench.Flags, sc *scenario.Scenario, res *sim.Result) {
-	if res.StoppedBy != sim.StopNone {
-		fmt.Fprintf(w, "servesim: warning: the run stopped early (%s): the statistics cover the %d measured requests that ended, of %d sent\n",
-			res.Stability.Reason, res.Completed+res.Failed+res.Rejected, res.Measured)
-	}
-	failed := res.Failed + res.Rejected
-	if failed == 0 {
-		return
-	}
-	why := vllmbench.FailureReason(sc, true)
-	switch {
-	case res.Completed == 0:
-		fmt.Fprintf(w, "servesim: warning: all %d requests failed: %s\n", failed, why)
-	case !o.Quiet:
-		fmt.Fprintf(w, "servesim: note: %d of %d requests failed: %s\n", failed, res.Measured, why)
-	}
 }
 
 // parseBenchStyle parses the arguments of a subcommand that takes bench's
@@ -117,16 +93,6 @@ func parseBenchStyle(name, usage string, args []string, e *env, o *vllmbench.Fla
 	}
 	vllmbench.NoteNoEffect(e.stderr, o.Given, o.Quiet)
 	return pos, nil
-}
-
-// withPercentile returns ps with p added when missing, sorted.
-func withPercentile(ps []float64, p float64) []float64 {
-	if slices.Contains(ps, p) {
-		return ps
-	}
-	out := append(slices.Clone(ps), p)
-	slices.Sort(out)
-	return out
 }
 
 const benchUsage = `Usage: servesim bench [flags]

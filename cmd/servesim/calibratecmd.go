@@ -56,45 +56,11 @@ CPU-side step cost and frontend per vLLM version band, each bounded by its
 prior) and prints each term's move and the errors before and after.
 `
 
-// calibrateServeFlags are the flags of servesim bench (vllm serve's) that
-// calibrate takes for the deployment its result files were measured on;
-// --gpu and --tensor-parallel-size are calibrate's own, and the model is
-// each file's model_id (or --model).
-var calibrateServeFlags = []string{"max-num-seqs", "max-num-batched-tokens", "enable-chunked-prefill", "no-enable-chunked-prefill",
-	"enable-prefix-caching", "no-enable-prefix-caching", "block-size", "gpu-memory-utilization", "kv-cache-memory", "kv-cache-memory-bytes",
-	"num-gpu-blocks-override", "max-model-len", "dtype", "kv-cache-dtype", "quantization", "q", "data-parallel-size", "dp", "enable-expert-parallel"}
-
 // runCalibrate is `servesim calibrate` (calibrate.Run).
 func runCalibrate(args []string, e *env) error {
-	var c calibrate.Config
-	var serve vllmbench.Flags
-	var quiet bool
+	var c calibrate.Flags
 	fs := cliflag.NewFlagSet("calibrate")
-	fs.StringVar(&c.CSV, "csv", "", "aiconfigurator silicon CSV `FILE` whose rows to fit (with the filters below)")
-	fs.StringVar(&c.Model, "model", "", "keep CSV rows of this Hugging Face `id`; for result files, the model when the file names none")
-	fs.StringVar(&c.GPU, "gpu", "", "the `GPU` the runs were measured on (catalog name); CSV rows: keep this GPU")
-	fs.Var(cliflag.Int{P: &c.TP, Min: 0, Max: 1024}, "tensor-parallel-size", "the TP degree of result files; CSV rows: keep this TP (0: every TP)")
-	fs.StringVar(&c.Precision, "precision", "", "CSV rows: keep this weight `precision` (bf16, fp8, ...; empty: every precision)")
-	fs.StringVar(&c.ModelDir, "model-configs", "", "`DIR` of Hugging Face config.json files named <org>--<name>.json (as ../shared/data/model_configs) for models outside the catalog")
-	fs.StringVar(&c.Start, "start", "", "starting profile `FILE` (default: the GPU's built-in profile)")
-	fs.StringVar(&c.Out, "o", "profile.yaml", "write the fitted profile to `FILE`")
-	fs.Var(cliflag.Int{P: &c.MaxEvaluations, Min: 0, Max: 100000}, "max-evaluations", "loss evaluations per fitting stage (0: the default)")
-	fs.Var(cliflag.Int{P: &c.Workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
-	fs.BoolVar(&quiet, "quiet", false, "no progress spinner")
-	fs.BoolVar(&c.Joint, "joint", false, "fit nothing into -o: one joint fit over every run the audit keeps (calibrate.FitJoint: kernel terms per GPU, CPU-side terms per vLLM version band), printing each term's prior, fitted value and move")
-	fs.BoolVar(&c.Audit, "audit", false, "fit nothing: print each source's runs that need more compute or bandwidth than their GPU has (calibrate.Audit), and why")
-	bfs := cliflag.NewFlagSet("calibrate")
-	serve.Define(bfs)
-	for _, name := range calibrateServeFlags {
-		f := bfs.Lookup(name)
-		usage := f.Usage
-		if name == "data-parallel-size" {
-			usage = "data-parallel size D of a mixture-of-experts model: D groups of --tensor-parallel-size GPUs that share the experts and step together, as vLLM runs them (a dense model's D engines are separate runs: calibrate one)"
-		}
-		fs.Var(f.Value, name, usage)
-	}
-	groups := []cliflag.Group{{Title: "flags", Names: []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet", "joint", "audit"}},
-		{Title: "vllm serve (engine) flags of the result files' deployment, as servesim bench takes them", Names: calibrateServeFlags}}
+	groups := c.Define(fs)
 	args, err := vllmbench.Argparse(fs, args)
 	if err != nil {
 		return fmt.Errorf("calibrate: %w (see servesim calibrate -h)", err)
@@ -106,18 +72,12 @@ func runCalibrate(args []string, e *env) error {
 	} else if err != nil {
 		return err
 	}
-	if err := serve.Resolve(fs, e.stderr); err != nil {
+	if err := c.Resolve(fs, e.stderr); err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
-	c.Server, c.Quiet = serve.Server, quiet
-	for _, name := range calibrateServeFlags {
-		if serve.Given[name] {
-			c.ServerSet = append(c.ServerSet, name)
-		}
-	}
 	c.Warn = func(msg string) { fmt.Fprintf(e.stderr, "servesim calibrate: %s\n", msg) }
-	c.Progress = func() func() { return progress.Start(e.stderr, e.tty && !quiet, "fitting", 0).Stop }
-	rep, err := calibrate.Run(c)
+	c.Progress = func() func() { return progress.Start(e.stderr, e.tty && !c.Quiet, "fitting", 0).Stop }
+	rep, err := calibrate.Run(c.Config)
 	var ee *calibrate.EngineError
 	switch {
 	case errors.As(err, &ee):

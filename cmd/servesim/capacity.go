@@ -11,6 +11,7 @@ import (
 	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/jobs"
+	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/vllmbench"
@@ -76,7 +77,7 @@ func runCapacity(args []string, e *env) error {
 		}
 		return mergeGrid(pos, c, e)
 	}
-	sc, err := capacityScenario(pos, &o, ownFlags(own))
+	sc, err := o.FileScenario(pos, own)
 	if err != nil {
 		return fmt.Errorf("capacity: %w", err)
 	}
@@ -135,7 +136,7 @@ func runCapacity(args []string, e *env) error {
 // page, when asked for, then the report as JSON or text.
 func writeCapacity(e *env, page string, sc *scenario.Scenario, rep capacity.Report, asJSON bool) error {
 	if page != "" {
-		if err := reportCapacity(page, sc, rep.Criteria, rep.Points, rep.Lower, rep.Upper); err != nil {
+		if err := report.WriteCapacityPage(page, sc.Name, sc.Server.String(), rep.Criteria, rep.Points, rep.Lower, rep.Upper); err != nil {
 			return fmt.Errorf("capacity: --report %s: %w", page, err)
 		}
 		fmt.Fprintf(e.stderr, "servesim: wrote %s\n", page)
@@ -145,45 +146,6 @@ func writeCapacity(e *env, page string, sc *scenario.Scenario, rep capacity.Repo
 		return rep.WriteJSON(e.stdout)
 	}
 	return rep.WriteText(e.stdout)
-}
-
-// ownFlags returns the flags a scenario file leaves open: capacity's own,
-// the seed, summary mode and the progress switches.
-func ownFlags(g cliflag.Group) map[string]bool {
-	own := map[string]bool{"quiet": true, "disable-tqdm": true, "seed": true, "report": true, "summary-only": true}
-	for _, name := range g.Names {
-		own[name] = true
-	}
-	return own
-}
-
-// capacityScenario loads the scenario file, or builds one from bench flags.
-// With a file, only capacity's own flags (own) may be given.
-func capacityScenario(pos []string, o *vllmbench.Flags, own map[string]bool) (*scenario.Scenario, error) {
-	switch len(pos) {
-	case 0:
-		return o.Scenario()
-	case 1:
-		for name := range o.Given {
-			if !own[name] {
-				return nil, fmt.Errorf("--%s: with a scenario file, the workload, server and SLO come from the file", name)
-			}
-		}
-		load := scenario.Load
-		if o.SummaryOnly {
-			load = scenario.LoadSummaryOnly
-		}
-		sc, err := load(pos[0])
-		if err != nil {
-			return nil, err
-		}
-		if o.Given["seed"] {
-			sc.Seed = o.Seed
-		}
-		return sc, nil
-	default:
-		return nil, fmt.Errorf("one scenario file at most, got %d arguments", len(pos))
-	}
 }
 
 // runGrid evaluates a fixed list of rates, or one shard of its jobs.
@@ -235,12 +197,9 @@ func mergeGrid(files []string, c capacityOptions, e *env) error {
 	}
 	shards := make([]capacity.GridShard, len(files))
 	for i, f := range files {
-		data, err := readShardFile(f)
-		if err != nil {
+		var err error
+		if shards[i], err = report.ReadGridShard(f); err != nil {
 			return fmt.Errorf("capacity: --merge: %w", err)
-		}
-		if shards[i], err = capacity.ReadGridShard(data); err != nil {
-			return fmt.Errorf("capacity: --merge: %s", notShard(f, data, capacity.GridKind))
 		}
 	}
 	rep, err := capacity.MergeGridReport(shards, files)

@@ -72,7 +72,7 @@ func TestOneEngineDefault(t *testing.T) {
 			return own
 		})
 		require.NoError(t, err)
-		sc, err = capacityScenario(pos, &capOpts, ownFlags(own))
+		sc, err = capOpts.FileScenario(pos, own)
 		require.NoError(t, err)
 		capEngine, err := sc.Engine()
 		require.NoError(t, err)

@@ -52,7 +52,7 @@ func TestOnePassRule(t *testing.T) {
 			assert.Equal(t, tt.pass, capVerdict.Pass, "capacity: %s", capVerdict)
 
 			r := mustRun(t, "run", file, "--format", "json", "--quiet")
-			out, err := readRunOutput([]byte(r.stdout), "run")
+			out, err := scenario.ReadRunFile([]byte(r.stdout))
 			require.NoError(t, err)
 			rows, err := report.Rows(out)
 			require.NoError(t, err)

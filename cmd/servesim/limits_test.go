@@ -6,9 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/servesim/servesim/sim"
-	"github.com/servesim/servesim/vllmbench"
 )
 
 // runCLI runs servesim in process, through run, as main does.
@@ -211,27 +208,5 @@ func TestSummaryOnly(t *testing.T) {
 	b, err := os.ReadFile(path)
 	if err != nil || !strings.Contains(string(b), `"summary_only":true`) {
 		t.Errorf("result JSON lacks summary_only: %v %.300s", err, b)
-	}
-}
-
-// TestStoppedEarlyWarns: a run stopped at its backlog cap says so on
-// stderr, with the counts its statistics cover.
-func TestStoppedEarlyWarns(t *testing.T) {
-	t.Parallel()
-	o := vllmbench.Flags{Options: vllmbench.Defaults(true), Quiet: true}
-	o.NumPrompts, o.RandomInputLen, o.RandomOutputLen, o.RequestRate = 10, 8, 8, 1
-	o.PercentileMetrics = "ttft"
-	sc, err := o.Scenario()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := &sim.Result{StoppedBy: sim.StopMaxInSystem}
-	res.Stability.Reason = "requests in the system reached max_in_system 10000000"
-	res.Measured, res.Completed = 10000000, 3
-	var b bytes.Buffer
-	reportFailures(&b, &o, sc, res)
-	want := "servesim: warning: the run stopped early (requests in the system reached max_in_system 10000000): the statistics cover the 3 measured requests that ended, of 10000000 sent\n"
-	if b.String() != want {
-		t.Errorf("stderr %q, want %q", b.String(), want)
 	}
 }

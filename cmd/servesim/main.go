@@ -77,23 +77,15 @@ type env struct {
 // given (flagValue), else the one a Kubernetes Indexed Job or a Slurm array
 // assigned (jobs.ShardFromEnv), said on stderr; sharded is false when
 // neither chose one.
-func (e *env) shard(cmd, flagValue string) (s jobs.Shard, sharded bool, err error) {
-	if flagValue != "" {
-		s, err := jobs.ParseShard(flagValue)
-		if err != nil {
-			return s, false, fmt.Errorf("%s: --shard: %w", cmd, err)
-		}
-		return s, true, nil
-	}
-	s, source, ok, err := jobs.ShardFromEnv(e.getenv)
+func (e *env) shard(cmd, flagValue string) (jobs.Shard, bool, error) {
+	s, source, sharded, err := jobs.ChooseShard(flagValue, e.getenv)
 	if err != nil {
-		return s, false, fmt.Errorf("%s: %w (or give --shard i/n)", cmd, err)
+		return s, false, fmt.Errorf("%s: %w", cmd, err)
 	}
-	if !ok {
-		return jobs.All, false, nil
+	if source != "" {
+		fmt.Fprintf(e.stderr, "servesim %s: shard %s from %s (give --shard to choose another)\n", cmd, s, source)
 	}
-	fmt.Fprintf(e.stderr, "servesim %s: shard %s from %s (give --shard to choose another)\n", cmd, s, source)
-	return s, true, nil
+	return s, sharded, nil
 }
 
 // exitUsage is the exit status of every error.

@@ -21,9 +21,9 @@ same scenario file.
 
 // runMerge is `servesim merge`.
 func runMerge(args []string, e *env) error {
-	var o runOptions
+	var o report.RunFlags
 	fs := cliflag.NewFlagSet("merge")
-	groups := o.define(fs, false)
+	groups := o.Define(fs, false)
 	pos, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, mergeUsage)
@@ -36,16 +36,13 @@ func runMerge(args []string, e *env) error {
 	if len(pos) == 0 {
 		return errors.New("merge: no files given (usage: servesim merge SHARD.json... [flags])")
 	}
-	if err := checkOutputFlags(&o); err != nil {
+	if err := o.Check(); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
 	outs := make([]*scenario.RunFile, len(pos))
 	for i, name := range pos {
-		data, err := readShardFile(name)
-		if err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		if outs[i], err = readRunOutput(data, name); err != nil {
+		var err error
+		if outs[i], err = report.ReadRunShard(name); err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}
 	}
@@ -57,5 +54,5 @@ func runMerge(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	return writeRunOutput(e.stdout, merged, rows, &o)
+	return o.Write(e.stdout, merged, rows)
 }

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/servesim/servesim/batching"
-	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/disagg"
-	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/sim"
@@ -29,30 +25,11 @@ of every instance and the proxy. See docs/disaggregation.md.
 The workload and SLO flags are those of 'servesim bench'.
 `
 
-type pdOptions struct {
-	prefill, decode int
-	decodeGPU       string
-	decodeTP        int
-	link            string
-	proxyMS         float64
-}
-
-func (p *pdOptions) define(fs *flag.FlagSet) cliflag.Group {
-	p.prefill, p.decode, p.link = 1, 1, cost.DefaultLinkName
-	fs.Var(cliflag.Int{P: &p.prefill, Min: 1, Max: disagg.MaxInstances}, "prefill-instances", "prefill instances x")
-	fs.Var(cliflag.Int{P: &p.decode, Min: 1, Max: disagg.MaxInstances}, "decode-instances", "decode instances y")
-	fs.StringVar(&p.decodeGPU, "decode-gpu", "", "GPU of the decode instances (default: --gpu)")
-	fs.Var(cliflag.Int{P: &p.decodeTP, Min: 0, Max: 1024}, "decode-tensor-parallel-size", "TP of the decode instances (0: --tensor-parallel-size)")
-	fs.StringVar(&p.link, "kv-link", p.link, "the KV link, from the catalog: "+strings.Join(cost.LinkNames(), ", "))
-	fs.Var(cliflag.NonNegativeFloat{P: &p.proxyMS, Zero: "none"}, "proxy-overhead-ms", "the proxy's added latency per request, ms")
-	return cliflag.Group{Title: "pd flags", Names: []string{"prefill-instances", "decode-instances", "decode-gpu", "decode-tensor-parallel-size", "kv-link", "proxy-overhead-ms"}}
-}
-
 // runPD is `servesim pd`.
 func runPD(args []string, e *env) error {
 	var o vllmbench.Flags
-	var p pdOptions
-	pos, err := parseBenchStyle("pd", pdUsage, args, e, &o, p.define)
+	var p disagg.Flags
+	pos, err := parseBenchStyle("pd", pdUsage, args, e, &o, p.Define)
 	if err != nil {
 		return err
 	}
@@ -79,9 +56,7 @@ func runPD(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("pd: %s", vllmbench.FlagFieldError(err))
 	}
-	pd, err := disagg.Spec{Prefill: p.prefill, Decode: p.decode, DecodeGPU: p.decodeGPU, DecodeTP: p.decodeTP,
-		Link: p.link, ProxyOverhead: p.proxyMS / 1000,
-		KeepMaxNumSeqs: o.Given["max-num-seqs"], KeepMaxNumBatchedTokens: o.Given["max-num-batched-tokens"]}.Build(pre, batching.Router(sc.Server.Router))
+	pd, err := p.Spec(o.Given).Build(pre, batching.Router(sc.Server.Router))
 	if err != nil {
 		return fmt.Errorf("pd: %w", err)
 	}

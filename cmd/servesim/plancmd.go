@@ -82,7 +82,7 @@ func runPlan(args []string, e *env) error {
 			return fmt.Errorf("plan: --%s: the plan chooses the deployment (--tp-degrees, --dp-degrees, --expert-parallel-options, --pipeline-parallel-options, --pd-options, --gpus)", f)
 		}
 	}
-	sc, err := capacityScenario(pos, &o, ownFlags(group))
+	sc, err := o.FileScenario(pos, group)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}

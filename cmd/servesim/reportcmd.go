@@ -4,16 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/servesim/servesim/batching"
-	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/report"
-	"github.com/servesim/servesim/report/chart"
 	"github.com/servesim/servesim/scenario"
-	"github.com/servesim/servesim/screen"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/vllmbench"
 )
@@ -34,22 +29,11 @@ The page inlines its CSS and SVG charts, runs no script and fetches
 nothing: open it from a file:// URL, mail it, attach it to a review.
 `
 
-// reportOptions are the flags of `servesim report`.
-type reportOptions struct {
-	out, title, labels string
-	quiet              bool
-}
-
 // runReport is `servesim report`.
 func runReport(args []string, e *env) error {
-	var o reportOptions
+	var o report.Flags
 	fs := cliflag.NewFlagSet("report")
-	fs.StringVar(&o.out, "o", "report.html", "write the page to `FILE` (- for stdout)")
-	fs.StringVar(&o.out, "output", "report.html", "same as -o")
-	fs.StringVar(&o.title, "title", "", "page `title` (default: servesim report)")
-	fs.StringVar(&o.labels, "labels", "", "comma-separated legend `names` of the files, in order (default: the file names)")
-	fs.BoolVar(&o.quiet, "quiet", false, "no note on stderr")
-	groups := []cliflag.Group{{Title: "flags", Names: []string{"o", "output", "title", "labels", "quiet"}}}
+	groups := o.Define(fs)
 	pos, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, reportUsage)
@@ -66,48 +50,20 @@ func runReport(args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	if o.labels != "" {
-		labels := strings.Split(o.labels, ",")
-		if len(labels) != len(runs) {
-			return fmt.Errorf("report: --labels has %d names for %d files", len(labels), len(runs))
-		}
-		for i, l := range labels {
-			runs[i].Label = strings.TrimSpace(l)
-		}
-	}
-	opts := report.Options{Title: o.title}
-	if o.out == "-" {
-		return report.WriteHTML(e.stdout, runs, opts)
-	}
-	if err := report.WriteFile(o.out, runs, opts); err != nil {
+	opts, err := o.Options(runs)
+	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	if !o.quiet {
-		fmt.Fprintf(e.stderr, "servesim: wrote %s\n", o.out)
+	if o.Out == "-" {
+		return report.WriteHTML(e.stdout, runs, opts)
+	}
+	if err := report.WriteFile(o.Out, runs, opts); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if !o.Quiet {
+		fmt.Fprintf(e.stderr, "servesim: wrote %s\n", o.Out)
 	}
 	return nil
-}
-
-// writeSweepPlot draws the charts of a run or merge output
-// (report.SweepCharts) to path, a .png or .svg file.
-func writeSweepPlot(path string, out *scenario.RunFile) error {
-	r, err := report.FromRunFile(out)
-	if err != nil {
-		return err
-	}
-	return chart.WriteFile(path, report.SweepCharts(r)...)
-}
-
-// The --report FILE flag of bench, run, capacity and tp: each command
-// calls its helper below once its results are in.
-
-// reportRunOutput writes the report of a run or merge output to path.
-func reportRunOutput(path string, out *scenario.RunFile) error {
-	r, err := report.FromRunFile(out)
-	if err != nil {
-		return err
-	}
-	return report.WriteFile(path, []*report.Run{r}, report.Options{Title: "servesim run " + out.Scenario})
 }
 
 // reportBench writes the report of one bench run to path: its result
@@ -126,19 +82,4 @@ func reportBench(path string, o *vllmbench.Flags, sc *scenario.Scenario, res *si
 		return err
 	}
 	return report.WriteFile(path, []*report.Run{r}, report.Options{Title: "servesim bench: " + sc.Server.String()})
-}
-
-// reportCapacity writes the report of a capacity search or grid to path.
-func reportCapacity(path string, sc *scenario.Scenario, crit capacity.Criteria, points []capacity.Point, lo, hi float64) error {
-	r := report.FromCapacity(crit, points, lo, hi)
-	r.Label = "capacity"
-	r.Setup = append([]report.Field{{Key: "scenario", Value: sc.Name}, {Key: "server", Value: sc.Server.String()}}, r.Setup...)
-	return report.WriteFile(path, []*report.Run{r}, report.Options{Title: "servesim capacity: " + sc.Server.String()})
-}
-
-// reportTP writes the report of a TP screen to path.
-func reportTP(path string, eng batching.Config, s screen.Study, rep *screen.Report) error {
-	r := report.FromScreen(s, rep)
-	r.Label = "tp"
-	return report.WriteFile(path, []*report.Run{r}, report.Options{Title: "servesim tp: " + eng.Deployment.Model.Name + " on " + eng.Deployment.GPU.Name})
 }

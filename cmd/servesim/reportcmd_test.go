@@ -2,21 +2,13 @@ package main
 
 import (
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/servesim/servesim/batching"
-	"github.com/servesim/servesim/capacity"
-	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/internal/cliflag"
-	"github.com/servesim/servesim/jobs"
-	"github.com/servesim/servesim/scenario"
-	"github.com/servesim/servesim/screen"
 	"github.com/servesim/servesim/sim"
-	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/vllmbench"
 )
 
@@ -88,8 +80,8 @@ func TestReportErrors(t *testing.T) {
 	}
 }
 
-// TestReportHelpers: the helpers behind --report write a page for each
-// command's results.
+// TestReportHelpers: bench's --report writes its page (report.Write*Page
+// write the others', tested in report).
 func TestReportHelpers(t *testing.T) {
 	dir := t.TempDir()
 
@@ -120,49 +112,6 @@ func TestReportHelpers(t *testing.T) {
 	}
 	checkPage(t, path, "servesim bench: vLLM-v1 engine", "TTFT distribution (CDF)", "KV-cache usage")
 
-	crit := capacity.DefaultCriteria(metrics.SLO{TTFT: 0.5, TPOT: 0.05}, 0.99)
-	points := []capacity.Point{
-		{Rate: 10, Pass: true, MinAttainment: 1, Runs: []capacity.Verdict{{Pass: true, Attainment: 1, SendRate: 10}}},
-		{Rate: 20, MinAttainment: 0.9, Runs: []capacity.Verdict{{Attainment: 0.9, SendRate: 20, Reasons: []string{"attainment 0.9 < 0.99"}}}},
-	}
-	path = filepath.Join(dir, "capacity.html")
-	if err := reportCapacity(path, sc, crit, points, 10, 20); err != nil {
-		t.Fatal(err)
-	}
-	checkPage(t, path, "[10.00, 20.00) req/s", "attainment 0.9 &lt; 0.99")
-
-	model, _ := cost.Model("llama-3.1-8b")
-	gpu, _ := cost.GPU("h100-sxm")
-	eng := batching.Defaults(model, gpu)
-	study := screen.Study{Engine: eng, Candidates: []screen.Candidate{{TP: 1, Replicas: 1}}, Criteria: crit}
-	rep := &screen.Report{FitsOneGPU: true, Rows: []screen.Row{{Candidate: study.Candidates[0], GPUs: 1, Fits: true,
-		Search: &capacity.Result{Lower: 30, Upper: math.Inf(1)}, LowerPerGPU: 30, UpperPerGPU: math.Inf(1)}}}
-	path = filepath.Join(dir, "tp.html")
-	if err := reportTP(path, eng, study, rep); err != nil {
-		t.Fatal(err)
-	}
-	checkPage(t, path, "λ* per GPU by candidate", "[30.00, inf) req/s")
-
-	scSmall, err := scenario.Load("testdata/small.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := scSmall.Experiment()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := scSmall.NewRunFile(x, jobs.All)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Results, err = x.RunJobs(jobs.All, 0, nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	path = filepath.Join(dir, "run.html")
-	if err := reportRunOutput(path, out); err != nil {
-		t.Fatal(err)
-	}
-	checkPage(t, path, "servesim run small", "SLO attainment vs request rate")
 }
 
 // TestRunReportFlag: run --report writes the sweep's page; merge writes the

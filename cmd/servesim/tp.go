@@ -6,6 +6,7 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/internal/progress"
+	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/screen"
 	"github.com/servesim/servesim/vllmbench"
 )
@@ -61,7 +62,7 @@ func runTP(args []string, e *env) error {
 	}
 	printTP(e.stdout, study.Engine, study, rep, sc.ProbedWorkload())
 	if o.Report != "" {
-		if err := reportTP(o.Report, study.Engine, study, rep); err != nil {
+		if err := report.WriteScreenPage(o.Report, study, rep); err != nil {
 			return fmt.Errorf("tp: --report %s: %w", o.Report, err)
 		}
 		fmt.Fprintf(e.stderr, "servesim: wrote %s\n", o.Report)

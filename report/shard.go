@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"encoding/json"
@@ -11,14 +11,34 @@ import (
 	"github.com/servesim/servesim/scenario"
 )
 
-// readRunOutput parses a run output; name is used in errors, which say
-// what the file is when it is not one.
-func readRunOutput(data []byte, name string) (*scenario.RunFile, error) {
+// ReadRunShard reads a file given to servesim merge: a run output
+// (scenario.ReadRunFile). The errors say what the file is when it is not
+// one (a directory, a capacity grid shard, not JSON, ...).
+func ReadRunShard(name string) (*scenario.RunFile, error) {
+	data, err := readShardFile(name)
+	if err != nil {
+		return nil, err
+	}
 	r, err := scenario.ReadRunFile(data)
 	if err != nil {
 		return nil, errors.New(notShard(name, data, scenario.RunFormat))
 	}
 	return r, nil
+}
+
+// ReadGridShard reads a file given to servesim capacity --merge: a
+// --grid --shard output (capacity.ReadGridShard), its errors as
+// ReadRunShard's.
+func ReadGridShard(name string) (capacity.GridShard, error) {
+	data, err := readShardFile(name)
+	if err != nil {
+		return capacity.GridShard{}, err
+	}
+	g, err := capacity.ReadGridShard(data)
+	if err != nil {
+		return g, errors.New(notShard(name, data, capacity.GridKind))
+	}
+	return g, nil
 }
 
 // notShard says what a file given to a merge is, when it is not what the
