@@ -58,12 +58,8 @@ func (f *PlanDayFlags) Day(given map[string]bool, format string, maxReplicas int
 	if d.Rank, err = ParsePolicies(f.policies, 1, maxReplicas); err != nil {
 		return nil, fmt.Errorf("--policies %w", err)
 	}
-	if f.trace != "" {
-		tr, err := workload.LoadTrace(f.trace)
-		if err != nil {
-			return nil, fmt.Errorf("--day-trace: %w", err)
-		}
-		d.Trace = &tr
+	if d.Trace, err = traceFlag(f.trace, "day-trace"); err != nil {
+		return nil, err
 	}
 	if err := d.ValidateDay(); err != nil {
 		return nil, fielderr.Rename(err, func(field string) string { return "--" + planDayFlags[field] })
@@ -131,12 +127,8 @@ func (f *DayFlags) Spec() (DaySpec, error) {
 		}
 		d.GPUs = append(d.GPUs, gpu)
 	}
-	if f.trace != "" {
-		tr, err := workload.LoadTrace(f.trace)
-		if err != nil {
-			return d, fmt.Errorf("--trace: %w", err)
-		}
-		d.Trace = &tr
+	if d.Trace, err = traceFlag(f.trace, "trace"); err != nil {
+		return d, err
 	}
 	if err := d.Validate(); err != nil {
 		return d, fielderr.Rename(err, func(f string) string { return "--" + f })
@@ -152,4 +144,17 @@ func (f *DayFlags) Title(d DaySpec) string {
 		return fmt.Sprintf("%s, %.4g h at %.2f req/s mean", d.Model.Name, f.hours, f.rate)
 	}
 	return fmt.Sprintf("%s on %s, policy %s, %.4g h at %.2f req/s mean", d.Model.Name, f.gpus, f.policy, f.hours, f.rate)
+}
+
+// traceFlag loads the trace at path, the value of flag --name (nil for
+// no path).
+func traceFlag(path, name string) (*workload.Trace, error) {
+	if path == "" {
+		return nil, nil
+	}
+	tr, err := workload.LoadTrace(path)
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %w", name, err)
+	}
+	return &tr, nil
 }
