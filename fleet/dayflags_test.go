@@ -50,3 +50,52 @@ func TestDayFlagsSpec(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanDayFlags: without --policies there is no day, and a day flag
+// alone is an error naming it; with --policies the day carries the flags'
+// numbers and the plan's seed, its target policies bounded by the plan's
+// replicas; a JSON plan, a bad policy and a bad day number are errors
+// naming their flag.
+func TestPlanDayFlags(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args   []string
+		format string
+		ranks  int
+		err    string
+	}{
+		{nil, "table", -1, ""},
+		{[]string{"--day-hours", "6"}, "table", 0, "--day-hours: ranks policies on a day: give --policies too"},
+		{[]string{"--policies", "fixed;running:8", "--day-hours", "6", "--day-rate", "3"}, "table", 2, ""},
+		{[]string{"--policies", "fixed"}, "json", 0, "--policies: writes a table: drop --format json"},
+		{[]string{"--policies", "fixed;bogus:2"}, "table", 0, "--policies "},
+		{[]string{"--policies", "fixed", "--day-trough", "0"}, "table", 0, "--day-trough"},
+		{[]string{"--policies", "fixed", "--day-trace", "/no/such/trace.csv"}, "table", 0, "--day-trace: "},
+	}
+	for _, tt := range tests {
+		var f fleet.PlanDayFlags
+		fs := cliflag.NewFlagSet("plan")
+		names := f.Define(fs)
+		if len(names) != 8 || fs.Lookup(names[0]) == nil {
+			t.Fatalf("Define named %v", names)
+		}
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		d, err := f.Day(cliflag.Given(fs), tt.format, 16, 7)
+		switch {
+		case tt.err != "":
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%v: error %v, want one with %q", tt.args, err, tt.err)
+			}
+		case err != nil:
+			t.Errorf("%v: %v", tt.args, err)
+		case tt.ranks < 0:
+			if d != nil {
+				t.Errorf("%v: a day %+v without --policies", tt.args, d)
+			}
+		case d == nil || len(d.Rank) != tt.ranks || d.Hours != 6 || d.Rate != 3 || d.Seed != 7 || d.Rank[1].Policy.Max != 16:
+			t.Errorf("%v: day %+v, want %d policies over 6 h at 3 req/s, seed 7, up to 16 replicas", tt.args, d, tt.ranks)
+		}
+	}
+}
