@@ -56,11 +56,11 @@ func TestHeldOut(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalid)
 }
 
-// TestJointReport: on a synthetic set priced with a per-sequence time 1.8
+// TestJoint: on a synthetic set priced with a per-sequence time 1.8
 // times its prior's centre, the report names the term, says the fit moved
 // it up, and its fitted median TPOT error is below the prior's; a set the
 // audit leaves empty is an error.
-func TestJointReport(t *testing.T) {
+func TestJoint(t *testing.T) {
 	t.Parallel()
 	s := Simulator{ModelDir: modelDir(t)}
 	h, err := cost.GPU("h100-sxm")

@@ -8,7 +8,7 @@ import (
 )
 
 // TestCalibrateJoint: --joint writes no profile; it prints the joint fit
-// of the runs (calibrate.Simulator.JointReport): the counts, every term of
+// of the runs (calibrate.Simulator.Joint): the counts, every term of
 // the runs' GPU and version band, and the in-sample errors before and
 // after.
 func TestCalibrateJoint(t *testing.T) {
