@@ -257,3 +257,38 @@ func TestLinearAttentionEntries(t *testing.T) {
 		t.Errorf("Qwen3.5-27B: %v KV bytes a token, want 65536", got)
 	}
 }
+
+// entryParams are the parameter counts published for registry entries
+// whose config.json is not kept in testdata (the model cards, or the hub's
+// safetensors count where the card gives none).
+var entryParams = map[string]float64{
+	"Qwen/Qwen2.5-3B":                      3.09e9, // model card: "Number of Parameters: 3.09B"
+	"Qwen/Qwen2.5-14B":                     14.7e9, // "14.7B"
+	"Qwen/Qwen3-4B":                        4.0e9,  // "Number of Parameters: 4.0B"
+	"microsoft/Phi-3-mini-4k-instruct":     3.8e9,  // "a 3.8B parameters, lightweight, state-of-the-art open model"
+	"microsoft/Phi-3-mini-128k-instruct":   3.8e9,  // the same 3.8B
+	"microsoft/Phi-3-medium-4k-instruct":   14e9,   // "a 14B parameters, lightweight, state-of-the-art open model"
+	"microsoft/Phi-3-medium-128k-instruct": 14e9,   // the same 14B
+	"google/gemma-7b-it":                   8.54e9, // hub safetensors: 8.54B params
+	"meta-llama/Llama-2-7b-chat-hf":        6.74e9, // hub safetensors: 6.74B params
+	"meta-llama/Llama-2-13b-chat-hf":       13.0e9, // hub safetensors: 13B params
+}
+
+// The entries of entryParams against their published counts, within 1%.
+func TestEntriesMatchPublishedParams(t *testing.T) {
+	t.Parallel()
+	for id, pub := range entryParams {
+		e, err := Lookup(id)
+		if err != nil {
+			t.Errorf("%s: %v", id, err)
+			continue
+		}
+		m, err := e.Model()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rel := math.Abs(m.TotalParams()/pub - 1); rel > 0.01 {
+			t.Errorf("%s: %.4g parameters, published %.4g (%.2f%% off, want within 1%%)", id, m.TotalParams(), pub, 100*rel)
+		}
+	}
+}
