@@ -270,7 +270,6 @@ var entryParams = map[string]float64{
 	"microsoft/Phi-3-medium-4k-instruct":   14e9,   // "a 14B parameters, lightweight, state-of-the-art open model"
 	"microsoft/Phi-3-medium-128k-instruct": 14e9,   // the same 14B
 	"google/gemma-7b-it":                   8.54e9, // hub safetensors: 8.54B params
-	"meta-llama/Llama-2-7b-chat-hf":        6.74e9, // hub safetensors: 6.74B params
 	"meta-llama/Llama-2-13b-chat-hf":       13.0e9, // hub safetensors: 13B params
 }
 
