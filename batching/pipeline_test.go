@@ -187,7 +187,7 @@ func TestPipelineMemory(t *testing.T) {
 	assert.Zero(t, v1.KVBlocks)
 	// The stage's weights are a quarter of the layers' plus the whole
 	// embedding and LM head (untied: two vocab × hidden matrices).
-	embed := 2 * m.EmbeddingParams() * m.WeightBytes / m.WeightBytesTotal()
+	embed := 2 * float64(m.Vocab) * float64(m.Hidden) * m.WeightBytes / m.WeightBytesTotal()
 	frac := st.Deployment.WeightBytesPerRank() / c.Deployment.WeightBytesPerRank()
 	assert.InDelta(t, 0.25+0.75*embed, frac, 1e-3)
 	assert.Equal(t, 4, p.GPUs())

@@ -94,9 +94,6 @@ type Shape struct {
 	IntermediatePerRank int
 }
 
-// ReplicatedKV reports whether KV heads are replicated across ranks.
-func (s Shape) ReplicatedKV() bool { return s.KVReplication > 1 }
-
 // String summarises the split, e.g. "tp=8: 8 heads, 1 kv head (replicated
 // ×2), 3584 MLP columns per rank".
 func (s Shape) String() string {
@@ -105,7 +102,7 @@ func (s Shape) String() string {
 		kv = "kv head"
 	}
 	rep := ""
-	if s.ReplicatedKV() {
+	if s.KVReplication > 1 {
 		rep = fmt.Sprintf(" (replicated ×%d)", s.KVReplication)
 	}
 	return fmt.Sprintf("tp=%d: %d heads, %d %s%s, %d MLP columns per rank",

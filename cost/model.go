@@ -340,9 +340,9 @@ func (m ModelSpec) mlaUpParams() float64 {
 	return qIn*n*qk + float64(m.KVLoRARank)*n*(float64(m.QKNopeHeadDim)+v)
 }
 
-// EmbeddingParams returns vocab·hidden, the size of the input embedding
+// embeddingParams returns vocab·hidden, the size of the input embedding
 // (and of the LM head), in elements.
-func (m ModelSpec) EmbeddingParams() float64 { return float64(m.Vocab) * float64(m.Hidden) }
+func (m ModelSpec) embeddingParams() float64 { return float64(m.Vocab) * float64(m.Hidden) }
 
 // MatmulParams returns the weight elements streamed from memory by one
 // forward step: every block's projections plus the LM head. The input
@@ -353,7 +353,7 @@ func (m ModelSpec) EmbeddingParams() float64 { return float64(m.Vocab) * float64
 // resident experts hold, which a step reads only when its tokens route to
 // all of them (see routedExpertParams and ExpectedDistinctExperts).
 func (m ModelSpec) MatmulParams() float64 {
-	return m.blockParams() + m.routedExpertParams() + m.EmbeddingParams()
+	return m.blockParams() + m.routedExpertParams() + m.embeddingParams()
 }
 
 // blockParams returns the matmul weights of all layers except the routed
@@ -382,7 +382,7 @@ func (m ModelSpec) TotalParams() float64 {
 	if m.QKVBias {
 		mixers += float64(m.attentionLayers()) * float64(m.qWidth()+2*m.KVWidth())
 	}
-	embeddings := m.EmbeddingParams()
+	embeddings := m.embeddingParams()
 	if !m.TiedEmbeddings {
 		embeddings *= 2
 	}
@@ -393,7 +393,7 @@ func (m ModelSpec) TotalParams() float64 {
 // nonEmbeddingParams returns TotalParams less the embedding and the untied
 // LM head, the figure model cards quote as "non-embedding".
 func (m ModelSpec) nonEmbeddingParams() float64 {
-	e := m.EmbeddingParams()
+	e := m.embeddingParams()
 	if !m.TiedEmbeddings {
 		e *= 2
 	}
@@ -412,7 +412,7 @@ func (m ModelSpec) WeightBytesTotal() float64 {
 // memory when it touches every expert, all ranks together: MatmulParams ×
 // WeightBytes, with the precisions of WeightBytesTotal.
 func (m ModelSpec) MatmulWeightBytes() float64 {
-	return m.MatmulParams()*m.WeightBytes + m.mixedPrecisionBytes(m.EmbeddingParams())
+	return m.MatmulParams()*m.WeightBytes + m.mixedPrecisionBytes(m.embeddingParams())
 }
 
 // mixedPrecisionBytes returns what the routed experts and embed embedding
@@ -426,9 +426,9 @@ func (m ModelSpec) mixedPrecisionBytes(embed float64) float64 {
 // is not tied to it.
 func (m ModelSpec) embeddingTotalParams() float64 {
 	if m.TiedEmbeddings {
-		return m.EmbeddingParams()
+		return m.embeddingParams()
 	}
-	return 2 * m.EmbeddingParams()
+	return 2 * m.embeddingParams()
 }
 
 // KVBytesPerToken returns the KV-cache bytes one token of context occupies

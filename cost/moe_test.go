@@ -279,7 +279,7 @@ func TestDenseModelsTakeTheDensePath(t *testing.T) {
 	assert.Equal(t, 0, m.moeLayers())
 	assert.Zero(t, m.replicatedParams())
 	assert.Zero(t, m.slidingKVBytesPerToken())
-	assert.Equal(t, m.MatmulParams(), float64(m.Layers)*m.layerMatmulParams()+m.EmbeddingParams())
+	assert.Equal(t, m.MatmulParams(), float64(m.Layers)*m.layerMatmulParams()+m.embeddingParams())
 }
 
 // powerLawSampler draws one step's expert loads as aiconfigurator's

@@ -310,7 +310,7 @@ func (d *Deployment) compile() StepModel {
 	r := d.share()
 	repl := m.replicatedParams()                  // MLA down-projections, routers: whole on every rank
 	blocks := r.params(m.blockParams() - repl)    // every block's projections but routed experts
-	lmHead := m.EmbeddingParams() / float64(r.tp) // the rank's vocab slice
+	lmHead := m.embeddingParams() / float64(r.tp) // the rank's vocab slice
 	// routed experts: k per token, balanced over the ranks (docs/cost-model.md#mixture-of-experts)
 	routed := float64(m.moeLayers()) * float64(m.ExpertsPerToken) * m.expertParams() / float64(r.tp)
 	prof := d.profile()

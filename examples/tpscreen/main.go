@@ -118,7 +118,7 @@ func screenTP(w io.Writer, modelName, gpuName string, degrees []int) error {
 			continue
 		}
 		verdict := "ok"
-		if shape.ReplicatedKV() {
+		if shape.KVReplication > 1 {
 			verdict = "ok, KV heads replicated"
 		}
 		fmt.Fprintf(w, "  shape: %s; %s\n", verdict, shape)
