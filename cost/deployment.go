@@ -375,7 +375,7 @@ func (m ModelSpec) kvProjParams() float64 {
 	if m.mla() {
 		return 0
 	}
-	return float64(m.attentionLayers()) * 2 * float64(m.Hidden) * float64(m.KVWidth())
+	return float64(m.attentionLayers()) * 2 * float64(m.Hidden) * float64(m.kvWidth())
 }
 
 // replicatedParams returns the weights every tensor-parallel rank holds in
