@@ -106,7 +106,11 @@ func TestValidateFieldErrors(t *testing.T) {
 		{"no-self-timed elsewhere", func() Options { o := bench; o.SelfTimed = &off; return o }(), "--no-self-timed", nil},
 		{"bad metadata", func() Options { o := bench; o.Metadata = []string{"a=b", "novalue"}; return o }(), "--metadata", "novalue"},
 		{"unknown ramp", ramp("step", 1, 5, both...), "--ramp-up-strategy", "step"},
-		{"ramp with rate", func() Options { o := ramp("linear", 1, 5, both...); o.Given["request-rate"], o.RequestRate = true, 5; return o }(), "--request-rate", 5.0},
+		{"ramp with rate", func() Options {
+			o := ramp("linear", 1, 5, both...)
+			o.Given["request-rate"], o.RequestRate = true, 5
+			return o
+		}(), "--request-rate", 5.0},
 		{"ramp without its end", ramp("linear", 1, 5, "ramp-up-start-rps"), "--ramp-up-strategy", "linear"},
 		{"ramp down", ramp("linear", 9, 5, both...), "--ramp-up-start-rps", 9},
 		{"exponential ramp from 0", ramp("exponential", 0, 5, both...), "--ramp-up-start-rps", 0},
