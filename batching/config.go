@@ -116,8 +116,8 @@ type Config struct {
 	// Deployment.Compile's and its KV pool is Deployment.Memory's (see the
 	// cost package's catalog, cost.Model and cost.GPU). Its TP is the
 	// replica's GPU count. Set Deployment.Comm to a measured all-reduce
-	// table or Deployment.Eff to a fitted profile (cost.Fit) to use them in
-	// a simulation.
+	// table or Deployment.Profile to a fitted profile (package calibrate) to
+	// use them in a simulation.
 	Deployment cost.Deployment `json:"deployment" yaml:"deployment"`
 
 	// MaxNumSeqs caps the running requests (Serve: 256, or 1024 on large

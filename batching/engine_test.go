@@ -349,7 +349,9 @@ func TestITLAtConcurrencyOne(t *testing.T) {
 	}
 	// TTFT alone is the prefill step of 512 tokens after the profile's
 	// frontend overhead.
-	ttft := cfg.Deployment.FrontendOverhead() + sm.Step(cost.Batch{PrefillTokens: in, PrefillSeqs: 1, PrefillPairs: cost.PrefillPairs(in, 0)}).Time
+	var prefill cost.Batch
+	prefill.AddPrefill(in, 0)
+	ttft := cfg.Deployment.FrontendOverhead() + sm.Step(prefill).Time
 	assert.Positive(t, cfg.Deployment.FrontendOverhead())
 	assert.InDelta(t, ttft, res.TTFT().Mean(), 1e-12)
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/cost/topology"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
 )
@@ -64,8 +65,8 @@ type Pipeline struct {
 	// Stages is the pipeline-parallel size k ≥ 1.
 	Stages int `json:"pipeline_parallel_size" yaml:"pipeline_parallel_size"`
 	// ActivationLink carries activations between consecutive stages; the
-	// zero Link means cost.LinkByName("nvlink-h100") (stages in one node).
-	ActivationLink cost.Link `json:"activation_link,omitzero" yaml:"activation_link,omitempty"`
+	// zero Link means topology.LinkByName("nvlink-h100") (stages in one node).
+	ActivationLink topology.Link `json:"activation_link,omitzero" yaml:"activation_link,omitempty"`
 	// Replicas is the number of whole pipelines (0 or 1: one), each its
 	// own stages and virtual engines, behind Router ("" or
 	// least-outstanding: the pipeline holding the fewest requests, ties
@@ -97,9 +98,9 @@ func (p Pipeline) Validate() error {
 func (p Pipeline) GPUs() int { return p.replicas() * p.Stages * p.Engine.GPUs() }
 
 // link returns the activation link, its default filled in.
-func (p Pipeline) link() cost.Link {
-	if p.ActivationLink == (cost.Link{}) {
-		l, _ := cost.LinkByName("nvlink-h100")
+func (p Pipeline) link() topology.Link {
+	if p.ActivationLink == (topology.Link{}) {
+		l, _ := topology.LinkByName("nvlink-h100")
 		return l
 	}
 	return p.ActivationLink
@@ -222,7 +223,7 @@ func (g vgroup) outstanding() int {
 // between them.
 type stages struct {
 	free        []float64 // seconds
-	link        cost.Link
+	link        topology.Link
 	actPerToken float64 // activation bytes per token per rank
 	split       bool    // StepTime gives the whole model's time: divide it
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/cost/topology"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
 )
@@ -70,7 +71,7 @@ func schedulers(step float64) []struct {
 // both schedulers.
 func TestPipelineBubble(t *testing.T) {
 	const step = 0.012 // s, the whole model's step
-	free := cost.Link{Name: "free", Bandwidth: 1, Latency: 0}
+	free := topology.Link{Name: "free", Bandwidth: 1, Latency: 0}
 	for _, sc := range schedulers(step) {
 		for _, tc := range []struct{ k, m int }{{1, 5}, {2, 1}, {2, 7}, {4, 1}, {4, 3}, {4, 4}, {4, 13}, {8, 8}} {
 			plain := makespan(t, sc.e, tc.m)
@@ -91,7 +92,7 @@ func TestPipelineBubble(t *testing.T) {
 // chunk's micro-batch, n whole-model steps (n·k stage times).
 func TestBatchQueueChunkedPrompt(t *testing.T) {
 	const step = 0.012
-	free := cost.Link{Name: "free", Bandwidth: 1, Latency: 0}
+	free := topology.Link{Name: "free", Bandwidth: 1, Latency: 0}
 	for _, tc := range []struct{ k, n int }{{1, 3}, {2, 1}, {2, 5}, {4, 3}, {4, 8}, {8, 2}} {
 		e := stepEngine(step, 8)
 		e.MaxNumBatchedTokens = 64
@@ -123,7 +124,7 @@ func TestBatchQueueChunkedPrompt(t *testing.T) {
 // ends at out·step + i·step/k and each stage is busy r·out/(k·out+r−1).
 func TestBatchQueueDecodeBubble(t *testing.T) {
 	const step, out = 0.012, 20
-	free := cost.Link{Name: "free", Bandwidth: 1, Latency: 0}
+	free := topology.Link{Name: "free", Bandwidth: 1, Latency: 0}
 	for _, tc := range []struct{ k, r int }{{2, 1}, {2, 2}, {4, 1}, {4, 3}, {8, 5}} {
 		for _, s := range []PipelineScheduler{BatchQueue, VirtualEngines} {
 			res, err := sim.Run(sim.Config{
@@ -149,7 +150,7 @@ func TestBatchQueueDecodeBubble(t *testing.T) {
 // each α + tokens·hidden/TP·act_bytes/B.
 func TestPipelineActivationHop(t *testing.T) {
 	const step = 0.010
-	link := cost.Link{Name: "x", Bandwidth: 1e9, Latency: 1e-4}
+	link := topology.Link{Name: "x", Bandwidth: 1e9, Latency: 1e-4}
 	c := stepEngine(step, 1)
 	c.Deployment.Model = cost.ModelSpec{Hidden: 4096, ActBytes: 2}
 	c.Deployment.TP = 2
@@ -186,7 +187,7 @@ func TestPipelineMemory(t *testing.T) {
 	assert.Zero(t, v1.KVBlocks)
 	// The stage's weights are a quarter of the layers' plus the whole
 	// embedding and LM head (untied: two vocab × hidden matrices).
-	embed := 2 * m.EmbeddingParams() * m.WeightBytes / m.WeightBytesTotal()
+	embed := 2 * float64(m.Vocab) * float64(m.Hidden) * m.WeightBytes / m.WeightBytesTotal()
 	frac := st.Deployment.WeightBytesPerRank() / c.Deployment.WeightBytesPerRank()
 	assert.InDelta(t, 0.25+0.75*embed, frac, 1e-3)
 	assert.Equal(t, 4, p.GPUs())
@@ -200,7 +201,7 @@ func TestPipelineValidate(t *testing.T) {
 	}{
 		{Pipeline{Engine: c, Stages: 0}, "pipeline_parallel_size: 0 must be in [1, 64]"},
 		{Pipeline{Engine: c, Stages: 65}, "pipeline_parallel_size: 65 must be in [1, 64]"},
-		{Pipeline{Engine: c, Stages: 2, ActivationLink: cost.Link{Name: "bad", Bandwidth: math.NaN()}}, "bandwidth_bytes_per_s NaN"},
+		{Pipeline{Engine: c, Stages: 2, ActivationLink: topology.Link{Name: "bad", Bandwidth: math.NaN()}}, "bandwidth_bytes_per_s NaN"},
 		{Pipeline{Engine: c, Stages: 2, Scheduler: "v2"}, `pipeline_scheduler: v2 must be "v1"`},
 	} {
 		err := tc.p.Validate()
@@ -217,7 +218,7 @@ func TestPipelineValidate(t *testing.T) {
 // pipelines: (m/2)/(m/2 + k − 1).
 func TestPipelineReplicas(t *testing.T) {
 	const step = 0.012
-	free := cost.Link{Name: "free", Bandwidth: 1, Latency: 0}
+	free := topology.Link{Name: "free", Bandwidth: 1, Latency: 0}
 	for _, sc := range schedulers(step) {
 		for _, tc := range []struct{ k, m int }{{2, 8}, {4, 6}, {3, 2}} {
 			for _, router := range []Router{"", RoundRobin} {
@@ -244,7 +245,7 @@ func TestPipelineReplicas(t *testing.T) {
 // when its last batch has returned.
 func TestBatchQueueStress(t *testing.T) {
 	const step = 0.01
-	free := cost.Link{Name: "free", Bandwidth: 1, Latency: 0}
+	free := topology.Link{Name: "free", Bandwidth: 1, Latency: 0}
 	for _, k := range []int{2, 3} {
 		for _, chunked := range []bool{true, false} {
 			e := stepEngine(step, 16)
@@ -300,7 +301,7 @@ func BenchmarkPipelineSchedulers(b *testing.B) {
 // out·step + j·step/k, and the stages are busy k·out/(k·out + k − 1).
 func TestBatchQueueLanes(t *testing.T) {
 	const step, out = 0.012, 10
-	free := cost.Link{Name: "free", Bandwidth: 1, Latency: 0}
+	free := topology.Link{Name: "free", Bandwidth: 1, Latency: 0}
 	for _, k := range []int{2, 3, 4} {
 		times := make([]float64, k)
 		for j := range times {

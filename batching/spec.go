@@ -270,9 +270,7 @@ func (e *engine) formPrefillWhole() {
 func (e *engine) addSpec(b *cost.Batch) {
 	for _, q := range e.sp.batch {
 		c := float64(q.computed + 1)
-		b.AddDecode(c)
-		b.SpecTokens += q.draft
-		b.SpecPairs += cost.SpecPairs(float64(q.draft), c)
+		b.AddDecode(c, q.draft)
 	}
 }
 

@@ -1204,7 +1204,7 @@ func lssRequests(t *testing.T, id string) []lssRequest {
 // file) and with the H100 profile carried over.
 func firstRequestTable(t *testing.T, s Simulator, pts []Point) string {
 	t.Helper()
-	h100, err := cost.CatalogProfile(cost.ReferenceProfileGPU)
+	h100, err := cost.CatalogProfile("h100-sxm")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,8 @@ const DefaultRuntimeReserveBytes = 1 * GiB
 //
 // The zero Efficiency is the ideal roofline floor: a zero Bandwidth or FLOPs
 // means 1 (full peak) and a zero StepOverhead means none. Use
-// DefaultEfficiency for a realistic starting point and Fit to calibrate one
-// from measurements.
+// DefaultEfficiency for a realistic starting point; package calibrate fits a
+// GPU's Profile, which replaces it, to measurements.
 type Efficiency struct {
 	// Bandwidth is the achieved fraction of peak memory bandwidth, in (0, 1];
 	// 0 means 1.
@@ -33,7 +33,8 @@ type Efficiency struct {
 }
 
 // DefaultEfficiency returns a starting point for a tuned engine such as vLLM
-// with CUDA graphs, to be replaced by Fit on measurements:
+// with CUDA graphs, to be replaced by a Profile fitted to measurements
+// (package calibrate):
 //
 //   - Bandwidth 0.80: streaming kernels reach 85–92% of datasheet bandwidth
 //     (STREAM-like copies); decode GEMV and paged-attention kernels lose a few
@@ -94,9 +95,6 @@ type Shape struct {
 	IntermediatePerRank int
 }
 
-// ReplicatedKV reports whether KV heads are replicated across ranks.
-func (s Shape) ReplicatedKV() bool { return s.KVReplication > 1 }
-
 // String summarises the split, e.g. "tp=8: 8 heads, 1 kv head (replicated
 // ×2), 3584 MLP columns per rank".
 func (s Shape) String() string {
@@ -105,7 +103,7 @@ func (s Shape) String() string {
 		kv = "kv head"
 	}
 	rep := ""
-	if s.ReplicatedKV() {
+	if s.KVReplication > 1 {
 		rep = fmt.Sprintf(" (replicated ×%d)", s.KVReplication)
 	}
 	return fmt.Sprintf("tp=%d: %d heads, %d %s%s, %d MLP columns per rank",
@@ -203,8 +201,7 @@ type Deployment struct {
 	// are split EP ways over the TP·DP ranks, and each expert TP·DP/EP ways
 	// (vLLM's --enable-expert-parallel is EP = TP·DP). 0 or 1 means none.
 	EP int `json:"ep,omitempty" yaml:"ep,omitempty"`
-	// Eff holds the efficiency knobs, e.g. from Fit; the zero value is the
-	// ideal floor.
+	// Eff holds the efficiency knobs; the zero value is the ideal floor.
 	Eff Efficiency `json:"efficiency" yaml:"efficiency"`
 	// Profile, when set, replaces Eff: the per-GPU efficiency profile
 	// (GEMM efficiency by step size, attention, per-sequence step overhead,
@@ -378,7 +375,7 @@ func (m ModelSpec) kvProjParams() float64 {
 	if m.mla() {
 		return 0
 	}
-	return float64(m.attentionLayers()) * 2 * float64(m.Hidden) * float64(m.KVWidth())
+	return float64(m.attentionLayers()) * 2 * float64(m.Hidden) * float64(m.kvWidth())
 }
 
 // replicatedParams returns the weights every tensor-parallel rank holds in

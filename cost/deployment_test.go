@@ -58,7 +58,7 @@ func TestDeploymentValidateAllowsReplicatedKV(t *testing.T) {
 	require.NoError(t, d.Validate())
 	s, err := d.Shape()
 	require.NoError(t, err)
-	assert.True(t, s.ReplicatedKV())
+	assert.Equal(t, 2, s.KVReplication, "16 ranks over 8 kv heads")
 }
 
 func TestDeploymentNoAllReduceNeededAtTP1(t *testing.T) {

@@ -47,8 +47,6 @@
 //     through the MoE layers) as a roofline — max(bytes/bandwidth,
 //     FLOPs/peak) per rank, plus 2L all-reduces and a fixed overhead — and
 //     returns a StepCost breakdown from which a server reports MBU and MFU.
-//   - Fit: calibrates Efficiency (bandwidth and FLOP fractions, per-step
-//     overhead) from a few measured steps.
 //   - Profile: a GPU's efficiency profile (bandwidth fraction, GEMM curve,
 //     attention efficiencies, step overhead per layer and per sequence,
 //     frontend, sampling, fused-MoE entries per expert precision),
@@ -89,7 +87,7 @@
 // # Examples
 //
 // See the package examples (ExampleDeployment_Step,
-// ExampleDeployment_Memory, ExampleFit) and the runnable programs
+// ExampleDeployment_Memory) and the runnable programs
 // examples/tpscreen (the TP table of
 // docs/reference-numbers.md#tp-speed-up-table and a TP screen of
 // Llama-3.1-70B on H100) and examples/roofline (the decode floors of

@@ -42,26 +42,3 @@ func ExampleDeployment_Memory() {
 	// usable 21.6 GiB - weights 14.19 GiB - runtime 1.0 GiB = KV 6.41 GiB
 	// 7507 blocks of 16 = 120112 tokens = 93.8 requests of 1280 tokens
 }
-
-// Calibrating the efficiency knobs from measured inter-token latencies.
-func ExampleFit() {
-	model, _ := cost.Model("llama-3.1-8b")
-	gpu, _ := cost.GPU("h100-sxm")
-	d := cost.Deployment{Model: model, GPU: gpu, TP: 1}
-	// (batch, average context, ITL in seconds), e.g. from vllm bench serve.
-	points := []cost.Measurement{
-		{Batch: cost.DecodeBatch(1, 1000), Time: 6.85e-3},
-		{Batch: cost.DecodeBatch(16, 1000), Time: 7.58e-3},
-		{Batch: cost.DecodeBatch(64, 1000), Time: 9.93e-3},
-		{Batch: cost.DecodeBatch(128, 2000), Time: 19.3e-3},
-	}
-	res, err := cost.Fit(d, points)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("bandwidth %.2f of peak, overhead %.1f ms, worst error %.0f%%\n",
-		res.Eff.Bandwidth, res.Eff.StepOverhead*1e3, res.MaxRelErr*100)
-	// Output:
-	// bandwidth 0.80 of peak, overhead 1.2 ms, worst error 0%
-}

@@ -65,7 +65,7 @@ func TestHFConfigsPublishedParameterCounts(t *testing.T) {
 			t.Parallel()
 			m := hfModel(t, tt.file)
 			assert.InEpsilon(t, tt.total, m.TotalParams(), 0.02, tt.source)
-			assert.InEpsilon(t, tt.active, m.ActiveParams()-tt.less*m.EmbeddingParams(), 0.02, tt.source)
+			assert.InEpsilon(t, tt.active, m.ActiveParams()-tt.less*m.embeddingParams(), 0.02, tt.source)
 		})
 	}
 }

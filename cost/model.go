@@ -103,7 +103,7 @@ type ModelSpec struct {
 	// KVLoRARank is the latent width of multi-head latent attention
 	// (DeepSeek-V3, Kimi-K2 kv_lora_rank); 0 for grouped-query attention
 	// (docs/cost-model.md#mla). With MLA, HeadDim is the query/key head
-	// width qk_nope_head_dim + qk_rope_head_dim and KVWidth is unused.
+	// width qk_nope_head_dim + qk_rope_head_dim and kvWidth is unused.
 	KVLoRARank int `json:"kv_lora_rank,omitempty" yaml:"kv_lora_rank,omitempty"`
 	// QLoRARank is the latent width of the MLA query projection; 0 means a
 	// full-rank query projection.
@@ -279,9 +279,9 @@ func (m ModelSpec) validateAttention(bad func(string, ...any)) {
 // (equal to Hidden for the catalog models), in elements.
 func (m ModelSpec) qWidth() int { return m.Heads * m.HeadDim }
 
-// KVWidth returns H_KV = kv_heads·head_dim, the output width of each of the
+// kvWidth returns H_KV = kv_heads·head_dim, the output width of each of the
 // K and V projections, in elements.
-func (m ModelSpec) KVWidth() int { return m.KVHeads * m.HeadDim }
+func (m ModelSpec) kvWidth() int { return m.KVHeads * m.HeadDim }
 
 // layerMatmulParams returns the weight elements of one dense transformer
 // block that take part in matrix multiplications: the attention projections
@@ -304,7 +304,7 @@ func (m ModelSpec) layerMatmulParams() float64 {
 func (m ModelSpec) attentionParams() float64 {
 	h := float64(m.Hidden)
 	if !m.mla() {
-		q, kv := float64(m.qWidth()), float64(m.KVWidth())
+		q, kv := float64(m.qWidth()), float64(m.kvWidth())
 		if m.AttnOutputGate {
 			q *= 1.5 // Q and its gate (2·H·H_Q) beside O (H·H_Q)
 		}
@@ -340,9 +340,9 @@ func (m ModelSpec) mlaUpParams() float64 {
 	return qIn*n*qk + float64(m.KVLoRARank)*n*(float64(m.QKNopeHeadDim)+v)
 }
 
-// EmbeddingParams returns vocab·hidden, the size of the input embedding
+// embeddingParams returns vocab·hidden, the size of the input embedding
 // (and of the LM head), in elements.
-func (m ModelSpec) EmbeddingParams() float64 { return float64(m.Vocab) * float64(m.Hidden) }
+func (m ModelSpec) embeddingParams() float64 { return float64(m.Vocab) * float64(m.Hidden) }
 
 // MatmulParams returns the weight elements streamed from memory by one
 // forward step: every block's projections plus the LM head. The input
@@ -353,7 +353,7 @@ func (m ModelSpec) EmbeddingParams() float64 { return float64(m.Vocab) * float64
 // resident experts hold, which a step reads only when its tokens route to
 // all of them (see routedExpertParams and ExpectedDistinctExperts).
 func (m ModelSpec) MatmulParams() float64 {
-	return m.blockParams() + m.routedExpertParams() + m.EmbeddingParams()
+	return m.blockParams() + m.routedExpertParams() + m.embeddingParams()
 }
 
 // blockParams returns the matmul weights of all layers except the routed
@@ -380,9 +380,9 @@ func (m ModelSpec) TotalParams() float64 {
 	}
 	mixers := m.mixerParams() + float64(m.Linear.Layers)*m.Linear.otherParams()
 	if m.QKVBias {
-		mixers += float64(m.attentionLayers()) * float64(m.qWidth()+2*m.KVWidth())
+		mixers += float64(m.attentionLayers()) * float64(m.qWidth()+2*m.kvWidth())
 	}
-	embeddings := m.EmbeddingParams()
+	embeddings := m.embeddingParams()
 	if !m.TiedEmbeddings {
 		embeddings *= 2
 	}
@@ -393,7 +393,7 @@ func (m ModelSpec) TotalParams() float64 {
 // nonEmbeddingParams returns TotalParams less the embedding and the untied
 // LM head, the figure model cards quote as "non-embedding".
 func (m ModelSpec) nonEmbeddingParams() float64 {
-	e := m.EmbeddingParams()
+	e := m.embeddingParams()
 	if !m.TiedEmbeddings {
 		e *= 2
 	}
@@ -412,7 +412,7 @@ func (m ModelSpec) WeightBytesTotal() float64 {
 // memory when it touches every expert, all ranks together: MatmulParams ×
 // WeightBytes, with the precisions of WeightBytesTotal.
 func (m ModelSpec) MatmulWeightBytes() float64 {
-	return m.MatmulParams()*m.WeightBytes + m.mixedPrecisionBytes(m.EmbeddingParams())
+	return m.MatmulParams()*m.WeightBytes + m.mixedPrecisionBytes(m.embeddingParams())
 }
 
 // mixedPrecisionBytes returns what the routed experts and embed embedding
@@ -426,9 +426,9 @@ func (m ModelSpec) mixedPrecisionBytes(embed float64) float64 {
 // is not tied to it.
 func (m ModelSpec) embeddingTotalParams() float64 {
 	if m.TiedEmbeddings {
-		return m.EmbeddingParams()
+		return m.embeddingParams()
 	}
-	return 2 * m.EmbeddingParams()
+	return 2 * m.embeddingParams()
 }
 
 // KVBytesPerToken returns the KV-cache bytes one token of context occupies
@@ -446,7 +446,7 @@ func (m ModelSpec) KVBytesPerToken() float64 {
 	if m.mla() {
 		return float64(m.Layers) * float64(m.KVLoRARank+m.QKRopeHeadDim) * m.KVBytes
 	}
-	return 2 * float64(m.fullLayers()) * float64(m.KVWidth()) * m.KVBytes
+	return 2 * float64(m.fullLayers()) * float64(m.kvWidth()) * m.KVBytes
 }
 
 // slidingKVBytesPerToken returns the KV-cache bytes one token takes in the
@@ -458,7 +458,7 @@ func (m ModelSpec) slidingKVBytesPerToken() float64 {
 	if m.SlidingLayers == 0 || m.SlidingLayers >= m.Layers || m.mla() {
 		return 0
 	}
-	return 2 * float64(m.SlidingLayers) * float64(m.KVWidth()) * m.KVBytes
+	return 2 * float64(m.SlidingLayers) * float64(m.kvWidth()) * m.KVBytes
 }
 
 // fullLayers returns the layers whose KV cache holds every token: all the

@@ -72,7 +72,7 @@ func TestTiedEmbeddings(t *testing.T) {
 	untied := mustModel(t, "llama-3.1-8b")
 	tied := untied
 	tied.TiedEmbeddings = true
-	assert.Equal(t, untied.TotalParams()-untied.EmbeddingParams(), tied.TotalParams())
+	assert.Equal(t, untied.TotalParams()-untied.embeddingParams(), tied.TotalParams())
 	assert.Equal(t, untied.MatmulParams(), tied.MatmulParams())
 }
 
@@ -150,7 +150,7 @@ func TestShapeReportsReplicatedKV(t *testing.T) {
 	t.Parallel()
 	s, err := mustModel(t, "llama-3.1-8b").Shape(16)
 	require.NoError(t, err)
-	assert.True(t, s.ReplicatedKV())
+	assert.Equal(t, 2, s.KVReplication, "16 ranks over 8 kv heads")
 	assert.Equal(t, "tp=16: 2 heads, 1 kv head (replicated ×2), 896 MLP columns per rank", s.String())
 }
 

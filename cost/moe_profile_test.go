@@ -107,7 +107,7 @@ func TestFusedMoEOnlyWhereCovered(t *testing.T) {
 	plain, fused := moeProfile(t)
 	g := mustGPU(t, "h100-sxm")
 	fp8 := qwen30B().WithWeights(FP8)
-	batches := []Batch{DecodeBatch(1, 10), DecodeBatch(64, 2000), func() Batch { var b Batch; b.AddPrefill(2048, 100); b.AddDecode(500); return b }()}
+	batches := []Batch{DecodeBatch(1, 10), DecodeBatch(64, 2000), func() Batch { var b Batch; b.AddPrefill(2048, 100); b.AddDecode(500, 0); return b }()}
 	for _, m := range []ModelSpec{mustModel(t, "llama-3.1-70b"), mustModel(t, "qwen2.5-7b"), fp8} {
 		for _, b := range batches {
 			a := Deployment{Model: m, GPU: g, TP: 4, Profile: &plain}.Step(b)

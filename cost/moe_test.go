@@ -247,7 +247,7 @@ func TestMLAStep(t *testing.T) {
 	var b Batch
 	b.AddPrefill(512, 0)
 	pre := d.Step(b)
-	assert.InEpsilon(t, PrefillPairs(512, 0)*61*8*(2*192+2*128), pre.AttnFLOPs, 1e-12)
+	assert.InEpsilon(t, prefillPairs(512, 0)*61*8*(2*192+2*128), pre.AttnFLOPs, 1e-12)
 
 	sh, err := m.Shape(8)
 	require.NoError(t, err)
@@ -279,7 +279,7 @@ func TestDenseModelsTakeTheDensePath(t *testing.T) {
 	assert.Equal(t, 0, m.moeLayers())
 	assert.Zero(t, m.replicatedParams())
 	assert.Zero(t, m.slidingKVBytesPerToken())
-	assert.Equal(t, m.MatmulParams(), float64(m.Layers)*m.layerMatmulParams()+m.EmbeddingParams())
+	assert.Equal(t, m.MatmulParams(), float64(m.Layers)*m.layerMatmulParams()+m.embeddingParams())
 }
 
 // powerLawSampler draws one step's expert loads as aiconfigurator's
@@ -450,7 +450,7 @@ func TestDPTokens(t *testing.T) {
 		{Model: qwen30B(), GPU: h100, TP: 1, DP: 2, EP: 2, Profile: &prof},
 	} {
 		prefill := func(tokens int) Batch {
-			return Batch{PrefillTokens: tokens, PrefillSeqs: 1, PrefillPairs: PrefillPairs(float64(tokens), 0)}
+			return Batch{PrefillTokens: tokens, PrefillSeqs: 1, PrefillPairs: prefillPairs(float64(tokens), 0)}
 		}
 		own := d.Step(prefill(1000))
 		explicit := prefill(1000)
@@ -492,7 +492,7 @@ func TestDPStepMonotone(t *testing.T) {
 			sm, err := d.Compile()
 			require.NoError(t, err)
 			step := func(own, all int) float64 {
-				b := Batch{PrefillTokens: own, PrefillSeqs: 1, PrefillPairs: PrefillPairs(float64(own), 0), DPTokens: all}
+				b := Batch{PrefillTokens: own, PrefillSeqs: 1, PrefillPairs: prefillPairs(float64(own), 0), DPTokens: all}
 				return sm.Step(b).Time
 			}
 			for i, own := range tokens {

@@ -104,7 +104,7 @@ func MeasuredError(p Profile) []ErrorBand {
 	if from := p.Provenance.BorrowedFrom; from != "" {
 		src, err := CatalogProfile(from)
 		bands := measuredErrors[from+" v"+src.Provenance.Version]
-		if from == ReferenceProfileGPU || err != nil || len(bands) == 0 {
+		if from == referenceProfileGPU || err != nil || len(bands) == 0 {
 			return []ErrorBand{borrowedBand}
 		}
 		out := make([]ErrorBand, len(bands))

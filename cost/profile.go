@@ -298,7 +298,7 @@ func catalogProfile(name string) (catalogEntry, bool) {
 // docs/cost-model.md#profiles-by-the-transfer-rule), otherwise the
 // carry-over of docs/cost-model.md#efficiency-profiles: the fractions and
 // overheads of the profile of the same chip (the A100 40GB takes the A100
-// 80GB's) or else of the reference profile (ReferenceProfileGPU, the GPU
+// 80GB's) or else of the reference profile (referenceProfileGPU, the GPU
 // with the most public measurements), with the bandwidth-bound sampling
 // cost rescaled to gpu's bandwidth. Provenance says which applied
 // (BorrowedFrom), and MeasuredError the error to expect.
@@ -306,7 +306,7 @@ func DefaultProfile(gpu GPUSpec) Profile {
 	if c, ok := catalogProfile(gpu.Name); ok && c.err == nil {
 		return c.profile
 	}
-	refName := ReferenceProfileGPU
+	refName := referenceProfileGPU
 	if s, ok := sameSilicon[gpu.Name]; ok {
 		refName = s
 	}
@@ -332,13 +332,13 @@ func DefaultProfile(gpu GPUSpec) Profile {
 // GA100 with HBM2 instead of HBM2e (NVIDIA A100 datasheet), so its kernel
 // fractions and CPU-side overheads are the 80GB's file's, against its own
 // datasheet bandwidth. Any other GPU without a profile borrows
-// ReferenceProfileGPU's (the H100 PCIe is the H100 SXM's GH100 at fewer
+// referenceProfileGPU's (the H100 PCIe is the H100 SXM's GH100 at fewer
 // SMs and clocks, which the datasheet peaks carry).
 var sameSilicon = map[string]string{"a100-40gb": "a100-80gb"}
 
-// ReferenceProfileGPU is the GPU whose profile DefaultProfile carries over
+// referenceProfileGPU is the GPU whose profile DefaultProfile carries over
 // to GPUs without one of their own or of their chip (sameSilicon).
-const ReferenceProfileGPU = "h100-sxm"
+const referenceProfileGPU = "h100-sxm"
 
 // profile returns the efficiency profile the deployment's step model uses:
 // Profile when set, else Eff.Profile().

@@ -177,7 +177,7 @@ func TestCatalogProfiles(t *testing.T) {
 	if _, err := CatalogProfile("nope"); !errors.Is(err, ErrUnknownName) {
 		t.Errorf("CatalogProfile(nope): %v, want ErrUnknownName", err)
 	}
-	h100, _ := CatalogProfile(ReferenceProfileGPU)
+	h100, _ := CatalogProfile(referenceProfileGPU)
 	// The H100 PCIe has no profile file (no per-operator data in aiconfigurator).
 	pcie := gpus["h100-pcie"]
 	rule := DefaultProfile(pcie)

@@ -108,7 +108,7 @@ const datasheetPrefix = "datasheet rule"
 // at which the published batch-1 decode streamed its weights once the
 // per-layer time is taken off), and the attention fraction of the same
 // kind moves with it. The GEMM curve's half_tokens (at most gpu's GEMM
-// ridge, gemmRidge) and the CPU-side overheads are ReferenceProfileGPU's; sampling is 16 bytes per
+// ridge, gemmRidge) and the CPU-side overheads are referenceProfileGPU's; sampling is 16 bytes per
 // vocabulary entry at the profile's bandwidth; no MoE entries (routed
 // experts run on the dense fractions). Every fraction is capped at 1.
 // The error matches ErrUnknownName for a GPU without a memory class and
@@ -142,7 +142,7 @@ func datasheetProfile(gpu GPUSpec) (Profile, error) {
 	if len(bw) == 0 {
 		return Profile{}, invalidf("gpu %q: no per-operator profile of a %s GPU to take fractions from", gpu.Name, class)
 	}
-	ref, err := CatalogProfile(ReferenceProfileGPU)
+	ref, err := CatalogProfile(referenceProfileGPU)
 	if err != nil {
 		return Profile{}, err
 	}

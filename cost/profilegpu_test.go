@@ -46,7 +46,7 @@ var datasheetSteps = []struct {
 }{
 	{"decode 1", true, Batch{DecodeSeqs: 1, DecodeContext: 1024}},
 	{"decode 32", true, Batch{DecodeSeqs: 32, DecodeContext: 32 * 1024}},
-	{"prefill 1024", false, Batch{PrefillTokens: 1024, PrefillSeqs: 1, PrefillPairs: PrefillPairs(1024, 0)}},
+	{"prefill 1024", false, Batch{PrefillTokens: 1024, PrefillSeqs: 1, PrefillPairs: prefillPairs(1024, 0)}},
 }
 
 // logoErrors returns, for every catalog GPU with a per-operator profile,

@@ -56,7 +56,7 @@ type Batch struct {
 	PrefillContext float64
 	// PrefillPairs is Σ over chunks of causal query-key pairs,
 	// c·p + c(c+1)/2 for a chunk of c tokens after p prior tokens (see
-	// PrefillPairs).
+	// AddPrefill).
 	PrefillPairs float64
 	// DPTokens is, under attention data parallelism (Deployment.DP = D > 1),
 	// the tokens of all D groups' batches of this step together, which the
@@ -71,13 +71,13 @@ type Batch struct {
 	SpecTokens int
 	// SpecPairs is the query-key pairs the draft tokens add beyond
 	// DecodeContext: Σ d·c + d(d+1)/2 over verifying requests of context c
-	// (see SpecPairs), priced as decode attention.
+	// (see AddDecode), priced as decode attention.
 	SpecPairs float64
 }
 
-// SpecPairs returns the query-key pairs d draft tokens verified after a
+// specPairs returns the query-key pairs d draft tokens verified after a
 // decoding token of context c add: the j-th draft attends c + j entries.
-func SpecPairs(d, c float64) float64 { return d*c + d*(d+1)/2 }
+func specPairs(d, c float64) float64 { return d*c + d*(d+1)/2 }
 
 // DecodeBatch returns the batch of seqs decoding requests whose contexts
 // average contextPerSeq tokens.
@@ -85,17 +85,24 @@ func DecodeBatch(seqs int, contextPerSeq float64) Batch {
 	return Batch{DecodeSeqs: seqs, DecodeContext: float64(seqs) * contextPerSeq}
 }
 
-// PrefillPairs returns the causal query-key pairs of a prefill chunk of
+// prefillPairs returns the causal query-key pairs of a prefill chunk of
 // chunk tokens after prior tokens already in the KV cache:
 // chunk·prior + chunk(chunk+1)/2.
-func PrefillPairs(chunk, prior float64) float64 {
+func prefillPairs(chunk, prior float64) float64 {
 	return chunk*prior + chunk*(chunk+1)/2
 }
 
-// AddDecode adds one decoding request with context tokens to b.
-func (b *Batch) AddDecode(context float64) {
+// AddDecode adds to b one decoding request with context tokens that
+// verifies draft ≥ 0 speculative tokens this step (0 without speculative
+// decoding): SpecTokens grows by draft and SpecPairs by the pairs those
+// drafts add, draft·context + draft(draft+1)/2.
+func (b *Batch) AddDecode(context float64, draft int) {
 	b.DecodeSeqs++
 	b.DecodeContext += context
+	if draft > 0 {
+		b.SpecTokens += draft
+		b.SpecPairs += specPairs(float64(draft), context)
+	}
 }
 
 // AddPrefill adds one prefill chunk of chunk tokens after prior tokens
@@ -104,7 +111,7 @@ func (b *Batch) AddPrefill(chunk, prior int) {
 	b.PrefillTokens += chunk
 	b.PrefillSeqs++
 	b.PrefillContext += float64(prior)
-	b.PrefillPairs += PrefillPairs(float64(chunk), float64(prior))
+	b.PrefillPairs += prefillPairs(float64(chunk), float64(prior))
 }
 
 // Tokens returns DecodeSeqs + PrefillTokens, the T of the step.
@@ -303,7 +310,7 @@ func (d *Deployment) compile() StepModel {
 	r := d.share()
 	repl := m.replicatedParams()                  // MLA down-projections, routers: whole on every rank
 	blocks := r.params(m.blockParams() - repl)    // every block's projections but routed experts
-	lmHead := m.EmbeddingParams() / float64(r.tp) // the rank's vocab slice
+	lmHead := m.embeddingParams() / float64(r.tp) // the rank's vocab slice
 	// routed experts: k per token, balanced over the ranks (docs/cost-model.md#mixture-of-experts)
 	routed := float64(m.moeLayers()) * float64(m.ExpertsPerToken) * m.expertParams() / float64(r.tp)
 	prof := d.profile()

@@ -102,8 +102,19 @@ func TestStepPrefillIsComputeBound(t *testing.T) {
 
 func TestPrefillPairs(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, 10.0, PrefillPairs(4, 0), "causal triangle 1+2+3+4")
-	assert.Equal(t, 4*100+10.0, PrefillPairs(4, 100))
+	assert.Equal(t, 10.0, prefillPairs(4, 0), "causal triangle 1+2+3+4")
+	assert.Equal(t, 4*100+10.0, prefillPairs(4, 100))
+}
+
+// TestAddDecodeDrafts: a decoder of context 100 verifying 3 drafts adds one
+// decoding sequence, 3 spec tokens and the pairs its drafts attend beyond
+// DecodeContext, counted one draft at a time: 101 + 102 + 103.
+func TestAddDecodeDrafts(t *testing.T) {
+	t.Parallel()
+	var b Batch
+	b.AddDecode(100, 3)
+	b.AddDecode(50, 0)
+	assert.Equal(t, Batch{DecodeSeqs: 2, DecodeContext: 150, SpecTokens: 3, SpecPairs: 101 + 102 + 103}, b)
 }
 
 // TestStepTensorParallel: Llama-3.1-70B at TP 4 on H100s, 32 decodes. Each
@@ -158,7 +169,7 @@ func TestStepMatchesCompiled(t *testing.T) {
 	sm, err := d.Compile()
 	require.NoError(t, err)
 	b := Batch{DecodeSeqs: 30, DecodeContext: 30 * 900, PrefillTokens: 512, PrefillSeqs: 1,
-		PrefillContext: 256, PrefillPairs: PrefillPairs(512, 256)}
+		PrefillContext: 256, PrefillPairs: prefillPairs(512, 256)}
 	assert.Equal(t, d.Step(b), sm.Step(b))
 }
 
@@ -190,7 +201,7 @@ func TestStepProperties(t *testing.T) {
 		d := Deployment{Model: mustModel(t, "llama-3.1-8b"), GPU: g, TP: tp, Eff: DefaultEfficiency()}
 		prev := 0.0
 		for _, b := range []Batch{DecodeBatch(1, 10), DecodeBatch(1, 1000), DecodeBatch(64, 1000),
-			{DecodeSeqs: 64, DecodeContext: 64000, PrefillTokens: 2048, PrefillSeqs: 1, PrefillPairs: PrefillPairs(2048, 0)}} {
+			{DecodeSeqs: 64, DecodeContext: 64000, PrefillTokens: 2048, PrefillSeqs: 1, PrefillPairs: prefillPairs(2048, 0)}} {
 			s := d.Step(b)
 			assert.GreaterOrEqual(t, s.Time, s.MemoryTime+s.CommTime+s.Overhead, name)
 			assert.GreaterOrEqual(t, s.Time, s.ComputeTime+s.CommTime+s.Overhead, name)
@@ -229,7 +240,7 @@ func BenchmarkStep(b *testing.B) {
 	sm, err := d.Compile()
 	require.NoError(b, err)
 	batch := Batch{DecodeSeqs: 63, DecodeContext: 63 * 1500, PrefillTokens: 512, PrefillSeqs: 1,
-		PrefillContext: 1024, PrefillPairs: PrefillPairs(512, 1024)}
+		PrefillContext: 1024, PrefillPairs: prefillPairs(512, 1024)}
 	b.Run("Deployment", func(b *testing.B) { benchSteps(b, d.Step, batch) })
 	b.Run("Compiled", func(b *testing.B) { benchSteps(b, sm.Step, batch) })
 	// Qwen3-30B-A3B on its catalog profile (fused MoE entry): uniform
@@ -293,7 +304,7 @@ func TestStepLimitCases(t *testing.T) {
 	assert.Equal(t, 2*d.Model.MatmulParams(), one.FLOPs)
 	assert.Zero(t, one.KVReadBytes)
 
-	b := Batch{DecodeSeqs: 8, DecodeContext: 8 * 4000, PrefillTokens: 1000, PrefillSeqs: 1, PrefillPairs: PrefillPairs(1000, 0)}
+	b := Batch{DecodeSeqs: 8, DecodeContext: 8 * 4000, PrefillTokens: 1000, PrefillSeqs: 1, PrefillPairs: prefillPairs(1000, 0)}
 	whole := d.Step(b)
 	for _, p := range []int{2, 4, 8} {
 		dp := d

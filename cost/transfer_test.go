@@ -133,7 +133,7 @@ func TestPerOperatorH100MatchesProfile(t *testing.T) {
 // rule applied to the per-operator values above, rounded as written.
 func TestTransferProfiles(t *testing.T) {
 	t.Parallel()
-	h100, err := CatalogProfile(ReferenceProfileGPU)
+	h100, err := CatalogProfile(referenceProfileGPU)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestPerOperatorValuesMatchData(t *testing.T) {
 	}
 	var items []item
 	for _, k := range []string{"0.14.0", "0.19.0", "0.14.0/l2=96MiB", "0.19.0/l2=128MiB"} {
-		items = append(items, item{ReferenceProfileGPU, h100PerOp[k]})
+		items = append(items, item{referenceProfileGPU, h100PerOp[k]})
 	}
 	for _, tp := range transferPerOp {
 		items = append(items, item{tp.gpu, tp.op})

@@ -46,7 +46,7 @@ func TestTransferAgreesWithVidur(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h100, err := CatalogProfile(ReferenceProfileGPU)
+	h100, err := CatalogProfile(referenceProfileGPU)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestTransferAgreesWithVidur(t *testing.T) {
 		}
 	}
 	op, ref := aic, h100PerOp["0.14.0"]
-	v, vref := vidurPerOp["a100-80gb"], vidurPerOp[ReferenceProfileGPU]
+	v, vref := vidurPerOp["a100-80gb"], vidurPerOp[referenceProfileGPU]
 	op.bandwidth, op.gemmMax = v.bandwidth, v.gemmMax
 	ref.bandwidth, ref.gemmMax = vref.bandwidth, vref.gemmMax
 	alt := transferRule(gpus["a100-80gb"], op, ref, h100)

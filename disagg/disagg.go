@@ -28,7 +28,7 @@ import (
 	"strconv"
 
 	"github.com/servesim/servesim/batching"
-	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/cost/topology"
 	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/internal/errmark"
 	"github.com/servesim/servesim/sim"
@@ -78,17 +78,17 @@ type Config struct {
 	// batching.DefaultPrefixWeight.
 	PrefixWeight float64 `json:"prefix_weight,omitempty" yaml:"prefix_weight,omitempty"`
 	// Link carries the KV from prefill to decode; the zero Link means the
-	// catalog's cost.DefaultLinkName.
-	Link cost.Link `json:"link,omitzero" yaml:"link,omitempty"`
+	// catalog's topology.DefaultLinkName.
+	Link topology.Link `json:"link,omitzero" yaml:"link,omitempty"`
 	// ProxyOverhead is the proxy's added latency before a request reaches
 	// its prefill instance, seconds.
 	ProxyOverhead float64 `json:"proxy_overhead_s,omitempty" yaml:"proxy_overhead_s,omitempty"`
 }
 
 // link returns the KV link, its default filled in.
-func (c Config) link() cost.Link {
-	if c.Link == (cost.Link{}) {
-		l, _ := cost.LinkByName(cost.DefaultLinkName)
+func (c Config) link() topology.Link {
+	if c.Link == (topology.Link{}) {
+		l, _ := topology.LinkByName(topology.DefaultLinkName)
 		return l
 	}
 	return c.Link
@@ -209,7 +209,7 @@ type transfer struct {
 type server struct {
 	cfg    Config
 	env    *sim.Env
-	link   cost.Link
+	link   topology.Link
 	weight float64
 
 	prefill, decode []*batching.Instance

@@ -10,6 +10,7 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/cost/topology"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
@@ -24,7 +25,7 @@ func linear(a, b float64, maxSeqs, budget int) batching.Config {
 	}
 }
 
-var instant = cost.Link{Name: "instant", Bandwidth: 1, Latency: 0}
+var instant = topology.Link{Name: "instant", Bandwidth: 1, Latency: 0}
 
 // arrivals and lengths of a deterministic case: bursts and gaps, prompts
 // that chunk, outputs that overlap.
@@ -113,7 +114,7 @@ func llama8b(t *testing.T, gpu string, tp int) batching.Config {
 // prompt × KV bytes per token per rank / β, the KV bytes counted here from
 // the model's shape (2 · layers · kv heads/TP · head dim · bytes).
 func TestIsolatedTransfer(t *testing.T) {
-	link := cost.Link{Name: "ib", Bandwidth: 23.75e9, Latency: 0.4e-3}
+	link := topology.Link{Name: "ib", Bandwidth: 23.75e9, Latency: 0.4e-3}
 	for _, tp := range []int{1, 2} {
 		c := Config{Prefill: Pool{llama8b(t, "h100-sxm", tp), 1}, Decode: Pool{llama8b(t, "h100-sxm", 1), 1},
 			Router: batching.RoundRobin, Link: link}
@@ -138,7 +139,7 @@ func TestIsolatedTransfer(t *testing.T) {
 // share the prefill instance's egress: the second arrives one transfer
 // time after the first.
 func TestLinkContention(t *testing.T) {
-	link := cost.Link{Name: "slow", Bandwidth: 1e9, Latency: 1e-3}
+	link := topology.Link{Name: "slow", Bandwidth: 1e9, Latency: 1e-3}
 	c := Config{Prefill: Pool{llama8b(t, "h100-sxm", 1), 1}, Decode: Pool{llama8b(t, "h100-sxm", 1), 2},
 		Router: batching.RoundRobin, Link: link}
 	res := run(t, c, []float64{0, 0}, []workload.Pair{{Input: 1000, Output: 5}, {Input: 1000, Output: 5}})
@@ -155,7 +156,7 @@ func TestHeldBlocks(t *testing.T) {
 	p := linear(0.01, 0, 4, 64)
 	p.KVBlocks = 4 // 64 tokens
 	d := linear(0.01, 0, 4, 64)
-	slow := cost.Link{Name: "slow", Bandwidth: 1, Latency: 0.5}
+	slow := topology.Link{Name: "slow", Bandwidth: 1, Latency: 0.5}
 	res := run(t, Config{Prefill: Pool{p, 1}, Decode: Pool{d, 1}, Router: batching.RoundRobin, Link: slow},
 		[]float64{0, 0}, []workload.Pair{{Input: 60, Output: 2}, {Input: 60, Output: 2}})
 	assert.InDelta(t, 0.0, res.Requests[0].Start, 1e-12)
@@ -207,7 +208,7 @@ func TestValidate(t *testing.T) {
 		{"no prefill", func(c *Config) { c.Prefill.Instances = 0 }, "prefill.instances: 0 must be in [1, 1024]"},
 		{"many decode", func(c *Config) { c.Decode.Instances = 2000 }, "decode.instances: 2000 must be in [1, 1024]"},
 		{"router", func(c *Config) { c.Router = "random" }, `router: "random" must be`},
-		{"link", func(c *Config) { c.Link = cost.Link{Name: "x", Bandwidth: -1} }, "bandwidth_bytes_per_s -1"},
+		{"link", func(c *Config) { c.Link = topology.Link{Name: "x", Bandwidth: -1} }, "bandwidth_bytes_per_s -1"},
 		{"proxy", func(c *Config) { c.ProxyOverhead = math.Inf(1) }, "proxy_overhead_s: +Inf"},
 		{"weight", func(c *Config) { c.PrefixWeight = math.NaN() }, "prefix_weight: NaN"},
 		{"engine", func(c *Config) { c.Decode.Engine.MaxNumSeqs = 0 }, "decode.engine.max_num_seqs: 0"},
@@ -252,7 +253,7 @@ func TestStress(t *testing.T) {
 			p.KVBlocks, p.EnableChunkedPrefill, p.EnablePrefixCaching = 80, chunked, true
 			d := linear(0.004, 15e-6, 32, 1024)
 			d.KVBlocks, d.EnableChunkedPrefill = 120, chunked
-			slow := cost.Link{Name: "slow", Bandwidth: 1, Latency: 0.02}
+			slow := topology.Link{Name: "slow", Bandwidth: 1, Latency: 0.02}
 			c := Config{Prefill: Pool{p, 2}, Decode: Pool{d, 3}, Router: router, Link: slow, ProxyOverhead: 1e-3}
 			res, err := sim.Run(sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 60}, Lengths: lengths},
 				Server: c, Requests: 1500, Seed: 5})

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"strings"
 
-	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/cost/topology"
 	"github.com/servesim/servesim/internal/cliflag"
 )
 
@@ -21,12 +21,12 @@ type Flags struct {
 // Define puts the flags on fs, with their defaults, and returns their
 // help group.
 func (p *Flags) Define(fs *flag.FlagSet) cliflag.Group {
-	p.prefill, p.decode, p.link = 1, 1, cost.DefaultLinkName
+	p.prefill, p.decode, p.link = 1, 1, topology.DefaultLinkName
 	fs.Var(cliflag.Int{P: &p.prefill, Min: 1, Max: MaxInstances}, "prefill-instances", "prefill instances x")
 	fs.Var(cliflag.Int{P: &p.decode, Min: 1, Max: MaxInstances}, "decode-instances", "decode instances y")
 	fs.StringVar(&p.decodeGPU, "decode-gpu", "", "GPU of the decode instances (default: --gpu)")
 	fs.Var(cliflag.Int{P: &p.decodeTP, Min: 0, Max: 1024}, "decode-tensor-parallel-size", "TP of the decode instances (0: --tensor-parallel-size)")
-	fs.StringVar(&p.link, "kv-link", p.link, "the KV link, from the catalog: "+strings.Join(cost.LinkNames(), ", "))
+	fs.StringVar(&p.link, "kv-link", p.link, "the KV link, from the catalog: "+strings.Join(topology.LinkNames(), ", "))
 	fs.Var(cliflag.NonNegativeFloat{P: &p.proxyMS, Zero: "none"}, "proxy-overhead-ms", "the proxy's added latency per request, ms")
 	return cliflag.Group{Title: "pd flags", Names: []string{"prefill-instances", "decode-instances", "decode-gpu", "decode-tensor-parallel-size", "kv-link", "proxy-overhead-ms"}}
 }

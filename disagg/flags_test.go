@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/cost/topology"
 	"github.com/servesim/servesim/disagg"
 	"github.com/servesim/servesim/internal/cliflag"
 )
@@ -20,7 +20,7 @@ func TestFlagsSpec(t *testing.T) {
 		want  disagg.Spec
 		err   string
 	}{
-		{nil, nil, disagg.Spec{Prefill: 1, Decode: 1, Link: cost.DefaultLinkName}, ""},
+		{nil, nil, disagg.Spec{Prefill: 1, Decode: 1, Link: topology.DefaultLinkName}, ""},
 		{[]string{"--prefill-instances", "2", "--decode-instances", "3", "--decode-gpu", "a100-80gb", "--decode-tensor-parallel-size", "2",
 			"--kv-link", "tcp", "--proxy-overhead-ms", "2.5"}, map[string]bool{"max-num-seqs": true},
 			disagg.Spec{Prefill: 2, Decode: 3, DecodeGPU: "a100-80gb", DecodeTP: 2, Link: "tcp", ProxyOverhead: 0.0025, KeepMaxNumSeqs: true}, ""},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/cost/topology"
 )
 
 // A Spec is an xPyD deployment as servesim pd's flags give it: the pool
@@ -19,7 +20,7 @@ type Spec struct {
 	// DecodeTP is the decode instances' tensor parallelism (0: the
 	// prefill engine's).
 	DecodeTP int
-	// Link names the KV link in the catalog (cost.LinkNames).
+	// Link names the KV link in the catalog (topology.LinkNames).
 	Link string
 	// ProxyOverhead is the proxy's added latency per request, seconds.
 	ProxyOverhead float64
@@ -55,7 +56,7 @@ func (s Spec) Build(pre batching.Config, router batching.Router) (Config, error)
 	if s.DecodeTP > 0 {
 		dec.Deployment.TP = s.DecodeTP
 	}
-	link, err := cost.LinkByName(s.Link)
+	link, err := topology.LinkByName(s.Link)
 	if err != nil {
 		return Config{}, fmt.Errorf("--kv-link: %w", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/servesim/servesim/batching"
-	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/cost/topology"
 )
 
 // TestSpecBuild: the decode pool is the prefill engine moved to its own
@@ -26,13 +26,13 @@ func TestSpecBuild(t *testing.T) {
 		tp, maxSeqs, maxTokens int
 		errHas                 string
 	}{
-		{"same GPU", Spec{Prefill: 2, Decode: 1, Link: cost.DefaultLinkName}, "h100-sxm", 1, 1024, 8192, ""},
+		{"same GPU", Spec{Prefill: 2, Decode: 1, Link: topology.DefaultLinkName}, "h100-sxm", 1, 1024, 8192, ""},
 		{"decode on an A100", Spec{Prefill: 1, Decode: 1, DecodeGPU: "a100-80gb", Link: "rdma-roce-200g"}, "a100-80gb", 1, 256, 2048, ""},
 		{"given limits kept", Spec{Prefill: 1, Decode: 1, DecodeGPU: "a100-80gb", Link: "rdma-roce-200g", KeepMaxNumSeqs: true, KeepMaxNumBatchedTokens: true}, "a100-80gb", 1, 1024, 8192, ""},
-		{"decode TP", Spec{Prefill: 1, Decode: 2, DecodeTP: 2, Link: cost.DefaultLinkName}, "h100-sxm", 2, 1024, 8192, ""},
-		{"unknown GPU", Spec{Prefill: 1, Decode: 1, DecodeGPU: "abacus", Link: cost.DefaultLinkName}, "", 0, 0, 0, "--decode-gpu: "},
+		{"decode TP", Spec{Prefill: 1, Decode: 2, DecodeTP: 2, Link: topology.DefaultLinkName}, "h100-sxm", 2, 1024, 8192, ""},
+		{"unknown GPU", Spec{Prefill: 1, Decode: 1, DecodeGPU: "abacus", Link: topology.DefaultLinkName}, "", 0, 0, 0, "--decode-gpu: "},
 		{"unknown link", Spec{Prefill: 1, Decode: 1, Link: "carrier-pigeon"}, "", 0, 0, 0, `--kv-link: cost: unknown link "carrier-pigeon"`},
-		{"no decode instance", Spec{Prefill: 1, Decode: 0, Link: cost.DefaultLinkName}, "", 0, 0, 0, "decode"},
+		{"no decode instance", Spec{Prefill: 1, Decode: 0, Link: topology.DefaultLinkName}, "", 0, 0, 0, "decode"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/capacity"
-	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/cost/topology"
 	"github.com/servesim/servesim/disagg"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
@@ -21,7 +21,7 @@ import (
 type PD struct {
 	Prefill, Decode           Engine
 	PrefillPrice, DecodePrice float64 // US dollars per GPU-hour
-	Link                      cost.Link
+	Link                      topology.Link
 	ProxyOverhead             float64 // seconds
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/cost/topology"
 	"github.com/servesim/servesim/disagg"
 	"github.com/servesim/servesim/sim"
 )
@@ -229,11 +230,11 @@ func (p Plan) validatePD() error {
 // each precision (both pools alike). Each pool's scheduler knobs are the
 // first of the space's lists (or the engine template's), at that pool's
 // GPU's vllm serve defaults when unset; the KV link is
-// cost.DefaultLinkName.
+// topology.DefaultLinkName.
 func (p Plan) pdCandidates(out []Candidate) []Candidate {
 	s := p.Space
 	maxLen := p.maxModelLen()
-	link, _ := cost.LinkByName(cost.DefaultLinkName)
+	link, _ := topology.LinkByName(topology.DefaultLinkName)
 	gpus := func(name string) []GPUOption {
 		if name == "" {
 			return s.GPUs

@@ -10,6 +10,7 @@ import (
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/cost/topology"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
@@ -78,7 +79,7 @@ func TestPDCandidates(t *testing.T) {
 	assert.InDelta(t, 2*41.5872, pd.CostPerHour(2), 1e-9)
 	assert.Equal(t, 2, pd.Disagg.PrefillInstances)
 	assert.Equal(t, "a100-80gb", pd.Disagg.Decode.GPU)
-	assert.Equal(t, cost.DefaultLinkName, pd.Disagg.Link)
+	assert.Equal(t, topology.DefaultLinkName, pd.Disagg.Link)
 	var names []string
 	for _, c := range cands[3:] {
 		names = append(names, c.Name)

@@ -25,8 +25,8 @@ type GPUOption struct {
 	// a `servesim calibrate` output, cost.LoadProfile, or
 	// cost.DefaultProfile); it takes precedence over Efficiency.
 	Profile *cost.Profile
-	// Efficiency, when set, is the three-number efficiency fitted on this GPU
-	// (cost.Fit), used without a profile. With neither, the GPU runs the
+	// Efficiency, when set, is a three-number efficiency for this GPU
+	// (cost.Efficiency), used without a profile. With neither, the GPU runs the
 	// plan's Engine.Deployment.Profile when that profile is this GPU's, else
 	// its built-in profile (cost.DefaultProfile), or Engine.Deployment.Eff
 	// when the plan's engine has no profile.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/internal/jsonobj"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
@@ -119,7 +120,7 @@ func ParseMetadata(items []string) ([][2]string, error) {
 	for _, it := range items {
 		k, v, ok := strings.Cut(it, "=")
 		if !ok {
-			return nil, fmt.Errorf("--metadata %q: invalid metadata format: use KEY=VALUE", it)
+			return nil, &fielderr.Error{Field: "--metadata", Value: it, Limit: "is an invalid metadata format", Fix: "use KEY=VALUE"}
 		}
 		out = append(out, [2]string{strings.TrimSpace(k), strings.TrimSpace(v)})
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/specdecode"
@@ -23,23 +24,38 @@ var poolingBackends = []string{"openai-embeddings", "openai-embeddings-chat", "o
 // main_async: --max-concurrency, --backend, the ramp, --metadata, ...)
 // and refuses what servesim does not model yet. Scenario calls it first;
 // the checks that need the dataset (its lengths, the request limits)
-// come after it there. Errors name the flag.
+// come after it there. Every error is a *fielderr.Error whose Field is
+// the flag as typed on vLLM's command line ("--max-concurrency") and
+// whose Value is what it was given.
 func (o *Options) Validate() error {
 	switch {
 	case o.Given["max-concurrency"] && o.MaxConcurrency <= 0:
-		return errors.New("--max-concurrency must be greater than 0 (vLLM's rule; leave it out for no cap)")
+		return &fielderr.Error{Field: "--max-concurrency", Value: o.MaxConcurrency,
+			Limit: "must be greater than 0 (vLLM's rule)", Fix: "leave it out for no cap"}
 	case slices.Contains(poolingBackends, o.Backend):
-		return fmt.Errorf("--backend %s: embedding and pooling backends are not simulated (generation backends: %s)", o.Backend, strings.Join(generationBackends, ", "))
+		return &fielderr.Error{Field: "--backend", Value: o.Backend,
+			Limit: "is an embedding or pooling backend, which servesim does not simulate",
+			Fix:   "use a generation backend: " + strings.Join(generationBackends, ", ")}
 	case !slices.Contains(generationBackends, o.Backend):
-		return fmt.Errorf("--backend: invalid choice %q (choose from %s)", o.Backend, strings.Join(append(slices.Clone(generationBackends), poolingBackends...), ", "))
+		return fielderr.New("--backend", o.Backend, "is an invalid choice (choose from %s)",
+			strings.Join(append(slices.Clone(generationBackends), poolingBackends...), ", "))
 	case o.CPUOffloadGB > 0:
-		return fmt.Errorf("--cpu-offload-gb %v: weight offloading to the CPU is not modelled", o.CPUOffloadGB)
+		return &fielderr.Error{Field: "--cpu-offload-gb", Value: o.CPUOffloadGB,
+			Limit: "must be 0: weight offloading to the CPU is not modelled", Fix: "leave it out"}
 	case o.MaxPartialPrefills > 1:
-		return fmt.Errorf("--max-num-partial-prefills %d: only one partial prefill at a time is modelled", o.MaxPartialPrefills)
+		return &fielderr.Error{Field: "--max-num-partial-prefills", Value: o.MaxPartialPrefills,
+			Limit: "must be at most 1: only one partial prefill at a time is modelled", Fix: "leave it out"}
 	case o.ProbeRequestRate > 0:
-		return fmt.Errorf("--probe-request-rate %v: probe requests are not simulated yet (0 sends none)", o.ProbeRequestRate)
+		return &fielderr.Error{Field: "--probe-request-rate", Value: o.ProbeRequestRate,
+			Limit: "must be 0: probe requests are not simulated yet", Fix: "leave it out (0 sends none)"}
 	case o.SelfTimed != nil && o.DatasetName != "timed_trace":
-		return errors.New("--self-timed/--no-self-timed is only supported with --dataset-name=timed_trace")
+		flag := "--self-timed"
+		if !*o.SelfTimed {
+			flag = "--no-self-timed"
+		}
+		return &fielderr.Error{Field: flag,
+			Limit: fmt.Sprintf("is only supported with --dataset-name=timed_trace, not --dataset-name=%s (vLLM's rule)", o.DatasetName),
+			Fix:   "drop " + flag}
 	}
 	if _, err := ParseMetadata(o.Metadata); err != nil {
 		return err
@@ -54,17 +70,28 @@ func (o *Options) checkRamp() error {
 	}
 	switch {
 	case o.RampStrategy != "linear" && o.RampStrategy != "exponential":
-		return fmt.Errorf("--ramp-up-strategy: invalid choice %q (choose from linear, exponential)", o.RampStrategy)
+		return fielderr.New("--ramp-up-strategy", o.RampStrategy, "is an invalid choice (choose from linear, exponential)")
 	case o.Given["request-rate"] && !math.IsInf(o.RequestRate, 1):
-		return errors.New("when using ramp-up, do not specify --request-rate: the ramp-up parameters control the rate (vLLM's rule; drop --request-rate)")
+		return &fielderr.Error{Field: "--request-rate", Value: o.RequestRate,
+			Limit: "must not be given with --ramp-up-strategy: when using ramp-up, the ramp-up parameters control the rate (vLLM's rule)",
+			Fix:   "do not specify --request-rate"}
 	case !o.Given["ramp-up-start-rps"] || !o.Given["ramp-up-end-rps"]:
-		return errors.New("--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps")
+		var missing []string
+		for _, f := range []string{"ramp-up-start-rps", "ramp-up-end-rps"} {
+			if !o.Given[f] {
+				missing = append(missing, "--"+f)
+			}
+		}
+		return &fielderr.Error{Field: "--ramp-up-strategy", Value: o.RampStrategy,
+			Limit: "needs --ramp-up-start-rps and --ramp-up-end-rps", Fix: "add " + strings.Join(missing, " and ")}
 	case o.RampStart > o.RampEnd:
-		return fmt.Errorf("--ramp-up-start-rps %d must not exceed --ramp-up-end-rps %d", o.RampStart, o.RampEnd)
+		return fielderr.New("--ramp-up-start-rps", o.RampStart, "must not exceed --ramp-up-end-rps %d", o.RampEnd)
 	case o.RampStart == 0 && o.RampStrategy == "exponential":
-		return errors.New("--ramp-up-start-rps: for exponential ramp-up, the start RPS cannot be 0")
+		return &fielderr.Error{Field: "--ramp-up-start-rps", Value: o.RampStart,
+			Limit: "is not allowed for exponential ramp-up: the start RPS cannot be 0 (vLLM's rule)", Fix: "start at 1 or more"}
 	case o.RampStart == 0:
-		return errors.New("--ramp-up-start-rps 0: the first request's rate would be 0, where vLLM stops (\"Obtained non-positive request rate\"); start at 1 or more")
+		return &fielderr.Error{Field: "--ramp-up-start-rps", Value: o.RampStart,
+			Limit: "would make the first request's rate 0, where vLLM stops (\"Obtained non-positive request rate\")", Fix: "start at 1 or more"}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/sim"
 )
 
@@ -33,12 +34,12 @@ func TestScenarioErrors(t *testing.T) {
 		want string
 	}{
 		{"zero concurrency", func() Options { o := given(bench, "max-concurrency"); o.MaxConcurrency = 0; return o },
-			"--max-concurrency must be greater than 0"},
+			"--max-concurrency: 0 must be greater than 0 (vLLM's rule); leave it out for no cap"},
 		{"pooling backend", func() Options { o := bench; o.Backend = "vllm-rerank"; return o },
-			"--backend vllm-rerank: embedding and pooling backends are not simulated"},
-		{"unknown backend", func() Options { o := bench; o.Backend = "tgi"; return o }, `--backend: invalid choice "tgi"`},
-		{"cpu offload", func() Options { o := bench; o.CPUOffloadGB = 4; return o }, "--cpu-offload-gb 4: weight offloading to the CPU is not modelled"},
-		{"probe requests", func() Options { o := bench; o.ProbeRequestRate = 1; return o }, "--probe-request-rate 1: probe requests are not simulated yet"},
+			`--backend: "vllm-rerank" is an embedding or pooling backend, which servesim does not simulate; use a generation backend: openai,`},
+		{"unknown backend", func() Options { o := bench; o.Backend = "tgi"; return o }, `--backend: "tgi" is an invalid choice (choose from openai,`},
+		{"cpu offload", func() Options { o := bench; o.CPUOffloadGB = 4; return o }, "--cpu-offload-gb: 4 must be 0: weight offloading to the CPU is not modelled"},
+		{"probe requests", func() Options { o := bench; o.ProbeRequestRate = 1; return o }, "--probe-request-rate: 1 must be 0: probe requests are not simulated yet; leave it out (0 sends none)"},
 		{"random with a path", func() Options { o := given(bench, "dataset-path"); o.DatasetPath = "x.json"; return o },
 			"cannot use 'random' dataset with --dataset-path"},
 		{"file dataset without a path", func() Options { o := bench; o.DatasetName = "sharegpt"; return o }, "--dataset-name sharegpt needs --dataset-path FILE"},
@@ -48,14 +49,14 @@ func TestScenarioErrors(t *testing.T) {
 		{"range ratio dict", func() Options { o := bench; o.RandomRangeRatio = `{"input": 0.2, "output": 1.5}`; return o },
 			"output_range_ratio 1.5 must be in [0, 1)"},
 		{"ramp with rate", func() Options { o := ramp("linear", 1, 5); o.Given["request-rate"], o.RequestRate = true, 5; return o },
-			"do not specify --request-rate"},
-		{"ramp from 0", func() Options { return ramp("linear", 0, 5) }, "--ramp-up-start-rps 0: the first request's rate would be 0"},
-		{"exponential ramp from 0", func() Options { return ramp("exponential", 0, 5) }, "for exponential ramp-up, the start RPS cannot be 0"},
-		{"ramp down", func() Options { return ramp("linear", 9, 5) }, "--ramp-up-start-rps 9 must not exceed --ramp-up-end-rps 5"},
-		{"unknown ramp", func() Options { return ramp("step", 1, 5) }, `--ramp-up-strategy: invalid choice "step"`},
+			"--request-rate: 5 must not be given with --ramp-up-strategy"},
+		{"ramp from 0", func() Options { return ramp("linear", 0, 5) }, "--ramp-up-start-rps: 0 would make the first request's rate 0, where vLLM stops"},
+		{"exponential ramp from 0", func() Options { return ramp("exponential", 0, 5) }, "--ramp-up-start-rps: 0 is not allowed for exponential ramp-up: the start RPS cannot be 0"},
+		{"ramp down", func() Options { return ramp("linear", 9, 5) }, "--ramp-up-start-rps: 9 must not exceed --ramp-up-end-rps 5"},
+		{"unknown ramp", func() Options { return ramp("step", 1, 5) }, `--ramp-up-strategy: "step" is an invalid choice (choose from linear, exponential)`},
 		{"self-timed elsewhere", func() Options { o := bench; on := true; o.SelfTimed = &on; return o },
-			"--self-timed/--no-self-timed is only supported with --dataset-name=timed_trace"},
-		{"bad metadata", func() Options { o := bench; o.Metadata = []string{"novalue"}; return o }, `--metadata "novalue": invalid metadata format`},
+			"--self-timed: is only supported with --dataset-name=timed_trace, not --dataset-name=random (vLLM's rule); drop --self-timed"},
+		{"bad metadata", func() Options { o := bench; o.Metadata = []string{"novalue"}; return o }, `--metadata: "novalue" is an invalid metadata format; use KEY=VALUE`},
 		{"no prompts", func() Options { o := bench; o.NumPrompts = 0; return o }, "--num-prompts 0 must be >= 1 (custom and spec_bench take <= 0 as every row)"},
 		{"bad percentiles", func() Options { o := bench; o.MetricPercentiles = "50,x"; return o }, `--metric-percentiles "50,x": "x" is not a number`},
 		{"unknown metric", func() Options { o := bench; o.PercentileMetrics = "ttft,goodput"; return o }, `--percentile-metrics: unknown metric "goodput"`},
@@ -73,6 +74,62 @@ func TestScenarioErrors(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestValidateFieldErrors: every refusal of Validate is a *fielderr.Error
+// that names vLLM's flag as typed on its command line and the value it
+// was given (nil for a flag that takes none), so a caller reads the flag
+// from the error's fields, never from its text.
+func TestValidateFieldErrors(t *testing.T) {
+	t.Parallel()
+	bench := Defaults(true)
+	ramp := func(strategy string, start, end int, flags ...string) Options {
+		o := given(bench, append([]string{"ramp-up-strategy"}, flags...)...)
+		o.RampStrategy, o.RampStart, o.RampEnd = strategy, start, end
+		return o
+	}
+	both := []string{"ramp-up-start-rps", "ramp-up-end-rps"}
+	off := false
+	tests := []struct {
+		name  string
+		o     Options
+		field string
+		value any
+	}{
+		{"zero concurrency", func() Options { o := given(bench, "max-concurrency"); o.MaxConcurrency = -2; return o }(), "--max-concurrency", -2},
+		{"pooling backend", func() Options { o := bench; o.Backend = "vllm-rerank"; return o }(), "--backend", "vllm-rerank"},
+		{"unknown backend", func() Options { o := bench; o.Backend = "tgi"; return o }(), "--backend", "tgi"},
+		{"cpu offload", func() Options { o := bench; o.CPUOffloadGB = 4; return o }(), "--cpu-offload-gb", 4.0},
+		{"partial prefills", func() Options { o := bench; o.MaxPartialPrefills = 2; return o }(), "--max-num-partial-prefills", 2},
+		{"probe requests", func() Options { o := bench; o.ProbeRequestRate = 1.5; return o }(), "--probe-request-rate", 1.5},
+		{"no-self-timed elsewhere", func() Options { o := bench; o.SelfTimed = &off; return o }(), "--no-self-timed", nil},
+		{"bad metadata", func() Options { o := bench; o.Metadata = []string{"a=b", "novalue"}; return o }(), "--metadata", "novalue"},
+		{"unknown ramp", ramp("step", 1, 5, both...), "--ramp-up-strategy", "step"},
+		{"ramp with rate", func() Options {
+			o := ramp("linear", 1, 5, both...)
+			o.Given["request-rate"], o.RequestRate = true, 5
+			return o
+		}(), "--request-rate", 5.0},
+		{"ramp without its end", ramp("linear", 1, 5, "ramp-up-start-rps"), "--ramp-up-strategy", "linear"},
+		{"ramp down", ramp("linear", 9, 5, both...), "--ramp-up-start-rps", 9},
+		{"exponential ramp from 0", ramp("exponential", 0, 5, both...), "--ramp-up-start-rps", 0},
+		{"ramp from 0", ramp("linear", 0, 5, both...), "--ramp-up-start-rps", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.o.Validate()
+			fe := fielderr.Of(err)
+			if fe == nil {
+				t.Fatalf("Validate() = %v, want a *fielderr.Error", err)
+			}
+			if fe.Field != tt.field || fe.Value != tt.value {
+				t.Errorf("field %q value %#v, want %q %#v (%v)", fe.Field, fe.Value, tt.field, tt.value, err)
+			}
+		})
+	}
+	if err := bench.Validate(); err != nil {
+		t.Errorf("vLLM's defaults: %v", err)
 	}
 }
 

@@ -26,7 +26,7 @@ func TestBadInput(t *testing.T) {
 		{"tp with tp flag", []string{"tp", "--goodput", "ttft:500", "--tensor-parallel-size", "2"}, []string{"--tensor-parallel-size: the candidates set the deployment"}},
 		{"unknown flag", []string{"bench", "--request-ratio", "5"}, []string{"bench: unknown flag --request-ratio"}},
 		{"ambiguous prefix", []string{"bench", "--random-in", "5", "--ra", "1"}, []string{"bench: ambiguous flag --ra could match --ramp-up-end-rps, --ramp-up-start-rps", "--random-input-len", "(see servesim bench -h)"}},
-		{"zero concurrency", []string{"bench", "--max-concurrency", "0"}, []string{"--max-concurrency must be greater than 0"}},
+		{"zero concurrency", []string{"bench", "--max-concurrency", "0"}, []string{"--max-concurrency: 0 must be greater than 0"}},
 		{"pipeline parallel replicas", []string{"bench", "-pp", "2", "--replicas", "2"}, []string{"--pipeline-parallel-size: 2 with 2 replicas is not modelled"}},
 		{"pipeline parallel size", []string{"bench", "-pp", "100"}, []string{"--pipeline-parallel-size: 100 must be in [1, 64]"}},
 		{"hf dataset", []string{"bench", "--dataset-name", "hf", "--dataset-path", "philschmid/mt-bench"}, []string{"token lengths of vLLM's MTBenchDataset are not published", "save the rows as a .jsonl file and give that file as --dataset-path"}},

@@ -45,7 +45,7 @@ func reference(w io.Writer) {
 	m := ref.Model
 	ab, _ := ref.Comm.Params(2)
 	fmt.Fprintf(w, "Reference TP screen (docs/reference-numbers.md): H=%d, I=%d, H_KV=%d, L=%d, e_a=%g bytes\n",
-		m.Hidden, m.Intermediate, m.KVWidth(), m.Layers, m.ActBytes)
+		m.Hidden, m.Intermediate, m.KVHeads*m.HeadDim, m.Layers, m.ActBytes)
 	fmt.Fprintf(w, "assumptions: %.0f TFLOP/s effective projections, α=%.0f µs, B=%.0f GB/s, ideal 1/p GEMM split\n",
 		ref.ProjFLOPS/1e12, ab.Alpha*1e6, ab.BusBandwidth/1e9)
 	payload := m.AllReducePayload(32)
@@ -118,7 +118,7 @@ func screenTP(w io.Writer, modelName, gpuName string, degrees []int) error {
 			continue
 		}
 		verdict := "ok"
-		if shape.ReplicatedKV() {
+		if shape.KVReplication > 1 {
 			verdict = "ok, KV heads replicated"
 		}
 		fmt.Fprintf(w, "  shape: %s; %s\n", verdict, shape)

@@ -1,9 +1,10 @@
-package cost
+package topology
 
 import (
-	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/servesim/servesim/cost"
 )
 
 // Link is a point-to-point data path between two GPUs of different
@@ -78,7 +79,7 @@ func LinkNames() []string {
 func LinkByName(name string) (Link, error) {
 	l, ok := links[strings.ToLower(name)]
 	if !ok {
-		return Link{}, &costError{kind: ErrUnknownName, msg: fmt.Sprintf("unknown link %q: the catalog has %s", name, strings.Join(LinkNames(), ", "))}
+		return Link{}, errorf(cost.ErrUnknownName, "unknown link %q: the catalog has %s", name, strings.Join(LinkNames(), ", "))
 	}
 	return l, nil
 }
