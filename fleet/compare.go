@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"text/tabwriter"
+
+	"github.com/servesim/servesim/jobs"
 )
 
 // Case is one fleet to compare on the same day: a name and its pools.
@@ -17,20 +19,26 @@ type Case struct {
 // Compare runs the day of o once per case, each case's pools replacing
 // o.Fleet.Pools (the start-up times and SLO are shared), and returns the
 // reports in case order. Every case sees the same arrivals and lengths
-// (the same seed).
+// (the same seed). The cases run in parallel on jobs.Each's workers
+// (GOMAXPROCS of them); each is a function of its case alone, so the
+// reports do not depend on the parallelism.
 func Compare(o Options, cases []Case) ([]*Report, error) {
 	if len(cases) == 0 {
 		return nil, invalidf("compare has no cases")
 	}
 	out := make([]*Report, len(cases))
-	for i, c := range cases {
+	err := jobs.Each(len(cases), jobs.All, 0, func(k, i int) error {
 		oc := o
-		oc.Fleet.Pools = c.Pools
+		oc.Fleet.Pools = cases[i].Pools
 		r, err := Run(oc)
 		if err != nil {
-			return nil, fmt.Errorf("case %s: %w", c.Name, err)
+			return fmt.Errorf("case %s: %w", cases[i].Name, err)
 		}
-		out[i] = r
+		out[k] = r
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,24 +38,38 @@ const cliDoc = "../../docs/cli.md"
 // TestDocSamples runs every documented command line, compares its output
 // with its golden file and the golden file with docs/cli.md. go test
 // -update rewrites the golden files and the blocks of docs/cli.md.
+// The samples run in parallel, each in its own subtest; the doc is
+// checked once they all have.
 func TestDocSamples(t *testing.T) {
 	t.Parallel()
+	outs := make([]string, len(docSamples))
+	t.Run("samples", func(t *testing.T) {
+		for k, s := range docSamples {
+			t.Run(s.name, func(t *testing.T) {
+				t.Parallel()
+				args := make([]string, len(s.args))
+				for i, a := range s.args {
+					if strings.HasPrefix(a, "examples/") {
+						a = "../../" + a
+					}
+					args[i] = a
+				}
+				r := runCLI(args...)
+				if r.code != 0 {
+					t.Fatalf("servesim %s: exit %d: %s", strings.Join(s.args, " "), r.code, r.stderr)
+				}
+				out := "$ servesim " + strings.Join(s.args, " ") + "\n" + r.stdout
+				golden(t, filepath.Join("golden", s.name), out)
+				outs[k] = out
+			})
+		}
+	})
+	if slices.Contains(outs, "") {
+		return // a sample failed to run: the doc cannot be checked
+	}
 	outputs := map[string]string{}
-	for _, s := range docSamples {
-		args := make([]string, len(s.args))
-		for i, a := range s.args {
-			if strings.HasPrefix(a, "examples/") {
-				a = "../../" + a
-			}
-			args[i] = a
-		}
-		r := runCLI(args...)
-		if r.code != 0 {
-			t.Fatalf("servesim %s: exit %d: %s", strings.Join(s.args, " "), r.code, r.stderr)
-		}
-		out := "$ servesim " + strings.Join(s.args, " ") + "\n" + r.stdout
-		golden(t, filepath.Join("golden", s.name), out)
-		outputs[s.name] = out
+	for k, s := range docSamples {
+		outputs[s.name] = outs[k]
 	}
 
 	doc, err := os.ReadFile(cliDoc)
