@@ -1,6 +1,8 @@
 package vllmbench
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -29,7 +31,7 @@ const DateLayout = "20060102-150405"
 func SaveResult(o *Options, sc *scenario.Scenario, res *sim.Result) (string, error) {
 	now := time.Now()
 	date := now.Format(DateLayout)
-	data, err := ResultJSON(o, sc, res, date, now)
+	doc, err := buildResult(o, sc, res, date, now)
 	if err != nil {
 		return "", err
 	}
@@ -53,10 +55,12 @@ func SaveResult(o *Options, sc *scenario.Scenario, res *sim.Result) (string, err
 	if err != nil {
 		return "", err
 	}
+	w := bufio.NewWriterSize(f, 1<<16)
 	if st, err := f.Stat(); err == nil && o.AppendResult && st.Size() > 0 {
-		data = append([]byte("\n"), data...)
+		w.WriteByte('\n')
 	}
-	if _, err := f.Write(data); err != nil {
+	doc.write(w, res.Requests)
+	if err := w.Flush(); err != nil {
 		f.Close()
 		return "", err
 	}
@@ -90,20 +94,7 @@ func defaultResultName(o *Options, date string) string {
 type pyNum float64
 
 // MarshalJSON writes Python's repr of the float.
-func (f pyNum) MarshalJSON() ([]byte, error) {
-	x := float64(f)
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return []byte("null"), nil
-	}
-	if a := math.Abs(x); a != 0 && (a < 1e-4 || a >= 1e16) {
-		return []byte(strconv.FormatFloat(x, 'e', -1, 64)), nil
-	}
-	s := strconv.FormatFloat(x, 'f', -1, 64)
-	if !strings.Contains(s, ".") {
-		s += ".0"
-	}
-	return []byte(s), nil
-}
+func (f pyNum) MarshalJSON() ([]byte, error) { return appendPyNum(nil, float64(f)), nil }
 
 // pyNums converts float lists.
 func pyNums(xs []float64) []pyNum {
@@ -134,14 +125,39 @@ func ParseMetadata(items []string) ([][2]string, error) {
 // same flags and seed give the same bytes except for the date (and, with
 // a ramp, the wall-clock times of rps_change_events).
 func ResultJSON(o *Options, sc *scenario.Scenario, res *sim.Result, date string, now time.Time) ([]byte, error) {
+	doc, err := buildResult(o, sc, res, date, now)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	doc.write(w, res.Requests)
+	if err := w.Flush(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// buildResult is ResultJSON's object: every value but the per-request
+// lists encoded, those kept as columns over the records (SaveResult
+// streams them into the file).
+func buildResult(o *Options, sc *scenario.Scenario, res *sim.Result, date string, now time.Time) (resultDoc, error) {
 	meta, err := ParseMetadata(o.Metadata)
 	if err != nil {
 		return nil, err
 	}
-	var out jsonobj.Object
+	var out resultDoc
 	set := func(k string, v any) {
-		if err == nil {
-			err = out.Set(k, v)
+		if err != nil {
+			return
+		}
+		if c, ok := v.(*column); ok {
+			out.set(docMember{key: k, col: c})
+			return
+		}
+		var m docMember
+		if m, err = value(k, v); err == nil {
+			out.set(m)
 		}
 	}
 	var label, tokenizerID any
@@ -197,21 +213,25 @@ func ResultJSON(o *Options, sc *scenario.Scenario, res *sim.Result, date string,
 	}
 	set("output_throughput", pyNum(res.OutputThroughput))
 	set("total_token_throughput", pyNum(res.TotalTokenThroughput))
-	d := perRequest(o, sc, res)
 	if o.SaveDetailed {
-		set("input_lens", d.inputLens)
-		set("output_lens", d.outputLens)
-		set("ttfts", pyNums(d.ttfts))
-		set("itls", d.itls)
+		set("input_lens", intColumn(func(r *metrics.Request) int { return r.Input }))
+		set("output_lens", intColumn(func(r *metrics.Request) int {
+			if r.Status != metrics.Completed {
+				return 0
+			}
+			return r.Output
+		}))
+		set("ttfts", completedFloat((*metrics.Request).TTFT))
+		set("itls", itlColumn(res))
 	}
-	set("latencies", pyNums(d.latencies))
+	set("latencies", completedFloat((*metrics.Request).E2E))
 	if o.SaveDetailed {
-		set("start_times", pyNums(d.startTimes))
+		set("start_times", floatColumn(sentTime))
 	}
-	set("queue_times", pyNums(d.queueTimes))
+	set("queue_times", floatColumn(func(r *metrics.Request) float64 { return sentTime(r) - r.Arrival }))
 	if o.SaveDetailed {
-		set("generated_texts", d.texts)
-		set("errors", d.errors)
+		set("generated_texts", stringColumn(func(*metrics.Request) string { return "" }))
+		set("errors", errorColumn(sc))
 	}
 	set("max_output_tokens_per_s", pyNum(res.MaxOutputTokensPerS))
 	set("max_concurrent_requests", peakConcurrent(res))
@@ -236,86 +256,44 @@ func ResultJSON(o *Options, sc *scenario.Scenario, res *sim.Result, date string,
 	if err != nil {
 		return nil, err
 	}
-	extra, err := servesimJSON(o, sc, res, d)
+	extra, err := servesimResult(o, sc, res)
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, jsonobj.Member{Key: "servesim", Value: extra})
-	return json.Marshal(out)
+	return append(out, docMember{key: "servesim", sub: &extra}), nil
 }
 
-// requestLists are vLLM's per-request lists, one entry per request in
-// dispatch order, plus servesim's own.
-type requestLists struct {
-	inputLens, outputLens                    []int
-	ttfts, latencies, startTimes, queueTimes []float64
-	itls                                     [][]pyNum
-	texts, errors                            []string
-	tpots, serverQueue, arrivals             []any
-	statuses                                 []string
+// itlColumn is vLLM's itls: each completed request's gaps between its
+// tokens (sim.Result.TokenGaps), [] for the others.
+func itlColumn(res *sim.Result) *column {
+	return &column{nullEmpty: true, elem: func(b []byte, r *metrics.Request) []byte {
+		b = append(b, '[')
+		for i, g := range res.TokenGaps(r) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendPyNum(b, g)
+		}
+		return append(b, ']')
+	}}
 }
 
-// perRequest builds the lists over the measured requests, as vLLM fills
-// them for every output: a request that did not complete has output 0,
-// ttft and latency 0.0, no itls and its error; queue_times are the wait
-// in the client for a --max-concurrency slot.
-func perRequest(o *Options, sc *scenario.Scenario, res *sim.Result) requestLists {
-	var d requestLists
+// errorColumn is vLLM's errors: "" for a completed request, why it failed
+// for the others.
+func errorColumn(sc *scenario.Scenario) *column {
 	why := ""
-	num := func(v float64) any {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil
+	return stringColumn(func(r *metrics.Request) string {
+		switch {
+		case r.Status == metrics.Completed:
+			return ""
+		case !r.Status.Ended():
+			return "not finished: the run stopped early"
 		}
-		return pyNum(v)
-	}
-	for i := range res.Requests {
-		r := &res.Requests[i]
-		if r.Warmup {
-			continue
+		if why == "" {
+			why = FailureReason(sc, true)
 		}
-		done := r.Status == metrics.Completed
-		sent := r.Sent
-		if sent < 0 {
-			sent = r.Arrival
-		}
-		d.inputLens = append(d.inputLens, r.Input)
-		d.startTimes = append(d.startTimes, sent)
-		d.queueTimes = append(d.queueTimes, sent-r.Arrival)
-		d.arrivals = append(d.arrivals, num(r.Arrival))
-		d.statuses = append(d.statuses, r.Status.String())
-		d.texts = append(d.texts, "")
-		if !done {
-			d.outputLens = append(d.outputLens, 0)
-			d.ttfts = append(d.ttfts, 0)
-			d.latencies = append(d.latencies, 0)
-			d.itls = append(d.itls, []pyNum{})
-			d.tpots = append(d.tpots, nil)
-			d.serverQueue = append(d.serverQueue, nil)
-			if why == "" {
-				why = FailureReason(sc, true)
-			}
-			msg := r.Status.String() + ": " + why
-			if !r.Status.Ended() {
-				msg = "not finished: the run stopped early"
-			}
-			d.errors = append(d.errors, msg)
-			continue
-		}
-		d.outputLens = append(d.outputLens, r.Output)
-		d.ttfts = append(d.ttfts, r.TTFT())
-		d.latencies = append(d.latencies, r.E2E())
-		if o.SaveDetailed {
-			d.itls = append(d.itls, pyNums(res.TokenGaps(r)))
-		}
-		var tpot any
-		if v, ok := r.TPOT(); ok {
-			tpot = num(v)
-		}
-		d.tpots = append(d.tpots, tpot)
-		d.serverQueue = append(d.serverQueue, num(r.QueueTime()))
-		d.errors = append(d.errors, "")
-	}
-	return d
+		return r.Status.String() + ": " + why
+	})
 }
 
 // rpsChangeEvents are vLLM's ramp-up events: one {"rps", "timestamp"} each
@@ -345,12 +323,20 @@ func rpsChangeEvents(o *Options, res *sim.Result, now time.Time) []any {
 // servesim's own results (sim.Result's fields that vLLM does not have:
 // server queue times, SLO attainment, stability, MBU, MFU, KV-cache
 // usage, ...) and, with --save-detailed, servesim's per-request lists.
-func servesimJSON(o *Options, sc *scenario.Scenario, res *sim.Result, d requestLists) (json.RawMessage, error) {
-	var out jsonobj.Object
+func servesimResult(o *Options, sc *scenario.Scenario, res *sim.Result) (resultDoc, error) {
+	var out resultDoc
 	var err error
 	add := func(k string, v any) {
-		if err == nil {
-			err = out.Add(k, v)
+		if err != nil {
+			return
+		}
+		if c, ok := v.(*column); ok {
+			out = append(out, docMember{key: k, col: c})
+			return
+		}
+		var m docMember
+		if m, err = value(k, v); err == nil {
+			out = append(out, m)
 		}
 	}
 	setupJSON(add, o, sc)
@@ -367,22 +353,27 @@ func servesimJSON(o *Options, sc *scenario.Scenario, res *sim.Result, d requestL
 	}
 	for _, m := range ro {
 		if !vllmResultKey(m.Key) {
-			out = append(out, m)
+			out = append(out, docMember{key: m.Key, raw: m.Value})
 		}
 	}
 	if o.SaveDetailed {
-		add("tpots", d.tpots)
-		add("server_queue_times", d.serverQueue)
-		add("arrival_times", d.arrivals)
-		add("statuses", d.statuses)
+		add("tpots", nullableColumn(func(r *metrics.Request) (float64, bool) {
+			if r.Status != metrics.Completed {
+				return 0, false
+			}
+			v, ok := r.TPOT()
+			return v, ok && !math.IsNaN(v) && !math.IsInf(v, 0)
+		}))
+		add("server_queue_times", nullableColumn(func(r *metrics.Request) (float64, bool) {
+			return r.QueueTime(), r.Status == metrics.Completed
+		}))
+		add("arrival_times", nullableColumn(func(r *metrics.Request) (float64, bool) { return r.Arrival, true }))
+		add("statuses", stringColumn(func(r *metrics.Request) string { return r.Status.String() }))
 		if len(res.Series) > 0 {
 			add("series", res.Series) // the engine's counters over time, bounded
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	return out.MarshalJSON()
+	return out, err
 }
 
 // vllmResultKey reports whether sim.Result's JSON key k is one vLLM's
