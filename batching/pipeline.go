@@ -129,7 +129,7 @@ func (p Pipeline) resolve() (Config, *resolved, error) {
 	case !p.virtual() && p.Engine.Speculative != nil:
 		return Config{}, nil, fieldErr("pipeline_scheduler", BatchQueue, "with speculative decoding is not modelled: drop speculative_config or use pipeline_scheduler %q", VirtualEngines)
 	case p.Engine.KVOffload != nil && p.Stages > 1:
-		return Config{}, nil, fieldErr("kv_offload", p.Engine.KVOffload.Size, "with pipeline_parallel_size %d is not modelled (the host buffer would be split over the virtual engines): use pipeline_parallel_size 1", p.Stages)
+		return Config{}, nil, fieldErr("kv_offload", p.Engine.KVOffload.Size, "with pipeline_parallel_size %d is not modelled: the offload store serves the prefix cache, which the v1 batch queue does not model, and vLLM's offloading connectors are v1-only, so v0's virtual engines never had one; use pipeline_parallel_size 1", p.Stages)
 	}
 	if err := p.link().Validate(); err != nil {
 		return Config{}, nil, &configError{err}

@@ -203,12 +203,19 @@ func TestPipelineValidate(t *testing.T) {
 		{Pipeline{Engine: c, Stages: 65}, "pipeline_parallel_size: 65 must be in [1, 64]"},
 		{Pipeline{Engine: c, Stages: 2, ActivationLink: topology.Link{Name: "bad", Bandwidth: math.NaN()}}, "bandwidth_bytes_per_s NaN"},
 		{Pipeline{Engine: c, Stages: 2, Scheduler: "v2"}, `pipeline_scheduler: v2 must be "v1"`},
+		{Pipeline{Engine: withOffload(c), Stages: 2}, "kv_offload: 4 with pipeline_parallel_size 2 is not modelled: the offload store serves the prefix cache"},
 	} {
 		err := tc.p.Validate()
 		require.Error(t, err)
 		assert.ErrorIs(t, err, ErrInvalid)
 		assert.Contains(t, err.Error(), tc.want)
 	}
+}
+
+// withOffload returns c with a 4 GiB host store turned on.
+func withOffload(c Config) Config {
+	c.KVOffload = &KVOffload{Size: 4}
+	return c
 }
 
 // TestPipelineReplicas: two pipelines of k stages behind the
