@@ -148,16 +148,8 @@ func buildResult(o *Options, sc *scenario.Scenario, res *sim.Result, date string
 	}
 	var out resultDoc
 	set := func(k string, v any) {
-		if err != nil {
-			return
-		}
-		if c, ok := v.(*column); ok {
-			out.set(docMember{key: k, col: c})
-			return
-		}
-		var m docMember
-		if m, err = value(k, v); err == nil {
-			out.set(m)
+		if err == nil {
+			err = out.put(k, v, true)
 		}
 	}
 	var label, tokenizerID any
@@ -327,16 +319,8 @@ func servesimResult(o *Options, sc *scenario.Scenario, res *sim.Result) (resultD
 	var out resultDoc
 	var err error
 	add := func(k string, v any) {
-		if err != nil {
-			return
-		}
-		if c, ok := v.(*column); ok {
-			out = append(out, docMember{key: k, col: c})
-			return
-		}
-		var m docMember
-		if m, err = value(k, v); err == nil {
-			out = append(out, m)
+		if err == nil {
+			err = out.put(k, v, false)
 		}
 	}
 	setupJSON(add, o, sc)

@@ -2,11 +2,11 @@ package vllmbench
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/servesim/servesim/sim/metrics"
 )
@@ -32,28 +32,35 @@ type column struct {
 	elem      func(b []byte, r *metrics.Request) []byte
 }
 
-// set replaces key's value, or appends it (jsonobj.Object.Set's rule:
-// a --metadata key that vLLM also writes keeps its place).
-func (d *resultDoc) set(m docMember) {
-	for i := range *d {
-		if (*d)[i].key == m.key {
-			(*d)[i] = m
-			return
+// put adds key with v: a *column is kept to be written from the records,
+// any other value is encoded now as jsonobj does (non-finite float64s as
+// null). With replace, an existing key's value is replaced in its place
+// (jsonobj.Object.Set's rule: a --metadata key that vLLM also writes
+// keeps its place); without it, the member is appended.
+func (d *resultDoc) put(key string, v any, replace bool) error {
+	m := docMember{key: key}
+	if c, ok := v.(*column); ok {
+		m.col = c
+	} else {
+		if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			v = nil
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		m.raw = b
+	}
+	if replace {
+		for i := range *d {
+			if (*d)[i].key == key {
+				(*d)[i] = m
+				return nil
+			}
 		}
 	}
 	*d = append(*d, m)
-}
-
-// value encodes v as jsonobj does (non-finite float64s as null).
-func value(key string, v any) (docMember, error) {
-	if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
-		v = nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return docMember{}, fmt.Errorf("%s: %w", key, err)
-	}
-	return docMember{key: key, raw: b}, nil
+	return nil
 }
 
 // write writes the object to w; the columns read the measured records of
@@ -125,7 +132,7 @@ func appendPyNum(b []byte, x float64) []byte {
 	}
 	n := len(b)
 	b = strconv.AppendFloat(b, x, 'f', -1, 64)
-	if !strings.Contains(string(b[n:]), ".") {
+	if bytes.IndexByte(b[n:], '.') < 0 {
 		b = append(b, ".0"...)
 	}
 	return b
