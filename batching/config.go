@@ -134,6 +134,15 @@ type Config struct {
 	// whole (input+output−1 ≤ MaxNumBatchedTokens, as vLLM requires
 	// max_num_batched_tokens ≥ max_model_len then).
 	EnableChunkedPrefill bool `json:"enable_chunked_prefill" yaml:"enable_chunked_prefill"`
+	// AsyncScheduling plans each step while the one before it runs, as
+	// vLLM's --async-scheduling does (on by default from v0.14,
+	// vllm-project/vllm#27614): the scheduler that forms step k+1 runs
+	// when step k launches, so a request that reaches it while step k runs
+	// is first scheduled in step k+2, one step later than without it (an
+	// idle engine schedules an arrival at once). Defaults leaves it off.
+	// It moves TTFT only; the CPU time it overlaps with the GPU's is not
+	// modelled apart from the profile's step overhead.
+	AsyncScheduling bool `json:"async_scheduling,omitempty" yaml:"async_scheduling,omitempty"`
 	// BlockSize is the paged-KV block size in tokens (Defaults: 16).
 	BlockSize int `json:"block_size" yaml:"block_size"`
 	// EnablePrefixCaching keeps the KV blocks of finished (and preempted)

@@ -28,6 +28,10 @@
 // prefill-first scheduler instead: a step either prefills whole prompts
 // (decodes pause) or decodes.
 //
+// With AsyncScheduling each step is formed when the step before it
+// launches, as vLLM's asynchronous scheduler does: a request that reaches a
+// busy engine is first scheduled one step later than without it.
+//
 // # Attention data parallelism
 //
 // A Config whose Deployment.DP is D > 1 (a mixture-of-experts model served

@@ -451,6 +451,30 @@ func (e *engine) formStep() (float64, bool) {
 // form forms the next step: the decoders and prefill chunks it runs. It
 // returns false, the engine going idle, when there is nothing to run.
 func (e *engine) form() bool {
+	// Asynchronous scheduling: while a step runs (busy), the step formed
+	// now was planned when that one launched, over the line as it was
+	// then. With nothing to run that way, the scheduler has no step in
+	// flight and takes the line as it is.
+	e.waiting.limited = e.cfg.AsyncScheduling && e.busy
+	ok := e.formOnce()
+	if !ok && e.waiting.limited && e.waiting.Len() > 0 {
+		e.waiting.limited = false
+		ok = e.formOnce()
+	}
+	e.waiting.limited = false
+	e.waiting.see()
+	if !ok {
+		e.busy = false
+		if (e.waiting.Len() > 0 && e.held == 0 && (e.off == nil || e.off.loading == 0)) || e.running > 0 {
+			panic(fmt.Sprintf("batching: idle with %d waiting and %d running", e.waiting.Len(), e.running))
+		}
+	}
+	return ok
+}
+
+// formOnce forms the step under the line's current limit and reports
+// whether it runs anything.
+func (e *engine) formOnce() bool {
 	e.chunks = e.chunks[:0]
 	switch {
 	case e.sp != nil: // speculative decoding (spec.go)
@@ -463,14 +487,7 @@ func (e *engine) form() bool {
 	if e.off != nil { // KV offloading: requests set aside return to the line
 		e.off.restore(e)
 	}
-	if e.stepDecodes == 0 && len(e.chunks) == 0 && (e.sp == nil || len(e.sp.batch) == 0) {
-		e.busy = false
-		if (e.waiting.Len() > 0 && e.held == 0 && (e.off == nil || e.off.loading == 0)) || e.running > 0 {
-			panic(fmt.Sprintf("batching: idle with %d waiting and %d running", e.waiting.Len(), e.running))
-		}
-		return false
-	}
-	return true
+	return e.stepDecodes > 0 || len(e.chunks) > 0 || (e.sp != nil && len(e.sp.batch) > 0)
 }
 
 // costStep prices the step formed and records it in the stats. It is the

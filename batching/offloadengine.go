@@ -85,7 +85,7 @@ func (o *offloader) transfer(now float64, n int, load bool) float64 {
 // when the queue runs out or a load cannot get its GPU blocks (admission
 // stops, as vLLM's does when it cannot allocate).
 func (e *engine) nextWaiting() (q *seq, hit, evictable int, ok bool) {
-	for e.waiting.Len() > 0 {
+	for e.waiting.Len() > 0 && !e.waiting.held() {
 		q = e.waiting.Peek()
 		hit, evictable = e.lookup(q)
 		if e.off == nil || q.warm > 0 {

@@ -40,7 +40,20 @@ type waitQueue struct {
 	// decode side); empty before.
 	remotes event.Ring[int]
 	mk      func(a arrival) *seq
+	// limited, under asynchronous scheduling (Config.AsyncScheduling),
+	// makes only the first visible requests of the line schedulable: those
+	// the scheduler saw when the step now ending was formed (see).
+	limited bool
+	visible int
 }
+
+// see records the line as the scheduler sees it now: under a limit, the
+// next step formed may take these requests and no later ones.
+func (w *waitQueue) see() { w.visible = w.Len() }
+
+// held reports whether the head of the line is past what the scheduler
+// may take (limited, and the visible requests taken).
+func (w *waitQueue) held() bool { return w.limited && w.visible <= 0 }
 
 // Len returns the requests waiting (past their overhead).
 func (w *waitQueue) Len() int { return w.seqs.Len() + w.due }
@@ -68,11 +81,16 @@ func (w *waitQueue) Peek() *seq {
 // Pop removes the head of the line and returns it.
 func (w *waitQueue) Pop() *seq {
 	w.Peek()
+	w.visible--
 	return w.seqs.Pop()
 }
 
-// PushFront puts q back at the head (a preempted request).
-func (w *waitQueue) PushFront(q *seq) { w.seqs.PushFront(q) }
+// PushFront puts q back at the head (a preempted request, which the
+// scheduler sees at once).
+func (w *waitQueue) PushFront(q *seq) {
+	w.visible++
+	w.seqs.PushFront(q)
+}
 
 // arrive queues a; pending reports whether it waits for its overhead to
 // end at a.due. It returns true when the caller must schedule the enqueue

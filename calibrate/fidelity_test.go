@@ -802,6 +802,7 @@ func TestFidelityFull(t *testing.T) {
 		"  on TPOT ([cost-model.md](cost-model.md#fused-moe-kernels)).\n")
 	b.WriteString(dataParallelSection(t, s))
 	b.WriteString(everyRowSection(t, s, moved))
+	b.WriteString(asyncSection(t, s))
 	b.WriteString(cvEnd)
 	t.Logf("full study in %v: held-out TPOT %.1f%%, TTFT %.1f%%", time.Since(start), 100*tp, 100*tt)
 	checkOrWrite(t, assemble(fidelityMain(t), b.String()))
