@@ -48,40 +48,44 @@ func giveBack(p *[]float64) {
 // selectRank reorders xs so that xs[k] holds the value slices.Sort would
 // put at index k (0 ≤ k < len(xs)), no greater value before it and no
 // smaller one after, and returns it. Values are ordered as slices.Sort
-// orders them (cmp.Less: NaNs first). It is quickselect with a
-// median-of-three pivot and a three-way partition (runs of equal values
-// finish at once), expected O(n); once bits.Len(n) partitions have each
-// left more than 7/8 of the range, it sorts what is left instead, so the
-// worst case is O(n log n).
+// orders them (cmp.Less: NaNs first, moved to the front by a first
+// pass). It is quickselect, Hoare's partition around a median-of-three
+// pivot (runs of equal values split evenly), expected O(n); once
+// bits.Len(n) partitions have each left more than 7/8 of the range, it
+// sorts what is left instead, so the worst case is O(n log n).
 func selectRank(xs []float64, k int) float64 {
 	lo, hi := 0, len(xs) // xs[lo:hi] holds rank k
+	for i, x := range xs {
+		if x != x { // NaN
+			xs[lo], xs[i] = x, xs[lo]
+			lo++
+		}
+	}
+	if k < lo {
+		return xs[k]
+	}
 	bad := bits.Len(uint(len(xs)))
 	for hi-lo > 16 {
-		m := lo + (hi-lo)/2
-		pivot := median3(xs[lo], xs[m], xs[hi-1])
-		// xs[lo:lt] < pivot, xs[lt:i] = pivot, xs[gt:hi] > pivot.
-		lt, i, gt := lo, lo, hi
-		for i < gt {
-			switch x := xs[i]; {
-			case cmp.Less(x, pivot):
-				xs[lt], xs[i] = x, xs[lt]
-				lt++
-				i++
-			case cmp.Less(pivot, x):
-				gt--
-				xs[i], xs[gt] = xs[gt], x
-			default:
-				i++
-			}
-		}
 		n := hi - lo
-		switch {
-		case k < lt:
-			hi = lt
-		case k >= gt:
-			lo = gt
-		default:
-			return xs[k] // xs[lt:gt] all equal the pivot
+		pivot := median3(xs[lo], xs[lo+n/2], xs[hi-1])
+		// Both scans stop at values equal to the pivot, and the pivot is
+		// among the values, so neither runs out of the range, and it
+		// splits into xs[lo:j+1] ≤ pivot ≤ xs[j+1:hi], neither empty.
+		i, j := lo-1, hi
+		for {
+			for i++; xs[i] < pivot; i++ {
+			}
+			for j--; pivot < xs[j]; j-- {
+			}
+			if i >= j {
+				break
+			}
+			xs[i], xs[j] = xs[j], xs[i]
+		}
+		if k <= j {
+			hi = j + 1
+		} else {
+			lo = j + 1
 		}
 		if 8*(hi-lo) > 7*n {
 			if bad--; bad <= 0 {
