@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -299,5 +300,49 @@ func TestSelectRank(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFromRecordsConcurrentReaders: goroutines asking percentiles of
+// record-backed samples at once (each loan of the shared buffer may
+// overlap another) get the stored sample's answers; run it with -race.
+func TestFromRecordsConcurrentReaders(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(8, 8))
+	rs := make([]Request, 5000)
+	for i := range rs {
+		rs[i] = Request{ID: i, Output: 2, Sent: r.Float64(), Start: 1, FirstToken: 1 + r.Float64(), Done: 3 + r.Float64(), Status: Completed}
+	}
+	ps := []float64{50, 99, 90, 10, 75, 1}
+	want := map[Latency][]float64{}
+	for _, l := range []Latency{TTFT, TPOT, E2E} {
+		var s Sample
+		for i := range rs {
+			v, _ := l.Of(&rs[i])
+			s.Add(v)
+		}
+		for _, p := range ps {
+			want[l] = append(want[l], s.Percentile(p))
+		}
+	}
+	samples := map[Latency]*Sample{TTFT: FromRecords(TTFT, rs), TPOT: FromRecords(TPOT, rs), E2E: FromRecords(E2E, rs)}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8*len(ps)*len(samples)) // room for every answer: no sender blocks
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range ps {
+				p := ps[(i+g)%len(ps)]
+				for l, s := range samples {
+					if got := s.Percentile(p); got != want[l][(i+g)%len(ps)] {
+						errs <- fmt.Sprintf("goroutine %d: %v p%v = %v, want %v", g, l, p, got, want[l][(i+g)%len(ps)])
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
