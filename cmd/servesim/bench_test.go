@@ -7,8 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/sim/metrics"
 )
 
 // The default bench prints vLLM's preamble and summary, then servesim's
@@ -365,5 +368,55 @@ func TestDefaultResultName(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
 	if want := regexp.MustCompile(`^openai-infqps-concurrency8-llama-3\.1-8b-\d{8}-\d{6}\.json$`); len(files) != 1 || !want.MatchString(filepath.Base(files[0])) {
 		t.Errorf("wrote %v, want one file matching %s", files, want)
+	}
+}
+
+// TestBenchPercentilesFromLists: the saved statistics of TTFT, TPOT and
+// E2EL are numpy's linear percentiles of the saved per-request lists, to
+// the bit, with warm-up requests left out of both. The percentiles come
+// from the records by selection (metrics.FromRecords): with few
+// percentiles every answer is selected, with many the sample sorts a copy
+// once it has selected four.
+func TestBenchPercentilesFromLists(t *testing.T) {
+	for _, ps := range [][]float64{{25, 99}, {1, 10, 25, 50, 75, 90, 99, 99.9}} {
+		var list []string
+		for _, p := range ps {
+			list = append(list, metrics.PercentileKey(p))
+		}
+		m := decodeJSON(t, benchJSON(t, nil, "--num-prompts", "600", "--seed", "3", "--request-rate", "40", "--max-concurrency", "48",
+			"--num-warmups", "20", "--random-output-len", "16", "--save-detailed", "--percentile-metrics", "ttft,tpot,e2el",
+			"--metric-percentiles", strings.Join(list, ",")))
+		floats := func(v any) []float64 {
+			l, _ := v.([]any)
+			out := make([]float64, len(l))
+			for i, x := range l {
+				out[i], _ = x.(json.Number).Float64()
+			}
+			return out
+		}
+		lists := map[string][]float64{"ttft": floats(m["ttfts"]), "e2el": floats(m["latencies"]),
+			"tpot": floats(m["servesim"].(map[string]any)["tpots"])}
+		for key, xs := range lists {
+			if len(xs) != 600 {
+				t.Fatalf("%s: %d values saved, want 600 (measured requests)", key, len(xs))
+			}
+			slices.Sort(xs)
+			for _, p := range append([]float64{50}, ps...) {
+				h := float64(len(xs)-1) * p / 100
+				lo := math.Floor(h)
+				want := xs[int(lo)]
+				if h != lo {
+					want += (h - lo) * (xs[int(lo)+1] - want)
+				}
+				name := "p" + metrics.PercentileKey(p) + "_" + key + "_ms"
+				if p == 50 {
+					name = "median_" + key + "_ms"
+				}
+				got, err := m[name].(json.Number).Float64()
+				if err != nil || got != 1000*want {
+					t.Errorf("percentiles %v: %s = %v, want %v (1000 × numpy's linear percentile of the saved list)", list, name, m[name], 1000*want)
+				}
+			}
+		}
 	}
 }

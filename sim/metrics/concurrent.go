@@ -5,10 +5,12 @@ import "slices"
 // PeakConcurrent returns the most completed, measured (not warm-up)
 // requests in flight at once, from their records: the largest count of
 // those sent but not done, where a request that ends at the instant
-// another is sent is not counted with it. It sorts the done times (8
-// bytes a request); the send times are read from the records where they
-// are in send order (records in ID order mostly are), else copied and
-// sorted too (8 bytes a request more). The records are not modified.
+// another is sent is not counted with it. It sorts the done times in a
+// buffer lent for the call (8 bytes a request, shared with the
+// percentiles of FromRecords samples); the send times are read from the
+// records where they are in send order (records in ID order mostly are),
+// else copied and sorted too (8 bytes a request more). The records are
+// not modified.
 func PeakConcurrent(rs []Request) int {
 	n, inOrder, last := 0, true, 0.0
 	for i := range rs {
@@ -20,7 +22,9 @@ func PeakConcurrent(rs []Request) int {
 			last = r.Sent
 		}
 	}
-	done := make([]float64, 0, n)
+	buf := borrow(len(rs)) // the records' count, as FromRecords samples borrow, so one buffer serves both
+	defer giveBack(buf)
+	done := *buf
 	var sent []float64
 	if !inOrder {
 		sent = make([]float64, 0, n)
@@ -33,6 +37,7 @@ func PeakConcurrent(rs []Request) int {
 			}
 		}
 	}
+	*buf = done
 	slices.Sort(done)
 	in, peak, j := 0, 0, 0
 	add := func(s float64) {

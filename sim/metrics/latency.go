@@ -67,17 +67,25 @@ func (l *Latencies) Add(r *Request) {
 }
 
 // FromRecords returns the exact sample of metric l over the completed,
-// measured requests among records.
+// measured requests among records. It computes the moments now and reads
+// the values from records when asked for them: each percentile selects
+// them afresh in a buffer lent for the call and shared with other such
+// work (8 bytes a value while it runs), so samples of several metrics of
+// one run cost that much together, not each. records must not change
+// while the sample is in use.
 func FromRecords(l Latency, records []Request) *Sample {
-	s := NewSample(len(records))
+	s := &Sample{recs: records, lat: l}
 	for i := range records {
 		q := &records[i]
 		if q.Warmup || q.Status != Completed {
 			continue
 		}
 		if v, ok := l.Of(q); ok {
-			s.Add(v)
+			s.moments(v, 1)
 		}
+	}
+	if s.n == 0 {
+		s.recs = nil // nothing to read: an empty exact sample
 	}
 	return s
 }

@@ -14,6 +14,10 @@ import (
 // Values may carry integer weights: ITL is pooled per engine step as one
 // gap shared by n decoding requests, which is exactly n equal values.
 //
+// A sample built from request records (FromRecords) stores no values: it
+// reads them from the records, selecting each percentile asked for in a
+// buffer it borrows for the call, and keeps the answers.
+//
 // Percentile sorts the stored values on first use, under a lock, so
 // concurrent readers are safe; Add must not run concurrently with anything.
 type Sample struct {
@@ -24,6 +28,14 @@ type Sample struct {
 	sorted  bool
 	sketch  *Sketch
 	summary bool
+
+	// A record-backed sample's values are metric lat of the completed,
+	// measured requests among recs (recs is nil otherwise); picked holds
+	// the percentiles answered so far, at most maxPicks before the sample
+	// copies its values (own).
+	recs   []Request
+	lat    Latency
+	picked []pick
 
 	n    float64 // total weight
 	mean float64
@@ -36,6 +48,14 @@ type weighted struct {
 	v float64
 	w float64
 }
+
+// pick is one percentile of a record-backed sample: p and its value.
+type pick struct{ p, v float64 }
+
+// maxPicks is how many distinct percentiles a record-backed sample
+// selects (O(n) each) before it keeps a sorted copy of its values (8
+// bytes each) and answers the rest from that.
+const maxPicks = 4
 
 // NewSample returns an empty exact Sample with room for n unit values.
 func NewSample(n int) *Sample { return &Sample{xs: make([]float64, 0, n)} }
@@ -53,17 +73,11 @@ func (s *Sample) AddN(v float64, n int) {
 	if n <= 0 {
 		return
 	}
+	if s.recs != nil {
+		s.own()
+	}
 	w := float64(n)
-	if s.n == 0 || v < s.min {
-		s.min = v
-	}
-	if s.n == 0 || v > s.max {
-		s.max = v
-	}
-	s.n += w
-	d := v - s.mean
-	s.mean += d * w / s.n
-	s.m2 += w * d * (v - s.mean)
+	s.moments(v, w)
 	s.sorted = false
 	switch k := len(s.ws); {
 	case s.summary:
@@ -82,6 +96,20 @@ func (s *Sample) AddN(v float64, n int) {
 		}
 		s.ws = append(s.ws, weighted{v, w})
 	}
+}
+
+// moments adds w copies of v to the count, mean, m2, min and max.
+func (s *Sample) moments(v, w float64) {
+	if s.n == 0 || v < s.min {
+		s.min = v
+	}
+	if s.n == 0 || v > s.max {
+		s.max = v
+	}
+	s.n += w
+	d := v - s.mean
+	s.mean += d * w / s.n
+	s.m2 += w * d * (v - s.mean)
 }
 
 // samplePage is the size of a page of weighted values, 256 KiB.
@@ -142,16 +170,70 @@ func (s *Sample) Percentile(p float64) float64 {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	h := (s.n - 1) * p / 100
+	lo := math.Floor(h)
+	if s.recs != nil {
+		if v, ok := s.pick(p, h, lo); ok {
+			return v
+		}
+	}
 	if !s.sorted {
 		s.sort()
 	}
-	h := (s.n - 1) * p / 100
-	lo := math.Floor(h)
 	vlo := s.valueAtRank(lo)
 	if h == lo {
 		return vlo
 	}
 	return vlo + (h-lo)*(s.valueAtRank(lo+1)-vlo)
+}
+
+// pick answers percentile p (rank h, ⌊h⌋ = lo) of a record-backed sample
+// as Percentile's sorted path would: from the percentiles already picked,
+// or by selecting ranks lo and lo+1 from the values copied into a
+// borrowed buffer. Past maxPicks percentiles it copies the values for
+// itself (own) and reports false, so Percentile sorts them.
+func (s *Sample) pick(p, h, lo float64) (float64, bool) {
+	for _, k := range s.picked {
+		if k.p == p {
+			return k.v, true
+		}
+	}
+	if len(s.picked) == maxPicks {
+		s.own()
+		return 0, false
+	}
+	buf := borrow(len(s.recs))
+	defer giveBack(buf)
+	xs := s.fill(*buf)
+	*buf = xs
+	v := selectRank(xs, int(lo))
+	if h != lo {
+		v += (h - lo) * (minOf(xs[int(lo)+1:]) - v)
+	}
+	s.picked = append(s.picked, pick{p, v})
+	return v, true
+}
+
+// fill appends the values of a record-backed sample to dst, in record
+// order, and returns it.
+func (s *Sample) fill(dst []float64) []float64 {
+	for i := range s.recs {
+		q := &s.recs[i]
+		if q.Warmup || q.Status != Completed {
+			continue
+		}
+		if v, ok := s.lat.Of(q); ok {
+			dst = append(dst, v)
+		}
+	}
+	return dst
+}
+
+// own turns a record-backed sample into one that stores its values: it
+// copies them from the records and forgets the records.
+func (s *Sample) own() {
+	s.xs = s.fill(make([]float64, 0, int(s.n)))
+	s.recs, s.picked, s.sorted = nil, nil, false
 }
 
 // valueAtRank returns the value at 0-based rank k of the expanded, sorted
@@ -174,15 +256,26 @@ func (s *Sample) valueAtRank(k float64) float64 {
 // values into ws first.
 func (s *Sample) sort() {
 	s.sorted = true
-	s.join()
-	if len(s.ws) == 0 {
+	if len(s.ws) == 0 && len(s.pages) == 0 {
 		slices.Sort(s.xs)
 		return
 	}
-	for _, x := range s.xs {
-		s.ws = append(s.ws, weighted{x, 1})
+	// One slice of the final size: the pages, ws, then the unit values
+	// as weight-1 entries (joining the pages first and then appending
+	// the unit values would copy the lot twice).
+	n := len(s.ws) + len(s.xs)
+	for _, p := range s.pages {
+		n += len(p)
 	}
-	s.xs = s.xs[:0]
+	ws := make([]weighted, 0, n)
+	for _, p := range s.pages {
+		ws = append(ws, p...)
+	}
+	ws = append(ws, s.ws...)
+	for _, x := range s.xs {
+		ws = append(ws, weighted{x, 1})
+	}
+	s.ws, s.pages, s.xs = ws, nil, nil
 	slices.SortFunc(s.ws, func(a, b weighted) int { return cmp.Compare(a.v, b.v) })
 }
 
@@ -194,6 +287,13 @@ func (s *Sample) Values() []float64 {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.recs != nil {
+		out := s.fill(make([]float64, 0, int(s.n)))
+		if len(s.picked) > 0 {
+			slices.Sort(out)
+		}
+		return out
+	}
 	s.join()
 	out := make([]float64, 0, int(s.n))
 	out = append(out, s.xs...)

@@ -1,9 +1,12 @@
 package metrics
 
 import (
+	"cmp"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -172,4 +175,174 @@ func TestMergeStats(t *testing.T) {
 	got, err = MergeStats(nil)
 	assert.NoError(t, err)
 	assert.Nil(t, got)
+}
+
+// TestFromRecordsMatchesStored: a sample read from records (FromRecords,
+// which selects percentiles in a lent buffer) answers exactly as one that
+// stores the same values (Add, which sorts them): every metric, moments
+// to the bit, percentiles asked in an order that repeats some and goes
+// past maxPicks, Values, and Add after a read. The records are random,
+// with ties, warm-up, failed requests and one-token outputs.
+func TestFromRecordsMatchesStored(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(6, 6))
+	for _, n := range []int{0, 1, 2, 17, 1000, 20_000} {
+		rs := make([]Request, n)
+		for i := range rs {
+			sent := float64(r.IntN(50)) / 8 // ties
+			first := sent + float64(r.IntN(40))/16
+			rs[i] = Request{ID: i, Input: 1 + r.IntN(9), Output: 1 + r.IntN(4), Arrival: sent - float64(r.IntN(3)), Sent: sent,
+				Start: sent + float64(r.IntN(4))/32, FirstToken: first, Done: first + r.Float64(), Status: Completed, Warmup: r.IntN(10) == 0}
+			if r.IntN(7) == 0 {
+				rs[i].Status = Failed
+			}
+		}
+		for l := range NumLatencies {
+			got := FromRecords(l, rs)
+			want := &Sample{}
+			for i := range rs {
+				if q := &rs[i]; !q.Warmup && q.Status == Completed {
+					if v, ok := l.Of(q); ok {
+						want.Add(v)
+					}
+				}
+			}
+			name := func(what string) string { return fmt.Sprintf("n=%d %v %s", n, l, what) }
+			require.Equal(t, want.Count(), got.Count(), name("count"))
+			for _, f := range []func(*Sample) float64{(*Sample).Mean, (*Sample).Std, (*Sample).Min, (*Sample).Max} {
+				require.Equal(t, math.Float64bits(f(want)), math.Float64bits(f(got)), name("moments"))
+			}
+			require.Equal(t, want.Values(), got.Values(), name("values before a percentile (record order)"))
+			for i, p := range []float64{50, 99, 50, 0, 100, 99, 33.3, 90, 12.5, 99.9, 50, -3, 140} {
+				require.Equal(t, math.Float64bits(want.Percentile(p)), math.Float64bits(got.Percentile(p)), name(fmt.Sprintf("p%v (ask %d)", p, i)))
+			}
+			require.Equal(t, want.Values(), got.Values(), name("values after percentiles (sorted)"))
+			got.Add(0.25)
+			want.Add(0.25)
+			require.Equal(t, math.Float64bits(want.Percentile(75)), math.Float64bits(got.Percentile(75)), name("p75 after Add"))
+		}
+	}
+}
+
+// TestSelectRank: selectRank returns what sorting puts at rank k and
+// leaves no greater value before it and no smaller one after, on random
+// data, runs of equal values, NaNs and orders that defeat a
+// median-of-three pivot (where it falls back to sorting).
+func TestSelectRank(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 7))
+	organ := func(n int) []float64 { // rises then falls: a median-of-three killer shape
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(min(i, n-1-i))
+		}
+		return xs
+	}
+	gen := map[string]func(n int) []float64{
+		"random": func(n int) []float64 {
+			xs := make([]float64, n)
+			for i := range xs {
+				xs[i] = r.NormFloat64()
+			}
+			return xs
+		},
+		"ties": func(n int) []float64 {
+			xs := make([]float64, n)
+			for i := range xs {
+				xs[i] = float64(r.IntN(3))
+			}
+			return xs
+		},
+		"sorted": func(n int) []float64 {
+			xs := make([]float64, n)
+			for i := range xs {
+				xs[i] = float64(i)
+			}
+			return xs
+		},
+		"reversed": func(n int) []float64 {
+			xs := make([]float64, n)
+			for i := range xs {
+				xs[i] = float64(n - i)
+			}
+			return xs
+		},
+		"organ": organ,
+		"nan": func(n int) []float64 {
+			xs := make([]float64, n)
+			for i := range xs {
+				xs[i] = r.Float64()
+				if r.IntN(5) == 0 {
+					xs[i] = math.NaN()
+				}
+			}
+			return xs
+		},
+	}
+	for name, g := range gen {
+		for _, n := range []int{1, 2, 16, 17, 100, 5000} {
+			for _, k := range []int{0, n / 3, n / 2, n - 1} {
+				xs := g(n)
+				sorted := slices.Clone(xs)
+				slices.Sort(sorted)
+				got := selectRank(xs, k)
+				if math.Float64bits(got) != math.Float64bits(sorted[k]) && !(math.IsNaN(got) && math.IsNaN(sorted[k])) {
+					t.Fatalf("%s n=%d k=%d: %v, sorting gives %v", name, n, k, got, sorted[k])
+				}
+				for i, x := range xs {
+					if (i < k && cmp.Less(got, x)) || (i > k && cmp.Less(x, got)) {
+						t.Fatalf("%s n=%d k=%d: xs[%d] = %v on the wrong side of %v", name, n, k, i, x, got)
+					}
+				}
+				slices.Sort(xs)
+				if !slices.EqualFunc(xs, sorted, func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }) {
+					t.Fatalf("%s n=%d k=%d: the values changed", name, n, k)
+				}
+			}
+		}
+	}
+}
+
+// TestFromRecordsConcurrentReaders: goroutines asking percentiles of
+// record-backed samples at once (each loan of the shared buffer may
+// overlap another) get the stored sample's answers; run it with -race.
+func TestFromRecordsConcurrentReaders(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(8, 8))
+	rs := make([]Request, 5000)
+	for i := range rs {
+		rs[i] = Request{ID: i, Output: 2, Sent: r.Float64(), Start: 1, FirstToken: 1 + r.Float64(), Done: 3 + r.Float64(), Status: Completed}
+	}
+	ps := []float64{50, 99, 90, 10, 75, 1}
+	want := map[Latency][]float64{}
+	for _, l := range []Latency{TTFT, TPOT, E2E} {
+		var s Sample
+		for i := range rs {
+			v, _ := l.Of(&rs[i])
+			s.Add(v)
+		}
+		for _, p := range ps {
+			want[l] = append(want[l], s.Percentile(p))
+		}
+	}
+	samples := map[Latency]*Sample{TTFT: FromRecords(TTFT, rs), TPOT: FromRecords(TPOT, rs), E2E: FromRecords(E2E, rs)}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8*len(ps)*len(samples)) // room for every answer: no sender blocks
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range ps {
+				p := ps[(i+g)%len(ps)]
+				for l, s := range samples {
+					if got := s.Percentile(p); got != want[l][(i+g)%len(ps)] {
+						errs <- fmt.Sprintf("goroutine %d: %v p%v = %v, want %v", g, l, p, got, want[l][(i+g)%len(ps)])
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
 }
