@@ -114,7 +114,8 @@ func asyncSection(t *testing.T, s Simulator) string {
 		"resend in lockstep and queue their prefills ([TTFT and the benchmark's start](#ttft-and-the-benchmarks-start));\n"+
 		"a step's delay at admission likely gathers more returning requests into each prefill step. So the\n"+
 		"option stays off in the re-simulation and in bench's defaults until the clients' drift is\n"+
-		"modelled; Go callers can set it (`batching.Config.AsyncScheduling`, `Simulator.Adjust`).\n", n, pct(st), pct(at))
+		"modelled; bench, capacity and tp take `--async-scheduling`, a scenario `async_scheduling: true`,\n"+
+		"Go callers `batching.Config.AsyncScheduling` (in calibrate through `Simulator.Adjust`).\n", n, pct(st), pct(at))
 	hi := "128+ clients"
 	if math.Abs(signedMedian(ab[hi], TTFT)) >= math.Abs(signedMedian(sb[hi], TTFT)) {
 		t.Errorf("async scheduling: 128+-client TTFT signed median %+.1f%% against %+.1f%% without; the section's finding no longer holds",

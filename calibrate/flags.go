@@ -21,7 +21,7 @@ type Flags struct {
 // --gpu and --tensor-parallel-size are calibrate's own, and the model is
 // each file's model_id (or --model).
 var serveFlags = []string{"max-num-seqs", "max-num-batched-tokens", "enable-chunked-prefill", "no-enable-chunked-prefill",
-	"enable-prefix-caching", "no-enable-prefix-caching", "block-size", "gpu-memory-utilization", "kv-cache-memory", "kv-cache-memory-bytes",
+	"enable-prefix-caching", "no-enable-prefix-caching", "async-scheduling", "no-async-scheduling", "block-size", "gpu-memory-utilization", "kv-cache-memory", "kv-cache-memory-bytes",
 	"num-gpu-blocks-override", "max-model-len", "dtype", "kv-cache-dtype", "quantization", "q", "data-parallel-size", "dp", "enable-expert-parallel"}
 
 // Define puts the flags on fs and returns their help groups.

@@ -200,10 +200,15 @@ type Server struct {
 	// >= 70 GiB other than A100, else 256 and 2048); with chunked prefill
 	// off the token budget defaults to max(max_model_len, that budget) (a
 	// whole prompt must fit one step).
-	MaxNumSeqs           int     `yaml:"max_num_seqs"`
-	MaxNumBatchedTokens  int     `yaml:"max_num_batched_tokens"`
-	EnableChunkedPrefill bool    `yaml:"enable_chunked_prefill"`
-	EnablePrefixCaching  bool    `yaml:"enable_prefix_caching"`
+	MaxNumSeqs           int  `yaml:"max_num_seqs"`
+	MaxNumBatchedTokens  int  `yaml:"max_num_batched_tokens"`
+	EnableChunkedPrefill bool `yaml:"enable_chunked_prefill"`
+	EnablePrefixCaching  bool `yaml:"enable_prefix_caching"`
+	// AsyncScheduling forms each step when the one before it launches, as
+	// vLLM's --async-scheduling (batching.Config.AsyncScheduling). Off by
+	// default, though vLLM turns it on from v0.14: see docs/fidelity.md's
+	// section on it.
+	AsyncScheduling      bool    `yaml:"async_scheduling"`
 	BlockSize            int     `yaml:"block_size"`
 	GPUMemoryUtilization float64 `yaml:"gpu_memory_utilization"`
 	// KVCacheMemory sets the KV pool per GPU in bytes ("8GiB" works),

@@ -127,6 +127,7 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 	}
 	c.EnableChunkedPrefill = v.EnableChunkedPrefill
 	c.EnablePrefixCaching = v.EnablePrefixCaching
+	c.AsyncScheduling = v.AsyncScheduling
 	c.BlockSize = v.BlockSize
 	c.KVBlocks = v.NumGPUBlocksOverride
 	c.RequestOverhead = v.RequestOverheadMS / 1000

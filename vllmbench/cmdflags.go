@@ -126,6 +126,8 @@ func (o *Flags) Define(fs *flag.FlagSet) []cliflag.Group {
 	fs.Var(cliflag.BoolTarget{P: &o.Server.EnableChunkedPrefill, Val: false}, "no-enable-chunked-prefill", "turn chunked prefill off (prefill-first scheduling)")
 	fs.Var(cliflag.BoolTarget{P: &o.Server.EnablePrefixCaching, Val: true}, "enable-prefix-caching", "automatic prefix caching, as vLLM: full KV blocks kept by a hash of their prefix, hits skip prefill (default on)")
 	fs.Var(cliflag.BoolTarget{P: &o.Server.EnablePrefixCaching, Val: false}, "no-enable-prefix-caching", "turn automatic prefix caching off")
+	fs.Var(cliflag.BoolTarget{P: &o.Server.AsyncScheduling, Val: true}, "async-scheduling", "form each step while the one before it runs, as vLLM from v0.14 does by default: an arrival at a busy engine is scheduled a step later (default off, see docs/fidelity.md)")
+	fs.Var(cliflag.BoolTarget{P: &o.Server.AsyncScheduling, Val: false}, "no-async-scheduling", "schedule each step after the one before it ends (the default)")
 	fs.Var(cliflag.Int{P: &o.Server.BlockSize, Min: 1}, "block-size", "KV-cache block size, tokens")
 	fs.Var(cliflag.Fraction{P: &o.Server.GPUMemoryUtilization}, "gpu-memory-utilization", "fraction of GPU memory the engine may use, in (0, 1]")
 	fs.Var(bytesValue{(*float64)(&o.Server.KVCacheMemory)}, "kv-cache-memory", "KV-cache `bytes` per GPU (8GiB, 8G works); overrides --gpu-memory-utilization (0: derived from it)")
@@ -179,7 +181,7 @@ func (o *Flags) Define(fs *flag.FlagSet) []cliflag.Group {
 			"ramp-up-strategy", "ramp-up-start-rps", "ramp-up-end-rps", "disable-tqdm", "endpoint-type", "common-prefix-len"}},
 		{Title: "vllm bench serve flags accepted with no effect in a simulation (a note on stderr names them)", Names: NoEffectNames()},
 		{Title: "vllm serve (engine) flags", Names: []string{"gpu", "tensor-parallel-size", "tp", "pipeline-parallel-size", "pp", "max-num-seqs", "max-num-batched-tokens",
-			"enable-chunked-prefill", "no-enable-chunked-prefill", "enable-prefix-caching", "no-enable-prefix-caching", "block-size", "gpu-memory-utilization", "kv-cache-memory",
+			"enable-chunked-prefill", "no-enable-chunked-prefill", "enable-prefix-caching", "no-enable-prefix-caching", "async-scheduling", "no-async-scheduling", "block-size", "gpu-memory-utilization", "kv-cache-memory",
 			"kv-cache-memory-bytes", "num-gpu-blocks-override", "max-model-len", "dtype", "kv-cache-dtype", "quantization", "q", "data-parallel-size", "dp",
 			"enable-expert-parallel", "cpu-offload-gb", "max-num-partial-prefills", "speculative-config", "kv-offloading-size", "kv-offloading-backend"}},
 		{Title: "servesim flags", Names: []string{"server", "servers", "service-time", "replicas", "router", "prefix-weight", "request-overhead-ms",

@@ -12,7 +12,7 @@ import (
 // engineOnlyFlags configure the vLLM engine and mean nothing to an FCFS
 // queue.
 var engineOnlyFlags = []string{"max-num-seqs", "max-num-batched-tokens", "enable-chunked-prefill", "no-enable-chunked-prefill",
-	"enable-prefix-caching", "no-enable-prefix-caching", "prefix-weight",
+	"enable-prefix-caching", "no-enable-prefix-caching", "async-scheduling", "no-async-scheduling", "prefix-weight",
 	"block-size", "gpu-memory-utilization", "kv-cache-memory", "kv-cache-memory-bytes", "max-model-len", "data-parallel-size", "dp",
 	"enable-expert-parallel", "replicas", "router", "num-gpu-blocks-override", "kv-cache-dtype",
 	"kv-offloading-size", "kv-offloading-backend", "pcie-bandwidth", "topology"}

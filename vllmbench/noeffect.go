@@ -72,8 +72,6 @@ var noEffect = []struct {
 	{"swap-space", "float", "vLLM v1 does not swap"},
 	{"enforce-eager", "bool", "step times are modelled, not CUDA graphs"},
 	{"no-enforce-eager", "bool", "step times are modelled, not CUDA graphs"},
-	{"async-scheduling", "bool", "scheduling overhead is not modelled"},
-	{"no-async-scheduling", "bool", "scheduling overhead is not modelled"},
 	{"scheduling-policy", "str", "requests carry no priorities: fcfs and priority agree"},
 	{"long-prefill-token-threshold", "int", "one partial prefill at a time is modelled"},
 }
