@@ -14,7 +14,8 @@ const minSketchValue = 1e-9
 // is within relative error α of a value of the sample at that rank (the
 // DDSketch construction of Masson, Rim and Lee, VLDB 2019). Memory is one
 // counter per occupied bucket span: about ln(max/min)/(2α) counters, a few
-// thousand for latencies from 1 µs to an hour, independent of the count.
+// thousand for latencies from 1 µs to an hour, independent of the count
+// (up to twice that while it grows downwards, see AddN).
 type Sketch struct {
 	gamma   float64
 	logG    float64
@@ -90,9 +91,12 @@ func (s *Sketch) AddN(v, w float64) {
 		s.nonZero = true
 	}
 	if k < s.offset {
-		grow := s.offset - k
+		// Grow downwards with as much room again below (zero buckets,
+		// which Quantile passes over), so a run whose values fall bucket
+		// by bucket copies its counters a logarithmic number of times.
+		grow := max(s.offset-k, len(s.counts))
 		s.counts = append(make([]float64, grow, grow+len(s.counts)), s.counts...)
-		s.offset = k
+		s.offset -= grow
 	}
 	for k-s.offset >= len(s.counts) {
 		s.counts = append(s.counts, 0)
