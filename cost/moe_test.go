@@ -142,7 +142,7 @@ func TestExpertGEMMPricesExpertsAtTheirPeak(t *testing.T) {
 
 	// With a fused-MoE entry the experts' time depends on their precision
 	// alone: NVFP4 experts cost the same beside BF16 or NVFP4 attention.
-	prof, err := CatalogProfile("b200")
+	prof, err := embeddedProfile("b200")
 	require.NoError(t, err)
 	allFP4 := qwen30B()
 	allFP4.GEMM = FP4
@@ -443,7 +443,7 @@ func TestRoutingSkewValidate(t *testing.T) {
 func TestDPTokens(t *testing.T) {
 	t.Parallel()
 	h100 := mustGPU(t, "h100-sxm")
-	prof, err := CatalogProfile("h100-sxm")
+	prof, err := embeddedProfile("h100-sxm")
 	require.NoError(t, err)
 	for _, d := range []Deployment{
 		{Model: qwen30B(), GPU: h100, TP: 1, DP: 2, EP: 2},

@@ -250,7 +250,7 @@ func BenchmarkStep(b *testing.B) {
 		m := qwen30B()
 		m.RoutingSkew = skew
 		moe := Deployment{Model: m, GPU: mustGPU(b, "h100-sxm"), TP: 1}
-		prof, err := CatalogProfile("h100-sxm")
+		prof, err := embeddedProfile("h100-sxm")
 		require.NoError(b, err)
 		moe.Profile = &prof
 		sm, err := moe.Compile()
