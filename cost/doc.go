@@ -28,8 +28,8 @@
 //     rtx5090, rtxpro6000), each entry citing its public source. LoadModel and
 //     LoadGPU read user-defined specs from JSON or YAML.
 //   - AllReduce: the time of one all-reduce. AlphaBeta and AlphaBetaTable
-//     implement τ(S, p) = α_p + 2(p−1)S/(p·B_p); the table LoadNCCLTable
-//     reads interpolates NCCL measurements; a Deployment without a Comm
+//     implement τ(S, p) = α_p + 2(p−1)S/(p·B_p); the table
+//     topology.LoadNCCLTable reads interpolates NCCL measurements; a Deployment without a Comm
 //     dispatches each message as vLLM does (one-shot or two-shot custom
 //     kernel, PyTorch symmetric memory, else NCCL) from the GPU's
 //     vllm_all_reduce table, the internals of which stay in the package.
