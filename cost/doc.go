@@ -10,10 +10,10 @@
 //     shared experts, the skew of its routing), with grouped-query or
 //     multi-head latent attention and optional sliding-window layers, and
 //     its derived values:
-//     TotalParams, ActiveParams, MatmulParams (what a step streams:
-//     projections and LM head, not the embedding lookup),
-//     ExpectedDistinctExperts, KVBytesPerToken, Shape(p). LoadHFConfig and
-//     ParseHFConfig read one from a Hugging Face config.json.
+//     TotalParams, MatmulParams (what a step streams: projections and LM
+//     head, not the embedding lookup), KVBytesPerToken, Shape(p).
+//     LoadHFConfig and ParseHFConfig read one from a Hugging Face
+//     config.json.
 //   - Precision: BF16, FP16, FP8, INT8, FP4 (NVFP4), MXFP4, INT4 with their
 //     bits per weight (block scales included) and GEMM peak;
 //     ModelSpec.Quantized, WithWeights and WithKVCache
