@@ -329,7 +329,7 @@ func TestBadInput(t *testing.T) {
 		{"warmup too big", func(c *sim.Config) { c.Warmup = 100 }, "warmup 100 must be < requests 100"},
 		{"warmup negative", func(c *sim.Config) { c.Warmup = -1 }, "warmup -1"},
 		{"horizon NaN", func(c *sim.Config) { c.Horizon = nan }, "horizon NaN"},
-		{"slo negative", func(c *sim.Config) { c.SLO.TTFT = -1 }, "slo: ttft -1"},
+		{"slo negative", func(c *sim.Config) { c.SLO.TTFT = -1 }, "ttft: -1 must be"},
 		{"percentile", func(c *sim.Config) { c.Percentiles = []float64{101} }, "percentiles[0] 101"},
 		{"no server", func(c *sim.Config) { c.Server = nil }, "server is not set"},
 		{"no lengths", func(c *sim.Config) { c.Workload.Lengths = nil }, "lengths are not set"},
