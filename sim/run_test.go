@@ -333,7 +333,7 @@ func TestBadInput(t *testing.T) {
 		{"percentile", func(c *sim.Config) { c.Percentiles = []float64{101} }, "percentiles[0] 101"},
 		{"no server", func(c *sim.Config) { c.Server = nil }, "server is not set"},
 		{"no lengths", func(c *sim.Config) { c.Workload.Lengths = nil }, "lengths are not set"},
-		{"servers zero", func(c *sim.Config) { c.Server = fcfs(0, mixture) }, "fcfs servers 0"},
+		{"servers zero", func(c *sim.Config) { c.Server = fcfs(0, mixture) }, "servers: 0 must be >= 1"},
 		{"max in system", func(c *sim.Config) { c.MaxInSystem = -1 }, "max_in_system -1"},
 	}
 	for _, tt := range tests {
