@@ -287,8 +287,8 @@ func TestValidate(t *testing.T) {
 		{"negative servers", queue.FCFS{Servers: -3, Service: exp}, "servers", -3, "servers: -3 must be >= 1"},
 		{"no service", queue.FCFS{Servers: 1}, "service", nil, "service: fcfs needs exactly one of service (a distribution) and service_of (a function)"},
 		{"both services", queue.FCFS{Servers: 1, Service: exp, ServiceOf: f}, "service", nil, "exactly one of service"},
-		{"bad service", queue.FCFS{Servers: 1, Service: distribution.Deterministic{Value: math.NaN()}}, "service", nil, "deterministic value NaN"},
-		{"negative service", queue.FCFS{Servers: 1, Service: distribution.Deterministic{Value: -0.1}}, "service", nil, "deterministic value -0.1"},
+		{"bad service", queue.FCFS{Servers: 1, Service: distribution.Deterministic{Value: math.Inf(1)}}, "service.deterministic.value", math.Inf(1), "service.deterministic.value: +Inf must be a finite number >= 0"},
+		{"negative service", queue.FCFS{Servers: 1, Service: distribution.Deterministic{Value: -0.1}}, "service.deterministic.value", -0.1, "service.deterministic.value: -0.1 must be a finite number >= 0"},
 		{"queue cap", queue.FCFS{Servers: 1, Service: exp, QueueCap: -1}, "queue_cap", -1, "queue_cap: -1 must be >= 0 (0 means unbounded)"},
 	}
 	for _, tt := range tests {

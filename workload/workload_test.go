@@ -23,7 +23,7 @@ func TestWorkloadValidate(t *testing.T) {
 		{"too many clients", Workload{Clients: MaxClients + 1, Lengths: lengths}, "clients 1000001 exceeds MaxClients 1000000"},
 		{"max_concurrency with clients", Workload{Clients: 4, MaxConcurrency: 2, Lengths: lengths}, "max_concurrency 2 applies to open loops; a closed loop's concurrency is clients 4"},
 		{"think with open loop", Workload{Arrivals: Poisson{Rate: 1}, Think: distribution.Exponential{Rate: 1}, Lengths: lengths}, "think time applies to closed loops only"},
-		{"think invalid", Workload{Clients: 1, Think: distribution.Exponential{Rate: 0}, Lengths: lengths}, "think: invalid distribution: exponential rate 0"},
+		{"think invalid", Workload{Clients: 1, Think: distribution.Exponential{Rate: 0}, Lengths: lengths}, "think: exponential.rate: 0 must be a finite number > 0"},
 		{"lengths nil", Workload{Arrivals: Poisson{Rate: 1}}, "lengths are not set"},
 		{"lengths nil closed", Workload{Clients: 3}, "lengths are not set"},
 		{"arrivals invalid", Workload{Arrivals: Poisson{Rate: 0}, Lengths: lengths}, "poisson rate 0"},
