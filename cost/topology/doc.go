@@ -5,7 +5,8 @@
 // measured NCCL all-reduce profile read as a cost.AllReduce
 // (LoadNCCLTable, NCCLOptions), and the catalog of links between instances
 // or pipeline stages that a KV transfer or an activation hand-off crosses
-// (Link, LinkByName, LinkNames, DefaultLinkName). Its errors read as
-// cost's ("cost: ...") and match cost's sentinels, or ErrFit when Fit's
-// measurements cannot determine the fit.
+// (Link, LinkByName, LinkNames, DefaultLinkName). Its errors match cost's
+// sentinels, or ErrFit when Fit's measurements cannot determine the fit:
+// those of Link.Validate and MultiNode.Validate are *fielderr.Errors
+// naming the field, the others read as cost's ("cost: ...").
 package topology

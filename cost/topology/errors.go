@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/fielderr"
 )
 
 // ErrFit is matched by the error of Fit when the measurements cannot
@@ -13,7 +14,8 @@ import (
 // slope that is not positive).
 var ErrFit = errors.New("cost: cannot fit efficiency")
 
-// topologyError is an error of this package. It reads as cost's errors do,
+// topologyError is an error of this package other than Validate's (those
+// are *fielderr.Errors, see fieldErr). It reads as cost's errors do,
 // "cost: " + msg naming the field and its value, and matches kind (one of
 // cost's sentinels, cost.ErrInvalidSpec or cost.ErrUnknownName, or ErrFit)
 // under errors.Is, and unwraps to its cause when there is one.
@@ -43,6 +45,14 @@ func errorf(kind error, format string, args ...any) error {
 // message + ": " + cause's message, and unwraps to cause.
 func wrapf(kind, cause error, format string, args ...any) error {
 	return &topologyError{kind: kind, msg: fmt.Sprintf(format, args...) + ": " + cause.Error(), cause: cause}
+}
+
+// fieldErr returns a *fielderr.Error rejecting field's value, matching
+// cost.ErrInvalidSpec (the Validate methods' errors).
+func fieldErr(field string, value any, limit string, args ...any) error {
+	fe := fielderr.New(field, value, limit, args...)
+	fe.Class = cost.ErrInvalidSpec
+	return fe
 }
 
 // invalidf returns a cost.ErrInvalidSpec error that reads "cost: " + the
