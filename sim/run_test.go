@@ -317,14 +317,14 @@ func TestBadInput(t *testing.T) {
 		mutate func(*sim.Config)
 		want   string
 	}{
-		{"rate zero", func(c *sim.Config) { c.Workload.Arrivals = workload.Poisson{Rate: 0} }, "poisson rate 0"},
-		{"rate NaN", func(c *sim.Config) { c.Workload.Arrivals = workload.Poisson{Rate: nan} }, "poisson rate NaN"},
-		{"rate negative", func(c *sim.Config) { c.Workload.Arrivals = workload.Gamma{Rate: -2, Burstiness: 1} }, "gamma rate -2"},
+		{"rate zero", func(c *sim.Config) { c.Workload.Arrivals = workload.Poisson{Rate: 0} }, "poisson.rate: 0 must be a finite number > 0"},
+		{"rate NaN", func(c *sim.Config) { c.Workload.Arrivals = workload.Poisson{Rate: nan} }, "poisson.rate: NaN must be a finite number > 0"},
+		{"rate negative", func(c *sim.Config) { c.Workload.Arrivals = workload.Gamma{Rate: -2, Burstiness: 1} }, "gamma.rate: -2 must be a finite number > 0"},
 		{"service negative", func(c *sim.Config) { c.Server = fcfs(1, distribution.Deterministic{Value: -1}) }, "service.deterministic.value: -1 must be a finite number >= 0"},
 		{"service NaN", func(c *sim.Config) { c.Server = fcfs(1, distribution.Exponential{Rate: nan}) }, "service.exponential.rate: NaN must be"},
 		{"probabilities", func(c *sim.Config) { c.Server = fcfs(1, distribution.Discrete([]float64{1, 2}, []float64{0.7, 0.2})) }, "service.mixture.weights: sum to 0.8999"},
 		{"clients zero", func(c *sim.Config) { c.Workload.Arrivals = nil }, "neither arrivals"},
-		{"clients negative", func(c *sim.Config) { c.Workload.Arrivals = nil; c.Workload.Clients = -1 }, "clients -1"},
+		{"clients negative", func(c *sim.Config) { c.Workload.Arrivals = nil; c.Workload.Clients = -1 }, "clients: -1 must be > 0"},
 		{"requests zero", func(c *sim.Config) { c.Requests = 0 }, "requests: 0 and horizon 0 leave the run unbounded"},
 		{"requests negative", func(c *sim.Config) { c.Requests = -5 }, "requests: -5 must be >= 0"},
 		{"warmup too big", func(c *sim.Config) { c.Warmup = 100 }, "warmup: 100 must be < requests 100"},
@@ -333,7 +333,7 @@ func TestBadInput(t *testing.T) {
 		{"slo negative", func(c *sim.Config) { c.SLO.TTFT = -1 }, "slo.ttft: -1 must be a finite number of seconds >= 0"},
 		{"percentile", func(c *sim.Config) { c.Percentiles = []float64{101} }, "percentiles[0]: 101 must be in [0, 100]"},
 		{"no server", func(c *sim.Config) { c.Server = nil }, "server: is not set"},
-		{"no lengths", func(c *sim.Config) { c.Workload.Lengths = nil }, "lengths are not set"},
+		{"no lengths", func(c *sim.Config) { c.Workload.Lengths = nil }, "lengths: are not set"},
 		{"servers zero", func(c *sim.Config) { c.Server = fcfs(0, mixture) }, "servers: 0 must be >= 1"},
 		{"max in system", func(c *sim.Config) { c.MaxInSystem = -1 }, "max_in_system: -1 must be >= 0"},
 	}
