@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/cost/topology"
 	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/internal/shareddata"
 	"github.com/servesim/servesim/sim"
@@ -65,7 +66,7 @@ func TestDeploymentCommReachesSteps(t *testing.T) {
 			return cost.AlphaBetaTable{{Ranks: 4, Alpha: 1e-3, BusBandwidth: 1e9}}, 1.024576e-3
 		}},
 		{"NCCL measurements", func(t *testing.T) (cost.AllReduce, float64) {
-			tab, err := cost.LoadNCCLTable(shareddata.Path(t, "h100_dgx_all_reduce.csv"), cost.NCCLOptions{})
+			tab, err := topology.LoadNCCLTable(shareddata.Path(t, "h100_dgx_all_reduce.csv"), topology.NCCLOptions{})
 			require.NoError(t, err)
 			return tab, tab.Time(payload, 4)
 		}},

@@ -37,7 +37,7 @@ func Example() {
 
 // The deployment is one value: an all-reduce model set on it — here a slow
 // PCIe-like link in place of the H100's NVLink fit, or an NCCL table from
-// cost.LoadNCCLTable — prices every step of the simulation.
+// topology.LoadNCCLTable — prices every step of the simulation.
 func ExampleConfig_deployment() {
 	model, _ := cost.Model("llama-3.1-70b")
 	gpu, _ := cost.GPU("h100-sxm")

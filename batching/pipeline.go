@@ -6,6 +6,8 @@ import (
 
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/cost/topology"
+	"github.com/servesim/servesim/fielderr"
+	"github.com/servesim/servesim/internal/errmark"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
 )
@@ -132,7 +134,7 @@ func (p Pipeline) resolve() (Config, *resolved, error) {
 		return Config{}, nil, fieldErr("kv_offload", p.Engine.KVOffload.Size, "with pipeline_parallel_size %d is not modelled: the offload store serves the prefix cache, which the v1 batch queue does not model, and vLLM's offloading connectors are v1-only, so v0's virtual engines never had one; use pipeline_parallel_size 1", p.Stages)
 	}
 	if err := p.link().Validate(); err != nil {
-		return Config{}, nil, &configError{err}
+		return Config{}, nil, errmark.With(ErrInvalid, fielderr.In("activation_link", err))
 	}
 	c := p.Engine
 	if c.StepTime == nil {

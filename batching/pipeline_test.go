@@ -201,7 +201,7 @@ func TestPipelineValidate(t *testing.T) {
 	}{
 		{Pipeline{Engine: c, Stages: 0}, "pipeline_parallel_size: 0 must be in [1, 64]"},
 		{Pipeline{Engine: c, Stages: 65}, "pipeline_parallel_size: 65 must be in [1, 64]"},
-		{Pipeline{Engine: c, Stages: 2, ActivationLink: topology.Link{Name: "bad", Bandwidth: math.NaN()}}, "bandwidth_bytes_per_s NaN"},
+		{Pipeline{Engine: c, Stages: 2, ActivationLink: topology.Link{Name: "bad", Bandwidth: math.NaN()}}, `activation_link.bandwidth_bytes_per_s: NaN must be a finite number > 0 (link "bad")`},
 		{Pipeline{Engine: c, Stages: 2, Scheduler: "v2"}, `pipeline_scheduler: v2 must be "v1"`},
 		{Pipeline{Engine: withOffload(c), Stages: 2}, "kv_offload: 4 with pipeline_parallel_size 2 is not modelled: the offload store serves the prefix cache"},
 	} {

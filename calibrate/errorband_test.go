@@ -89,7 +89,7 @@ func TestBorrowedProfile(t *testing.T) {
 	assert.InDelta(t, bands[0].TPOT, tpot, 0.0006)
 	assert.InDelta(t, bands[0].TTFT, ttft, 0.0006)
 	for _, name := range []string{"l40s", "rtxpro6000"} {
-		p, err := cost.CatalogProfile(name)
+		p, err := catalogProfile(name)
 		require.NoError(t, err)
 		p.GPU = "rtx4090"
 		other, _ := errs(p)

@@ -187,7 +187,7 @@ type mainDoc struct {
 // every row.
 func fidelityMain(t *testing.T) mainDoc {
 	pts := siliconDense(t)
-	h100, err := cost.CatalogProfile("h100-sxm")
+	h100, err := catalogProfile("h100-sxm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +374,7 @@ func ttftSection(t *testing.T, pts []Point, measured, steady []Residual, d *main
 	if err != nil {
 		t.Fatal(err)
 	}
-	h100, _ := cost.CatalogProfile("h100-sxm")
+	h100, _ := catalogProfile("h100-sxm")
 	type key struct{ tp, isl, c int }
 	rows := map[key][]Point{}
 	for _, p := range pts {
@@ -669,7 +669,7 @@ func TestFidelityFull(t *testing.T) {
 		t.Skip("set SERVESIM_FIDELITY_FULL=1 to run the full study (one and a half to two minutes)")
 	}
 	pts := siliconDense(t)
-	h100, _ := cost.CatalogProfile("h100-sxm")
+	h100, _ := catalogProfile("h100-sxm")
 	s := Simulator{ModelDir: modelDir(t)}
 	start := time.Now()
 	folds, err := s.CrossValidate(pts, byTP, func(train []Point) (cost.Profile, error) { return FitStaged(s, train, h100, 0) }, []Metric{TTFT, TPOT})
@@ -844,7 +844,7 @@ func h100FromB200Section(t *testing.T, s Simulator) (string, cost.Profile) {
 			h100 = append(h100, p)
 		}
 	}
-	start, err := cost.CatalogProfile("b200")
+	start, err := catalogProfile("b200")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -852,7 +852,7 @@ func h100FromB200Section(t *testing.T, s Simulator) (string, cost.Profile) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := cost.CatalogProfile("h100-sxm")
+	ref, err := catalogProfile("h100-sxm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1205,7 +1205,7 @@ func lssRequests(t *testing.T, id string) []lssRequest {
 // file) and with the H100 profile carried over.
 func firstRequestTable(t *testing.T, s Simulator, pts []Point) string {
 	t.Helper()
-	h100, err := cost.CatalogProfile("h100-sxm")
+	h100, err := catalogProfile("h100-sxm")
 	if err != nil {
 		t.Fatal(err)
 	}

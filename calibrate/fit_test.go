@@ -8,7 +8,7 @@ import (
 )
 
 func testProfile() cost.Profile {
-	p, err := cost.CatalogProfile("h100-sxm")
+	p, err := catalogProfile("h100-sxm")
 	if err != nil {
 		panic(err)
 	}

@@ -143,7 +143,7 @@ func FuzzReadLLMServingSimRun(f *testing.F) {
 
 func mustProfile(t testing.TB, gpu string) cost.Profile {
 	t.Helper()
-	p, err := cost.CatalogProfile(gpu)
+	p, err := catalogProfile(gpu)
 	if err != nil {
 		t.Fatal(err)
 	}

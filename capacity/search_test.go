@@ -181,7 +181,7 @@ func TestSearchValidate(t *testing.T) {
 		{"bounds", good, func(s *capacity.Search) { s.MaxRate = 0.5 }, "must be >= 0 and contain start"},
 		{"closed loop", closed, func(*capacity.Search) {}, "needs an open loop"},
 		{"ramp", ramp, func(*capacity.Search) {}, "workload.Ramp"},
-		{"bad base", good, func(s *capacity.Search) { s.Base.Requests = -1 }, "requests -1"},
+		{"bad base", good, func(s *capacity.Search) { s.Base.Requests = -1 }, "requests: -1 must be >= 0"},
 		{"workers", good, func(s *capacity.Search) { s.Workers = -1 }, "workers -1 must be from 0 (GOMAXPROCS) to 4096"},
 	}
 	for _, tt := range tests {

@@ -128,5 +128,5 @@ func TestSweepValidate(t *testing.T) {
 	assert.ErrorContains(t, err, "replications 0")
 	s = rateSweep([]float64{-1}, 100)
 	_, err = s.Run(jobs.All)
-	assert.ErrorContains(t, err, "poisson rate -1")
+	assert.ErrorContains(t, err, "sweep rate=-1, replication 0: poisson.rate: -1 must be a finite number > 0")
 }

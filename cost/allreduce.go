@@ -12,7 +12,8 @@ import (
 // safe for concurrent use: Deployment.Step calls it on every step.
 //
 // AlphaBeta and AlphaBetaTable implement it with the α–β model;
-// LoadNCCLTable returns one that interpolates NCCL measurements.
+// cost/topology.LoadNCCLTable returns one that interpolates NCCL
+// measurements.
 type AllReduce interface {
 	Time(bytes float64, ranks int) float64
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/internal/nccl"
 	"github.com/servesim/servesim/internal/shareddata"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -98,9 +99,7 @@ func TestEmbeddedAllReduceFitsMatchData(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			tab, err := loadNCCLTable(shareddata.Path(t, tt.file), NCCLOptions{})
-			require.NoError(t, err)
-			got, err := tab.fitAll(0, 0)
+			got, err := fitAll(loadNCCL(t, shareddata.Path(t, tt.file)), 0, 0)
 			require.NoError(t, err)
 			require.Len(t, got, len(tt.want))
 			for i := range got {
@@ -108,115 +107,6 @@ func TestEmbeddedAllReduceFitsMatchData(t *testing.T) {
 				assert.InEpsilon(t, tt.want[i].Alpha, got[i].Alpha, 0.002)
 				assert.InEpsilon(t, tt.want[i].BusBandwidth, got[i].BusBandwidth, 0.002)
 			}
-		})
-	}
-}
-
-func TestNCCLTableFromData(t *testing.T) {
-	t.Parallel()
-	h100, err := loadNCCLTable(shareddata.Path(t, "h100_dgx_all_reduce.csv"), NCCLOptions{})
-	require.NoError(t, err)
-	assert.Equal(t, []int{2, 4, 8}, h100.ranks())
-
-	a100, err := loadNCCLTable(shareddata.Path(t, "a100_dgx_all_reduce.csv"), NCCLOptions{})
-	require.NoError(t, err)
-	assert.Equal(t, []int{2, 4, 8}, a100.ranks(), "multi-node rows are left out by default")
-
-	a100x8, err := loadNCCLTable(shareddata.Path(t, "a100_dgx_all_reduce.csv"), NCCLOptions{DevicesPerNode: 8, Statistic: "mean"})
-	require.NoError(t, err)
-	assert.Equal(t, []int{8, 16}, a100x8.ranks())
-
-	sizes, times := h100.points(8)
-	require.Len(t, sizes, 993)
-	assert.Equal(t, 2048.0, sizes[0])
-	assert.Equal(t, 64.0*(1<<20), sizes[len(sizes)-1])
-	assert.InDelta(t, 0.322e-3, times[len(times)-1], 1e-9, "median of the 64 MiB row, ms → s")
-
-	// 64 MiB at 8 ranks: bus bandwidth ≈ 340 GB/s on the smoothed curve,
-	// NVLink-class.
-	busbw := busBytes(64<<20, 8) / h100.Time(64<<20, 8)
-	assert.InDelta(t, 340e9, busbw, 20e9)
-}
-
-func TestNCCLTableInterpolation(t *testing.T) {
-	tab, err := loadNCCLTable(shareddata.Path(t, "h100_dgx_all_reduce.csv"), NCCLOptions{})
-	require.NoError(t, err)
-	sizes, _ := tab.points(4)
-
-	t.Run("non-decreasing in size", func(t *testing.T) {
-		prev := 0.0
-		for s := 1024.0; s < 200<<20; s *= 1.1 {
-			got := tab.Time(s, 4)
-			require.GreaterOrEqual(t, got, prev*(1-1e-12), "size %v", s)
-			prev = got
-		}
-	})
-	t.Run("latency floor below the smallest size", func(t *testing.T) {
-		assert.Equal(t, tab.Time(sizes[0], 4), tab.Time(1, 4))
-	})
-	t.Run("bandwidth-bound beyond the largest size", func(t *testing.T) {
-		last := sizes[len(sizes)-1]
-		assert.InEpsilon(t, 2*tab.Time(last, 4), tab.Time(2*last, 4), 1e-12)
-	})
-	t.Run("linear between rank counts", func(t *testing.T) {
-		s := 1 << 20
-		assert.InDelta(t, (tab.Time(float64(s), 4)+tab.Time(float64(s), 8))/2, tab.Time(float64(s), 6), 1e-15)
-	})
-	t.Run("nearest outside rank counts", func(t *testing.T) {
-		assert.Equal(t, tab.Time(1<<20, 8), tab.Time(1<<20, 16))
-		assert.Equal(t, 0.0, tab.Time(1<<20, 1))
-	})
-	t.Run("no allocation", func(t *testing.T) {
-		var sink float64
-		allocs := testing.AllocsPerRun(100, func() { sink += tab.Time(300e3, 6) })
-		assert.Zero(t, allocs)
-		assert.Positive(t, sink)
-	})
-}
-
-const tinyNCCL = `,time_stats.all_reduce.min,time_stats.all_reduce.max,time_stats.all_reduce.mean,time_stats.all_reduce.median,time_stats.all_reduce.std,rank,num_workers,size,collective,devices_per_node,max_devices_per_node
-0,0.01,0.03,0.02,0.020,0,0,2,1000,all_reduce,2,8
-1,0.01,0.03,0.02,0.010,0,0,2,2000,all_reduce,2,8
-2,0.01,0.03,0.02,0.030,0,0,2,3000,all_reduce,2,8
-3,0.01,0.03,0.02,0.050,0,0,2,3000,all_reduce,2,8
-4,0.01,0.03,0.02,0.500,0,0,4,1000,all_reduce,2,8
-5,0.01,0.03,0.02,0.500,0,0,2,1000,all_gather,2,8
-`
-
-func TestReadNCCLTableSmoothsAndAverages(t *testing.T) {
-	t.Parallel()
-	tab, err := readNCCLTable(strings.NewReader(tinyNCCL), NCCLOptions{})
-	require.NoError(t, err)
-	assert.Equal(t, []int{2}, tab.ranks(), "the 4-rank row spans two nodes; all_gather is skipped")
-	sizes, raw := tab.points(2)
-	assert.Equal(t, []float64{1000, 2000, 3000}, sizes)
-	assert.InDeltaSlice(t, []float64{20e-6, 10e-6, 40e-6}, raw, 1e-15, "duplicates averaged")
-	assert.InDelta(t, 15e-6, tab.Time(1000, 2), 1e-15, "isotonic: the dip at 2000 is pooled")
-	assert.InDelta(t, 15e-6, tab.Time(2000, 2), 1e-15)
-	assert.InDelta(t, 27.5e-6, tab.Time(2500, 2), 1e-15)
-}
-
-func TestReadNCCLTableErrors(t *testing.T) {
-	t.Parallel()
-	header := "size,num_workers,time_stats.all_reduce.median\n"
-	tests := []struct {
-		name, csv string
-		opt       NCCLOptions
-		msg       string
-	}{
-		{"bad statistic", header, NCCLOptions{Statistic: "p99"}, `statistic "p99"`},
-		{"negative devices", header, NCCLOptions{DevicesPerNode: -1}, "devices_per_node -1"},
-		{"missing column", "size,num_workers\n", NCCLOptions{}, `"time_stats.all_reduce.median"`},
-		{"no rows", header, NCCLOptions{}, "no all_reduce rows"},
-		{"bad size", header + "x,2,0.1\n", NCCLOptions{}, `size "x"`},
-		{"negative time", header + "10,2,-1\n", NCCLOptions{}, `median "-1"`},
-		{"bad ranks", header + "10,0,0.1\n", NCCLOptions{}, `num_workers "0"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := readNCCLTable(strings.NewReader(tt.csv), tt.opt)
-			require.ErrorIs(t, err, ErrInvalidSpec)
-			assert.Contains(t, err.Error(), tt.msg)
 		})
 	}
 }
@@ -230,26 +120,20 @@ func TestFitAlphaBetaRecoversSyntheticParameters(t *testing.T) {
 		b.WriteString(strings.Join([]string{ftoa(s), "4", ftoa(want.Time(s, 4) * 1e3)}, ","))
 		b.WriteString("\n")
 	}
-	tab, err := readNCCLTable(strings.NewReader(b.String()), NCCLOptions{})
+	tab, err := nccl.Read(strings.NewReader(b.String()), "", 0)
 	require.NoError(t, err)
-	got, err := tab.fitAlphaBeta(4, 0, 0)
+	got, err := fitAlphaBeta(tab, 4, 0, 0)
 	require.NoError(t, err)
 	assert.Equal(t, 4, got.Ranks)
 	assert.InEpsilon(t, want.Alpha, got.Alpha, 1e-9)
 	assert.InEpsilon(t, want.BusBandwidth, got.BusBandwidth, 1e-9)
 
-	_, err = tab.fitAlphaBeta(8, 0, 0)
-	require.ErrorIs(t, err, ErrInvalidSpec)
-	_, err = tab.fitAlphaBeta(1, 0, 0)
-	require.ErrorIs(t, err, ErrInvalidSpec)
-	_, err = tab.fitAlphaBeta(4, 1<<30, 0)
-	require.ErrorIs(t, err, ErrFit)
-}
-
-func TestLoadNCCLTableMissingFile(t *testing.T) {
-	t.Parallel()
-	_, err := loadNCCLTable("/nonexistent/all_reduce.csv", NCCLOptions{})
-	require.Error(t, err)
+	_, err = fitAlphaBeta(tab, 8, 0, 0)
+	require.ErrorContains(t, err, "no measurements at 8 ranks")
+	_, err = fitAlphaBeta(tab, 1, 0, 0)
+	require.ErrorContains(t, err, "ranks 1 must be >= 2")
+	_, err = fitAlphaBeta(tab, 4, 1<<30, 0)
+	require.ErrorContains(t, err, "0 sizes in [1.073741824e+09, 0] bytes, need >= 2")
 }
 
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -93,8 +93,8 @@ func (a *AllToAll) messageBytes(h float64) (dispatch, combine float64) {
 	return dispatch, 2 * h
 }
 
-// Validate checks GPUsPerNode ≥ 1 and every α ≥ 0 and β > 0, finite.
-func (a *AllToAll) Validate() error {
+// validate checks GPUsPerNode ≥ 1 and every α ≥ 0 and β > 0, finite.
+func (a *AllToAll) validate() error {
 	if a.GPUsPerNode < 1 {
 		return invalidf("all_to_all %q gpus_per_node %d must be >= 1", a.Name, a.GPUsPerNode)
 	}
@@ -120,7 +120,7 @@ func (d Deployment) validateAllToAll() error {
 	if ranks := max(d.TP, 1) * max(d.DP, 1); d.DP < 2 || d.EP != ranks {
 		return invalidf("all_to_all %q needs dp >= 2 and ep = tp×dp (vLLM's all2all kernels run under --data-parallel-size with --enable-expert-parallel); got tp %d, dp %d, ep %d", a.Name, d.TP, d.DP, d.EP)
 	}
-	return a.Validate()
+	return a.validate()
 }
 
 // The all-to-all catalog.

@@ -16,7 +16,7 @@ func TestAllToAllIsolated(t *testing.T) {
 	a := &AllToAll{Name: "round", GPUsPerNode: 8,
 		NVLink: a2aPhases{Dispatch: a2aLink{Alpha: 10e-6, Bandwidth: 100e9}, Combine: a2aLink{Alpha: 20e-6, Bandwidth: 200e9}},
 		RDMA:   a2aPhases{Dispatch: a2aLink{Alpha: 40e-6, Bandwidth: 25e9}, Combine: a2aLink{Alpha: 50e-6, Bandwidth: 50e9}}}
-	require.NoError(t, a.Validate())
+	require.NoError(t, a.validate())
 	const b = 8e6 // bytes a rank sends
 	for _, tc := range []struct {
 		name              string
@@ -56,7 +56,7 @@ var deepEPLowLatency = []struct {
 func TestAllToAllDeepEP(t *testing.T) {
 	a, err := AllToAllByName("DeepEP-H800-CX7")
 	require.NoError(t, err)
-	require.NoError(t, a.Validate())
+	require.NoError(t, a.validate())
 	disp, comb := a.messageBytes(7168)
 	assert.Equal(t, 7168+224+16.0, disp, "tests/test_low_latency.py: hidden + hidden/128·4 + 16")
 	for _, ph := range []struct {
@@ -116,5 +116,6 @@ func TestAllToAllDeployment(t *testing.T) {
 	}
 	bad := *a
 	bad.RDMA.Combine.Bandwidth = 0
-	assert.ErrorContains(t, (&bad).Validate(), "rdma.combine")
+	d := Deployment{Model: qwen30B(), GPU: g, TP: 1, DP: 8, EP: 8, AllToAll: &bad}
+	assert.ErrorContains(t, d.Validate(), `all_to_all "deepep-h800-cx7" rdma.combine: alpha_s 1.505e-05 must be a finite number >= 0 and bandwidth_bytes_per_s 0 a finite number > 0`)
 }

@@ -86,10 +86,10 @@ func bf16Model(m ModelSpec) ModelSpec {
 }
 
 // Fitted α–β all-reduce parameters, single node, all sizes 2 KiB–64 MiB,
-// relative-error least squares on the median times (FitAlphaBeta with no
-// size limits). Source: microsoft/vidur data/profiling/network/{h100_dgx,
-// a100_dgx}/all_reduce.csv (MIT), kept in ../shared/data; the tests refit
-// them from those files.
+// relative-error least squares on the median times (the tests'
+// fitAlphaBeta with no size limits). Source: microsoft/vidur
+// data/profiling/network/{h100_dgx, a100_dgx}/all_reduce.csv (MIT), kept in
+// ../shared/data; the tests refit them from those files.
 var (
 	h100DGXAllReduce = AlphaBetaTable{
 		{Ranks: 2, Alpha: 16.62e-6, BusBandwidth: 282.1e9},
@@ -115,8 +115,8 @@ var (
 // aic-core/src/aiconfigurator_core/systems/data/<system>/comm/vllm/<version>/custom_allreduce_perf.parquet,
 // vLLM's own tensor_model_parallel_all_reduce replayed in a CUDA graph
 // (bf16), kept in testdata/aiconfigurator. Each algorithm is fitted on the
-// measured sizes vLLM routes to it (FitAlphaBeta, relative error); the
-// tests refit them from those files.
+// measured sizes vLLM routes to it (the tests' fitAlphaBeta, relative
+// error); the tests refit them from those files.
 var (
 	// A100-SXM4-80GB, vLLM 0.14.0; SM 8.0: custom below 8 MiB, then NCCL.
 	a100VLLMAllReduce = vllmAllReduceTable{

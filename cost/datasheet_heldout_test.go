@@ -68,13 +68,13 @@ func TestDatasheetHeldOutRTX4090(t *testing.T) {
 	r := q
 	r.GEMM.Max, r.Attention.Prefill = 0, 0
 	for _, name := range []string{"l40s", "rtxpro6000"} {
-		c, err := cost.CatalogProfile(name)
+		c, err := cost.EmbeddedProfile(name)
 		require.NoError(t, err)
 		r.GEMM.Max += c.GEMM.Max / 2
 		r.Attention.Prefill += c.Attention.Prefill / 2
 	}
 	alone, aloneTTFT := errs(r)
-	h, err := cost.CatalogProfile("h100-sxm")
+	h, err := cost.EmbeddedProfile("h100-sxm")
 	require.NoError(t, err)
 	h.GPU = "rtx4090"
 	borrowed, _ := errs(h)

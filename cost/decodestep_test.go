@@ -12,7 +12,7 @@ func TestDecodeStepIsStep(t *testing.T) {
 	t.Parallel()
 	profiles := []*Profile{nil}
 	for _, name := range profileNames() {
-		p, err := CatalogProfile(name)
+		p, err := embeddedProfile(name)
 		if err != nil {
 			t.Fatal(err)
 		}

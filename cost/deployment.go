@@ -211,10 +211,11 @@ type Deployment struct {
 	// tables: its custom and symmetric-memory all-reduces from
 	// GPU.VLLMAllReduce where they apply, NCCL α–β from GPU.AllReduce
 	// otherwise and for the MoE data-parallel exchange
-	// (docs/cost-model.md#vllms-all-reduce). Set it to what LoadNCCLTable
-	// returns to use NCCL measurements, or to any AllReduce. It is not read from or written to files: a file
-	// describes the interconnect through the GPU's all_reduce and
-	// vllm_all_reduce tables.
+	// (docs/cost-model.md#vllms-all-reduce). Set it to what
+	// topology.LoadNCCLTable returns to use NCCL measurements, or to any
+	// AllReduce. It is not read from or written to files: a file describes
+	// the interconnect through the GPU's all_reduce and vllm_all_reduce
+	// tables.
 	Comm AllReduce `json:"-" yaml:"-"`
 	// AllToAll, when set, prices the MoE data-parallel exchange as
 	// all-to-all dispatch and combine kernels by the link each crosses

@@ -10,10 +10,10 @@
 //     shared experts, the skew of its routing), with grouped-query or
 //     multi-head latent attention and optional sliding-window layers, and
 //     its derived values:
-//     TotalParams, ActiveParams, MatmulParams (what a step streams:
-//     projections and LM head, not the embedding lookup),
-//     ExpectedDistinctExperts, KVBytesPerToken, Shape(p). LoadHFConfig and
-//     ParseHFConfig read one from a Hugging Face config.json.
+//     TotalParams, MatmulParams (what a step streams: projections and LM
+//     head, not the embedding lookup), KVBytesPerToken, Shape(p).
+//     LoadHFConfig and ParseHFConfig read one from a Hugging Face
+//     config.json.
 //   - Precision: BF16, FP16, FP8, INT8, FP4 (NVFP4), MXFP4, INT4 with their
 //     bits per weight (block scales included) and GEMM peak;
 //     ModelSpec.Quantized, WithWeights and WithKVCache
@@ -28,8 +28,8 @@
 //     rtx5090, rtxpro6000), each entry citing its public source. LoadModel and
 //     LoadGPU read user-defined specs from JSON or YAML.
 //   - AllReduce: the time of one all-reduce. AlphaBeta and AlphaBetaTable
-//     implement τ(S, p) = α_p + 2(p−1)S/(p·B_p); the table LoadNCCLTable
-//     reads interpolates NCCL measurements; a Deployment without a Comm
+//     implement τ(S, p) = α_p + 2(p−1)S/(p·B_p); the table
+//     topology.LoadNCCLTable reads interpolates NCCL measurements; a Deployment without a Comm
 //     dispatches each message as vLLM does (one-shot or two-shot custom
 //     kernel, PyTorch symmetric memory, else NCCL) from the GPU's
 //     vllm_all_reduce table, the internals of which stay in the package.

@@ -24,10 +24,6 @@ var (
 	// ErrUnknownName is matched by the error of Model and GPU when a catalog
 	// name is unknown.
 	ErrUnknownName = errors.New("cost: unknown catalog name")
-	// ErrFit is matched by the error of the all-reduce fits when
-	// the measurements cannot determine the parameters (too few points, or
-	// a fitted value outside its range).
-	ErrFit = errors.New("cost: cannot fit efficiency")
 )
 
 // costError is an error of this package: "cost: " + msg, followed by the

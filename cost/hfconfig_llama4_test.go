@@ -33,7 +33,7 @@ func TestHFLlama4(t *testing.T) {
 			t.Parallel()
 			m := mustHFConfig(t, filepath.Join("testdata", "llama4", tt.file+".json"))
 			assert.InEpsilon(t, tt.total, m.TotalParams(), tt.tol)
-			assert.InEpsilon(t, tt.active, m.ActiveParams(), 0.02)
+			assert.InEpsilon(t, tt.active, m.activeParams(), 0.02)
 			assert.Equal(t, tt.expert, m.Experts)
 			assert.Equal(t, 1, m.ExpertsPerToken)
 			assert.Equal(t, tt.dense, m.DenseLayers)

@@ -33,7 +33,7 @@ func hfModel(t testing.TB, file string) ModelSpec {
 // 2%.
 //
 // Publishers count "active" parameters differently. Qwen, DeepSeek and
-// Mistral count the input embedding and the LM head (ActiveParams); OpenAI
+// Mistral count the input embedding and the LM head (activeParams); OpenAI
 // leaves the input embedding out of gpt-oss's 5.1B and 3.6B (the
 // unembedding stays in); MiniMax leaves both out of M2.5's 9.8B. Moonshot
 // does not say: Kimi's 32B matches the count without the input embedding
@@ -65,7 +65,7 @@ func TestHFConfigsPublishedParameterCounts(t *testing.T) {
 			t.Parallel()
 			m := hfModel(t, tt.file)
 			assert.InEpsilon(t, tt.total, m.TotalParams(), 0.02, tt.source)
-			assert.InEpsilon(t, tt.active, m.ActiveParams()-tt.less*m.embeddingParams(), 0.02, tt.source)
+			assert.InEpsilon(t, tt.active, m.activeParams()-tt.less*m.embeddingParams(), 0.02, tt.source)
 		})
 	}
 }

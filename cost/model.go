@@ -82,7 +82,7 @@ type ModelSpec struct {
 	// (num_experts_per_tok).
 	ExpertsPerToken int `json:"experts_per_token,omitempty" yaml:"experts_per_token,omitempty"`
 	// RoutingSkew is α, the exponent of the power law the routed experts'
-	// loads in one step follow (ExpectedDistinctExperts, powerLawTouched),
+	// loads in one step follow (expectedDistinctExperts, powerLawTouched),
 	// in (1, 2); 0 means uniform routing. Catalog and Hugging Face models
 	// take aiconfigurator's defaults: 1.01 for MLA models (its DeepSeek
 	// family: DeepSeek-V3, Kimi-K2), 1.2 for the others (its generic MoE
@@ -351,7 +351,7 @@ func (m ModelSpec) embeddingParams() float64 { return float64(m.Vocab) * float64
 //
 // For a mixture-of-experts model it counts every expert: the weights all
 // resident experts hold, which a step reads only when its tokens route to
-// all of them (see routedExpertParams and ExpectedDistinctExperts).
+// all of them (see routedExpertParams and expectedDistinctExperts).
 func (m ModelSpec) MatmulParams() float64 {
 	return m.blockParams() + m.routedExpertParams() + m.embeddingParams()
 }

@@ -27,18 +27,20 @@ func (m ModelSpec) routedExpertParams() float64 {
 	return float64(m.moeLayers()) * float64(m.Experts) * m.expertParams()
 }
 
-// ActiveParams returns the parameters one token uses: TotalParams less the
+// activeParams returns the parameters one token uses: TotalParams less the
 // routed experts it does not use, moeLayers·(E − k)·3·H·I_e. It counts the
 // input embedding and the LM head, as Qwen, DeepSeek and Mistral publish
 // their "activated" sizes; OpenAI leaves the embedding out of gpt-oss's
 // active count and MiniMax both (docs/cost-model.md#mixture-of-experts). For
-// a dense model it is TotalParams.
-func (m ModelSpec) ActiveParams() float64 {
+// a dense model it is TotalParams. The step prices the experts a step
+// touches (expectedDistinctExperts), not this count; the tests check it
+// against the published active sizes.
+func (m ModelSpec) activeParams() float64 {
 	idle := float64(m.moeLayers()) * float64(m.Experts-m.ExpertsPerToken) * m.expertParams()
 	return m.TotalParams() - idle
 }
 
-// ExpectedDistinctExperts returns the expected number of distinct routed
+// expectedDistinctExperts returns the expected number of distinct routed
 // experts of one MoE layer that a step of tokens tokens touches, k per
 // token. With RoutingSkew 0 each token chooses its k of the E experts
 // uniformly at random:
@@ -53,7 +55,7 @@ func (m ModelSpec) ActiveParams() float64 {
 // draws for its MoE estimates (powerLawTouched), capped at what uniform
 // routing touches. It is k at T = 1 and tends to E as T grows; 0 for
 // T ≤ 0 or a dense model.
-func (m ModelSpec) ExpectedDistinctExperts(tokens float64) float64 {
+func (m ModelSpec) expectedDistinctExperts(tokens float64) float64 {
 	if m.Experts == 0 || tokens <= 0 {
 		return 0
 	}
@@ -197,7 +199,7 @@ func (m ModelSpec) embeddingBytes() float64 {
 // gpt-oss MXFP4 kernels, Marlin; docs/cost-model.md#fused-moe-kernels),
 // instead of on the dense roofline. For P token–expert pairs routed through
 // the layer (T·k over every data-parallel group's T tokens), touching d of
-// the rank's experts (expected, ExpectedDistinctExperts) whose weights are
+// the rank's experts (expected, expectedDistinctExperts) whose weights are
 // W bytes, with F FLOPs of expert GEMMs on the rank and n = P/(experts
 // touched over all ranks) tokens per touched expert, the layer takes
 //

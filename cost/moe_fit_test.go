@@ -267,7 +267,7 @@ func TestMoEEntriesMatchData(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			prof, err := CatalogProfile(s.gpu)
+			prof, err := embeddedProfile(s.gpu)
 			if err != nil {
 				t.Fatal(err)
 			}

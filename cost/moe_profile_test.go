@@ -14,7 +14,7 @@ import (
 // experts, round numbers so the arithmetic can be followed by hand.
 func moeProfile(t *testing.T) (plain, withMoE Profile) {
 	t.Helper()
-	p, err := CatalogProfile("h100-sxm")
+	p, err := embeddedProfile("h100-sxm")
 	require.NoError(t, err)
 	p.MoE = MoEEfficiencies{}
 	q := p
@@ -154,7 +154,7 @@ func TestExpertPrecision(t *testing.T) {
 // include some of the worst, compute-bound ones.
 func TestCatalogMoEReproducesPerOperatorRows(t *testing.T) {
 	t.Parallel()
-	p, err := CatalogProfile("h100-sxm")
+	p, err := embeddedProfile("h100-sxm")
 	require.NoError(t, err)
 	g := mustGPU(t, "h100-sxm")
 	layer := func(hidden, inter, experts, k int, prec Precision) ModelSpec {

@@ -24,7 +24,7 @@ func TestExpectedDistinctExpertsMatchesMonteCarlo(t *testing.T) {
 	const reps = 4000
 	for _, tt := range tests {
 		m := ModelSpec{Experts: tt.experts, ExpertsPerToken: tt.k}
-		want := m.ExpectedDistinctExperts(float64(tt.tokens))
+		want := m.expectedDistinctExperts(float64(tt.tokens))
 		rng := rand.New(rand.NewPCG(uint64(tt.experts), uint64(tt.tokens)))
 		perm := make([]int, tt.experts)
 		for i := range perm {
@@ -57,12 +57,12 @@ func TestExpectedDistinctExpertsMatchesMonteCarlo(t *testing.T) {
 func TestExpectedDistinctExpertsLimits(t *testing.T) {
 	t.Parallel()
 	m := ModelSpec{Experts: 128, ExpertsPerToken: 8}
-	assert.InEpsilon(t, 8.0, m.ExpectedDistinctExperts(1), 1e-12, "one token touches its k experts")
-	assert.InEpsilon(t, 128.0, m.ExpectedDistinctExperts(1e5), 1e-12, "many tokens touch them all")
-	assert.Zero(t, m.ExpectedDistinctExperts(0))
-	assert.Zero(t, ModelSpec{}.ExpectedDistinctExperts(10), "dense")
+	assert.InEpsilon(t, 8.0, m.expectedDistinctExperts(1), 1e-12, "one token touches its k experts")
+	assert.InEpsilon(t, 128.0, m.expectedDistinctExperts(1e5), 1e-12, "many tokens touch them all")
+	assert.Zero(t, m.expectedDistinctExperts(0))
+	assert.Zero(t, ModelSpec{}.expectedDistinctExperts(10), "dense")
 	all := ModelSpec{Experts: 4, ExpertsPerToken: 4}
-	assert.Equal(t, 4.0, all.ExpectedDistinctExperts(1), "k = E")
+	assert.Equal(t, 4.0, all.expectedDistinctExperts(1), "k = E")
 }
 
 // qwen30B is Qwen3-30B-A3B's shape (its config.json), written out so the
@@ -142,7 +142,7 @@ func TestExpertGEMMPricesExpertsAtTheirPeak(t *testing.T) {
 
 	// With a fused-MoE entry the experts' time depends on their precision
 	// alone: NVFP4 experts cost the same beside BF16 or NVFP4 attention.
-	prof, err := CatalogProfile("b200")
+	prof, err := embeddedProfile("b200")
 	require.NoError(t, err)
 	allFP4 := qwen30B()
 	allFP4.GEMM = FP4
@@ -275,7 +275,7 @@ func TestSlidingWindowStep(t *testing.T) {
 func TestDenseModelsTakeTheDensePath(t *testing.T) {
 	t.Parallel()
 	m := mustModel(t, "llama-3.1-70b")
-	assert.Equal(t, m.TotalParams(), m.ActiveParams())
+	assert.Equal(t, m.TotalParams(), m.activeParams())
 	assert.Equal(t, 0, m.moeLayers())
 	assert.Zero(t, m.replicatedParams())
 	assert.Zero(t, m.slidingKVBytesPerToken())
@@ -386,9 +386,9 @@ func TestPowerLawTouchedMatchesSampler(t *testing.T) {
 func TestRoutingSkewInTheStep(t *testing.T) {
 	t.Parallel()
 	minimax := ModelSpec{Experts: 256, ExpertsPerToken: 8, RoutingSkew: 1.2}
-	assert.InDelta(t, 0.485, minimax.ExpectedDistinctExperts(32)/256, 0.001)
+	assert.InDelta(t, 0.485, minimax.expectedDistinctExperts(32)/256, 0.001)
 	small := ModelSpec{Experts: 32, ExpertsPerToken: 4, RoutingSkew: 1.2}
-	assert.InDelta(t, 1-math.Pow(7.0/8, 16), small.ExpectedDistinctExperts(16)/32, 1e-12)
+	assert.InDelta(t, 1-math.Pow(7.0/8, 16), small.expectedDistinctExperts(16)/32, 1e-12)
 	assert.Greater(t, powerLawTouched(16, 32, 4, 1.2), 0.95, "the uncapped closed form")
 
 	uniform := Deployment{Model: qwen30B(), GPU: mustGPU(t, "h100-sxm"), TP: 1}
@@ -397,7 +397,7 @@ func TestRoutingSkewInTheStep(t *testing.T) {
 	const expertBytes = 48 * 3 * 2048 * 768 * 2 // all layers' one expert, BF16
 	for _, seqs := range []int{1, 16, 64, 512} {
 		u, s := uniform.Step(DecodeBatch(seqs, 100)), skewed.Step(DecodeBatch(seqs, 100))
-		want := (skewed.Model.ExpectedDistinctExperts(float64(seqs)) - uniform.Model.ExpectedDistinctExperts(float64(seqs))) * expertBytes
+		want := (skewed.Model.expectedDistinctExperts(float64(seqs)) - uniform.Model.expectedDistinctExperts(float64(seqs))) * expertBytes
 		assert.InDelta(t, want, s.WeightBytes-u.WeightBytes, 1e-6*u.WeightBytes, "%d sequences", seqs)
 		assert.LessOrEqual(t, s.WeightBytes, u.WeightBytes, "%d sequences", seqs)
 	}
@@ -443,7 +443,7 @@ func TestRoutingSkewValidate(t *testing.T) {
 func TestDPTokens(t *testing.T) {
 	t.Parallel()
 	h100 := mustGPU(t, "h100-sxm")
-	prof, err := CatalogProfile("h100-sxm")
+	prof, err := embeddedProfile("h100-sxm")
 	require.NoError(t, err)
 	for _, d := range []Deployment{
 		{Model: qwen30B(), GPU: h100, TP: 1, DP: 2, EP: 2},

@@ -102,7 +102,7 @@ func firstClause(s string) string {
 // profile (a user's, a calibrated one: calibrate prints its own errors).
 func MeasuredError(p Profile) []ErrorBand {
 	if from := p.Provenance.BorrowedFrom; from != "" {
-		src, err := CatalogProfile(from)
+		src, err := embeddedProfile(from)
 		bands := measuredErrors[from+" v"+src.Provenance.Version]
 		if from == referenceProfileGPU || err != nil || len(bands) == 0 {
 			return []ErrorBand{borrowedBand}

@@ -50,7 +50,7 @@ func TestPricing(t *testing.T) {
 	for key := range measuredErrors {
 		found := false
 		for _, name := range profileNames() {
-			p, err := CatalogProfile(name)
+			p, err := embeddedProfile(name)
 			require.NoError(t, err)
 			found = found || key == p.GPU+" v"+p.Provenance.Version
 		}

@@ -244,9 +244,10 @@ func profileNames() []string {
 	return names
 }
 
-// CatalogProfile returns the profile file of GPU name (see profileNames);
-// the error matches ErrUnknownName when there is none.
-func CatalogProfile(name string) (Profile, error) {
+// embeddedProfile returns the profile file of GPU name (see profileNames);
+// the error matches ErrUnknownName when there is none. Outside the package
+// DefaultProfile gives the same profile for a GPU that has a file.
+func embeddedProfile(name string) (Profile, error) {
 	c, ok := catalogProfile(name)
 	if !ok {
 		return Profile{}, errorf(ErrUnknownName, "no profile for gpu %q (profiles: %s)", name, strings.Join(profileNames(), ", "))
@@ -293,7 +294,7 @@ func catalogProfile(name string) (catalogEntry, bool) {
 }
 
 // DefaultProfile returns the profile for gpu: its catalog profile when
-// there is one (CatalogProfile(gpu.Name): a serving fit, or for a GPU with
+// there is one (embeddedProfile(gpu.Name): a serving fit, or for a GPU with
 // per-operator timings but no serving measurements the transfer rule of
 // docs/cost-model.md#profiles-by-the-transfer-rule), otherwise the
 // carry-over of docs/cost-model.md#efficiency-profiles: the fractions and
@@ -310,7 +311,7 @@ func DefaultProfile(gpu GPUSpec) Profile {
 	if s, ok := sameSilicon[gpu.Name]; ok {
 		refName = s
 	}
-	ref, err := CatalogProfile(refName)
+	ref, err := embeddedProfile(refName)
 	if err != nil {
 		panic("cost: the reference profile does not load: " + err.Error()) // a broken embedded file
 	}

@@ -134,7 +134,7 @@ func TestProfileValidate(t *testing.T) {
 
 func TestProfileYAMLRoundTrip(t *testing.T) {
 	t.Parallel()
-	p, err := CatalogProfile("h100-sxm")
+	p, err := embeddedProfile("h100-sxm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestCatalogProfiles(t *testing.T) {
 		t.Fatal("no embedded profiles")
 	}
 	for _, n := range names {
-		p, err := CatalogProfile(n)
+		p, err := embeddedProfile(n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,10 +174,10 @@ func TestCatalogProfiles(t *testing.T) {
 			t.Errorf("profile %s names no catalog GPU: %v", n, err)
 		}
 	}
-	if _, err := CatalogProfile("nope"); !errors.Is(err, ErrUnknownName) {
-		t.Errorf("CatalogProfile(nope): %v, want ErrUnknownName", err)
+	if _, err := embeddedProfile("nope"); !errors.Is(err, ErrUnknownName) {
+		t.Errorf("embeddedProfile(nope): %v, want ErrUnknownName", err)
 	}
-	h100, _ := CatalogProfile(referenceProfileGPU)
+	h100, _ := embeddedProfile(referenceProfileGPU)
 	// The H100 PCIe has no profile file (no per-operator data in aiconfigurator).
 	pcie := gpus["h100-pcie"]
 	rule := DefaultProfile(pcie)
@@ -205,7 +205,7 @@ func TestGEMMCurveCappedAtRidge(t *testing.T) {
 	t.Parallel()
 	m := mustModel(t, "llama-3.1-8b")
 	for _, name := range profileNames() {
-		p, err := CatalogProfile(name)
+		p, err := embeddedProfile(name)
 		if err != nil {
 			t.Fatal(err)
 		}

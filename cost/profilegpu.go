@@ -123,7 +123,7 @@ func datasheetProfile(gpu GPUSpec) (Profile, error) {
 	}
 	var bw, gemm, pre, dec, layer, ratio []float64
 	for _, name := range profileNames() {
-		p, err := CatalogProfile(name)
+		p, err := embeddedProfile(name)
 		if err != nil || name == gpu.Name || strings.HasPrefix(p.Provenance.Source, datasheetPrefix) {
 			continue
 		}
@@ -142,7 +142,7 @@ func datasheetProfile(gpu GPUSpec) (Profile, error) {
 	if len(bw) == 0 {
 		return Profile{}, invalidf("gpu %q: no per-operator profile of a %s GPU to take fractions from", gpu.Name, class)
 	}
-	ref, err := CatalogProfile(referenceProfileGPU)
+	ref, err := embeddedProfile(referenceProfileGPU)
 	if err != nil {
 		return Profile{}, err
 	}

@@ -59,7 +59,7 @@ func logoErrors(t *testing.T) map[string][2]float64 {
 	require.NoError(t, err)
 	out := map[string][2]float64{}
 	for _, name := range profileNames() {
-		own, err := CatalogProfile(name)
+		own, err := embeddedProfile(name)
 		require.NoError(t, err)
 		if strings.HasPrefix(own.Provenance.Source, datasheetPrefix) {
 			continue
@@ -129,7 +129,7 @@ func TestDatasheetProfiles(t *testing.T) {
 	t.Parallel()
 	var names []string
 	for _, name := range profileNames() {
-		file, err := CatalogProfile(name)
+		file, err := embeddedProfile(name)
 		require.NoError(t, err, name)
 		if !strings.HasPrefix(file.Provenance.Source, datasheetPrefix) {
 			continue

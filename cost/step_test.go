@@ -143,8 +143,7 @@ func TestStepTensorParallel(t *testing.T) {
 // TestStepUsesMeasuredAllReduce: a Deployment with Comm set to an NCCL table
 // charges the interpolated measured time.
 func TestStepUsesMeasuredAllReduce(t *testing.T) {
-	tab, err := loadNCCLTable(shareddata.Path(t, "h100_dgx_all_reduce.csv"), NCCLOptions{})
-	require.NoError(t, err)
+	tab := loadNCCL(t, shareddata.Path(t, "h100_dgx_all_reduce.csv"))
 	d := deployment(t, "llama-3.1-70b", "h100-sxm", 8)
 	d.Comm = tab
 	require.NoError(t, d.Validate())
@@ -250,7 +249,7 @@ func BenchmarkStep(b *testing.B) {
 		m := qwen30B()
 		m.RoutingSkew = skew
 		moe := Deployment{Model: m, GPU: mustGPU(b, "h100-sxm"), TP: 1}
-		prof, err := CatalogProfile("h100-sxm")
+		prof, err := embeddedProfile("h100-sxm")
 		require.NoError(b, err)
 		moe.Profile = &prof
 		sm, err := moe.Compile()

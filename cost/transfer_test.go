@@ -133,7 +133,7 @@ func TestPerOperatorH100MatchesProfile(t *testing.T) {
 // rule applied to the per-operator values above, rounded as written.
 func TestTransferProfiles(t *testing.T) {
 	t.Parallel()
-	h100, err := CatalogProfile(referenceProfileGPU)
+	h100, err := embeddedProfile(referenceProfileGPU)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestTransferProfiles(t *testing.T) {
 			if ref.vllm != tp.op.vllm || ref.l2 != tp.op.l2 {
 				t.Fatalf("reference %q is not on the same data version and rows as %+v", tp.ref, tp.op)
 			}
-			got, err := CatalogProfile(tp.gpu)
+			got, err := embeddedProfile(tp.gpu)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -42,11 +42,11 @@ var vidurPerOp = map[string]perOperator{
 // two sources leave open fails here.
 func TestTransferAgreesWithVidur(t *testing.T) {
 	t.Parallel()
-	file, err := CatalogProfile("a100-80gb")
+	file, err := embeddedProfile("a100-80gb")
 	if err != nil {
 		t.Fatal(err)
 	}
-	h100, err := CatalogProfile(referenceProfileGPU)
+	h100, err := embeddedProfile(referenceProfileGPU)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -226,8 +226,8 @@ type vllmAllReduce struct {
 	// means NCCL for every message (no peer-to-peer, as on GeForce cards).
 	Custom vllmAllReduceTable
 	// NCCL times every message the others decline: an AlphaBetaTable, an
-	// *allReduceTable of measurements or any AllReduce. A nil NCCL makes
-	// those messages cost +Inf.
+	// NCCL table of measurements (topology.LoadNCCLTable) or any
+	// AllReduce. A nil NCCL makes those messages cost +Inf.
 	NCCL AllReduce
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/servesim/servesim/internal/nccl"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -158,16 +159,14 @@ var vllmMeasurements = []struct {
 	{"rtxpro6000", "rtx_pro_6000_server", map[int]float64{2: 8 * miB}, nil, 2 * kiB},
 }
 
-func loadAIConfigurator(t *testing.T, kind, system string) *allReduceTable {
+func loadAIConfigurator(t *testing.T, kind, system string) *nccl.Table {
 	t.Helper()
-	tab, err := loadNCCLTable(filepath.Join("testdata", "aiconfigurator", kind+"_all_reduce_"+system+".csv"), NCCLOptions{})
-	require.NoError(t, err)
-	return tab
+	return loadNCCL(t, filepath.Join("testdata", "aiconfigurator", kind+"_all_reduce_"+system+".csv"))
 }
 
 // TestEmbeddedVLLMAllReduceFitsMatchData refits every catalog
 // VLLMAllReduce entry from the measurements: each algorithm's α and B by
-// FitAlphaBeta on the sizes vLLM routes to it, with the size limits of
+// fitAlphaBeta on the sizes vLLM routes to it, with the size limits of
 // vLLM's source.
 func TestEmbeddedVLLMAllReduceFitsMatchData(t *testing.T) {
 	t.Parallel()
@@ -180,17 +179,17 @@ func TestEmbeddedVLLMAllReduceFitsMatchData(t *testing.T) {
 				p := w.Ranks
 				assert.Equal(t, m.custom[p], w.CustomMaxBytes, "ranks %d", p)
 				assert.Equal(t, m.symmem[p], w.SymmMemMaxBytes, "ranks %d", p)
-				one, err := tab.fitAlphaBeta(p, m.fitFrom, min(oneShotMaxBytes(p), m.custom[p])-1)
+				one, err := fitAlphaBeta(tab, p, m.fitFrom, min(oneShotMaxBytes(p), m.custom[p])-1)
 				require.NoError(t, err)
-				// FitAlphaBeta's B divides 2(p−1)/p·S; one-shot's B₁ divides (p−1)·S.
+				// fitAlphaBeta's B divides 2(p−1)/p·S; one-shot's B₁ divides (p−1)·S.
 				assertLink(t, linkCost{one.Alpha, one.BusBandwidth * float64(p) / 2}, w.OneShot, "ranks %d one-shot", p)
 				if oneShotMaxBytes(p) < m.custom[p] {
-					two, err := tab.fitAlphaBeta(p, oneShotMaxBytes(p), m.custom[p]-1)
+					two, err := fitAlphaBeta(tab, p, oneShotMaxBytes(p), m.custom[p]-1)
 					require.NoError(t, err)
 					assertLink(t, linkCost{two.Alpha, two.BusBandwidth}, w.TwoShot, "ranks %d two-shot", p)
 				}
 				if m.symmem[p] > 0 {
-					sym, err := tab.fitAlphaBeta(p, m.custom[p], m.symmem[p])
+					sym, err := fitAlphaBeta(tab, p, m.custom[p], m.symmem[p])
 					require.NoError(t, err)
 					assertLink(t, linkCost{sym.Alpha, sym.BusBandwidth}, w.SymmMem, "ranks %d symm-mem", p)
 				}
@@ -211,7 +210,7 @@ func TestEmbeddedNCCLFitsMatchAIConfigurator(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct{ gpu, system string }{{"b200", "b200_sxm"}, {"b300", "b300_sxm"}, {"gb200", "gb200"}, {"rtxpro6000", "rtx_pro_6000_server"}} {
 		t.Run(tt.gpu, func(t *testing.T) {
-			got, err := loadAIConfigurator(t, "nccl", tt.system).fitAll(0, 0)
+			got, err := fitAll(loadAIConfigurator(t, "nccl", tt.system), 0, 0)
 			require.NoError(t, err)
 			want := mustGPU(t, tt.gpu).AllReduce
 			require.Len(t, got, len(want))
@@ -275,8 +274,8 @@ func TestCatalogVLLMAllReduceAgainstMeasurements(t *testing.T) {
 			g := mustGPU(t, m.gpu)
 			v := vllmAllReduce{Custom: g.VLLMAllReduce, NCCL: g.AllReduce}
 			tab := loadAIConfigurator(t, "vllm", m.system)
-			for _, p := range tab.ranks() {
-				sizes, times := tab.points(p)
+			for _, p := range tab.Ranks() {
+				sizes, times := tab.Points(p)
 				for i, s := range sizes {
 					miss := v.Time(s, p)/times[i] - 1
 					key := fmt.Sprintf("%s/%d/%.0f", m.gpu, p, s)

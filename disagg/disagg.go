@@ -127,7 +127,7 @@ func (c Config) Validate() error {
 		return fieldErr("prefix_weight", c.PrefixWeight, "must be a finite number >= 0")
 	}
 	if err := c.link().Validate(); err != nil {
-		return &configError{err}
+		return errmark.With(ErrInvalid, fielderr.In("link", err))
 	}
 	if !(c.ProxyOverhead >= 0) || math.IsInf(c.ProxyOverhead, 1) {
 		return fieldErr("proxy_overhead_s", c.ProxyOverhead, "must be a finite number of seconds >= 0")

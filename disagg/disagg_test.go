@@ -208,7 +208,7 @@ func TestValidate(t *testing.T) {
 		{"no prefill", func(c *Config) { c.Prefill.Instances = 0 }, "prefill.instances: 0 must be in [1, 1024]"},
 		{"many decode", func(c *Config) { c.Decode.Instances = 2000 }, "decode.instances: 2000 must be in [1, 1024]"},
 		{"router", func(c *Config) { c.Router = "random" }, `router: "random" must be`},
-		{"link", func(c *Config) { c.Link = topology.Link{Name: "x", Bandwidth: -1} }, "bandwidth_bytes_per_s -1"},
+		{"link", func(c *Config) { c.Link = topology.Link{Name: "x", Bandwidth: -1} }, "link.bandwidth_bytes_per_s: -1 must be a finite number > 0"},
 		{"proxy", func(c *Config) { c.ProxyOverhead = math.Inf(1) }, "proxy_overhead_s: +Inf"},
 		{"weight", func(c *Config) { c.PrefixWeight = math.NaN() }, "prefix_weight: NaN"},
 		{"engine", func(c *Config) { c.Decode.Engine.MaxNumSeqs = 0 }, "decode.engine.max_num_seqs: 0"},

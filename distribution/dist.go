@@ -2,13 +2,25 @@ package distribution
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/servesim/servesim/fielderr"
 )
 
-// ErrInvalid is wrapped by every validation error of this package.
+// ErrInvalid is matched (errors.Is) by every validation error of this
+// package, each a *fielderr.Error at kind.parameter ("exponential.rate",
+// "mixture.weights[1]"), or at the kind alone for a whole distribution
+// whose moments overflow.
 var ErrInvalid = errors.New("invalid distribution")
+
+// fieldErr returns an ErrInvalid *fielderr.Error at field (kind.parameter)
+// rejecting value.
+func fieldErr(field string, value any, limit string, args ...any) error {
+	fe := fielderr.New(field, value, limit, args...)
+	fe.Class = ErrInvalid
+	return fe
+}
 
 // A Dist is a distribution over the non-negative reals.
 type Dist interface {
@@ -52,7 +64,7 @@ func openUnit(r *rand.Rand) float64 {
 // positive reports an error unless v is a finite number > 0.
 func positive(kind, field string, v float64) error {
 	if !(v > 0) || math.IsInf(v, 1) {
-		return fmt.Errorf("%w: %s %s %v must be a finite number > 0", ErrInvalid, kind, field, v)
+		return fieldErr(kind+"."+field, v, "must be a finite number > 0")
 	}
 	return nil
 }
@@ -60,7 +72,7 @@ func positive(kind, field string, v float64) error {
 // nonNegative reports an error unless v is a finite number ≥ 0.
 func nonNegative(kind, field string, v float64) error {
 	if !(v >= 0) || math.IsInf(v, 1) {
-		return fmt.Errorf("%w: %s %s %v must be a finite number >= 0", ErrInvalid, kind, field, v)
+		return fieldErr(kind+"."+field, v, "must be a finite number >= 0")
 	}
 	return nil
 }
@@ -68,7 +80,7 @@ func nonNegative(kind, field string, v float64) error {
 // finite reports an error unless v is a finite number.
 func finite(kind, field string, v float64) error {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("%w: %s %s %v must be a finite number", ErrInvalid, kind, field, v)
+		return fieldErr(kind+"."+field, v, "must be a finite number")
 	}
 	return nil
 }
@@ -84,7 +96,7 @@ func finiteMoments(d Dist, kind, params string) error {
 		v    float64
 	}{{"mean", m}, {"variance", v}, {"second moment E[X²]", v + m*m}} {
 		if math.IsNaN(q.v) || math.IsInf(q.v, 0) {
-			return fmt.Errorf("%w: %s %s gives %s %v, which must be finite", ErrInvalid, kind, params, q.name, q.v)
+			return fieldErr(kind, nil, "%s gives %s %v, which must be finite", params, q.name, q.v)
 		}
 	}
 	return nil

@@ -1,11 +1,13 @@
 package distribution
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/servesim/servesim/fielderr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mathext"
@@ -297,52 +299,58 @@ func TestValidate(t *testing.T) {
 	t.Parallel()
 	nan, inf := math.NaN(), math.Inf(1)
 	tests := []struct {
-		name string
-		d    Dist
-		want string // names the kind, the field and the value
+		name  string
+		d     Dist
+		field string // kind.parameter, or the kind for its moments
+		value string // fmt.Sprint of the value (NaN compares unequal to itself)
+		want  string
 	}{
-		{"deterministic negative", Deterministic{Value: -1}, "deterministic value -1 must be a finite number >= 0"},
-		{"deterministic NaN", Deterministic{Value: nan}, "deterministic value NaN"},
-		{"deterministic inf", Deterministic{Value: inf}, "deterministic value +Inf"},
-		{"deterministic overflowing square", Deterministic{Value: 1e200}, "deterministic value 1e+200 gives second moment E[X²] +Inf, which must be finite"},
-		{"exponential zero", Exponential{Rate: 0}, "exponential rate 0 must be a finite number > 0"},
-		{"exponential negative", Exponential{Rate: -2}, "exponential rate -2"},
-		{"exponential NaN", Exponential{Rate: nan}, "exponential rate NaN"},
-		{"exponential inf", Exponential{Rate: inf}, "exponential rate +Inf"},
-		{"exponential infinite variance", Exponential{Rate: 1e-200}, "exponential rate 1e-200 gives variance +Inf, which must be finite"},
-		{"exponential infinite mean", Exponential{Rate: 1e-320}, "exponential rate 1e-320 gives mean +Inf"},
-		{"gamma shape negative", Gamma{Shape: -1, Rate: 1}, "gamma shape -1 must be a finite number > 0"},
-		{"gamma shape NaN", Gamma{Shape: nan, Rate: 1}, "gamma shape NaN"},
-		{"gamma shape inf", Gamma{Shape: inf, Rate: 1}, "gamma shape +Inf"},
-		{"gamma rate zero", Gamma{Shape: 1, Rate: 0}, "gamma rate 0 must be a finite number > 0"},
-		{"gamma rate inf", Gamma{Shape: 1, Rate: inf}, "gamma rate +Inf"},
-		{"gamma infinite mean", Gamma{Shape: 1e300, Rate: 1e-10}, "gamma shape 1e+300 with rate 1e-10 gives mean +Inf"},
-		{"gamma infinite variance", Gamma{Shape: 1, Rate: 1e-160}, "gamma shape 1 with rate 1e-160 gives variance +Inf"},
-		{"gamma mean cv overflow", GammaMeanCV(1, 1e-160), "gamma shape +Inf"},
-		{"lognormal mu NaN", LogNormal{Mu: nan, Sigma: 1}, "lognormal mu NaN must be a finite number"},
-		{"lognormal mu inf", LogNormal{Mu: -inf, Sigma: 1}, "lognormal mu -Inf"},
-		{"lognormal sigma negative", LogNormal{Mu: 0, Sigma: -0.1}, "lognormal sigma -0.1 must be a finite number >= 0"},
-		{"lognormal sigma inf", LogNormal{Mu: 0, Sigma: inf}, "lognormal sigma +Inf"},
-		{"lognormal infinite mean", LogNormal{Mu: 800, Sigma: 1}, "lognormal mu 800 with sigma 1 gives mean +Inf"},
-		{"lognormal infinite variance", LogNormal{Mu: 0, Sigma: 27}, "lognormal mu 0 with sigma 27 gives"},
-		{"uniform min negative", Uniform{Min: -1, Max: 1}, "uniform min -1 must be a finite number >= 0"},
-		{"uniform max NaN", Uniform{Min: 0, Max: nan}, "uniform max NaN"},
-		{"uniform max inf", Uniform{Min: 0, Max: inf}, "uniform max +Inf"},
-		{"uniform order", Uniform{Min: 2, Max: 1}, "uniform max 1 must be >= min 2"},
-		{"uniform infinite variance", Uniform{Min: 0, Max: 1e200}, "uniform max 1e+200 with min 0 gives variance +Inf, which must be finite"},
-		{"mixture sum", Discrete([]float64{1, 2}, []float64{0.5, 0.4}), "mixture weights sum to 0.9, must sum to 1"},
-		{"mixture lengths", Mixture{Weights: []float64{1}}, "mixture has 1 weights but 0 components"},
-		{"mixture empty", Mixture{}, "mixture weights must not be empty"},
-		{"mixture negative", Discrete([]float64{1, 2}, []float64{1.5, -0.5}), "mixture weights[1] -0.5 must be a finite number >= 0"},
-		{"mixture NaN weight", Discrete([]float64{1, 2}, []float64{nan, 1}), "mixture weights[0] NaN"},
-		{"mixture component", Discrete([]float64{-1}, []float64{1}), "mixture components[0]: invalid distribution: deterministic value -1"},
-		{"mixture nil", Mixture{Weights: []float64{1}, Components: []Dist{nil}}, "mixture components[0] is nil"},
-		{"mixture overflowing component", Discrete([]float64{0, 1.5e154}, []float64{0.5, 0.5}), "mixture components[1]: invalid distribution: deterministic value 1.5e+154 gives second moment E[X²] +Inf"},
+		{"deterministic negative", Deterministic{Value: -1}, "deterministic.value", "-1", "deterministic.value: -1 must be a finite number >= 0"},
+		{"deterministic NaN", Deterministic{Value: nan}, "deterministic.value", "NaN", "deterministic.value: NaN"},
+		{"deterministic inf", Deterministic{Value: inf}, "deterministic.value", "+Inf", "deterministic.value: +Inf"},
+		{"deterministic overflowing square", Deterministic{Value: 1e200}, "deterministic", "<nil>", "deterministic: value 1e+200 gives second moment E[X²] +Inf, which must be finite"},
+		{"exponential zero", Exponential{Rate: 0}, "exponential.rate", "0", "exponential.rate: 0 must be a finite number > 0"},
+		{"exponential negative", Exponential{Rate: -2}, "exponential.rate", "-2", "exponential.rate: -2"},
+		{"exponential NaN", Exponential{Rate: nan}, "exponential.rate", "NaN", "exponential.rate: NaN"},
+		{"exponential inf", Exponential{Rate: inf}, "exponential.rate", "+Inf", "exponential.rate: +Inf"},
+		{"exponential infinite variance", Exponential{Rate: 1e-200}, "exponential", "<nil>", "exponential: rate 1e-200 gives variance +Inf, which must be finite"},
+		{"exponential infinite mean", Exponential{Rate: 1e-320}, "exponential", "<nil>", "exponential: rate 1e-320 gives mean +Inf"},
+		{"gamma shape negative", Gamma{Shape: -1, Rate: 1}, "gamma.shape", "-1", "gamma.shape: -1 must be a finite number > 0"},
+		{"gamma shape NaN", Gamma{Shape: nan, Rate: 1}, "gamma.shape", "NaN", "gamma.shape: NaN"},
+		{"gamma shape inf", Gamma{Shape: inf, Rate: 1}, "gamma.shape", "+Inf", "gamma.shape: +Inf"},
+		{"gamma rate zero", Gamma{Shape: 1, Rate: 0}, "gamma.rate", "0", "gamma.rate: 0 must be a finite number > 0"},
+		{"gamma rate inf", Gamma{Shape: 1, Rate: inf}, "gamma.rate", "+Inf", "gamma.rate: +Inf"},
+		{"gamma infinite mean", Gamma{Shape: 1e300, Rate: 1e-10}, "gamma", "<nil>", "gamma: shape 1e+300 with rate 1e-10 gives mean +Inf"},
+		{"gamma infinite variance", Gamma{Shape: 1, Rate: 1e-160}, "gamma", "<nil>", "gamma: shape 1 with rate 1e-160 gives variance +Inf"},
+		{"gamma mean cv overflow", GammaMeanCV(1, 1e-160), "gamma.shape", "+Inf", "gamma.shape: +Inf must be a finite number > 0"},
+		{"lognormal mu NaN", LogNormal{Mu: nan, Sigma: 1}, "lognormal.mu", "NaN", "lognormal.mu: NaN must be a finite number"},
+		{"lognormal mu inf", LogNormal{Mu: -inf, Sigma: 1}, "lognormal.mu", "-Inf", "lognormal.mu: -Inf"},
+		{"lognormal sigma negative", LogNormal{Mu: 0, Sigma: -0.1}, "lognormal.sigma", "-0.1", "lognormal.sigma: -0.1 must be a finite number >= 0"},
+		{"lognormal sigma inf", LogNormal{Mu: 0, Sigma: inf}, "lognormal.sigma", "+Inf", "lognormal.sigma: +Inf"},
+		{"lognormal infinite mean", LogNormal{Mu: 800, Sigma: 1}, "lognormal", "<nil>", "lognormal: mu 800 with sigma 1 gives mean +Inf"},
+		{"lognormal infinite variance", LogNormal{Mu: 0, Sigma: 27}, "lognormal", "<nil>", "lognormal: mu 0 with sigma 27 gives"},
+		{"uniform min negative", Uniform{Min: -1, Max: 1}, "uniform.min", "-1", "uniform.min: -1 must be a finite number >= 0"},
+		{"uniform max NaN", Uniform{Min: 0, Max: nan}, "uniform.max", "NaN", "uniform.max: NaN"},
+		{"uniform max inf", Uniform{Min: 0, Max: inf}, "uniform.max", "+Inf", "uniform.max: +Inf"},
+		{"uniform order", Uniform{Min: 2, Max: 1}, "uniform.max", "1", "uniform.max: 1 must be >= min 2"},
+		{"uniform infinite variance", Uniform{Min: 0, Max: 1e200}, "uniform", "<nil>", "uniform: max 1e+200 with min 0 gives variance +Inf, which must be finite"},
+		{"mixture sum", Discrete([]float64{1, 2}, []float64{0.5, 0.4}), "mixture.weights", "<nil>", "mixture.weights: sum to 0.9, must sum to 1"},
+		{"mixture lengths", Mixture{Weights: []float64{1}}, "mixture.weights", "1", "mixture.weights: 1 weights but 0 components: give one weight per component"},
+		{"mixture empty", Mixture{}, "mixture.weights", "<nil>", "mixture.weights: must not be empty"},
+		{"mixture negative", Discrete([]float64{1, 2}, []float64{1.5, -0.5}), "mixture.weights[1]", "-0.5", "mixture.weights[1]: -0.5 must be a finite number >= 0"},
+		{"mixture NaN weight", Discrete([]float64{1, 2}, []float64{nan, 1}), "mixture.weights[0]", "NaN", "mixture.weights[0]: NaN must be a finite number >= 0"},
+		{"mixture component", Discrete([]float64{-1}, []float64{1}), "mixture.components[0].deterministic.value", "-1", "mixture.components[0].deterministic.value: -1 must be a finite number >= 0"},
+		{"mixture nil", Mixture{Weights: []float64{1}, Components: []Dist{nil}}, "mixture.components[0]", "<nil>", "mixture.components[0]: is nil"},
+		{"mixture overflowing component", Discrete([]float64{0, 1.5e154}, []float64{0.5, 0.5}), "mixture.components[1].deterministic", "<nil>", "mixture.components[1].deterministic: value 1.5e+154 gives second moment E[X²] +Inf, which must be finite"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			err := tt.d.Validate()
+			fe := fielderr.Of(err)
+			require.NotNil(t, fe, "Validate() = %v, want a *fielderr.Error", err)
+			assert.Equal(t, tt.field, fe.Field)
+			assert.Equal(t, tt.value, fmt.Sprint(fe.Value))
 			assert.ErrorIs(t, err, ErrInvalid)
 			assert.ErrorContains(t, err, tt.want)
 		})

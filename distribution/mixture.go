@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/servesim/servesim/fielderr"
 )
 
 // Mixture draws component i with probability Weights[i], then samples it.
@@ -77,27 +79,27 @@ func (m Mixture) CDF(x float64) float64 {
 // ≥ 0 summing to 1, valid components, and a finite mean and variance.
 func (m Mixture) Validate() error {
 	if len(m.Weights) == 0 {
-		return fmt.Errorf("%w: mixture weights must not be empty", ErrInvalid)
+		return fieldErr("mixture.weights", nil, "must not be empty")
 	}
 	if len(m.Weights) != len(m.Components) {
-		return fmt.Errorf("%w: mixture has %d weights but %d components", ErrInvalid, len(m.Weights), len(m.Components))
+		return fieldErr("mixture.weights", len(m.Weights), "weights but %d components: give one weight per component", len(m.Components))
 	}
 	var sum float64
 	for i, w := range m.Weights {
 		if !(w >= 0) || math.IsInf(w, 1) {
-			return fmt.Errorf("%w: mixture weights[%d] %v must be a finite number >= 0", ErrInvalid, i, w)
+			return fieldErr(fmt.Sprintf("mixture.weights[%d]", i), w, "must be a finite number >= 0")
 		}
 		sum += w
 	}
 	if math.Abs(sum-1) > 1e-9 {
-		return fmt.Errorf("%w: mixture weights sum to %v, must sum to 1", ErrInvalid, sum)
+		return fieldErr("mixture.weights", nil, "sum to %v, must sum to 1", sum)
 	}
 	for i, c := range m.Components {
 		if c == nil {
-			return fmt.Errorf("%w: mixture components[%d] is nil", ErrInvalid, i)
+			return fieldErr(fmt.Sprintf("mixture.components[%d]", i), nil, "is nil")
 		}
 		if err := c.Validate(); err != nil {
-			return fmt.Errorf("mixture components[%d]: %w", i, err)
+			return fielderr.In(fmt.Sprintf("mixture.components[%d]", i), err)
 		}
 	}
 	return finiteMoments(m, "mixture", fmt.Sprintf("of %d components", len(m.Components)))

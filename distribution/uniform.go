@@ -46,7 +46,7 @@ func (u Uniform) Validate() error {
 		return err
 	}
 	if u.Max < u.Min {
-		return fmt.Errorf("%w: uniform max %v must be >= min %v", ErrInvalid, u.Max, u.Min)
+		return fieldErr("uniform.max", u.Max, "must be >= min %v", u.Min)
 	}
 	return finiteMoments(u, "uniform", fmt.Sprintf("max %v with min %v", u.Max, u.Min))
 }

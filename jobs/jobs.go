@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/internal/errmark"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
@@ -16,8 +17,11 @@ import (
 // bad run configuration, so that callers tell bad input from failures
 // the same way whichever layer found it.
 func invalidf(format string, args ...any) error {
-	return errmark.With(sim.ErrInvalidConfig, fmt.Errorf(format, args...))
+	return invalid(fmt.Errorf(format, args...))
 }
+
+// invalid marks err as sim.ErrInvalidConfig (see invalidf).
+func invalid(err error) error { return errmark.With(sim.ErrInvalidConfig, err) }
 
 // A Job identifies one run of an experiment: replication Replication at
 // point Point of a sweep (point 0 when there is one configuration). This is
@@ -65,10 +69,17 @@ func ParseShard(s string) (Shard, error) {
 	return sh, sh.Validate()
 }
 
-// Validate requires Count ≥ 1 and 0 ≤ Index < Count.
+// Validate requires Count ≥ 1 and 0 ≤ Index < Count. Its error is a
+// *fielderr.Error at shard.count or shard.index, marked
+// sim.ErrInvalidConfig.
 func (s Shard) Validate() error {
-	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
-		return invalidf("shard %d/%d must have 0 <= index < count", s.Index, s.Count)
+	switch {
+	case s.Count < 1:
+		return invalid(fielderr.New("shard.count", s.Count, "must be >= 1 (shard %v)", s))
+	case s.Index < 0:
+		return invalid(fielderr.New("shard.index", s.Index, "must be >= 0 (shard %v)", s))
+	case s.Index >= s.Count:
+		return invalid(fielderr.New("shard.index", s.Index, "must be < count %d (shard %v)", s.Count, s))
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/sim"
 )
@@ -168,4 +169,38 @@ func BenchmarkEach(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/job")
+}
+
+// TestShardValidateFieldErrors: a bad shard is a *fielderr.Error naming
+// the field and the value it broke, marked sim.ErrInvalidConfig, and
+// ParseShard returns the same error.
+func TestShardValidateFieldErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		shard jobs.Shard
+		field string
+		value any
+		msg   string
+	}{
+		{jobs.Shard{Index: 0, Count: 0}, "shard.count", 0, "shard.count: 0 must be >= 1 (shard 0/0)"},
+		{jobs.Shard{Index: 0, Count: -2}, "shard.count", -2, "shard.count: -2 must be >= 1 (shard 0/-2)"},
+		{jobs.Shard{Index: 4, Count: 4}, "shard.index", 4, "shard.index: 4 must be < count 4 (shard 4/4)"},
+		{jobs.Shard{Index: -1, Count: 4}, "shard.index", -1, "shard.index: -1 must be >= 0 (shard -1/4)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.shard.String(), func(t *testing.T) {
+			err := tt.shard.Validate()
+			fe := fielderr.Of(err)
+			require.NotNil(t, fe, "Validate() = %v, want a *fielderr.Error", err)
+			assert.Equal(t, tt.field, fe.Field)
+			assert.Equal(t, tt.value, fe.Value)
+			assert.EqualError(t, err, tt.msg)
+			assert.ErrorIs(t, err, sim.ErrInvalidConfig)
+			_, perr := jobs.ParseShard(tt.shard.String())
+			assert.Equal(t, err, perr)
+		})
+	}
+	for _, ok := range []jobs.Shard{jobs.All, {Index: 3, Count: 4}} {
+		assert.NoError(t, ok.Validate(), ok.String())
+	}
 }

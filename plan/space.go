@@ -32,7 +32,7 @@ type GPUOption struct {
 	// when the plan's engine has no profile.
 	Efficiency *cost.Efficiency
 	// Comm, when set, times the all-reduce among these GPUs (an NCCL table,
-	// cost.LoadNCCLTable); nil uses the GPU's α–β table.
+	// topology.LoadNCCLTable); nil uses the GPU's α–β table.
 	Comm cost.AllReduce
 	// Topology, when set, lays these GPUs out in nodes: a TP degree above
 	// its GPUs per node spans nodes over its fitted inter-node all-reduce

@@ -13,19 +13,28 @@ package queue
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 
 	"github.com/servesim/servesim/distribution"
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/internal/errmark"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/event"
 	"github.com/servesim/servesim/sim/metrics"
 )
 
-// ErrInvalid is wrapped by every validation error of this package.
+// ErrInvalid is matched (errors.Is) by every validation error of this
+// package, each a *fielderr.Error at an FCFS field (servers, service,
+// queue_cap).
 var ErrInvalid = errors.New("invalid queue")
+
+// fieldErr returns an ErrInvalid *fielderr.Error rejecting field's value.
+func fieldErr(field string, value any, limit string, args ...any) error {
+	fe := fielderr.New(field, value, limit, args...)
+	fe.Class = ErrInvalid
+	return fe
+}
 
 // A ServiceFunc returns a request's service split in two: first is the time
 // from start to its first output token, total the time from start to its
@@ -57,18 +66,18 @@ type FCFS struct {
 // Validate checks the configuration and names the bad field.
 func (f FCFS) Validate() error {
 	if f.Servers < 1 {
-		return fmt.Errorf("%w: fcfs servers %d must be >= 1", ErrInvalid, f.Servers)
+		return fieldErr("servers", f.Servers, "must be >= 1")
 	}
 	if (f.Service == nil) == (f.ServiceOf == nil) {
-		return fmt.Errorf("%w: fcfs needs exactly one of service (a distribution) and service_of (a function)", ErrInvalid)
+		return fieldErr("service", nil, "fcfs needs exactly one of service (a distribution) and service_of (a function)")
 	}
 	if f.Service != nil {
 		if err := f.Service.Validate(); err != nil {
-			return errmark.With(ErrInvalid, fmt.Errorf("fcfs service: %w", err))
+			return errmark.With(ErrInvalid, fielderr.In("service", err))
 		}
 	}
 	if f.QueueCap < 0 {
-		return fmt.Errorf("%w: fcfs queue_cap %d must be >= 0", ErrInvalid, f.QueueCap)
+		return fieldErr("queue_cap", f.QueueCap, "must be >= 0 (0 means unbounded)")
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/servesim/servesim/distribution"
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/queue"
 	"github.com/servesim/servesim/sim"
@@ -276,22 +277,28 @@ func TestValidate(t *testing.T) {
 	exp := distribution.Exponential{Rate: 1}
 	f := func(int, int) (float64, float64) { return 0, 0 }
 	tests := []struct {
-		name string
-		cfg  queue.FCFS
-		want string
+		name  string
+		cfg   queue.FCFS
+		field string
+		value any
+		want  string
 	}{
-		{"no servers", queue.FCFS{Service: exp}, "fcfs servers 0 must be >= 1"},
-		{"no service", queue.FCFS{Servers: 1}, "exactly one of service"},
-		{"both services", queue.FCFS{Servers: 1, Service: exp, ServiceOf: f}, "exactly one of service"},
-		{"bad service", queue.FCFS{Servers: 1, Service: distribution.Deterministic{Value: math.NaN()}}, "deterministic value NaN"},
-		{"negative service", queue.FCFS{Servers: 1, Service: distribution.Deterministic{Value: -0.1}}, "deterministic value -0.1"},
-		{"queue cap", queue.FCFS{Servers: 1, Service: exp, QueueCap: -1}, "queue_cap -1"},
+		{"no servers", queue.FCFS{Service: exp}, "servers", 0, "servers: 0 must be >= 1"},
+		{"negative servers", queue.FCFS{Servers: -3, Service: exp}, "servers", -3, "servers: -3 must be >= 1"},
+		{"no service", queue.FCFS{Servers: 1}, "service", nil, "service: fcfs needs exactly one of service (a distribution) and service_of (a function)"},
+		{"both services", queue.FCFS{Servers: 1, Service: exp, ServiceOf: f}, "service", nil, "exactly one of service"},
+		{"bad service", queue.FCFS{Servers: 1, Service: distribution.Deterministic{Value: math.Inf(1)}}, "service.deterministic.value", math.Inf(1), "service.deterministic.value: +Inf must be a finite number >= 0"},
+		{"negative service", queue.FCFS{Servers: 1, Service: distribution.Deterministic{Value: -0.1}}, "service.deterministic.value", -0.1, "service.deterministic.value: -0.1 must be a finite number >= 0"},
+		{"queue cap", queue.FCFS{Servers: 1, Service: exp, QueueCap: -1}, "queue_cap", -1, "queue_cap: -1 must be >= 0 (0 means unbounded)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			err := tt.cfg.Validate()
-			require.Error(t, err)
+			fe := fielderr.Of(err)
+			require.NotNil(t, fe, "Validate() = %v, want a *fielderr.Error", err)
+			assert.Equal(t, tt.field, fe.Field)
+			assert.Equal(t, tt.value, fe.Value)
 			assert.True(t, errors.Is(err, queue.ErrInvalid))
 			assert.Contains(t, err.Error(), tt.want)
 			_, err = sim.Run(openLoop(1, tt.cfg, 10, 0, 1))

@@ -60,8 +60,8 @@ func TestParseDistErrors(t *testing.T) {
 		{"gamma:1", "gamma takes 2 parameter(s), got 1"},
 		{"gamma:1,x", `cv "x" is not a number`},
 		{"mix:0.02", "want VALUE@PROB"},
-		{"mix:0.02@0.5", "weights sum to 0.5"},
-		{"uniform:2,1", "max 1 must be >= min 2"},
+		{"mix:0.02@0.5", "mixture.weights: sum to 0.5"},
+		{"uniform:2,1", "uniform.max: 1 must be >= min 2"},
 		{"det:NaN", "not a finite time"},
 	}
 	for _, tt := range tests {

@@ -198,7 +198,7 @@ func TestParseErrors(t *testing.T) {
 		{"offload without caching", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_size: 4\n  enable_prefix_caching: false\n", "e.yaml:3: server.kv_offloading_size: 4 needs enable_prefix_caching"},
 		{"tp shape", "workload: {arrival: {rate: 1}}\nserver:\n  tensor_parallel_size: 3\n", "e.yaml:3: server.tensor_parallel_size: cost: model \"llama-3.1-8b\": tp 3 must divide heads 32"},
 		{"fcfs field on vllm", "workload: {arrival: {rate: 1}}\nserver:\n  servers: 2\n", "e.yaml:3: server.servers: does not apply to kind vllm"},
-		{"bad service", "workload: {arrival: {rate: 1}}\nserver:\n  kind: fcfs\n  service: mix:0.02@0.5,0.18@0.2\n", "e.yaml:4: server.service: distribution \"mix:0.02@0.5,0.18@0.2\": invalid distribution: mixture weights sum to 0.7"},
+		{"bad service", "workload: {arrival: {rate: 1}}\nserver:\n  kind: fcfs\n  service: mix:0.02@0.5,0.18@0.2\n", "e.yaml:4: server.service: distribution \"mix:0.02@0.5,0.18@0.2\": mixture.weights: sum to 0.7"},
 		{"bad target", "workload: {arrival: {rate: 1}}\nslo:\n  target: 95\n", "e.yaml:3: slo.target: 95 must be in (0, 1]"},
 		{"sweep without param", "workload: {arrival: {rate: 1}}\nsweep:\n  values: [1]\n", "e.yaml:2: sweep.param: is required"},
 		{"sweep unknown param", "workload: {arrival: {rate: 1}}\nsweep:\n  param: workload.arival.rate\n  values: [1, 2]\n", `e.yaml:4: sweep.values[0]: workload.arival.rate = 1: unknown field "arival" in workload`},

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/internal/errmark"
 	"github.com/servesim/servesim/sim/event"
 	"github.com/servesim/servesim/sim/metrics"
@@ -22,6 +23,12 @@ func invalid(err error) error { return errmark.With(ErrInvalidConfig, err) }
 
 func invalidf(format string, args ...any) error {
 	return invalid(fmt.Errorf(format, args...))
+}
+
+// fieldErr returns an ErrInvalidConfig *fielderr.Error rejecting field's
+// value (Config.Validate's errors).
+func fieldErr(field string, value any, limit string, args ...any) error {
+	return invalid(fielderr.New(field, value, limit, args...))
 }
 
 // A Server serves requests inside one run. It learns of each request by
@@ -124,42 +131,46 @@ func (c *Config) AddPercentile(p float64) {
 	slices.Sort(c.Percentiles)
 }
 
-// Validate checks the configuration and names the first bad field.
+// Validate checks the configuration and names the first bad field. Its
+// own fields' errors are *fielderr.Errors (requests, horizon, warmup,
+// max_in_system, stop_after_misses, percentiles[i], server, and slo.<bound>
+// for the SLO's); the workload's and the server's are theirs. All match
+// ErrInvalidConfig.
 func (c Config) Validate() error {
 	if err := c.Workload.Validate(); err != nil {
 		return invalid(err)
 	}
 	if c.Server == nil {
-		return invalidf("server is not set")
+		return fieldErr("server", nil, "is not set")
 	}
 	if err := c.Server.Validate(); err != nil {
 		return invalid(err)
 	}
 	switch {
 	case c.Requests < 0:
-		return invalidf("requests %d must be >= 0", c.Requests)
+		return fieldErr("requests", c.Requests, "must be >= 0")
 	case !(c.Horizon >= 0) || math.IsInf(c.Horizon, 1):
-		return invalidf("horizon %v must be a finite number of seconds >= 0", c.Horizon)
+		return fieldErr("horizon", c.Horizon, "must be a finite number of seconds >= 0")
 	case c.Requests == 0 && c.Horizon == 0:
-		return invalidf("requests 0 and horizon 0 leave the run unbounded: set a request count or a horizon")
+		return fieldErr("requests", 0, "and horizon 0 leave the run unbounded: set a request count or a horizon")
 	case c.Warmup < 0:
-		return invalidf("warmup %d must be >= 0", c.Warmup)
+		return fieldErr("warmup", c.Warmup, "must be >= 0")
 	case c.Requests > 0 && c.Warmup >= c.Requests:
-		return invalidf("warmup %d must be < requests %d", c.Warmup, c.Requests)
+		return fieldErr("warmup", c.Warmup, "must be < requests %d", c.Requests)
 	case c.MaxInSystem < 0:
-		return invalidf("max_in_system %d must be >= 0", c.MaxInSystem)
+		return fieldErr("max_in_system", c.MaxInSystem, "must be >= 0")
 	case c.StopAfterMisses < 0:
-		return invalidf("stop_after_misses %d must be >= 0", c.StopAfterMisses)
+		return fieldErr("stop_after_misses", c.StopAfterMisses, "must be >= 0")
 	}
 	if c.Workload.Arrivals != nil && c.Requests == 0 && math.IsInf(c.Workload.Arrivals.MeanRate(), 1) {
-		return invalidf("request rate inf sends every request at time 0: set a request count")
+		return fieldErr("requests", 0, "with request rate inf sends every request at time 0: set a request count")
 	}
 	for i, p := range c.Percentiles {
 		if !(p >= 0 && p <= 100) {
-			return invalidf("percentiles[%d] %v must be in [0, 100]", i, p)
+			return fieldErr(fmt.Sprintf("percentiles[%d]", i), p, "must be in [0, 100]")
 		}
 	}
-	return invalid(c.SLO.Validate())
+	return invalid(fielderr.In("slo", c.SLO.Validate()))
 }
 
 // defaultMaxInSystem is the backlog at which a run bounded only by its

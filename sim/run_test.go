@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/servesim/servesim/distribution"
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/internal/memwatch"
 	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/queue"
@@ -316,25 +317,25 @@ func TestBadInput(t *testing.T) {
 		mutate func(*sim.Config)
 		want   string
 	}{
-		{"rate zero", func(c *sim.Config) { c.Workload.Arrivals = workload.Poisson{Rate: 0} }, "poisson rate 0"},
-		{"rate NaN", func(c *sim.Config) { c.Workload.Arrivals = workload.Poisson{Rate: nan} }, "poisson rate NaN"},
-		{"rate negative", func(c *sim.Config) { c.Workload.Arrivals = workload.Gamma{Rate: -2, Burstiness: 1} }, "gamma rate -2"},
-		{"service negative", func(c *sim.Config) { c.Server = fcfs(1, distribution.Deterministic{Value: -1}) }, "deterministic value -1"},
-		{"service NaN", func(c *sim.Config) { c.Server = fcfs(1, distribution.Exponential{Rate: nan}) }, "exponential rate NaN"},
-		{"probabilities", func(c *sim.Config) { c.Server = fcfs(1, distribution.Discrete([]float64{1, 2}, []float64{0.7, 0.2})) }, "sum to 0.8999"},
+		{"rate zero", func(c *sim.Config) { c.Workload.Arrivals = workload.Poisson{Rate: 0} }, "poisson.rate: 0 must be a finite number > 0"},
+		{"rate NaN", func(c *sim.Config) { c.Workload.Arrivals = workload.Poisson{Rate: nan} }, "poisson.rate: NaN must be a finite number > 0"},
+		{"rate negative", func(c *sim.Config) { c.Workload.Arrivals = workload.Gamma{Rate: -2, Burstiness: 1} }, "gamma.rate: -2 must be a finite number > 0"},
+		{"service negative", func(c *sim.Config) { c.Server = fcfs(1, distribution.Deterministic{Value: -1}) }, "service.deterministic.value: -1 must be a finite number >= 0"},
+		{"service NaN", func(c *sim.Config) { c.Server = fcfs(1, distribution.Exponential{Rate: nan}) }, "service.exponential.rate: NaN must be"},
+		{"probabilities", func(c *sim.Config) { c.Server = fcfs(1, distribution.Discrete([]float64{1, 2}, []float64{0.7, 0.2})) }, "service.mixture.weights: sum to 0.8999"},
 		{"clients zero", func(c *sim.Config) { c.Workload.Arrivals = nil }, "neither arrivals"},
-		{"clients negative", func(c *sim.Config) { c.Workload.Arrivals = nil; c.Workload.Clients = -1 }, "clients -1"},
-		{"requests zero", func(c *sim.Config) { c.Requests = 0 }, "requests 0 and horizon 0"},
-		{"requests negative", func(c *sim.Config) { c.Requests = -5 }, "requests -5"},
-		{"warmup too big", func(c *sim.Config) { c.Warmup = 100 }, "warmup 100 must be < requests 100"},
-		{"warmup negative", func(c *sim.Config) { c.Warmup = -1 }, "warmup -1"},
-		{"horizon NaN", func(c *sim.Config) { c.Horizon = nan }, "horizon NaN"},
-		{"slo negative", func(c *sim.Config) { c.SLO.TTFT = -1 }, "slo: ttft -1"},
-		{"percentile", func(c *sim.Config) { c.Percentiles = []float64{101} }, "percentiles[0] 101"},
-		{"no server", func(c *sim.Config) { c.Server = nil }, "server is not set"},
-		{"no lengths", func(c *sim.Config) { c.Workload.Lengths = nil }, "lengths are not set"},
-		{"servers zero", func(c *sim.Config) { c.Server = fcfs(0, mixture) }, "fcfs servers 0"},
-		{"max in system", func(c *sim.Config) { c.MaxInSystem = -1 }, "max_in_system -1"},
+		{"clients negative", func(c *sim.Config) { c.Workload.Arrivals = nil; c.Workload.Clients = -1 }, "clients: -1 must be > 0"},
+		{"requests zero", func(c *sim.Config) { c.Requests = 0 }, "requests: 0 and horizon 0 leave the run unbounded"},
+		{"requests negative", func(c *sim.Config) { c.Requests = -5 }, "requests: -5 must be >= 0"},
+		{"warmup too big", func(c *sim.Config) { c.Warmup = 100 }, "warmup: 100 must be < requests 100"},
+		{"warmup negative", func(c *sim.Config) { c.Warmup = -1 }, "warmup: -1 must be >= 0"},
+		{"horizon NaN", func(c *sim.Config) { c.Horizon = nan }, "horizon: NaN must be a finite number of seconds >= 0"},
+		{"slo negative", func(c *sim.Config) { c.SLO.TTFT = -1 }, "slo.ttft: -1 must be a finite number of seconds >= 0"},
+		{"percentile", func(c *sim.Config) { c.Percentiles = []float64{101} }, "percentiles[0]: 101 must be in [0, 100]"},
+		{"no server", func(c *sim.Config) { c.Server = nil }, "server: is not set"},
+		{"no lengths", func(c *sim.Config) { c.Workload.Lengths = nil }, "lengths: are not set"},
+		{"servers zero", func(c *sim.Config) { c.Server = fcfs(0, mixture) }, "servers: 0 must be >= 1"},
+		{"max in system", func(c *sim.Config) { c.MaxInSystem = -1 }, "max_in_system: -1 must be >= 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -351,6 +352,47 @@ func TestBadInput(t *testing.T) {
 	}
 	_, err := jobs.Replicate(good, nil)
 	assert.ErrorContains(t, err, "no seeds")
+}
+
+// TestConfigValidateFieldErrors: a bad field of Config itself is a
+// *fielderr.Error naming the field and its value, marked ErrInvalidConfig;
+// a bad SLO bound sits under slo.
+func TestConfigValidateFieldErrors(t *testing.T) {
+	t.Parallel()
+	good := sim.Config{Workload: open(5), Server: fcfs(1, mixture), Requests: 100, Seed: 1}
+	tests := []struct {
+		name   string
+		mutate func(*sim.Config)
+		field  string
+		value  any
+	}{
+		{"no server", func(c *sim.Config) { c.Server = nil }, "server", nil},
+		{"negative requests", func(c *sim.Config) { c.Requests = -5 }, "requests", -5},
+		{"infinite horizon", func(c *sim.Config) { c.Horizon = math.Inf(1) }, "horizon", math.Inf(1)},
+		{"unbounded", func(c *sim.Config) { c.Requests = 0 }, "requests", 0},
+		{"negative warmup", func(c *sim.Config) { c.Warmup = -1 }, "warmup", -1},
+		{"warmup past requests", func(c *sim.Config) { c.Warmup = 100 }, "warmup", 100},
+		{"max in system", func(c *sim.Config) { c.MaxInSystem = -2 }, "max_in_system", -2},
+		{"stop after misses", func(c *sim.Config) { c.StopAfterMisses = -3 }, "stop_after_misses", -3},
+		{"inf rate, no count", func(c *sim.Config) {
+			c.Requests, c.Horizon, c.Workload.Arrivals = 0, 10, workload.Poisson{Rate: math.Inf(1)}
+		}, "requests", 0},
+		{"percentile", func(c *sim.Config) { c.Percentiles = []float64{50, -1} }, "percentiles[1]", -1.0},
+		{"slo", func(c *sim.Config) { c.SLO.TPOT = -0.5 }, "slo.tpot", -0.5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := good
+			tt.mutate(&cfg)
+			err := cfg.Validate()
+			fe := fielderr.Of(err)
+			require.NotNil(t, fe, "Validate() = %v, want a *fielderr.Error", err)
+			assert.Equal(t, tt.field, fe.Field, "%v", err)
+			assert.Equal(t, tt.value, fe.Value, "%v", err)
+			assert.ErrorIs(t, err, sim.ErrInvalidConfig)
+		})
+	}
+	require.NoError(t, good.Validate())
 }
 
 // TestJSONFields: the result JSON carries vLLM's field names and types.
@@ -419,7 +461,7 @@ func TestStopAfterMisses(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"stopped_by":"slo_misses"`)
 	_, err = sim.Run(sim.Config{Workload: open(1), Server: fcfs(1, mixture), Requests: 10, StopAfterMisses: -1})
-	assert.ErrorContains(t, err, "stop_after_misses -1")
+	assert.ErrorContains(t, err, "stop_after_misses: -1 must be >= 0")
 }
 
 // rejectAll is a server that refuses every request at once.

@@ -109,7 +109,7 @@ func (g Gamma) Validate() error {
 		return err
 	}
 	if !(g.Burstiness > 0) {
-		return fmt.Errorf("%w: gamma burstiness %v must be > 0", ErrInvalid, g.Burstiness)
+		return fieldErr("gamma.burstiness", g.Burstiness, "must be > 0")
 	}
 	return nil
 }
@@ -263,10 +263,10 @@ func (p Ramp) Validate() error {
 		return err
 	}
 	if p.Strategy != RampLinear && p.Strategy != RampExponential {
-		return fmt.Errorf("%w: ramp strategy %q must be %q or %q", ErrInvalid, p.Strategy, RampLinear, RampExponential)
+		return fieldErr("ramp.strategy", string(p.Strategy), "must be %q or %q", RampLinear, RampExponential)
 	}
 	if !(p.Burstiness >= 0) {
-		return fmt.Errorf("%w: ramp burstiness %v must be >= 0", ErrInvalid, p.Burstiness)
+		return fieldErr("ramp.burstiness", p.Burstiness, "must be >= 0")
 	}
 	return nil
 }
@@ -314,15 +314,15 @@ func (p Replay) speedup() float64 {
 // and Speedup ≥ 0.
 func (p Replay) Validate() error {
 	if len(p.Times) == 0 {
-		return fmt.Errorf("%w: replay times must not be empty", ErrInvalid)
+		return fieldErr("replay.times", nil, "must not be empty")
 	}
 	if !(p.Speedup >= 0) || math.IsInf(p.Speedup, 1) {
-		return fmt.Errorf("%w: replay speedup %v must be a finite number >= 0", ErrInvalid, p.Speedup)
+		return fieldErr("replay.speedup", p.Speedup, "must be a finite number >= 0")
 	}
 	prev := 0.0
 	for i, t := range p.Times {
 		if !(t >= prev) || math.IsInf(t, 1) {
-			return fmt.Errorf("%w: replay times[%d] %v must be finite and >= the previous time %v", ErrInvalid, i, t, prev)
+			return fieldErr(fmt.Sprintf("replay.times[%d]", i), t, "must be finite and >= the previous time %v", prev)
 		}
 		prev = t
 	}

@@ -56,13 +56,13 @@ func (f Fixed) Validate() error { return checkPair("fixed", f.Input, f.Output) }
 func checkPair(kind string, in, out int) error {
 	switch {
 	case in < 0:
-		return fmt.Errorf("%w: %s input %d must be >= 0", ErrInvalid, kind, in)
+		return fieldErr(kind+".input", in, "must be >= 0")
 	case out < 1:
-		return fmt.Errorf("%w: %s output %d must be >= 1", ErrInvalid, kind, out)
+		return fieldErr(kind+".output", out, "must be >= 1")
 	case in > MaxTokens:
-		return fmt.Errorf("%w: %s input %d exceeds MaxTokens %d", ErrInvalid, kind, in, MaxTokens)
+		return fieldErr(kind+".input", in, "exceeds MaxTokens %d", MaxTokens)
 	case out > MaxTokens:
-		return fmt.Errorf("%w: %s output %d exceeds MaxTokens %d", ErrInvalid, kind, out, MaxTokens)
+		return fieldErr(kind+".output", out, "exceeds MaxTokens %d", MaxTokens)
 	}
 	return nil
 }
@@ -121,14 +121,17 @@ func (r Random) Validate() error {
 	if err := checkPair("random", r.InputLen, r.OutputLen); err != nil {
 		return err
 	}
-	if r.InputLen > MaxTokens/2 || r.OutputLen > MaxTokens/2 {
-		return fmt.Errorf("%w: random input_len %d and output_len %d must be <= MaxTokens/2 %d", ErrInvalid, r.InputLen, r.OutputLen, MaxTokens/2)
+	if r.InputLen > MaxTokens/2 {
+		return fieldErr("random.input_len", r.InputLen, "must be <= MaxTokens/2 %d", MaxTokens/2)
+	}
+	if r.OutputLen > MaxTokens/2 {
+		return fieldErr("random.output_len", r.OutputLen, "must be <= MaxTokens/2 %d", MaxTokens/2)
 	}
 	if !(r.RangeRatio >= 0 && r.RangeRatio < 1) {
-		return fmt.Errorf("%w: random range_ratio %v must be in [0, 1)", ErrInvalid, r.RangeRatio)
+		return fieldErr("random.range_ratio", r.RangeRatio, "must be in [0, 1)")
 	}
 	if q := r.outRatio(); !(q >= 0 && q < 1) {
-		return fmt.Errorf("%w: random output_range_ratio %v must be in [0, 1)", ErrInvalid, q)
+		return fieldErr("random.output_range_ratio", q, "must be in [0, 1)")
 	}
 	return nil
 }
@@ -203,7 +206,7 @@ func (l LogNormal) Validate() error {
 		v    float64
 	}{{"input_median", l.InputMedian}, {"output_median", l.OutputMedian}} {
 		if !(f.v > 0) || math.IsInf(f.v, 1) {
-			return fmt.Errorf("%w: lognormal %s %v must be a finite number > 0", ErrInvalid, f.name, f.v)
+			return fieldErr("lognormal."+f.name, f.v, "must be a finite number > 0")
 		}
 	}
 	for _, f := range []struct {
@@ -211,14 +214,19 @@ func (l LogNormal) Validate() error {
 		v    float64
 	}{{"input_sigma", l.InputSigma}, {"output_sigma", l.OutputSigma}} {
 		if !(f.v >= 0) || math.IsInf(f.v, 1) {
-			return fmt.Errorf("%w: lognormal %s %v must be a finite number >= 0", ErrInvalid, f.name, f.v)
+			return fieldErr("lognormal."+f.name, f.v, "must be a finite number >= 0")
 		}
 	}
 	if !(l.Correlation >= -1 && l.Correlation <= 1) {
-		return fmt.Errorf("%w: lognormal correlation %v must be in [-1, 1]", ErrInvalid, l.Correlation)
+		return fieldErr("lognormal.correlation", l.Correlation, "must be in [-1, 1]")
 	}
-	if l.InputMax < 0 || l.OutputMax < 0 || l.InputMax > MaxTokens || l.OutputMax > MaxTokens {
-		return fmt.Errorf("%w: lognormal caps input_max %d, output_max %d must be in [0, MaxTokens %d] (0: MaxTokens)", ErrInvalid, l.InputMax, l.OutputMax, MaxTokens)
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"input_max", l.InputMax}, {"output_max", l.OutputMax}} {
+		if f.v < 0 || f.v > MaxTokens {
+			return fieldErr("lognormal."+f.name, f.v, "must be in [0, MaxTokens %d] (0: MaxTokens)", MaxTokens)
+		}
 	}
 	return nil
 }
@@ -336,10 +344,10 @@ func checkBlocks(kind string, rows int, blocks [][]int64, size int) error {
 		return nil
 	}
 	if len(blocks) != rows {
-		return fmt.Errorf("%w: %s blocks has %d rows, pairs %d", ErrInvalid, kind, len(blocks), rows)
+		return fieldErr(kind+".blocks", len(blocks), "rows for %d pairs: give one block list per pair", rows)
 	}
 	if size < 1 {
-		return fmt.Errorf("%w: %s block_size %d must be >= 1 with blocks", ErrInvalid, kind, size)
+		return fieldErr(kind+".block_size", size, "must be >= 1 with blocks")
 	}
 	return nil
 }
@@ -371,10 +379,10 @@ func meanPairs(ps []Pair) (float64, float64) {
 
 func checkPairs(kind string, ps []Pair) error {
 	if len(ps) == 0 {
-		return fmt.Errorf("%w: %s pairs must not be empty", ErrInvalid, kind)
+		return fieldErr(kind+".pairs", nil, "must not be empty")
 	}
 	for i, p := range ps {
-		if err := checkPair(fmt.Sprintf("%s pairs[%d]", kind, i), p.Input, p.Output); err != nil {
+		if err := checkPair(fmt.Sprintf("%s.pairs[%d]", kind, i), p.Input, p.Output); err != nil {
 			return err
 		}
 	}

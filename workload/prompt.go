@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/servesim/servesim/internal/mix"
@@ -111,10 +110,10 @@ func (p SharedPrefix) Mean() (float64, float64) {
 // Validate requires Tokens ≥ 0 and valid Lengths.
 func (p SharedPrefix) Validate() error {
 	if p.Tokens < 0 {
-		return fmt.Errorf("%w: prefix tokens %d must be >= 0", ErrInvalid, p.Tokens)
+		return fieldErr("shared_prefix.tokens", p.Tokens, "must be >= 0")
 	}
 	if p.Lengths == nil {
-		return fmt.Errorf("%w: shared prefix: lengths are not set", ErrInvalid)
+		return fieldErr("shared_prefix.lengths", nil, "are not set")
 	}
 	return p.Lengths.Validate()
 }
@@ -165,13 +164,13 @@ func (p PrefixRepetition) Mean() (float64, float64) {
 func (p PrefixRepetition) Validate() error {
 	switch {
 	case p.PrefixLen < 0:
-		return fmt.Errorf("%w: prefix_repetition prefix_len %d must be >= 0", ErrInvalid, p.PrefixLen)
+		return fieldErr("prefix_repetition.prefix_len", p.PrefixLen, "must be >= 0")
 	case p.SuffixLen < 0:
-		return fmt.Errorf("%w: prefix_repetition suffix_len %d must be >= 0", ErrInvalid, p.SuffixLen)
+		return fieldErr("prefix_repetition.suffix_len", p.SuffixLen, "must be >= 0")
 	case p.NumPrefixes < 1:
-		return fmt.Errorf("%w: prefix_repetition num_prefixes %d must be >= 1", ErrInvalid, p.NumPrefixes)
+		return fieldErr("prefix_repetition.num_prefixes", p.NumPrefixes, "must be >= 1")
 	case p.OutputLen < 1:
-		return fmt.Errorf("%w: prefix_repetition output_len %d must be >= 1", ErrInvalid, p.OutputLen)
+		return fieldErr("prefix_repetition.output_len", p.OutputLen, "must be >= 1")
 	}
 	return nil
 }

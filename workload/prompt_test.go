@@ -46,8 +46,8 @@ func TestSharedPrefix(t *testing.T) {
 	_, _, s := SharedPrefix{Tokens: 10, Lengths: inner}.SamplePrompt(nil, 0, nil)
 	require.Equal(t, []int{10, 512, 88}, tokensOf(s))
 
-	assert.ErrorContains(t, SharedPrefix{Tokens: -1, Lengths: Fixed{1, 1}}.Validate(), "prefix tokens -1")
-	assert.ErrorContains(t, SharedPrefix{Tokens: 1}.Validate(), "lengths are not set")
+	assert.ErrorContains(t, SharedPrefix{Tokens: -1, Lengths: Fixed{1, 1}}.Validate(), "shared_prefix.tokens: -1 must be >= 0")
+	assert.ErrorContains(t, SharedPrefix{Tokens: 1}.Validate(), "shared_prefix.lengths: are not set")
 }
 
 func tokensOf(s []Segment) []int {
@@ -81,10 +81,10 @@ func TestPrefixRepetition(t *testing.T) {
 		p    PrefixRepetition
 		want string
 	}{
-		{PrefixRepetition{PrefixLen: -1, NumPrefixes: 1, OutputLen: 1}, "prefix_len -1"},
-		{PrefixRepetition{SuffixLen: -1, NumPrefixes: 1, OutputLen: 1}, "suffix_len -1"},
-		{PrefixRepetition{OutputLen: 1}, "num_prefixes 0"},
-		{PrefixRepetition{NumPrefixes: 1}, "output_len 0"},
+		{PrefixRepetition{PrefixLen: -1, NumPrefixes: 1, OutputLen: 1}, "prefix_repetition.prefix_len: -1 must be >= 0"},
+		{PrefixRepetition{SuffixLen: -1, NumPrefixes: 1, OutputLen: 1}, "prefix_repetition.suffix_len: -1 must be >= 0"},
+		{PrefixRepetition{OutputLen: 1}, "prefix_repetition.num_prefixes: 0 must be >= 1"},
+		{PrefixRepetition{NumPrefixes: 1}, "prefix_repetition.output_len: 0 must be >= 1"},
 	} {
 		assert.ErrorContains(t, tt.p.Validate(), tt.want)
 	}
@@ -111,8 +111,8 @@ func TestBlockContent(t *testing.T) {
 	require.NoError(t, e.Validate())
 	samePrompt(t, e, 20)
 
-	assert.ErrorContains(t, Sequence{Pairs: s.Pairs, Blocks: s.Blocks[:2], BlockSize: 512}.Validate(), "blocks has 2 rows, pairs 3")
-	assert.ErrorContains(t, Empirical{Pairs: s.Pairs, Blocks: s.Blocks}.Validate(), "block_size 0")
+	assert.ErrorContains(t, Sequence{Pairs: s.Pairs, Blocks: s.Blocks[:2], BlockSize: 512}.Validate(), "sequence.blocks: 2 rows for 3 pairs: give one block list per pair")
+	assert.ErrorContains(t, Empirical{Pairs: s.Pairs, Blocks: s.Blocks}.Validate(), "empirical.block_size: 0 must be >= 1 with blocks")
 }
 
 func TestTraceBlocksAndBurstGPT(t *testing.T) {
@@ -226,12 +226,12 @@ func TestSessions(t *testing.T) {
 	assert.Equal(t, prev[0], seg[0], "the system prompt is shared")
 	assert.NotEqual(t, prev[1], seg[1], "the rest is not")
 
-	assert.ErrorContains(t, Sessions{}.Validate(), "turns is not set")
-	assert.ErrorContains(t, Sessions{Turns: distribution.Deterministic{Value: 1}, SystemPrompt: -2}.Validate(), "system_prompt -2")
+	assert.ErrorContains(t, Sessions{}.Validate(), "sessions.turns: is not set")
+	assert.ErrorContains(t, Sessions{Turns: distribution.Deterministic{Value: 1}, SystemPrompt: -2}.Validate(), "sessions.system_prompt: -2 must be >= 0")
 	w := Workload{Clients: 2, Lengths: Fixed{1, 1}, Sessions: &s}
-	assert.ErrorContains(t, w.Validate(), "sessions need arrivals")
+	assert.ErrorContains(t, w.Validate(), "sessions: need arrivals (session starts, an open loop)")
 	w = Workload{Arrivals: Poisson{Rate: 1}, MaxConcurrency: 3, Lengths: Fixed{1, 1}, Sessions: &s}
-	assert.ErrorContains(t, w.Validate(), "max_concurrency 3 does not apply to sessions")
+	assert.ErrorContains(t, w.Validate(), "max_concurrency: 3 does not apply to sessions (each session is its own closed loop)")
 }
 
 // TestMooncakeBlocks: the Mooncake conversation trace has one hash id per

@@ -76,17 +76,17 @@ func (q QuantileTable) Validate() error {
 	n := len(q.Probs)
 	switch {
 	case n < 2:
-		return fmt.Errorf("%w: quantile table needs at least 2 probs, got %d", ErrInvalid, n)
+		return fieldErr("quantile_table.probs", n, "probabilities are too few: a quantile table needs at least 2")
 	case len(q.Input) != n || len(q.Output) != n:
-		return fmt.Errorf("%w: quantile table has %d probs but %d input and %d output quantiles", ErrInvalid, n, len(q.Input), len(q.Output))
+		return fieldErr("quantile_table.probs", n, "probs but %d input and %d output quantiles: give one of each per prob", len(q.Input), len(q.Output))
 	case q.Probs[0] != 0 || q.Probs[n-1] != 1:
-		return fmt.Errorf("%w: quantile table probs must run from 0 to 1, got %v to %v", ErrInvalid, q.Probs[0], q.Probs[n-1])
+		return fieldErr("quantile_table.probs", nil, "must run from 0 to 1, got %v to %v", q.Probs[0], q.Probs[n-1])
 	case !(q.Correlation >= -1 && q.Correlation <= 1):
-		return fmt.Errorf("%w: quantile table correlation %v must be in [-1, 1]", ErrInvalid, q.Correlation)
+		return fieldErr("quantile_table.correlation", q.Correlation, "must be in [-1, 1]")
 	}
 	for i := 1; i < n; i++ {
 		if !(q.Probs[i] > q.Probs[i-1]) {
-			return fmt.Errorf("%w: quantile table probs[%d] %v must exceed probs[%d] %v", ErrInvalid, i, q.Probs[i], i-1, q.Probs[i-1])
+			return fieldErr(fmt.Sprintf("quantile_table.probs[%d]", i), q.Probs[i], "must exceed probs[%d] %v", i-1, q.Probs[i-1])
 		}
 	}
 	for _, col := range []struct {
@@ -95,10 +95,10 @@ func (q QuantileTable) Validate() error {
 	}{{"input", q.Input}, {"output", q.Output}} {
 		for i, x := range col.xs {
 			if !(x >= 0 && x <= MaxTokens) {
-				return fmt.Errorf("%w: quantile table %s[%d] %v must be in [0, MaxTokens %d]", ErrInvalid, col.name, i, x, MaxTokens)
+				return fieldErr(fmt.Sprintf("quantile_table.%s[%d]", col.name, i), x, "must be in [0, MaxTokens %d]", MaxTokens)
 			}
 			if i > 0 && x < col.xs[i-1] {
-				return fmt.Errorf("%w: quantile table %s[%d] %v is below %s[%d] %v", ErrInvalid, col.name, i, x, col.name, i-1, col.xs[i-1])
+				return fieldErr(fmt.Sprintf("quantile_table.%s[%d]", col.name, i), x, "is below %s[%d] %v: quantiles never decrease", col.name, i-1, col.xs[i-1])
 			}
 		}
 	}

@@ -121,13 +121,13 @@ func TestQuantileTableValidate(t *testing.T) {
 		mutate func(*QuantileTable)
 		want   string
 	}{
-		{"short", func(q *QuantileTable) { q.Probs = q.Probs[:1] }, "at least 2 probs"},
+		{"short", func(q *QuantileTable) { q.Probs = q.Probs[:1] }, "quantile_table.probs: 1 probabilities are too few: a quantile table needs at least 2"},
 		{"lengths", func(q *QuantileTable) { q.Input = q.Input[:3] }, "but 3 input"},
 		{"ends", func(q *QuantileTable) { q.Probs = append([]float64{}, q.Probs...); q.Probs[0] = 0.01 }, "from 0 to 1"},
-		{"order", func(q *QuantileTable) { q.Probs = append([]float64{}, q.Probs...); q.Probs[2] = 0.01 }, "probs[2] 0.01"},
-		{"decreasing", func(q *QuantileTable) { q.Input = append([]float64{}, q.Input...); q.Input[5] = 1 }, "input[5] 1 is below"},
-		{"negative", func(q *QuantileTable) { q.Output = append([]float64{}, q.Output...); q.Output[0] = -1 }, "output[0] -1"},
-		{"correlation", func(q *QuantileTable) { q.Correlation = 2 }, "correlation 2"},
+		{"order", func(q *QuantileTable) { q.Probs = append([]float64{}, q.Probs...); q.Probs[2] = 0.01 }, "quantile_table.probs[2]: 0.01 must exceed probs[1] 0.05"},
+		{"decreasing", func(q *QuantileTable) { q.Input = append([]float64{}, q.Input...); q.Input[5] = 1 }, "quantile_table.input[5]: 1 is below input[4] 386: quantiles never decrease"},
+		{"negative", func(q *QuantileTable) { q.Output = append([]float64{}, q.Output...); q.Output[0] = -1 }, "quantile_table.output[0]: -1 must be in [0, MaxTokens 1073741824]"},
+		{"correlation", func(q *QuantileTable) { q.Correlation = 2 }, "quantile_table.correlation: 2 must be in [-1, 1]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -40,18 +39,18 @@ type Sessions struct {
 // Validate requires Turns, a valid Think if set, and SystemPrompt ≥ 0.
 func (s Sessions) Validate() error {
 	if s.Turns == nil {
-		return fmt.Errorf("%w: sessions: turns is not set", ErrInvalid)
+		return fieldErr("sessions.turns", nil, "is not set")
 	}
 	if err := s.Turns.Validate(); err != nil {
-		return fmt.Errorf("%w: sessions turns: %w", ErrInvalid, err)
+		return fieldIn("sessions.turns", err)
 	}
 	if s.Think != nil {
 		if err := s.Think.Validate(); err != nil {
-			return fmt.Errorf("%w: sessions think: %w", ErrInvalid, err)
+			return fieldIn("sessions.think", err)
 		}
 	}
 	if s.SystemPrompt < 0 {
-		return fmt.Errorf("%w: sessions system_prompt %d must be >= 0", ErrInvalid, s.SystemPrompt)
+		return fieldErr("sessions.system_prompt", s.SystemPrompt, "must be >= 0")
 	}
 	return nil
 }

@@ -2,14 +2,32 @@ package workload
 
 import (
 	"errors"
-	"fmt"
 	"math"
 
 	"github.com/servesim/servesim/distribution"
+	"github.com/servesim/servesim/fielderr"
+	"github.com/servesim/servesim/internal/errmark"
 )
 
-// ErrInvalid is wrapped by every validation error of this package.
+// ErrInvalid is matched (errors.Is) by every validation error of this
+// package. Those of the Validate methods are *fielderr.Errors: Workload's
+// at its own fields (clients, arrivals, max_concurrency, think, lengths,
+// sessions), an arrival process's or a length law's at kind.parameter
+// ("poisson.rate", "fixed.output", "empirical.pairs[3].input").
 var ErrInvalid = errors.New("invalid workload")
+
+// fieldErr returns an ErrInvalid *fielderr.Error rejecting field's value.
+func fieldErr(field string, value any, limit string, args ...any) error {
+	fe := fielderr.New(field, value, limit, args...)
+	fe.Class = ErrInvalid
+	return fe
+}
+
+// fieldIn places a lower layer's error (a distribution's) under field,
+// marked ErrInvalid.
+func fieldIn(field string, err error) error {
+	return errmark.With(ErrInvalid, fielderr.In(field, err))
+}
 
 // Workload is a request stream: open loop when Arrivals is set, closed loop
 // when Clients > 0. Exactly one of the two must be chosen.
@@ -49,17 +67,17 @@ func (w Workload) Validate() error {
 	switch {
 	case w.Arrivals == nil && w.Clients <= 0:
 		if w.Clients < 0 {
-			return fmt.Errorf("%w: clients %d must be > 0", ErrInvalid, w.Clients)
+			return fieldErr("clients", w.Clients, "must be > 0")
 		}
-		return fmt.Errorf("%w: neither arrivals (open loop) nor clients (closed loop) is set", ErrInvalid)
+		return fieldErr("arrivals", nil, "neither arrivals (open loop) nor clients (closed loop) is set")
 	case w.Arrivals != nil && w.Clients != 0:
-		return fmt.Errorf("%w: both arrivals and clients %d are set; choose open or closed loop", ErrInvalid, w.Clients)
+		return fieldErr("clients", w.Clients, "is set beside arrivals: both arrivals and clients are set; choose open or closed loop")
 	}
 	if w.Clients > MaxClients {
-		return fmt.Errorf("%w: clients %d exceeds MaxClients %d (a run holds an event per client from time 0)", ErrInvalid, w.Clients, MaxClients)
+		return fieldErr("clients", w.Clients, "exceeds MaxClients %d (a run holds an event per client from time 0)", MaxClients)
 	}
 	if w.MaxConcurrency < 0 {
-		return fmt.Errorf("%w: max_concurrency %d must be >= 0", ErrInvalid, w.MaxConcurrency)
+		return fieldErr("max_concurrency", w.MaxConcurrency, "must be >= 0")
 	}
 	if w.Arrivals != nil {
 		if err := w.Arrivals.Validate(); err != nil {
@@ -67,25 +85,25 @@ func (w Workload) Validate() error {
 		}
 	}
 	if w.Clients > 0 && w.MaxConcurrency != 0 {
-		return fmt.Errorf("%w: max_concurrency %d applies to open loops; a closed loop's concurrency is clients %d", ErrInvalid, w.MaxConcurrency, w.Clients)
+		return fieldErr("max_concurrency", w.MaxConcurrency, "applies to open loops; a closed loop's concurrency is clients %d", w.Clients)
 	}
 	if w.Think != nil {
 		if w.Clients == 0 {
-			return fmt.Errorf("%w: think time applies to closed loops only", ErrInvalid)
+			return fieldErr("think", nil, "think time applies to closed loops only")
 		}
 		if err := w.Think.Validate(); err != nil {
-			return fmt.Errorf("%w: think: %w", ErrInvalid, err)
+			return fieldIn("think", err)
 		}
 	}
 	if w.Lengths == nil {
-		return fmt.Errorf("%w: lengths are not set", ErrInvalid)
+		return fieldErr("lengths", nil, "are not set")
 	}
 	if w.Sessions != nil {
 		switch {
 		case w.Arrivals == nil:
-			return fmt.Errorf("%w: sessions need arrivals (session starts, an open loop)", ErrInvalid)
+			return fieldErr("sessions", nil, "need arrivals (session starts, an open loop)")
 		case w.MaxConcurrency != 0:
-			return fmt.Errorf("%w: max_concurrency %d does not apply to sessions (each session is its own closed loop)", ErrInvalid, w.MaxConcurrency)
+			return fieldErr("max_concurrency", w.MaxConcurrency, "does not apply to sessions (each session is its own closed loop)")
 		}
 		if err := w.Sessions.Validate(); err != nil {
 			return err
@@ -98,10 +116,10 @@ func (w Workload) Validate() error {
 // is allowed where inf is (all requests at time 0).
 func rate(kind, field string, r float64, infOK bool) error {
 	if !(r > 0) || (!infOK && math.IsInf(r, 1)) {
-		return fmt.Errorf("%w: %s %s %v must be a finite number > 0", ErrInvalid, kind, field, r)
+		return fieldErr(kind+"."+field, r, "must be a finite number > 0")
 	}
 	if r < MinRate {
-		return fmt.Errorf("%w: %s %s %v requests/s is below %v (one request in %.0f days): its gaps reach times where the clock's float64 seconds lose the resolution of a step; give a rate >= %v", ErrInvalid, kind, field, r, MinRate, 1/MinRate/86400, MinRate)
+		return fieldErr(kind+"."+field, r, "requests/s is below %v (one request in %.0f days): its gaps reach times where the clock's float64 seconds lose the resolution of a step; give a rate >= %v", MinRate, 1/MinRate/86400, MinRate)
 	}
 	return nil
 }

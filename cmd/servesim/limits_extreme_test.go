@@ -24,8 +24,8 @@ func TestExtremeInputs(t *testing.T) {
 		args   []string
 		stderr []string
 	}{
-		{"rate 5e-324", []string{"bench", "--request-rate", "5e-324", "--num-prompts", "20"}, []string{"rate 5e-324", "below 1e-06"}},
-		{"rate 1e-300", []string{"bench", "--request-rate", "1e-300", "--num-prompts", "20"}, []string{"rate 1e-300", "below 1e-06"}},
+		{"rate 5e-324", []string{"bench", "--request-rate", "5e-324", "--num-prompts", "20"}, []string{"rate: 5e-324", "below 1e-06"}},
+		{"rate 1e-300", []string{"bench", "--request-rate", "1e-300", "--num-prompts", "20"}, []string{"rate: 1e-300", "below 1e-06"}},
 		{"rate 1e-13", []string{"bench", "--request-rate", "1e-13", "--num-prompts", "20"}, []string{"below 1e-06"}},
 		{"ramp start 1e-300", []string{"bench", "--ramp-up-strategy", "linear", "--ramp-up-start-rps", "0", "--ramp-up-end-rps", "1", "--num-prompts", "20"}, nil},
 		{"capacity start 1e-300", []string{"capacity", "--goodput", "ttft:500", "--num-prompts", "20", "--start", "1e-300"}, []string{"start rate 1e-300", "1e-06"}},

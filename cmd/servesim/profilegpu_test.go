@@ -17,10 +17,11 @@ import (
 func TestProfileOfAnotherGPU(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	h100, err := cost.CatalogProfile("h100-sxm")
+	gpu, err := cost.GPU("h100-sxm")
 	if err != nil {
 		t.Fatal(err)
 	}
+	h100 := cost.DefaultProfile(gpu) // the GPU's profile file
 	write := func(name string, p cost.Profile) string {
 		b, err := p.MarshalYAMLBytes()
 		if err != nil {

@@ -29,13 +29,15 @@ type Link struct {
 // Time returns the seconds a transfer of bytes ≥ 0 takes on the link.
 func (l Link) Time(bytes float64) float64 { return l.Latency + bytes/l.Bandwidth }
 
-// Validate checks a finite Bandwidth > 0 and a finite Latency ≥ 0.
+// Validate checks a finite Bandwidth > 0 and a finite Latency ≥ 0. Its
+// error is a *fielderr.Error at bandwidth_bytes_per_s or latency_s, naming
+// the link and matching cost.ErrInvalidSpec.
 func (l Link) Validate() error {
 	switch {
 	case !positiveFinite(l.Bandwidth):
-		return invalidf("link %q bandwidth_bytes_per_s %v must be a finite number > 0", l.Name, l.Bandwidth)
+		return fieldErr("bandwidth_bytes_per_s", l.Bandwidth, "must be a finite number > 0 (link %q)", l.Name)
 	case !nonNegativeFinite(l.Latency):
-		return invalidf("link %q latency_s %v must be a finite number of seconds >= 0", l.Name, l.Latency)
+		return fieldErr("latency_s", l.Latency, "must be a finite number of seconds >= 0 (link %q)", l.Name)
 	}
 	return nil
 }

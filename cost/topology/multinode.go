@@ -45,17 +45,19 @@ func (m MultiNode) Time(bytes float64, ranks int) float64 {
 }
 
 // Validate checks GPUsPerNode ≥ 1, Intra set (when a node holds more than
-// one GPU) and valid, and Inter.
+// one GPU) and valid, and Inter. Its own errors are *fielderr.Errors at
+// gpus_per_node, intra, inter.alpha_s or inter.bus_bandwidth_bytes_per_s,
+// matching cost.ErrInvalidSpec; Intra's are its own.
 func (m MultiNode) Validate() error {
 	switch {
 	case m.GPUsPerNode < 1:
-		return invalidf("multi-node all-reduce gpus_per_node %d must be >= 1", m.GPUsPerNode)
+		return fieldErr("gpus_per_node", m.GPUsPerNode, "must be >= 1 (multi-node all-reduce)")
 	case m.GPUsPerNode > 1 && m.Intra == nil:
-		return invalidf("multi-node all-reduce with gpus_per_node %d has no intra-node all-reduce: set Intra (the GPU's all_reduce table)", m.GPUsPerNode)
+		return fieldErr("intra", nil, "is not set: a multi-node all-reduce with gpus_per_node %d needs an intra-node all-reduce (the GPU's all_reduce table)", m.GPUsPerNode)
 	case !nonNegativeFinite(m.Inter.Alpha):
-		return invalidf("multi-node all-reduce inter alpha_s %v must be a finite number >= 0", m.Inter.Alpha)
+		return fieldErr("inter.alpha_s", m.Inter.Alpha, "must be a finite number >= 0 (multi-node all-reduce)")
 	case !positiveFinite(m.Inter.BusBandwidth):
-		return invalidf("multi-node all-reduce inter bus_bandwidth_bytes_per_s %v must be a finite number > 0", m.Inter.BusBandwidth)
+		return fieldErr("inter.bus_bandwidth_bytes_per_s", m.Inter.BusBandwidth, "must be a finite number > 0 (multi-node all-reduce)")
 	}
 	if v, ok := m.Intra.(interface{ Validate() error }); ok {
 		return v.Validate()

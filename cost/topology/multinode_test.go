@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/servesim/servesim/cost"
+	"github.com/servesim/servesim/fielderr"
 )
 
 // ndr is one GPU's share of an inter-node NCCL all-reduce over a 400 Gb/s
@@ -62,16 +63,21 @@ func TestMultiNodeDeployment(t *testing.T) {
 
 func TestMultiNodeValidate(t *testing.T) {
 	for _, tc := range []struct {
-		m    MultiNode
-		want string
+		m     MultiNode
+		field string
+		value any
+		want  string
 	}{
-		{MultiNode{GPUsPerNode: 0, Inter: ndr}, "gpus_per_node 0 must be >= 1"},
-		{MultiNode{GPUsPerNode: 8, Inter: ndr}, "has no intra-node all-reduce"},
-		{MultiNode{GPUsPerNode: 1, Inter: cost.AlphaBeta{Alpha: -1, BusBandwidth: 1}}, "inter alpha_s -1"},
-		{MultiNode{GPUsPerNode: 1, Inter: cost.AlphaBeta{}}, "inter bus_bandwidth_bytes_per_s 0"},
+		{MultiNode{GPUsPerNode: 0, Inter: ndr}, "gpus_per_node", 0, "gpus_per_node: 0 must be >= 1 (multi-node all-reduce)"},
+		{MultiNode{GPUsPerNode: 8, Inter: ndr}, "intra", nil, "intra: is not set: a multi-node all-reduce with gpus_per_node 8 needs an intra-node all-reduce"},
+		{MultiNode{GPUsPerNode: 1, Inter: cost.AlphaBeta{Alpha: -1, BusBandwidth: 1}}, "inter.alpha_s", -1.0, "inter.alpha_s: -1 must be a finite number >= 0"},
+		{MultiNode{GPUsPerNode: 1, Inter: cost.AlphaBeta{}}, "inter.bus_bandwidth_bytes_per_s", 0.0, "inter.bus_bandwidth_bytes_per_s: 0 must be a finite number > 0"},
 	} {
 		err := tc.m.Validate()
-		require.Error(t, err)
+		fe := fielderr.Of(err)
+		require.NotNil(t, fe, "Validate() = %v, want a *fielderr.Error", err)
+		assert.Equal(t, tc.field, fe.Field)
+		assert.Equal(t, tc.value, fe.Value)
 		assert.ErrorIs(t, err, cost.ErrInvalidSpec)
 		assert.Contains(t, err.Error(), tc.want)
 	}

@@ -214,7 +214,7 @@ func Fit(points []Point, intra cost.AllReduce, minBytes, maxBytes float64) (cost
 		w = append(w, 1/(p.Seconds*p.Seconds))
 	}
 	if len(x) < 2 {
-		return cost.AlphaBeta{}, errorf(cost.ErrFit, "inter-node fit: %d points in [%v, %v] bytes, need >= 2", len(x), minBytes, maxBytes)
+		return cost.AlphaBeta{}, errorf(ErrFit, "inter-node fit: %d points in [%v, %v] bytes, need >= 2", len(x), minBytes, maxBytes)
 	}
 	alpha, invB := stat.LinearRegression(x, y, w, false)
 	if alpha < 0 {
@@ -222,7 +222,7 @@ func Fit(points []Point, intra cost.AllReduce, minBytes, maxBytes float64) (cost
 		_, invB = stat.LinearRegression(x, y, w, true)
 	}
 	if !(invB > 0) || !positiveFinite(1/invB) {
-		return cost.AlphaBeta{}, errorf(cost.ErrFit, "inter-node fit: slope %v s/byte is not positive: the intra-node phase alone takes the measured time", invB)
+		return cost.AlphaBeta{}, errorf(ErrFit, "inter-node fit: slope %v s/byte is not positive: the intra-node phase alone takes the measured time", invB)
 	}
 	return cost.AlphaBeta{Alpha: alpha, BusBandwidth: 1 / invB}, nil
 }

@@ -193,15 +193,16 @@ func TestFitInterNodeRecovers(t *testing.T) {
 
 	for _, tc := range []struct {
 		pts  []Point
+		kind error
 		want string
 	}{
-		{[]Point{{Ranks: 8, GPUsPerNode: 8, Bytes: 1, Seconds: 1}}, "is not several whole nodes"},
-		{[]Point{{Ranks: 16, GPUsPerNode: 8, Bytes: 1, Seconds: 1}, {Ranks: 8, GPUsPerNode: 4, Bytes: 1, Seconds: 1}}, "fit one layout at a time"},
-		{[]Point{{Ranks: 16, GPUsPerNode: 8, Bytes: math.NaN(), Seconds: 1}}, "bytes NaN"},
-		{[]Point{{Ranks: 16, GPUsPerNode: 8, Bytes: 1, Seconds: 1}}, "need >= 2"},
+		{[]Point{{Ranks: 8, GPUsPerNode: 8, Bytes: 1, Seconds: 1}}, cost.ErrInvalidSpec, "is not several whole nodes"},
+		{[]Point{{Ranks: 16, GPUsPerNode: 8, Bytes: 1, Seconds: 1}, {Ranks: 8, GPUsPerNode: 4, Bytes: 1, Seconds: 1}}, cost.ErrInvalidSpec, "fit one layout at a time"},
+		{[]Point{{Ranks: 16, GPUsPerNode: 8, Bytes: math.NaN(), Seconds: 1}}, cost.ErrInvalidSpec, "bytes NaN"},
+		{[]Point{{Ranks: 16, GPUsPerNode: 8, Bytes: 1, Seconds: 1}}, ErrFit, "need >= 2"},
 	} {
 		_, err := Fit(tc.pts, h100.AllReduce, 0, 0)
-		require.Error(t, err)
+		require.ErrorIs(t, err, tc.kind)
 		assert.Contains(t, err.Error(), tc.want)
 	}
 }

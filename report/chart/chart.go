@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/servesim/servesim/fielderr"
 )
 
 // A Chart is one panel: a title, two axes, and its data — lines and
@@ -103,7 +105,9 @@ type Rule struct {
 	Y    float64
 }
 
-// ErrInvalid is wrapped by Validate's errors.
+// ErrInvalid is matched (errors.Is) by Validate's errors, each a
+// *fielderr.Error at the field that does not line up (lines[i].labels,
+// bars, bars.groups[i].values, .lo or .hi, bands[i].lo), naming the chart.
 var ErrInvalid = errors.New("invalid chart")
 
 // Validate checks that the data line up: one label per point, one bar
@@ -111,26 +115,40 @@ var ErrInvalid = errors.New("invalid chart")
 func (c *Chart) Validate() error {
 	for i, l := range c.Lines {
 		if l.Labels != nil && len(l.Labels) != len(l.Points) {
-			return fmt.Errorf("%w: %q: lines[%d] has %d labels for %d points", ErrInvalid, c.Title, i, len(l.Labels), len(l.Points))
+			return c.fieldErr(fmt.Sprintf("lines[%d].labels", i), len(l.Labels), "labels for %d points: give one label per point", len(l.Points))
 		}
 	}
 	if c.Bars != nil {
 		if len(c.Lines) > 0 {
-			return fmt.Errorf("%w: %q: bars and lines in one chart", ErrInvalid, c.Title)
+			return c.fieldErr("bars", nil, "and lines in one chart: a chart draws one or the other")
 		}
 		n := len(c.Bars.Categories)
 		for i, g := range c.Bars.Groups {
-			if len(g.Values) != n || (g.Lo != nil && len(g.Lo) != n) || (g.Hi != nil && len(g.Hi) != n) {
-				return fmt.Errorf("%w: %q: bar group %d has %d values for %d categories", ErrInvalid, c.Title, i, len(g.Values), n)
+			for _, v := range []struct {
+				name string
+				vs   []float64
+				need bool
+			}{{"values", g.Values, true}, {"lo", g.Lo, g.Lo != nil}, {"hi", g.Hi, g.Hi != nil}} {
+				if v.need && len(v.vs) != n {
+					return c.fieldErr(fmt.Sprintf("bars.groups[%d].%s", i, v.name), len(v.vs), "values for %d categories: give one per category", n)
+				}
 			}
 		}
 	}
 	for i, b := range c.Bands {
 		if b.Lo > b.Hi {
-			return fmt.Errorf("%w: %q: band %d [%v, %v] is reversed", ErrInvalid, c.Title, i, b.Lo, b.Hi)
+			return c.fieldErr(fmt.Sprintf("bands[%d].lo", i), b.Lo, "is above hi %v: the band is reversed", b.Hi)
 		}
 	}
 	return nil
+}
+
+// fieldErr returns an ErrInvalid *fielderr.Error rejecting field's value,
+// its limit naming the chart by its title.
+func (c *Chart) fieldErr(field string, value any, limit string, args ...any) error {
+	fe := fielderr.New(field, value, limit+" (chart %q)", append(args, c.Title)...)
+	fe.Class = ErrInvalid
+	return fe
 }
 
 // HasData reports whether the chart has at least one finite point or bar.

@@ -3,6 +3,7 @@ package chart
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"flag"
 	"image/png"
 	"math"
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/fielderr"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden SVG files in testdata")
@@ -314,18 +317,38 @@ func TestPNG(t *testing.T) {
 func TestValidate(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name string
-		c    Chart
+		name  string
+		c     Chart
+		field string
+		value any
+		msg   string
 	}{
-		{"labels", Chart{Lines: []Line{{Points: []XY{{1, 2}}, Labels: []string{"a", "b"}}}}},
-		{"bars", Chart{Bars: &Bars{Categories: []string{"a"}, Groups: []BarGroup{{Values: []float64{1, 2}}}}}},
-		{"bars and lines", Chart{Bars: &Bars{}, Lines: []Line{{}}}},
-		{"band", Chart{Bands: []Band{{Lo: 2, Hi: 1}}}},
+		{"labels", Chart{Title: "T", Lines: []Line{{Points: []XY{{1, 2}}, Labels: []string{"a", "b"}}}},
+			"lines[0].labels", 2, `lines[0].labels: 2 labels for 1 points: give one label per point (chart "T")`},
+		{"bars", Chart{Bars: &Bars{Categories: []string{"a"}, Groups: []BarGroup{{Values: []float64{1, 2}}}}},
+			"bars.groups[0].values", 2, `bars.groups[0].values: 2 values for 1 categories: give one per category (chart "")`},
+		{"bar whiskers", Chart{Bars: &Bars{Categories: []string{"a"}, Groups: []BarGroup{{Values: []float64{1}}, {Values: []float64{1}, Hi: []float64{}}}}},
+			"bars.groups[1].hi", 0, `bars.groups[1].hi: 0 values for 1 categories: give one per category (chart "")`},
+		{"bars and lines", Chart{Bars: &Bars{}, Lines: []Line{{}}},
+			"bars", nil, `bars: and lines in one chart: a chart draws one or the other (chart "")`},
+		{"band", Chart{Title: "SLO", Bands: []Band{{Lo: 0, Hi: 1}, {Lo: 2, Hi: 1}}},
+			"bands[1].lo", 2.0, `bands[1].lo: 2 is above hi 1: the band is reversed (chart "SLO")`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := WriteSVG(&bytes.Buffer{}, 1, &tt.c); err == nil {
-				t.Error("no error")
+			err := tt.c.Validate()
+			fe := fielderr.Of(err)
+			if fe == nil {
+				t.Fatalf("Validate() = %v, want a *fielderr.Error", err)
+			}
+			if fe.Field != tt.field || fe.Value != tt.value {
+				t.Errorf("field %q value %#v, want %q %#v (%v)", fe.Field, fe.Value, tt.field, tt.value, err)
+			}
+			if err.Error() != tt.msg || !errors.Is(err, ErrInvalid) {
+				t.Errorf("Validate() = %q (ErrInvalid %t), want %q", err, errors.Is(err, ErrInvalid), tt.msg)
+			}
+			if err := WriteSVG(&bytes.Buffer{}, 1, &tt.c); !errors.Is(err, ErrInvalid) {
+				t.Errorf("WriteSVG: %v, want the Validate error", err)
 			}
 		})
 	}

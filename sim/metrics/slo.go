@@ -2,8 +2,9 @@ package metrics
 
 import (
 	"errors"
-	"fmt"
 	"math"
+
+	"github.com/servesim/servesim/fielderr"
 )
 
 // SLO is a per-request service-level objective: every configured bound must
@@ -25,7 +26,8 @@ type SLO struct {
 	IncludeClientQueue bool    `json:"include_client_queue,omitempty" yaml:"include_client_queue,omitempty"`
 }
 
-// ErrInvalidSLO is wrapped by SLO.Validate's errors.
+// ErrInvalidSLO is matched (errors.Is) by SLO.Validate's errors, each a
+// *fielderr.Error at the bound's field (ttft, tpot, e2el).
 var ErrInvalidSLO = errors.New("invalid slo")
 
 // Set reports whether any bound is configured.
@@ -38,7 +40,9 @@ func (s SLO) Validate() error {
 		v    float64
 	}{{"ttft", s.TTFT}, {"tpot", s.TPOT}, {"e2el", s.E2E}} {
 		if !(b.v >= 0) || math.IsInf(b.v, 1) {
-			return fmt.Errorf("%w: %s %v must be a finite number of seconds >= 0", ErrInvalidSLO, b.name, b.v)
+			fe := fielderr.New(b.name, b.v, "must be a finite number of seconds >= 0")
+			fe.Class = ErrInvalidSLO
+			return fe
 		}
 	}
 	return nil
