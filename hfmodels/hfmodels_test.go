@@ -271,6 +271,7 @@ var entryParams = map[string]float64{
 	"microsoft/Phi-3-medium-128k-instruct": 14e9,   // the same 14B
 	"google/gemma-7b-it":                   8.54e9, // hub safetensors: 8.54B params
 	"meta-llama/Llama-2-13b-chat-hf":       13.0e9, // hub safetensors: 13B params
+	"zai-org/GLM-4.5-Air":                  106e9,  // model card: "106 billion total parameters and 12 billion active" (its MTP layer not counted)
 }
 
 // The entries of entryParams against their published counts, within 1%.
