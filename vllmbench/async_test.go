@@ -8,6 +8,25 @@ import (
 	"github.com/servesim/servesim/sim"
 )
 
+// simulate runs the scenario o builds and returns its run's config and
+// result, failing t on any error.
+func simulate(t *testing.T, o *Options) (sim.Config, *sim.Result) {
+	t.Helper()
+	sc, err := o.Scenario()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := sc.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, res
+}
+
 // TestAsyncSchedulingFlag: --async-scheduling reaches the engine, the last
 // of it and --no-async-scheduling wins, and at 20 req/s on one H100 it
 // raises mean TTFT (each arrival at a busy engine waits a step more) while
@@ -24,18 +43,7 @@ func TestAsyncSchedulingFlag(t *testing.T) {
 		if err := o.Resolve(fs, io.Discard); err != nil {
 			t.Fatal(err)
 		}
-		sc, err := o.Options.Scenario()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := sc.Config()
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := sim.Run(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg, res := simulate(t, &o.Options)
 		return cfg.Server.(batching.Config).AsyncScheduling, res
 	}
 	off, sync := run()

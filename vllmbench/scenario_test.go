@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/servesim/servesim/fielderr"
-	"github.com/servesim/servesim/sim"
 )
 
 // given returns o with the named flags marked as given.
@@ -203,18 +202,7 @@ func TestScenarioLengths(t *testing.T) {
 			o := Defaults(true)
 			o.NumPrompts, o.RequestRate = 10, 50
 			tt.o(&o)
-			sc, err := o.Scenario()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := sc.Config()
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := sim.Run(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, res := simulate(t, &o)
 			if (tt.in >= 0 && res.TotalInput != tt.in) || res.TotalOutput != tt.out {
 				t.Errorf("%d input and %d output tokens; want %d and %d", res.TotalInput, res.TotalOutput, tt.in, tt.out)
 			}
