@@ -107,6 +107,29 @@ func DefaultKVOffload(size float64) *KVOffload {
 	return &KVOffload{Size: size, Bandwidth: DefaultPCIeBandwidth, Latency: DefaultPCIeLatency}
 }
 
+// NewKVOffload returns the offloading vLLM's flags ask for: size GiB of
+// host memory (--kv-offloading-size; 0: off, nil), backend
+// (--kv-offloading-backend) and bandwidth bytes/s (--pcie-bandwidth; 0:
+// DefaultPCIeBandwidth), on DefaultKVOffload's link otherwise. A backend
+// or bandwidth without a size is an error naming its field
+// (kv_offloading_backend, pcie_bandwidth); the rest is Validate's.
+func NewKVOffload(size float64, backend string, bandwidth float64) (*KVOffload, error) {
+	switch {
+	case size == 0 && backend != "":
+		return nil, fieldErr("kv_offloading_backend", backend, "needs kv_offloading_size (GiB of CPU memory; 0 is off)")
+	case size == 0 && bandwidth != 0:
+		return nil, fieldErr("pcie_bandwidth", bandwidth, "needs kv_offloading_size (GiB of CPU memory; 0 is off)")
+	case size == 0:
+		return nil, nil
+	}
+	o := DefaultKVOffload(size)
+	o.Backend = backend
+	if bandwidth != 0 {
+		o.Bandwidth = bandwidth
+	}
+	return o, o.Validate()
+}
+
 // MaxOffloadGiB bounds KVOffload.Size: 2^20 GiB (a PiB), far above any
 // host's memory.
 const MaxOffloadGiB = 1 << 20

@@ -290,8 +290,30 @@ func (l lengths) Sample(r *rand.Rand, i int) (int, int) {
 		row := l.d.Trace.Rows[i%len(l.d.Trace.Rows)]
 		return row.Input, max(row.Output, 1)
 	}
+	return l.phase(i).Sample(r, i)
+}
+
+// SamplePrompt is Sample with request i's content (workload.PromptSampler):
+// a trace row's prefix blocks (workload.Trace.RowContent; none without
+// hash ids), or the content of its phase's lengths when they describe any.
+// It draws the same random numbers as Sample.
+func (l lengths) SamplePrompt(r *rand.Rand, i int, buf []workload.Segment) (int, int, []workload.Segment) {
+	if len(l.d.Phases) == 0 {
+		in, out := l.Sample(r, i)
+		return in, out, l.d.Trace.RowContent(buf, i)
+	}
+	ph := l.phase(i)
+	if ps, ok := ph.(workload.PromptSampler); ok {
+		return ps.SamplePrompt(r, i, buf)
+	}
+	in, out := ph.Sample(r, i)
+	return in, out, buf
+}
+
+// phase returns the lengths of request i's phase (Phases not empty).
+func (l lengths) phase(i int) workload.Lengths {
 	if len(l.d.Phases) == 1 {
-		return l.d.Phases[0].Lengths.Sample(r, i)
+		return l.d.Phases[0].Lengths
 	}
 	u := float64(i + 1)
 	if l.b != nil {
@@ -302,7 +324,7 @@ func (l lengths) Sample(r *rand.Rand, i int) (int, int) {
 	for p+1 < len(l.d.Phases) && l.d.Phases[p+1].From <= t {
 		p++
 	}
-	return l.d.Phases[p].Lengths.Sample(r, i)
+	return l.d.Phases[p].Lengths
 }
 
 func (l lengths) Mean() (float64, float64) {

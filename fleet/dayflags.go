@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/fielderr"
+	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
@@ -73,6 +75,9 @@ type DayFlags struct {
 	tp, min, max                                                 int
 	rate, hours, peak, trough, ttft, tpot, bandwidth, attainment float64
 	seed                                                         uint64
+	// vLLM's KV offloading flags, as bench's (cliflag.DefineKVOffload).
+	offloadSize, pcieBandwidth float64
+	offloadBackend             string
 }
 
 // Define puts the flags on fs and returns their names, in help order.
@@ -95,8 +100,9 @@ func (f *DayFlags) Define(fs *flag.FlagSet) []string {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed")
 	fs.StringVar(&f.rank, "rank", "", "policies separated by ';': rank each on each --gpu by the day's cost at --attainment")
 	fs.Float64Var(&f.attainment, "attainment", 0.99, "the day's SLO attainment a ranked fleet must reach, a fraction in [0, 1]")
-	return []string{"model", "gpu", "tensor-parallel-size", "policy", "min", "max", "rate", "hours", "peak-hour", "trough", "trace",
-		"ttft", "tpot", "prices", "storage-bandwidth", "seed", "rank", "attainment"}
+	off := cliflag.DefineKVOffload(fs, &f.offloadSize, &f.offloadBackend, &f.pcieBandwidth)
+	return append([]string{"model", "gpu", "tensor-parallel-size", "policy", "min", "max", "rate", "hours", "peak-hour", "trough", "trace",
+		"ttft", "tpot", "prices", "storage-bandwidth", "seed", "rank", "attainment"}, off...)
 }
 
 // Spec returns the day the flags name, checked; its errors name the flag.
@@ -129,6 +135,9 @@ func (f *DayFlags) Spec() (DaySpec, error) {
 	}
 	if d.Trace, err = traceFlag(f.trace, "trace"); err != nil {
 		return d, err
+	}
+	if d.KVOffload, err = batching.NewKVOffload(f.offloadSize, f.offloadBackend, f.pcieBandwidth); err != nil {
+		return d, fielderr.Rename(err, func(f string) string { return "--" + offloadField(f) })
 	}
 	if err := d.Validate(); err != nil {
 		return d, fielderr.Rename(err, func(f string) string { return "--" + f })

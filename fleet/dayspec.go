@@ -3,6 +3,7 @@ package fleet
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
@@ -45,7 +46,11 @@ type DaySpec struct {
 	// Attainment is the day's SLO attainment a ranked fleet must reach, a
 	// fraction in [0, 1].
 	Attainment float64
-	Seed       uint64
+	// KVOffload, when set, gives every replica of every pool a host
+	// buffer for KV blocks (vLLM's --kv-offloading-size; batching.KVOffload,
+	// docs/kv-offload.md); nil: none.
+	KVOffload *batching.KVOffload
+	Seed      uint64
 }
 
 // A NamedPolicy is a policy and its name (as the user wrote it, say).
@@ -78,7 +83,56 @@ func (d DaySpec) Validate() error {
 			return fielderr.New("rank", np.Name, "needs a count: give fixed:N (a bare fixed is the plan's count, in servesim plan --policies)")
 		}
 	}
+	return d.validateOffload()
+}
+
+// validateOffload checks d.KVOffload alone and against each GPU's engine
+// (its host blocks, prefix caching); an engine's other errors are the
+// run's to report. Its errors name the flag-style field
+// (offloadField).
+func (d DaySpec) validateOffload() error {
+	if d.KVOffload == nil {
+		return nil
+	}
+	if err := d.KVOffload.Validate(); err != nil {
+		return fielderr.Rename(err, offloadField)
+	}
+	for _, gpu := range d.GPUs {
+		err := d.engine(gpu).Validate()
+		if fe := fielderr.Of(err); fe != nil && strings.HasPrefix(fe.Field, "kv_offload") {
+			return fielderr.Rename(err, offloadField)
+		}
+	}
 	return nil
+}
+
+// offloadFlags names the flag of each batching.KVOffload field.
+var offloadFlags = map[string]string{"kv_offload": "kv-offloading-size", "kv_offloading_size": "kv-offloading-size",
+	"kv_offloading_backend": "kv-offloading-backend", "pcie_bandwidth": "pcie-bandwidth"}
+
+// offloadField names a batching.KVOffload field (or the engine's
+// kv_offload.FIELD) as DaySpec's errors do: its flag, or kv-offload.FIELD
+// for those without one (pcie_latency, block_size).
+func offloadField(f string) string {
+	if f != "kv_offload" {
+		f = strings.TrimPrefix(f, "kv_offload.")
+	}
+	if n, ok := offloadFlags[f]; ok {
+		return n
+	}
+	return "kv-offload." + f
+}
+
+// engine returns a replica of the day's model on gpu: batching.Defaults
+// at TP, offloading to d.KVOffload (a copy of its own) when set.
+func (d DaySpec) engine(gpu cost.GPUSpec) batching.Config {
+	eng := batching.Defaults(d.Model, gpu)
+	eng.Deployment.TP = d.TP
+	if d.KVOffload != nil {
+		o := *d.KVOffload
+		eng.KVOffload = &o
+	}
+	return eng
 }
 
 // ValidateDay checks the numbers of the day alone, as RankPlan takes
@@ -107,8 +161,7 @@ func (d DaySpec) Options() (Options, []Case, error) {
 	var pools []Pool
 	var cases []Case
 	for _, gpu := range d.GPUs {
-		eng := batching.Defaults(d.Model, gpu)
-		eng.Deployment.TP = d.TP
+		eng := d.engine(gpu)
 		price, ok := d.Prices[gpu.Name]
 		if !ok {
 			var err error

@@ -188,6 +188,9 @@ type poolState struct {
 	// queue-time accumulators for the current period
 	qSum float64
 	qN   int
+	// stats are the engine counters of its stopped replicas, one list
+	// each, kept when they stop (their engines are dropped).
+	stats [][]metrics.Stat
 }
 
 // count returns the replicas starting or ready.
@@ -383,6 +386,7 @@ func (s *server) scale(p *poolState, n int, reason string) {
 
 func (s *server) stopRep(r *rep, reason string) {
 	r.st, r.stop = stopped, s.env.Now()
+	r.pool.stats = append(r.pool.stats, r.r.Stats())
 	r.r = nil // its engine holds nothing more: memory follows the replicas up
 	s.event(r, Stop, reason)
 }

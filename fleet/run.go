@@ -77,6 +77,22 @@ type Bill struct {
 	// of the completed ones.
 	Requests, Completed, Rejected, Good int64
 	OutputTokens                        int64
+	// Stats, pools and the fleet only, are the engine counters
+	// (batching's: prefix cache, KV offload, ...) of every replica that
+	// served, merged by metrics.MergeStats: counts summed, ratios over
+	// the summed parts, means over replicas; the fleet's are nil when its
+	// pools' engines report different counters.
+	Stats []metrics.Stat `json:"stats,omitempty"`
+}
+
+// Stat returns the counter named name of b.Stats.
+func (b Bill) Stat(name string) (float64, bool) {
+	for _, s := range b.Stats {
+		if s.Name == name {
+			return s.Value, true
+		}
+	}
+	return 0, false
 }
 
 // KWh returns Joules in kilowatt-hours.
@@ -190,6 +206,7 @@ func (s *server) report() *Report {
 			}
 		}
 		b.MaxReplicas = maxUp(s.events, p.cfg.Name, p.cfg.Policy.initial())
+		b.Stats = p.mergedStats()
 		out.Pools = append(out.Pools, b)
 	}
 	t := &out.Total
@@ -231,6 +248,31 @@ func (s *server) report() *Report {
 		t.MaxReplicas += b.MaxReplicas
 	}
 	out.Worst = worst
+	lists := make([][]metrics.Stat, 0, len(out.Pools))
+	for _, b := range out.Pools {
+		if b.Stats != nil {
+			lists = append(lists, b.Stats)
+		}
+	}
+	if len(lists) == len(out.Pools) {
+		t.Stats, _ = metrics.MergeStats(lists) // nil when they differ
+	}
+	return out
+}
+
+// mergedStats returns the counters of every replica of p that served:
+// those stopped and those up at the end (a cancelled one never served).
+func (p *poolState) mergedStats() []metrics.Stat {
+	lists := p.stats
+	for _, r := range p.reps {
+		if r.r != nil && r.st != starting {
+			lists = append(lists, r.r.Stats())
+		}
+	}
+	out, err := metrics.MergeStats(lists)
+	if err != nil {
+		return nil // one engine configuration a pool: cannot happen
+	}
 	return out
 }
 

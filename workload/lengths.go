@@ -357,12 +357,18 @@ func checkBlocks(kind string, rows int, blocks [][]int64, size int) error {
 // [b·size, min((b+1)·size, input)). Ids past the input are ignored;
 // tokens past the last id are the request's own.
 func blockSegments(buf []Segment, ids []int64, size, input int) []Segment {
+	return repeatSegments(buf, ids, size, input, 0)
+}
+
+// repeatSegments is blockSegments for repeat k of a replay: its ids are
+// ContentID(spaceTraceBlock, id, k).
+func repeatSegments(buf []Segment, ids []int64, size, input int, k uint64) []Segment {
 	for b, id := range ids {
 		n := min(size, input-b*size)
 		if n <= 0 {
 			break
 		}
-		buf = append(buf, Segment{ID: ContentID(spaceTraceBlock, uint64(id), 0), Tokens: n})
+		buf = append(buf, Segment{ID: ContentID(spaceTraceBlock, uint64(id), k), Tokens: n})
 	}
 	return buf
 }

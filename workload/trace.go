@@ -310,6 +310,22 @@ func (t Trace) hasBlocks() bool {
 	return false
 }
 
+// RowContent appends the content of request i of a replay that repeats
+// t's rows end to end: row i mod len(Rows), one segment per hash id of
+// BlockSize tokens (the last cut at the row's input), as a Sequence of
+// the rows gives it. The ids of repeat i / len(Rows) are distinct from
+// every other repeat's (repeat 0's are the Sequence's), so a repeat is
+// new content, not the earlier requests sent again. A row without hash
+// ids appends nothing.
+func (t Trace) RowContent(buf []Segment, i int) []Segment {
+	n := len(t.Rows)
+	row := t.Rows[i%n]
+	if row.HashIDs == nil || t.BlockSize < 1 {
+		return buf
+	}
+	return repeatSegments(buf, row.HashIDs, t.BlockSize, row.Input, uint64(i/n))
+}
+
 // blocks returns every row's HashIDs, or nil when no row has any.
 func (t Trace) blocks() [][]int64 {
 	if !t.hasBlocks() {

@@ -19,6 +19,8 @@ diurnal sine (--rate mean, --peak-hour, --trough as a fraction of the
 peak); the arrivals keep the shape of --trace (a CSV or JSONL trace,
 repeated; its lengths too), or are Poisson with the Azure conversation
 lengths. Runs in summary mode: memory follows the requests in flight.
+--kv-offloading-size gives every replica a host buffer for KV blocks
+(vLLM's native OffloadingConnector), and the summary its counters.
 
 Policies: fixed:N; schedule:SECONDS=N,...; or METRIC:TARGET, the
 Kubernetes HPA rule on one of vLLM's metrics (running, waiting,
