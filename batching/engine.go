@@ -645,6 +645,9 @@ func (e *engine) formChunked() {
 		c := min(q.target-done, budget)
 		nb := e.blocks(done+c) - hit
 		if e.usedBlocks+nb+evictable > e.cfg.pool.Blocks {
+			if e.passHead(q) {
+				continue
+			}
 			break
 		}
 		e.admit(q, c, hit)

@@ -151,6 +151,10 @@ func (o *offloader) plan(e *engine, q *seq, hit, evictable int) planOutcome {
 	case e.usedBlocks+o.reserved+e.blocks(q.target)-hit+evictable > e.cfg.pool.Blocks:
 		// Load only for a request whose whole prefill fits now beside the
 		// other loaded requests' (reserved).
+		if o.stuck(e) {
+			o.stepAside(e, q)
+			return planDefer
+		}
 		return planFull
 	}
 	e.waiting.Pop()
@@ -175,6 +179,30 @@ func (o *offloader) plan(e *engine, q *seq, hit, evictable int) planOutcome {
 	o.st.loadedBlocks += int64(n)
 	e.env.Schedule(o.transfer(e.env.Now(), n, true), event.Normal, o.onLoaded, 0)
 	return planLoading
+}
+
+// stuck reports whether the line can move only past its head: nothing
+// runs or loads, so no block will free, and requests further down hold
+// loaded blocks (reserved) while they wait behind a head that needs them.
+func (o *offloader) stuck(e *engine) bool {
+	return o.reserved > 0 && o.loading == 0 && e.running == 0
+}
+
+// stepAside sets the head of the line, q, aside for the step being
+// formed (restore puts it back at the head after).
+func (o *offloader) stepAside(e *engine, q *seq) {
+	e.waiting.Pop()
+	o.skipped = append(o.skipped, q)
+}
+
+// passHead sets aside head q, whose blocks do not fit, when the line is
+// stuck behind it (KV offloading, stuck), and reports whether it did.
+func (e *engine) passHead(q *seq) bool {
+	if e.off == nil || !e.off.stuck(e) {
+		return false
+	}
+	e.off.stepAside(e, q)
+	return true
 }
 
 // loaded ends the oldest load: its blocks join the GPU prefix cache, held

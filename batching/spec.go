@@ -212,6 +212,9 @@ func (e *engine) formSpec() {
 		c := min(q.target-done, budget)
 		nb := e.blocks(done+c) - hit
 		if e.usedBlocks+nb+evictable > e.cfg.pool.Blocks {
+			if e.passHead(q) {
+				continue
+			}
 			break
 		}
 		e.admit(q, c, hit)
@@ -257,6 +260,9 @@ func (e *engine) formPrefillWhole() {
 		}
 		n := q.target - e.startAt(q, hit)
 		nb := e.blocks(q.target) - hit
+		if n <= budget && e.usedBlocks+nb+evictable > e.cfg.pool.Blocks && e.passHead(q) {
+			continue
+		}
 		if n > budget || e.usedBlocks+nb+evictable > e.cfg.pool.Blocks {
 			break
 		}

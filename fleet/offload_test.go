@@ -19,6 +19,11 @@ import (
 // (about 64k tokens of Llama-3.1-8B, five of its 12k-token prompts), so
 // the GPU prefix cache evicts what later turns would reuse.
 func offloadDay(t *testing.T, off *batching.KVOffload) *fleet.Report {
+	return offloadDayAt(t, off, 2, 1)
+}
+
+// offloadDayAt is offloadDay on replicas replicas at rate req/s.
+func offloadDayAt(t *testing.T, off *batching.KVOffload, replicas int, rate float64) *fleet.Report {
 	t.Helper()
 	tr, err := workload.LoadTrace(shareddata.Path(t, "mooncake_conversation_trace.jsonl"))
 	if err != nil {
@@ -26,7 +31,7 @@ func offloadDay(t *testing.T, off *batching.KVOffload) *fleet.Report {
 	}
 	m, _ := cost.Model("llama-3.1-8b")
 	g, _ := cost.GPU("h100-sxm")
-	d := fleet.DaySpec{Model: m, GPUs: []cost.GPUSpec{g}, TP: 1, Policy: fleet.Policy{Kind: fleet.Fixed, Replicas: 2}, Rate: 1, Hours: 1, PeakHour: 14, Trough: 1,
+	d := fleet.DaySpec{Model: m, GPUs: []cost.GPUSpec{g}, TP: 1, Policy: fleet.Policy{Kind: fleet.Fixed, Replicas: replicas}, Rate: rate, Hours: 1, PeakHour: 14, Trough: 1,
 		Trace: &tr, Attainment: 0.99, StorageBandwidth: fleet.DefaultStartup.StorageBandwidth, Seed: 1, KVOffload: off}
 	o, _, err := d.Options()
 	if err != nil {
@@ -112,5 +117,22 @@ func TestDayKVOffloadErrors(t *testing.T) {
 	}
 	if _, err := batching.NewKVOffload(0, "", 25e9); err == nil || !strings.Contains(err.Error(), "pcie_bandwidth: 2.5e+10 needs kv_offloading_size") {
 		t.Errorf("a bandwidth without a size: %v", err)
+	}
+}
+
+// TestDayKVOffloadLoadedRequestsPass: one replica at 0.8 req/s on the same
+// small pool used to stop with "idle with 11 waiting and 0 running": a
+// preempted request at the head of the line did not fit beside the blocks
+// of four loaded requests waiting behind it, and nothing ran to free any.
+// The head now steps aside for them, and the day runs to its end with
+// every request ended.
+func TestDayKVOffloadLoadedRequestsPass(t *testing.T) {
+	t.Parallel()
+	rep := offloadDayAt(t, batching.DefaultKVOffload(512), 1, 0.8)
+	if n := rep.Result.InFlight; n != 0 {
+		t.Errorf("%d requests still in flight at the end of the day", n)
+	}
+	if rep.Result.Completed == 0 {
+		t.Error("no request completed")
 	}
 }
