@@ -80,6 +80,7 @@
 //	  max_num_batched_tokens: 0 # token budget per step (0: vllm serve's: 8192 or 2048 likewise; max(max_model_len, that) without chunked prefill)
 //	  enable_chunked_prefill: true
 //	  enable_prefix_caching: true  # vLLM's automatic prefix caching
+//	  async_scheduling: false   # vLLM's --async-scheduling: an arrival at a busy engine waits a step more
 //	  block_size: 16
 //	  gpu_memory_utilization: 0.92 # vllm serve's default (batching.VLLMCurrent)
 //	  kv_cache_memory: 0        # bytes per GPU ("8GiB" works); overrides gpu_memory_utilization

@@ -7,14 +7,15 @@ import (
 )
 
 // requestStore holds request records in pages that are never moved, so
-// that pointers stay valid as it grows. In summary mode ended records go on a free list.
+// that pointers stay valid as it grows. In summary mode ended records go on
+// a free list.
 //
 // When the run's request count is known, every request will arrive (no
 // horizon) and records are kept, reserve makes one page of exactly that
 // size, so the records end up contiguous and all returns them without
 // copying. Memory otherwise grows with what actually arrives, one page at
-// a time (small pages first), never with a requested maximum; maxReserve bounds what a
-// reservation may take up front.
+// a time (small pages first), never with a requested maximum; maxReserve
+// bounds what a reservation may take up front.
 type requestStore struct {
 	pages    [][]metrics.Request
 	reserved bool // one page of the run's request count (reserve)
