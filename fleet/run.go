@@ -86,14 +86,7 @@ type Bill struct {
 }
 
 // Stat returns the counter named name of b.Stats.
-func (b Bill) Stat(name string) (float64, bool) {
-	for _, s := range b.Stats {
-		if s.Name == name {
-			return s.Value, true
-		}
-	}
-	return 0, false
-}
+func (b Bill) Stat(name string) (float64, bool) { return metrics.StatValue(b.Stats, name) }
 
 // KWh returns Joules in kilowatt-hours.
 func (b Bill) KWh() float64 { return b.Joules / 3.6e6 }

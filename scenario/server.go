@@ -138,18 +138,11 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 		cp := *sp
 		c.Speculative = &cp
 	}
-	switch {
-	case v.KVOffloadingSize == 0 && v.KVOffloadingBackend != "":
-		return c, fieldErr("server.kv_offloading_backend", "%q needs kv_offloading_size (GiB of CPU memory; 0 is off)", v.KVOffloadingBackend)
-	case v.KVOffloadingSize == 0 && v.PCIeBandwidth != 0:
-		return c, fieldErr("server.pcie_bandwidth", "%v needs kv_offloading_size (GiB of CPU memory; 0 is off)", v.PCIeBandwidth)
-	case v.KVOffloadingSize != 0:
-		c.KVOffload = batching.DefaultKVOffload(v.KVOffloadingSize)
-		c.KVOffload.Backend = v.KVOffloadingBackend
-		if v.PCIeBandwidth != 0 {
-			c.KVOffload.Bandwidth = v.PCIeBandwidth
-		}
+	off, err := batching.NewKVOffload(v.KVOffloadingSize, v.KVOffloadingBackend, v.PCIeBandwidth)
+	if err != nil {
+		return c, engineError(fielderr.Rename(err, func(f string) string { return "kv_offload." + f }))
 	}
+	c.KVOffload = off
 	switch {
 	case v.TensorParallelSize < 1:
 		return c, fieldErr("server.tensor_parallel_size", "%d must be >= 1", v.TensorParallelSize)

@@ -303,14 +303,7 @@ func (r *Result) TokenGaps(q *metrics.Request) []float64 {
 }
 
 // Stat returns the server counter called name and whether it exists.
-func (r *Result) Stat(name string) (float64, bool) {
-	for _, s := range r.Server {
-		if s.Name == name {
-			return s.Value, true
-		}
-	}
-	return 0, false
-}
+func (r *Result) Stat(name string) (float64, bool) { return metrics.StatValue(r.Server, name) }
 
 // latencyMetrics lists the JSON metric names and their samples, in output
 // order: vLLM's four, then servesim's queue times.

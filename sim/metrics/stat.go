@@ -17,6 +17,17 @@ type Stat struct {
 	Num, Den float64
 }
 
+// StatValue returns the value of the counter called name in stats and
+// whether there is one.
+func StatValue(stats []Stat, name string) (float64, bool) {
+	for _, s := range stats {
+		if s.Name == name {
+			return s.Value, true
+		}
+	}
+	return 0, false
+}
+
 // A Merge says how a counter of several replicas combines into one.
 type Merge uint8
 
