@@ -187,6 +187,10 @@ type Config struct {
 	// --kv-offloading-size does (KVOffload, docs/kv-offload.md). It
 	// needs EnablePrefixCaching and a deployment's model (its KV bytes).
 	KVOffload *KVOffload `json:"kv_offload,omitempty" yaml:"kv_offload,omitempty"`
+	// APIServer, when not zero, puts the frontend's one process in front
+	// of the engine (APIServer): requests queue for it on the way in and
+	// tokens on the way out.
+	APIServer APIServer `json:"api_server,omitzero" yaml:"api_server,omitempty"`
 }
 
 // Pool describes a replica's paged KV cache.
@@ -242,6 +246,8 @@ func (c Config) resolve() (*resolved, error) {
 		return nil, fieldErr("max_num_batched_tokens", c.MaxNumBatchedTokens, "must be >= max_model_len %d when chunked prefill is off (a whole prompt must fit one step)", c.MaxModelLen)
 	case !(c.RequestOverhead >= 0) || math.IsInf(c.RequestOverhead, 1):
 		return nil, fieldErr("request_overhead", c.RequestOverhead, "must be a finite number of seconds >= 0")
+	case c.APIServer.validate() != nil:
+		return nil, errmark.With(ErrInvalid, c.APIServer.validate())
 	case c.DPRouter != "" && c.DPRouter != DPBalanced && c.DPRouter != DPFirstGroup:
 		return nil, fieldErr("dp_router", string(c.DPRouter), "must be %q or %q", DPBalanced, DPFirstGroup)
 	case c.Deployment.DP > MaxDataParallel:

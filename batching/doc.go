@@ -32,6 +32,13 @@
 // launches, as vLLM's asynchronous scheduler does: a request that reaches a
 // busy engine is first scheduled one step later than without it.
 //
+// With Config.APIServer the frontend's one process (vLLM's API server)
+// stands in front of the engine as one CPU that takes requests in and
+// streams tokens out in the order the work arrives: requests reach the
+// scheduler, and tokens their clients, when it has done with them
+// (docs/cost-model.md#the-api-server-process). Each data-parallel group
+// has its own. It is not modelled with the pipeline's v1 batch queue.
+//
 // # Attention data parallelism
 //
 // A Config whose Deployment.DP is D > 1 (a mixture-of-experts model served

@@ -146,6 +146,7 @@ type engine struct {
 	pipe       *stages
 	sp         *specState // speculative decoding (spec.go); nil without
 	off        *offloader // KV offloading (offloadengine.go); nil without
+	api        *frontend  // the API server process (apiserver.go); nil without
 	// probe, when not nil, observes steps and ends (Replica, fleets).
 	probe Probe
 
@@ -166,6 +167,10 @@ func newEngine(cfg *resolved, env *sim.Env, name string) *engine {
 	}
 	if cfg.off != nil { // KV offloading (offloadengine.go)
 		e.off = newOffloader(e)
+	}
+	if !cfg.APIServer.IsZero() { // the API server process (apiserver.go)
+		e.api = &frontend{APIServer: cfg.APIServer}
+		e.api.onHand = e.handOver
 	}
 	e.onStepEnd = e.endStep
 	e.onKick = e.kick
@@ -259,8 +264,12 @@ func (e *engine) arrive(r *metrics.Request, remote int) bool {
 	// The deployment's profile adds its frontend overhead (tokenisation,
 	// HTTP, IPC) to the configured one. Arrivals of one instant share one
 	// enqueue event.
-	if o := c.overhead; o > 0 {
-		due := e.env.Now() + o
+	if o := c.overhead; o > 0 || e.api != nil {
+		due := e.env.Now()
+		if e.api != nil {
+			due = e.api.ingest(due, r)
+		}
+		due += o
 		if e.waiting.arrive(arrival{r, due, remote}, true) {
 			e.env.Schedule(due, event.Normal, e.onEnqueue, 0)
 		}
@@ -703,6 +712,9 @@ func (e *engine) endStep(int64) {
 
 // emitDecode gives every decoder its token at the end of a step at now.
 func (e *engine) emitDecode(now float64) {
+	// The clients see the step's tokens when the API server has streamed
+	// them (apiserver.go): now without one. Every time below is that one.
+	now = e.visible(now, e.decoders)
 	// Pooled ITL: decoders whose previous token left at the last decode
 	// step, then those that joined since (prefill-first mode).
 	steady := e.measuredDec
@@ -733,7 +745,7 @@ func (e *engine) finishStep() {
 			if q.generated != q.req.Output {
 				panic(fmt.Sprintf("batching: request %d finished with %d of %d tokens", q.req.ID, q.generated, q.req.Output))
 			}
-			e.retire(q, c)
+			e.retire(q, c, e.lastDecodeEnd)
 		}
 	} else {
 		// A prefill-only step: decoders emitted nothing; their finish steps
@@ -741,6 +753,7 @@ func (e *engine) finishStep() {
 		e.delayFinishes()
 	}
 	joined := 0
+	seen := e.chunkTokensSeen(now) // when the clients see the tokens below
 	for _, ch := range e.chunks {
 		q := ch.q
 		q.computed += ch.tokens
@@ -760,16 +773,16 @@ func (e *engine) finishStep() {
 		q.generated++
 		switch {
 		case q.generated == 1:
-			e.env.FirstToken(q.req)
+			e.firstTokenAt(q.req, seen)
 			if e.firstToken != nil {
 				e.firstToken(q.req)
 			}
 		case !q.req.Warmup:
-			e.env.Tokens(now-q.lastToken, 1) // resumed after a preemption
+			e.env.Tokens(seen-q.lastToken, 1) // resumed after a preemption
 		}
-		q.lastToken = now
+		q.lastToken = seen
 		if q.generated >= q.req.Output {
-			e.retire(q, q.computed)
+			e.retire(q, q.computed, seen)
 			continue
 		}
 		if e.sp != nil { // speculative decoding (spec.go)
@@ -783,22 +796,24 @@ func (e *engine) finishStep() {
 	}
 	if joined > 0 && e.stepDecodes == 0 {
 		// Their first token left now, not at the last decode step.
-		e.fresh = append(e.fresh, freshGroup{t: now, measured: joined})
+		e.fresh = append(e.fresh, freshGroup{t: seen, measured: joined})
 	}
 	if e.check != nil {
 		e.check()
 	}
 }
 
-// retire frees a finished request's blocks and reports it.
-func (e *engine) retire(q *seq, computed int) {
+// retire frees a finished request's blocks and reports it, its client
+// seeing its end at seen (>= now; later than now only behind an API
+// server, apiserver.go).
+func (e *engine) retire(q *seq, computed int, seen float64) {
 	e.unlink(q)
 	e.freeBlocks(q, computed, false)
 	e.active -= int64(e.blocks(q.req.Input))
 	if e.probe != nil { // fleet hook (replica.go)
 		e.probe.Ended(q.req, true)
 	}
-	e.env.Finish(q.req)
+	e.finishAt(q.req, seen)
 	q.req, q.content = nil, nil
 	e.free = append(e.free, q)
 }

@@ -130,6 +130,8 @@ func (p Pipeline) resolve() (Config, *resolved, error) {
 		return Config{}, nil, fieldErr("pipeline_scheduler", p.Scheduler, "must be %q (vLLM v1's batch queue) or %q (v0's virtual engines)", BatchQueue, VirtualEngines)
 	case !p.virtual() && p.Engine.Speculative != nil:
 		return Config{}, nil, fieldErr("pipeline_scheduler", BatchQueue, "with speculative decoding is not modelled: drop speculative_config or use pipeline_scheduler %q", VirtualEngines)
+	case !p.virtual() && p.Stages > 1 && !p.Engine.APIServer.IsZero():
+		return Config{}, nil, fieldErr("api_server", nil, "is not modelled with pipeline_parallel_size %d and the v1 batch queue: drop api_server or use pipeline_scheduler %q", p.Stages, VirtualEngines)
 	case p.Engine.KVOffload != nil && p.Stages > 1:
 		return Config{}, nil, fieldErr("kv_offload", p.Engine.KVOffload.Size, "with pipeline_parallel_size %d is not modelled: the offload store serves the prefix cache, which the v1 batch queue does not model, and vLLM's offloading connectors are v1-only, so v0's virtual engines never had one; use pipeline_parallel_size 1", p.Stages)
 	}

@@ -318,6 +318,7 @@ func (e *engine) finishSpec(now float64) {
 	s := e.cfg.spec
 	st := &e.sp.stats
 	seed := e.env.Seed()
+	seen := e.visible(now, len(e.sp.batch)) // when the clients see the tokens (apiserver.go)
 	for _, q := range e.sp.batch {
 		d := q.draft
 		a := s.acc.Accepted(specdecode.Uniform(seed, int64(q.req.ID), q.generated), d)
@@ -337,12 +338,12 @@ func (e *engine) finishSpec(now float64) {
 		if !q.req.Warmup {
 			// One streamed chunk carries the step's tokens: the client
 			// sees one inter-token gap, as vLLM's benchmark records it.
-			e.env.Tokens(now-q.lastToken, 1)
+			e.env.Tokens(seen-q.lastToken, 1)
 		}
-		q.lastToken = now
+		q.lastToken = seen
 		if q.generated >= q.req.Output {
 			q.spec = false
-			e.retire(q, q.computed)
+			e.retire(q, q.computed, seen)
 		}
 	}
 	e.sp.batch = e.sp.batch[:0]

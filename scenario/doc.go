@@ -81,6 +81,10 @@
 //	  enable_chunked_prefill: true
 //	  enable_prefix_caching: true  # vLLM's automatic prefix caching
 //	  async_scheduling: false   # vLLM's --async-scheduling: an arrival at a busy engine waits a step more
+//	  api_server:               # the API server as one CPU in front of the engine (0s: none; batching.APIServer)
+//	    per_request_s: 0        #   intake of a request (HTTP, validation, chat template)
+//	    per_prompt_token_s: 0   #   tokenisation per prompt token
+//	    per_output_token_s: 0   #   detokenising and streaming one output token
 //	  block_size: 16
 //	  gpu_memory_utilization: 0.92 # vllm serve's default (batching.VLLMCurrent)
 //	  kv_cache_memory: 0        # bytes per GPU ("8GiB" works); overrides gpu_memory_utilization

@@ -208,9 +208,14 @@ type Server struct {
 	// vLLM's --async-scheduling (batching.Config.AsyncScheduling). Off by
 	// default, though vLLM turns it on from v0.14: see docs/fidelity.md's
 	// section on it.
-	AsyncScheduling      bool    `yaml:"async_scheduling"`
-	BlockSize            int     `yaml:"block_size"`
-	GPUMemoryUtilization float64 `yaml:"gpu_memory_utilization"`
+	AsyncScheduling bool `yaml:"async_scheduling"`
+	// APIServer puts the frontend's one process (vLLM's API server) in
+	// front of the engine, as one CPU that takes requests in and streams
+	// tokens out in order (batching.APIServer). Zero: none, the frontend
+	// costs only request_overhead_ms and the profile's frontend time.
+	APIServer            batching.APIServer `yaml:"api_server"`
+	BlockSize            int                `yaml:"block_size"`
+	GPUMemoryUtilization float64            `yaml:"gpu_memory_utilization"`
 	// KVCacheMemory sets the KV pool per GPU in bytes ("8GiB" works),
 	// overriding GPUMemoryUtilization. 0: derived from memory.
 	KVCacheMemory Bytes `yaml:"kv_cache_memory"`

@@ -128,6 +128,7 @@ func (s *Scenario) engineTemplate() (batching.Config, error) {
 	c.EnableChunkedPrefill = v.EnableChunkedPrefill
 	c.EnablePrefixCaching = v.EnablePrefixCaching
 	c.AsyncScheduling = v.AsyncScheduling
+	c.APIServer = v.APIServer
 	c.BlockSize = v.BlockSize
 	c.KVBlocks = v.NumGPUBlocksOverride
 	c.RequestOverhead = v.RequestOverheadMS / 1000
@@ -256,6 +257,12 @@ var serverFieldOf = map[string]string{
 	"deployment.dp":              "server.data_parallel_size",
 	"deployment.ep":              "server.enable_expert_parallel",
 	"deployment.kv_cache_memory": "server.kv_cache_memory",
+
+	// The API server process (batching.APIServer).
+	"api_server.per_request_s":      "server.api_server.per_request_s",
+	"api_server.per_prompt_token_s": "server.api_server.per_prompt_token_s",
+	"api_server.per_output_token_s": "server.api_server.per_output_token_s",
+	"api_server":                    "server.api_server",
 
 	// KV offloading (batching.KVOffload).
 	"kv_offload":                       "server.kv_offloading_size",
