@@ -69,8 +69,9 @@ var nativePolicy = offloadPolicy{}
 //     (save_decode_cache false) (LMCache@000620e3 lmcache/v1/config.py);
 //   - a request's new whole prompt chunks are stored after the forward
 //     pass of each step that computes them, and the step waits for the
-//     copy (wait_for_save; the GPU connector synchronizes its store
-//     stream after each chunk, lmcache/v1/gpu_connector.py from_gpu);
+//     copy (wait_for_save; the GPU connector's from_gpu synchronizes its
+//     store stream after each chunk: lmcache/v1/gpu_connector, read on
+//     LMCache's dev branch, no commit pinned);
 //   - when the CPU store is full and nothing more can be evicted, a
 //     store keeps the chunks allocated so far and drops the rest, which
 //     are never retried (LMCache@3bafe17f lmcache/v1/cache_engine.py,

@@ -332,7 +332,8 @@ func (e *engine) verifyWaiting(t *testing.T, held func(c int, q *seq) int) int {
 // TestOffloadInvariants: engines with offloading under pressure (a small
 // pool that preempts, a host smaller than the working set, a half-duplex
 // link, prefill-first scheduling, host blocks of 5 engine blocks, the
-// LMCache backend, three replicas behind the prefix-aware router) keep their block accounting at every step, serve every request,
+// LMCache backend, also under attention data parallelism with a host per
+// group, three replicas behind the prefix-aware router) keep their block accounting at every step, serve every request,
 // never beat a pool that never evicts, and give the same run twice.
 func TestOffloadInvariants(t *testing.T) {
 	t.Parallel()
@@ -378,6 +379,28 @@ func TestOffloadInvariants(t *testing.T) {
 			assert.LessOrEqual(t, stat(t, res, "prefix_cache_total_hit_rate"), stat(t, bound, "prefix_cache_hit_rate")+1e-12)
 		})
 	}
+	t.Run("lmcache data parallel", func(t *testing.T) {
+		m, err := cost.Model("gpt-oss-20b")
+		require.NoError(t, err)
+		g, err := cost.GPU("h100-sxm")
+		require.NoError(t, err)
+		c := Defaults(m, g)
+		c.Deployment.DP, c.Deployment.KVCacheMemory = 2, 256<<20
+		c.StepTime, c.MaxNumBatchedTokens = prefillTime, 2048
+		c.KVOffload = DefaultKVOffload(4)
+		c.KVOffload.Backend = OffloadBackendLMCache
+		var engines []*engine
+		res, err := sim.Run(sim.Config{Workload: w, Requests: 600, Seed: 5,
+			Server: checked{ServerConfig: c, t: t, engines: &engines, every: 1}})
+		require.NoError(t, err)
+		require.Equal(t, 600, res.Completed)
+		require.Len(t, engines, 2)
+		for _, e := range engines {
+			assert.Zero(t, e.usedBlocks)
+			assert.Positive(t, e.off.st.loads, "each group loads from its own host")
+		}
+		assert.Positive(t, stat(t, res, "kv_offload_sync_time"))
+	})
 	t.Run("cluster", func(t *testing.T) {
 		c := offloadModel(t, 300, DefaultKVOffload(4))
 		c.StepTime, c.MaxNumBatchedTokens = prefillTime, 2048
