@@ -161,6 +161,7 @@ func (dp *dataParallel) startStep() {
 		if e.sp != nil { // speculative decoding (spec.go): the proposer's time
 			e.specCost(b, &dp.costs[i])
 		}
+		dp.costs[i].Time += e.offloadStall() // KV offloading's synchronous transfers
 		t := dp.costs[i].Time
 		if !(t > 0) || math.IsInf(t, 1) {
 			e.record(b, &dp.costs[i]) // aborts the run

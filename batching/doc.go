@@ -127,8 +127,11 @@
 // host leaves the line until their load over PCIe ends (later requests may
 // go ahead), then returns to its head with those tokens computed. Loads
 // and stores queue per direction on a link of KVOffload.Bandwidth and
-// Latency (or in one queue, HalfDuplex). ExampleKVOffload shows a prefix
-// set the GPU cannot hold served from the host.
+// Latency (or in one queue, HalfDuplex). With KVOffload.Backend "lmcache"
+// the host is LMCache's CPU backend instead: 256-token chunks of prompt
+// only, stored and loaded synchronously inside the steps, which wait for
+// them. ExampleKVOffload shows a prefix set the GPU cannot hold served
+// from the host.
 //
 // # Routing
 //

@@ -472,6 +472,9 @@ func (e *engine) form() bool {
 	}
 	e.waiting.limited = false
 	e.waiting.see()
+	if ok && e.off != nil { // KV offloading: the step's write-through stores
+		e.off.formed(e)
+	}
 	if !ok {
 		e.busy = false
 		if (e.waiting.Len() > 0 && e.held == 0 && (e.off == nil || e.off.loading == 0)) || e.running > 0 {
@@ -521,6 +524,7 @@ func (e *engine) costStep() (float64, bool) {
 	if e.sp != nil { // speculative decoding (spec.go): the proposer's time
 		e.specCost(&b, &c)
 	}
+	c.Time += e.offloadStall() // KV offloading's synchronous transfers
 	if e.pipe != nil {
 		return e.pipe.through(e.env.Now(), &b, &c), e.record(&b, &c)
 	}
@@ -758,7 +762,7 @@ func (e *engine) finishStep() {
 		q := ch.q
 		q.computed += ch.tokens
 		if e.off != nil { // KV offloading: store on compute
-			e.off.storeUpto(e, q, q.computed)
+			e.off.computed(e, q)
 		}
 		if q.computed < q.target {
 			continue

@@ -19,17 +19,19 @@ import (
 // requests at 10 req/s that each start with one of 100 prompts of 8,192
 // tokens (vLLM's prefix_repetition dataset: 256 own tokens, 128 out), so
 // the prefixes (820k tokens) do not fit the pool; by host buffer size,
-// with a pool that never evicts (kv_blocks 10^6) as the bound.
+// with the native connector and with LMCache, and a pool that never
+// evicts (kv_blocks 10^6) as the bound.
 func offloadTable(t *testing.T) string {
 	model, err := cost.Model("qwen2.5-7b")
 	require.NoError(t, err)
 	gpu, err := cost.GPU("h100-sxm")
 	require.NoError(t, err)
-	run := func(size float64, never bool) *sim.Result {
+	run := func(size float64, backend string, never bool) *sim.Result {
 		c := batching.Defaults(model, gpu)
 		c.Deployment.KVCacheMemory = 8 << 30
 		if size > 0 {
 			c.KVOffload = batching.DefaultKVOffload(size)
+			c.KVOffload.Backend = backend
 		}
 		if never {
 			c.KVBlocks = 1_000_000
@@ -55,13 +57,15 @@ func offloadTable(t *testing.T) string {
 			1e3*res.TTFT().Mean(), 1e3*res.TTFT().Percentile(99),
 			get(res, "kv_offload_loaded_bytes")/1e9, get(res, "kv_offload_stored_bytes")/1e9, 1e3*get(res, "mean_kv_offload_load_wait"))
 	}
-	off := run(0, false)
+	off := run(0, "", false)
 	row("off", off, get(off, "prefix_cache_hit_rate"))
-	for _, size := range []float64{8, 32, 128} {
-		res := run(size, false)
-		row(fmt.Sprint(size), res, get(res, "prefix_cache_total_hit_rate"))
+	for _, backend := range []string{batching.OffloadBackendNative, batching.OffloadBackendLMCache} {
+		for _, size := range []float64{8, 32, 128} {
+			res := run(size, backend, false)
+			row(fmt.Sprintf("%v, %s", size, backend), res, get(res, "prefix_cache_total_hit_rate"))
+		}
 	}
-	never := run(0, true)
+	never := run(0, "", true)
 	row("off, a pool that never evicts", never, get(never, "prefix_cache_hit_rate"))
 	return b.String()
 }

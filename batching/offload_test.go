@@ -114,6 +114,15 @@ func TestOffloadSecondRequestLoads(t *testing.T) {
 	}
 }
 
+// meanTTFT is the run's mean time to first token, seconds.
+func meanTTFT(res *sim.Result) float64 {
+	var s float64
+	for _, r := range res.Requests {
+		s += r.TTFT()
+	}
+	return s / float64(len(res.Requests))
+}
+
 // withoutOffloadStats returns the run's counters but those offloading
 // adds.
 func withoutOffloadStats(res *sim.Result) map[string]float64 {
@@ -165,7 +174,7 @@ func TestOffloadValidate(t *testing.T) {
 		field string
 	}{
 		{"negative size", func(c *Config) { c.KVOffload.Size = -1 }, "kv_offload.kv_offloading_size"},
-		{"lmcache", func(c *Config) { c.KVOffload.Backend = "lmcache" }, "kv_offload.kv_offloading_backend"},
+		{"unknown backend", func(c *Config) { c.KVOffload.Backend = "lmcache-mp" }, "kv_offload.kv_offloading_backend"},
 		{"zero bandwidth", func(c *Config) { c.KVOffload.Bandwidth = 0 }, "kv_offload.pcie_bandwidth"},
 		{"negative latency", func(c *Config) { c.KVOffload.Latency = -1e-6 }, "kv_offload.pcie_latency"},
 		{"host block not whole engine blocks", func(c *Config) { c.KVOffload.BlockSize = 24 }, "kv_offload.block_size"},
@@ -252,13 +261,6 @@ func TestOffloadConversationTrace(t *testing.T) {
 		c.StepTime, c.MaxNumBatchedTokens, c.MaxNumSeqs = prefillTime, 8192, 256
 		return c
 	}
-	meanTTFT := func(res *sim.Result) float64 {
-		var s float64
-		for _, r := range res.Requests {
-			s += r.TTFT()
-		}
-		return s / float64(len(res.Requests))
-	}
 
 	never := engine(8000, nil)
 	never.KVBlocks = 1_000_000 // 16M tokens: more than the 400 requests hold
@@ -329,8 +331,9 @@ func (e *engine) verifyWaiting(t *testing.T, held func(c int, q *seq) int) int {
 
 // TestOffloadInvariants: engines with offloading under pressure (a small
 // pool that preempts, a host smaller than the working set, a half-duplex
-// link, prefill-first scheduling, host blocks of 5 engine blocks, three
-// replicas behind the prefix-aware router) keep their block accounting at every step, serve every request,
+// link, prefill-first scheduling, host blocks of 5 engine blocks, the
+// LMCache backend, also under attention data parallelism with a host per
+// group, three replicas behind the prefix-aware router) keep their block accounting at every step, serve every request,
 // never beat a pool that never evicts, and give the same run twice.
 func TestOffloadInvariants(t *testing.T) {
 	t.Parallel()
@@ -345,6 +348,11 @@ func TestOffloadInvariants(t *testing.T) {
 		{"half duplex", func(c *Config) { c.KVOffload.HalfDuplex = true; c.KVOffload.Bandwidth = 2e9 }},
 		{"prefill first", func(c *Config) { c.EnableChunkedPrefill = false; c.MaxNumBatchedTokens = 4096 }},
 		{"host blocks of 80", func(c *Config) { c.KVOffload.BlockSize = 80 }},
+		{"lmcache", func(c *Config) { c.KVOffload.Backend = OffloadBackendLMCache }},
+		{"lmcache small host", func(c *Config) { c.KVOffload.Backend, c.KVOffload.Size = OffloadBackendLMCache, 0.25 }},
+		{"lmcache prefill first", func(c *Config) {
+			c.KVOffload.Backend, c.EnableChunkedPrefill, c.MaxNumBatchedTokens = OffloadBackendLMCache, false, 4096
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -371,6 +379,28 @@ func TestOffloadInvariants(t *testing.T) {
 			assert.LessOrEqual(t, stat(t, res, "prefix_cache_total_hit_rate"), stat(t, bound, "prefix_cache_hit_rate")+1e-12)
 		})
 	}
+	t.Run("lmcache data parallel", func(t *testing.T) {
+		m, err := cost.Model("gpt-oss-20b")
+		require.NoError(t, err)
+		g, err := cost.GPU("h100-sxm")
+		require.NoError(t, err)
+		c := Defaults(m, g)
+		c.Deployment.DP, c.Deployment.KVCacheMemory = 2, 256<<20
+		c.StepTime, c.MaxNumBatchedTokens = prefillTime, 2048
+		c.KVOffload = DefaultKVOffload(4)
+		c.KVOffload.Backend = OffloadBackendLMCache
+		var engines []*engine
+		res, err := sim.Run(sim.Config{Workload: w, Requests: 600, Seed: 5,
+			Server: checked{ServerConfig: c, t: t, engines: &engines, every: 1}})
+		require.NoError(t, err)
+		require.Equal(t, 600, res.Completed)
+		require.Len(t, engines, 2)
+		for _, e := range engines {
+			assert.Zero(t, e.usedBlocks)
+			assert.Positive(t, e.off.st.loads, "each group loads from its own host")
+		}
+		assert.Positive(t, stat(t, res, "kv_offload_sync_time"))
+	})
 	t.Run("cluster", func(t *testing.T) {
 		c := offloadModel(t, 300, DefaultKVOffload(4))
 		c.StepTime, c.MaxNumBatchedTokens = prefillTime, 2048

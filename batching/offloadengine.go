@@ -32,6 +32,10 @@ type offloader struct {
 	// ones drain.
 	reserved int
 
+	// stall is the seconds of synchronous transfers (sync policies) of
+	// the step being formed, which its duration adds (takeStall).
+	stall float64
+
 	hashes []uint64 // scratch
 	ids    []int32  // scratch
 
@@ -56,6 +60,7 @@ type offloadStats struct {
 	storedBlocks, skips   int64 // blocks copied to the host; stores skipped for want of room
 	loadedBlocks, loads   int64
 	loadWait, maxLoadWait float64 // Σ and max of the time requests waited for their loads
+	syncTime              float64 // Σ seconds steps waited for synchronous transfers (sync policies)
 }
 
 func newOffloader(e *engine) *offloader {
@@ -94,6 +99,8 @@ func (e *engine) nextWaiting() (q *seq, hit, evictable int, ok bool) {
 		switch e.off.plan(e, q, hit, evictable) {
 		case planAdmit:
 			return q, hit, evictable, true
+		case planLoaded:
+			return q, q.warm, 0, true
 		case planFull:
 			return nil, 0, 0, false
 		}
@@ -108,12 +115,15 @@ const (
 	planLoading                    // load started; q left the line
 	planDefer                      // q set aside until the next step
 	planFull                       // no GPU room for the load
+	planLoaded                     // loaded synchronously (sync policies): admit q with its warm blocks
 )
 
 // plan looks for q's host blocks from the one its GPU hit ends in (in a
 // row, up to target−1 tokens in whole host blocks) and starts the load of
 // the engine blocks they hold past the hit, when that is a host block's
-// worth at least (vLLM's get_num_new_matched_tokens).
+// worth at least (vLLM's get_num_new_matched_tokens). With a fromStart
+// policy the host must hold the blocks the GPU hit covers too; with a
+// sync one the load is done at once, in the step being formed (loadNow).
 func (o *offloader) plan(e *engine, q *seq, hit, evictable int) planOutcome {
 	bs, f := e.cfg.BlockSize, o.cfg.factor
 	o.hashes = o.hashes[:0]
@@ -123,8 +133,10 @@ func (o *offloader) plan(e *engine, q *seq, hit, evictable int) planOutcome {
 	touched := len(o.hashes)
 	o.ids = o.ids[:0]
 	deferred := false
-	start := hit / f * f          // the host block the hit ends in, in engine blocks
-	if q.shared >= (start+f)*bs { // a host hit lies within the content
+	start := hit / f * f // the host block the hit ends in, in engine blocks
+	// A host hit lies within the content (and, fromStart, extends the
+	// host's blocks under the GPU hit).
+	if q.shared >= (start+f)*bs && (!o.cfg.pol.fromStart || o.holds(o.hashes)) {
 		cur, h, b := e.hitCur, e.hitHash, hit
 		for most := e.fullBlocks(q.target - 1); start+(len(o.ids)+1)*f <= most; {
 			for end := start + (len(o.ids)+1)*f; b < end; b++ {
@@ -157,12 +169,12 @@ func (o *offloader) plan(e *engine, q *seq, hit, evictable int) planOutcome {
 		}
 		return planFull
 	}
+	if o.cfg.pol.sync {
+		o.loadNow(e, q, hit, n)
+		return planLoaded
+	}
 	e.waiting.Pop()
-	e.takeHits(q, hit)
-	e.allocBlocks(n)
-	q.warm = hit + n
-	o.reserved += e.blocks(q.target) - q.warm
-	q.stored = max(q.stored, q.warm) // vLLM stores from after the loaded blocks
+	o.warm(e, q, hit, n)
 	x := loadXfer{q: q, ids: append([]int32(nil), o.ids...), hashes: append([]uint64(nil), o.hashes[touched:]...), since: e.env.Now()}
 	for i, id := range x.ids {
 		o.store.ents[id].ref++
@@ -170,15 +182,95 @@ func (o *offloader) plan(e *engine, q *seq, hit, evictable int) planOutcome {
 	}
 	o.loads.Push(x)
 	o.loading++
-	if q.preempted { // counted apart, as the GPU cache's lookups are
-		o.st.preemptedHits += int64(n * bs)
+	e.env.Schedule(o.transfer(e.env.Now(), n, true), event.Normal, o.onLoaded, 0)
+	return planLoading
+}
+
+// holds reports whether the host holds every one of hashes, ready.
+func (o *offloader) holds(hashes []uint64) bool {
+	for _, h := range hashes {
+		if o.store.ready(h) == none {
+			return false
+		}
+	}
+	return true
+}
+
+// warm makes q, still waiting, hold its hit blocks and n newly allocated
+// ones for the blocks loaded from the host, and counts the load.
+func (o *offloader) warm(e *engine, q *seq, hit, n int) {
+	e.takeHits(q, hit)
+	e.allocBlocks(n)
+	q.warm = hit + n
+	o.reserved += e.blocks(q.target) - q.warm
+	q.stored = max(q.stored, q.warm)                       // stores start after the loaded blocks
+	if tokens := int64(n * e.cfg.BlockSize); q.preempted { // counted apart, as the GPU cache's lookups are
+		o.st.preemptedHits += tokens
 	} else {
-		o.st.hits += int64(n * bs)
+		o.st.hits += tokens
 	}
 	o.st.loads++
 	o.st.loadedBlocks += int64(n)
-	e.env.Schedule(o.transfer(e.env.Now(), n, true), event.Normal, o.onLoaded, 0)
-	return planLoading
+}
+
+// loadNow loads q's n host blocks past its hit synchronously (sync
+// policies): the blocks join the GPU prefix cache at once, q stays at the
+// head of the line to be admitted with them, and the step being formed
+// lasts the load longer.
+func (o *offloader) loadNow(e *engine, q *seq, hit, n int) {
+	o.warm(e, q, hit, n)
+	e.cacheFull(q, q.warm*e.cfg.BlockSize, false)
+	d := o.cfg.Duration(n, o.cfg.blockBytes)
+	o.stall += d
+	o.st.loadWait += d
+	o.st.maxLoadWait = max(o.st.maxLoadWait, d)
+}
+
+// takeStall returns the seconds the step just formed waits for its
+// synchronous transfers, and starts the next step's count.
+func (o *offloader) takeStall() float64 {
+	d := o.stall
+	o.stall = 0
+	o.st.syncTime += d
+	return d
+}
+
+// offloadStall is the seconds the step just formed lasts longer for KV
+// offloading's synchronous transfers (takeStall); 0 without offloading.
+func (e *engine) offloadStall() float64 {
+	if e.off == nil {
+		return 0
+	}
+	return e.off.takeStall()
+}
+
+// formed is told that a step was formed. A promptOnly policy stores the
+// whole prompt blocks each of its prefill chunks completes (write-through;
+// with sync, after the forward pass, within the step).
+func (o *offloader) formed(e *engine) {
+	if !o.cfg.pol.promptOnly {
+		return
+	}
+	for _, ch := range e.chunks {
+		o.storeUpto(e, ch.q, min(ch.q.computed+ch.tokens, ch.q.req.Input))
+	}
+}
+
+// computed is told that a step computed q's tokens up to q.computed: the
+// native connector stores what it computed (store on compute).
+func (o *offloader) computed(e *engine, q *seq) {
+	if !o.cfg.pol.promptOnly {
+		o.storeUpto(e, q, q.computed)
+	}
+}
+
+// freeing is told that q frees its blocks, computed tokens' worth: the
+// native connector stores the blocks decoding filled since its last
+// store (decoders are tracked in aggregate).
+func (o *offloader) freeing(e *engine, q *seq, computed int) {
+	if !o.cfg.pol.promptOnly {
+		o.storeUpto(e, q, computed)
+	}
 }
 
 // stuck reports whether the line can move only past its head: nothing
@@ -254,7 +346,10 @@ func (o *offloader) restore(e *engine) {
 // storeUpto copies q's whole host blocks among its first upto tokens that
 // are not yet stored to the host (store on compute): blocks within its
 // content by their hash, the rest as an anonymous run. When the host has
-// no room the store is skipped and tried again at q's next call.
+// no room the store is skipped and tried again at q's next call; with a
+// truncate policy it keeps the leading blocks there is room for and never
+// tries the rest. A sync policy's store is part of the step being formed
+// (stall); the others' queue on the link.
 func (o *offloader) storeUpto(e *engine, q *seq, upto int) {
 	f := o.cfg.factor
 	full := e.fullBlocks(upto) / f * f // engine blocks of whole host blocks
@@ -273,19 +368,45 @@ func (o *offloader) storeUpto(e *engine, q *seq, upto int) {
 			o.hashes = append(o.hashes, h)
 		}
 	}
-	ids, ok := o.store.prepare(o.hashes, anon, nil)
-	if !ok {
+	ids, k := o.prepare(o.hashes, anon)
+	if k < 0 {
 		o.st.skips++
 		return
 	}
 	q.stored = full
-	if len(ids) == 0 {
+	if k == 0 {
 		return
 	}
-	n := (len(o.hashes) + anon) * f
+	n := k * f
 	o.st.storedBlocks += int64(n)
+	if o.cfg.pol.sync {
+		for _, id := range ids {
+			o.store.ents[id].ready = true
+		}
+		o.stall += o.cfg.Duration(n, o.cfg.blockBytes)
+		return
+	}
 	o.stores.Push(storeXfer{ids: ids})
 	e.env.Schedule(o.transfer(e.env.Now(), n, false), event.Normal, o.onStored, 0)
+}
+
+// prepare makes the host entries of a store of hashes and anon anonymous
+// blocks and returns them with the host blocks they hold: all, or −1 (a
+// skip) when there is no room for all; with a truncate policy the leading
+// ones there is room for, a store cut short counting as a skip.
+func (o *offloader) prepare(hashes []uint64, anon int) ([]int32, int) {
+	if !o.cfg.pol.truncate {
+		ids, ok := o.store.prepare(hashes, anon, nil)
+		if !ok {
+			return nil, -1
+		}
+		return ids, len(hashes) + anon
+	}
+	ids, k := o.store.prepareLeading(hashes, anon, nil)
+	if k < len(hashes)+anon {
+		o.st.skips++
+	}
+	return ids, k
 }
 
 // stored ends the oldest store: its blocks become findable.
@@ -299,13 +420,14 @@ func (o *offloader) stored() {
 // blocks and bytes (over all TP ranks) copied each way, the loads and the
 // prompt tokens they brought (kv_offload_hits, with hit rate over the
 // prefix-cache queries, and the total hit rate of both tiers; resumed
-// preempted requests apart, kv_offload_preempted_hits), and the time
-// requests waited for their loads.
+// preempted requests apart, kv_offload_preempted_hits), the time
+// requests waited for their loads, and with a sync policy
+// kv_offload_sync_time, the seconds steps waited for their transfers.
 func (o *offloader) stats(e *engine) []metrics.Stat {
 	s := &o.st
 	q := float64(e.stats.queries)
 	rankBytes := o.cfg.blockBytes * float64(max(e.cfg.Deployment.TP, 1))
-	return []metrics.Stat{
+	out := []metrics.Stat{
 		{Name: "kv_offload_blocks", Value: float64(o.store.capacity * o.cfg.factor)},
 		{Name: "kv_offload_stored_blocks", Value: float64(s.storedBlocks)},
 		{Name: "kv_offload_stored_bytes", Value: float64(s.storedBlocks) * rankBytes},
@@ -321,4 +443,8 @@ func (o *offloader) stats(e *engine) []metrics.Stat {
 		metrics.RatioStat("mean_kv_offload_load_wait", s.loadWait, float64(s.loads)),
 		{Name: "max_kv_offload_load_wait", Merge: metrics.Max, Value: s.maxLoadWait},
 	}
+	if o.cfg.pol.sync {
+		out = append(out, metrics.Stat{Name: "kv_offload_sync_time", Value: s.syncTime})
+	}
+	return out
 }

@@ -13,7 +13,9 @@ package batching
 //     after its tail) and a store appends its blocks as the most recent.
 //   - A store evicts, from the least recent, ready blocks that no load is
 //     reading (ref 0), as many as it lacks room for; when not enough can
-//     be evicted it stores nothing (prepare_store returns None).
+//     be evicted it stores nothing (prepare_store returns None);
+//     prepareLeading instead stores the leading blocks there is room for
+//     (LMCache's store, lmcachePolicy).
 //
 // Blocks of a request's own tokens carry no hash: a store keeps them as
 // one anonymous run, which takes room, is evicted like any block (a run
@@ -177,4 +179,27 @@ func (s *offloadStore) evict(id int32, n int) int {
 	s.used -= freed
 	s.evicted += int64(freed)
 	return freed
+}
+
+// room returns how many of want blocks a prepare could add now: the free
+// blocks and those of evictable entries, at most want.
+func (s *offloadStore) room(want int) int {
+	n := s.capacity - s.used
+	for id := s.head; id != none && n < want; id = s.ents[id].next {
+		if s.evictable(id) {
+			n += s.size(id)
+		}
+	}
+	return max(min(n, want), 0)
+}
+
+// prepareLeading is prepare for as many of the blocks as there is room
+// for, hashes first, then the anonymous ones: the leading blocks of a
+// store that cannot take them all. It returns their entries, appended to
+// ids, and how many blocks it added.
+func (s *offloadStore) prepareLeading(hashes []uint64, anon int, ids []int32) ([]int32, int) {
+	k := s.room(len(hashes) + anon)
+	h := min(k, len(hashes))
+	ids, _ = s.prepare(hashes[:h], k-h, ids) // room for k: it cannot fail
+	return ids, k
 }

@@ -119,7 +119,7 @@ func (e *engine) cacheFull(q *seq, upto int, own bool) {
 // so its prompt's head is evicted last).
 func (e *engine) freeBlocks(q *seq, computed int, preempted bool) {
 	if e.off != nil { // KV offloading: what it computed since its last store
-		e.off.storeUpto(e, q, computed)
+		e.off.freeing(e, q, computed)
 	}
 	if e.cache == nil {
 		e.usedBlocks -= e.blocks(computed)

@@ -30,7 +30,8 @@ func TestDayFlagsSpec(t *testing.T) {
 		{[]string{"--attainment", "1.5"}, 0, 0, "", "--attainment"},
 		{[]string{"--trough", "0"}, 0, 0, "", "--trough"},
 		{[]string{"--pcie-bandwidth", "2e10"}, 0, 0, "", "--pcie-bandwidth: 2e+10 needs kv_offloading_size"},
-		{[]string{"--kv-offloading-size", "8", "--kv-offloading-backend", "lmcache"}, 0, 0, "", `--kv-offloading-backend: "lmcache" is not modelled`},
+		{[]string{"--kv-offloading-size", "8", "--kv-offloading-backend", "mooncake"}, 0, 0, "", `--kv-offloading-backend: "mooncake" is not modelled`},
+		{[]string{"--kv-offloading-size", "8", "--kv-offloading-backend", "lmcache"}, 1, 0, "llama-3.1-8b on h100-sxm, policy running:24, 24 h at 4.00 req/s mean", ""},
 		{[]string{"--kv-offloading-size", "2e6"}, 0, 0, "", "--kv-offloading-size: 2e+06 must be a number of GiB in [0, 1048576]"},
 		{[]string{"--kv-offloading-size", "64", "--pcie-bandwidth", "25e9"}, 1, 0, "llama-3.1-8b on h100-sxm, policy running:24, 24 h at 4.00 req/s mean", ""},
 	}

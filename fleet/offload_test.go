@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -52,8 +53,8 @@ func offloadDayAt(t *testing.T, off *batching.KVOffload, replicas int, rate floa
 // TestDayKVOffload: on a day whose requests share prefixes and whose GPU
 // pool evicts them, a 512 GiB host buffer per replica raises the share of
 // prompt tokens served from cache and lowers the mean TTFT against the
-// same day without it; the summary shows the offload line, and only
-// then.
+// same day without it, with either backend; the summary shows the
+// offload line, and only then.
 func TestDayKVOffload(t *testing.T) {
 	t.Parallel()
 	without := offloadDay(t, nil)
@@ -71,6 +72,20 @@ func TestDayKVOffload(t *testing.T) {
 	}
 	if ttft1 > 0.95*ttft0 {
 		t.Errorf("mean TTFT with offload %.4f s, want at most 95%% of %.4f s without", ttft1, ttft0)
+	}
+	// LMCache's backend on the same day: its 256-token chunks of prompt
+	// serve the later turns too, its synchronous transfers show.
+	lmOff := batching.DefaultKVOffload(512)
+	lmOff.Backend = batching.OffloadBackendLMCache
+	lm := offloadDay(t, lmOff)
+	lmTotal, _ := lm.Total.Stat("prefix_cache_total_hit_rate")
+	sync, _ := lm.Total.Stat("kv_offload_sync_time")
+	t.Logf("lmcache: prefix hit rate %.2f%%, mean TTFT %.1f ms, %.1f s of steps waiting for transfers", 100*lmTotal, 1000*lm.Result.TTFT().Mean(), sync)
+	if lmTotal < gpu+0.10 || !(sync > 0) {
+		t.Errorf("lmcache: hit rate %.4f, want at least 10 points above %.4f; sync time %v s, want > 0", lmTotal, gpu, sync)
+	}
+	if line := lm.Total.OffloadSummary(); !strings.HasSuffix(line, fmt.Sprintf("; steps waited %.1f s for synchronous transfers", sync)) {
+		t.Errorf("lmcache's offload line %q does not end with its transfer time", line)
 	}
 	var b strings.Builder
 	if err := with.WriteHours(&b); err != nil {
@@ -98,14 +113,17 @@ func TestDayKVOffloadErrors(t *testing.T) {
 	bw := batching.DefaultKVOffload(8)
 	bw.Bandwidth = -1
 	be := batching.DefaultKVOffload(8)
-	be.Backend = "lmcache"
+	be.Backend = "mooncake"
+	hd := batching.DefaultKVOffload(8)
+	hd.Backend, hd.HalfDuplex = batching.OffloadBackendLMCache, true
 	for _, tc := range []struct {
 		off        *batching.KVOffload
 		field, msg string
 	}{
 		{batching.DefaultKVOffload(2e6), "kv-offloading-size", "kv-offloading-size: 2e+06 must be a number of GiB in [0, 1048576]"},
 		{bw, "pcie-bandwidth", "pcie-bandwidth: -1 must be a finite number of bytes/s > 0"},
-		{be, "kv-offloading-backend", `kv-offloading-backend: "lmcache" is not modelled`},
+		{be, "kv-offloading-backend", `kv-offloading-backend: "mooncake" is not modelled`},
+		{hd, "kv-offload.pcie_half_duplex", `kv-offload.pcie_half_duplex: true does not apply to kv_offloading_backend "lmcache"`},
 	} {
 		d := base
 		d.KVOffload = tc.off

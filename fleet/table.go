@@ -37,16 +37,21 @@ func (r *Report) WriteHours(w io.Writer) error {
 // share of prompt tokens the GPU prefix cache and the CPU tier served,
 // the bytes stored and loaded (per rank, over every replica), the loads
 // and their mean and longest wait, and the stores skipped for want of
-// host room; "" for a day without offloading.
+// host room (with LMCache, cut short), and with LMCache the seconds steps
+// waited for its synchronous transfers; "" for a day without offloading.
 func (b Bill) OffloadSummary() string {
 	v := func(name string) float64 { x, _ := b.Stat(name); return x }
 	if _, ok := b.Stat("kv_offload_hit_rate"); !ok {
 		return ""
 	}
-	return fmt.Sprintf("KV offload: prefix hits %.1f%% GPU + %.1f%% CPU = %.1f%% of prompt tokens; %.1f GB stored (%.0f skips), %.1f GB loaded in %.0f loads, mean wait %.1f ms (max %.1f ms)",
+	s := fmt.Sprintf("KV offload: prefix hits %.1f%% GPU + %.1f%% CPU = %.1f%% of prompt tokens; %.1f GB stored (%.0f skips), %.1f GB loaded in %.0f loads, mean wait %.1f ms (max %.1f ms)",
 		100*v("prefix_cache_hit_rate"), 100*v("kv_offload_hit_rate"), 100*v("prefix_cache_total_hit_rate"),
 		v("kv_offload_stored_bytes")/1e9, v("kv_offload_store_skips"), v("kv_offload_loaded_bytes")/1e9, v("kv_offload_loads"),
 		1000*v("mean_kv_offload_load_wait"), 1000*v("max_kv_offload_load_wait"))
+	if sync, ok := b.Stat("kv_offload_sync_time"); ok {
+		s += fmt.Sprintf("; steps waited %.1f s for synchronous transfers", sync)
+	}
+	return s
 }
 
 func ms(s float64) string {

@@ -70,6 +70,9 @@ func ServeCommand(model string, e Engine, replicas int) string {
 	case d.GPUMemoryUtilization > 0 && d.GPUMemoryUtilization != batching.VLLMCurrent.GPUMemoryUtilization(): // vllm serve's own default goes unsaid
 		args = append(args, "--gpu-memory-utilization", strconv.FormatFloat(d.GPUMemoryUtilization, 'g', -1, 64))
 	}
+	if c.KVOffload != nil {
+		args = append(args, OffloadArgs(c.KVOffload)...)
+	}
 	if m, ok := d.Comm.(topology.MultiNode); ok && d.TP > m.GPUsPerNode {
 		// vLLM runs TP across nodes on a Ray cluster, launched on its head
 		// node with the total GPUs as --tensor-parallel-size
@@ -82,6 +85,18 @@ func ServeCommand(model string, e Engine, replicas int) string {
 		args = append(args, "# one of "+strconv.Itoa(replicas)+" such processes behind a router")
 	}
 	return strings.Join(args, " ")
+}
+
+// OffloadArgs returns the `vllm serve` flags of KV offloading o:
+// --kv-offloading-size GiB, and --kv-offloading-backend unless it is
+// vLLM's default, native (the link's bandwidth and latency are
+// servesim's, not vLLM's).
+func OffloadArgs(o *batching.KVOffload) []string {
+	args := []string{"--kv-offloading-size", strconv.FormatFloat(o.Size, 'g', -1, 64)}
+	if o.Backend != "" && o.Backend != batching.OffloadBackendNative {
+		args = append(args, "--kv-offloading-backend", o.Backend)
+	}
+	return args
 }
 
 // BenchCommand returns the `vllm bench serve` command line that checks a

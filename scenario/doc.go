@@ -90,7 +90,7 @@
 //	  kv_cache_memory: 0        # bytes per GPU ("8GiB" works); overrides gpu_memory_utilization
 //	  num_gpu_blocks_override: 0 # KV blocks per replica (0: from memory)
 //	  kv_offloading_size: 0     # vllm serve --kv-offloading-size: GiB of CPU memory for offloaded KV blocks (0: off; docs/kv-offload.md)
-//	  kv_offloading_backend: "" # vllm serve --kv-offloading-backend: native ("" too)
+//	  kv_offloading_backend: "" # vllm serve --kv-offloading-backend: native ("" too) or lmcache
 //	  pcie_bandwidth: 0         # host-device copy bytes/s per GPU and direction (0: 50e9)
 //	  max_model_len: 0          # reject longer requests (0: the model's context length; no limit if unknown)
 //	  request_overhead_ms: 0    # fixed per-request latency added to TTFT and E2E

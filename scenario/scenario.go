@@ -289,11 +289,12 @@ type Server struct {
 	// acceptance_dataset); see docs/speculative.md.
 	SpeculativeConfig *specdecode.Config `yaml:"speculative_config"`
 	// KVOffloadingSize is vLLM's --kv-offloading-size: a CPU buffer of
-	// that many GiB (summed over the TP ranks) holding KV blocks offloaded
-	// by vLLM's native OffloadingConnector (batching.KVOffload,
-	// docs/kv-offload.md); 0 is off. KVOffloadingBackend is
-	// --kv-offloading-backend ("native"; "" too). PCIeBandwidth is the
-	// host-device copy bandwidth per GPU and direction, bytes/s (0:
+	// that many GiB (summed over the TP ranks) holding offloaded KV blocks
+	// (batching.KVOffload, docs/kv-offload.md); 0 is off.
+	// KVOffloadingBackend is --kv-offloading-backend: "native" (vLLM's
+	// OffloadingConnector; "" too) or "lmcache" (LMCacheConnectorV1).
+	// PCIeBandwidth is the host-device copy bandwidth per GPU and
+	// direction, bytes/s (0:
 	// batching.DefaultPCIeBandwidth, 50e9); each transfer also costs
 	// batching.DefaultPCIeLatency. A backend or bandwidth without a size
 	// is an error (vLLM ignores a backend without a size).

@@ -191,7 +191,7 @@ func TestParseErrors(t *testing.T) {
 		{"speculative unknown field", "workload: {arrival: {rate: 1}}\nserver:\n  speculative_config: {method: eagle3, num_speculative_tokens: 2, topk: 4}\n", "topk"},
 		{"speculative draft vocab", "workload: {arrival: {rate: 1}}\nserver:\n  speculative_config: {model: qwen2.5-7b, num_speculative_tokens: 2, acceptance_rate: 0.5}\n", `server.speculative_config: model "qwen2.5-7b" has vocab 152064`},
 		{"offload size", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_size: -4\n", "e.yaml:3: server.kv_offloading_size: -4 must be a number of GiB in [0, 1048576]"},
-		{"offload backend", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_size: 4\n  kv_offloading_backend: lmcache\n", `e.yaml:4: server.kv_offloading_backend: "lmcache" is not modelled`},
+		{"offload backend", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_size: 4\n  kv_offloading_backend: mooncake\n", `e.yaml:4: server.kv_offloading_backend: "mooncake" is not modelled`},
 		{"offload bandwidth", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_size: 4\n  pcie_bandwidth: -1\n", "e.yaml:4: server.pcie_bandwidth: -1 must be a finite number of bytes/s > 0"},
 		{"offload backend alone", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_backend: native\n", `e.yaml:3: server.kv_offloading_backend: "native" needs kv_offloading_size`},
 		{"offload bandwidth alone", "workload: {arrival: {rate: 1}}\nserver:\n  pcie_bandwidth: 2e10\n", "e.yaml:3: server.pcie_bandwidth: 2e+10 needs kv_offloading_size"},
@@ -414,6 +414,8 @@ func TestKVOffloadFields(t *testing.T) {
 		{"size", "  kv_offloading_size: 64\n", batching.DefaultKVOffload(64)},
 		{"bandwidth", "  kv_offloading_size: 8\n  kv_offloading_backend: native\n  pcie_bandwidth: 25e9\n",
 			&batching.KVOffload{Size: 8, Backend: "native", Bandwidth: 25e9, Latency: batching.DefaultPCIeLatency}},
+		{"lmcache", "  kv_offloading_size: 8\n  kv_offloading_backend: lmcache\n",
+			&batching.KVOffload{Size: 8, Backend: "lmcache", Bandwidth: batching.DefaultPCIeBandwidth, Latency: batching.DefaultPCIeLatency}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -47,7 +47,10 @@ With --policies "POLICY;POLICY;...", every deployment on the plan's
 frontier then runs under every policy on one day (by default the day
 whose busiest hour is --request-rate), and they are ranked by the day's
 dollars at --attainment, as 'servesim day --rank' ranks them; a bare
-"fixed" holds the plan's count all day (docs/day.md).
+"fixed" holds the plan's count all day (docs/day.md). With
+--kv-offloading-size (--kv-offloading-backend, --pcie-bandwidth) the
+plan's engines offload, and the day runs every deployment and policy
+with that offloading and without it.
 `
 
 // runPlan is `servesim plan`.
@@ -97,6 +100,11 @@ func runPlan(args []string, e *env) error {
 	day, err := dayFlags.Day(o.Given, p.Format, pl.Search.MaxReplicas, pl.Search.Seed)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
+	}
+	if day != nil {
+		// The engine's KV offloading (--kv-offloading-size and the rest,
+		// typed): the day runs every deployment with it and without.
+		day.KVOffload = pl.Engine.KVOffload
 	}
 
 	prog := progress.Start(e.stderr, e.tty && !o.Quiet, "planning", 0) // a spinner with the elapsed time
