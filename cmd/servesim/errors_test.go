@@ -8,6 +8,7 @@ import (
 // Bad input exits 2 with one "servesim: ..." line on stderr, nothing on
 // stdout and never a Go panic trace.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -75,6 +76,7 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each line is a process that stops at its first error
 			r := servesim(t, tt.args...)
 			if r.code != 2 {
 				t.Errorf("exit status %d, want 2", r.code)
