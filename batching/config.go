@@ -14,14 +14,14 @@ import (
 )
 
 // ErrInvalid is matched (errors.Is) by every configuration error of this
-// package, including the deployment's errors from the cost package, which
-// keep their own words. An error about one field is a *fielderr.Error
-// whose Field is the field's name in this package's schema (its yaml
-// tag: "max_num_seqs"; "deployment.tp" and the like for the deployment's,
-// "deployment" when the cost package's error names no one field):
+// package, including the deployment's errors from the cost package. An
+// error about one field is a *fielderr.Error whose Field is the field's
+// name in this package's schema (its yaml tag: "max_num_seqs";
+// "deployment.tp" and the like for the deployment's, "deployment" when
+// the cost package's error names no one field):
 //
 //	max_num_seqs: 0 must be >= 1
-//	deployment.tp: cost: model "qwen2.5-7b": tp 8 must divide heads 28
+//	deployment.tp: 8 must divide heads 28 of model "qwen2.5-7b"
 var ErrInvalid = errors.New("batching: invalid config")
 
 // configError is an ErrInvalid error whose message is err's.
@@ -62,14 +62,17 @@ var deploymentProbes = []struct {
 	{"deployment.kv_cache_memory", func(d *cost.Deployment) bool { was := d.KVCacheMemory; d.KVCacheMemory = 0; return was != 0 }},
 }
 
-// deploymentErr places the cost package's error about d at the field it
-// is about, found by asking the cost model again, field by field (never
-// by reading the message): the TP shape first; else the first field whose
-// reset to its default makes d valid and fit with blocks of blockSize;
-// else the deployment as a whole.
+// deploymentErr places the cost package's error about d under
+// "deployment". A rejected field (Validate's *fielderr.Error, each problem
+// of a join) keeps the cost package's name for it: "deployment.tp",
+// "deployment.model.layers". An error that names no field (the engine
+// does not fit its memory) goes to the first field whose reset to its
+// default makes d fit with blocks of blockSize, found by asking the cost
+// model again (never by reading the message); else to the deployment as a
+// whole.
 func deploymentErr(d cost.Deployment, blockSize int, err error) error {
-	if _, serr := d.Shape(); serr != nil {
-		return errmark.With(ErrInvalid, fielderr.Wrap("deployment.tp", serr))
+	if fielderr.Of(err) != nil {
+		return errmark.With(ErrInvalid, fielderr.In("deployment", err))
 	}
 	field := "deployment"
 	for _, p := range deploymentProbes {

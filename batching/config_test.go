@@ -159,9 +159,10 @@ func TestErrorsReadAsOneSentence(t *testing.T) {
 	require.ErrorIs(t, err, cost.ErrInvalidSpec)
 	assert.False(t, errors.Is(err, cost.ErrDoesNotFit))
 	assert.Equal(t, "deployment.tp", fielderr.Of(err).Field)
-	assert.Equal(t, `deployment.tp: cost: model "llama-3.1-70b": tp 3 must divide heads 64`+"\n"+
-		`cost: model "llama-3.1-70b": tp 3 must divide intermediate 28672`+"\n"+
-		`cost: model "llama-3.1-70b": tp 3 and kv_heads 8: one must divide the other`, err.Error(), "one line per problem")
+	assert.Equal(t, 3, fielderr.Of(err).Value)
+	assert.Equal(t, `deployment.tp: 3 must divide heads 64 of model "llama-3.1-70b"`+"\n"+
+		`deployment.tp: 3 must divide intermediate 28672 of model "llama-3.1-70b"`+"\n"+
+		`deployment.tp: 3 must divide, or be a multiple of, kv_heads 8 of model "llama-3.1-70b"`, err.Error(), "one line per problem")
 
 	c = llama70BTP4(t)
 	c.Deployment.TP = 1

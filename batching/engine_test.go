@@ -459,24 +459,24 @@ func TestBadConfig(t *testing.T) {
 		{"budget below seqs", func(c *Config) { c.MaxNumBatchedTokens = 100 }, "max_num_batched_tokens", "max_num_batched_tokens: 100 must be >= max_num_seqs 256"},
 		{"zero seqs", func(c *Config) { c.MaxNumSeqs = 0 }, "max_num_seqs", "max_num_seqs: 0 must be >= 1"},
 		{"block size 0", func(c *Config) { c.BlockSize = 0 }, "block_size", "block_size: 0"},
-		{"tp 0", func(c *Config) { c.Deployment.TP = 0 }, "deployment.tp", `deployment.tp: cost: model "qwen2.5-7b": tp 0 must be >= 1`},
+		{"tp 0", func(c *Config) { c.Deployment.TP = 0 }, "deployment.tp", `deployment.tp: 0 must be >= 1`},
 		{"tp 0 without a cost model", func(c *Config) {
 			c.Deployment.TP, c.KVBlocks, c.StepTime = 0, 1000, func(cost.Batch) float64 { return 1 }
 		}, "deployment.tp", "deployment.tp: 0 must be >= 1"},
-		{"tp not dividing heads", func(c *Config) { c.Deployment.TP = 8 }, "deployment.tp", `cost: model "qwen2.5-7b": tp 8 must divide heads 28`},
+		{"tp not dividing heads", func(c *Config) { c.Deployment.TP = 8 }, "deployment.tp", `deployment.tp: 8 must divide heads 28 of model "qwen2.5-7b"`},
 		{"kv memory too small", func(c *Config) { c.Deployment.KVCacheMemory = 1 << 20 }, "max_num_batched_tokens", "max_num_batched_tokens: 2048 exceeds the KV pool's 16 tokens (1 blocks of 16; kv_cache_memory 1.048576e+06 bytes, gpu_memory_utilization 0.9)"},
-		{"kv memory NaN", func(c *Config) { c.Deployment.KVCacheMemory = math.NaN() }, "deployment.kv_cache_memory", "cost: deployment kv_cache_memory NaN must be"},
+		{"kv memory NaN", func(c *Config) { c.Deployment.KVCacheMemory = math.NaN() }, "deployment.kv_cache_memory", "deployment.kv_cache_memory: NaN must be a finite number of bytes >= 0"},
 		{"memory utilization", func(c *Config) {
 			c.Deployment.KVCacheMemory = 0
 			c.Deployment.GPUMemoryUtilization = 1.5
-		}, "deployment", "cost: deployment gpu_memory_utilization 1.5 must be in (0, 1]"},
+		}, "deployment.gpu_memory_utilization", "deployment.gpu_memory_utilization: 1.5 must be in (0, 1]"},
 		{"weights do not fit", func(c *Config) {
 			c.Deployment.KVCacheMemory = 0
 			c.Deployment.GPUMemoryUtilization = 0.5
 		}, "deployment", "cost: qwen2.5-7b on 1×rtx4090 does not fit: weights"},
 		{"overhead", func(c *Config) { c.RequestOverhead = -1 }, "request_overhead", "request_overhead: -1"},
 		{"max model len", func(c *Config) { c.MaxModelLen = 1 << 20 }, "max_model_len", "max_model_len: 1048576 exceeds the KV pool's 120016 tokens"},
-		{"model invalid", func(c *Config) { c.Deployment.Model.Layers = 0 }, "deployment", `cost: model "qwen2.5-7b": layers 0 must be >= 1`},
+		{"model invalid", func(c *Config) { c.Deployment.Model.Layers = 0 }, "deployment.model.layers", `deployment.model.layers: 0 must be >= 1`},
 		{"no chunking, short budget", func(c *Config) { c.EnableChunkedPrefill = false; c.MaxModelLen = 4096 }, "max_num_batched_tokens", "max_num_batched_tokens: 2048 must be >= max_model_len 4096"},
 		{"max model len is the context", func(c *Config) { c.MaxModelLen = c.Deployment.Model.MaxContext }, "max_model_len",
 			"max_model_len: 131072 (qwen2.5-7b's context length, vLLM's default) exceeds the KV pool's 120016 tokens: one request that long would not fit, and vLLM refuses to start; lower it to <= 120016"},

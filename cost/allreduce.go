@@ -59,18 +59,20 @@ func (a AlphaBeta) coefficients(ranks int) (alpha, perByte float64) {
 }
 
 // validate checks that α ≥ 0, B > 0 (both finite) and Ranks ≥ 0.
-func (a AlphaBeta) validate() error { return problems(a.problems()) }
+func (a AlphaBeta) validate() error { return errors.Join(a.problems("all_reduce")...) }
 
-func (a AlphaBeta) problems() []string {
-	var out []string
+// problems lists what is wrong with a, each field named under prefix
+// (the entry's place in its table, "all_reduce[0]").
+func (a AlphaBeta) problems(prefix string) []error {
+	var out []error
 	if a.Ranks < 0 {
-		out = append(out, fmt.Sprintf("all_reduce ranks %d must be >= 0 (0 = any)", a.Ranks))
+		out = append(out, invalidField(prefix+".ranks", a.Ranks, "must be >= 0 (0 = any)"))
 	}
 	if !nonNegativeFinite(a.Alpha) {
-		out = append(out, fmt.Sprintf("all_reduce (ranks %d) alpha_s %v must be a finite number >= 0", a.Ranks, a.Alpha))
+		out = append(out, invalidField(prefix+".alpha_s", a.Alpha, "must be a finite number >= 0"))
 	}
 	if !positiveFinite(a.BusBandwidth) {
-		out = append(out, fmt.Sprintf("all_reduce (ranks %d) bus_bandwidth_bytes_per_s %v must be a finite number > 0", a.Ranks, a.BusBandwidth))
+		out = append(out, invalidField(prefix+".bus_bandwidth_bytes_per_s", a.BusBandwidth, "must be a finite number > 0"))
 	}
 	return out
 }
@@ -123,28 +125,21 @@ func (t AlphaBetaTable) Time(bytes float64, ranks int) float64 {
 	return ab.Time(bytes, ranks)
 }
 
-// Validate checks every entry and that no rank count appears twice.
-func (t AlphaBetaTable) Validate() error { return problems(t.problems()) }
+// Validate checks every entry and that no rank count appears twice; each
+// problem is an ErrInvalidSpec *fielderr.Error at the entry's place in a
+// GPU file ("all_reduce[1].alpha_s"), joined in table order.
+func (t AlphaBetaTable) Validate() error { return errors.Join(t.problems()...) }
 
-func (t AlphaBetaTable) problems() []string {
-	var out []string
+func (t AlphaBetaTable) problems() []error {
+	var out []error
 	seen := make(map[int]bool, len(t))
-	for _, e := range t {
-		out = append(out, e.problems()...)
+	for i, e := range t {
+		at := fmt.Sprintf("all_reduce[%d]", i)
+		out = append(out, e.problems(at)...)
 		if seen[e.Ranks] {
-			out = append(out, fmt.Sprintf("all_reduce ranks %d listed twice", e.Ranks))
+			out = append(out, invalidField(at+".ranks", e.Ranks, "is listed twice"))
 		}
 		seen[e.Ranks] = true
 	}
 	return out
-}
-
-// problems turns messages into one error joining one ErrInvalidSpec error
-// per message; nil when there are none.
-func problems(msgs []string) error {
-	errs := make([]error, len(msgs))
-	for i, m := range msgs {
-		errs[i] = invalidf("%s", m)
-	}
-	return errors.Join(errs...)
 }

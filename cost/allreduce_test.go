@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/internal/nccl"
 	"github.com/servesim/servesim/internal/shareddata"
 	"github.com/stretchr/testify/assert"
@@ -80,9 +81,10 @@ func TestAlphaBetaValidate(t *testing.T) {
 	t.Parallel()
 	err := AlphaBeta{Ranks: -1, Alpha: math.NaN(), BusBandwidth: 0}.validate()
 	require.ErrorIs(t, err, ErrInvalidSpec)
-	for _, msg := range []string{"ranks -1", "alpha_s NaN", "bus_bandwidth_bytes_per_s 0"} {
-		assert.Contains(t, err.Error(), msg)
-	}
+	requireProblem(t, err, "all_reduce.ranks", -1, "must be >= 0")
+	requireProblem(t, err, "all_reduce.alpha_s", math.NaN(), "must be a finite number >= 0")
+	requireProblem(t, err, "all_reduce.bus_bandwidth_bytes_per_s", 0, "must be a finite number > 0")
+	assert.Equal(t, "all_reduce.ranks", fielderr.Of(err).Field, "errors.As finds the first field")
 	require.NoError(t, AlphaBeta{Alpha: 0, BusBandwidth: 1}.validate())
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/servesim/servesim/fielderr"
 )
 
 // AllToAll prices the MoE token exchange of an expert-parallel deployment
@@ -96,14 +98,17 @@ func (a *AllToAll) messageBytes(h float64) (dispatch, combine float64) {
 // validate checks GPUsPerNode ≥ 1 and every α ≥ 0 and β > 0, finite.
 func (a *AllToAll) validate() error {
 	if a.GPUsPerNode < 1 {
-		return invalidf("all_to_all %q gpus_per_node %d must be >= 1", a.Name, a.GPUsPerNode)
+		return invalidField("gpus_per_node", a.GPUsPerNode, "must be >= 1")
 	}
 	for _, l := range []struct {
 		name string
 		l    a2aLink
 	}{{"nvlink.dispatch", a.NVLink.Dispatch}, {"nvlink.combine", a.NVLink.Combine}, {"rdma.dispatch", a.RDMA.Dispatch}, {"rdma.combine", a.RDMA.Combine}} {
-		if !nonNegativeFinite(l.l.Alpha) || !positiveFinite(l.l.Bandwidth) {
-			return invalidf("all_to_all %q %s: alpha_s %v must be a finite number >= 0 and bandwidth_bytes_per_s %v a finite number > 0", a.Name, l.name, l.l.Alpha, l.l.Bandwidth)
+		if !nonNegativeFinite(l.l.Alpha) {
+			return invalidField(l.name+".alpha_s", l.l.Alpha, "must be a finite number >= 0")
+		}
+		if !positiveFinite(l.l.Bandwidth) {
+			return invalidField(l.name+".bandwidth_bytes_per_s", l.l.Bandwidth, "must be a finite number > 0")
 		}
 	}
 	return nil
@@ -118,9 +123,9 @@ func (d Deployment) validateAllToAll() error {
 		return nil
 	}
 	if ranks := max(d.TP, 1) * max(d.DP, 1); d.DP < 2 || d.EP != ranks {
-		return invalidf("all_to_all %q needs dp >= 2 and ep = tp×dp (vLLM's all2all kernels run under --data-parallel-size with --enable-expert-parallel); got tp %d, dp %d, ep %d", a.Name, d.TP, d.DP, d.EP)
+		return invalidField("all_to_all", a.Name, "needs dp >= 2 and ep = tp×dp (vLLM's all2all kernels run under --data-parallel-size with --enable-expert-parallel); got tp %d, dp %d, ep %d", d.TP, d.DP, d.EP)
 	}
-	return a.validate()
+	return fielderr.In("all_to_all", a.validate())
 }
 
 // The all-to-all catalog.

@@ -112,10 +112,10 @@ func TestAllToAllDeployment(t *testing.T) {
 		{Model: qwen30B(), GPU: g, TP: 8, EP: 8, AllToAll: a},
 		{Model: qwen30B(), GPU: g, TP: 1, DP: 4, EP: 2, AllToAll: a},
 	} {
-		assert.ErrorContains(t, d.Validate(), "needs dp >= 2 and ep = tp×dp")
+		requireProblem(t, d.Validate(), "all_to_all", "deepep-h800-cx7", "needs dp >= 2 and ep = tp×dp")
 	}
 	bad := *a
 	bad.RDMA.Combine.Bandwidth = 0
 	d := Deployment{Model: qwen30B(), GPU: g, TP: 1, DP: 8, EP: 8, AllToAll: &bad}
-	assert.ErrorContains(t, d.Validate(), `all_to_all "deepep-h800-cx7" rdma.combine: alpha_s 1.505e-05 must be a finite number >= 0 and bandwidth_bytes_per_s 0 a finite number > 0`)
+	requireProblem(t, d.Validate(), "all_to_all.rdma.combine.bandwidth_bytes_per_s", 0, "must be a finite number > 0")
 }

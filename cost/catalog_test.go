@@ -59,8 +59,8 @@ func TestCatalogAllReduceOnlyWhereSourced(t *testing.T) {
 	}
 	d := Deployment{Model: mustModel(t, "llama-3.1-8b"), GPU: mustGPU(t, "h100-pcie"), TP: 2}
 	err := d.Validate()
-	require.ErrorIs(t, err, ErrInvalidSpec)
-	assert.Contains(t, err.Error(), `gpu "h100-pcie" has no all_reduce parameters for tp 2`)
+	fe := requireProblem(t, err, "gpu.all_reduce", nil, `of gpu "h100-pcie" is empty, so tp 2 has no all-reduce to time`)
+	assert.Equal(t, "set gpu.all_reduce, or Deployment.Comm", fe.Fix)
 }
 
 func TestCatalogUnknownNameListsKnown(t *testing.T) {
@@ -113,27 +113,26 @@ func TestGPUValidateNamesField(t *testing.T) {
 	t.Parallel()
 	good := mustGPU(t, "h100-sxm")
 	tests := []struct {
-		name string
-		edit func(*GPUSpec)
-		msg  string
+		name  string
+		edit  func(*GPUSpec)
+		field string
+		value any
+		limit string
 	}{
-		{"zero memory", func(g *GPUSpec) { g.MemoryBytes = 0 }, "memory_bytes 0"},
-		{"negative bandwidth", func(g *GPUSpec) { g.BandwidthBytesPerS = -1 }, "bandwidth_bytes_per_s -1"},
-		{"no peak", func(g *GPUSpec) { g.PeakFLOPS = PeakFLOPS{} }, "at least one data type"},
-		{"negative fp8", func(g *GPUSpec) { g.PeakFLOPS.FP8 = -1 }, "peak_flops.fp8 -1"},
-		{"negative alpha", func(g *GPUSpec) { g.AllReduce[0].Alpha = -1e-6 }, "alpha_s -1e-06"},
-		{"zero bus bandwidth", func(g *GPUSpec) { g.AllReduce[1].BusBandwidth = 0 }, "(ranks 4) bus_bandwidth_bytes_per_s 0"},
-		{"duplicate ranks", func(g *GPUSpec) { g.AllReduce[1].Ranks = 2 }, "ranks 2 listed twice"},
+		{"zero memory", func(g *GPUSpec) { g.MemoryBytes = 0 }, "memory_bytes", 0, "must be a finite number > 0"},
+		{"negative bandwidth", func(g *GPUSpec) { g.BandwidthBytesPerS = -1 }, "bandwidth_bytes_per_s", -1, "must be a finite number > 0"},
+		{"no peak", func(g *GPUSpec) { g.PeakFLOPS = PeakFLOPS{} }, "peak_flops", nil, "at least one data type"},
+		{"negative fp8", func(g *GPUSpec) { g.PeakFLOPS.FP8 = -1 }, "peak_flops.fp8", -1, "must be a finite number >= 0"},
+		{"negative alpha", func(g *GPUSpec) { g.AllReduce[0].Alpha = -1e-6 }, "all_reduce[0].alpha_s", -1e-6, "must be a finite number >= 0"},
+		{"zero bus bandwidth", func(g *GPUSpec) { g.AllReduce[1].BusBandwidth = 0 }, "all_reduce[1].bus_bandwidth_bytes_per_s", 0, "must be a finite number > 0"},
+		{"duplicate ranks", func(g *GPUSpec) { g.AllReduce[1].Ranks = 2 }, "all_reduce[1].ranks", 2, "is listed twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := good
 			g.AllReduce = slices.Clone(good.AllReduce)
 			tt.edit(&g)
-			err := g.Validate()
-			require.ErrorIs(t, err, ErrInvalidSpec)
-			assert.Contains(t, err.Error(), tt.msg)
-			assert.Contains(t, err.Error(), `gpu "h100-sxm"`)
+			requireProblem(t, g.Validate(), tt.field, tt.value, tt.limit)
 		})
 	}
 }
@@ -190,7 +189,7 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown json key", "m.json", `{"hidden": 1, "hiden": 2}`, "hiden"},
 		{"unknown yaml key", "m.yaml", "hidden: 1\nlayerz: 2\n", "layerz"},
 		{"bad extension", "m.toml", "hidden = 1", `extension ".toml"`},
-		{"invalid values", "m.json", `{"name":"x","hidden":0}`, "hidden 0"},
+		{"invalid values", "m.json", `{"name":"x","hidden":0}`, "m.json: hidden: 0 must be >= 1"},
 		{"empty yaml", "m.yaml", "", "empty document"},
 		{"syntax", "m.json", `{"hidden":`, "m.json"},
 	}

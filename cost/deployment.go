@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/servesim/servesim/fielderr"
 )
 
 // DefaultRuntimeReserveBytes is the per-rank memory a Deployment sets aside
@@ -50,17 +52,18 @@ func DefaultEfficiency() Efficiency {
 }
 
 // validate checks that the fractions lie in [0, 1] (0 meaning 1) and the
-// overhead is finite and ≥ 0; NaN fails.
+// overhead is finite and ≥ 0; NaN fails. Fields are named by their keys
+// in an efficiency block ("flops").
 func (e Efficiency) validate() error {
 	var errs []error
 	if !(e.Bandwidth >= 0 && e.Bandwidth <= 1) {
-		errs = append(errs, invalidf("efficiency bandwidth %v must be in (0, 1] (0 = ideal)", e.Bandwidth))
+		errs = append(errs, invalidField("bandwidth", e.Bandwidth, "must be in (0, 1] (0 = ideal)"))
 	}
 	if !(e.FLOPs >= 0 && e.FLOPs <= 1) {
-		errs = append(errs, invalidf("efficiency flops %v must be in (0, 1] (0 = ideal)", e.FLOPs))
+		errs = append(errs, invalidField("flops", e.FLOPs, "must be in (0, 1] (0 = ideal)"))
 	}
 	if !nonNegativeFinite(e.StepOverhead) {
-		errs = append(errs, invalidf("efficiency step_overhead_s %v must be a finite number >= 0", e.StepOverhead))
+		errs = append(errs, invalidField("step_overhead_s", e.StepOverhead, "must be a finite number >= 0"))
 	}
 	return errors.Join(errs...)
 }
@@ -117,27 +120,29 @@ func (s Shape) String() string {
 // cannot be split evenly nor replicated evenly; vLLM refuses these).
 // p > kv_heads is allowed and reported through KVReplication. With MLA the
 // latent cache is one head replicated on every rank (KVReplication p).
-// Routed experts split by Deployment.EP, not here.
+// Routed experts split by Deployment.EP, not here. Each problem is an
+// ErrInvalidSpec *fielderr.Error at field "tp" (a deployment's key), whose
+// limit names the model.
 func (m ModelSpec) Shape(p int) (Shape, error) {
 	var errs []error
-	bad := func(format string, args ...any) {
-		errs = append(errs, invalidf("model %q: "+format, append([]any{m.Name}, args...)...))
+	bad := func(limit string, args ...any) {
+		errs = append(errs, invalidField("tp", p, limit+" of model %q", append(args, m.Name)...))
 	}
 	if p < 1 {
-		bad("tp %d must be >= 1", p)
+		errs = append(errs, invalidField("tp", p, "must be >= 1"))
 		return Shape{}, errors.Join(errs...)
 	}
 	if m.Heads > 0 && m.Heads%p != 0 {
-		bad("tp %d must divide heads %d", p, m.Heads)
+		bad("must divide heads %d", m.Heads)
 	}
 	if m.Intermediate > 0 && m.Intermediate%p != 0 && m.hasDenseMLP() {
-		bad("tp %d must divide intermediate %d", p, m.Intermediate)
+		bad("must divide intermediate %d", m.Intermediate)
 	}
 	if m.SharedIntermediate%p != 0 {
-		bad("tp %d must divide shared_intermediate %d", p, m.SharedIntermediate)
+		bad("must divide shared_intermediate %d", m.SharedIntermediate)
 	}
 	if !m.mla() && m.KVHeads > 0 && m.KVHeads%p != 0 && p%m.KVHeads != 0 {
-		bad("tp %d and kv_heads %d: one must divide the other", p, m.KVHeads)
+		bad("must divide, or be a multiple of, kv_heads %d", m.KVHeads)
 	}
 	if len(errs) > 0 {
 		return Shape{}, errors.Join(errs...)
@@ -253,47 +258,53 @@ const DefaultGPUMemoryUtilization = 0.9
 // knobs and the memory settings, and the shape checks that make the
 // deployment impossible (docs/cost-model.md#tp-shape): tp must divide
 // heads and the MLP intermediate size. Replicated KV heads (tp > kv_heads)
-// are allowed; see Shape. Every error matches ErrInvalidSpec.
+// are allowed; see Shape. Each problem is an ErrInvalidSpec
+// *fielderr.Error named by its key in a deployment file ("tp",
+// "model.layers", "gpu.memory_bytes", "efficiency.flops"), joined with
+// errors.Join in the order of the fields.
 func (d Deployment) Validate() error {
-	errs := []error{d.Model.Validate(), d.GPU.Validate(), d.Eff.validate()}
+	errs := []error{fielderr.In("model", d.Model.Validate()), fielderr.In("gpu", d.GPU.Validate()),
+		fielderr.In("efficiency", d.Eff.validate())}
 	if d.Profile != nil {
-		errs = append(errs, d.Profile.Validate())
+		errs = append(errs, fielderr.In("profile", d.Profile.Validate()))
 	}
 	if v, ok := d.Comm.(interface{ Validate() error }); ok {
-		errs = append(errs, v.Validate())
+		errs = append(errs, fielderr.In("comm", v.Validate()))
 	}
 	errs = append(errs, d.validateAllToAll())
 	if d.TP < 1 {
-		errs = append(errs, invalidf("deployment tp %d must be >= 1", d.TP))
+		errs = append(errs, invalidField("tp", d.TP, "must be >= 1"))
 	} else if _, err := d.Model.Shape(d.TP); err != nil {
 		errs = append(errs, err)
 	}
 	if !nonNegativeFinite(d.PeakFLOPS) {
-		errs = append(errs, invalidf("deployment peak_flops %v must be a finite number >= 0", d.PeakFLOPS))
+		errs = append(errs, invalidField("peak_flops", d.PeakFLOPS, "must be a finite number >= 0"))
 	} else if d.peakFLOPS() <= 0 {
-		errs = append(errs, invalidf("gpu %q has no peak_flops for %v-byte activations of model %q; set Deployment.PeakFLOPS",
-			d.GPU.Name, d.Model.ActBytes, d.Model.Name))
+		fe := invalidField("peak_flops", d.PeakFLOPS, "is unset and gpu %q has no peak for the %v-byte activations of model %q", d.GPU.Name, d.Model.ActBytes, d.Model.Name)
+		fe.Fix = "set peak_flops"
+		errs = append(errs, fe)
 	} else if d.Model.Experts > 0 && d.expertPeakFLOPS() <= 0 {
-		errs = append(errs, invalidf("gpu %q has no peak_flops for the %v experts of model %q; set Deployment.PeakFLOPS",
-			d.GPU.Name, d.Model.ExpertGEMM, d.Model.Name))
+		fe := invalidField("peak_flops", d.PeakFLOPS, "is unset and gpu %q has no peak for the %v experts of model %q", d.GPU.Name, d.Model.ExpertGEMM, d.Model.Name)
+		fe.Fix = "set peak_flops"
+		errs = append(errs, fe)
 	}
 	if d.TP > 1 && d.Comm == nil && len(d.GPU.AllReduce) == 0 {
-		errs = append(errs, invalidf("gpu %q has no all_reduce parameters for tp %d; set GPU.AllReduce or Deployment.Comm",
-			d.GPU.Name, d.TP))
+		fe := invalidField("gpu.all_reduce", nil, "of gpu %q is empty, so tp %d has no all-reduce to time", d.GPU.Name, d.TP)
+		fe.Fix = "set gpu.all_reduce, or Deployment.Comm"
+		errs = append(errs, fe)
 	}
 	errs = append(errs, d.validateMoE()...)
 	if !(d.GPUMemoryUtilization >= 0 && d.GPUMemoryUtilization <= 1) {
-		errs = append(errs, invalidf("deployment gpu_memory_utilization %v must be in (0, 1] (0 = %v)",
-			d.GPUMemoryUtilization, DefaultGPUMemoryUtilization))
+		errs = append(errs, invalidField("gpu_memory_utilization", d.GPUMemoryUtilization, "must be in (0, 1] (0 = %v)", DefaultGPUMemoryUtilization))
 	}
 	if !nonNegativeFinite(d.KVCacheMemory) {
-		errs = append(errs, invalidf("deployment kv_cache_memory %v must be a finite number of bytes >= 0", d.KVCacheMemory))
+		errs = append(errs, invalidField("kv_cache_memory", d.KVCacheMemory, "must be a finite number of bytes >= 0"))
 	}
 	if d.StateSeqs < 0 {
-		errs = append(errs, invalidf("deployment state_seqs %d must be >= 0 (0: %d, vLLM's default max_num_seqs)", d.StateSeqs, defaultStateSeqs))
+		errs = append(errs, invalidField("state_seqs", d.StateSeqs, "must be >= 0 (0: %d, vLLM's default max_num_seqs)", defaultStateSeqs))
 	}
 	if !nonNegativeFinite(d.RuntimeReserveBytes) {
-		errs = append(errs, invalidf("deployment runtime_reserve_bytes %v must be a finite number >= 0", d.RuntimeReserveBytes))
+		errs = append(errs, invalidField("runtime_reserve_bytes", d.RuntimeReserveBytes, "must be a finite number >= 0"))
 	}
 	return errors.Join(errs...)
 }
@@ -301,14 +312,25 @@ func (d Deployment) Validate() error {
 // validateMoE checks the data- and expert-parallel degrees.
 func (d Deployment) validateMoE() []error {
 	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, invalidf("deployment "+format, args...)) }
-	if d.DP < 0 || d.EP < 0 {
-		bad("dp %d and ep %d must be >= 0 (0: none)", d.DP, d.EP)
+	bad := func(field string, value any, limit string, args ...any) {
+		errs = append(errs, invalidField(field, value, limit, args...))
+	}
+	if d.DP < 0 {
+		bad("dp", d.DP, "must be >= 0 (0: none)")
+	}
+	if d.EP < 0 {
+		bad("ep", d.EP, "must be >= 0 (0: none)")
+	}
+	if len(errs) > 0 {
 		return errs
 	}
 	dp, ep, m := max(d.DP, 1), max(d.EP, 1), &d.Model
 	if (dp > 1 || ep > 1) && m.Experts == 0 {
-		bad("dp %d and ep %d need a mixture-of-experts model; model %q is dense (use replicas)", d.DP, d.EP, m.Name)
+		field, value := "dp", d.DP
+		if dp == 1 {
+			field, value = "ep", d.EP
+		}
+		bad(field, value, "needs a mixture-of-experts model, and model %q is dense; use replicas", m.Name)
 		return errs
 	}
 	if d.TP < 1 || m.Experts == 0 {
@@ -316,13 +338,19 @@ func (d Deployment) validateMoE() []error {
 	}
 	ranks := d.TP * dp
 	if ranks%ep != 0 || m.Experts%ep != 0 {
-		bad("ep %d must divide tp×dp %d and experts %d", ep, ranks, m.Experts)
+		bad("ep", ep, "must divide tp×dp %d and experts %d", ranks, m.Experts)
 	} else if m.ExpertIntermediate%(ranks/ep) != 0 {
-		bad("tp×dp/ep %d must divide expert_intermediate %d", ranks/ep, m.ExpertIntermediate)
+		field, value := "ep", ep // the experts split tp×dp/ep ways
+		if ep == 1 {
+			field, value = "dp", dp
+		}
+		bad(field, value, "gives tp×dp/ep %d, which must divide expert_intermediate %d", ranks/ep, m.ExpertIntermediate)
 	}
 	if dp > 1 && d.Comm == nil && d.AllToAll == nil {
 		if _, ok := d.GPU.AllReduce.Params(dp); !ok {
-			bad("dp %d: gpu %q has no all_reduce parameters for the MoE token exchange; set GPU.AllReduce or Deployment.Comm", dp, d.GPU.Name)
+			fe := invalidField("dp", dp, "needs gpu %q's all_reduce parameters for the MoE token exchange, and it has none", d.GPU.Name)
+			fe.Fix = "set gpu.all_reduce, or Deployment.Comm"
+			errs = append(errs, fe)
 		}
 	}
 	return errs
@@ -526,7 +554,7 @@ func (d Deployment) Memory(blockSize int) (Memory, error) {
 		return Memory{}, err
 	}
 	if blockSize < 1 {
-		return Memory{}, invalidf("block_size %d must be >= 1", blockSize)
+		return Memory{}, invalidField("block_size", blockSize, "must be >= 1")
 	}
 	m := Memory{
 		TP:              d.TP,

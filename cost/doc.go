@@ -78,9 +78,13 @@
 // # Errors and concurrency
 //
 // Every Validate, loader and constructor rejects bad input with an error
-// that reads as one sentence naming the field and its value,
-// `cost: model "x": layers 0 must be >= 1`, and matches ErrInvalidSpec under
-// errors.Is; nothing panics on user input. All values are immutable after construction and safe for
+// that matches ErrInvalidSpec under errors.Is and reads as one sentence
+// naming the field and its value; nothing panics on user input. A
+// Validate's error is a *fielderr.Error per problem, its Field the key in
+// the file the value came from and File that file (`m.yaml: layers: 0
+// must be >= 1`), joined with errors.Join so that errors.As finds the
+// first; the other errors (a file that does not parse, a deployment that
+// does not fit) start with "cost: ". All values are immutable after construction and safe for
 // concurrent use. Deployment.Step and StepModel.Step are O(1) and do not
 // allocate: call them once per simulated step.
 //

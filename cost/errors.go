@@ -3,16 +3,24 @@ package cost
 import (
 	"errors"
 	"fmt"
+
+	"github.com/servesim/servesim/fielderr"
 )
 
-// The errors of this package read as one sentence that starts with "cost: "
-// and names the offending field and its value, e.g.
+// A Validate rejects each problem with a *fielderr.Error whose Field is
+// the field's key in the file the value would come from (a model's
+// "kv_heads", a profile's "gemm.max", a deployment's "model.layers"),
+// whose File is that file when it came from one, and whose Class is
+// ErrInvalidSpec:
 //
-//	cost: model "x": kv_heads 3 must divide heads 32
+//	m.yaml: kv_heads: 3 must divide heads 32
 //
-// and each matches one of the sentinels below under errors.Is. A Validate
-// that finds several problems joins one such error per problem
-// (errors.Join), one line each.
+// A Validate that finds several problems joins one such error per problem
+// (errors.Join), one line each, in the order of the fields, so that
+// errors.As finds the first. The package's other errors (a file that does
+// not parse, a deployment that does not fit) read as one sentence that
+// starts with "cost: ". Every error matches one of the sentinels below
+// under errors.Is.
 var (
 	// ErrInvalidSpec is matched by every error that rejects a model, GPU,
 	// deployment, batch or measurement description.
@@ -72,14 +80,29 @@ func wrapf(kind, cause error, format string, args ...any) error {
 	return &costError{kind: kind, msg: fmt.Sprintf(format, args...), cause: cause}
 }
 
+// invalidField returns an ErrInvalidSpec *fielderr.Error rejecting
+// field's value; limit is formatted with args.
+func invalidField(field string, value any, limit string, args ...any) *fielderr.Error {
+	fe := fielderr.New(field, value, limit, args...)
+	fe.Class = ErrInvalidSpec
+	return fe
+}
+
 // within places context (a file name, a measurement's index) after the
 // "cost: " of every problem err holds, so that each still reads as one
-// sentence: "cost: m.yaml: model "x": hidden 0 must be >= 1". Errors from
-// outside the package are wrapped as "cost: context: err".
+// sentence: "cost: m.yaml: unknown field". A field error takes context
+// as its File: "m.yaml: hidden: 0 must be >= 1". Errors from outside the
+// package are wrapped as "cost: context: err".
 func within(context string, err error) error {
 	switch e := err.(type) {
 	case nil:
 		return nil
+	case *fielderr.Error:
+		c := *e
+		if c.File == "" {
+			c.File = context
+		}
+		return &c
 	case *costError:
 		c := *e
 		c.msg = context + ": " + c.msg

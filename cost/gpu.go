@@ -75,18 +75,19 @@ func firstPositive(vs ...float64) float64 {
 	return 0
 }
 
-// Validate reports every problem with g, each matching ErrInvalidSpec and
-// naming the field and its value, joined with errors.Join.
+// Validate reports every problem with g, each an ErrInvalidSpec
+// *fielderr.Error naming the field (its key in a GPU file), the value and
+// the limit, joined with errors.Join in the order of the fields.
 func (g GPUSpec) Validate() error {
 	var errs []error
-	bad := func(format string, args ...any) {
-		errs = append(errs, invalidf("gpu %q: "+format, append([]any{g.Name}, args...)...))
+	bad := func(field string, value any, limit string) {
+		errs = append(errs, invalidField(field, value, "%s", limit))
 	}
 	if !positiveFinite(g.MemoryBytes) {
-		bad("memory_bytes %v must be a finite number > 0", g.MemoryBytes)
+		bad("memory_bytes", g.MemoryBytes, "must be a finite number > 0")
 	}
 	if !positiveFinite(g.BandwidthBytesPerS) {
-		bad("bandwidth_bytes_per_s %v must be a finite number > 0", g.BandwidthBytesPerS)
+		bad("bandwidth_bytes_per_s", g.BandwidthBytesPerS, "must be a finite number > 0")
 	}
 	peaks := []struct {
 		name string
@@ -98,18 +99,14 @@ func (g GPUSpec) Validate() error {
 	anyPeak := false
 	for _, p := range peaks {
 		if !nonNegativeFinite(p.v) {
-			bad("peak_flops.%s %v must be a finite number >= 0", p.name, p.v)
+			bad("peak_flops."+p.name, p.v, "must be a finite number >= 0")
 		}
 		anyPeak = anyPeak || p.v > 0
 	}
 	if !anyPeak {
-		bad("peak_flops: at least one data type needs a peak > 0")
+		bad("peak_flops", nil, "needs a peak > 0 for at least one data type")
 	}
-	for _, msg := range g.AllReduce.problems() {
-		bad("%s", msg)
-	}
-	for _, msg := range g.VLLMAllReduce.problems() {
-		bad("%s", msg)
-	}
+	errs = append(errs, g.AllReduce.problems()...)
+	errs = append(errs, g.VLLMAllReduce.problems()...)
 	return errors.Join(errs...)
 }

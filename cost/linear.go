@@ -109,30 +109,30 @@ func (m ModelSpec) linearStateBytes() float64 {
 }
 
 // validateLinear checks the linear-attention fields through bad.
-func (m ModelSpec) validateLinear(bad func(string, ...any)) {
+func (m ModelSpec) validateLinear(bad badField) {
 	l := m.Linear
 	if l.IsZero() {
 		return
 	}
 	if l.Layers < 1 || (m.Layers > 0 && l.Layers > m.Layers) {
-		bad("linear.layers %d must be in [1, layers %d] (or the whole linear block zero: no linear attention)", l.Layers, m.Layers)
+		bad("linear.layers", l.Layers, "must be in [1, layers %d] (or the whole linear block zero: no linear attention)", m.Layers)
 	}
 	for _, f := range []struct {
 		name string
 		v    int
 	}{{"key_heads", l.KeyHeads}, {"value_heads", l.ValueHeads}, {"key_head_dim", l.KeyHeadDim}, {"value_head_dim", l.ValueHeadDim}, {"conv_kernel", l.ConvKernel}} {
 		if f.v < 1 {
-			bad("linear.%s %d must be >= 1 with linear.layers %d", f.name, f.v, l.Layers)
+			bad("linear."+f.name, f.v, "must be >= 1 with linear.layers %d", l.Layers)
 		}
 	}
 	if l.KeyHeads > 0 && l.ValueHeads%l.KeyHeads != 0 {
-		bad("linear.key_heads %d must divide linear.value_heads %d", l.KeyHeads, l.ValueHeads)
+		bad("linear.key_heads", l.KeyHeads, "must divide linear.value_heads %d", l.ValueHeads)
 	}
 	if !nonNegativeFinite(l.StateBytes) {
-		bad("linear.state_bytes %v must be a finite number >= 0 (0: act_bytes)", l.StateBytes)
+		bad("linear.state_bytes", l.StateBytes, "must be a finite number >= 0 (0: act_bytes)")
 	}
 	if m.mla() {
-		bad("linear.layers %d: linear attention beside MLA is not modelled", l.Layers)
+		bad("linear.layers", l.Layers, "is set, and linear attention beside MLA is not modelled")
 	}
 }
 

@@ -95,7 +95,7 @@ func TestLinearAttentionStepAndMemory(t *testing.T) {
 	assert.Equal(t, defaultStateSeqs, mem.StateSeqs)
 
 	d.StateSeqs = -1
-	assert.ErrorContains(t, d.Validate(), "state_seqs -1 must be >= 0")
+	requireProblem(t, d.Validate(), "state_seqs", -1, "must be >= 0")
 }
 
 func TestLinearAttentionValidate(t *testing.T) {
@@ -103,19 +103,21 @@ func TestLinearAttentionValidate(t *testing.T) {
 	m, err := ParseHFConfig([]byte(hybridConfig), "hybrid")
 	require.NoError(t, err)
 	for _, tt := range []struct {
-		name string
-		edit func(*ModelSpec)
-		msg  string
+		name  string
+		edit  func(*ModelSpec)
+		field string
+		value any
+		limit string
 	}{
-		{"too many layers", func(m *ModelSpec) { m.Linear.Layers = 5 }, "linear.layers 5 must be in [1, layers 4]"},
-		{"zero heads", func(m *ModelSpec) { m.Linear.ValueHeads = 0 }, "linear.value_heads 0 must be >= 1"},
-		{"heads do not divide", func(m *ModelSpec) { m.Linear.ValueHeads = 3 }, "linear.key_heads 2 must divide linear.value_heads 3"},
-		{"NaN state", func(m *ModelSpec) { m.Linear.StateBytes = -1 }, "linear.state_bytes -1"},
+		{"too many layers", func(m *ModelSpec) { m.Linear.Layers = 5 }, "linear.layers", 5, "must be in [1, layers 4]"},
+		{"zero heads", func(m *ModelSpec) { m.Linear.ValueHeads = 0 }, "linear.value_heads", 0, "must be >= 1"},
+		{"heads do not divide", func(m *ModelSpec) { m.Linear.ValueHeads = 3 }, "linear.key_heads", 2, "must divide linear.value_heads 3"},
+		{"negative state", func(m *ModelSpec) { m.Linear.StateBytes = -1 }, "linear.state_bytes", -1, "must be a finite number >= 0"},
 	} {
-		b := m
-		tt.edit(&b)
-		err := b.Validate()
-		require.ErrorIs(t, err, ErrInvalidSpec, tt.name)
-		assert.Contains(t, err.Error(), tt.msg, tt.name)
+		t.Run(tt.name, func(t *testing.T) {
+			b := m
+			tt.edit(&b)
+			requireProblem(t, b.Validate(), tt.field, tt.value, tt.limit)
+		})
 	}
 }

@@ -133,13 +133,14 @@ type ModelSpec struct {
 	Linear linearAttention `json:"linear,omitzero" yaml:"linear,omitempty"`
 }
 
-// Validate reports every problem with m, each matching ErrInvalidSpec and
-// naming the field and its value, joined with errors.Join. It returns nil for
-// a usable spec.
+// Validate reports every problem with m, each an ErrInvalidSpec
+// *fielderr.Error naming the field (its key in a model file), the value
+// and the limit, joined with errors.Join in the order of the fields. It
+// returns nil for a usable spec.
 func (m ModelSpec) Validate() error {
 	var errs []error
-	bad := func(format string, args ...any) {
-		errs = append(errs, invalidf("model %q: "+format, append([]any{m.Name}, args...)...))
+	bad := func(field string, value any, limit string, args ...any) {
+		errs = append(errs, invalidField(field, value, limit, args...))
 	}
 	ints := []struct {
 		name string
@@ -150,14 +151,14 @@ func (m ModelSpec) Validate() error {
 	}
 	for _, f := range ints {
 		if f.v <= 0 {
-			bad("%s %d must be >= 1", f.name, f.v)
+			bad(f.name, f.v, "must be >= 1")
 		}
 	}
 	if m.MaxContext < 0 {
-		bad("max_context %d must be >= 0 (0: unknown)", m.MaxContext)
+		bad("max_context", m.MaxContext, "must be >= 0 (0: unknown)")
 	}
 	if m.Heads > 0 && m.KVHeads > 0 && m.Heads%m.KVHeads != 0 {
-		bad("kv_heads %d must divide heads %d", m.KVHeads, m.Heads)
+		bad("kv_heads", m.KVHeads, "must divide heads %d", m.Heads)
 	}
 	floats := []struct {
 		name string
@@ -167,7 +168,7 @@ func (m ModelSpec) Validate() error {
 	}
 	for _, f := range floats {
 		if !positiveFinite(f.v) {
-			bad("%s %v must be a finite number > 0", f.name, f.v)
+			bad(f.name, f.v, "must be a finite number > 0")
 		}
 	}
 	for _, f := range []struct {
@@ -175,16 +176,16 @@ func (m ModelSpec) Validate() error {
 		v    float64
 	}{{"expert_weight_bytes", m.ExpertWeightBytes}, {"embedding_bytes", m.EmbeddingBytes}} {
 		if !nonNegativeFinite(f.v) {
-			bad("%s %v must be a finite number >= 0 (0: weight_bytes)", f.name, f.v)
+			bad(f.name, f.v, "must be a finite number >= 0 (0: weight_bytes)")
 		}
 	}
 	if !m.GEMM.valid() {
-		bad("gemm %v is not a known precision", uint8(m.GEMM))
+		bad("gemm", uint8(m.GEMM), "is not a known precision")
 	}
 	if !m.ExpertGEMM.valid() {
-		bad("expert_gemm %v is not a known precision", uint8(m.ExpertGEMM))
+		bad("expert_gemm", uint8(m.ExpertGEMM), "is not a known precision")
 	} else if m.ExpertGEMM != PrecisionUnset && m.Experts == 0 {
-		bad("expert_gemm %v is set on a dense model (experts 0)", m.ExpertGEMM)
+		bad("expert_gemm", m.ExpertGEMM, "is set on a dense model (experts 0)")
 	}
 	m.validateMoE(bad)
 	m.validateAttention(bad)
@@ -192,8 +193,12 @@ func (m ModelSpec) Validate() error {
 	return errors.Join(errs...)
 }
 
+// badField records one problem: the field, its value and the limit (a
+// format for args).
+type badField func(field string, value any, limit string, args ...any)
+
 // validateMoE checks the mixture-of-experts fields through bad.
-func (m ModelSpec) validateMoE(bad func(string, ...any)) {
+func (m ModelSpec) validateMoE(bad badField) {
 	moe := []struct {
 		name string
 		v    int
@@ -203,36 +208,36 @@ func (m ModelSpec) validateMoE(bad func(string, ...any)) {
 	}
 	switch {
 	case m.Experts < 0:
-		bad("experts %d must be >= 0 (0: dense)", m.Experts)
+		bad("experts", m.Experts, "must be >= 0 (0: dense)")
 	case m.Experts == 0:
 		for _, f := range moe {
 			if f.v != 0 {
-				bad("%s %d needs experts > 0", f.name, f.v)
+				bad(f.name, f.v, "needs experts > 0")
 			}
 		}
 	default:
 		if m.ExpertsPerToken < 1 || m.ExpertsPerToken > m.Experts {
-			bad("experts_per_token %d must be in [1, experts %d]", m.ExpertsPerToken, m.Experts)
+			bad("experts_per_token", m.ExpertsPerToken, "must be in [1, experts %d]", m.Experts)
 		}
 		if m.ExpertIntermediate < 1 {
-			bad("expert_intermediate %d must be >= 1", m.ExpertIntermediate)
+			bad("expert_intermediate", m.ExpertIntermediate, "must be >= 1")
 		}
 		if m.DenseLayers < 0 || (m.Layers > 0 && m.DenseLayers >= m.Layers) {
-			bad("dense_layers %d must be in [0, layers %d)", m.DenseLayers, m.Layers)
+			bad("dense_layers", m.DenseLayers, "must be in [0, layers %d)", m.Layers)
 		}
 		if m.SharedIntermediate < 0 {
-			bad("shared_intermediate %d must be >= 0", m.SharedIntermediate)
+			bad("shared_intermediate", m.SharedIntermediate, "must be >= 0")
 		}
 	}
 	if s := m.RoutingSkew; s != 0 && !(s > 1 && s < 2) {
-		bad("routing_skew %v must be 0 (uniform routing) or in (1, 2)", s)
+		bad("routing_skew", s, "must be 0 (uniform routing) or in (1, 2)")
 	} else if s != 0 && m.Experts == 0 {
-		bad("routing_skew %v is set on a dense model (experts 0)", s)
+		bad("routing_skew", s, "is set on a dense model (experts 0)")
 	}
 }
 
 // validateAttention checks the MLA and sliding-window fields through bad.
-func (m ModelSpec) validateAttention(bad func(string, ...any)) {
+func (m ModelSpec) validateAttention(bad badField) {
 	mla := []struct {
 		name string
 		v    int
@@ -241,18 +246,18 @@ func (m ModelSpec) validateAttention(bad func(string, ...any)) {
 	}
 	switch {
 	case m.KVLoRARank < 0:
-		bad("kv_lora_rank %d must be >= 0 (0: no MLA)", m.KVLoRARank)
+		bad("kv_lora_rank", m.KVLoRARank, "must be >= 0 (0: no MLA)")
 	case m.KVLoRARank > 0:
 		for _, f := range mla {
 			if f.v < 1 {
-				bad("%s %d must be >= 1 with kv_lora_rank %d", f.name, f.v, m.KVLoRARank)
+				bad(f.name, f.v, "must be >= 1 with kv_lora_rank %d", m.KVLoRARank)
 			}
 		}
 		if m.QLoRARank < 0 {
-			bad("q_lora_rank %d must be >= 0 (0: full-rank queries)", m.QLoRARank)
+			bad("q_lora_rank", m.QLoRARank, "must be >= 0 (0: full-rank queries)")
 		}
 		if m.SlidingLayers != 0 {
-			bad("sliding_layers %d: sliding windows with MLA are not modelled", m.SlidingLayers)
+			bad("sliding_layers", m.SlidingLayers, "is set, and sliding windows with MLA are not modelled")
 		}
 	default:
 		for _, f := range append(mla, struct {
@@ -260,18 +265,18 @@ func (m ModelSpec) validateAttention(bad func(string, ...any)) {
 			v    int
 		}{"q_lora_rank", m.QLoRARank}) {
 			if f.v != 0 {
-				bad("%s %d needs kv_lora_rank > 0", f.name, f.v)
+				bad(f.name, f.v, "needs kv_lora_rank > 0")
 			}
 		}
 	}
 	if m.SlidingLayers < 0 || (m.Layers > 0 && m.SlidingLayers > m.Layers) {
-		bad("sliding_layers %d must be in [0, layers %d]", m.SlidingLayers, m.Layers)
+		bad("sliding_layers", m.SlidingLayers, "must be in [0, layers %d]", m.Layers)
 	}
 	if m.SlidingLayers > 0 && m.SlidingWindow < 1 {
-		bad("sliding_window %d must be >= 1 with sliding_layers %d", m.SlidingWindow, m.SlidingLayers)
+		bad("sliding_window", m.SlidingWindow, "must be >= 1 with sliding_layers %d", m.SlidingLayers)
 	}
 	if m.SlidingWindow < 0 {
-		bad("sliding_window %d must be >= 0", m.SlidingWindow)
+		bad("sliding_window", m.SlidingWindow, "must be >= 0")
 	}
 }
 

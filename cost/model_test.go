@@ -3,8 +3,10 @@ package cost
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/fielderr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -91,27 +93,28 @@ func TestModelValidateNamesField(t *testing.T) {
 		name  string
 		edit  func(*ModelSpec)
 		field string
+		value any
+		limit string
 	}{
-		{"zero hidden", func(m *ModelSpec) { m.Hidden = 0 }, "hidden 0"},
-		{"negative intermediate", func(m *ModelSpec) { m.Intermediate = -1 }, "intermediate -1"},
-		{"zero layers", func(m *ModelSpec) { m.Layers = 0 }, "layers 0"},
-		{"zero heads", func(m *ModelSpec) { m.Heads = 0 }, "heads 0"},
-		{"zero kv heads", func(m *ModelSpec) { m.KVHeads = 0 }, "kv_heads 0"},
-		{"kv heads do not divide heads", func(m *ModelSpec) { m.KVHeads = 3 }, "kv_heads 3 must divide heads 32"},
-		{"zero head dim", func(m *ModelSpec) { m.HeadDim = 0 }, "head_dim 0"},
-		{"negative vocab", func(m *ModelSpec) { m.Vocab = -5 }, "vocab -5"},
-		{"NaN weight bytes", func(m *ModelSpec) { m.WeightBytes = math.NaN() }, "weight_bytes NaN"},
-		{"zero kv bytes", func(m *ModelSpec) { m.KVBytes = 0 }, "kv_bytes 0"},
-		{"infinite act bytes", func(m *ModelSpec) { m.ActBytes = math.Inf(1) }, "act_bytes +Inf"},
+		{"zero hidden", func(m *ModelSpec) { m.Hidden = 0 }, "hidden", 0, "must be >= 1"},
+		{"negative intermediate", func(m *ModelSpec) { m.Intermediate = -1 }, "intermediate", -1, "must be >= 1"},
+		{"zero layers", func(m *ModelSpec) { m.Layers = 0 }, "layers", 0, "must be >= 1"},
+		{"zero heads", func(m *ModelSpec) { m.Heads = 0 }, "heads", 0, "must be >= 1"},
+		{"zero kv heads", func(m *ModelSpec) { m.KVHeads = 0 }, "kv_heads", 0, "must be >= 1"},
+		{"kv heads do not divide heads", func(m *ModelSpec) { m.KVHeads = 3 }, "kv_heads", 3, "must divide heads 32"},
+		{"zero head dim", func(m *ModelSpec) { m.HeadDim = 0 }, "head_dim", 0, "must be >= 1"},
+		{"negative vocab", func(m *ModelSpec) { m.Vocab = -5 }, "vocab", -5, "must be >= 1"},
+		{"NaN weight bytes", func(m *ModelSpec) { m.WeightBytes = math.NaN() }, "weight_bytes", math.NaN(), "must be a finite number > 0"},
+		{"zero kv bytes", func(m *ModelSpec) { m.KVBytes = 0 }, "kv_bytes", 0, "must be a finite number > 0"},
+		{"infinite act bytes", func(m *ModelSpec) { m.ActBytes = math.Inf(1) }, "act_bytes", math.Inf(1), "must be a finite number > 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := good
 			tt.edit(&m)
 			err := m.Validate()
-			require.ErrorIs(t, err, ErrInvalidSpec)
-			assert.Contains(t, err.Error(), tt.field)
-			assert.Contains(t, err.Error(), `model "llama-3.1-8b"`)
+			fe := requireProblem(t, err, tt.field, tt.value, tt.limit)
+			assert.Same(t, fe, fielderr.Of(err), "errors.As finds the one problem")
 		})
 	}
 }
@@ -159,19 +162,25 @@ func TestShapeErrors(t *testing.T) {
 	tests := []struct {
 		model string
 		p     int
-		msg   string
+		limit string
 	}{
-		{"qwen2.5-7b", 8, "tp 8 must divide heads 28"},
-		{"qwen2.5-7b", 0, "tp 0 must be >= 1"},
-		{"llama-3.1-8b", -2, "tp -2 must be >= 1"},
-		{"llama-3.1-8b", 3, "tp 3 must divide heads 32"},
-		{"qwen2.5-7b", 7, "tp 7 and kv_heads 4: one must divide the other"},
+		{"qwen2.5-7b", 8, `must divide heads 28 of model "qwen2.5-7b"`},
+		{"qwen2.5-7b", 0, "must be >= 1"},
+		{"llama-3.1-8b", -2, "must be >= 1"},
+		{"llama-3.1-8b", 3, "must divide heads 32"},
+		{"qwen2.5-7b", 7, "must divide, or be a multiple of, kv_heads 4"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.msg, func(t *testing.T) {
+		t.Run(tt.limit, func(t *testing.T) {
 			_, err := mustModel(t, tt.model).Shape(tt.p)
+			var found bool
+			for _, fe := range fieldProblems(err) {
+				assert.Equal(t, "tp", fe.Field)
+				assert.Equal(t, tt.p, fe.Value)
+				found = found || strings.Contains(fe.Limit, tt.limit)
+			}
 			require.ErrorIs(t, err, ErrInvalidSpec)
-			assert.Contains(t, err.Error(), tt.msg)
+			assert.True(t, found, "no problem says %q: %v", tt.limit, err)
 		})
 	}
 }
@@ -182,6 +191,6 @@ func TestShapeIntermediateMustDivide(t *testing.T) {
 	m.Intermediate = 14338
 	_, err := m.Shape(4)
 	require.ErrorIs(t, err, ErrInvalidSpec)
-	assert.Contains(t, err.Error(), "tp 4 must divide intermediate 14338")
+	requireProblem(t, err, "tp", 4, "must divide intermediate 14338")
 	assert.False(t, errors.Is(err, ErrDoesNotFit))
 }

@@ -1,7 +1,6 @@
 package cost
 
 import (
-	"fmt"
 	"math"
 )
 
@@ -279,9 +278,10 @@ func (m MoEEfficiencies) forPrecision(p Precision) moeEfficiency {
 }
 
 // problems lists what is wrong with m's entries, each naming its field
-// under prefix (such as "moe"); a zero entry is fine.
-func (m MoEEfficiencies) problems(prefix string) []string {
-	var out []string
+// under prefix (such as "moe"), each an ErrInvalidSpec *fielderr.Error;
+// a zero entry is fine.
+func (m MoEEfficiencies) problems(prefix string) []error {
+	var out []error
 	for _, e := range []struct {
 		name string
 		v    moeEfficiency
@@ -295,7 +295,7 @@ func (m MoEEfficiencies) problems(prefix string) []string {
 			v    float64
 		}{{"bandwidth", e.v.Bandwidth}, {"gemm_max", e.v.GEMMMax}} {
 			if !(f.v > 0 && f.v <= 1) {
-				out = append(out, fmt.Sprintf("%s%s %v must be in (0, 1]", name, f.name, f.v))
+				out = append(out, invalidField(name+f.name, f.v, "must be in (0, 1]"))
 			}
 		}
 		for _, f := range []struct {
@@ -304,7 +304,7 @@ func (m MoEEfficiencies) problems(prefix string) []string {
 		}{{"half_tokens", e.v.HalfTokens}, {"layer_overhead_s", e.v.LayerOverhead}, {"ep_overhead_s", e.v.EPOverhead},
 			{"routing_bytes", e.v.RoutingBytes}} {
 			if !nonNegativeFinite(f.v) {
-				out = append(out, fmt.Sprintf("%s%s %v must be a finite number >= 0", name, f.name, f.v))
+				out = append(out, invalidField(name+f.name, f.v, "must be a finite number >= 0"))
 			}
 		}
 	}

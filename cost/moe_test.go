@@ -161,8 +161,7 @@ func TestExpertGEMMPricesExpertsAtTheirPeak(t *testing.T) {
 	dense16.Experts, dense16.ExpertsPerToken, dense16.ExpertIntermediate = 0, 0, 0
 	dense16.ExpertGEMM = FP4
 	err = dense16.Validate()
-	require.ErrorIs(t, err, ErrInvalidSpec)
-	assert.Contains(t, err.Error(), "expert_gemm nvfp4 is set on a dense model")
+	requireProblem(t, err, "expert_gemm", "nvfp4", "is set on a dense model")
 }
 
 // TestMoEWeightsPerRankHoldEveryExpert: the resident weights are the whole
@@ -211,21 +210,23 @@ func TestMoEDeploymentValidate(t *testing.T) {
 	t.Parallel()
 	g := mustGPU(t, "h100-sxm")
 	tests := []struct {
-		name string
-		d    Deployment
-		msg  string
+		name  string
+		d     Deployment
+		field string
+		value any
+		limit string
 	}{
-		{"dense with ep", Deployment{Model: mustModel(t, "llama-3.1-8b"), GPU: g, TP: 2, EP: 2}, "need a mixture-of-experts model"},
-		{"ep does not divide ranks", Deployment{Model: qwen30B(), GPU: g, TP: 2, EP: 4}, "ep 4 must divide tp×dp 2"},
-		{"negative dp", Deployment{Model: qwen30B(), GPU: g, TP: 1, DP: -1}, "dp -1 and ep 0 must be >= 0"},
-		{"dp without exchange model", Deployment{Model: qwen30B(), GPU: mustGPU(t, "h100-pcie"), TP: 1, DP: 2, EP: 2}, `gpu "h100-pcie" has no all_reduce parameters for the MoE token exchange`},
+		{"dense with ep", Deployment{Model: mustModel(t, "llama-3.1-8b"), GPU: g, TP: 2, EP: 2}, "ep", 2, "needs a mixture-of-experts model"},
+		{"dense with dp", Deployment{Model: mustModel(t, "llama-3.1-8b"), GPU: g, TP: 2, DP: 2}, "dp", 2, "needs a mixture-of-experts model"},
+		{"ep does not divide ranks", Deployment{Model: qwen30B(), GPU: g, TP: 2, EP: 4}, "ep", 4, "must divide tp×dp 2"},
+		{"negative dp", Deployment{Model: qwen30B(), GPU: g, TP: 1, DP: -1}, "dp", -1, "must be >= 0"},
+		{"negative ep", Deployment{Model: qwen30B(), GPU: g, TP: 1, EP: -1}, "ep", -1, "must be >= 0"},
+		{"dp without exchange model", Deployment{Model: qwen30B(), GPU: mustGPU(t, "h100-pcie"), TP: 1, DP: 2, EP: 2}, "dp", 2, `needs gpu "h100-pcie"'s all_reduce parameters for the MoE token exchange`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := tt.d.Validate()
-			require.ErrorIs(t, err, ErrInvalidSpec)
-			assert.Contains(t, err.Error(), tt.msg)
+			requireProblem(t, tt.d.Validate(), tt.field, tt.value, tt.limit)
 		})
 	}
 }
@@ -413,11 +414,11 @@ func TestRoutingSkewValidate(t *testing.T) {
 		want    string
 	}{
 		{0, true, ""}, {1.01, true, ""}, {1.99, true, ""},
-		{1, true, "routing_skew 1 must be 0 (uniform routing) or in (1, 2)"},
-		{2, true, "routing_skew 2 must be 0"},
-		{math.NaN(), true, "routing_skew NaN must be 0"},
-		{-1.2, true, "routing_skew -1.2 must be 0"},
-		{1.2, false, "routing_skew 1.2 is set on a dense model"},
+		{1, true, "must be 0 (uniform routing) or in (1, 2)"},
+		{2, true, "must be 0"},
+		{math.NaN(), true, "must be 0"},
+		{-1.2, true, "must be 0"},
+		{1.2, false, "is set on a dense model"},
 	} {
 		m := qwen30B()
 		if !tt.experts {
@@ -429,8 +430,7 @@ func TestRoutingSkewValidate(t *testing.T) {
 			assert.NoError(t, err, "skew %v", tt.skew)
 			continue
 		}
-		require.ErrorIs(t, err, ErrInvalidSpec)
-		assert.Contains(t, err.Error(), tt.want)
+		requireProblem(t, err, "routing_skew", tt.skew, tt.want)
 	}
 }
 

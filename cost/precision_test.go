@@ -100,8 +100,7 @@ func TestWithWeightsAndKVCache(t *testing.T) {
 	assert.Equal(t, nvfp4.EmbeddingBytes, nvfp4.WithWeights(FP8).EmbeddingBytes, "re-quantizing keeps the original embedding width")
 
 	err := bf16.WithKVCache(MXFP4).Validate()
-	require.ErrorIs(t, err, ErrInvalidSpec)
-	assert.Contains(t, err.Error(), "kv_bytes 0")
+	requireProblem(t, err, "kv_bytes", 0, "must be a finite number > 0")
 }
 
 func TestPrecisionText(t *testing.T) {

@@ -148,8 +148,9 @@ func (e Efficiency) profile() Profile {
 	}
 }
 
-// Validate reports every problem with p, each matching ErrInvalidSpec and
-// naming the field and its value, joined with errors.Join.
+// Validate reports every problem with p, each an ErrInvalidSpec
+// *fielderr.Error naming the field (its key in a profile file), the value
+// and the limit, joined with errors.Join in the order of the fields.
 func (p Profile) Validate() error {
 	var errs []error
 	// Physical bounds: an efficiency below a millionth of the peak, or
@@ -158,12 +159,12 @@ func (p Profile) Validate() error {
 	const minFraction, maxSeconds, maxTokens = 1e-6, 60.0, 1e9
 	fraction := func(name string, v float64) {
 		if !(v >= minFraction && v <= 1) {
-			errs = append(errs, invalidf("profile %q: %s %v must be in [%v, 1] (a fraction of the peak; below a millionth no GPU runs)", p.GPU, name, v, minFraction))
+			errs = append(errs, invalidField(name, v, "must be in [%v, 1] (a fraction of the peak; below a millionth no GPU runs)", minFraction))
 		}
 	}
 	bounded := func(name string, v, limit float64, unit string) {
 		if !nonNegativeFinite(v) || v > limit {
-			errs = append(errs, invalidf("profile %q: %s %v must be a number from 0 to %v %s", p.GPU, name, v, limit, unit))
+			errs = append(errs, invalidField(name, v, "must be a number from 0 to %v %s", limit, unit))
 		}
 	}
 	nonNeg := func(name string, v float64) { bounded(name, v, maxSeconds, "s (no GPU step waits a minute)") }
@@ -177,9 +178,7 @@ func (p Profile) Validate() error {
 	nonNeg("step_overhead.per_seq_s", p.StepOverhead.PerSeq)
 	nonNeg("frontend_overhead_s", p.FrontendOverhead)
 	nonNeg("sampling_s_per_vocab", p.SamplingPerVocab)
-	for _, msg := range p.MoE.problems("moe") {
-		errs = append(errs, invalidf("profile %q: %s", p.GPU, msg))
-	}
+	errs = append(errs, p.MoE.problems("moe")...)
 	return errors.Join(errs...)
 }
 

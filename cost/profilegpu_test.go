@@ -196,7 +196,7 @@ func TestDatasheetProfileErrors(t *testing.T) {
 		want string
 	}{
 		{"no memory type", GPUSpec{Name: "tpu-v5e", MemoryBytes: 16 * GiB, BandwidthBytesPerS: 819e9, PeakFLOPS: PeakFLOPS{BF16: 197e12}}, ErrUnknownName, `gpu "tpu-v5e" has no memory type in the catalog`},
-		{"bad spec", func() GPUSpec { b := g; b.BandwidthBytesPerS = -1; return b }(), ErrInvalidSpec, "bandwidth_bytes_per_s -1 must be a finite number > 0"},
+		{"bad spec", func() GPUSpec { b := g; b.BandwidthBytesPerS = -1; return b }(), ErrInvalidSpec, "bandwidth_bytes_per_s: -1 must be a finite number > 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

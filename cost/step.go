@@ -131,7 +131,7 @@ func (b Batch) validate() error {
 		{"spec_tokens", float64(b.SpecTokens)}, {"spec_pairs", b.SpecPairs},
 	} {
 		if !nonNegativeFinite(f.v) {
-			errs = append(errs, invalidf("batch %s %v must be a finite number >= 0", f.name, f.v))
+			errs = append(errs, invalidField(f.name, f.v, "must be a finite number >= 0"))
 		}
 	}
 	return errors.Join(errs...)

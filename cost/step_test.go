@@ -215,10 +215,10 @@ func TestBatchValidate(t *testing.T) {
 	t.Parallel()
 	require.NoError(t, DecodeBatch(3, 10).validate())
 	err := Batch{DecodeSeqs: -1, DecodeContext: math.NaN(), PrefillPairs: math.Inf(1)}.validate()
-	require.ErrorIs(t, err, ErrInvalidSpec)
-	for _, msg := range []string{"decode_seqs -1", "decode_context NaN", "prefill_pairs +Inf"} {
-		assert.Contains(t, err.Error(), msg)
-	}
+	requireProblem(t, err, "decode_seqs", -1, "must be a finite number >= 0")
+	requireProblem(t, err, "decode_context", math.NaN(), "must be a finite number >= 0")
+	requireProblem(t, err, "prefill_pairs", math.Inf(1), "must be a finite number >= 0")
+	assert.Len(t, fieldProblems(err), 3)
 }
 
 func TestStepDoesNotAllocate(t *testing.T) {

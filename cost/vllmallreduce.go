@@ -149,23 +149,28 @@ func (e vllmAllReduceParams) coefficients(a arAlgorithm) (alpha, perByte float64
 	}
 }
 
-func (e vllmAllReduceParams) problems() []string {
-	var out []string
+// problems lists what is wrong with e, each field named under prefix (the
+// entry's place in its table, "vllm_all_reduce[0]").
+func (e vllmAllReduceParams) problems(prefix string) []error {
+	var out []error
+	bad := func(field string, value any, limit string) {
+		out = append(out, invalidField(prefix+"."+field, value, "%s", limit))
+	}
 	if !vllmCustomRanks(e.Ranks) {
-		out = append(out, fmt.Sprintf("vllm_all_reduce ranks %d must be 2, 4, 6 or 8 (vLLM's custom all-reduce sizes)", e.Ranks))
+		bad("ranks", e.Ranks, "must be 2, 4, 6 or 8 (vLLM's custom all-reduce sizes)")
 	}
 	if !positiveFinite(e.CustomMaxBytes) {
-		out = append(out, fmt.Sprintf("vllm_all_reduce (ranks %d) custom_max_bytes %v must be a finite number > 0", e.Ranks, e.CustomMaxBytes))
+		bad("custom_max_bytes", e.CustomMaxBytes, "must be a finite number > 0")
 	}
 	if !nonNegativeFinite(e.SymmMemMaxBytes) {
-		out = append(out, fmt.Sprintf("vllm_all_reduce (ranks %d) symm_mem_max_bytes %v must be a finite number >= 0", e.Ranks, e.SymmMemMaxBytes))
+		bad("symm_mem_max_bytes", e.SymmMemMaxBytes, "must be a finite number >= 0")
 	}
 	link := func(name string, c linkCost) {
 		if !nonNegativeFinite(c.Alpha) {
-			out = append(out, fmt.Sprintf("vllm_all_reduce (ranks %d) %s.alpha_s %v must be a finite number >= 0", e.Ranks, name, c.Alpha))
+			bad(name+".alpha_s", c.Alpha, "must be a finite number >= 0")
 		}
 		if !positiveFinite(c.Bandwidth) {
-			out = append(out, fmt.Sprintf("vllm_all_reduce (ranks %d) %s.bandwidth_bytes_per_s %v must be a finite number > 0", e.Ranks, name, c.Bandwidth))
+			bad(name+".bandwidth_bytes_per_s", c.Bandwidth, "must be a finite number > 0")
 		}
 	}
 	link("one_shot", e.OneShot)
@@ -198,17 +203,19 @@ func (t vllmAllReduceTable) params(p int) (e vllmAllReduceParams, ok bool) {
 	return vllmAllReduceParams{}, false
 }
 
-// Validate checks every entry and that no rank count appears twice; every
-// error matches ErrInvalidSpec.
-func (t vllmAllReduceTable) Validate() error { return problems(t.problems()) }
+// Validate checks every entry and that no rank count appears twice; each
+// problem is an ErrInvalidSpec *fielderr.Error at the entry's place in a
+// GPU file ("vllm_all_reduce[0].custom_max_bytes"), joined in table order.
+func (t vllmAllReduceTable) Validate() error { return errors.Join(t.problems()...) }
 
-func (t vllmAllReduceTable) problems() []string {
-	var out []string
+func (t vllmAllReduceTable) problems() []error {
+	var out []error
 	seen := make(map[int]bool, len(t))
-	for _, e := range t {
-		out = append(out, e.problems()...)
+	for i, e := range t {
+		at := fmt.Sprintf("vllm_all_reduce[%d]", i)
+		out = append(out, e.problems(at)...)
 		if seen[e.Ranks] {
-			out = append(out, fmt.Sprintf("vllm_all_reduce ranks %d listed twice", e.Ranks))
+			out = append(out, invalidField(at+".ranks", e.Ranks, "is listed twice"))
 		}
 		seen[e.Ranks] = true
 	}

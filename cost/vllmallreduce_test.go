@@ -111,33 +111,30 @@ func TestVLLMAllReduceValidate(t *testing.T) {
 		require.NoError(t, mustGPU(t, name).VLLMAllReduce.Validate(), name)
 	}
 	tests := []struct {
-		name string
-		e    vllmAllReduceParams
-		msg  string
+		name  string
+		e     vllmAllReduceParams
+		field string
+		value any
+		limit string
 	}{
-		{"unsupported ranks", vllmAllReduceParams{Ranks: 3, CustomMaxBytes: 1, OneShot: linkCost{0, 1}}, "ranks 3 must be 2, 4, 6 or 8"},
-		{"no custom max", vllmAllReduceParams{Ranks: 2, OneShot: linkCost{0, 1}}, "custom_max_bytes 0"},
-		{"no one-shot bandwidth", vllmAllReduceParams{Ranks: 2, CustomMaxBytes: 1}, "one_shot.bandwidth_bytes_per_s 0"},
-		{"two-shot runs but has no price", vllmAllReduceParams{Ranks: 4, CustomMaxBytes: 8 * miB, OneShot: linkCost{0, 1}}, "two_shot.bandwidth_bytes_per_s 0"},
-		{"symmetric memory without a price", vllmAllReduceParams{Ranks: 2, CustomMaxBytes: 1, OneShot: linkCost{0, 1}, SymmMemMaxBytes: 2}, "symm_mem.bandwidth_bytes_per_s 0"},
-		{"negative alpha", vllmAllReduceParams{Ranks: 2, CustomMaxBytes: 1, OneShot: linkCost{-1, 1}}, "one_shot.alpha_s -1"},
+		{"unsupported ranks", vllmAllReduceParams{Ranks: 3, CustomMaxBytes: 1, OneShot: linkCost{0, 1}}, "ranks", 3, "must be 2, 4, 6 or 8"},
+		{"no custom max", vllmAllReduceParams{Ranks: 2, OneShot: linkCost{0, 1}}, "custom_max_bytes", 0, "must be a finite number > 0"},
+		{"no one-shot bandwidth", vllmAllReduceParams{Ranks: 2, CustomMaxBytes: 1}, "one_shot.bandwidth_bytes_per_s", 0, "must be a finite number > 0"},
+		{"two-shot runs but has no price", vllmAllReduceParams{Ranks: 4, CustomMaxBytes: 8 * miB, OneShot: linkCost{0, 1}}, "two_shot.bandwidth_bytes_per_s", 0, "must be a finite number > 0"},
+		{"symmetric memory without a price", vllmAllReduceParams{Ranks: 2, CustomMaxBytes: 1, OneShot: linkCost{0, 1}, SymmMemMaxBytes: 2}, "symm_mem.bandwidth_bytes_per_s", 0, "must be a finite number > 0"},
+		{"negative alpha", vllmAllReduceParams{Ranks: 2, CustomMaxBytes: 1, OneShot: linkCost{-1, 1}}, "one_shot.alpha_s", -1, "must be a finite number >= 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := vllmAllReduceTable{tt.e}.Validate()
-			require.ErrorIs(t, err, ErrInvalidSpec)
-			assert.Contains(t, err.Error(), tt.msg)
+			requireProblem(t, vllmAllReduceTable{tt.e}.Validate(), "vllm_all_reduce[0]."+tt.field, tt.value, tt.limit)
 		})
 	}
 	err := vllmAllReduceTable{roundVLLM().Custom[0], roundVLLM().Custom[0]}.Validate()
-	require.ErrorIs(t, err, ErrInvalidSpec)
-	assert.Contains(t, err.Error(), "ranks 2 listed twice")
+	requireProblem(t, err, "vllm_all_reduce[1].ranks", 2, "is listed twice")
 
 	g := mustGPU(t, "h100-sxm")
 	g.VLLMAllReduce[1].Ranks = 5
-	err = g.Validate()
-	require.ErrorIs(t, err, ErrInvalidSpec)
-	assert.Contains(t, err.Error(), `gpu "h100-sxm": vllm_all_reduce ranks 5`)
+	requireProblem(t, g.Validate(), "vllm_all_reduce[1].ranks", 5, "must be 2, 4, 6 or 8")
 }
 
 // vllmMeasurements names the aiconfigurator measurements of vLLM's
@@ -398,6 +395,6 @@ peak_flops: {bf16: 1}
 vllm_all_reduce:
   - {ranks: 3, custom_max_bytes: 1, one_shot: {alpha_s: 0, bandwidth_bytes_per_s: 1}}
 `))
-	require.ErrorIs(t, err, ErrInvalidSpec)
-	assert.Contains(t, err.Error(), "vllm_all_reduce ranks 3")
+	fe := requireProblem(t, err, "vllm_all_reduce[0].ranks", 3, "must be 2, 4, 6 or 8")
+	assert.Contains(t, fe.File, "bad.yaml", "the file the value came from")
 }

@@ -137,10 +137,18 @@ func In(parent string, err error) error {
 // Rename returns err with its Error's field renamed by name, the typed
 // step from one layer's schema to another's (a table lookup, say); an
 // error with no Error inside becomes an Error at name("") with err as
-// its cause. Rename returns nil for a nil err.
+// its cause. A list of problems (errors.Join) is renamed problem by
+// problem, in order. Rename returns nil for a nil err.
 func Rename(err error, name func(field string) string) error {
 	if err == nil {
 		return nil
+	}
+	if errs := list(err); errs != nil {
+		out := make([]error, len(errs))
+		for i, e := range errs {
+			out[i] = Rename(e, name)
+		}
+		return errors.Join(out...)
 	}
 	var fe *Error
 	if !errors.As(err, &fe) {
@@ -152,6 +160,28 @@ func Rename(err error, name func(field string) string) error {
 		return &cp
 	}
 	return replaced{err, &cp}
+}
+
+// list returns the problems err joins when it is a list of them, as
+// errors.Join builds one (its message is theirs, one a line), and nil
+// otherwise.
+func list(err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return nil
+	}
+	if _, ok := err.(replaced); ok {
+		return nil
+	}
+	errs := j.Unwrap()
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	if len(errs) == 0 || err.Error() != strings.Join(msgs, "\n") {
+		return nil
+	}
+	return errs
 }
 
 // replaced is err with the Error inside it read as new: its message is

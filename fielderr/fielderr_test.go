@@ -65,6 +65,22 @@ func TestRenameKeepsClasses(t *testing.T) {
 	assert.Equal(t, "max_num_seqs", low.Field, "the original changed")
 }
 
+func TestInList(t *testing.T) {
+	t.Parallel()
+	first := fielderr.New("tp", 3, "must divide heads 32")
+	first.Class = errLow
+	list := errors.Join(first, fielderr.New("layers", 0, "must be >= 1"), errors.New("cost: no such file"))
+	placed := fielderr.In("deployment", list)
+	assert.EqualError(t, placed, "deployment.tp: 3 must divide heads 32\n"+
+		"deployment.layers: 0 must be >= 1\n"+
+		"deployment: cost: no such file", "every problem placed, in order")
+	fe := fielderr.Of(placed)
+	require.NotNil(t, fe)
+	assert.Equal(t, "deployment.tp", fe.Field, "errors.As finds the first")
+	assert.ErrorIs(t, placed, errLow)
+	assert.Equal(t, "tp", first.Field, "the original changed")
+}
+
 func TestInOtherErrors(t *testing.T) {
 	t.Parallel()
 	assert.NoError(t, fielderr.In("server", nil))

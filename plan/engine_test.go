@@ -63,7 +63,7 @@ func TestEngineScreen(t *testing.T) {
 		reason plan.Reason
 		why    string
 	}{
-		{"tp 3 does not divide 64 heads", engine(t, "llama-3.1-70b", "h100-sxm", 3, cost.BF16), loose, plan.Invalid, "tp 3 must divide heads 64"},
+		{"tp 3 does not divide 64 heads", engine(t, "llama-3.1-70b", "h100-sxm", 3, cost.BF16), loose, plan.Invalid, "tp: 3 must divide heads 64"},
 		{"chunked prefill off, budget 8192 < 14336", chunkOff, loose, plan.Invalid, "chunked prefill off needs max-num-batched-tokens 8192 >= max-model-len 14336"},
 		{"70B BF16 on one H100: 131 GiB of weights", engine(t, "llama-3.1-70b", "h100-sxm", 1, cost.BF16), loose, plan.DoesNotFit, "weights 131.4 GiB"},
 		{"70B BF16 on two H100s at 128k context", longCtx, loose, plan.DoesNotFit, "fewer than one max-model-len request (131072)"},

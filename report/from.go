@@ -1,14 +1,13 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/servesim/servesim/capacity"
-	"github.com/servesim/servesim/internal/jsonobj"
 	"github.com/servesim/servesim/screen"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
@@ -19,21 +18,8 @@ import (
 // kept its records, and the server's series. A Go test that calls sim.Run
 // reports what the CLI reports. The setup holds what the Result knows
 // (rate, burstiness, concurrency, requests, seed, GPUs, SLO); append
-// Fields to Run.Setup for the rest (model, GPU, ...). It panics only if
-// the Result cannot be encoded, a broken invariant of package sim.
+// Fields to Run.Setup for the rest (model, GPU, ...).
 func FromResult(res *sim.Result, label string) *Run {
-	data, err := json.Marshal(res)
-	if err != nil {
-		panic(fmt.Sprintf("report: a sim.Result's JSON: %v", err)) // MarshalJSON fails only on a broken invariant
-	}
-	obj, err := jsonobj.Parse(data)
-	if err != nil {
-		panic(fmt.Sprintf("report: a sim.Result's JSON: %v", err))
-	}
-	b, err := parseBench(obj)
-	if err != nil {
-		panic(fmt.Sprintf("report: a sim.Result's JSON: %v", err))
-	}
 	r := &Run{Label: label, Kind: Bench, SLO: sloFrom(res.SLO, 0.99)}
 	rate := "inf"
 	if !math.IsInf(res.RequestRate, 1) {
@@ -52,7 +38,7 @@ func FromResult(res *sim.Result, label string) *Run {
 	if r.SLO != nil {
 		r.Setup = append(r.Setup, Field{"slo", r.SLO.Text()})
 	}
-	p := b.point
+	p := resultPoint(res)
 	if r.SLO != nil {
 		p.Attainment = []float64{res.Attainment}
 		p.Pass = r.SLO.Criteria().Judge(res, res.RequestRate).Pass
@@ -61,6 +47,49 @@ func FromResult(res *sim.Result, label string) *Run {
 	p.Series = res.Series
 	r.Points = []Point{p}
 	return r
+}
+
+// resultPoint is the point a sim.Result's JSON gives (parseBench's
+// reading of it: every member that encodes as a number, null as NaN,
+// the instability verdict), read from its typed Fields.
+func resultPoint(res *sim.Result) Point {
+	p := Point{Runs: 1, Metrics: map[string]float64{}, X: math.NaN()}
+	for key, v := range res.Fields() {
+		switch key {
+		case "stability", "slo", "stopped_by":
+			continue
+		}
+		if x, ok := jsonNumber(v); ok && !math.IsInf(x, 0) {
+			p.Metrics[key] = x
+			p.Keys = append(p.Keys, key)
+		}
+	}
+	if res.Stability.Unstable {
+		p.Unstable = 1
+	}
+	return p
+}
+
+// jsonNumber is v as number reads its JSON encoding: nil and a
+// non-finite float (which encode as null) NaN, an integer or a float its
+// value; false for anything else (a bool, a string such as "inf", a
+// struct).
+func jsonNumber(v any) (float64, bool) {
+	if v == nil {
+		return math.NaN(), true
+	}
+	switch x := reflect.ValueOf(v); x.Kind() {
+	case reflect.Float32, reflect.Float64:
+		if f := x.Float(); !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return f, true
+		}
+		return math.NaN(), true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return float64(x.Int()), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return float64(x.Uint()), true
+	}
+	return 0, false
 }
 
 // requestSamples are the latencies of the measured, completed requests,

@@ -22,7 +22,7 @@ func TestEngineErrorsPlaced(t *testing.T) {
 		line              int
 	}{
 		{"budget below seqs", open + "server: {max_num_batched_tokens: 100}\n", "server.max_num_batched_tokens", 100, 2},
-		{"tp shape", open + "server:\n  tensor_parallel_size: 3\n", "server.tensor_parallel_size", nil, 3},
+		{"tp shape", open + "server:\n  tensor_parallel_size: 3\n", "server.tensor_parallel_size", 3, 3},
 		{"kv cache above the card", open + "server: {kv_cache_memory: 1000GiB}\n", "server.kv_cache_memory", nil, 2},
 		{"expert parallel", open + "server: {model: gpt-oss-20b, data_parallel_size: 3, enable_expert_parallel: true}\n", "server.enable_expert_parallel", nil, 2},
 		{"pool below max_model_len", open + "server: {kv_cache_memory: 1GiB}\n", "server.max_model_len", 131072, 2},

@@ -196,7 +196,7 @@ func TestParseErrors(t *testing.T) {
 		{"offload backend alone", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_backend: native\n", `e.yaml:3: server.kv_offloading_backend: "native" needs kv_offloading_size`},
 		{"offload bandwidth alone", "workload: {arrival: {rate: 1}}\nserver:\n  pcie_bandwidth: 2e10\n", "e.yaml:3: server.pcie_bandwidth: 2e+10 needs kv_offloading_size"},
 		{"offload without caching", "workload: {arrival: {rate: 1}}\nserver:\n  kv_offloading_size: 4\n  enable_prefix_caching: false\n", "e.yaml:3: server.kv_offloading_size: 4 needs enable_prefix_caching"},
-		{"tp shape", "workload: {arrival: {rate: 1}}\nserver:\n  tensor_parallel_size: 3\n", "e.yaml:3: server.tensor_parallel_size: cost: model \"llama-3.1-8b\": tp 3 must divide heads 32"},
+		{"tp shape", "workload: {arrival: {rate: 1}}\nserver:\n  tensor_parallel_size: 3\n", "e.yaml:3: server.tensor_parallel_size: 3 must divide heads 32 of model \"llama-3.1-8b\""},
 		{"fcfs field on vllm", "workload: {arrival: {rate: 1}}\nserver:\n  servers: 2\n", "e.yaml:3: server.servers: does not apply to kind vllm"},
 		{"bad service", "workload: {arrival: {rate: 1}}\nserver:\n  kind: fcfs\n  service: mix:0.02@0.5,0.18@0.2\n", "e.yaml:4: server.service: distribution \"mix:0.02@0.5,0.18@0.2\": mixture.weights: sum to 0.7"},
 		{"bad target", "workload: {arrival: {rate: 1}}\nslo:\n  target: 95\n", "e.yaml:3: slo.target: 95 must be in (0, 1]"},

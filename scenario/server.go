@@ -282,6 +282,12 @@ func engineError(err error) error {
 	})
 	if fe := fielderr.Of(out); fe != nil {
 		fe.Class = ErrInvalid // Rename's copy, ours to set
+		if in := fielderr.Of(err); in.Field == "deployment.ep" && fe.Value != nil {
+			// enable_expert_parallel is a switch; the degree it sets is
+			// the engine's value, and the limit is about that.
+			fe.Limit = fmt.Sprintf("sets ep %v, which %s", fe.Value, fe.Limit)
+			fe.Value = nil
+		}
 	}
 	return out
 }

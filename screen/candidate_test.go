@@ -170,7 +170,7 @@ func TestScreenUnevenSplit(t *testing.T) {
 	rep, err := s.Run()
 	require.NoError(t, err)
 	assert.NotNil(t, rep.Rows[0].Search)
-	assert.Contains(t, rep.Rows[1].ShapeErr, "tp×dp/ep 7 must divide expert_intermediate 2880")
+	assert.Contains(t, rep.Rows[1].ShapeErr, "dp 7 gives tp×dp/ep 7, which must divide expert_intermediate 2880")
 	assert.Contains(t, rep.Rows[2].ShapeErr, "ep 3 must divide")
 	assert.Nil(t, rep.Rows[1].Search)
 }

@@ -204,7 +204,7 @@ func (s Study) Run() (*Report, error) {
 			err = d.Validate()
 		}
 		if err != nil {
-			r.ShapeErr = err.Error()
+			r.ShapeErr = problemLines(err)
 			continue
 		}
 		r.Shape = shape

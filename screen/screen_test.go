@@ -81,7 +81,7 @@ func TestScreenInfeasible(t *testing.T) {
 	s := study(t, "qwen2.5-7b", "rtx4090", screen.Candidate{TP: 8, Replicas: 1})
 	rep, err := s.Run()
 	require.NoError(t, err)
-	assert.Contains(t, rep.Rows[0].ShapeErr, "tp 8 must divide heads 28")
+	assert.Contains(t, rep.Rows[0].ShapeErr, `tp 8 must divide heads 28 of model "qwen2.5-7b"`)
 	assert.Nil(t, rep.Rows[0].Search)
 
 	s = study(t, "llama-3.1-70b", "h100-sxm", screen.Candidate{TP: 1, Replicas: 1})

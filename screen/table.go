@@ -82,17 +82,27 @@ func fitReason(err error) string {
 	}
 }
 
+// problemLines is a rejected deployment as a row's reason, one line per
+// problem of the cost package's list (errors.Join): a field error as
+// "field value limit" (fitReason), any other error in its own words.
+func problemLines(err error) string {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return fitReason(err)
+	}
+	var lines []string
+	for _, e := range j.Unwrap() {
+		lines = append(lines, problemLines(e))
+	}
+	return strings.Join(lines, "\n")
+}
+
 // reasonLines splits an error message into its lines, without the
-// packages' prefixes ("cost: model \"m\": ", "batching: ").
+// packages' prefixes ("cost: ", "batching: ").
 func reasonLines(err string) []string {
 	var out []string
 	for _, l := range strings.Split(err, "\n") {
 		l = strings.TrimPrefix(strings.TrimPrefix(l, "batching: "), "cost: ")
-		if strings.HasPrefix(l, "model ") {
-			if _, rest, ok := strings.Cut(l, ": "); ok {
-				l = rest
-			}
-		}
 		if l = strings.TrimSpace(l); l != "" {
 			out = append(out, l)
 		}

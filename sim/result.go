@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -321,70 +322,93 @@ func (r *Result) latencyMetrics() []struct {
 	}
 }
 
-// MarshalJSON writes the result with vLLM's field names first
-// (duration, completed, failed, total_input_tokens, ..., and
-// mean_/median_/std_/p{P}_{ttft,tpot,itl,e2el}_ms), then servesim's fields.
-// Key order is fixed, so equal results give identical bytes.
+// MarshalJSON writes the result's Fields as one JSON object, in their
+// order, non-finite floats as null. Key order is fixed, so equal results
+// give identical bytes.
 func (r *Result) MarshalJSON() ([]byte, error) {
 	var o resultWriter
-	o.field("duration", r.Duration)
-	o.field("completed", r.Completed)
-	o.field("failed", r.Failed+r.Rejected)
-	o.field("total_input_tokens", r.TotalInput)
-	o.field("total_output_tokens", r.TotalOutput)
-	o.field("request_throughput", r.RequestThroughput)
-	o.field("request_goodput", r.RequestGoodput)
-	o.field("output_throughput", r.OutputThroughput)
-	o.field("total_token_throughput", r.TotalTokenThroughput)
-	o.field("max_concurrent_requests", r.MaxConcurrent)
+	for key, v := range r.Fields() {
+		o.field(key, v)
+	}
+	return o.end()
+}
+
+// Fields yields the members of the result's JSON object, each key with
+// its typed value (a number, bool, string, nil or a struct that encodes
+// itself): vLLM's field names first (duration, completed, failed,
+// total_input_tokens, ..., and mean_/median_/std_/p{P}_{ttft,tpot,itl,
+// e2el}_ms), then servesim's fields. A reader in the same process (a
+// report, a result file's servesim block) reads them instead of parsing
+// MarshalJSON's bytes.
+func (r *Result) Fields() iter.Seq2[string, any] {
+	return func(yield func(string, any) bool) {
+		more := true
+		field := func(key string, v any) {
+			more = more && yield(key, v)
+		}
+		r.fields(field)
+	}
+}
+
+// fields passes each member of the result's JSON object to field, in order.
+func (r *Result) fields(field func(key string, v any)) {
+	field("duration", r.Duration)
+	field("completed", r.Completed)
+	field("failed", r.Failed+r.Rejected)
+	field("total_input_tokens", r.TotalInput)
+	field("total_output_tokens", r.TotalOutput)
+	field("request_throughput", r.RequestThroughput)
+	field("request_goodput", r.RequestGoodput)
+	field("output_throughput", r.OutputThroughput)
+	field("total_token_throughput", r.TotalTokenThroughput)
+	field("max_concurrent_requests", r.MaxConcurrent)
 	for _, lm := range r.latencyMetrics() {
-		o.field("mean_"+lm.name+"_ms", lm.s.Mean()*1000)
-		o.field("median_"+lm.name+"_ms", lm.s.Median()*1000)
-		o.field("std_"+lm.name+"_ms", lm.s.Std()*1000)
+		field("mean_"+lm.name+"_ms", lm.s.Mean()*1000)
+		field("median_"+lm.name+"_ms", lm.s.Median()*1000)
+		field("std_"+lm.name+"_ms", lm.s.Std()*1000)
 		for _, p := range r.Percentiles {
-			o.field("p"+metrics.PercentileKey(p)+"_"+lm.name+"_ms", lm.s.Percentile(p)*1000)
+			field("p"+metrics.PercentileKey(p)+"_"+lm.name+"_ms", lm.s.Percentile(p)*1000)
 		}
 	}
 	if math.IsInf(r.RequestRate, 1) {
-		o.field("request_rate", "inf")
+		field("request_rate", "inf")
 	} else {
-		o.field("request_rate", r.RequestRate)
+		field("request_rate", r.RequestRate)
 	}
-	o.field("burstiness", r.Burstiness)
+	field("burstiness", r.Burstiness)
 	if r.MaxConcurrency > 0 {
-		o.field("max_concurrency", r.MaxConcurrency)
+		field("max_concurrency", r.MaxConcurrency)
 	} else {
-		o.field("max_concurrency", nil)
+		field("max_concurrency", nil)
 	}
 	// servesim's own fields.
-	o.field("seed", r.Seed)
-	o.field("replication", r.Replication)
-	o.field("closed_loop", r.Closed)
-	o.field("num_requests", r.Injected)
-	o.field("num_warmups", r.Warmup)
-	o.field("measured", r.Measured)
-	o.field("rejected", r.Rejected)
-	o.field("in_flight", r.InFlight)
-	o.field("arrival_rate", r.ArrivalRate)
-	o.field("send_rate", r.SendRate)
-	o.field("slo", r.SLO)
-	o.field("good_requests", r.Good)
-	o.field("slo_attainment", r.Attainment)
-	o.field("attainment_denominator", r.AttainmentDenominator)
-	o.field("good_output_tokens", r.GoodOutputTokens)
-	o.field("gpus", r.GPUs)
-	o.field("goodput_per_gpu", r.GoodputPerGPU)
-	o.field("mean_in_system", r.MeanInSystem)
-	o.field("stability", r.Stability)
+	field("seed", r.Seed)
+	field("replication", r.Replication)
+	field("closed_loop", r.Closed)
+	field("num_requests", r.Injected)
+	field("num_warmups", r.Warmup)
+	field("measured", r.Measured)
+	field("rejected", r.Rejected)
+	field("in_flight", r.InFlight)
+	field("arrival_rate", r.ArrivalRate)
+	field("send_rate", r.SendRate)
+	field("slo", r.SLO)
+	field("good_requests", r.Good)
+	field("slo_attainment", r.Attainment)
+	field("attainment_denominator", r.AttainmentDenominator)
+	field("good_output_tokens", r.GoodOutputTokens)
+	field("gpus", r.GPUs)
+	field("goodput_per_gpu", r.GoodputPerGPU)
+	field("mean_in_system", r.MeanInSystem)
+	field("stability", r.Stability)
 	if r.StoppedBy != StopNone {
-		o.field("stopped_by", r.StoppedBy)
+		field("stopped_by", r.StoppedBy)
 	}
-	o.field("end_time", r.End)
-	o.field("events", r.Events)
+	field("end_time", r.End)
+	field("events", r.Events)
 	for _, s := range r.Server {
-		o.field(s.Name, s.Value)
+		field(s.Name, s.Value)
 	}
-	return o.end()
 }
 
 // resultWriter adds fields to an ordered JSON object, keeping the first

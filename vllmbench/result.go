@@ -3,7 +3,6 @@ package vllmbench
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/fielderr"
-	"github.com/servesim/servesim/internal/jsonobj"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
@@ -327,17 +325,9 @@ func servesimResult(o *Options, sc *scenario.Scenario, res *sim.Result) (resultD
 	if p := sc.Pricing(); p != "" {
 		add("priced_by", p)
 	}
-	rj, merr := json.Marshal(res)
-	if merr != nil {
-		return nil, merr
-	}
-	ro, perr := jsonobj.Parse(rj)
-	if perr != nil {
-		return nil, perr
-	}
-	for _, m := range ro {
-		if !vllmResultKey(m.Key) {
-			out = append(out, docMember{key: m.Key, raw: m.Value})
+	for key, v := range res.Fields() {
+		if !vllmResultKey(key) {
+			add(key, v) // encoded as MarshalJSON encodes it
 		}
 	}
 	if o.SaveDetailed {

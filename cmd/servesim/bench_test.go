@@ -17,6 +17,7 @@ import (
 // The default bench prints vLLM's preamble and summary, then servesim's
 // block, and nothing on stderr when stderr is not a terminal.
 func TestBenchDefault(t *testing.T) {
+	t.Parallel()
 	r := mustRun(t, "bench")
 	if r.stderr != "" {
 		t.Errorf("stderr = %q, want nothing", r.stderr)
@@ -64,6 +65,7 @@ func TestBenchDefault(t *testing.T) {
 }
 
 func TestBenchSummaryOptions(t *testing.T) {
+	t.Parallel()
 	r := mustRun(t, "bench", "--num-prompts", "200", "--max-concurrency", "8", "--request-rate", "inf",
 		"--percentile-metrics", "ttft,e2el", "--metric-percentiles", "50,99.9", "--goodput", "ttft:800", "tpot:50")
 	for _, want := range []string{
@@ -111,6 +113,7 @@ func decodeJSON(t *testing.T, data []byte) map[string]any {
 }
 
 func TestBenchJSONFields(t *testing.T) {
+	t.Parallel()
 	m := decodeJSON(t, benchJSON(t, nil, "--num-prompts", "100", "--seed", "4", "--request-rate", "10"))
 	isInt := func(v any) bool {
 		n, ok := v.(json.Number)
@@ -176,6 +179,7 @@ func TestBenchJSONFields(t *testing.T) {
 }
 
 func TestBenchJSONVariants(t *testing.T) {
+	t.Parallel()
 	m := decodeJSON(t, benchJSON(t, nil, "--num-prompts", "30", "--request-rate", "inf", "--max-concurrency", "4",
 		"--goodput", "ttft:800 tpot:50", "--save-detailed", "--num-warmups", "5", "--label", "lab", "--metadata", "gpu=h100", "run = 7"))
 	if m["request_rate"] != "inf" || m["max_concurrency"] != json.Number("4") || m["label"] != "lab" || m["gpu"] != "h100" || m["run"] != "7" {
@@ -221,6 +225,7 @@ func TestBenchJSONVariants(t *testing.T) {
 
 // --append-result adds one JSON object a line, as vLLM.
 func TestBenchAppendResult(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for range 2 {
 		mustRun(t, "bench", "--num-prompts", "5", "--append-result", "--result-dir", dir, "--result-filename", "runs.jsonl")
@@ -241,6 +246,7 @@ func TestBenchAppendResult(t *testing.T) {
 // The same flags and seed give byte-identical JSON apart from the date,
 // whatever the parallelism; another seed gives another result.
 func TestBenchSameSeedSameJSON(t *testing.T) {
+	t.Parallel()
 	args := []string{"--num-prompts", "300", "--seed", "11", "--save-detailed", "--goodput", "ttft:100", "--burstiness", "0.5"}
 	a := stripDate(t, benchJSON(t, []string{"GOMAXPROCS=1"}, args...))
 	b := stripDate(t, benchJSON(t, []string{"GOMAXPROCS=2"}, args...))
@@ -265,6 +271,7 @@ func stripDate(t *testing.T, data []byte) []byte {
 
 // The three ways to write vLLM's --goodput give one SLO.
 func TestBenchGoodputForms(t *testing.T) {
+	t.Parallel()
 	forms := [][]string{
 		{"--goodput", "ttft:800", "tpot:50", "e2el:4000"},
 		{"--goodput", "ttft:800 tpot:50 e2el:4000"},
@@ -293,6 +300,7 @@ func mustJSON(t *testing.T, v any) string {
 }
 
 func TestBenchEngineFlags(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args    []string
 		chunked bool
@@ -335,6 +343,7 @@ func TestBenchEngineFlags(t *testing.T) {
 }
 
 func TestBenchFCFS(t *testing.T) {
+	t.Parallel()
 	r := mustRun(t, "bench", "--server", "fcfs", "--service-time", "mix:20ms@0.8,180ms@0.2", "--request-rate", "4",
 		"--num-prompts", "2000", "--goodput", "e2el:250", "--slo-target", "0.95", "--percentile-metrics", "e2el")
 	for _, want := range []string{"Simulated server:                        FCFS(1), service mix:20ms@0.8,180ms@0.2", "SLO attainment (%):", "P99 E2EL (ms):"} {
@@ -346,6 +355,7 @@ func TestBenchFCFS(t *testing.T) {
 }
 
 func TestBenchTrace(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.csv")
 	if err := os.WriteFile(trace, []byte("timestamp,input_tokens,output_tokens\n0,100,10\n0.2,300,20\n0.5,50,5\n1.0,800,40\n"), 0o644); err != nil {
@@ -378,6 +388,7 @@ func TestDefaultResultName(t *testing.T) {
 // percentiles every answer is selected, with many the sample sorts a copy
 // once it has selected four.
 func TestBenchPercentilesFromLists(t *testing.T) {
+	t.Parallel()
 	for _, ps := range [][]float64{{25, 99}, {1, 10, 25, 50, 75, 90, 99, 99.9}} {
 		var list []string
 		for _, p := range ps {

@@ -11,6 +11,7 @@ import (
 // each stops paying; its JSON carries the same; without a
 // --speculative-config it is an error saying what to give.
 func TestCapacitySpecK(t *testing.T) {
+	t.Parallel()
 	spec := `{"method":"eagle3","num_speculative_tokens":3,"acceptance_dataset":"mt-bench"}`
 	args := []string{"capacity", "--goodput", "ttft:2000", "tpot:100", "--num-prompts", "200", "--precision", "0.2", "--replications", "1", "--quiet",
 		"--spec-k", "0,2,5", "--speculative-config", spec}

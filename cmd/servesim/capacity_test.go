@@ -25,6 +25,7 @@ func bracket(t *testing.T, out string) (lo, hi float64) {
 // TestCapacityFromFlags: bench's flags plus --goodput search λ*; the
 // bracket has the stated precision and every probe agrees with it.
 func TestCapacityFromFlags(t *testing.T) {
+	t.Parallel()
 	r := mustRun(t, "capacity", "--goodput", "ttft:2000", "tpot:100", "--num-prompts", "1500", "--precision", "0.1", "--replications", "2", "--quiet")
 	lo, hi := bracket(t, r.stdout)
 	if (hi-lo)/lo > 0.1 {
@@ -47,6 +48,7 @@ func TestCapacityFromFlags(t *testing.T) {
 
 // TestCapacityScenario: the workload, server and SLO come from the file.
 func TestCapacityScenario(t *testing.T) {
+	t.Parallel()
 	r := mustRun(t, "capacity", "../../examples/scenarios/rate-slo.yaml", "--replications", "2", "--precision", "0.1", "--quiet")
 	bracket(t, r.stdout)
 	if !strings.Contains(r.stdout, "TTFT <= 500 ms, TPOT <= 50 ms") {
@@ -61,6 +63,7 @@ func TestCapacityScenario(t *testing.T) {
 // TestCapacityGridShards: a rate grid split into two shards and merged
 // prints exactly what the unsharded grid prints.
 func TestCapacityGridShards(t *testing.T) {
+	t.Parallel()
 	args := []string{"capacity", "--goodput", "ttft:2000", "tpot:100", "--num-prompts", "800", "--replications", "2", "--grid", "10,30,40", "--quiet"}
 	whole := mustRun(t, args...)
 	dir := t.TempDir()
@@ -86,6 +89,7 @@ func TestCapacityGridShards(t *testing.T) {
 // TestTP: infeasible candidates are reported, feasible ones searched, and
 // the verdict follows the rule for a model that does not fit one GPU.
 func TestTP(t *testing.T) {
+	t.Parallel()
 	r := mustRun(t, "tp", "--model", "llama-3.1-70b", "--goodput", "ttft:2000", "tpot:200", "--candidates", "1x4,2x2,4x1",
 		"--request-rate", "2", "--num-prompts", "1000", "--replications", "2", "--boundary-replications", "2", "--precision", "0.1", "--quiet")
 	for _, want := range []string{"TP=1 x4      4  does not fit", "TP=2 x2", "TP=4 x1", "verdict: the model does not fit one GPU"} {

@@ -11,6 +11,7 @@ import (
 // day's dollars among those at or above --attainment, cheapest first,
 // then the rest by attainment; the closing line names the first.
 func TestDayRank(t *testing.T) {
+	t.Parallel()
 	// A 25 req/s day starts near 11 req/s (the diurnal sine): one A100
 	// falls behind, one H100 and three of either keep up.
 	r := runCLI("day", "--hours", "0.25", "--rate", "25", "--gpu", "h100-sxm,a100-80gb",

@@ -8,6 +8,7 @@ import (
 // Bad input exits 2 with one "servesim: ..." line on stderr, nothing on
 // stdout and never a Go panic trace.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -44,7 +45,7 @@ func TestBadInput(t *testing.T) {
 		{"bad goodput key", []string{"bench", "--goodput", "itl:5"}, []string{`unknown metric "itl"`}},
 		{"stray argument", []string{"bench", "ttft:800"}, []string{`unexpected argument "ttft:800"`}},
 		{"engine knob", []string{"bench", "--max-num-seqs", "0"}, []string{`invalid value "0" for --max-num-seqs: must be >= 1`}},
-		{"tp shape", []string{"bench", "--tensor-parallel-size", "3"}, []string{"--tensor-parallel-size:", "tp 3 must divide heads 32"}},
+		{"tp shape", []string{"bench", "--tensor-parallel-size", "3"}, []string{`--tensor-parallel-size: 3 must divide heads 32 of model "llama-3.1-8b"`}},
 		{"bad bool", []string{"bench", "--enable-chunked-prefill=maybe"}, []string{`invalid value "maybe" for --enable-chunked-prefill`}},
 		{"bad bytes", []string{"bench", "--kv-cache-memory", "lots"}, []string{`invalid value "lots" for --kv-cache-memory`}},
 		{"unknown server", []string{"bench", "--server", "tgi"}, []string{`--server: unknown kind "tgi"`}},
@@ -75,6 +76,7 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each line is a process that stops at its first error
 			r := servesim(t, tt.args...)
 			if r.code != 2 {
 				t.Errorf("exit status %d, want 2", r.code)

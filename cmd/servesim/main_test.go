@@ -115,6 +115,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	r := mustRun(t, "help")
 	for _, want := range []string{"bench", "run", "merge", "capacity", "tp"} {
 		if !strings.Contains(r.stdout, "  "+want+" ") {

@@ -11,6 +11,7 @@ import (
 // prints vllmbench.WritePDSummary (TestWritePDSummary); its own flags'
 // refusals are its own.
 func TestPD(t *testing.T) {
+	t.Parallel()
 	r := mustRun(t, "pd", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--decode-gpu", "a100-80gb", "--prefill-instances", "2",
 		"--num-prompts", "200", "--request-rate", "10", "--random-input-len", "2000", "--random-output-len", "100", "--max-model-len", "8192",
 		"--goodput", "ttft:1000", "tpot:60", "--kv-link", "rdma-roce-200g")
@@ -33,6 +34,7 @@ func TestPD(t *testing.T) {
 // --served-model-name goes into every vllm serve line pd prints, after
 // the checkpoint; a name a shell would split is refused.
 func TestPDServedModelName(t *testing.T) {
+	t.Parallel()
 	r := mustRun(t, "pd", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--num-prompts", "20", "--request-rate", "5",
 		"--random-input-len", "500", "--random-output-len", "20", "--max-model-len", "4096", "--served-model-name", "llama8")
 	assert.Contains(t, r.stdout, "vllm serve meta-llama/Llama-3.1-8B-Instruct --served-model-name llama8 --tensor-parallel-size 1")

@@ -10,6 +10,7 @@ import (
 // a TPOT bound below the plain engine's floor only k > 0 passes, and the
 // table and the JSON report the winner's crossover.
 func TestPlanSpecK(t *testing.T) {
+	t.Parallel()
 	args := []string{"plan", "--model", "llama-3.1-8b", "--gpus", "h100-sxm", "--tp-degrees", "1", "--precisions", "bf16",
 		"--request-rate", "2", "--goodput", "ttft:2000", "tpot:6", "--num-prompts", "100", "--quiet", "--spec-k", "0,3",
 		"--speculative-config", `{"method":"eagle3","num_speculative_tokens":2,"acceptance_dataset":"mt-bench"}`}

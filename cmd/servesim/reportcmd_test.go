@@ -34,6 +34,7 @@ func checkPage(t *testing.T, path string, want ...string) {
 // TestReportCommand: servesim report joins a simulated run and sweep
 // with a real vLLM result into one page.
 func TestReportCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bench := filepath.Join(dir, "sim.json")
 	mustRun(t, "bench", "--num-prompts", "100", "--request-rate", "10", "--save-result", "--save-detailed", "--result-filename", bench, "--quiet")
@@ -57,6 +58,7 @@ func TestReportCommand(t *testing.T) {
 }
 
 func TestReportErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -83,6 +85,7 @@ func TestReportErrors(t *testing.T) {
 // TestReportHelpers: bench's --report writes its page (report.Write*Page
 // write the others', tested in report).
 func TestReportHelpers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 
 	var o vllmbench.Flags

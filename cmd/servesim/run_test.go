@@ -10,6 +10,7 @@ import (
 
 // A small FCFS sweep's table matches testdata/fcfs.golden.
 func TestRunGolden(t *testing.T) {
+	t.Parallel()
 	r := mustRun(t, "run", "testdata/fcfs.yaml")
 	if r.stderr != "" {
 		t.Errorf("stderr = %q", r.stderr)
@@ -19,6 +20,7 @@ func TestRunGolden(t *testing.T) {
 
 // The table does not depend on the parallelism.
 func TestRunWorkers(t *testing.T) {
+	t.Parallel()
 	a := mustRun(t, "run", "testdata/small.yaml", "--workers", "1", "--format", "json")
 	b := servesimIn(t, "", []string{"GOMAXPROCS=3"}, "run", "testdata/small.yaml", "--format", "json")
 	if a.stdout != b.stdout {
@@ -28,6 +30,7 @@ func TestRunWorkers(t *testing.T) {
 
 // Shards 0/2 and 1/2, merged, give the unsharded run's table and JSON.
 func TestShardMerge(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, sh := range []string{"0/2", "1/2"} {
 		r := mustRun(t, "run", "testdata/small.yaml", "--shard", sh)
@@ -75,6 +78,7 @@ func TestShardMerge(t *testing.T) {
 }
 
 func TestPlots(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tt := range []struct{ scenario, file string }{
 		{"testdata/small.yaml", "rate.png"},

@@ -12,6 +12,7 @@ import (
 // carries the spec-decode counters, the JSON their keys, and TPOT falls
 // against the same run without it.
 func TestBenchSpeculativeConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	args := []string{"bench", "--num-prompts", "40", "--max-concurrency", "1", "--random-input-len", "128", "--random-output-len", "128"}
 	spec := `{"method":"eagle3","num_speculative_tokens":3,"acceptance_rates":[0.8,0.6,0.4]}`
@@ -59,6 +60,7 @@ func TestBenchSpeculativeConfig(t *testing.T) {
 
 // Bad --speculative-config values are errors naming the field.
 func TestBenchSpeculativeConfigErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ spec, want string }{
 		{`{"method":"eagle3"}`, "num_speculative_tokens 0"},
 		{`{"method":"tree","num_speculative_tokens":2,"acceptance_rate":0.5}`, `method "tree" is unknown`},

@@ -31,7 +31,7 @@ func TestOutputHoldsReferenceNumbers(t *testing.T) {
 		"does not fit",
 		"KV pool/rank: 34672 tokens",
 		"KV pool/rank: 1430592 tokens",
-		"tp 8 must divide heads 28",
+		`tp: 8 must divide heads 28 of model "qwen2.5-7b"`,
 		"replicated ×2",
 	} {
 		assert.Contains(t, out.String(), line)
