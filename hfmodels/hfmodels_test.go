@@ -176,6 +176,11 @@ func TestLookup(t *testing.T) {
 	if n := Nearest("Qwen/Qwen3-8BB", 3); len(n) != 3 {
 		t.Errorf("Nearest: %v", n)
 	}
+	// a registered name with a suffix added comes first, though
+	// Qwen1.5-14B-Chat is fewer edits from the name
+	if n := Nearest("Qwen/Qwen3-14B-Chatty", 3); n[0] != "Qwen/Qwen3-14B" {
+		t.Errorf("Nearest(Qwen/Qwen3-14B-Chatty) = %v, want Qwen/Qwen3-14B first", n)
+	}
 }
 
 func TestCatalogIDs(t *testing.T) {
