@@ -267,16 +267,18 @@ func TestLinearAttentionEntries(t *testing.T) {
 // whose config.json is not kept in testdata (the model cards, or the hub's
 // safetensors count where the card gives none).
 var entryParams = map[string]float64{
-	"Qwen/Qwen2.5-3B":                      3.09e9, // model card: "Number of Parameters: 3.09B"
-	"Qwen/Qwen2.5-14B":                     14.7e9, // "14.7B"
-	"Qwen/Qwen3-4B":                        4.0e9,  // "Number of Parameters: 4.0B"
-	"microsoft/Phi-3-mini-4k-instruct":     3.8e9,  // "a 3.8B parameters, lightweight, state-of-the-art open model"
-	"microsoft/Phi-3-mini-128k-instruct":   3.8e9,  // the same 3.8B
-	"microsoft/Phi-3-medium-4k-instruct":   14e9,   // "a 14B parameters, lightweight, state-of-the-art open model"
-	"microsoft/Phi-3-medium-128k-instruct": 14e9,   // the same 14B
-	"google/gemma-7b-it":                   8.54e9, // hub safetensors: 8.54B params
-	"meta-llama/Llama-2-13b-chat-hf":       13.0e9, // hub safetensors: 13B params
-	"zai-org/GLM-4.5-Air":                  106e9,  // model card: "106 billion total parameters and 12 billion active" (its MTP layer not counted)
+	"Qwen/Qwen2.5-3B":                      3.09e9,        // model card: "Number of Parameters: 3.09B"
+	"Qwen/Qwen2.5-14B":                     14.7e9,        // "14.7B"
+	"Qwen/Qwen3-4B":                        4.0e9,         // "Number of Parameters: 4.0B"
+	"microsoft/Phi-3-mini-4k-instruct":     3.8e9,         // "a 3.8B parameters, lightweight, state-of-the-art open model"
+	"microsoft/Phi-3-mini-128k-instruct":   3.8e9,         // the same 3.8B
+	"microsoft/Phi-3-medium-4k-instruct":   14e9,          // "a 14B parameters, lightweight, state-of-the-art open model"
+	"microsoft/Phi-3-medium-128k-instruct": 14e9,          // the same 14B
+	"google/gemma-7b-it":                   8.54e9,        // hub safetensors: 8.54B params
+	"meta-llama/Llama-2-13b-chat-hf":       13.0e9,        // hub safetensors: 13B params
+	"zai-org/GLM-4.5-Air":                  106e9,         // model card: "106 billion total parameters and 12 billion active" (its MTP layer not counted)
+	"openbmb/MiniCPM-2B-sft-bf16":          2.7e9,         // model card: 2.4B non-embedding parameters, 2.7B in all
+	"stabilityai/stablelm-2-zephyr-1_6b":   1.644417024e9, // Stable LM 2 1.6B's model card, whose architecture the Zephyr fine-tune keeps: "1,644,417,024" parameters
 }
 
 // The entries of entryParams against their published counts, within 1%.

@@ -135,7 +135,12 @@ for k,cfg in presets.items():
     id=cfg.get("_name_or_path","")
     if id in ("Phi-3.5-mini-instruct","Phi-4-mini-instruct"): id="microsoft/"+id  # Microsoft's checkpoints, named without the organization
     if k=="gemma3_1b_it": id="google/gemma-3-1b-it"  # the preset's name is the checkpoint's
-    if id in ("codellama/CodeLlama-7b-hf","microsoft/Phi-3.5-mini-instruct","microsoft/Phi-4-mini-instruct","google/gemma-3-1b-it"):  # its llama2_13b keeps an old hub revision (max_position_embeddings 2048, now 4096)
+    # presets named after the one hub checkpoint of that name, their configs matching its published
+    # parameter count (its Qwen1.5-1.8B-Chat, tied embeddings against the published 1.84B untied, is left out)
+    if k=="minicpm_2b_sft_bf16": id="openbmb/MiniCPM-2B-sft-bf16"
+    if k=="stablelm-2-zephyr-1_6b": id="stabilityai/stablelm-2-zephyr-1_6b"
+    if id in ("codellama/CodeLlama-7b-hf","microsoft/Phi-3.5-mini-instruct","microsoft/Phi-4-mini-instruct","google/gemma-3-1b-it",
+              "openbmb/MiniCPM-2B-sft-bf16","stabilityai/stablelm-2-zephyr-1_6b"):  # its llama2_13b keeps an old hub revision (max_position_embeddings 2048, now 4096)
         cfg={x:v for x,v in cfg.items() if x not in ("context_window_size","prefill_chunk_size")}  # mlc's own keys
         add(id, cfg, f"huggingface.co/{id} config.json, as copied in mlc-ai/mlc-llm@{MLCREV[:8]} python/mlc_llm/model/model_preset.py \"{k}\"")
 # kevinstephano/thunder_model_blocks: config.json texts kept as Python raw strings (r'''{...}''') with their _name_or_path
