@@ -279,6 +279,10 @@ var entryParams = map[string]float64{
 	"zai-org/GLM-4.5-Air":                  106e9,         // model card: "106 billion total parameters and 12 billion active" (its MTP layer not counted)
 	"openbmb/MiniCPM-2B-sft-bf16":          2.7e9,         // model card: 2.4B non-embedding parameters, 2.7B in all
 	"stabilityai/stablelm-2-zephyr-1_6b":   1.644417024e9, // Stable LM 2 1.6B's model card, whose architecture the Zephyr fine-tune keeps: "1,644,417,024" parameters
+	// the configs Girafboy/pytorchKQI copied (internal/hfmodelsgen)
+	"01-ai/Yi-6B":       6.06e9, // hub safetensors: 6.06B params
+	"01-ai/Yi-9B":       8.83e9, // hub safetensors: 8.83B params
+	"01-ai/Yi-34B-Chat": 34.4e9, // hub safetensors: 34.4B params
 }
 
 // The entries of entryParams against their published counts, within 1%.
