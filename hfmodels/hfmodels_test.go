@@ -280,9 +280,18 @@ var entryParams = map[string]float64{
 	"openbmb/MiniCPM-2B-sft-bf16":          2.7e9,         // model card: 2.4B non-embedding parameters, 2.7B in all
 	"stabilityai/stablelm-2-zephyr-1_6b":   1.644417024e9, // Stable LM 2 1.6B's model card, whose architecture the Zephyr fine-tune keeps: "1,644,417,024" parameters
 	// the configs Girafboy/pytorchKQI copied (internal/hfmodelsgen)
-	"01-ai/Yi-6B":       6.06e9, // hub safetensors: 6.06B params
-	"01-ai/Yi-9B":       8.83e9, // hub safetensors: 8.83B params
-	"01-ai/Yi-34B-Chat": 34.4e9, // hub safetensors: 34.4B params
+	"01-ai/Yi-6B":            6.06e9, // hub safetensors: 6.06B params
+	"01-ai/Yi-9B":            8.83e9, // hub safetensors: 8.83B params
+	"01-ai/Yi-34B-Chat":      34.4e9, // hub safetensors: 34.4B params
+	"Qwen/Qwen1.5-1.8B":      1.84e9, // hub safetensors: 1.84B params
+	"Qwen/Qwen1.5-4B":        3.95e9, // hub safetensors: 3.95B params
+	"Qwen/Qwen1.5-7B":        7.72e9, // hub safetensors: 7.72B params
+	"Qwen/Qwen1.5-14B":       14.2e9, // hub safetensors: 14.2B params
+	"Qwen/Qwen1.5-32B":       32.5e9, // hub safetensors: 32.5B params
+	"Qwen/Qwen1.5-72B":       72.3e9, // hub safetensors: 72.3B params
+	"Qwen/Qwen1.5-110B-Chat": 111e9,  // hub safetensors: 111B params
+	"Qwen/Qwen1.5-MoE-A2.7B": 14.3e9, // model card: "14.3B parameters in total and 2.7B activated"
+	"Qwen/CodeQwen1.5-7B":    7.25e9, // hub safetensors: 7.25B params
 }
 
 // The entries of entryParams against their published counts, within 1%.
