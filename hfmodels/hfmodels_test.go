@@ -292,6 +292,8 @@ var entryParams = map[string]float64{
 	"Qwen/Qwen1.5-110B-Chat": 111e9,  // hub safetensors: 111B params
 	"Qwen/Qwen1.5-MoE-A2.7B": 14.3e9, // model card: "14.3B parameters in total and 2.7B activated"
 	"Qwen/CodeQwen1.5-7B":    7.25e9, // hub safetensors: 7.25B params
+	"Qwen/Qwen2-1.5B":        1.54e9, // hub safetensors: 1.54B params
+	"Qwen/Qwen2-57B-A14B":    57.4e9, // hub safetensors: 57.4B params
 }
 
 // The entries of entryParams against their published counts, within 1%.
