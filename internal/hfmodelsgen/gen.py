@@ -187,7 +187,7 @@ for id,(c,i) in tags.items():
 # and Baichuan2's bitsandbytes "-4bits" folders (a quantization_config without quant_method);
 # KQIREAD leaves out its google/gemma-*-AWQ folders (Google publishes no AWQ checkpoint of that name)
 KQI="/work/.mirror/Girafboy+pytorchKQI/repo"; KQIREV="4adb1daaa5cc32993c3150f58ec984d073c1d4cb"
-KQIREAD=('01-ai/', 'baichuan-inc/', 'meta-llama/', 'Qwen/Qwen1.5-', 'Qwen/CodeQwen1.5-', 'Qwen/Qwen2-')  # the folders read: ids with these prefixes
+KQIREAD=('01-ai/', 'baichuan-inc/', 'meta-llama/', 'Qwen/Qwen1.5-', 'Qwen/CodeQwen1.5-', 'Qwen/Qwen2-', 'deepseek-ai/')  # the folders read: ids with these prefixes
 KQISKIP={"qwen","llava","multi_modality","bert","roberta","t5","gpt2","openai-gpt"}
 for f in sorted(subprocess.run(["git","-C",KQI,"ls-tree","-r","--name-only",KQIREV,"llms/"],capture_output=True,text=True).stdout.split()):
     if not f.endswith("/config.json"): continue
