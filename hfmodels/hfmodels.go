@@ -177,9 +177,11 @@ func find(id string) (Entry, bool) {
 	return Entry{}, false
 }
 
-// Nearest returns the n registry ids closest to id: by edit distance
-// between the lower-cased names (the part after the organization), ties
-// broken by the whole id's distance and then by id.
+// Nearest returns the n registry ids closest to id: first the names id's
+// name begins with (a registered name with a suffix added, as
+// "Qwen3-14B-Chatty" is Qwen3-14B's), then by edit distance between the
+// lower-cased names (the part after the organization), ties broken by the
+// whole id's distance and then by id.
 func Nearest(id string, n int) []string {
 	es, err := registry()
 	if err != nil || n <= 0 {
@@ -189,14 +191,22 @@ func Nearest(id string, n int) []string {
 	qname := q[strings.LastIndex(q, "/")+1:]
 	type scored struct {
 		id         string
+		prefix     bool // qname begins with the entry's name
 		name, full int
 	}
 	all := make([]scored, len(es))
 	for i, e := range es {
 		k := strings.ToLower(e.ID)
-		all[i] = scored{e.ID, nearest.EditDistance(qname, k[strings.LastIndex(k, "/")+1:]), nearest.EditDistance(q, k)}
+		n := k[strings.LastIndex(k, "/")+1:]
+		all[i] = scored{e.ID, strings.HasPrefix(qname, n), nearest.EditDistance(qname, n), nearest.EditDistance(q, k)}
 	}
 	slices.SortFunc(all, func(a, b scored) int {
+		if a.prefix != b.prefix {
+			if a.prefix {
+				return -1
+			}
+			return 1
+		}
 		if a.name != b.name {
 			return a.name - b.name
 		}

@@ -176,6 +176,11 @@ func TestLookup(t *testing.T) {
 	if n := Nearest("Qwen/Qwen3-8BB", 3); len(n) != 3 {
 		t.Errorf("Nearest: %v", n)
 	}
+	// a registered name with a suffix added comes first, though
+	// Qwen1.5-14B-Chat is fewer edits from the name
+	if n := Nearest("Qwen/Qwen3-14B-Chatty", 3); n[0] != "Qwen/Qwen3-14B" {
+		t.Errorf("Nearest(Qwen/Qwen3-14B-Chatty) = %v, want Qwen/Qwen3-14B first", n)
+	}
 }
 
 func TestCatalogIDs(t *testing.T) {
@@ -262,16 +267,40 @@ func TestLinearAttentionEntries(t *testing.T) {
 // whose config.json is not kept in testdata (the model cards, or the hub's
 // safetensors count where the card gives none).
 var entryParams = map[string]float64{
-	"Qwen/Qwen2.5-3B":                      3.09e9, // model card: "Number of Parameters: 3.09B"
-	"Qwen/Qwen2.5-14B":                     14.7e9, // "14.7B"
-	"Qwen/Qwen3-4B":                        4.0e9,  // "Number of Parameters: 4.0B"
-	"microsoft/Phi-3-mini-4k-instruct":     3.8e9,  // "a 3.8B parameters, lightweight, state-of-the-art open model"
-	"microsoft/Phi-3-mini-128k-instruct":   3.8e9,  // the same 3.8B
-	"microsoft/Phi-3-medium-4k-instruct":   14e9,   // "a 14B parameters, lightweight, state-of-the-art open model"
-	"microsoft/Phi-3-medium-128k-instruct": 14e9,   // the same 14B
-	"google/gemma-7b-it":                   8.54e9, // hub safetensors: 8.54B params
-	"meta-llama/Llama-2-13b-chat-hf":       13.0e9, // hub safetensors: 13B params
-	"zai-org/GLM-4.5-Air":                  106e9,  // model card: "106 billion total parameters and 12 billion active" (its MTP layer not counted)
+	"Qwen/Qwen2.5-3B":                      3.09e9,        // model card: "Number of Parameters: 3.09B"
+	"Qwen/Qwen2.5-14B":                     14.7e9,        // "14.7B"
+	"Qwen/Qwen3-4B":                        4.0e9,         // "Number of Parameters: 4.0B"
+	"microsoft/Phi-3-mini-4k-instruct":     3.8e9,         // "a 3.8B parameters, lightweight, state-of-the-art open model"
+	"microsoft/Phi-3-mini-128k-instruct":   3.8e9,         // the same 3.8B
+	"microsoft/Phi-3-medium-4k-instruct":   14e9,          // "a 14B parameters, lightweight, state-of-the-art open model"
+	"microsoft/Phi-3-medium-128k-instruct": 14e9,          // the same 14B
+	"google/gemma-7b-it":                   8.54e9,        // hub safetensors: 8.54B params
+	"meta-llama/Llama-2-13b-chat-hf":       13.0e9,        // hub safetensors: 13B params
+	"zai-org/GLM-4.5-Air":                  106e9,         // model card: "106 billion total parameters and 12 billion active" (its MTP layer not counted)
+	"openbmb/MiniCPM-2B-sft-bf16":          2.7e9,         // model card: 2.4B non-embedding parameters, 2.7B in all
+	"stabilityai/stablelm-2-zephyr-1_6b":   1.644417024e9, // Stable LM 2 1.6B's model card, whose architecture the Zephyr fine-tune keeps: "1,644,417,024" parameters
+	// the configs Girafboy/pytorchKQI copied (internal/hfmodelsgen)
+	"01-ai/Yi-6B":                            6.06e9, // hub safetensors: 6.06B params
+	"01-ai/Yi-9B":                            8.83e9, // hub safetensors: 8.83B params
+	"01-ai/Yi-34B-Chat":                      34.4e9, // hub safetensors: 34.4B params
+	"Qwen/Qwen1.5-1.8B":                      1.84e9, // hub safetensors: 1.84B params
+	"Qwen/Qwen1.5-4B":                        3.95e9, // hub safetensors: 3.95B params
+	"Qwen/Qwen1.5-7B":                        7.72e9, // hub safetensors: 7.72B params
+	"Qwen/Qwen1.5-14B":                       14.2e9, // hub safetensors: 14.2B params
+	"Qwen/Qwen1.5-32B":                       32.5e9, // hub safetensors: 32.5B params
+	"Qwen/Qwen1.5-72B":                       72.3e9, // hub safetensors: 72.3B params
+	"Qwen/Qwen1.5-110B-Chat":                 111e9,  // hub safetensors: 111B params
+	"Qwen/Qwen1.5-MoE-A2.7B":                 14.3e9, // model card: "14.3B parameters in total and 2.7B activated"
+	"Qwen/CodeQwen1.5-7B":                    7.25e9, // hub safetensors: 7.25B params
+	"Qwen/Qwen2-1.5B":                        1.54e9, // hub safetensors: 1.54B params
+	"Qwen/Qwen2-57B-A14B":                    57.4e9, // hub safetensors: 57.4B params
+	"deepseek-ai/DeepSeek-V2":                236e9,  // model card: "236B total parameters, of which 21B are activated"
+	"deepseek-ai/DeepSeek-Coder-V2-Instruct": 236e9,  // model card: "236B" total, "21B" active
+	"deepseek-ai/deepseek-moe-16b-base":      16.4e9, // model card: "16.4B parameters"
+	"deepseek-ai/deepseek-llm-67b-base":      67e9,   // model card: "67 billion parameters"
+	"deepseek-ai/deepseek-coder-6.7b-base":   6.7e9,  // model card: "6.7B parameter model"
+	"deepseek-ai/deepseek-coder-33b-base":    33.3e9, // hub safetensors: 33.3B params
+	"deepseek-ai/deepseek-math-7b-base":      6.91e9, // hub safetensors: 6.91B params
 }
 
 // The entries of entryParams against their published counts, within 1%.

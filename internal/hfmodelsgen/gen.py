@@ -135,7 +135,12 @@ for k,cfg in presets.items():
     id=cfg.get("_name_or_path","")
     if id in ("Phi-3.5-mini-instruct","Phi-4-mini-instruct"): id="microsoft/"+id  # Microsoft's checkpoints, named without the organization
     if k=="gemma3_1b_it": id="google/gemma-3-1b-it"  # the preset's name is the checkpoint's
-    if id in ("codellama/CodeLlama-7b-hf","microsoft/Phi-3.5-mini-instruct","microsoft/Phi-4-mini-instruct","google/gemma-3-1b-it"):  # its llama2_13b keeps an old hub revision (max_position_embeddings 2048, now 4096)
+    # presets named after the one hub checkpoint of that name, their configs matching its published
+    # parameter count (its Qwen1.5-1.8B-Chat, tied embeddings against the published 1.84B untied, is left out)
+    if k=="minicpm_2b_sft_bf16": id="openbmb/MiniCPM-2B-sft-bf16"
+    if k=="stablelm-2-zephyr-1_6b": id="stabilityai/stablelm-2-zephyr-1_6b"
+    if id in ("codellama/CodeLlama-7b-hf","microsoft/Phi-3.5-mini-instruct","microsoft/Phi-4-mini-instruct","google/gemma-3-1b-it",
+              "openbmb/MiniCPM-2B-sft-bf16","stabilityai/stablelm-2-zephyr-1_6b"):  # its llama2_13b keeps an old hub revision (max_position_embeddings 2048, now 4096)
         cfg={x:v for x,v in cfg.items() if x not in ("context_window_size","prefill_chunk_size")}  # mlc's own keys
         add(id, cfg, f"huggingface.co/{id} config.json, as copied in mlc-ai/mlc-llm@{MLCREV[:8]} python/mlc_llm/model/model_preset.py \"{k}\"")
 # kevinstephano/thunder_model_blocks: config.json texts kept as Python raw strings (r'''{...}''') with their _name_or_path
@@ -174,6 +179,26 @@ tags={"meta-llama/Meta-Llama-3.1-8B":("llama-3.1-8b","meta-llama/Llama-3.1-8B-In
 for id,(c,i) in tags.items():
     e=entries[id.lower()]; e["catalog"]=c
     if i: e["instruct"]=i
+# Girafboy/pytorchKQI llms/<org>/<name>/config.json: copies of hub checkpoints' config.json files,
+# added in 4adb1daa and removed in 33cd32c8 (read at 4adb1daa). Left out: the model types the cost
+# model does not read as they are written (QWen v1's "qwen", whose intermediate_size is twice the
+# MLP width, 12.0B for Qwen-7B against its published 7.7B; llava and multi_modality vision-language
+# wrappers; encoders and GPT-2), the MLX conversions (4-bit MLX weights that vLLM does not load),
+# and Baichuan2's bitsandbytes "-4bits" folders (a quantization_config without quant_method);
+# KQIREAD leaves out its google/gemma-*-AWQ folders (Google publishes no AWQ checkpoint of that name)
+KQI="/work/.mirror/Girafboy+pytorchKQI/repo"; KQIREV="4adb1daaa5cc32993c3150f58ec984d073c1d4cb"
+KQIREAD=('01-ai/', 'baichuan-inc/', 'meta-llama/', 'Qwen/Qwen1.5-', 'Qwen/CodeQwen1.5-', 'Qwen/Qwen2-', 'deepseek-ai/')  # the folders read: ids with these prefixes
+KQISKIP={"qwen","llava","multi_modality","bert","roberta","t5","gpt2","openai-gpt"}
+for f in sorted(subprocess.run(["git","-C",KQI,"ls-tree","-r","--name-only",KQIREV,"llms/"],capture_output=True,text=True).stdout.split()):
+    if not f.endswith("/config.json"): continue
+    id=f[len("llms/"):-len("/config.json")]
+    cfg=json.loads(subprocess.run(["git","-C",KQI,"show",KQIREV+":"+f],capture_output=True,text=True).stdout)
+    q=cfg.get("quantization_config")
+    if not id.startswith(KQIREAD) or cfg.get("model_type") in KQISKIP or id.endswith("-MLX") or (isinstance(q,dict) and "quant_method" not in q):
+        continue
+    if any(i.lower()==id.lower() for _,i in tags.values()):
+        continue  # a catalog model's instruct sibling (meta-llama/Llama-2-7b-chat-hf): calibrate resolves it to the catalog
+    add(id, cfg, f"huggingface.co/{id} config.json, as copied in Girafboy/pytorchKQI@{KQIREV[:8]} {f}", alias_dedupe=True)
 EXCLUDE={"nemotron_h","nemotron-nas","kimi_k3","muse_glimmer","deepseek_v4","deepseek_ref","laguna","step3p7","mimo_v2_flash","minimax_m3","minimax_m3_vl","gemma4"}
 def mixed(e):  # modelopt's per-layer MIXED_PRECISION (FP8 linear attention beside NVFP4 MLPs) is not modelled
     q=e["config"].get("quantization_config") or {}
