@@ -69,10 +69,6 @@ func (e *Env) Abort(err error) { e.run.abort(err) }
 // Finish records that r completed now. The server must not touch r after.
 func (e *Env) Finish(r *metrics.Request) { e.run.end(r, metrics.Completed) }
 
-// Fail records that r failed now (reason for the error count). The server
-// must not touch r after.
-func (e *Env) Fail(r *metrics.Request) { e.run.end(r, metrics.Failed) }
-
 // Reject records that the server refused r on arrival.
 func (e *Env) Reject(r *metrics.Request) { e.run.end(r, metrics.Rejected) }
 

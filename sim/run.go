@@ -33,7 +33,7 @@ func fieldErr(field string, value any, limit string, args ...any) error {
 
 // A Server serves requests inside one run. It learns of each request by
 // Arrive, schedules its own events on the Env, and reports milestones back
-// through Env.Start, Env.FirstToken, Env.Tokens, Env.Finish and Env.Fail.
+// through Env.Start, Env.FirstToken, Env.Tokens, Env.Finish and Env.Reject.
 // A server must not call Arrive-triggering code re-entrantly: Env delivers
 // every arrival from its own event.
 type Server interface {
