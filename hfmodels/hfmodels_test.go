@@ -301,6 +301,10 @@ var entryParams = map[string]float64{
 	"deepseek-ai/deepseek-coder-6.7b-base":   6.7e9,  // model card: "6.7B parameter model"
 	"deepseek-ai/deepseek-coder-33b-base":    33.3e9, // hub safetensors: 33.3B params
 	"deepseek-ai/deepseek-math-7b-base":      6.91e9, // hub safetensors: 6.91B params
+	// the configs aiconfigurator keeps beside its 095f58a5 ones (internal/hfmodelsgen/hand)
+	"meta-llama/Llama-3.3-70B-Instruct": 70.6e9, // hub safetensors: 70.6B params
+	"Qwen/Qwen3-Next-80B-A3B-Thinking":  80e9,   // model card: "80B in total and 3B activated"
+	"zai-org/GLM-4.7-Flash":             30e9,   // model card: a 30B-A3B MoE model
 }
 
 // The entries of entryParams against their published counts, within 1%.
