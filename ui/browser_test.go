@@ -525,17 +525,21 @@ func checkShot(t *testing.T, view string, shot []byte) {
 
 // BenchmarkPage measures, in headless Chromium, the time from navigation
 // to the compiled wasm (and catalog), to the first drawn result (the
-// latency view, with lambda*), to the loops view, to every view drawn,
-// and from a change of the rate to the redrawn latency and loops views,
-// reported as metrics.
+// latency view with lambda*, its curves provisional while the sweep is
+// under way), to the final latency view, to the loops view, to every view
+// drawn, and from a change of the rate, TP, model or plan rate to the
+// redrawn latency and loops views and to every view, reported as
+// metrics. It logs the page's timeline: each worker's start and each
+// call's span.
 func BenchmarkPage(b *testing.B) {
 	p, closeAll := openPage(b, 1280, 900)
 	defer closeAll()
-	var first, loops, compiled, all, updates, updatesAll []float64
+	var first, latency, loops, compiled, all, updates, updatesAll []float64
 	for i := 0; i < b.N; i++ {
 		p.do(b, chromedp.Navigate("about:blank"), chromedp.Navigate(p.url))
 		p.waitDone(b, 1)
 		first = append(first, eval[float64](b, p, `window.servesimTimings.firstResult`))
+		latency = append(latency, eval[float64](b, p, `window.servesimTimings.latency`))
 		loops = append(loops, eval[float64](b, p, `window.servesimTimings.loops`))
 		compiled = append(compiled, eval[float64](b, p, `window.servesimTimings.compiled`))
 		all = append(all, eval[float64](b, p, `window.servesimTimings.allViews`))
@@ -551,9 +555,11 @@ func BenchmarkPage(b *testing.B) {
 		}
 		updates = append(updates, eval[[]float64](b, p, `window.servesimTimings.updates`)...)
 		updatesAll = append(updatesAll, eval[[]float64](b, p, `window.servesimTimings.updatesAll`)...)
+		b.Logf("timeline (ms from the navigation)\n%s", strings.Join(eval[[]string](b, p, `window.servesimState.timeline`), "\n"))
 		b.Logf("updates (latency and loops views): %v ms; every view: %v ms", eval[[]float64](b, p, `window.servesimTimings.updates`), eval[[]float64](b, p, `window.servesimTimings.updatesAll`))
 	}
 	b.ReportMetric(median(first), "ms-first-result")
+	b.ReportMetric(median(latency), "ms-latency-view")
 	b.ReportMetric(median(loops), "ms-loops-view")
 	b.ReportMetric(median(compiled), "ms-wasm-compiled")
 	b.ReportMetric(median(all), "ms-all-views")

@@ -34,28 +34,71 @@ const FIELDS = [
   { k: "plan_rate", fs: "plan", label: "Target rate (req/s)", type: "num", min: 0.01, step: "any" },
 ];
 const SWEEP_POINTS = 8;
+// COARSE_POINTS of the open loop's sweep (its ends and middle, queued
+// first) make the provisional latency curve drawn before the rest.
+const COARSE_POINTS = 3;
+
+// sweepOrder returns the indices 0..n-1 in the order a sweep's points are
+// queued: the first, the last and the middle, then the others in order.
+function sweepOrder(n) {
+  const head = [...new Set([0, n - 1, Math.round((n - 1) / 2)])].filter((i) => i >= 0 && i < n);
+  return [...head, ...[...Array(n).keys()].filter((i) => !head.includes(i))];
+}
 
 let catalog = null;
 let palette = ["#0072b2", "#d55e00", "#009e73", "#e69f00", "#cc79a7", "#56b4e9", "#000000", "#f0e442"];
 const $ = (id) => document.getElementById(id);
+const appStart = Math.round(performance.now());
 const timings = { firstResult: null, updates: [], updatesAll: [], ready: [] };
 window.servesimTimings = timings;
-window.servesimState = { done: 0, running: false, callMs: {} };
+window.servesimState = { done: 0, running: false, callMs: {}, timeline: [] };
+// rel is an absolute time of a worker (timeOrigin + now) on this page's
+// clock, milliseconds from the navigation.
+const rel = (t) => Math.round(t - performance.timeOrigin);
+// logTimeline keeps one line per worker event and call (the benchmark
+// logs them): "lane N: what from-to ms".
+function logTimeline(line) { const tl = window.servesimState.timeline; if (tl.length < 2000) tl.push(line); }
 
 // ---- the workers ----
 // The simulator runs in LANES Web Workers on one compiled module (two on
-// a machine with two cores or more). The calls of the latency view's
-// loop are pinned to lane 0 and go first; every other call (the other
-// loop's sweep, command lines, profile, TP screen, plan) takes whichever
-// lane is free, so the first view draws as soon as its own calls are
-// done and the rest fills both lanes. A free lane takes the queued call
-// of lowest priority that it may run, the earliest among equals.
+// a machine with two cores or more). Every call takes whichever lane is
+// free: a free lane takes the queued call of lowest priority, the
+// earliest among equals. The latency view's calls have priority 0, so
+// both lanes run its sweep once its search is done; the other loop's
+// sweep (the loops view) has 1 and the other views 2.
 const LANES = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1));
 
-// The download and compilation start at once, before the page is built:
-// compileStreaming compiles while the bytes arrive. A host that serves
-// .wasm without its MIME type gets the buffered compile.
-const modulePromise = (async () => {
+let lanes = [];
+let queue = [];
+let nextId = 1;
+let progressHook = null;
+let raw = {};
+let modulePromise = null;
+
+// startLanes starts the workers, and hands each the module once it is
+// compiled (modulePromise, set once, just after the first lanes start).
+function startLanes() {
+  lanes = [];
+  for (let i = 0; i < LANES; i++) {
+    const lane = { worker: new Worker("worker.js"), job: null };
+    lane.worker.onmessage = (ev) => onMessage(lane, ev.data);
+    lanes.push(lane);
+    if (modulePromise) initLane(lane);
+  }
+}
+
+function initLane(lane) {
+  modulePromise.then((m) => lane.worker.postMessage({ type: "init", module: m }), () => {});
+}
+
+// The workers start first, so each loads wasm_exec.js while the module
+// downloads and compiles (a worker created after the download starts
+// began its script only once the compile was done). The download and
+// compilation start next, before the page is built: compileStreaming
+// compiles while the bytes arrive. A host that serves .wasm without its
+// MIME type gets the buffered compile.
+startLanes();
+modulePromise = (async () => {
   try {
     return await WebAssembly.compileStreaming(fetch("servesim.wasm"));
   } catch (e) {
@@ -64,36 +107,25 @@ const modulePromise = (async () => {
     return WebAssembly.compile(await resp.arrayBuffer());
   }
 })();
+lanes.forEach(initLane);
 const catalogPromise = fetch("catalog.json").then((r) => {
   if (!r.ok) throw new Error("catalog.json: HTTP " + r.status);
   return r.json();
 });
 
-let lanes = [];
-let queue = [];
-let nextId = 1;
-let progressHook = null;
-let raw = {};
-
-// startLanes starts the workers at once, so each loads wasm_exec.js while
-// the module still compiles, and hands them the module when it is ready.
-function startLanes() {
-  lanes = [];
-  for (let i = 0; i < LANES; i++) {
-    const lane = { worker: new Worker("worker.js"), job: null };
-    lane.worker.onmessage = (ev) => onMessage(lane, ev.data);
-    modulePromise.then((m) => lane.worker.postMessage({ type: "init", module: m }), () => {});
-    lanes.push(lane);
-  }
-}
-
 function onMessage(lane, m) {
   if (m.type === "progress") { if (progressHook && lane.job && lane.job.fn === "search") progressHook(m.rate); return; }
-  if (m.type === "ready") { timings.ready.push(performance.now()); return; }
+  if (m.type === "ready") {
+    timings.ready.push(performance.now());
+    const t = m.times;
+    logTimeline(`lane ${lanes.indexOf(lane)}: script ${rel(t.started)}, wasm_exec.js ${rel(t.loaded)}, module ${rel(t.init)}, instantiated ${rel(t.instantiated)}, ready ${rel(t.ready)}`);
+    return;
+  }
   if (m.type === "fatal") { showError("the simulator did not start: " + m.error); return; }
   if (m.type !== "result" || !lane.job || lane.job.id !== m.id) return;
   const job = lane.job;
   lane.job = null;
+  logTimeline(`lane ${lanes.indexOf(lane)}: ${job.tag}${job.slot === undefined ? "" : "[" + job.slot + "]"} ${rel(m.t0)}-${rel(m.t1)}`);
   // The freed lane picks its next call once the promise chains this
   // result starts have queued theirs (a task later), so the latency
   // view's next call is not passed over for a longer one.
@@ -116,13 +148,11 @@ function record(job, text) {
 }
 
 function dispatch() {
-  lanes.forEach((lane, n) => {
+  lanes.forEach((lane) => {
     if (lane.job) return;
     let best = -1;
     for (let i = 0; i < queue.length; i++) {
-      const a = queue[i];
-      if (a.lane >= 0 && Math.min(a.lane, lanes.length - 1) !== n) continue;
-      if (best < 0 || a.priority < queue[best].priority) best = i; // the queue is in arrival order
+      if (best < 0 || queue[i].priority < queue[best].priority) best = i; // the queue is in arrival order
     }
     if (best < 0) return;
     const job = queue.splice(best, 1)[0];
@@ -154,9 +184,9 @@ function keyOf(fn, tag, req, args) {
   return fn + "\n" + JSON.stringify(r) + "\n" + JSON.stringify(args || null);
 }
 
-// call runs fn on its lane. opt: tag (the result's name in
+// call runs fn on the first free lane. opt: tag (the result's name in
 // raw and IGNORES, default fn), slot (its index there), priority (lower
-// first, default 1), lane (0 to pin it there; default -1, any lane).
+// first, default 1).
 function call(fn, req, args, opt = {}) {
   const tag = opt.tag || fn;
   const key = keyOf(fn, tag, req, args);
@@ -166,7 +196,7 @@ function call(fn, req, args, opt = {}) {
     return Promise.resolve(JSON.parse(text));
   }
   return new Promise((resolve, reject) => {
-    queue.push({ id: nextId++, priority: opt.priority ?? 1, lane: opt.lane ?? -1, fn, tag, slot: opt.slot, req, args, key, resolve, reject });
+    queue.push({ id: nextId++, priority: opt.priority ?? 1, fn, tag, slot: opt.slot, req, args, key, resolve, reject });
     dispatch();
   });
 }
@@ -556,40 +586,68 @@ async function update(reason) {
   const from = changedAt ?? t0;
   changedAt = null;
   const req = readForm();
+  logTimeline(`page: update ${gen} (${reason}) changed at ${Math.round(from)}, started ${Math.round(t0)}`);
   history.replaceState(null, "", toURL(req));
   raw = {};
   window.servesimLast = { req, raw };
+  delete $("view-latency").dataset.provisional;
   showError("");
   const alive = () => gen === generation;
   // Progress: the search's probes, then each bench point of the sweeps.
   let probes = 0, points = 0, total = 0;
-  const show = () => setStatus(`λ* search: ${probes} probes; sweeps: ${points}/${total || "…"} runs`, Math.min(0.7, 0.3 * Math.min(1, probes / 10) + (total ? (0.4 * points) / total : 0)));
+  // The latency view shows the current loop: its calls have priority 0,
+  // so a lane that frees takes them first, and it is drawn as soon as
+  // they are done. The other loop's sweep (for the loops view) runs
+  // meanwhile on a lane they leave free, and the other views follow the
+  // latency view. In the open loop the sweep's ends and middle are queued
+  // first (sweepOrder) and drawn as a provisional curve once they are in
+  // (the status line says so); each later point redraws it, and the last
+  // makes it final. The numbers drawn are the final ones all along: a
+  // provisional curve has fewer of them.
+  const isOpen = req.loop !== "closed";
+  const prio = (open) => ({ priority: open === isOpen ? 0 : 1 });
+  let provisional = "";
+  const show = () => setStatus(provisional + `λ* search: ${probes} probes; sweeps: ${points}/${total || "…"} runs`, Math.min(0.7, 0.3 * Math.min(1, probes / 10) + (total ? (0.4 * points) / total : 0)));
   progressHook = () => { probes++; show(); };
   show();
-  // The latency view shows the current loop: its calls are pinned to lane
-  // 0 and go first, and it is drawn as soon as they are done. The other
-  // loop's sweep (for the loops view) takes any free lane meanwhile, and
-  // the other views follow the latency view.
-  const isOpen = req.loop !== "closed";
-  const pin = (open) => (open === isOpen ? { priority: 0, lane: 0 } : { priority: 1 });
-  const bench = (args, tag, slot, open) => call("bench", req, args, { tag, slot, ...pin(open) })
+  const bench = (args, tag, slot, open) => call("bench", req, args, { tag, slot, ...prio(open) })
     .then((p) => { points++; show(); return p; });
+  const firstDrawn = () => {
+    if (timings.firstResult !== null) return;
+    timings.firstResult = performance.now();
+    logTimeline(`page: first result drawn ${Math.round(timings.firstResult)}${provisional ? " (provisional)" : ""}`);
+  };
   try {
-    const capP = call("search", req, null, pin(true));
-    const closedP = call("client_levels", req, null, pin(false)).then((levels) => {
+    const capP = call("search", req, null, prio(true));
+    const closedP = call("client_levels", req, null, prio(false)).then((levels) => {
       total += levels.length;
       return Promise.all(levels.map((c, i) => bench({ clients: c }, "bench_closed", i, false)));
     });
-    const closedCapP = closedP.then((closed) => call("closed_capacity", req, { points: closed }, pin(false)));
-    const openP = capP.then((cap) => call("sweep_rates", req, { lower: cap.lower || 0, upper: cap.upper || 0, n: SWEEP_POINTS }, pin(true)))
+    const closedCapP = closedP.then((closed) => call("closed_capacity", req, { points: closed }, prio(false)));
+    const openP = capP.then((cap) => call("sweep_rates", req, { lower: cap.lower || 0, upper: cap.upper || 0, n: SWEEP_POINTS }, prio(true)))
       .then((rates) => {
         total += rates.length;
-        return Promise.all(rates.map((r, i) => bench({ rate: r }, "bench_open", i, true)));
+        const got = [];
+        const drawPartial = () => {
+          const pts = got.filter(Boolean);
+          if (!alive() || !isOpen || pts.length < COARSE_POINTS || pts.length === rates.length) return;
+          provisional = `provisional latency curves (${pts.length} of ${rates.length} rates; λ* is final); `;
+          $("view-latency").dataset.provisional = "true";
+          capP.then((cap) => { if (alive() && provisional) { drawLatency(req, cap, pts, null, null); firstDrawn(); show(); } });
+        };
+        const out = new Array(rates.length);
+        for (const i of sweepOrder(rates.length)) {
+          out[i] = bench({ rate: rates[i] }, "bench_open", i, true).then((p) => { got[i] = p; drawPartial(); return p; });
+        }
+        return Promise.all(out);
       });
     const drawFirst = (cap, open, closed, closedCap) => {
       if (!alive()) return;
+      provisional = "";
+      delete $("view-latency").dataset.provisional;
       drawLatency(req, cap, open, closed, closedCap);
-      if (timings.firstResult === null) timings.firstResult = performance.now();
+      firstDrawn();
+      if (timings.latency === undefined) { timings.latency = performance.now(); logTimeline(`page: latency view drawn ${Math.round(timings.latency)}`); }
     };
     const latencyP = isOpen
       ? Promise.all([capP, openP]).then(([cap, open]) => drawFirst(cap, open, null, null))
@@ -612,12 +670,14 @@ async function update(reason) {
     progressHook = null;
     if (!alive()) return;
     drawLoops(req, cap, open, closed, closedCap);
+    logTimeline(`page: loops view drawn ${Math.round(performance.now())}`);
     const dt = performance.now() - t0;
     if (timings.loops === undefined) timings.loops = performance.now();
     else timings.updates.push(performance.now() - from);
     setStatus("TP against replicas and the plan…", 0.75);
     await othersP;
     if (!alive()) return;
+    logTimeline(`page: every view drawn ${Math.round(performance.now())}`);
     if (timings.allViews === undefined) timings.allViews = performance.now();
     else timings.updatesAll.push(performance.now() - from);
     setStatus(`done in ${(performance.now() - t0).toFixed(0)} ms (latency views in ${dt.toFixed(0)} ms)`, 1);
@@ -642,10 +702,13 @@ function scheduleUpdate() {
 }
 
 async function main() {
-  startLanes();
   try {
     [, catalog] = await Promise.all([modulePromise, catalogPromise]);
     timings.compiled = performance.now();
+    logTimeline(`page: module compiled and catalog in ${Math.round(timings.compiled)}`);
+    const nav = performance.getEntriesByType("navigation")[0];
+    if (nav) logTimeline(`page: document ${Math.round(nav.requestStart)}-${Math.round(nav.responseEnd)}, DOM content loaded ${Math.round(nav.domContentLoadedEventStart)}, app.js ran ${appStart}`);
+    for (const e of performance.getEntriesByType("resource")) logTimeline(`page: ${e.name.replace(location.origin + "/", "")} ${Math.round(e.startTime)}-${Math.round(e.responseEnd)}`);
   } catch (e) {
     showError("could not load the simulator: " + e.message);
     return;
