@@ -340,6 +340,15 @@ func TestPage(t *testing.T) {
 	p.do(t, chromedp.Navigate(start))
 	p.waitDone(t, 1)
 	t.Logf("loaded: %s; time per function %v", eval[string](t, p, `document.getElementById("status-text").textContent`), eval[map[string]float64](t, p, `window.servesimState.callMs`))
+	// The open loop's latency view was first drawn provisionally, from
+	// part of its sweep, and then in full: no longer marked, and the
+	// status line says it is done.
+	if n := eval[int](t, p, `window.servesimState.provisionalDraws`); n < 1 {
+		t.Errorf("the first load drew no provisional latency view (%d)", n)
+	}
+	if st := eval[string](t, p, `(document.getElementById("view-latency").dataset.provisional || "") + "|" + document.getElementById("status-text").textContent`); !strings.HasPrefix(st, "|done in ") {
+		t.Errorf("after the first load the latency view is still marked provisional or the status is not done: %q", st)
+	}
 	req0, cap0 := checkAgainstLibrary(t, p)
 	_, raw0 := p.last(t)
 	if req0.TP != 1 || req0.Loop != explore.Open || (!*update && req0.Prompts != 100) {

@@ -51,7 +51,7 @@ const $ = (id) => document.getElementById(id);
 const appStart = Math.round(performance.now());
 const timings = { firstResult: null, updates: [], updatesAll: [], ready: [] };
 window.servesimTimings = timings;
-window.servesimState = { done: 0, running: false, callMs: {}, timeline: [] };
+window.servesimState = { done: 0, running: false, callMs: {}, timeline: [], provisionalDraws: 0 };
 // rel is an absolute time of a worker (timeOrigin + now) on this page's
 // clock, milliseconds from the navigation.
 const rel = (t) => Math.round(t - performance.timeOrigin);
@@ -633,7 +633,13 @@ async function update(reason) {
           if (!alive() || !isOpen || pts.length < COARSE_POINTS || pts.length === rates.length) return;
           provisional = `provisional latency curves (${pts.length} of ${rates.length} rates; λ* is final); `;
           $("view-latency").dataset.provisional = "true";
-          capP.then((cap) => { if (alive() && provisional) { drawLatency(req, cap, pts, null, null); firstDrawn(); show(); } });
+          capP.then((cap) => {
+            if (!alive() || !provisional) return;
+            drawLatency(req, cap, pts, null, null);
+            window.servesimState.provisionalDraws++;
+            firstDrawn();
+            show();
+          });
         };
         const out = new Array(rates.length);
         for (const i of sweepOrder(rates.length)) {
@@ -691,14 +697,17 @@ async function update(reason) {
 
 // UPDATE_DELAY_MS gathers the changes of one gesture (a spin button's
 // steps, a pasted URL's fields) into one update; it counts in the time an
-// update takes.
+// update takes. A menu's choice (a select's change, ev) is a whole
+// gesture: it runs a task later, gathering only what the same task
+// changed.
 const UPDATE_DELAY_MS = 60;
 let debounce = null;
 let changedAt = null; // performance.now() of the first change not yet run
-function scheduleUpdate() {
+function scheduleUpdate(ev) {
   if (changedAt === null) changedAt = performance.now();
   clearTimeout(debounce);
-  debounce = setTimeout(() => update("change"), UPDATE_DELAY_MS);
+  const menu = ev && ev.target && ev.target.tagName === "SELECT";
+  debounce = setTimeout(() => update("change"), menu ? 0 : UPDATE_DELAY_MS);
 }
 
 async function main() {
@@ -718,7 +727,7 @@ async function main() {
   writeForm(fromURL());
   $("controls").addEventListener("change", scheduleUpdate);
   $("controls").addEventListener("submit", (e) => e.preventDefault());
-  window.addEventListener("popstate", () => { writeForm(fromURL()); scheduleUpdate(); });
+  window.addEventListener("popstate", () => { writeForm(fromURL()); scheduleUpdate(null); });
   $("cancel").addEventListener("click", () => {
     generation++;
     if (busy) cancel();
