@@ -62,10 +62,10 @@ function logTimeline(line) { const tl = window.servesimState.timeline; if (tl.le
 // ---- the workers ----
 // The simulator runs in LANES Web Workers on one compiled module (two on
 // a machine with two cores or more). Every call takes whichever lane is
-// free: a free lane takes the queued call of lowest priority, the
-// earliest among equals. The latency view's calls have priority 0, so
-// both lanes run its sweep once its search is done; the other loop's
-// sweep (the loops view) has 1 and the other views 2.
+// free (dispatch: lowest priority first, and each lane holds its next
+// call too). The latency view's calls have priority 0, so both lanes run
+// its sweep once its search is done; the other loop's sweep (the loops
+// view) has 1 and the other views 2.
 const LANES = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1));
 
 let lanes = [];
@@ -80,7 +80,7 @@ let modulePromise = null;
 function startLanes() {
   lanes = [];
   for (let i = 0; i < LANES; i++) {
-    const lane = { worker: new Worker("worker.js"), job: null };
+    const lane = { worker: new Worker("worker.js"), jobs: [] };
     lane.worker.onmessage = (ev) => onMessage(lane, ev.data);
     lanes.push(lane);
     if (modulePromise) initLane(lane);
@@ -114,7 +114,7 @@ const catalogPromise = fetch("catalog.json").then((r) => {
 });
 
 function onMessage(lane, m) {
-  if (m.type === "progress") { if (progressHook && lane.job && lane.job.fn === "search") progressHook(m.rate); return; }
+  if (m.type === "progress") { if (progressHook && lane.jobs.length && lane.jobs[0].fn === "search") progressHook(m.rate); return; }
   if (m.type === "ready") {
     timings.ready.push(performance.now());
     const t = m.times;
@@ -122,20 +122,20 @@ function onMessage(lane, m) {
     return;
   }
   if (m.type === "fatal") { showError("the simulator did not start: " + m.error); return; }
-  if (m.type !== "result" || !lane.job || lane.job.id !== m.id) return;
-  const job = lane.job;
-  lane.job = null;
+  if (m.type !== "result" || !lane.jobs.length || lane.jobs[0].id !== m.id) return;
+  const job = lane.jobs.shift(); // a worker answers its calls in order
   logTimeline(`lane ${lanes.indexOf(lane)}: ${job.tag}${job.slot === undefined ? "" : "[" + job.slot + "]"} ${rel(m.t0)}-${rel(m.t1)}`);
-  // The freed lane picks its next call once the promise chains this
-  // result starts have queued theirs (a task later), so the latency
-  // view's next call is not passed over for a longer one.
+  // The lane picks its next call (a free lane the one to run, a busy one
+  // the one to hold) once the promise chains this result starts have
+  // queued theirs (a task later), so the latency view's next call is not
+  // passed over for a longer one.
   setTimeout(dispatch, 0);
   if (m.error) { job.reject(new Error(m.error)); return; }
   record(job, m.ok);
   if (memo.size >= MEMO_MAX) memo.clear();
   memo.set(job.key, m.ok);
   const ms = window.servesimState.callMs;
-  ms[job.fn] = (ms[job.fn] || 0) + (performance.now() - job.t0);
+  ms[job.fn] = (ms[job.fn] || 0) + (m.t1 - m.t0);
   job.resolve(JSON.parse(m.ok));
 }
 
@@ -147,19 +147,33 @@ function record(job, text) {
   if (job.slot === undefined) list.push(text); else list[job.slot] = text;
 }
 
+// LANE_DEPTH is the calls a worker holds: the one it runs and the next,
+// which it starts as soon as the first is done, without waiting for this
+// page's thread (drawing, or rendering, on a busy machine kept both
+// workers idle for up to half a second between calls).
+const LANE_DEPTH = 2;
+
+// dispatch hands queued calls to the workers: first one to each free
+// lane, then to each busy lane its next, of a priority no lower than the
+// one it runs (a lane running the latency view's call does not commit
+// to the loops view's next). Among the calls a lane may take it takes the
+// one of lowest priority, the earliest among equals.
 function dispatch() {
-  lanes.forEach((lane) => {
-    if (lane.job) return;
-    let best = -1;
-    for (let i = 0; i < queue.length; i++) {
-      if (best < 0 || queue[i].priority < queue[best].priority) best = i; // the queue is in arrival order
+  for (const depth of [0, 1]) {
+    for (const lane of lanes) {
+      if (lane.jobs.length !== depth || depth >= LANE_DEPTH) continue;
+      const cap = depth ? lane.jobs[0].priority : Infinity;
+      let best = -1;
+      for (let i = 0; i < queue.length; i++) {
+        const p = queue[i].priority;
+        if (p <= cap && (best < 0 || p < queue[best].priority)) best = i; // the queue is in arrival order
+      }
+      if (best < 0) continue;
+      const job = queue.splice(best, 1)[0];
+      lane.jobs.push(job);
+      lane.worker.postMessage({ id: job.id, fn: job.fn, req: job.req, args: job.args });
     }
-    if (best < 0) return;
-    const job = queue.splice(best, 1)[0];
-    lane.job = job;
-    job.t0 = performance.now();
-    lane.worker.postMessage({ id: job.id, fn: job.fn, req: job.req, args: job.args });
-  });
+  }
 }
 
 // memo holds results by what they depend on (keyOf), so a change reruns
@@ -208,7 +222,7 @@ class Cancelled extends Error {}
 function cancel() {
   for (const lane of lanes) {
     lane.worker.terminate();
-    if (lane.job) lane.job.reject(new Cancelled("cancelled"));
+    for (const job of lane.jobs) job.reject(new Cancelled("cancelled"));
   }
   for (const job of queue) job.reject(new Cancelled("cancelled"));
   queue = [];
@@ -575,6 +589,16 @@ function showError(msg) { $("error").textContent = msg; }
 let generation = 0;
 let busy = false;
 
+// paint runs fn, a drawing, in a task of its own and resolves to what it
+// returns. The result that asks for a drawing has already queued the
+// dispatch of the workers' next calls (onMessage), which runs first: the
+// workers get their next calls before the main thread draws, rather than
+// waiting for it (a drawing of three charts on a busy 2-core machine took
+// 100-200 ms, and the workers idled through it).
+function paint(fn) {
+  return new Promise((resolve, reject) => setTimeout(() => { try { resolve(fn()); } catch (e) { reject(e); } }, 0));
+}
+
 async function update(reason) {
   const gen = ++generation;
   if (busy) cancel();
@@ -628,18 +652,23 @@ async function update(reason) {
       .then((rates) => {
         total += rates.length;
         const got = [];
+        // One provisional drawing at a time, of the points in when it runs.
+        let pending = false;
         const drawPartial = () => {
-          const pts = got.filter(Boolean);
-          if (!alive() || !isOpen || pts.length < COARSE_POINTS || pts.length === rates.length) return;
-          provisional = `provisional latency curves (${pts.length} of ${rates.length} rates; λ* is final); `;
-          $("view-latency").dataset.provisional = "true";
-          capP.then((cap) => {
-            if (!alive() || !provisional) return;
+          const n = got.filter(Boolean).length;
+          if (!alive() || !isOpen || n < COARSE_POINTS || n === rates.length || pending) return;
+          pending = true;
+          capP.then((cap) => paint(() => {
+            pending = false;
+            const pts = got.filter(Boolean);
+            if (!alive() || pts.length === rates.length) return;
+            provisional = `provisional latency curves (${pts.length} of ${rates.length} rates; λ* is final); `;
+            $("view-latency").dataset.provisional = "true";
             drawLatency(req, cap, pts, null, null);
             window.servesimState.provisionalDraws++;
             firstDrawn();
             show();
-          });
+          }));
         };
         const out = new Array(rates.length);
         for (const i of sweepOrder(rates.length)) {
@@ -656,18 +685,18 @@ async function update(reason) {
       if (timings.latency === undefined) { timings.latency = performance.now(); logTimeline(`page: latency view drawn ${Math.round(timings.latency)}`); }
     };
     const latencyP = isOpen
-      ? Promise.all([capP, openP]).then(([cap, open]) => drawFirst(cap, open, null, null))
-      : Promise.all([closedP, closedCapP]).then(([closed, closedCap]) => drawFirst(null, null, closed, closedCap));
+      ? Promise.all([capP, openP]).then(([cap, open]) => paint(() => drawFirst(cap, open, null, null)))
+      : Promise.all([closedP, closedCapP]).then(([closed, closedCap]) => paint(() => drawFirst(null, null, closed, closedCap)));
     // The other views' calls are queued once the latency view is drawn, so
     // they take no core from it (nor their first compilation); then
     // either lane runs them beside what is left of the loops view's.
     const later = { priority: 2 };
     const othersP = latencyP.then(() => {
-      call("commands", req, null, later).then((c) => alive() && drawCommands(c, req), () => {});
+      call("commands", req, null, later).then((c) => paint(() => alive() && drawCommands(c, req)), () => {});
       return Promise.all([
-        call("profile", req, null, later).then((pr) => alive() && drawProfile(pr)),
-        call("tp", req, null, later).then((v) => alive() && drawTP(v)),
-        call("plan", req, null, later).then((p) => alive() && drawPlan(p)),
+        call("profile", req, null, later).then((pr) => paint(() => alive() && drawProfile(pr))),
+        call("tp", req, null, later).then((v) => paint(() => alive() && drawTP(v))),
+        call("plan", req, null, later).then((p) => paint(() => alive() && drawPlan(p))),
       ]);
     });
     othersP.catch(() => {}); // a failure is reported once, below
@@ -675,7 +704,8 @@ async function update(reason) {
     await latencyP;
     progressHook = null;
     if (!alive()) return;
-    drawLoops(req, cap, open, closed, closedCap);
+    await paint(() => drawLoops(req, cap, open, closed, closedCap));
+    if (!alive()) return;
     logTimeline(`page: loops view drawn ${Math.round(performance.now())}`);
     const dt = performance.now() - t0;
     if (timings.loops === undefined) timings.loops = performance.now();
