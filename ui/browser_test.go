@@ -340,15 +340,6 @@ func TestPage(t *testing.T) {
 	p.do(t, chromedp.Navigate(start))
 	p.waitDone(t, 1)
 	t.Logf("loaded: %s; time per function %v", eval[string](t, p, `document.getElementById("status-text").textContent`), eval[map[string]float64](t, p, `window.servesimState.callMs`))
-	// The open loop's latency view was first drawn provisionally, from
-	// part of its sweep, and then in full: no longer marked, and the
-	// status line says it is done.
-	if n := eval[int](t, p, `window.servesimState.provisionalDraws`); n < 1 {
-		t.Errorf("the first load drew no provisional latency view (%d)", n)
-	}
-	if st := eval[string](t, p, `(document.getElementById("view-latency").dataset.provisional || "") + "|" + document.getElementById("status-text").textContent`); !strings.HasPrefix(st, "|done in ") {
-		t.Errorf("after the first load the latency view is still marked provisional or the status is not done: %q", st)
-	}
 	req0, cap0 := checkAgainstLibrary(t, p)
 	_, raw0 := p.last(t)
 	if req0.TP != 1 || req0.Loop != explore.Open || (!*update && req0.Prompts != 100) {
@@ -534,8 +525,7 @@ func checkShot(t *testing.T, view string, shot []byte) {
 
 // BenchmarkPage measures, in headless Chromium, the time from navigation
 // to the compiled wasm (and catalog), to the first drawn result (the
-// latency view with lambda*, its curves provisional while the sweep is
-// under way), to the final latency view, to the loops view, to every view
+// latency view, with lambda*), to the loops view, to every view
 // drawn, and from a change of the rate, TP, model or plan rate to the
 // redrawn latency and loops views and to every view, reported as
 // metrics. It logs the page's timeline: each worker's start and each
@@ -543,12 +533,11 @@ func checkShot(t *testing.T, view string, shot []byte) {
 func BenchmarkPage(b *testing.B) {
 	p, closeAll := openPage(b, 1280, 900)
 	defer closeAll()
-	var first, latency, loops, compiled, all, updates, updatesAll []float64
+	var first, loops, compiled, all, updates, updatesAll []float64
 	for i := 0; i < b.N; i++ {
 		p.do(b, chromedp.Navigate("about:blank"), chromedp.Navigate(p.url))
 		p.waitDone(b, 1)
 		first = append(first, eval[float64](b, p, `window.servesimTimings.firstResult`))
-		latency = append(latency, eval[float64](b, p, `window.servesimTimings.latency`))
 		loops = append(loops, eval[float64](b, p, `window.servesimTimings.loops`))
 		compiled = append(compiled, eval[float64](b, p, `window.servesimTimings.compiled`))
 		all = append(all, eval[float64](b, p, `window.servesimTimings.allViews`))
@@ -568,7 +557,6 @@ func BenchmarkPage(b *testing.B) {
 		b.Logf("updates (latency and loops views): %v ms; every view: %v ms", eval[[]float64](b, p, `window.servesimTimings.updates`), eval[[]float64](b, p, `window.servesimTimings.updatesAll`))
 	}
 	b.ReportMetric(median(first), "ms-first-result")
-	b.ReportMetric(median(latency), "ms-latency-view")
 	b.ReportMetric(median(loops), "ms-loops-view")
 	b.ReportMetric(median(compiled), "ms-wasm-compiled")
 	b.ReportMetric(median(all), "ms-all-views")

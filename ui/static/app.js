@@ -34,24 +34,13 @@ const FIELDS = [
   { k: "plan_rate", fs: "plan", label: "Target rate (req/s)", type: "num", min: 0.01, step: "any" },
 ];
 const SWEEP_POINTS = 8;
-// COARSE_POINTS of the open loop's sweep (its ends and middle, queued
-// first) make the provisional latency curve drawn before the rest.
-const COARSE_POINTS = 3;
-
-// sweepOrder returns the indices 0..n-1 in the order a sweep's points are
-// queued: the first, the last and the middle, then the others in order.
-function sweepOrder(n) {
-  const head = [...new Set([0, n - 1, Math.round((n - 1) / 2)])].filter((i) => i >= 0 && i < n);
-  return [...head, ...[...Array(n).keys()].filter((i) => !head.includes(i))];
-}
 
 let catalog = null;
 let palette = ["#0072b2", "#d55e00", "#009e73", "#e69f00", "#cc79a7", "#56b4e9", "#000000", "#f0e442"];
 const $ = (id) => document.getElementById(id);
-const appStart = Math.round(performance.now());
 const timings = { firstResult: null, updates: [], updatesAll: [], ready: [] };
 window.servesimTimings = timings;
-window.servesimState = { done: 0, running: false, callMs: {}, timeline: [], provisionalDraws: 0 };
+window.servesimState = { done: 0, running: false, callMs: {}, timeline: [] };
 // rel is an absolute time of a worker (timeOrigin + now) on this page's
 // clock, milliseconds from the navigation.
 const rel = (t) => Math.round(t - performance.timeOrigin);
@@ -61,44 +50,18 @@ function logTimeline(line) { const tl = window.servesimState.timeline; if (tl.le
 
 // ---- the workers ----
 // The simulator runs in LANES Web Workers on one compiled module (two on
-// a machine with two cores or more). Every call takes whichever lane is
-// free (dispatch: lowest priority first, and each lane holds its next
-// call too). The latency view's calls have priority 0, so both lanes run
-// its sweep once its search is done; the other loop's sweep (the loops
-// view) has 1 and the other views 2.
+// a machine with two cores or more). The calls of the latency view's
+// loop are pinned to lane 0 and go first; every other call (the other
+// loop's sweep, command lines, profile, TP screen, plan) takes whichever
+// lane is free, so the first view draws as soon as its own calls are
+// done and the rest fills both lanes. A free lane takes the queued call
+// of lowest priority that it may run, the earliest among equals.
 const LANES = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1));
 
-let lanes = [];
-let queue = [];
-let nextId = 1;
-let progressHook = null;
-let raw = {};
-let modulePromise = null;
-
-// startLanes starts the workers, and hands each the module once it is
-// compiled (modulePromise, set once, just after the first lanes start).
-function startLanes() {
-  lanes = [];
-  for (let i = 0; i < LANES; i++) {
-    const lane = { worker: new Worker("worker.js"), jobs: [] };
-    lane.worker.onmessage = (ev) => onMessage(lane, ev.data);
-    lanes.push(lane);
-    if (modulePromise) initLane(lane);
-  }
-}
-
-function initLane(lane) {
-  modulePromise.then((m) => lane.worker.postMessage({ type: "init", module: m }), () => {});
-}
-
-// The workers start first, so each loads wasm_exec.js while the module
-// downloads and compiles (a worker created after the download starts
-// began its script only once the compile was done). The download and
-// compilation start next, before the page is built: compileStreaming
-// compiles while the bytes arrive. A host that serves .wasm without its
-// MIME type gets the buffered compile.
-startLanes();
-modulePromise = (async () => {
+// The download and compilation start at once, before the page is built:
+// compileStreaming compiles while the bytes arrive. A host that serves
+// .wasm without its MIME type gets the buffered compile.
+const modulePromise = (async () => {
   try {
     return await WebAssembly.compileStreaming(fetch("servesim.wasm"));
   } catch (e) {
@@ -107,14 +70,31 @@ modulePromise = (async () => {
     return WebAssembly.compile(await resp.arrayBuffer());
   }
 })();
-lanes.forEach(initLane);
 const catalogPromise = fetch("catalog.json").then((r) => {
   if (!r.ok) throw new Error("catalog.json: HTTP " + r.status);
   return r.json();
 });
 
+let lanes = [];
+let queue = [];
+let nextId = 1;
+let progressHook = null;
+let raw = {};
+
+// startLanes starts the workers at once, so each loads wasm_exec.js while
+// the module still compiles, and hands them the module when it is ready.
+function startLanes() {
+  lanes = [];
+  for (let i = 0; i < LANES; i++) {
+    const lane = { worker: new Worker("worker.js"), job: null };
+    lane.worker.onmessage = (ev) => onMessage(lane, ev.data);
+    modulePromise.then((m) => lane.worker.postMessage({ type: "init", module: m }), () => {});
+    lanes.push(lane);
+  }
+}
+
 function onMessage(lane, m) {
-  if (m.type === "progress") { if (progressHook && lane.jobs.length && lane.jobs[0].fn === "search") progressHook(m.rate); return; }
+  if (m.type === "progress") { if (progressHook && lane.job && lane.job.fn === "search") progressHook(m.rate); return; }
   if (m.type === "ready") {
     timings.ready.push(performance.now());
     const t = m.times;
@@ -122,20 +102,20 @@ function onMessage(lane, m) {
     return;
   }
   if (m.type === "fatal") { showError("the simulator did not start: " + m.error); return; }
-  if (m.type !== "result" || !lane.jobs.length || lane.jobs[0].id !== m.id) return;
-  const job = lane.jobs.shift(); // a worker answers its calls in order
+  if (m.type !== "result" || !lane.job || lane.job.id !== m.id) return;
+  const job = lane.job;
+  lane.job = null;
   logTimeline(`lane ${lanes.indexOf(lane)}: ${job.tag}${job.slot === undefined ? "" : "[" + job.slot + "]"} ${rel(m.t0)}-${rel(m.t1)}`);
-  // The lane picks its next call (a free lane the one to run, a busy one
-  // the one to hold) once the promise chains this result starts have
-  // queued theirs (a task later), so the latency view's next call is not
-  // passed over for a longer one.
+  // The freed lane picks its next call once the promise chains this
+  // result starts have queued theirs (a task later), so the latency
+  // view's next call is not passed over for a longer one.
   setTimeout(dispatch, 0);
   if (m.error) { job.reject(new Error(m.error)); return; }
   record(job, m.ok);
   if (memo.size >= MEMO_MAX) memo.clear();
   memo.set(job.key, m.ok);
   const ms = window.servesimState.callMs;
-  ms[job.fn] = (ms[job.fn] || 0) + (m.t1 - m.t0);
+  ms[job.fn] = (ms[job.fn] || 0) + (performance.now() - job.t0);
   job.resolve(JSON.parse(m.ok));
 }
 
@@ -147,33 +127,21 @@ function record(job, text) {
   if (job.slot === undefined) list.push(text); else list[job.slot] = text;
 }
 
-// LANE_DEPTH is the calls a worker holds: the one it runs and the next,
-// which it starts as soon as the first is done, without waiting for this
-// page's thread (drawing, or rendering, on a busy machine kept both
-// workers idle for up to half a second between calls).
-const LANE_DEPTH = 2;
-
-// dispatch hands queued calls to the workers: first one to each free
-// lane, then to each busy lane its next, of a priority no lower than the
-// one it runs (a lane running the latency view's call does not commit
-// to the loops view's next). Among the calls a lane may take it takes the
-// one of lowest priority, the earliest among equals.
 function dispatch() {
-  for (const depth of [0, 1]) {
-    for (const lane of lanes) {
-      if (lane.jobs.length !== depth || depth >= LANE_DEPTH) continue;
-      const cap = depth ? lane.jobs[0].priority : Infinity;
-      let best = -1;
-      for (let i = 0; i < queue.length; i++) {
-        const p = queue[i].priority;
-        if (p <= cap && (best < 0 || p < queue[best].priority)) best = i; // the queue is in arrival order
-      }
-      if (best < 0) continue;
-      const job = queue.splice(best, 1)[0];
-      lane.jobs.push(job);
-      lane.worker.postMessage({ id: job.id, fn: job.fn, req: job.req, args: job.args });
+  lanes.forEach((lane, n) => {
+    if (lane.job) return;
+    let best = -1;
+    for (let i = 0; i < queue.length; i++) {
+      const a = queue[i];
+      if (a.lane >= 0 && Math.min(a.lane, lanes.length - 1) !== n) continue;
+      if (best < 0 || a.priority < queue[best].priority) best = i; // the queue is in arrival order
     }
-  }
+    if (best < 0) return;
+    const job = queue.splice(best, 1)[0];
+    lane.job = job;
+    job.t0 = performance.now();
+    lane.worker.postMessage({ id: job.id, fn: job.fn, req: job.req, args: job.args });
+  });
 }
 
 // memo holds results by what they depend on (keyOf), so a change reruns
@@ -198,9 +166,9 @@ function keyOf(fn, tag, req, args) {
   return fn + "\n" + JSON.stringify(r) + "\n" + JSON.stringify(args || null);
 }
 
-// call runs fn on the first free lane. opt: tag (the result's name in
+// call runs fn on its lane. opt: tag (the result's name in
 // raw and IGNORES, default fn), slot (its index there), priority (lower
-// first, default 1).
+// first, default 1), lane (0 to pin it there; default -1, any lane).
 function call(fn, req, args, opt = {}) {
   const tag = opt.tag || fn;
   const key = keyOf(fn, tag, req, args);
@@ -210,7 +178,7 @@ function call(fn, req, args, opt = {}) {
     return Promise.resolve(JSON.parse(text));
   }
   return new Promise((resolve, reject) => {
-    queue.push({ id: nextId++, priority: opt.priority ?? 1, fn, tag, slot: opt.slot, req, args, key, resolve, reject });
+    queue.push({ id: nextId++, priority: opt.priority ?? 1, lane: opt.lane ?? -1, fn, tag, slot: opt.slot, req, args, key, resolve, reject });
     dispatch();
   });
 }
@@ -222,7 +190,7 @@ class Cancelled extends Error {}
 function cancel() {
   for (const lane of lanes) {
     lane.worker.terminate();
-    for (const job of lane.jobs) job.reject(new Cancelled("cancelled"));
+    if (lane.job) lane.job.reject(new Cancelled("cancelled"));
   }
   for (const job of queue) job.reject(new Cancelled("cancelled"));
   queue = [];
@@ -589,16 +557,6 @@ function showError(msg) { $("error").textContent = msg; }
 let generation = 0;
 let busy = false;
 
-// paint runs fn, a drawing, in a task of its own and resolves to what it
-// returns. The result that asks for a drawing has already queued the
-// dispatch of the workers' next calls (onMessage), which runs first: the
-// workers get their next calls before the main thread draws, rather than
-// waiting for it (a drawing of three charts on a busy 2-core machine took
-// 100-200 ms, and the workers idled through it).
-function paint(fn) {
-  return new Promise((resolve, reject) => setTimeout(() => { try { resolve(fn()); } catch (e) { reject(e); } }, 0));
-}
-
 async function update(reason) {
   const gen = ++generation;
   if (busy) cancel();
@@ -614,89 +572,51 @@ async function update(reason) {
   history.replaceState(null, "", toURL(req));
   raw = {};
   window.servesimLast = { req, raw };
-  delete $("view-latency").dataset.provisional;
   showError("");
   const alive = () => gen === generation;
   // Progress: the search's probes, then each bench point of the sweeps.
   let probes = 0, points = 0, total = 0;
-  // The latency view shows the current loop: its calls have priority 0,
-  // so a lane that frees takes them first, and it is drawn as soon as
-  // they are done. The other loop's sweep (for the loops view) runs
-  // meanwhile on a lane they leave free, and the other views follow the
-  // latency view. In the open loop the sweep's ends and middle are queued
-  // first (sweepOrder) and drawn as a provisional curve once they are in
-  // (the status line says so); each later point redraws it, and the last
-  // makes it final. The numbers drawn are the final ones all along: a
-  // provisional curve has fewer of them.
-  const isOpen = req.loop !== "closed";
-  const prio = (open) => ({ priority: open === isOpen ? 0 : 1 });
-  let provisional = "";
-  const show = () => setStatus(provisional + `λ* search: ${probes} probes; sweeps: ${points}/${total || "…"} runs`, Math.min(0.7, 0.3 * Math.min(1, probes / 10) + (total ? (0.4 * points) / total : 0)));
+  const show = () => setStatus(`λ* search: ${probes} probes; sweeps: ${points}/${total || "…"} runs`, Math.min(0.7, 0.3 * Math.min(1, probes / 10) + (total ? (0.4 * points) / total : 0)));
   progressHook = () => { probes++; show(); };
   show();
-  const bench = (args, tag, slot, open) => call("bench", req, args, { tag, slot, ...prio(open) })
+  // The latency view shows the current loop: its calls are pinned to lane
+  // 0 and go first, and it is drawn as soon as they are done. The other
+  // loop's sweep (for the loops view) takes any free lane meanwhile, and
+  // the other views follow the latency view.
+  const isOpen = req.loop !== "closed";
+  const pin = (open) => (open === isOpen ? { priority: 0, lane: 0 } : { priority: 1 });
+  const bench = (args, tag, slot, open) => call("bench", req, args, { tag, slot, ...pin(open) })
     .then((p) => { points++; show(); return p; });
-  const firstDrawn = () => {
-    if (timings.firstResult !== null) return;
-    timings.firstResult = performance.now();
-    logTimeline(`page: first result drawn ${Math.round(timings.firstResult)}${provisional ? " (provisional)" : ""}`);
-  };
   try {
-    const capP = call("search", req, null, prio(true));
-    const closedP = call("client_levels", req, null, prio(false)).then((levels) => {
+    const capP = call("search", req, null, pin(true));
+    const closedP = call("client_levels", req, null, pin(false)).then((levels) => {
       total += levels.length;
       return Promise.all(levels.map((c, i) => bench({ clients: c }, "bench_closed", i, false)));
     });
-    const closedCapP = closedP.then((closed) => call("closed_capacity", req, { points: closed }, prio(false)));
-    const openP = capP.then((cap) => call("sweep_rates", req, { lower: cap.lower || 0, upper: cap.upper || 0, n: SWEEP_POINTS }, prio(true)))
+    const closedCapP = closedP.then((closed) => call("closed_capacity", req, { points: closed }, pin(false)));
+    const openP = capP.then((cap) => call("sweep_rates", req, { lower: cap.lower || 0, upper: cap.upper || 0, n: SWEEP_POINTS }, pin(true)))
       .then((rates) => {
         total += rates.length;
-        const got = [];
-        // One provisional drawing at a time, of the points in when it runs.
-        let pending = false;
-        const drawPartial = () => {
-          const n = got.filter(Boolean).length;
-          if (!alive() || !isOpen || n < COARSE_POINTS || n === rates.length || pending) return;
-          pending = true;
-          capP.then((cap) => paint(() => {
-            pending = false;
-            const pts = got.filter(Boolean);
-            if (!alive() || pts.length === rates.length) return;
-            provisional = `provisional latency curves (${pts.length} of ${rates.length} rates; λ* is final); `;
-            $("view-latency").dataset.provisional = "true";
-            drawLatency(req, cap, pts, null, null);
-            window.servesimState.provisionalDraws++;
-            firstDrawn();
-            show();
-          }));
-        };
-        const out = new Array(rates.length);
-        for (const i of sweepOrder(rates.length)) {
-          out[i] = bench({ rate: rates[i] }, "bench_open", i, true).then((p) => { got[i] = p; drawPartial(); return p; });
-        }
-        return Promise.all(out);
+        return Promise.all(rates.map((r, i) => bench({ rate: r }, "bench_open", i, true)));
       });
     const drawFirst = (cap, open, closed, closedCap) => {
       if (!alive()) return;
-      provisional = "";
-      delete $("view-latency").dataset.provisional;
       drawLatency(req, cap, open, closed, closedCap);
-      firstDrawn();
-      if (timings.latency === undefined) { timings.latency = performance.now(); logTimeline(`page: latency view drawn ${Math.round(timings.latency)}`); }
+      if (timings.firstResult === null) { timings.firstResult = performance.now(); logTimeline(`page: latency view drawn ${Math.round(timings.firstResult)}`); }
     };
     const latencyP = isOpen
-      ? Promise.all([capP, openP]).then(([cap, open]) => paint(() => drawFirst(cap, open, null, null)))
-      : Promise.all([closedP, closedCapP]).then(([closed, closedCap]) => paint(() => drawFirst(null, null, closed, closedCap)));
+      ? Promise.all([capP, openP]).then(([cap, open]) => drawFirst(cap, open, null, null))
+      : Promise.all([closedP, closedCapP]).then(([closed, closedCap]) => drawFirst(null, null, closed, closedCap));
     // The other views' calls are queued once the latency view is drawn, so
     // they take no core from it (nor their first compilation); then
     // either lane runs them beside what is left of the loops view's.
     const later = { priority: 2 };
     const othersP = latencyP.then(() => {
-      call("commands", req, null, later).then((c) => paint(() => alive() && drawCommands(c, req)), () => {});
+      call("commands", req, null, later).then((c) => alive() && drawCommands(c, req), () => {});
       return Promise.all([
-        call("profile", req, null, later).then((pr) => paint(() => alive() && drawProfile(pr))),
-        call("tp", req, null, later).then((v) => paint(() => alive() && drawTP(v))),
-        call("plan", req, null, later).then((p) => paint(() => alive() && drawPlan(p))),
+        call("profile", req, null, later).then((pr) => alive() && drawProfile(pr)),
+        call("tp", req, null, later).then((v) => alive() && drawTP(v)),
+        call("plan", req, null, later).then((p) => alive() && drawPlan(p)),
       ]);
     });
     othersP.catch(() => {}); // a failure is reported once, below
@@ -704,8 +624,7 @@ async function update(reason) {
     await latencyP;
     progressHook = null;
     if (!alive()) return;
-    await paint(() => drawLoops(req, cap, open, closed, closedCap));
-    if (!alive()) return;
+    drawLoops(req, cap, open, closed, closedCap);
     logTimeline(`page: loops view drawn ${Math.round(performance.now())}`);
     const dt = performance.now() - t0;
     if (timings.loops === undefined) timings.loops = performance.now();
@@ -741,13 +660,11 @@ function scheduleUpdate(ev) {
 }
 
 async function main() {
+  startLanes();
   try {
     [, catalog] = await Promise.all([modulePromise, catalogPromise]);
     timings.compiled = performance.now();
     logTimeline(`page: module compiled and catalog in ${Math.round(timings.compiled)}`);
-    const nav = performance.getEntriesByType("navigation")[0];
-    if (nav) logTimeline(`page: document ${Math.round(nav.requestStart)}-${Math.round(nav.responseEnd)}, DOM content loaded ${Math.round(nav.domContentLoadedEventStart)}, app.js ran ${appStart}`);
-    for (const e of performance.getEntriesByType("resource")) logTimeline(`page: ${e.name.replace(location.origin + "/", "")} ${Math.round(e.startTime)}-${Math.round(e.responseEnd)}`);
   } catch (e) {
     showError("could not load the simulator: " + e.message);
     return;
