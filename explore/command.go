@@ -117,7 +117,7 @@ func PlanCommand(r Request) string {
 		"--num-warmups", strconv.Itoa(r.Warmups), "--replications", strconv.Itoa(r.Replications),
 		"--boundary-replications", strconv.Itoa(r.BoundaryReplications),
 		"--gpus", strings.Join(r.PlanGPUs, ","), "--tp-degrees", strings.Join(tps, ","), "--precisions", "bf16",
-		"--max-replicas", strconv.Itoa(planMaxReplicas), "--format", "json"})
+		"--max-replicas", strconv.Itoa(planMaxReplicas), "--round", strconv.Itoa(planRound), "--format", "json"})
 }
 
 // VLLMCommands are the `vllm serve` and `vllm bench serve` lines that

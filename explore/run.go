@@ -275,7 +275,10 @@ func TPvsReplicas(r Request) (*Versus, error) {
 // PlanRate over PlanGPUs, TP 1, 2, 4 and 8 and bf16, as `servesim plan`
 // does with the flags of PlanCommand. Its JSON is the CLI's
 // (--format json).
-func Plan(r Request) (*plan.Result, error) {
+func Plan(r Request) (*plan.Result, error) { return planRounds(r, planRound) }
+
+// planRounds is Plan with plan.Search.Round round.
+func planRounds(r Request, round int) (*plan.Result, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
@@ -305,6 +308,7 @@ func Plan(r Request) (*plan.Result, error) {
 	pl.Search.Seed = sc.Seed
 	pl.Search.Replications, pl.Search.BoundaryReplications = r.Replications, r.BoundaryReplications
 	pl.Search.MaxReplicas = planMaxReplicas
+	pl.Search.Round = round
 	prices := plan.DefaultPrices()
 	for _, n := range r.PlanGPUs {
 		g, _ := cost.GPU(n)
@@ -328,6 +332,15 @@ func Plan(r Request) (*plan.Result, error) {
 var planTP = []int{1, 2, 4, 8}
 
 const planMaxReplicas = 16
+
+// planRound is the page's plan.Search.Round (servesim plan --round): one
+// candidate at a time, cheapest cost bound first, so the cheapest cost
+// found prunes every later candidate that cannot beat it. The page runs
+// one simulation at a time, so the CLI's rounds of 8 (its candidates'
+// searches side by side on its cores) would only run what pruning could
+// skip. The winner is the same (plan.Solve; TestPlanRoundSameWinner);
+// the table lists fewer of the dearer candidates.
+const planRound = 1
 
 // Profile says which efficiency profile priced the request's GPU: the
 // built-in one (cost.DefaultProfile), where its numbers come from, and

@@ -27,6 +27,7 @@ type Flags struct {
 	pd, pps               string
 	reps, boundaryReps    int
 	maxReplicas, workers  int
+	round                 int
 	noPrune               bool
 	frontier, budget      float64
 	Format, Plot          string
@@ -37,6 +38,7 @@ type Flags struct {
 // help group.
 func (p *Flags) Define(fs *flag.FlagSet) cliflag.Group {
 	p.reps, p.boundaryReps, p.maxReplicas = 2, 3, 64
+	p.round = DefaultSearch().Round
 	fs.StringVar(&p.gpus, "gpus", "", "comma-separated GPU `names` to search (default: every GPU with a price)")
 	fs.StringVar(&p.prices, "prices", "", "`gpu=dollars-per-hour,...` overriding or adding to the built-in prices ("+PriceSource+")")
 	fs.StringVar(&p.profiles, "gpu-profiles", "", "`gpu=FILE,...`: efficiency profiles (servesim calibrate output, cost.Profile YAML) per GPU type; default: each GPU's built-in profile rule")
@@ -54,12 +56,13 @@ func (p *Flags) Define(fs *flag.FlagSet) cliflag.Group {
 	fs.Var(cliflag.Int{P: &p.maxReplicas, Min: 1, Max: 1024, Why: "the most replicas one candidate may have"}, "max-replicas", "the most replicas a candidate may have")
 	fs.Var(cliflag.Int{P: &p.workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 	fs.BoolVar(&p.noPrune, "no-prune", false, "simulate every candidate that fits (same winner; a fuller table)")
+	fs.Var(cliflag.Int{P: &p.round, Min: 1, Max: 1024, Why: "candidates taken at a time"}, "round", "candidates searched side by side before the cheapest cost found prunes the next ones (1: one at a time, the most pruning; same winner, a shorter table)")
 	fs.Var(cliflag.NonNegativeFloat{P: &p.frontier, Zero: "prune at the cheapest cost"}, "frontier", "also keep deployments up to (1+X) times the cheapest cost, for the frontier (0: prune at the cheapest cost)")
 	fs.Var(cliflag.NonNegativeFloat{P: &p.budget, Zero: "no budget"}, "budget", "reject deployments dearer than this, dollars an hour (0: no budget)")
 	fs.StringVar(&p.Format, "format", "table", "output `format`: table, json or csv")
 	fs.StringVar(&p.Plot, "plot", "", "also draw the cost/latency frontier to `FILE`.svg or .png")
 	fs.StringVar(&p.specK, "spec-k", "", "comma-separated num_speculative_tokens `values` to search (0: off) with --speculative-config's method and acceptance; the winner's crossover is reported (docs/speculative.md)")
-	return cliflag.Group{Title: "plan flags", Names: []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "pipeline-parallel-options", "pd-options", "replications", "boundary-replications", "max-replicas", "no-prune", "frontier", "budget", "format", "plot", "workers", "spec-k"}}
+	return cliflag.Group{Title: "plan flags", Names: []string{"gpus", "prices", "gpu-profiles", "tp-degrees", "dp-degrees", "expert-parallel-options", "max-num-seqs-options", "max-num-batched-tokens-options", "chunked-prefill-options", "precisions", "pipeline-parallel-options", "pd-options", "replications", "boundary-replications", "max-replicas", "no-prune", "round", "frontier", "budget", "format", "plot", "workers", "spec-k"}}
 }
 
 // Check checks what the flags say together before a scenario is read:
@@ -91,6 +94,9 @@ func (p *Flags) Configure(pl *Plan, block *scenario.Plan, topology string, given
 	}
 	if given["no-prune"] {
 		ps.NoPrune = p.noPrune
+	}
+	if given["round"] {
+		ps.Round = p.round
 	}
 	c, err := ChoicesOf(block)
 	if err != nil {

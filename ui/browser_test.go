@@ -525,9 +525,11 @@ func checkShot(t *testing.T, view string, shot []byte) {
 
 // BenchmarkPage measures, in headless Chromium, the time from navigation
 // to the compiled wasm (and catalog), to the first drawn result (the
-// latency view, with lambda*), to the loops view, to every view drawn,
-// and from a change of the rate to the redrawn latency and loops views,
-// reported as metrics.
+// latency view, with lambda*), to the loops view, to every view
+// drawn, and from a change of the rate, TP, model or plan rate to the
+// redrawn latency and loops views and to every view, reported as
+// metrics. It logs the page's timeline: each worker's start and each
+// call's span.
 func BenchmarkPage(b *testing.B) {
 	p, closeAll := openPage(b, 1280, 900)
 	defer closeAll()
@@ -551,6 +553,7 @@ func BenchmarkPage(b *testing.B) {
 		}
 		updates = append(updates, eval[[]float64](b, p, `window.servesimTimings.updates`)...)
 		updatesAll = append(updatesAll, eval[[]float64](b, p, `window.servesimTimings.updatesAll`)...)
+		b.Logf("timeline (ms from the navigation)\n%s", strings.Join(eval[[]string](b, p, `window.servesimState.timeline`), "\n"))
 		b.Logf("updates (latency and loops views): %v ms; every view: %v ms", eval[[]float64](b, p, `window.servesimTimings.updates`), eval[[]float64](b, p, `window.servesimTimings.updatesAll`))
 	}
 	b.ReportMetric(median(first), "ms-first-result")

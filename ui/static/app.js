@@ -40,7 +40,13 @@ let palette = ["#0072b2", "#d55e00", "#009e73", "#e69f00", "#cc79a7", "#56b4e9",
 const $ = (id) => document.getElementById(id);
 const timings = { firstResult: null, updates: [], updatesAll: [], ready: [] };
 window.servesimTimings = timings;
-window.servesimState = { done: 0, running: false, callMs: {} };
+window.servesimState = { done: 0, running: false, callMs: {}, timeline: [] };
+// rel is an absolute time of a worker (timeOrigin + now) on this page's
+// clock, milliseconds from the navigation.
+const rel = (t) => Math.round(t - performance.timeOrigin);
+// logTimeline keeps one line per worker event and call (the benchmark
+// logs them): "lane N: what from-to ms".
+function logTimeline(line) { const tl = window.servesimState.timeline; if (tl.length < 2000) tl.push(line); }
 
 // ---- the workers ----
 // The simulator runs in LANES Web Workers on one compiled module (two on
@@ -89,11 +95,17 @@ function startLanes() {
 
 function onMessage(lane, m) {
   if (m.type === "progress") { if (progressHook && lane.job && lane.job.fn === "search") progressHook(m.rate); return; }
-  if (m.type === "ready") { timings.ready.push(performance.now()); return; }
+  if (m.type === "ready") {
+    timings.ready.push(performance.now());
+    const t = m.times;
+    logTimeline(`lane ${lanes.indexOf(lane)}: script ${rel(t.started)}, wasm_exec.js ${rel(t.loaded)}, module ${rel(t.init)}, instantiated ${rel(t.instantiated)}, ready ${rel(t.ready)}`);
+    return;
+  }
   if (m.type === "fatal") { showError("the simulator did not start: " + m.error); return; }
   if (m.type !== "result" || !lane.job || lane.job.id !== m.id) return;
   const job = lane.job;
   lane.job = null;
+  logTimeline(`lane ${lanes.indexOf(lane)}: ${job.tag}${job.slot === undefined ? "" : "[" + job.slot + "]"} ${rel(m.t0)}-${rel(m.t1)}`);
   // The freed lane picks its next call once the promise chains this
   // result starts have queued theirs (a task later), so the latency
   // view's next call is not passed over for a longer one.
@@ -556,6 +568,7 @@ async function update(reason) {
   const from = changedAt ?? t0;
   changedAt = null;
   const req = readForm();
+  logTimeline(`page: update ${gen} (${reason}) changed at ${Math.round(from)}, started ${Math.round(t0)}`);
   history.replaceState(null, "", toURL(req));
   raw = {};
   window.servesimLast = { req, raw };
@@ -589,7 +602,7 @@ async function update(reason) {
     const drawFirst = (cap, open, closed, closedCap) => {
       if (!alive()) return;
       drawLatency(req, cap, open, closed, closedCap);
-      if (timings.firstResult === null) timings.firstResult = performance.now();
+      if (timings.firstResult === null) { timings.firstResult = performance.now(); logTimeline(`page: latency view drawn ${Math.round(timings.firstResult)}`); }
     };
     const latencyP = isOpen
       ? Promise.all([capP, openP]).then(([cap, open]) => drawFirst(cap, open, null, null))
@@ -612,12 +625,14 @@ async function update(reason) {
     progressHook = null;
     if (!alive()) return;
     drawLoops(req, cap, open, closed, closedCap);
+    logTimeline(`page: loops view drawn ${Math.round(performance.now())}`);
     const dt = performance.now() - t0;
     if (timings.loops === undefined) timings.loops = performance.now();
     else timings.updates.push(performance.now() - from);
     setStatus("TP against replicas and the plan…", 0.75);
     await othersP;
     if (!alive()) return;
+    logTimeline(`page: every view drawn ${Math.round(performance.now())}`);
     if (timings.allViews === undefined) timings.allViews = performance.now();
     else timings.updatesAll.push(performance.now() - from);
     setStatus(`done in ${(performance.now() - t0).toFixed(0)} ms (latency views in ${dt.toFixed(0)} ms)`, 1);
@@ -631,14 +646,17 @@ async function update(reason) {
 
 // UPDATE_DELAY_MS gathers the changes of one gesture (a spin button's
 // steps, a pasted URL's fields) into one update; it counts in the time an
-// update takes.
+// update takes. A menu's choice (a select's change, ev) is a whole
+// gesture: it runs a task later, gathering only what the same task
+// changed.
 const UPDATE_DELAY_MS = 60;
 let debounce = null;
 let changedAt = null; // performance.now() of the first change not yet run
-function scheduleUpdate() {
+function scheduleUpdate(ev) {
   if (changedAt === null) changedAt = performance.now();
   clearTimeout(debounce);
-  debounce = setTimeout(() => update("change"), UPDATE_DELAY_MS);
+  const menu = ev && ev.target && ev.target.tagName === "SELECT";
+  debounce = setTimeout(() => update("change"), menu ? 0 : UPDATE_DELAY_MS);
 }
 
 async function main() {
@@ -646,6 +664,7 @@ async function main() {
   try {
     [, catalog] = await Promise.all([modulePromise, catalogPromise]);
     timings.compiled = performance.now();
+    logTimeline(`page: module compiled and catalog in ${Math.round(timings.compiled)}`);
   } catch (e) {
     showError("could not load the simulator: " + e.message);
     return;
@@ -655,7 +674,7 @@ async function main() {
   writeForm(fromURL());
   $("controls").addEventListener("change", scheduleUpdate);
   $("controls").addEventListener("submit", (e) => e.preventDefault());
-  window.addEventListener("popstate", () => { writeForm(fromURL()); scheduleUpdate(); });
+  window.addEventListener("popstate", () => { writeForm(fromURL()); scheduleUpdate(null); });
   $("cancel").addEventListener("click", () => {
     generation++;
     if (busy) cancel();
