@@ -16,6 +16,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // NewFlagSet returns a flag set that reports errors to run instead of
@@ -53,23 +54,27 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// The flag package's messages, compiled on first use: a program that
+// never meets a bad flag (the browser page) never compiles them.
 var (
-	undefinedRE = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
-	badValueRE  = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?-+([^:]+): (.*)$`)
-	needArgRE   = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
+	undefinedRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^flag provided but not defined: -+(.*)$`) })
+	badValueRE  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?-+([^:]+): (.*)$`)
+	})
+	needArgRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^flag needs an argument: -+(.*)$`) })
 )
 
 // flagMessage rewrites the flag package's messages with vLLM-style
 // --names.
 func flagMessage(err error) string {
 	m := err.Error()
-	if s := undefinedRE.FindStringSubmatch(m); s != nil {
+	if s := undefinedRE().FindStringSubmatch(m); s != nil {
 		return "unknown flag --" + s[1]
 	}
-	if s := badValueRE.FindStringSubmatch(m); s != nil {
+	if s := badValueRE().FindStringSubmatch(m); s != nil {
 		return fmt.Sprintf("invalid value %s for --%s: %s", s[1], s[2], strings.TrimPrefix(s[3], "parse error"))
 	}
-	if s := needArgRE.FindStringSubmatch(m); s != nil {
+	if s := needArgRE().FindStringSubmatch(m); s != nil {
 		return "flag --" + s[1] + " needs a value"
 	}
 	return m
@@ -78,7 +83,7 @@ func flagMessage(err error) string {
 // withReason completes a bad-value message that gives no reason (the flag
 // package's own types give none) with what the flag takes.
 func withReason(fs *flag.FlagSet, m string) string {
-	s := badValueRE.FindStringSubmatch(m)
+	s := badValueRE().FindStringSubmatch(m)
 	if s == nil || strings.TrimSpace(strings.TrimPrefix(m, fmt.Sprintf("invalid value %s for --%s:", s[1], s[2]))) != "" {
 		return m
 	}
