@@ -1,14 +1,12 @@
 package batching
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/servesim/servesim/cost"
-	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/workload"
 )
@@ -163,12 +161,7 @@ func TestLMCacheValidate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := offloadModel(t, 8, lmcacheOff(4))
 			tc.edit(&c)
-			err := c.Validate()
-			require.Error(t, err)
-			assert.True(t, errors.Is(err, ErrInvalid))
-			fe := fielderr.Of(err)
-			require.NotNil(t, fe, "%v", err)
-			assert.Equal(t, tc.field, fe.Field, "%v", err)
+			requireFieldError(t, c, tc.field)
 		})
 	}
 	o, err := NewKVOffload(8, OffloadBackendLMCache, 0)

@@ -188,12 +188,7 @@ func TestOffloadValidate(t *testing.T) {
 			o := good
 			c.KVOffload = &o
 			tc.edit(&c)
-			err := c.Validate()
-			require.Error(t, err)
-			assert.True(t, errors.Is(err, ErrInvalid))
-			fe := fielderr.Of(err)
-			require.NotNil(t, fe, "%v", err)
-			assert.Equal(t, tc.field, fe.Field, "%v", err)
+			requireFieldError(t, c, tc.field)
 		})
 	}
 }
@@ -427,4 +422,16 @@ func TestOffloadPipelineRejected(t *testing.T) {
 	fe := fielderr.Of(err)
 	require.NotNil(t, fe, "%v", err)
 	assert.Equal(t, "kv_offload", fe.Field)
+}
+
+// requireFieldError checks that c does not validate, with an ErrInvalid
+// field error at field.
+func requireFieldError(t *testing.T, c Config, field string) {
+	t.Helper()
+	err := c.Validate()
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrInvalid))
+	fe := fielderr.Of(err)
+	require.NotNil(t, fe, "%v", err)
+	assert.Equal(t, field, fe.Field, "%v", err)
 }

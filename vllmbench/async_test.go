@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/servesim/servesim/batching"
+	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
 )
 
@@ -16,6 +17,13 @@ func simulate(t *testing.T, o *Options) (sim.Config, *sim.Result) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runScenario(t, sc)
+}
+
+// runScenario runs sc and returns its run's config and result, failing t
+// on any error.
+func runScenario(t *testing.T, sc *scenario.Scenario) (sim.Config, *sim.Result) {
+	t.Helper()
 	cfg, err := sc.Config()
 	if err != nil {
 		t.Fatal(err)

@@ -25,14 +25,7 @@ func TestServesimResultIsResultJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := sc.Config()
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := sim.Run(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, res := runScenario(t, sc)
 		data, err := json.Marshal(res)
 		if err != nil {
 			t.Fatal(err)
