@@ -114,21 +114,28 @@ func (e *engine) chunkTokensSeen(now float64) float64 {
 }
 
 // firstTokenAt hands r its first token at t (>= now).
-func (e *engine) firstTokenAt(r *metrics.Request, t float64) {
-	if e.api == nil || t <= e.env.Now() && e.api.pending.Len() == 0 {
-		e.env.FirstToken(r)
-		return
-	}
-	e.hand(delivery{t, r, true})
-}
+func (e *engine) firstTokenAt(r *metrics.Request, t float64) { e.deliver(delivery{t, r, true}) }
 
 // finishAt ends r at t (>= now) for its client.
-func (e *engine) finishAt(r *metrics.Request, t float64) {
-	if e.api == nil || t <= e.env.Now() && e.api.pending.Len() == 0 {
-		e.env.Finish(r)
+func (e *engine) finishAt(r *metrics.Request, t float64) { e.deliver(delivery{t, r, false}) }
+
+// deliver gives d to its client now when nothing is queued before it,
+// else queues it behind what is.
+func (e *engine) deliver(d delivery) {
+	if e.api == nil || d.t <= e.env.Now() && e.api.pending.Len() == 0 {
+		e.give(d)
 		return
 	}
-	e.hand(delivery{t, r, false})
+	e.hand(d)
+}
+
+// give tells the run of d's first token or end, now.
+func (e *engine) give(d delivery) {
+	if d.first {
+		e.env.FirstToken(d.r)
+	} else {
+		e.env.Finish(d.r)
+	}
 }
 
 // hand queues d, scheduling a hand-over at its time unless one is due
@@ -146,11 +153,6 @@ func (e *engine) handOver(int64) {
 	p := &e.api.pending
 	now := e.env.Now()
 	for p.Len() > 0 && p.Peek().t <= now {
-		d := p.Pop()
-		if d.first {
-			e.env.FirstToken(d.r)
-		} else {
-			e.env.Finish(d.r)
-		}
+		e.give(p.Pop())
 	}
 }

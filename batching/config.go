@@ -249,8 +249,11 @@ func (c Config) resolve() (*resolved, error) {
 		return nil, fieldErr("max_num_batched_tokens", c.MaxNumBatchedTokens, "must be >= max_model_len %d when chunked prefill is off (a whole prompt must fit one step)", c.MaxModelLen)
 	case !(c.RequestOverhead >= 0) || math.IsInf(c.RequestOverhead, 1):
 		return nil, fieldErr("request_overhead", c.RequestOverhead, "must be a finite number of seconds >= 0")
-	case c.APIServer.validate() != nil:
-		return nil, errmark.With(ErrInvalid, c.APIServer.validate())
+	}
+	if err := c.APIServer.validate(); err != nil {
+		return nil, errmark.With(ErrInvalid, err)
+	}
+	switch {
 	case c.DPRouter != "" && c.DPRouter != DPBalanced && c.DPRouter != DPFirstGroup:
 		return nil, fieldErr("dp_router", string(c.DPRouter), "must be %q or %q", DPBalanced, DPFirstGroup)
 	case c.Deployment.DP > MaxDataParallel:
