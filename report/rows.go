@@ -8,6 +8,7 @@ import (
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/scenario"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 // A Row summarises one sweep point of a run file over its replications,
@@ -144,4 +145,23 @@ func (m resultMetrics) unstable() bool {
 	st, _ := m["stability"].(map[string]any)
 	u, _ := st["unstable"].(bool)
 	return u
+}
+
+// AllFailed returns one warning for each sweep point of x whose row (rows,
+// in x's point order) completed no request in any replication while some
+// failed: the swept field param and the point's value (none without a
+// sweep), the failures, and why requests fail there
+// (vllmbench.FailureReason). The rows keep their numbers (zeros).
+func AllFailed(param string, x *scenario.Experiment, rows []Row) []string {
+	var out []string
+	for p, row := range rows {
+		if p < len(x.Points) && row.Completed == 0 && row.Failed > 0 {
+			at := ""
+			if v := x.Points[p].Value; v != nil {
+				at = fmt.Sprintf(" at %s = %s", param, scenario.FormatValue(v))
+			}
+			out = append(out, fmt.Sprintf("every request failed%s (%d): %s", at, row.Failed, vllmbench.FailureReason(x.Points[p].Scenario, false)))
+		}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/scenario"
 )
 
@@ -72,5 +73,37 @@ func TestRowsErrors(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tt.errHas)
 			}
 		})
+	}
+}
+
+// TestAllFailed: of a sweep whose first point's max_model_len no request
+// fits and whose second fits them all, only the first is warned about,
+// naming the field, the value, the failures and the limit.
+func TestAllFailed(t *testing.T) {
+	t.Parallel()
+	sc, err := scenario.Parse([]byte("requests: 1\nworkload:\n  arrival: {rate: 5}\n  lengths: {input: 1000, output: 100, range_ratio: 0.5}\n"+
+		"sweep: {param: server.max_model_len, values: [1200, 4000]}\n"), "fail.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := sc.Experiment()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := sc.NewRunFile(x, jobs.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Results, err = x.RunJobs(jobs.All, 1, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := Rows(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := AllFailed(sc.Param(), x, rows)
+	want := "every request failed at server.max_model_len = 1200 (1): the engine rejects requests with input+output above server.max_model_len 1200"
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Errorf("AllFailed = %q, want one warning starting %q", got, want)
 	}
 }

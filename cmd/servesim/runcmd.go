@@ -4,14 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 
 	"github.com/servesim/servesim/internal/cliflag"
 	"github.com/servesim/servesim/internal/progress"
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/sim"
-	"github.com/servesim/servesim/vllmbench"
 )
 
 const runUsage = `Usage: servesim run SCENARIO.yaml [flags]
@@ -87,30 +85,9 @@ func runScenario(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	warnAllFailed(e.stderr, sc.Param(), x, rows)
+	for _, w := range report.AllFailed(sc.Param(), x, rows) {
+		fmt.Fprintln(e.stderr, "servesim: warning: "+w)
+	}
 	o.Notes = e.stderr
 	return o.Write(e.stdout, out, rows)
-}
-
-// warnAllFailed says on stderr which sweep points had no request complete
-// in any replication, and why requests fail there. The output keeps the
-// numbers as they are (zeros).
-func warnAllFailed(w io.Writer, param string, x *scenario.Experiment, rows []report.Row) {
-	for p, row := range rows {
-		if p < len(x.Points) && row.Completed == 0 && row.Failed > 0 {
-			at := ""
-			if x.Points[p].Value != nil {
-				at = fmt.Sprintf(" at %s = %s", param, pointText(x.Points[p]))
-			}
-			fmt.Fprintf(w, "servesim: warning: every request failed%s (%d): %s\n", at, row.Failed, vllmbench.FailureReason(x.Points[p].Scenario, false))
-		}
-	}
-}
-
-// pointText writes a sweep point's value, "-" for none.
-func pointText(p scenario.Point) string {
-	if p.Value == nil {
-		return "-"
-	}
-	return scenario.FormatValue(p.Value)
 }
