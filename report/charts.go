@@ -215,10 +215,17 @@ func versusCharts(cs []curve) []*chart.Chart {
 	for _, c := range cs {
 		out[0].Lines = append(out[0].Lines, c.metricLine("output_throughput", "", false))
 	}
+	var slos []*SLO
+	for _, c := range cs {
+		slos = append(slos, c.slo)
+	}
 	for _, m := range latencyMetrics[:3] {
 		ch := &chart.Chart{Title: m.name + " vs " + x.Label, X: x, Y: chart.Axis{Label: m.name, Unit: "ms", Zero: true}}
 		for _, c := range cs {
 			ch.Lines = append(ch.Lines, c.metricLine("p99_"+m.key+"_ms", " p99", false), c.metricLine("median_"+m.key+"_ms", " p50", true))
+		}
+		for _, b := range sloBounds(slos, m.key, m.name) {
+			ch.Rules = append(ch.Rules, chart.Rule{Name: b.name, Y: b.ms})
 		}
 		if chart.WideSpread(lineValues(ch.Lines, true)) {
 			ch.Y.Log, ch.Y.Zero = true, false
@@ -375,9 +382,54 @@ func percentileBars(runs []styled) []*chart.Chart {
 			}
 			ch.Bars.Groups = append(ch.Bars.Groups, g)
 		}
+		for _, b := range sloBounds(runSLOs(runs), m.key, m.name) {
+			ch.Rules = append(ch.Rules, chart.Rule{Name: b.name, Y: b.ms})
+		}
 		out = append(out, ch)
 	}
 	return withData(out...)
+}
+
+// runSLOs are the runs' SLOs (nil for a run without one).
+func runSLOs(runs []styled) []*SLO {
+	var out []*SLO
+	for _, r := range runs {
+		out = append(out, r.SLO)
+	}
+	return out
+}
+
+// An sloBound is one bound an SLO sets on a latency metric, ms, and its
+// name in a chart's legend ("TTFT SLO ≤ 500 ms").
+type sloBound struct {
+	name string
+	ms   float64
+}
+
+// sloBounds are the distinct bounds the SLOs (nil ones skipped) set on
+// latency metric key (ttft, tpot or e2el; ITL has none), in the order
+// first set: the lines a latency chart draws so that a reader sees which
+// percentiles pass.
+func sloBounds(slos []*SLO, key, name string) []sloBound {
+	var out []sloBound
+	for _, s := range slos {
+		if s == nil {
+			continue
+		}
+		var ms float64
+		switch key {
+		case "ttft":
+			ms = s.TTFT
+		case "tpot":
+			ms = s.TPOT
+		case "e2el":
+			ms = s.E2EL
+		}
+		if ms > 0 && !slices.ContainsFunc(out, func(b sloBound) bool { return b.ms == ms }) {
+			out = append(out, sloBound{name + " SLO ≤ " + short(ms) + " ms", ms})
+		}
+	}
+	return out
 }
 
 type stat struct{ key, name string }
@@ -445,6 +497,9 @@ func cdfs(runs []styled) []*chart.Chart {
 			continue
 		}
 		ch.X.Log = chart.WideSpread(lineValues(ch.Lines, false))
+		for _, b := range sloBounds(runSLOs(runs), m.key, m.name) {
+			ch.Marks = append(ch.Marks, chart.Mark{Name: b.name, X: b.ms})
+		}
 		out = append(out, ch)
 	}
 	return withData(out...)

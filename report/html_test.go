@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -111,11 +112,27 @@ var (
 	percent = []string{"slo_attainment", "mean_kv_cache_usage", "max_kv_cache_usage", "mbu", "mfu"}
 )
 
+// value is a result file's number under key (at the top level, or in a
+// servesim bench file's "servesim" object), and whether it has one.
+func value(m map[string]any, key string) (float64, bool) {
+	if v, ok := m[key].(float64); ok {
+		return v, true
+	}
+	inner, _ := m["servesim"].(map[string]any)
+	v, ok := inner[key].(float64)
+	return v, ok
+}
+
 // want formats a JSON value as the summary shows it, written
 // independently of the package: integers for counts, 2 decimals
-// otherwise (times 100 for fractions), "–" when missing or null.
+// otherwise (times 100 for fractions), "–" when missing or null. A key
+// the top level lacks is looked for in a servesim bench file's
+// "servesim" object.
 func want(m map[string]any, key string) string {
 	v, ok := m[key].(float64)
+	if inner, has := m["servesim"].(map[string]any); has && m[key] == nil {
+		v, ok = inner[key].(float64)
+	}
 	switch {
 	case !ok:
 		return "–"
@@ -140,24 +157,55 @@ func TestHTMLSummaryNumbers(t *testing.T) {
 	doc, _ := renderPage(t, runs)
 	rows := tableByID(t, doc, "summary")
 	head := rows[0]
-	for i, r := range runs {
-		if got := cellText(head[i+1]); got != r.Label {
-			t.Errorf("column %d is %q, want %q", i+1, got, r.Label)
+	// The simulated run's column, its error against the measured one,
+	// then the measured run's.
+	wantHead := []string{runs[0].Label, "error vs " + runs[1].Label, runs[1].Label}
+	if len(head) != 1+len(wantHead) {
+		t.Fatalf("%d columns, want %d", len(head), 1+len(wantHead))
+	}
+	for i, w := range wantHead {
+		if got := cellText(head[i+1]); got != w {
+			t.Errorf("column %d is %q, want %q", i+1, got, w)
 		}
 	}
+	sim, measured := readJSON(t, files[0]), readJSON(t, files[1])
 	seen := map[string]bool{}
+	errors := 0
 	for _, row := range rows[1:] {
-		for i, file := range files {
-			td := row[i+1]
+		for i, col := range []int{1, 3} {
+			td := row[col]
 			key := attr(td, "data-key")
 			if key == "" {
 				t.Fatalf("a cell without data-key in row %q", text(row[0]))
 			}
 			seen[key] = true
-			if got, w := cellText(td), want(readJSON(t, file), key); got != w {
+			if got, w := cellText(td), want(readJSON(t, files[i]), key); got != w {
 				t.Errorf("%s %s: table %q, file %q", runs[i].Label, key, got, w)
 			}
 		}
+		// The error cell: (simulated − measured) / measured from the two
+		// files' values, as a signed percentage, "–" where either lacks
+		// the key or the measured value is 0.
+		key := attr(row[1], "data-key")
+		s, sok := value(sim, key)
+		m, mok := value(measured, key)
+		got := cellText(row[2])
+		if !sok || !mok || m == 0 {
+			if got != "–" {
+				t.Errorf("error vs measured, %s: %q, want – (simulated %v, measured %v)", key, got, s, m)
+			}
+			continue
+		}
+		errors++
+		var pct float64
+		if _, err := fmt.Sscanf(got, "%g%%", &pct); err != nil || (got[0] != '+' && got[0] != '-') {
+			t.Errorf("error vs measured, %s: %q is not a signed percentage", key, got)
+		} else if w := 100 * (s - m) / m; math.Abs(pct-w) > 0.05+1e-9 {
+			t.Errorf("error vs measured, %s: %q, want %.3f%% (simulated %v, measured %v)", key, got, w, s, m)
+		}
+	}
+	if errors < 10 {
+		t.Errorf("%d rows with an error against the measured run, want at least 10", errors)
 	}
 	for _, key := range []string{"completed", "failed", "duration", "request_throughput", "output_throughput",
 		"total_token_throughput", "max_concurrent_requests", "mean_ttft_ms", "median_ttft_ms", "p99_ttft_ms",

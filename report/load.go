@@ -285,10 +285,14 @@ func (b *benchObject) record(rateRaw, stoppedBy json.RawMessage) (capacity.Recor
 }
 
 // samples turns the per-request arrays into latency samples in ms:
-// servesim's ttfts, tpots and e2els (null for requests that did not
-// complete); vLLM's ttfts, itls and latencies (0 or empty for failed
-// requests, which errors marks), TPOT derived as vLLM does,
-// (latency − ttft)/(output_len − 1) for outputs of more than one token.
+// vLLM's ttfts, itls and latencies (0 or empty for failed requests,
+// which errors marks), TPOT derived as vLLM does, (latency −
+// ttft)/(output_len − 1) for outputs of more than one token; a servesim
+// result's own ttfts, tpots and e2els (null for requests that did not
+// complete) where it has no vLLM lists. A servesim bench file has both:
+// vLLM's lists at the top level, its own under "servesim"; its TTFT, ITL
+// and E2E come from vLLM's lists, as a measured file's do, and its TPOT
+// from its own tpots.
 func samples(arrays map[string]json.RawMessage, servesim bool) (map[string][]float64, []*metrics.Series, error) {
 	var series []*metrics.Series
 	if raw, ok := arrays["series"]; ok {
@@ -324,7 +328,8 @@ func samples(arrays map[string]json.RawMessage, servesim bool) (map[string][]flo
 		}
 		return s
 	}
-	if servesim {
+	_, vllmLists := arrays["latencies"]
+	if servesim && !vllmLists {
 		for key, name := range map[string]string{"ttfts": "ttft", "tpots": "tpot", "e2els": "e2el"} {
 			vs, err := floats(key)
 			if err != nil {
@@ -382,6 +387,15 @@ func samples(arrays map[string]json.RawMessage, servesim bool) (map[string][]flo
 		}
 		if len(s) > 0 {
 			out["tpot"] = s
+		}
+	}
+	if servesim {
+		tpots, err := floats("tpots")
+		if err != nil {
+			return nil, nil, err
+		}
+		if s := ms(tpots, func(int, float64) bool { return true }); len(s) > 0 {
+			out["tpot"] = s // servesim's own, not derived
 		}
 	}
 	return out, series, nil

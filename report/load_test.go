@@ -3,9 +3,11 @@ package report
 import (
 	"bytes"
 	"errors"
+	"github.com/servesim/servesim/report/chart"
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,7 +26,7 @@ func TestLoad(t *testing.T) {
 		param  string
 		slo    bool
 	}{
-		{benchFile, Bench, Simulated, 1, "", false},
+		{benchFile, Bench, Simulated, 1, "", true},
 		{vllmFile, Bench, Measured, 1, "", false},
 		{vllmDetailed, Bench, Measured, 1, "", false},
 		{rateSweepFile, Sweep, Simulated, 6, "workload.arrival.rate", true},
@@ -67,8 +69,11 @@ func TestLoadBenchMetrics(t *testing.T) {
 		if got := r.Get("model_id"); got != m["model_id"] {
 			t.Errorf("%s model_id %q, want %q", file, got, m["model_id"])
 		}
-		if _, ok := p.Metric("request_goodput"); ok {
-			t.Errorf("%s: request_goodput is null in the file", file)
+		// request_goodput is null without --goodput (the vLLM fixture),
+		// a number with it (the bench fixture).
+		g, ok := p.Metric("request_goodput")
+		if want, has := m["request_goodput"].(float64); ok != has || has && g != want {
+			t.Errorf("%s: request_goodput %v (%v), the file's %v", file, g, ok, m["request_goodput"])
 		}
 	}
 }
@@ -112,7 +117,10 @@ func TestLoadVLLMDetailed(t *testing.T) {
 	}
 }
 
-// TestLoadServesimDetailed: servesim's per-request arrays and series.
+// TestLoadServesimDetailed: a servesim bench file's samples: TTFT, ITL
+// and E2E from vLLM's lists (as a measured file's, so the two draw the
+// same four CDFs side by side), TPOT from servesim's own list; and its
+// series.
 func TestLoadServesimDetailed(t *testing.T) {
 	t.Parallel()
 	r, err := Load(benchFile)
@@ -125,6 +133,28 @@ func TestLoadServesimDetailed(t *testing.T) {
 		if len(p.Samples[key]) != completed {
 			t.Errorf("%d %s samples, want %d", len(p.Samples[key]), key, completed)
 		}
+	}
+	m := readJSON(t, benchFile)
+	var itls []float64
+	for _, l := range m["itls"].([]any) {
+		for _, v := range l.([]any) {
+			itls = append(itls, 1000*v.(float64))
+		}
+	}
+	if !slices.Equal(p.Samples["itl"], itls) || len(itls) == 0 {
+		t.Errorf("%d itl samples, want the file's %d", len(p.Samples["itl"]), len(itls))
+	}
+	for i, v := range m["latencies"].([]any) {
+		if i < len(p.Samples["e2el"]) && p.Samples["e2el"][i] != 1000*v.(float64) {
+			t.Fatalf("e2el sample %d = %v ms, the file's latencies say %v s", i, p.Samples["e2el"][i], v)
+		}
+	}
+	var sum float64
+	for _, v := range itls {
+		sum += v
+	}
+	if got, w := sum/float64(len(itls)), p.Metrics["mean_itl_ms"]; math.Abs(got-w) > 1e-9*w {
+		t.Errorf("mean of the itl samples %v ms, the file's mean_itl_ms %v", got, w)
 	}
 	if len(p.Series) == 0 || len(p.Series[0].Times) == 0 {
 		t.Fatal("no series")
@@ -319,5 +349,55 @@ func TestFromRunFile(t *testing.T) {
 	}
 	if !reflect.DeepEqual(typed, parsed) {
 		t.Errorf("FromRunFile and Parse differ:\n%v\n%v", typed.Setup, parsed.Setup)
+	}
+}
+
+// TestSLOLines: every latency chart of a metric the SLO bounds draws the
+// bound: a rule on the percentile bars and on the latency-vs-rate
+// charts, a vertical mark on the CDF; ITL, which no SLO bounds, gets
+// none. The bench file's SLO is --goodput ttft:500 tpot:50 (README.md);
+// the rate sweep's rate-slo.yaml's is TTFT 500 ms, TPOT 50 ms.
+func TestSLOLines(t *testing.T) {
+	t.Parallel()
+	bench, err := Load(benchFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sweep, err := Load(rateSweepFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"TTFT": 500, "TPOT": 50}
+	lines := func(c *chart.Chart) (vs []float64) {
+		for _, r := range c.Rules {
+			if strings.Contains(r.Name, "SLO") {
+				vs = append(vs, r.Y)
+			}
+		}
+		for _, m := range c.Marks {
+			vs = append(vs, m.X)
+		}
+		return vs
+	}
+	seen := map[string]int{}
+	for _, c := range append(Charts(bench), Charts(sweep)...) {
+		metric, _, _ := strings.Cut(c.Title, " ")
+		metric, _, _ = strings.Cut(metric, ":")
+		got := lines(c)
+		latency := strings.Contains(c.Title, "distribution (CDF)") || strings.Contains(c.Title, "mean and percentiles") || strings.HasSuffix(c.Title, " vs request rate") && c.Y.Unit == "ms"
+		if !latency {
+			continue
+		}
+		if b, ok := want[metric]; ok {
+			seen[metric]++
+			if len(got) != 1 || got[0] != b {
+				t.Errorf("%q: SLO lines at %v ms, want one at %v", c.Title, got, b)
+			}
+		} else if len(got) != 0 {
+			t.Errorf("%q: SLO lines at %v ms, want none", c.Title, got)
+		}
+	}
+	if seen["TTFT"] < 3 || seen["TPOT"] < 3 {
+		t.Errorf("latency charts with an SLO line: %v, want the bars, the CDF and the sweep's chart of each", seen)
 	}
 }

@@ -89,12 +89,22 @@ func (s summaryRow) format(v float64) string {
 }
 
 // summaryTable is vLLM's summary, one column per benchmark: the rows any
-// of them has.
+// of them has. Beside a measured run, each simulated run has a second
+// column: its error against the first measured run, (simulated −
+// measured) / measured.
 func summaryTable(runs []styled) table {
 	t := table{ID: "summary", Caption: "Serving benchmark result: vLLM's summary lines (JSON key beside each), then servesim's. Times in ms, throughputs per second."}
+	ref := slices.IndexFunc(runs, func(r styled) bool { return r.Source == Measured })
+	compared := func(r styled) bool { return ref >= 0 && r.Source == Simulated }
 	t.Head = []cell{{Text: "metric"}}
 	for _, r := range runs {
 		t.Head = append(t.Head, cell{Text: r.Label, Class: "num"})
+		if compared(r) {
+			t.Head = append(t.Head, cell{Text: "error vs " + runs[ref].Label, Class: "num"})
+		}
+	}
+	if ref >= 0 {
+		t.Caption += " An error column is a simulated run's (simulated − measured) / measured against " + runs[ref].Label + "."
 	}
 	rows := append([]summaryRow(nil), summaryHead...)
 	for _, m := range latencyMetrics {
@@ -111,12 +121,26 @@ func summaryTable(runs []styled) table {
 			_, ok := r.Points[0].Metric(sr.key)
 			any = any || ok
 			line = append(line, cell{Text: sr.format(r.Points[0].value(sr.key)), Key: sr.key, Class: "num"})
+			if compared(r) {
+				line = append(line, cell{Text: relativeError(r.Points[0].value(sr.key), runs[ref].Points[0].value(sr.key)), Class: "num error"})
+			}
 		}
 		if any {
 			t.Rows = append(t.Rows, line)
 		}
 	}
 	return t
+}
+
+// relativeError writes (sim − measured) / measured as a signed
+// percentage with one decimal ("+12.3%"), "–" when either is missing or
+// measured is 0.
+func relativeError(sim, measured float64) string {
+	e := sim/measured - 1
+	if math.IsNaN(e) || math.IsInf(e, 0) {
+		return "–"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*e)
 }
 
 // sweepColumns are the columns of a sweep table: JSON key, header, and

@@ -25,6 +25,9 @@ type Chart struct {
 	Bands []Band
 	// Rules are horizontal reference lines (a target, say).
 	Rules []Rule
+	// Marks are vertical reference lines (an SLO's bound on a latency
+	// axis, say); a chart with Bars has no numeric X and draws none.
+	Marks []Mark
 }
 
 // An Axis describes one axis. Its label is drawn as "Label (Unit)".
@@ -103,6 +106,12 @@ type Band struct {
 type Rule struct {
 	Name string
 	Y    float64
+}
+
+// A Mark is a vertical line at X over the plot's height.
+type Mark struct {
+	Name string
+	X    float64
 }
 
 // ErrInvalid is matched (errors.Is) by Validate's errors, each a

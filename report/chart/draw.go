@@ -76,6 +76,13 @@ func (c *Chart) legendEntries() []legendEntry {
 			es = append(es, legendEntry{name: r.Name, kind: entryRule})
 		}
 	}
+	if c.Bars == nil {
+		for _, m := range c.Marks {
+			if m.Name != "" {
+				es = append(es, legendEntry{name: m.Name, kind: entryRule})
+			}
+		}
+	}
 	return es
 }
 
@@ -224,6 +231,13 @@ func (c *Chart) draw(p painter, ox, oy, w, h, room float64) {
 			p.polyline("rule", []XY{{x0, py(r.Y)}, {x1, py(r.Y)}}, ruleColor, 1.5, ruleDash)
 		}
 	}
+	if c.Bars == nil {
+		for _, m := range c.Marks {
+			if xr.contains(m.X) {
+				p.polyline("mark", []XY{{px(m.X), y0}, {px(m.X), y1}}, ruleColor, 1.5, ruleDash)
+			}
+		}
+	}
 	if c.Bars != nil {
 		c.drawBars(p, x0, x1, py, yr)
 	} else {
@@ -309,6 +323,9 @@ func (c *Chart) xValues() []float64 {
 	}
 	for _, b := range c.Bands {
 		vs = append(vs, b.Lo, b.Hi)
+	}
+	for _, m := range c.Marks {
+		vs = append(vs, m.X)
 	}
 	return vs
 }

@@ -5,11 +5,13 @@ import (
 	"encoding/xml"
 	"errors"
 	"flag"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -361,5 +363,56 @@ func TestFormat(t *testing.T) {
 		if got != want || (want == "") != (err != nil) {
 			t.Errorf("Format(%q) = %q, %v; want %q", name, got, err, want)
 		}
+	}
+}
+
+// TestMarks: a Mark is drawn as one vertical line at its x (the x of a
+// data point at the same value), widens the axis to include itself,
+// names itself in the legend, and is not drawn on a bar chart.
+func TestMarks(t *testing.T) {
+	t.Parallel()
+	c := &Chart{
+		Title: "TTFT distribution (CDF)", X: Axis{Label: "TTFT", Unit: "ms"}, Y: Axis{Label: "requests at or below", Unit: "%"},
+		Lines: []Line{{Name: "run", Markers: true, Points: []XY{{10, 10}, {50, 50}, {100, 100}}}},
+		Marks: []Mark{{Name: "TTFT SLO 50 ms", X: 50}, {Name: "far", X: 400}},
+	}
+	svg := svgOf(t, c)
+	marks := svg.all("mark")
+	if len(marks) != 2 {
+		t.Fatalf("%d marks drawn, want 2", len(marks))
+	}
+	var xs []float64
+	for _, m := range marks {
+		var ax, ay, bx, by float64
+		if _, err := fmt.Sscanf(m.attrs["d"], "M%g,%g L%g,%g", &ax, &ay, &bx, &by); err != nil {
+			t.Fatalf("mark path %q: %v", m.attrs["d"], err)
+		}
+		if ax != bx || ay == by {
+			t.Errorf("mark path %q is not vertical", m.attrs["d"])
+		}
+		xs = append(xs, ax)
+	}
+	points := svg.all("point")
+	if len(points) != 3 {
+		t.Fatalf("%d points, want 3", len(points))
+	}
+	if got, want := xs[0], points[1].num(t, "cx"); math.Abs(got-want) > 0.01 {
+		t.Errorf("mark at x = 50 drawn at %v px, the point at x = 50 at %v px", got, want)
+	}
+	if plot := rectBox(t, svg.all("plot-area")[0]); xs[1] > plot.x1+0.01 || xs[1] <= xs[0] {
+		t.Errorf("mark at x = 400 drawn at %v px, outside the plot %+v or left of the one at 50", xs[1], plot)
+	}
+	var names []string
+	for _, l := range svg.all("legend-label") {
+		names = append(names, strings.TrimSpace(l.text))
+	}
+	if !slices.Contains(names, "TTFT SLO 50 ms") {
+		t.Errorf("legend %q lacks the mark", names)
+	}
+	bars := &Chart{Title: "bars", X: Axis{Label: "statistic", Unit: "over requests"}, Y: Axis{Label: "TTFT", Unit: "ms"},
+		Bars:  &Bars{Categories: []string{"mean"}, Groups: []BarGroup{{Name: "run", Values: []float64{3}}}},
+		Marks: []Mark{{Name: "ignored", X: 1}}}
+	if n := len(svgOf(t, bars).all("mark")); n != 0 {
+		t.Errorf("a bar chart drew %d marks", n)
 	}
 }
