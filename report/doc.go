@@ -7,9 +7,11 @@
 // capacity search. Load reads any result file servesim writes (bench
 // --save-result, run and merge JSON, capacity --json) and real vllm bench
 // serve result JSONs, including --save-detailed and --append-result ones;
-// FromResult, FromSearch, FromCapacity and FromScreen make Runs from the
-// library's own results, so a Go test that calls sim.Run draws the same
-// charts and writes the same page as the CLI.
+// FromResult, FromBench, FromSearch, FromCapacity and FromScreen make Runs
+// from the library's own typed results (FromBench from a bench run's
+// vllmbench.Document: the run its saved file gives, without the file), so
+// a Go test that calls sim.Run draws the same charts and writes the same
+// page as the CLI.
 //
 // WriteHTML writes the page: setup and vLLM's summary table side by side,
 // percentile bars and latency CDFs, throughput and latency against

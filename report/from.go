@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"github.com/servesim/servesim/screen"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
+	"github.com/servesim/servesim/vllmbench"
 )
 
 // FromResult turns one sim.Result into a Bench run labelled label: the
@@ -186,3 +188,141 @@ func FromScreen(s screen.Study, rep *screen.Report) *Run {
 
 // short writes v in its shortest form.
 func short(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// FromBench turns one servesim bench run into a Bench run labelled
+// label, from the result document vllmbench writes (vllmbench.NewDocument)
+// and the run's records, without writing the file and reading it back:
+// the same setup, metrics, samples, series, SLO and verdict that Parse
+// reads from the run's result file (TestFromBenchIsItsFile). A setup value
+// is shown as the file writes it (Python's 10.0 for vLLM's floats).
+func FromBench(d *vllmbench.Document, res *sim.Result, label string) *Run {
+	r := &Run{Label: label, Kind: Bench}
+	p := Point{Runs: 1, Metrics: map[string]float64{}, X: math.NaN()}
+	has := map[string]any{} // the members by key, setup and results
+	setup := func(m vllmbench.Member) {
+		has[m.Key] = m.Value
+		if isList(m.Value) {
+			return
+		}
+		r.Setup = append(r.Setup, Field{m.Key, setupText(m.Value)})
+	}
+	result := func(m vllmbench.Member) {
+		has[m.Key] = m.Value
+		switch m.Key {
+		case "stability", "slo", "stopped_by":
+			return
+		}
+		if x, ok := jsonNumber(m.Value); ok && !math.IsInf(x, 0) {
+			p.Metrics[m.Key] = x
+			p.Keys = append(p.Keys, m.Key)
+		}
+	}
+	inSetup := true
+	for _, m := range d.Top {
+		inSetup = inSetup && m.Key != "duration"
+		if inSetup {
+			setup(m)
+		} else {
+			result(m)
+		}
+	}
+	for _, m := range d.Setup {
+		setup(m)
+	}
+	for _, m := range d.Servesim {
+		result(m)
+	}
+	if res.Stability.Unstable {
+		p.Unstable = 1
+	}
+	if s, ok := has["slo"].(metrics.SLO); ok {
+		r.SLO = sloFrom(s, 0)
+	}
+	if g, ok := has["goodput"].(map[string]float64); ok && g != nil {
+		r.SLO = &SLO{TTFT: g["ttft"], TPOT: g["tpot"], E2EL: g["e2el"]}
+	}
+	if r.SLO != nil {
+		r.SLO.Target = 0.99
+		if t, ok := jsonNumber(has["slo_target"]); ok && t > 0 {
+			r.SLO.Target = t
+		}
+		if a, ok := p.Metric("slo_attainment"); ok {
+			p.Attainment = []float64{a}
+		}
+		p.Pass = r.SLO.Criteria().Judge(res, res.RequestRate).Pass
+	}
+	p.Samples = benchSamples(res, has)
+	if s, ok := has["series"].([]*metrics.Series); ok {
+		p.Series = s
+	}
+	r.Points = []Point{p}
+	return r
+}
+
+// benchSamples are the latency samples, ms, of a bench run's measured
+// requests that its file's lists give (see samples): E2E from vLLM's
+// latencies (always written), TTFT and ITL from its ttfts and itls, TPOT
+// from servesim's tpots (these three only with --save-detailed), each of
+// the completed requests; members says which lists the file has.
+func benchSamples(res *sim.Result, members map[string]any) map[string][]float64 {
+	out := map[string][]float64{}
+	_, ttfts := members["ttfts"]
+	_, itls := members["itls"]
+	_, tpots := members["tpots"]
+	for i := range res.Requests {
+		q := &res.Requests[i]
+		if q.Warmup || q.Status != metrics.Completed {
+			continue
+		}
+		if v := q.E2E(); v > 0 {
+			out["e2el"] = append(out["e2el"], 1000*v)
+		}
+		if v := q.TTFT(); ttfts && v > 0 {
+			out["ttft"] = append(out["ttft"], 1000*v)
+		}
+		if itls {
+			for _, g := range res.TokenGaps(q) {
+				out["itl"] = append(out["itl"], 1000*g)
+			}
+		}
+		if v, ok := q.TPOT(); tpots && ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			out["tpot"] = append(out["tpot"], 1000*v)
+		}
+	}
+	return out
+}
+
+// isList reports whether v is written as a JSON array (a per-request list
+// or a slice).
+func isList(v any) bool {
+	if v == nil {
+		return false
+	}
+	switch reflect.ValueOf(v).Kind() {
+	case reflect.Slice, reflect.Array:
+		return true
+	}
+	_, ok := v.(json.Marshaler)
+	if !ok {
+		return false
+	}
+	b, err := json.Marshal(v)
+	return err == nil && len(b) > 0 && b[0] == '['
+}
+
+// setupText is a setup value as the setup table shows a file's: strings
+// bare, null (and a non-finite float, which the file writes as null) as
+// "—", anything else as the file encodes it, compact.
+func setupText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		v = nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return valueText(b)
+}

@@ -136,20 +136,77 @@ func ResultJSON(o *Options, sc *scenario.Scenario, res *sim.Result, date string,
 	return buf.Bytes(), nil
 }
 
-// buildResult is ResultJSON's object: every value but the per-request
-// lists encoded, those kept as columns over the records (SaveResult
+// buildResult is ResultJSON's object: the Document's values encoded but
+// the per-request lists, which stay columns over the records (SaveResult
 // streams them into the file).
 func buildResult(o *Options, sc *scenario.Scenario, res *sim.Result, date string, now time.Time) (resultDoc, error) {
+	d, err := NewDocument(o, sc, res, date, now)
+	if err != nil {
+		return nil, err
+	}
+	var out, extra resultDoc
+	for _, m := range d.Top {
+		if err := out.put(m.Key, m.Value, false); err != nil {
+			return nil, err
+		}
+	}
+	for _, m := range append(d.Setup, d.Servesim...) {
+		if err := extra.put(m.Key, m.Value, false); err != nil {
+			return nil, err
+		}
+	}
+	return append(out, docMember{key: "servesim", sub: &extra}), nil
+}
+
+// A Member is one member of a result document: its key and its value as
+// Go holds it before it is encoded. A per-request list is a value only
+// this package's writer reads (report takes those from the records).
+type Member struct {
+	Key   string
+	Value any
+}
+
+// A Document is the result JSON of one bench run before it is written:
+// the values SaveResult and ResultJSON encode, in the file's order, so
+// that an in-process reader (report.FromBench) takes them typed instead
+// of parsing the file back.
+type Document struct {
+	// Top are vLLM's members: its header (date, backend, model_id, the
+	// --metadata pairs, request_rate, ...) up to duration, then from
+	// duration on its results, per-request lists and percentiles.
+	Top []Member
+	// Setup is servesim's description of the simulated server, the
+	// first members of the file's "servesim" object (server, gpu, engine
+	// limits, dataset, goodput, slo_target); Servesim the rest of that
+	// object: the run's fields vLLM's file lacks and, with
+	// --save-detailed, servesim's own per-request lists and series.
+	Setup, Servesim []Member
+}
+
+// putMember puts key with v in members: an existing key's value is replaced in
+// its place (jsonobj.Object.Set's rule: a --metadata key that vLLM also
+// writes keeps its place), a new key is appended.
+func putMember(members *[]Member, key string, v any) {
+	for i := range *members {
+		if (*members)[i].Key == key {
+			(*members)[i].Value = v
+			return
+		}
+	}
+	*members = append(*members, Member{key, v})
+}
+
+// NewDocument builds the result document of one bench run: the members
+// vLLM's main_async writes, in its order, and servesim's own under them.
+// date is the file's date (DateLayout); now stamps a ramp's
+// rps_change_events.
+func NewDocument(o *Options, sc *scenario.Scenario, res *sim.Result, date string, now time.Time) (*Document, error) {
 	meta, err := ParseMetadata(o.Metadata)
 	if err != nil {
 		return nil, err
 	}
-	var out resultDoc
-	set := func(k string, v any) {
-		if err == nil {
-			err = out.put(k, v, true)
-		}
-	}
+	d := &Document{}
+	set := func(k string, v any) { putMember(&d.Top, k, v) }
 	var label, tokenizerID any
 	if o.Label != "" {
 		label = o.Label
@@ -243,14 +300,8 @@ func buildResult(o *Options, sc *scenario.Scenario, res *sim.Result, date string
 			set("p"+metrics.PercentileKey(p)+"_"+m.key+"_ms", pyNum(1000*smp.Percentile(p)))
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	extra, err := servesimResult(o, sc, res)
-	if err != nil {
-		return nil, err
-	}
-	return append(out, docMember{key: "servesim", sub: &extra}), nil
+	d.Setup, d.Servesim = servesimResult(o, sc, res)
+	return d, nil
 }
 
 // itlColumn is vLLM's itls: each completed request's gaps between its
@@ -313,15 +364,9 @@ func rpsChangeEvents(o *Options, res *sim.Result, now time.Time) []any {
 // servesim's own results (sim.Result's fields that vLLM does not have:
 // server queue times, SLO attainment, stability, MBU, MFU, KV-cache
 // usage, ...) and, with --save-detailed, servesim's per-request lists.
-func servesimResult(o *Options, sc *scenario.Scenario, res *sim.Result) (resultDoc, error) {
-	var out resultDoc
-	var err error
-	add := func(k string, v any) {
-		if err == nil {
-			err = out.put(k, v, false)
-		}
-	}
-	setupJSON(add, o, sc)
+func servesimResult(o *Options, sc *scenario.Scenario, res *sim.Result) (setup, rest []Member) {
+	setupJSON(func(k string, v any) { setup = append(setup, Member{k, v}) }, o, sc)
+	add := func(k string, v any) { rest = append(rest, Member{k, v}) }
 	if p := sc.Pricing(); p != "" {
 		add("priced_by", p)
 	}
@@ -347,7 +392,7 @@ func servesimResult(o *Options, sc *scenario.Scenario, res *sim.Result) (resultD
 			add("series", res.Series) // the engine's counters over time, bounded
 		}
 	}
-	return out, err
+	return setup, rest
 }
 
 // vllmResultKey reports whether sim.Result's JSON key k is one vLLM's

@@ -66,20 +66,18 @@ func runReport(args []string, e *env) error {
 	return nil
 }
 
-// reportBench writes the report of one bench run to path: its result
-// JSON as --save-result --save-detailed would write it, so the page has
-// the setup, the CDFs and the counters over time.
+// reportBench writes the report of one bench run to path: the run its
+// result JSON with --save-detailed would give (report.FromBench, from
+// the typed document), so the page has the setup, the CDFs and the
+// counters over time.
 func reportBench(path string, o *vllmbench.Flags, sc *scenario.Scenario, res *sim.Result) error {
 	detailed := o.Options
 	detailed.SaveDetailed = true
 	now := time.Now()
-	data, err := vllmbench.ResultJSON(&detailed, sc, res, now.Format(vllmbench.DateLayout), now)
+	doc, err := vllmbench.NewDocument(&detailed, sc, res, now.Format(vllmbench.DateLayout), now)
 	if err != nil {
 		return err
 	}
-	r, err := report.Parse(data, "servesim bench")
-	if err != nil {
-		return err
-	}
+	r := report.FromBench(doc, res, "servesim bench")
 	return report.WriteFile(path, []*report.Run{r}, report.Options{Title: "servesim bench: " + sc.Server.String()})
 }
