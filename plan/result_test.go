@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -131,24 +132,32 @@ func TestSolveBudgetAndReplicaCap(t *testing.T) {
 }
 
 // TestResultWriteText: servesim plan's text is the table with the
-// workload after its first line, then one "priced by" line per GPU
-// searched, in order.
+// workload after its first line and the GPUs searched after it, each
+// with its price and the price's source; the rank marks explained under
+// the ranked table; then one "priced by" line per GPU searched, in order.
 func TestResultWriteText(t *testing.T) {
 	t.Parallel()
 	s := search(1)
 	s.NoPrune = true
 	res := solve(t, s)
+	require.NotEmpty(t, res.Ranked)
 	var table, text bytes.Buffer
 	require.NoError(t, res.WriteTable(&table))
 	h100, err := cost.GPU("h100-sxm")
 	require.NoError(t, err)
 	a100, err := cost.GPU("a100-80gb")
 	require.NoError(t, err)
-	gpus := []plan.GPUOption{{GPU: h100}, {GPU: a100}}
+	gpus := []plan.GPUOption{{GPU: h100, PricePerHour: 2.99}, {GPU: a100}}
 	require.NoError(t, res.WriteText(&text, "Poisson arrivals", gpus))
 	head, rest, _ := strings.Cut(table.String(), "\n")
-	want := head + "\nworkload: Poisson arrivals\n" + rest +
+	summary, tail, _ := strings.Cut(rest, "\n\n")
+	ranked, after, _ := strings.Cut(tail, "\n\n")
+	searched := fmt.Sprintf("searched 2 GPUs: h100-sxm $2.99/h (given), a100-80gb $%.2f/h; built-in prices: %s; (given) from the plan's prices (--prices)\n",
+		plan.DefaultPrices()["a100-80gb"], plan.PriceSource)
+	legend := "rank: * a winner (the cheapest $/h that meets the SLO at the rate), F on the Pareto frontier of $/h, p99 TTFT and p99 TPOT (no other candidate is as good in all three and better in one)\n"
+	want := head + "\nworkload: Poisson arrivals\n" + searched + summary + "\n\n" + ranked + "\n" + legend + "\n" + after +
 		"priced by: " + gpus[0].Pricing() + "\npriced by: " + gpus[1].Pricing() + "\n"
 	assert.Equal(t, want, text.String())
 	assert.Contains(t, gpus[0].Pricing(), "h100")
+	assert.Contains(t, ranked, "1*", "the ranked table's first row carries the winner's mark")
 }

@@ -215,10 +215,51 @@ func (r *Result) WriteText(w io.Writer, workload string, gpus []GPUOption) error
 		return err
 	}
 	head, rest, _ := bytes.Cut(b.Bytes(), []byte("\n"))
-	fmt.Fprintf(w, "%s\nworkload: %s\n%s", head, workload, rest)
+	fmt.Fprintf(w, "%s\nworkload: %s\n%s", head, workload, searchedText(gpus))
+	if len(r.Ranked) > 0 { // the summary line, the table, the legend under it
+		summary, tail, _ := bytes.Cut(rest, []byte("\n\n"))
+		table, after, _ := bytes.Cut(tail, []byte("\n\n"))
+		fmt.Fprintf(w, "%s\n\n%s\n%s\n\n%s", summary, table, rankLegend, after)
+	} else {
+		w.Write(rest)
+	}
 	for _, g := range gpus {
 		fmt.Fprintf(w, "priced by: %s\n", g.Pricing())
 	}
 	r.Speculative.WriteText(w)
 	return nil
+}
+
+// rankLegend explains the rank column's marks.
+const rankLegend = "rank: * a winner (the cheapest $/h that meets the SLO at the rate), F on the Pareto frontier of $/h, p99 TTFT and p99 TPOT (no other candidate is as good in all three and better in one)"
+
+// searchedText names the GPUs searched, each with its price per GPU-hour
+// and where the price comes from: the built-in list (PriceSource) or the
+// plan's own (--prices).
+func searchedText(gpus []GPUOption) string {
+	var parts []string
+	builtIn, given := false, false
+	for _, g := range gpus {
+		p, err := g.price()
+		if err != nil {
+			parts = append(parts, g.GPU.Name+" (no price)")
+			continue
+		}
+		text := g.GPU.Name + " $" + formatMoney(p) + "/h"
+		if d, ok := defaultPrices[g.GPU.Name]; ok && d == p {
+			builtIn = true
+		} else {
+			text += " (given)"
+			given = true
+		}
+		parts = append(parts, text)
+	}
+	var src []string
+	if builtIn {
+		src = append(src, "built-in prices: "+PriceSource)
+	}
+	if given {
+		src = append(src, "(given) from the plan's prices (--prices)")
+	}
+	return fmt.Sprintf("searched %d GPU%s: %s; %s\n", len(gpus), plural(len(gpus)), strings.Join(parts, ", "), strings.Join(src, "; "))
 }
