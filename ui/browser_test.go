@@ -461,6 +461,17 @@ func TestPage(t *testing.T) {
 		t.Errorf("the command lines do not name the dataset:\n%s", cmd)
 	}
 
+	// A change while the page still runs the previous one: the newer
+	// update supersedes the older's calls, and the page's numbers are the
+	// library's for the newer.
+	p.set(t, "f-rate", "7")
+	p.do(t, chromedp.Poll[chromedp.Void](`window.servesimState.running`, chromedp.WithPollingInterval(time.Millisecond), chromedp.WithPollingTimeout(0)))
+	p.set(t, "f-rate", "8")
+	p.do(t, chromedp.Poll[chromedp.Void](`!window.servesimState.running && window.servesimLast.req.rate === 8`, chromedp.WithPollingTimeout(0)))
+	if req, _ := checkAgainstLibrary(t, p); req.Rate != 8 {
+		t.Errorf("after two changes in a row the page ran rate %v, want 8", req.Rate)
+	}
+
 	// URL round trip: a fresh tab on the URL shows the same state.
 	url := eval[string](t, p, `location.href`)
 	wantReq, _ := p.last(t)
@@ -533,11 +544,12 @@ func checkShot(t *testing.T, view string, shot []byte) {
 func BenchmarkPage(b *testing.B) {
 	p, closeAll := openPage(b, 1280, 900)
 	defer closeAll()
-	var first, loops, compiled, all, updates, updatesAll []float64
+	var first, latency, loops, compiled, all, updates, updatesAll []float64
 	for i := 0; i < b.N; i++ {
 		p.do(b, chromedp.Navigate("about:blank"), chromedp.Navigate(p.url))
 		p.waitDone(b, 1)
 		first = append(first, eval[float64](b, p, `window.servesimTimings.firstResult`))
+		latency = append(latency, eval[float64](b, p, `window.servesimTimings.latency`))
 		loops = append(loops, eval[float64](b, p, `window.servesimTimings.loops`))
 		compiled = append(compiled, eval[float64](b, p, `window.servesimTimings.compiled`))
 		all = append(all, eval[float64](b, p, `window.servesimTimings.allViews`))
@@ -557,6 +569,7 @@ func BenchmarkPage(b *testing.B) {
 		b.Logf("updates (latency and loops views): %v ms; every view: %v ms", eval[[]float64](b, p, `window.servesimTimings.updates`), eval[[]float64](b, p, `window.servesimTimings.updatesAll`))
 	}
 	b.ReportMetric(median(first), "ms-first-result")
+	b.ReportMetric(median(latency), "ms-latency-view")
 	b.ReportMetric(median(loops), "ms-loops-view")
 	b.ReportMetric(median(compiled), "ms-wasm-compiled")
 	b.ReportMetric(median(all), "ms-all-views")

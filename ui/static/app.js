@@ -51,11 +51,12 @@ function logTimeline(line) { const tl = window.servesimState.timeline; if (tl.le
 // ---- the workers ----
 // The simulator runs in LANES Web Workers on one compiled module (two on
 // a machine with two cores or more). The calls of the latency view's
-// loop are pinned to lane 0 and go first; every other call (the other
-// loop's sweep, command lines, profile, TP screen, plan) takes whichever
-// lane is free, so the first view draws as soon as its own calls are
-// done and the rest fills both lanes. A free lane takes the queued call
-// of lowest priority that it may run, the earliest among equals.
+// loop go first, on whichever lane is free (so its sweep's runs are
+// shared by both); the other loop's sweep comes next, then the command
+// lines, profile, TP screen and plan, so the first view draws as soon as
+// its own calls are done and the rest fills both lanes. A free lane takes
+// the queued call of lowest priority that it may run (call's lane pins
+// one), the earliest among equals.
 const LANES = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1));
 
 // The download and compilation start at once, before the page is built:
@@ -85,16 +86,18 @@ let raw = {};
 // the module still compiles, and hands them the module when it is ready.
 function startLanes() {
   lanes = [];
-  for (let i = 0; i < LANES; i++) {
-    const lane = { worker: new Worker("worker.js"), job: null };
-    lane.worker.onmessage = (ev) => onMessage(lane, ev.data);
-    modulePromise.then((m) => lane.worker.postMessage({ type: "init", module: m }), () => {});
-    lanes.push(lane);
-  }
+  for (let i = 0; i < LANES; i++) lanes.push(newLane());
+}
+
+function newLane() {
+  const lane = { worker: new Worker("worker.js"), job: null };
+  lane.worker.onmessage = (ev) => onMessage(lane, ev.data);
+  modulePromise.then((m) => lane.worker.postMessage({ type: "init", module: m }), () => {});
+  return lane;
 }
 
 function onMessage(lane, m) {
-  if (m.type === "progress") { if (progressHook && lane.job && lane.job.fn === "search") progressHook(m.rate); return; }
+  if (m.type === "progress") { if (lane.job && lane.job.progress && lane.job.fn === "search") lane.job.progress(m.rate); return; }
   if (m.type === "ready") {
     timings.ready.push(performance.now());
     const t = m.times;
@@ -121,9 +124,10 @@ function onMessage(lane, m) {
 
 // record keeps the worker's JSON as it came, for the tests that compare
 // it with the CLI's byte for byte: raw[tag][slot] (slot: the call's place
-// in its sweep, whichever lane ran it).
+// in its sweep, whichever lane ran it), in the raw of the update that
+// asked for it (a call a newer update superseded finishes into its own).
 function record(job, text) {
-  const list = (raw[job.tag] = raw[job.tag] || []);
+  const list = (job.raw[job.tag] = job.raw[job.tag] || []);
   if (job.slot === undefined) list.push(text); else list[job.slot] = text;
 }
 
@@ -174,11 +178,11 @@ function call(fn, req, args, opt = {}) {
   const key = keyOf(fn, tag, req, args);
   if (memo.has(key)) {
     const text = memo.get(key);
-    record({ tag, slot: opt.slot }, text);
+    record({ tag, slot: opt.slot, raw }, text);
     return Promise.resolve(JSON.parse(text));
   }
   return new Promise((resolve, reject) => {
-    queue.push({ id: nextId++, priority: opt.priority ?? 1, lane: opt.lane ?? -1, fn, tag, slot: opt.slot, req, args, key, resolve, reject });
+    queue.push({ id: nextId++, priority: opt.priority ?? 1, lane: opt.lane ?? -1, fn, tag, slot: opt.slot, req, args, key, raw, progress: progressHook, resolve, reject });
     dispatch();
   });
 }
@@ -195,6 +199,27 @@ function cancel() {
   for (const job of queue) job.reject(new Cancelled("cancelled"));
   queue = [];
   startLanes();
+}
+
+// supersede makes way for a newer update: the queued calls are dropped,
+// and each lane finishes the call it runs (its result is kept in memo,
+// for when the page comes back to it), unless that call is the TP screen
+// or the plan, or has run LONG_CALL_MS already: such a lane is ended and
+// started afresh, as Cancel ends both. Ending a worker costs its restart
+// (the module's instance and Go's start, about 0.2 s), more than most
+// calls have left.
+const LONG_CALL_MS = 150;
+function supersede() {
+  for (const job of queue) job.reject(new Cancelled("superseded"));
+  queue = [];
+  const now = performance.now();
+  lanes.forEach((lane, i) => {
+    const job = lane.job;
+    if (!job || (job.fn !== "tp" && job.fn !== "plan" && now - job.t0 < LONG_CALL_MS)) return;
+    lane.worker.terminate();
+    job.reject(new Cancelled("superseded"));
+    lanes[i] = newLane();
+  });
 }
 
 // ---- the form and the URL ----
@@ -426,9 +451,15 @@ function drawLatency(req, cap, open, closed, closedCap) {
     const hl = bound > 0 ? [{ y: bound, label: name + " bound " + fmt(bound) + " ms" }] : [];
     box.appendChild(chart({ title: name + " percentiles", xlabel, ylabel: name + " (ms)", series, bands: [band], hlines: hl }));
   }
+  box.classList.remove("stale");
   $("lambda-note").textContent = isOpen
-    ? `λ*, the largest open-loop rate every run sustains under the SLO (${sloText(req)}), lies in [${fmt(cap.lower)}, ${fmt(cap.upper)}) req/s: ${cap.runs} runs, ${cap.requests} simulated requests.` + failNote(cap)
+    ? lambdaNote(req, cap)
     : `A closed loop of 1 to ${closed[closed.length - 1].clients} clients: the SLO holds up to ${fmt(closedCap.lower)} req/s of throughput` + (closedCap.upper !== null ? `, fails at ${fmt(closedCap.upper)}.` : ".");
+}
+
+// lambdaNote is the open loop's answer: λ*'s bracket under the SLO.
+function lambdaNote(req, cap) {
+  return `λ*, the largest open-loop rate every run sustains under the SLO (${sloText(req)}), lies in [${fmt(cap.lower)}, ${fmt(cap.upper)}) req/s: ${cap.runs} runs, ${cap.requests} simulated requests.` + failNote(cap);
 }
 
 // failNote says why the smallest failing probe of the search failed (the
@@ -559,12 +590,11 @@ let busy = false;
 
 async function update(reason) {
   const gen = ++generation;
-  if (busy) cancel();
+  if (busy) supersede();
   busy = true;
   window.servesimState.running = true;
   const t0 = performance.now();
-  // An update is timed from the change that asked for it, its debounce
-  // included.
+  // An update is timed from the change that asked for it.
   const from = changedAt ?? t0;
   changedAt = null;
   const req = readForm();
@@ -574,27 +604,30 @@ async function update(reason) {
   window.servesimLast = { req, raw };
   showError("");
   const alive = () => gen === generation;
+  // A superseded update's promise chains stop at their next call.
+  const run = (fn, r, args, opt) => (alive() ? call(fn, r, args, opt) : Promise.reject(new Cancelled("superseded")));
   // Progress: the search's probes, then each bench point of the sweeps.
   let probes = 0, points = 0, total = 0;
   const show = () => setStatus(`λ* search: ${probes} probes; sweeps: ${points}/${total || "…"} runs`, Math.min(0.7, 0.3 * Math.min(1, probes / 10) + (total ? (0.4 * points) / total : 0)));
   progressHook = () => { probes++; show(); };
   show();
-  // The latency view shows the current loop: its calls are pinned to lane
-  // 0 and go first, and it is drawn as soon as they are done. The other
-  // loop's sweep (for the loops view) takes any free lane meanwhile, and
-  // the other views follow the latency view.
+  // The latency view shows the current loop: its calls go first (priority
+  // 0, either lane), and it is drawn as soon as they are done. The other
+  // loop's sweep (for the loops view) takes a lane they leave free, and
+  // the other views follow.
   const isOpen = req.loop !== "closed";
-  const pin = (open) => (open === isOpen ? { priority: 0, lane: 0 } : { priority: 1 });
-  const bench = (args, tag, slot, open) => call("bench", req, args, { tag, slot, ...pin(open) })
-    .then((p) => { points++; show(); return p; });
+  const pin = (open) => ({ priority: open === isOpen ? 0 : 1 });
+  const openSoFar = [];
+  const bench = (args, tag, slot, open) => run("bench", req, args, { tag, slot, ...pin(open) })
+    .then((p) => { points++; show(); if (tag === "bench_open") openSoFar[slot] = p; return p; });
   try {
-    const capP = call("search", req, null, pin(true));
-    const closedP = call("client_levels", req, null, pin(false)).then((levels) => {
+    const capP = run("search", req, null, pin(true));
+    const closedP = run("client_levels", req, null, pin(false)).then((levels) => {
       total += levels.length;
       return Promise.all(levels.map((c, i) => bench({ clients: c }, "bench_closed", i, false)));
     });
-    const closedCapP = closedP.then((closed) => call("closed_capacity", req, { points: closed }, pin(false)));
-    const openP = capP.then((cap) => call("sweep_rates", req, { lower: cap.lower || 0, upper: cap.upper || 0, n: SWEEP_POINTS }, pin(true)))
+    const closedCapP = closedP.then((closed) => run("closed_capacity", req, { points: closed }, pin(false)));
+    const openP = capP.then((cap) => run("sweep_rates", req, { lower: cap.lower || 0, upper: cap.upper || 0, n: SWEEP_POINTS }, pin(true)))
       .then((rates) => {
         total += rates.length;
         return Promise.all(rates.map((r, i) => bench({ rate: r }, "bench_open", i, true)));
@@ -602,8 +635,25 @@ async function update(reason) {
     const drawFirst = (cap, open, closed, closedCap) => {
       if (!alive()) return;
       drawLatency(req, cap, open, closed, closedCap);
-      if (timings.firstResult === null) { timings.firstResult = performance.now(); logTimeline(`page: latency view drawn ${Math.round(timings.firstResult)}`); }
+      noteFirst();
+      if (timings.latency === undefined) timings.latency = performance.now();
+      logTimeline(`page: latency view drawn ${Math.round(performance.now())}`);
     };
+    const noteFirst = () => {
+      if (timings.firstResult === null) { timings.firstResult = performance.now(); logTimeline(`page: first result drawn ${Math.round(timings.firstResult)}`); }
+    };
+    // The open loop's λ* is shown as soon as the search has it (the
+    // note, with the curves of the state before greyed until the sweep's
+    // eight runs redraw them). Only text changes, so the page's thread
+    // hardly delays the sweep's next calls.
+    if (isOpen) {
+      capP.then((cap) => {
+        if (!alive() || openSoFar.filter(Boolean).length === SWEEP_POINTS) return;
+        $("lambda-note").textContent = lambdaNote(req, cap) + " The latency curves follow.";
+        $("charts-latency").classList.add("stale");
+        noteFirst();
+      }, () => {});
+    }
     const latencyP = isOpen
       ? Promise.all([capP, openP]).then(([cap, open]) => drawFirst(cap, open, null, null))
       : Promise.all([closedP, closedCapP]).then(([closed, closedCap]) => drawFirst(null, null, closed, closedCap));
@@ -612,11 +662,11 @@ async function update(reason) {
     // either lane runs them beside what is left of the loops view's.
     const later = { priority: 2 };
     const othersP = latencyP.then(() => {
-      call("commands", req, null, later).then((c) => alive() && drawCommands(c, req), () => {});
+      run("commands", req, null, later).then((c) => alive() && drawCommands(c, req), () => {});
       return Promise.all([
-        call("profile", req, null, later).then((pr) => alive() && drawProfile(pr)),
-        call("tp", req, null, later).then((v) => alive() && drawTP(v)),
-        call("plan", req, null, later).then((p) => alive() && drawPlan(p)),
+        run("profile", req, null, later).then((pr) => alive() && drawProfile(pr)),
+        run("tp", req, null, later).then((v) => alive() && drawTP(v)),
+        run("plan", req, null, later).then((p) => alive() && drawPlan(p)),
       ]);
     });
     othersP.catch(() => {}); // a failure is reported once, below
@@ -644,19 +694,16 @@ async function update(reason) {
   }
 }
 
-// UPDATE_DELAY_MS gathers the changes of one gesture (a spin button's
-// steps, a pasted URL's fields) into one update; it counts in the time an
-// update takes. A menu's choice (a select's change, ev) is a whole
-// gesture: it runs a task later, gathering only what the same task
-// changed.
-const UPDATE_DELAY_MS = 60;
+// A change runs a task later, gathering what the same task changed (a
+// pasted URL's fields). A gesture of many changes (a spin button held)
+// runs each: a newer update supersedes the older one's calls (supersede),
+// so it waits for little more than the call each lane is finishing.
 let debounce = null;
 let changedAt = null; // performance.now() of the first change not yet run
-function scheduleUpdate(ev) {
+function scheduleUpdate() {
   if (changedAt === null) changedAt = performance.now();
   clearTimeout(debounce);
-  const menu = ev && ev.target && ev.target.tagName === "SELECT";
-  debounce = setTimeout(() => update("change"), menu ? 0 : UPDATE_DELAY_MS);
+  debounce = setTimeout(() => update("change"), 0);
 }
 
 async function main() {
@@ -674,7 +721,7 @@ async function main() {
   writeForm(fromURL());
   $("controls").addEventListener("change", scheduleUpdate);
   $("controls").addEventListener("submit", (e) => e.preventDefault());
-  window.addEventListener("popstate", () => { writeForm(fromURL()); scheduleUpdate(null); });
+  window.addEventListener("popstate", () => { writeForm(fromURL()); scheduleUpdate(); });
   $("cancel").addEventListener("click", () => {
     generation++;
     if (busy) cancel();
