@@ -15,9 +15,11 @@ import (
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/distribution"
 	"github.com/servesim/servesim/queue"
+	"github.com/servesim/servesim/scenario"
 	"github.com/servesim/servesim/screen"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/metrics"
+	"github.com/servesim/servesim/vllmbench"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -208,4 +210,22 @@ func tableByID(t *testing.T, doc *html.Node, id string) [][]*html.Node {
 		rows = append(rows, find(tr, func(n *html.Node) bool { return n.Data == "td" || n.Data == "th" }))
 	}
 	return rows
+}
+
+// runBench runs the scenario bench's options o build.
+func runBench(t *testing.T, o *vllmbench.Options) (*scenario.Scenario, *sim.Result) {
+	t.Helper()
+	sc, err := o.Scenario()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := sc.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc, res
 }

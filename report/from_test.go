@@ -115,18 +115,7 @@ func TestFromBenchIsItsFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			o.SaveDetailed = tt.detailed
-			sc, err := o.Scenario()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := sc.Config()
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := sim.Run(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sc, res := runBench(t, &o.Options)
 			now := time.Date(2026, 12, 3, 7, 0, 0, 0, time.UTC)
 			date := now.Format(vllmbench.DateLayout)
 			data, err := vllmbench.ResultJSON(&o.Options, sc, res, date, now)

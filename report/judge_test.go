@@ -6,7 +6,6 @@ import (
 
 	"github.com/servesim/servesim/capacity"
 	"github.com/servesim/servesim/scenario"
-	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/vllmbench"
 )
 
@@ -27,18 +26,7 @@ func TestBenchFileOnePassRule(t *testing.T) {
 			o.NumPrompts, o.RequestRate, o.Seed, o.RandomRangeRatio = 300, 4, 3, "0.9"
 			o.Server.MaxModelLen = tt.maxModelLen
 			o.SLO = scenario.SLO{TTFTms: 5000, TPOTms: 200, Target: 0.5}
-			sc, err := o.Scenario()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := sc.Config()
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := sim.Run(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sc, res := runBench(t, &o)
 			verdict := capacity.DefaultCriteria(sc.SLO.Sim(), sc.SLO.Target).Judge(res, res.RequestRate)
 			if verdict.Pass != tt.pass || (!tt.pass && !(res.Attainment >= 0.5 && verdict.FailureRate > 0.05)) {
 				t.Fatalf("the case needs capacity's verdict %v (got %s) and, failing, attainment >= 0.5 (%v) with failures (%v)",
