@@ -292,22 +292,14 @@ func benchSamples(res *sim.Result, members map[string]any) map[string][]float64 
 	return out
 }
 
-// isList reports whether v is written as a JSON array (a per-request list
-// or a slice).
+// isList reports whether v is a slice or an array, which the file
+// writes as a JSON array and the setup table leaves out.
 func isList(v any) bool {
 	if v == nil {
 		return false
 	}
-	switch reflect.ValueOf(v).Kind() {
-	case reflect.Slice, reflect.Array:
-		return true
-	}
-	_, ok := v.(json.Marshaler)
-	if !ok {
-		return false
-	}
-	b, err := json.Marshal(v)
-	return err == nil && len(b) > 0 && b[0] == '['
+	k := reflect.ValueOf(v).Kind()
+	return k == reflect.Slice || k == reflect.Array
 }
 
 // setupText is a setup value as the setup table shows a file's: strings
