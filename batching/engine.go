@@ -153,9 +153,10 @@ type engine struct {
 	// Test hooks: singleStep ends every step through the event queue (no
 	// fast-forward) and the full scheduler (no decode runs, endStep);
 	// Config.stepwise sets it. ffSteps counts the steps ended at once,
-	// ffDecode those of them ended in decode runs.
-	singleStep        bool
-	ffSteps, ffDecode int64
+	// ffDecode those of them ended in decode runs, endDecode the step-end
+	// events ended as decode runs (endStep).
+	singleStep                   bool
+	ffSteps, ffDecode, endDecode int64
 }
 
 func newEngine(cfg *resolved, env *sim.Env, name string) *engine {
@@ -725,6 +726,7 @@ func (e *engine) admit(q *seq, c, hit int) {
 // about half the steps end so.
 func (e *engine) endStep(int64) {
 	if !e.singleStep && e.decodeRun() {
+		e.endDecode++
 		e.runSteps(e.formDecode())
 		return
 	}
