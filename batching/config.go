@@ -194,6 +194,12 @@ type Config struct {
 	// of the engine (APIServer): requests queue for it on the way in and
 	// tokens on the way out.
 	APIServer APIServer `json:"api_server,omitzero" yaml:"api_server,omitempty"`
+
+	// stepwise, a test hook (export_test.go), ends every step of the
+	// engines built from the configuration through the event queue and
+	// the full scheduler: the reference the fast paths must match byte
+	// for byte.
+	stepwise bool
 }
 
 // Pool describes a replica's paged KV cache.

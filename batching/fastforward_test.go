@@ -129,6 +129,49 @@ func TestFastForwardIsExact(t *testing.T) {
 	}
 }
 
+// TestEndStepDecodeRuns: among interleaved replicas, whose steps' ends
+// are seldom the run's next event, step-end events do end as decode runs
+// (endStep), and the run is byte-identical to single-stepping, which
+// takes every step through the full scheduler.
+func TestEndStepDecodeRuns(t *testing.T) {
+	t.Parallel()
+	llama := llamaH200(t)
+	pairs := workload.Random{InputLen: 512, OutputLen: 256, RangeRatio: 0.5}
+	for _, tc := range []struct {
+		name string
+		srv  sim.ServerConfig
+	}{
+		{"cluster of 4", Cluster{Engine: llama, Replicas: 4, Router: LeastOutstanding}},
+		{"cluster of 8 round robin", Cluster{Engine: llama, Replicas: 8, Router: RoundRobin}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := sim.Config{Workload: workload.Workload{Arrivals: workload.Poisson{Rate: 60}, Lengths: pairs},
+				Server: tc.srv, Requests: 3000, Seed: 31, SummaryOnly: true}
+			var engines []*engine
+			run := func(single bool) []byte {
+				engines = engines[:0]
+				c := cfg
+				c.Server = checked{ServerConfig: cfg.Server, t: t, engines: &engines, single: single}
+				res, err := sim.Run(c)
+				require.NoError(t, err)
+				dump, err := simtest.Dump(res)
+				require.NoError(t, err)
+				return dump
+			}
+			want := run(true)
+			got := run(false)
+			var ends int64
+			for _, e := range engines {
+				ends += e.endDecode
+			}
+			require.Positive(t, ends, "no step-end event ended as a decode run")
+			require.True(t, bytes.Equal(got, want), "decode runs ended in endStep changed the output")
+			t.Logf("%d step-end events ended as decode runs", ends)
+		})
+	}
+}
+
 // clip returns the bytes of b around offset i.
 func clip(b []byte, i int) string {
 	lo, hi := max(i-80, 0), min(i+80, len(b))
