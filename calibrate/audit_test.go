@@ -132,12 +132,61 @@ func TestAuditBandwidthFloor(t *testing.T) {
 	}
 }
 
+// TestAuditFlagsAdmissionCap is the admission check's self-check: closed
+// loops measured on an engine that held at most 8 requests (max_num_seqs
+// 8), recorded without that cap, are flagged as admission-limited once the
+// clients reach 3 × 8 (Running ≤ 8 of the 32 or 64 the recorded engine
+// holds; at 16 clients, 8 of 16 is above 1/3); the same runs measured
+// without the cap are not. Running counts the requests past their first
+// token: capped, at most the 8 running (2% for the run's ends, which
+// Little's law averages over), uncapped at least 85% of the clients (a
+// client's request is running but for its prefill, 512 tokens against 256
+// decode steps, under 15% of its E2E here).
+func TestAuditFlagsAdmissionCap(t *testing.T) {
+	t.Parallel()
+	g, err := cost.GPU("h100-sxm")
+	require.NoError(t, err)
+	s := Simulator{}
+	for _, capped := range []bool{false, true} {
+		for _, c := range []int{4, 16, 32, 64} {
+			pt := Point{ID: fmt.Sprintf("c%d", c), Source: "synthetic", Model: "meta-llama/Llama-3.1-8B", GPU: "h100-sxm", TP: 1,
+				Precision: "bf16", Concurrency: c, NumPrompts: 8 * c, Input: 512, Output: 256}
+			cfg, err := s.Config(pt, cost.DefaultProfile(g))
+			require.NoError(t, err)
+			if capped {
+				eng := cfg.Server.(batching.Config)
+				eng.MaxNumSeqs = 8
+				cfg.Server = eng
+			}
+			res, err := sim.Run(cfg)
+			require.NoError(t, err)
+			pt.Measured = Metrics{TTFT: res.TTFT().Mean(), TPOT: res.TPOT().Mean(), E2E: res.E2E().Mean()}
+			rows, skipped := s.Audit([]Point{pt})
+			require.Empty(t, skipped)
+			r := rows[0]
+			assert.Equal(t, c, r.Holds, pt.ID)
+			want := capped && c >= 3*8
+			assert.Equal(t, want, r.Flagged, "capped %v %s: running %.1f of %d", capped, pt.ID, r.Running, r.Holds)
+			if want {
+				assert.Contains(t, r.Cause, "admission", pt.ID)
+				assert.LessOrEqual(t, r.Running, 8*1.02, pt.ID)
+			}
+			if !capped {
+				assert.GreaterOrEqual(t, r.Running, 0.85*float64(c), pt.ID)
+			}
+		}
+	}
+}
+
 // TestAuditVisibleSources audits every row of both serving files. The
 // counts are this commit's findings (docs/fidelity.md, "Physics audit"):
 // no public vLLM run exceeds 90% of its GPU, and among aiconfigurator's 992
 // rows two Qwen3-32B FP8 rows at 4000-token prompts need more prefill
 // FLOP/s than H100 has within their TTFT and three gpt-oss-120b rows at 512
-// clients decode faster than H100 can read their weights and KV cache.
+// clients decode faster than H100 can read their weights and KV cache; six
+// more gpt-oss-120b rows at 512 clients (TP 2, 4 and 8) ran about 100
+// requests at once where the recorded limits and the KV pool hold all 512
+// (the admission check).
 func TestAuditVisibleSources(t *testing.T) {
 	t.Parallel()
 	s := Simulator{ModelDir: modelDir(t)}
@@ -151,7 +200,7 @@ func TestAuditVisibleSources(t *testing.T) {
 		}
 		assert.LessOrEqual(t, r.Compute, AuditLimit)
 	}
-	assert.Equal(t, map[string]int{"aiconfigurator_vllm_silicon.csv": 5}, flagged)
+	assert.Equal(t, map[string]int{"aiconfigurator_vllm_silicon.csv": 11}, flagged)
 	sum := AuditSummary(rows)
 	assert.Contains(t, sum, "| public_serving_runs.csv | 34 | 0 |")
 	assert.True(t, strings.Contains(AuditTable(rows, true), "Qwen/Qwen3-32B fp8 tp2 4000x1000 c48"))

@@ -32,7 +32,10 @@
 // against physics before it is fitted: the prefill FLOP/s its TTFT and
 // request rate imply and the bandwidth its TPOT implies, as fractions of
 // the GPU's datasheet peaks, flagging a run above AuditLimit with its
-// likely cause (prefix-cache hits, lengths not as recorded, the client).
+// likely cause (prefix-cache hits, lengths not as recorded, the client),
+// and a closed loop that ran fewer requests at once than
+// AuditAdmissionLimit of what its engine holds (a cap the row does not
+// record).
 // Simulator.RegimeOf and RegimeTable write docs/fidelity.md's regime table
 // (model class × TP × precision × load). Simulator.FitJoint is the one fit
 // over every source at once: kernel terms per GPU (the GEMM fraction per
