@@ -38,6 +38,16 @@ type GPUPair struct {
 	Floor float64
 	// Flagged is set when Speedup < CrossGPULimit × Floor.
 	Flagged bool
+	// TTFTSpeedup is Slow's mean TTFT over Fast's, and TTFTFloor the least
+	// a GPU-bound Fast run reaches, 1/(b/Ratio + 1 − b) with b Slow's
+	// implied prefill utilisation within its TTFT (AuditRow.ComputeTTFT,
+	// at most 1); both 0 when a TTFT is missing. TTFTFlagged is set when
+	// TTFTSpeedup < CrossGPULimit × TTFTFloor: Fast's first tokens waited
+	// for something outside the GPU (its host's frontend or CPU, the
+	// client) that Slow's did not, and Fast's TTFT says nothing about its
+	// GPU while its throughput and TPOT may.
+	TTFTSpeedup, TTFTFloor float64
+	TTFTFlagged            bool
 }
 
 // String writes the pair as one line.
@@ -46,6 +56,9 @@ func (p GPUPair) String() string {
 	if p.Flagged {
 		flag = ": flagged, host-limited"
 	}
+	if p.TTFTFlagged {
+		flag += fmt.Sprintf("; TTFT ×%.2f against a floor of %.2f: flagged, host-limited TTFT", p.TTFTSpeedup, p.TTFTFloor)
+	}
 	return fmt.Sprintf("%s vs %s: speed-up %.2f, floor %.2f (resources ×%.2f, slow run busy %.0f%%)%s", p.Fast.ID, p.Slow.ID, p.Speedup, p.Floor, p.Ratio, 100*p.Busy, flag)
 }
 
@@ -53,7 +66,8 @@ func (p GPUPair) String() string {
 // TP, lengths, load, request count, vLLM version) on two GPUs, one
 // dominating the other (GPUPair), and checks each pair's speed-up. No
 // profile enters: datasheet peaks, the step model's byte and FLOP counts
-// (Audit) and the measurements. Points whose GPU is not in the catalog,
+// (Audit) and the measurements. The mean TTFTs are checked the same way
+// against the slower run's prefill utilisation (GPUPair.TTFTFlagged). Points whose GPU is not in the catalog,
 // that Audit cannot read, or that no other point pairs with, are left out;
 // pairs come in the faster run's ID order.
 func (s Simulator) CrossGPU(points []Point) []GPUPair {
@@ -82,6 +96,11 @@ func (s Simulator) CrossGPU(points []Point) []GPUPair {
 				pair.Busy = min(max(row.Compute, row.Bandwidth), 1)
 				pair.Floor = 1 / (pair.Busy/pair.Ratio + 1 - pair.Busy)
 				pair.Flagged = pair.Speedup < CrossGPULimit*pair.Floor
+				if tf, ts := a.Measured.TTFT, b.Measured.TTFT; tf > 0 && ts > 0 {
+					busy := min(row.ComputeTTFT, 1)
+					pair.TTFTSpeedup, pair.TTFTFloor = ts/tf, 1/(busy/pair.Ratio+1-busy)
+					pair.TTFTFlagged = pair.TTFTSpeedup < CrossGPULimit*pair.TTFTFloor
+				}
 				out = append(out, pair)
 			}
 		}
