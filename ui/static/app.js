@@ -119,9 +119,11 @@ function onMessage(lane, m) {
   lane.job = null;
   logTimeline(`lane ${lanes.indexOf(lane)}: ${job.tag}${job.slot === undefined ? "" : "[" + job.slot + "]"} ${rel(m.t0)}-${rel(m.t1)}`);
   // The freed lane picks its next call once the promise chains this
-  // result starts have queued theirs (a task later), so the latency
-  // view's next call is not passed over for a longer one.
-  setTimeout(dispatch, 0);
+  // result starts have queued theirs (DISPATCH_HOPS microtasks later), so
+  // the latency view's next call is not passed over for a longer one; not
+  // a task later, which let the page's rendering of the views just drawn
+  // (tens of milliseconds) run first while the lane idled.
+  dispatchSoon(DISPATCH_HOPS);
   if (m.error) { job.reject(new Error(m.error)); return; }
   record(job, m.ok);
   if (memo.size >= MEMO_MAX) memo.clear();
@@ -138,6 +140,17 @@ function onMessage(lane, m) {
 function record(job, text) {
   const list = (job.raw[job.tag] = job.raw[job.tag] || []);
   if (job.slot === undefined) list.push(text); else list[job.slot] = text;
+}
+
+// DISPATCH_HOPS is deeper than the promise chains from a result to the
+// call it leads to (one or two hops from a bench point or the search to
+// the next latency call; a few more through Promise.all to the other
+// views'); each hop of those chains and of dispatchSoon's is queued in
+// turn, so they have queued their calls when it dispatches.
+const DISPATCH_HOPS = 16;
+function dispatchSoon(hops) {
+  if (hops <= 0) dispatch();
+  else queueMicrotask(() => dispatchSoon(hops - 1));
 }
 
 function dispatch() {
