@@ -107,15 +107,21 @@ type page struct {
 func openPage(tb testing.TB, width, height int64) (*page, func()) {
 	tb.Helper()
 	exe := chromiumPath(tb)
-	srv := httptest.NewServer(Handler(folder(tb)))
-	dir := tb.TempDir()
+	return openPageOn(tb, exe, folder(tb), width, height)
+}
+
+// openPageOn opens the page of the folder dir in the Chromium exe.
+func openPageOn(tb testing.TB, exe, dir string, width, height int64) (*page, func()) {
+	tb.Helper()
+	srv := httptest.NewServer(Handler(dir))
+	profile := tb.TempDir()
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("force-color-profile", "srgb"),
 		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.WindowSize(int(width), int(height)))
+		chromedp.UserDataDir(filepath.Join(profile, "profile")), chromedp.WindowSize(int(width), int(height)))
 	ctx, cancelC := chromedp.NewContext(actx)
 	closeAll := func() { cancelC(); cancelA(); srv.Close() }
 	if err := chromedp.Do(ctx); err != nil {
@@ -555,6 +561,44 @@ func TestPageDefaultResults(t *testing.T) {
 	}
 	if loc := eval[string](t, p, `location.search`); loc != "" {
 		t.Errorf("the default state's URL has the query %q", loc)
+	}
+	checkAgainstLibrary(t, p)
+	p.check(t)
+}
+
+// TestPageBadDefaultResults serves a folder whose default-results.json
+// is not a Precomputed document: the page does not use it, computes the
+// default state in the wasm (the library's numbers) and shows no error.
+func TestPageBadDefaultResults(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("the browser test does not run with -short")
+	}
+	exe := chromiumPath(t)
+	dir := t.TempDir()
+	src := folder(t)
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Name() == DefaultResultsName {
+			data = []byte(`{"request": 1, "calls": "not a list"}`)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, closeAll := openPageOn(t, exe, dir, 1280, 900)
+	defer closeAll()
+	p.do(t, chromedp.Navigate(p.url))
+	p.waitDone(t, 1)
+	if eval[bool](t, p, `window.servesimLast.precomputed`) {
+		t.Fatal("the page drew a malformed default-results.json")
 	}
 	checkAgainstLibrary(t, p)
 	p.check(t)

@@ -222,6 +222,14 @@ function sameRequest(a, b) {
   return ka.length === kb.length && ka.every((k) => k in b && JSON.stringify(a[k]) === JSON.stringify(b[k]));
 }
 
+// checkDefaults returns d when it is a default-results.json document
+// (ui.Precomputed), else null: a file of another shape is not used.
+function checkDefaults(d) {
+  const ok = d && typeof d.request === "object" && d.request !== null && Array.isArray(d.calls) &&
+    d.calls.every((c) => c && typeof c.fn === "string" && typeof c.tag === "string" && Number.isInteger(c.slot) && typeof c.result === "string");
+  return ok ? d : null;
+}
+
 // precomputedFor returns the default state's results by call key when
 // req is that state, else null.
 function precomputedFor(req) {
@@ -798,6 +806,7 @@ async function main() {
   }, (e) => showError("could not load the simulator: " + e.message));
   try {
     [catalog, defaults] = await Promise.all([catalogPromise, defaultResultsPromise]);
+    defaults = checkDefaults(defaults);
     const fetched = performance.getEntriesByType("resource").filter((e) => /(catalog|default-results)\.json$/.test(e.name))
       .map((e) => `${e.name.split("/").pop()} ${Math.round(e.startTime)}-${Math.round(e.responseEnd)}`);
     logTimeline(`page: app.js started ${Math.round(appStarted)}, catalog in ${Math.round(performance.now())} (${fetched.join(", ")})`);
