@@ -119,7 +119,7 @@ const CatalogName = "catalog.json"
 
 // Write writes the page's static files, catalog.json and the default
 // state's results (default-results.json, Precompute, natively: about
-// 0.1 s) into dir, which must already hold (or receive from BuildWasm)
+// 0.15 s) into dir, which must already hold (or receive from BuildWasm)
 // servesim.wasm and wasm_exec.js.
 func Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
