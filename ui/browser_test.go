@@ -107,15 +107,21 @@ type page struct {
 func openPage(tb testing.TB, width, height int64) (*page, func()) {
 	tb.Helper()
 	exe := chromiumPath(tb)
-	srv := httptest.NewServer(Handler(folder(tb)))
-	dir := tb.TempDir()
+	return openPageOn(tb, exe, folder(tb), width, height)
+}
+
+// openPageOn opens the page of the folder dir in the Chromium exe.
+func openPageOn(tb testing.TB, exe, dir string, width, height int64) (*page, func()) {
+	tb.Helper()
+	srv := httptest.NewServer(Handler(dir))
+	profile := tb.TempDir()
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("force-color-profile", "srgb"),
 		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.WindowSize(int(width), int(height)))
+		chromedp.UserDataDir(filepath.Join(profile, "profile")), chromedp.WindowSize(int(width), int(height)))
 	ctx, cancelC := chromedp.NewContext(actx)
 	closeAll := func() { cancelC(); cancelA(); srv.Close() }
 	if err := chromedp.Do(ctx); err != nil {
@@ -248,6 +254,14 @@ func marshal(tb testing.TB, v any) string {
 func checkAgainstLibrary(t *testing.T, p *page) (explore.Request, *explore.Capacity) {
 	t.Helper()
 	req, raw := p.last(t)
+	return req, compareWithLibrary(t, req, raw)
+}
+
+// compareWithLibrary compares raw, the JSON texts of the page's calls by
+// tag (as the page keeps them), with the library's for req, byte for
+// byte, and returns the search.
+func compareWithLibrary(t *testing.T, req explore.Request, raw map[string][]string) *explore.Capacity {
+	t.Helper()
 	cap, err := explore.Search(req, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -296,7 +310,7 @@ func checkAgainstLibrary(t *testing.T, p *page) (explore.Request, *explore.Capac
 	if got, want := first(raw["plan"]), marshal(t, pl); got != want {
 		t.Errorf("plan: the page's JSON (%d bytes) differs from the native (%d bytes)", len(got), len(want))
 	}
-	return req, cap
+	return cap
 }
 
 func first(s []string) string {
@@ -344,6 +358,9 @@ func TestPage(t *testing.T) {
 	_, raw0 := p.last(t)
 	if req0.TP != 1 || req0.Loop != explore.Open || (!*update && req0.Prompts != 100) {
 		t.Fatalf("first state %+v, want the defaults (100 prompts unless -update)", req0)
+	}
+	if pre := eval[bool](t, p, `window.servesimLast.precomputed`); pre != *update {
+		t.Errorf("a first state of 100 prompts drew precomputed results: %v (want them only for the default state, -update's)", pre)
 	}
 
 	p.set(t, "f-tp", "2")
@@ -489,6 +506,104 @@ func TestPage(t *testing.T) {
 	p.check(t)
 }
 
+// TestPageDefaultResults loads the page in its default state: it draws
+// default-results.json's results (no call reaches a worker), which are
+// the library's byte for byte; the workers then run the same calls in
+// WebAssembly and return the same bytes; a change to another state is
+// computed in the wasm, and coming back to the default draws the
+// precomputed results again.
+func TestPageDefaultResults(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("the browser test does not run with -short")
+	}
+	p, closeAll := openPage(t, 1280, 900)
+	defer closeAll()
+	p.do(t, chromedp.Navigate(p.url))
+	p.waitDone(t, 1)
+	if !eval[bool](t, p, `window.servesimLast.precomputed`) {
+		t.Fatal("the default state did not draw the precomputed results")
+	}
+	if n := eval[int](t, p, `window.servesimState.precomputedMisses`); n != 0 {
+		t.Errorf("%d of the default state's calls were not in default-results.json", n)
+	}
+	req0, cap0 := checkAgainstLibrary(t, p)
+	if marshal(t, req0) != marshal(t, explore.Default()) {
+		t.Fatalf("the default URL ran %s", marshal(t, req0))
+	}
+	_, pre := p.last(t)
+	// The workers' own results for the same calls.
+	p.do(t, chromedp.Poll[chromedp.Void](`window.servesimState.warm`, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(0)))
+	wasm := eval[map[string][]string](t, p, `window.servesimState.warmRaw`)
+	if len(wasm) != len(pre) {
+		t.Errorf("the workers ran %d of the %d functions", len(wasm), len(pre))
+	}
+	for tag, want := range pre {
+		if got := wasm[tag]; !slices.Equal(got, want) {
+			t.Errorf("%s: the wasm's JSON differs from default-results.json:\nwasm %v\npre  %v", tag, got, want)
+		}
+	}
+
+	p.set(t, "f-rate", "12")
+	p.waitDone(t, 2)
+	if eval[bool](t, p, `window.servesimLast.precomputed`) {
+		t.Error("rate 12, not the default state, drew the precomputed results")
+	}
+	if _, cap1 := checkAgainstLibrary(t, p); bracket(cap1) != bracket(cap0) {
+		// The search starts at the rate, so it may probe elsewhere; the
+		// comparison with the library above is what counts.
+		t.Logf("lambda* at rate 12: %s (default: %s)", bracket(cap1), bracket(cap0))
+	}
+	p.set(t, "f-rate", fmt.Sprint(explore.Default().Rate))
+	p.waitDone(t, 3)
+	if !eval[bool](t, p, `window.servesimLast.precomputed`) {
+		t.Error("back at the default state the page did not draw the precomputed results")
+	}
+	if loc := eval[string](t, p, `location.search`); loc != "" {
+		t.Errorf("the default state's URL has the query %q", loc)
+	}
+	checkAgainstLibrary(t, p)
+	p.check(t)
+}
+
+// TestPageBadDefaultResults serves a folder whose default-results.json
+// is not a Precomputed document: the page does not use it, computes the
+// default state in the wasm (the library's numbers) and shows no error.
+func TestPageBadDefaultResults(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("the browser test does not run with -short")
+	}
+	exe := chromiumPath(t)
+	dir := t.TempDir()
+	src := folder(t)
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Name() == DefaultResultsName {
+			data = []byte(`{"request": 1, "calls": "not a list"}`)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, closeAll := openPageOn(t, exe, dir, 1280, 900)
+	defer closeAll()
+	p.do(t, chromedp.Navigate(p.url))
+	p.waitDone(t, 1)
+	if eval[bool](t, p, `window.servesimLast.precomputed`) {
+		t.Fatal("the page drew a malformed default-results.json")
+	}
+	checkAgainstLibrary(t, p)
+	p.check(t)
+}
+
 // shoot screenshots the section of view, checks it, and with -update
 // writes it to docs/ui-NAME.png.
 func shoot(t *testing.T, p *page, view, name string) {
@@ -544,10 +659,17 @@ func checkShot(t *testing.T, view string, shot []byte) {
 func BenchmarkPage(b *testing.B) {
 	p, closeAll := openPage(b, 1280, 900)
 	defer closeAll()
-	var first, latency, loops, compiled, all, updates, updatesAll []float64
+	var first, latency, loops, compiled, all, warm, updates, updatesAll []float64
 	for i := 0; i < b.N; i++ {
 		p.do(b, chromedp.Navigate("about:blank"), chromedp.Navigate(p.url))
 		p.waitDone(b, 1)
+		// The default state's results are drawn from default-results.json;
+		// the changes start once the workers have run its calls (as they
+		// had, before, to draw it), so the updates are timed on the same
+		// warm workers as before; ms-wasm-warm says when that was.
+		p.do(b, chromedp.Poll[chromedp.Void](`window.servesimState.warm`, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(0)))
+		warm = append(warm, eval[float64](b, p, `window.servesimTimings.warm`))
+		b.Logf("first load: precomputed %v", eval[bool](b, p, `window.servesimLast.precomputed`))
 		first = append(first, eval[float64](b, p, `window.servesimTimings.firstResult`))
 		latency = append(latency, eval[float64](b, p, `window.servesimTimings.latency`))
 		loops = append(loops, eval[float64](b, p, `window.servesimTimings.loops`))
@@ -573,6 +695,7 @@ func BenchmarkPage(b *testing.B) {
 	b.ReportMetric(median(loops), "ms-loops-view")
 	b.ReportMetric(median(compiled), "ms-wasm-compiled")
 	b.ReportMetric(median(all), "ms-all-views")
+	b.ReportMetric(median(warm), "ms-wasm-warm")
 	b.ReportMetric(median(updates), "ms-update")
 	b.ReportMetric(slices.Max(updatesAll), "ms-update-all-views-max")
 	p.check(b)

@@ -38,6 +38,7 @@ func TestServe(t *testing.T) {
 		{"app.js", "javascript", "servesimCall"},
 		{WasmName, "application/wasm", "asm"},
 		{CatalogName, "application/json", `"models"`},
+		{DefaultResultsName, "application/json", `"calls"`},
 	} {
 		resp, err := http.Get(url + c.path)
 		if err != nil {

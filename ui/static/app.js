@@ -3,6 +3,7 @@
 // worker (package explore, the CLI's library calls); this file only asks
 // and draws.
 "use strict";
+const appStarted = performance.now();
 
 // The controls, one per Request field (package explore), in form order.
 const FIELDS = [
@@ -40,7 +41,7 @@ let palette = ["#0072b2", "#d55e00", "#009e73", "#e69f00", "#cc79a7", "#56b4e9",
 const $ = (id) => document.getElementById(id);
 const timings = { firstResult: null, updates: [], updatesAll: [], ready: [] };
 window.servesimTimings = timings;
-window.servesimState = { done: 0, running: false, callMs: {}, timeline: [] };
+window.servesimState = { done: 0, running: false, callMs: {}, timeline: [], warm: false, precomputedMisses: 0 };
 // rel is an absolute time of a worker (timeOrigin + now) on this page's
 // clock, milliseconds from the navigation.
 const rel = (t) => Math.round(t - performance.timeOrigin);
@@ -75,6 +76,14 @@ const catalogPromise = fetch("catalog.json").then((r) => {
   if (!r.ok) throw new Error("catalog.json: HTTP " + r.status);
   return r.json();
 });
+// The default state's results, computed natively when the folder was
+// written (ui.Precompute, the same explore.Call the wasm runs): the page
+// draws them while the wasm still compiles, when its state is the
+// default, and only then. Without the file the wasm computes it all.
+const defaultResultsPromise = fetch("default-results.json")
+  .then((r) => (r.ok ? r.json() : null))
+  .catch(() => null);
+let defaults = null; // {request, calls: [{fn, tag, slot, args, result}]}
 
 let lanes = [];
 let queue = [];
@@ -110,9 +119,11 @@ function onMessage(lane, m) {
   lane.job = null;
   logTimeline(`lane ${lanes.indexOf(lane)}: ${job.tag}${job.slot === undefined ? "" : "[" + job.slot + "]"} ${rel(m.t0)}-${rel(m.t1)}`);
   // The freed lane picks its next call once the promise chains this
-  // result starts have queued theirs (a task later), so the latency
-  // view's next call is not passed over for a longer one.
-  setTimeout(dispatch, 0);
+  // result starts have queued theirs (DISPATCH_HOPS microtasks later), so
+  // the latency view's next call is not passed over for a longer one; not
+  // a task later, which let the page's rendering of the views just drawn
+  // (tens of milliseconds) run first while the lane idled.
+  dispatchSoon(DISPATCH_HOPS);
   if (m.error) { job.reject(new Error(m.error)); return; }
   record(job, m.ok);
   if (memo.size >= MEMO_MAX) memo.clear();
@@ -129,6 +140,17 @@ function onMessage(lane, m) {
 function record(job, text) {
   const list = (job.raw[job.tag] = job.raw[job.tag] || []);
   if (job.slot === undefined) list.push(text); else list[job.slot] = text;
+}
+
+// DISPATCH_HOPS is deeper than the promise chains from a result to the
+// call it leads to (one or two hops from a bench point or the search to
+// the next latency call; a few more through Promise.all to the other
+// views'); each hop of those chains and of dispatchSoon's is queued in
+// turn, so they have queued their calls when it dispatches.
+const DISPATCH_HOPS = 16;
+function dispatchSoon(hops) {
+  if (hops <= 0) dispatch();
+  else queueMicrotask(() => dispatchSoon(hops - 1));
 }
 
 function dispatch() {
@@ -173,18 +195,80 @@ function keyOf(fn, tag, req, args) {
 // call runs fn on its lane. opt: tag (the result's name in
 // raw and IGNORES, default fn), slot (its index there), priority (lower
 // first, default 1), lane (0 to pin it there; default -1, any lane).
+// opt.pre (the default state's update only) holds the precomputed
+// results by key; opt.raw, where the result is recorded (default: the
+// current update's raw).
 function call(fn, req, args, opt = {}) {
   const tag = opt.tag || fn;
   const key = keyOf(fn, tag, req, args);
-  if (memo.has(key)) {
-    const text = memo.get(key);
-    record({ tag, slot: opt.slot, raw }, text);
+  const into = opt.raw || raw;
+  const pre = opt.pre && opt.pre.get(key);
+  if (opt.pre && pre === undefined) window.servesimState.precomputedMisses++;
+  const text = pre ?? memo.get(key);
+  if (text !== undefined) {
+    record({ tag, slot: opt.slot, raw: into }, text);
     return Promise.resolve(JSON.parse(text));
   }
   return new Promise((resolve, reject) => {
-    queue.push({ id: nextId++, priority: opt.priority ?? 1, lane: opt.lane ?? -1, fn, tag, slot: opt.slot, req, args, key, raw, progress: progressHook, resolve, reject });
+    queue.push({ id: nextId++, priority: opt.priority ?? 1, lane: opt.lane ?? -1, fn, tag, slot: opt.slot, req, args, key, raw: into, progress: progressHook, resolve, reject });
     dispatch();
   });
+}
+
+// sameRequest says whether two requests hold the same value in every
+// field.
+function sameRequest(a, b) {
+  const ka = Object.keys(a), kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => k in b && JSON.stringify(a[k]) === JSON.stringify(b[k]));
+}
+
+// checkDefaults returns d when it is a default-results.json document
+// (ui.Precomputed), else null: a file of another shape is not used.
+function checkDefaults(d) {
+  const ok = d && typeof d.request === "object" && d.request !== null && Array.isArray(d.calls) &&
+    d.calls.every((c) => c && typeof c.fn === "string" && typeof c.tag === "string" && Number.isInteger(c.slot) && typeof c.result === "string");
+  return ok ? d : null;
+}
+
+// precomputedFor returns the default state's results by call key when
+// req is that state, else null.
+function precomputedFor(req) {
+  if (!defaults || !sameRequest(req, defaults.request)) return null;
+  const m = new Map();
+  for (const c of defaults.calls) m.set(keyOf(c.fn, c.tag, req, c.args), c.result);
+  return m;
+}
+
+// warmUp runs the default state's calls on the workers once the page
+// has drawn their precomputed results: their JIT is warm for the first
+// change, their results go to memo (so a change of the loop or the
+// plan's rate reruns only what it touches, as after any update), and
+// each is checked against the precomputed bytes (a difference is a
+// console error, which the browser tests fail on). A change supersedes
+// it, as it does an update.
+let warming = false;
+function warmUp(req) {
+  if (window.servesimState.warm || warming) return;
+  warming = true;
+  const into = {};
+  window.servesimState.warmRaw = into;
+  const t0 = performance.now();
+  Promise.all(defaults.calls.map((c) => call(c.fn, req, c.args, { tag: c.tag, slot: c.slot < 0 ? undefined : c.slot, priority: 3, raw: into })
+    .then(() => {
+      const got = c.slot < 0 ? into[c.tag][0] : into[c.tag][c.slot];
+      if (got !== c.result) console.error(`servesim: the wasm's ${c.tag}${c.slot < 0 ? "" : "[" + c.slot + "]"} differs from default-results.json`);
+    })))
+    .then(() => {
+      warming = false;
+      markWarm();
+      logTimeline(`page: the workers ran the default state's calls ${Math.round(t0)}-${Math.round(performance.now())}`);
+    }, () => { warming = false; });
+}
+
+function markWarm() {
+  if (window.servesimState.warm) return;
+  window.servesimState.warm = true;
+  timings.warm = performance.now();
 }
 
 class Cancelled extends Error {}
@@ -590,7 +674,7 @@ let busy = false;
 
 async function update(reason) {
   const gen = ++generation;
-  if (busy) supersede();
+  if (busy || warming) { supersede(); warming = false; }
   busy = true;
   window.servesimState.running = true;
   const t0 = performance.now();
@@ -601,11 +685,14 @@ async function update(reason) {
   logTimeline(`page: update ${gen} (${reason}) changed at ${Math.round(from)}, started ${Math.round(t0)}`);
   history.replaceState(null, "", toURL(req));
   raw = {};
-  window.servesimLast = { req, raw };
+  // The default state draws the results precomputed for it (no call
+  // reaches a worker); any other state is computed in the wasm.
+  const pre = precomputedFor(req);
+  window.servesimLast = { req, raw, precomputed: pre !== null };
   showError("");
   const alive = () => gen === generation;
   // A superseded update's promise chains stop at their next call.
-  const run = (fn, r, args, opt) => (alive() ? call(fn, r, args, opt) : Promise.reject(new Cancelled("superseded")));
+  const run = (fn, r, args, opt) => (alive() ? call(fn, r, args, pre ? { ...opt, pre } : opt) : Promise.reject(new Cancelled("superseded")));
   // Progress: the search's probes, then each bench point of the sweeps.
   let probes = 0, points = 0, total = 0;
   const show = () => setStatus(`λ* search: ${probes} probes; sweeps: ${points}/${total || "…"} runs`, Math.min(0.7, 0.3 * Math.min(1, probes / 10) + (total ? (0.4 * points) / total : 0)));
@@ -685,7 +772,10 @@ async function update(reason) {
     logTimeline(`page: every view drawn ${Math.round(performance.now())}`);
     if (timings.allViews === undefined) timings.allViews = performance.now();
     else timings.updatesAll.push(performance.now() - from);
-    setStatus(`done in ${(performance.now() - t0).toFixed(0)} ms (latency views in ${dt.toFixed(0)} ms)`, 1);
+    setStatus(`done in ${(performance.now() - t0).toFixed(0)} ms (latency views in ${dt.toFixed(0)} ms)` +
+      (pre ? "; the default state's results were computed when the page was built, every change runs in the page" : ""), 1);
+    if (pre) warmUp(req);
+    else markWarm();
   } catch (e) {
     if (e instanceof Cancelled) return;
     if (alive()) { showError(e.message); setStatus("stopped", 0); }
@@ -708,10 +798,18 @@ function scheduleUpdate() {
 
 async function main() {
   startLanes();
-  try {
-    [, catalog] = await Promise.all([modulePromise, catalogPromise]);
+  // The form is built, and the default state drawn, without waiting for
+  // the module: its calls wait in the workers until it is compiled.
+  modulePromise.then(() => {
     timings.compiled = performance.now();
-    logTimeline(`page: module compiled and catalog in ${Math.round(timings.compiled)}`);
+    logTimeline(`page: module compiled ${Math.round(timings.compiled)}`);
+  }, (e) => showError("could not load the simulator: " + e.message));
+  try {
+    [catalog, defaults] = await Promise.all([catalogPromise, defaultResultsPromise]);
+    defaults = checkDefaults(defaults);
+    const fetched = performance.getEntriesByType("resource").filter((e) => /(catalog|default-results)\.json$/.test(e.name))
+      .map((e) => `${e.name.split("/").pop()} ${Math.round(e.startTime)}-${Math.round(e.responseEnd)}`);
+    logTimeline(`page: app.js started ${Math.round(appStarted)}, catalog in ${Math.round(performance.now())} (${fetched.join(", ")})`);
   } catch (e) {
     showError("could not load the simulator: " + e.message);
     return;
