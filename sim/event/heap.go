@@ -54,11 +54,14 @@ func (h *Heap[T]) Push(time float64, tie uint64, v T) {
 }
 
 // Pop removes the smallest item and returns its time and value. It panics
-// when the heap is empty. The last item fills the root's hole: the hole
-// moves down to the smaller child while that child is before the last
-// item, and the last item is written once where it stops. Keys are
-// compared as a strict order, so for distinct keys the pops come out in
-// the same order as with any other correct heap.
+// when the heap is empty. The root's hole moves down to the bottom along
+// the smaller child (one comparison a level), then the last item, which
+// belongs near the bottom, sifts up from there and is written once where
+// it stops (Floyd's bottom-up deletion: about half the comparisons of
+// sifting the last item down from the root). Keys are compared as a
+// strict order, so for distinct keys (the Engine's are: their tie holds
+// the insertion sequence) the pops come out in the same order as with any
+// other correct heap.
 func (h *Heap[T]) Pop() (time float64, v T) {
 	n := len(h.items) - 1
 	s := h.items
@@ -78,11 +81,16 @@ func (h *Heap[T]) Pop() (time float64, v T) {
 			if r := l + 1; r < n && s[r].before(&s[l]) {
 				m = r
 			}
-			if !s[m].before(&last) {
-				break
-			}
 			s[i] = s[m]
 			i = m
+		}
+		for i > 0 {
+			p := (i - 1) / 2
+			if !last.before(&s[p]) {
+				break
+			}
+			s[i] = s[p]
+			i = p
 		}
 		s[i] = last
 	}
