@@ -59,7 +59,7 @@ func Bench(r Request, rate float64, clients int) (*Point, error) {
 		rate = math.Inf(1)
 	}
 	sc := r.scenario(true, rate, clients)
-	cfg, err := sc.Config()
+	cfg, err := benchConfig(r, sc)
 	if err != nil {
 		return nil, fmt.Errorf("explore: %w", err)
 	}
