@@ -67,9 +67,10 @@ func (p GPUPair) String() string {
 // dominating the other (GPUPair), and checks each pair's speed-up. No
 // profile enters: datasheet peaks, the step model's byte and FLOP counts
 // (Audit) and the measurements. The mean TTFTs are checked the same way
-// against the slower run's prefill utilisation (GPUPair.TTFTFlagged). Points whose GPU is not in the catalog,
-// that Audit cannot read, or that no other point pairs with, are left out;
-// pairs come in the faster run's ID order.
+// against the slower run's prefill utilisation (GPUPair.TTFTFlagged).
+// Points whose GPU is not in the catalog, that Audit cannot read, or that
+// no other point pairs with, are left out; pairs come in the faster run's
+// ID order.
 func (s Simulator) CrossGPU(points []Point) []GPUPair {
 	key := func(p Point) string {
 		return fmt.Sprint(p.Model, "|", strings.ToLower(p.Precision), "|", p.KVCache, "|", p.TP, "|", p.DP, "|", p.EP, "|", p.Input, "|", p.Output, "|",
