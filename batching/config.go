@@ -10,6 +10,7 @@ import (
 	"github.com/servesim/servesim/fielderr"
 	"github.com/servesim/servesim/internal/errmark"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/specdecode"
 )
 
@@ -153,6 +154,15 @@ type Config struct {
 	// prompt starts with cached blocks skips their prefill (Defaults: true,
 	// as vLLM's --enable-prefix-caching). See the package documentation.
 	EnablePrefixCaching bool `json:"enable_prefix_caching" yaml:"enable_prefix_caching"`
+	// WarmPrompts, with EnablePrefixCaching, are prompts the engine served
+	// and finished before the run, in this order, as a benchmark's warm-up
+	// leaves them: each prompt's content spans (sim.Env.Content's
+	// identities; at most MaxWarmPrompts prompts), whose full blocks start
+	// the run cached and free, the last prompt's the most recently freed,
+	// as far as the KV pool holds them (older ones are evicted first, as a
+	// run would). Go callers only (calibrate re-simulates genai-perf's
+	// warm-up with it); it is not part of the configuration's JSON.
+	WarmPrompts [][]metrics.Span `json:"-" yaml:"-"`
 	// MaxModelLen, when > 0, rejects requests with input+output above it;
 	// 0 means no limit. Defaults leaves it 0; vLLM, and servesim's scenarios
 	// and CLI, default it to the model's context length
@@ -200,6 +210,33 @@ type Config struct {
 	// the full scheduler: the reference the fast paths must match byte
 	// for byte.
 	stepwise bool
+}
+
+// maxWarmPrompts is the most prompts Config.WarmPrompts may hold (genai-perf
+// warms up with 2 × its concurrency, and a closed loop has at most
+// workload.MaxClients clients).
+const maxWarmPrompts = 2 * 1_000_000
+
+// validWarmPrompts checks WarmPrompts: they need prefix caching, and every
+// span at least one token.
+func (c Config) validWarmPrompts() error {
+	if len(c.WarmPrompts) == 0 {
+		return nil
+	}
+	if !c.EnablePrefixCaching {
+		return fieldErr("warm_prompts", len(c.WarmPrompts), "prompts need enable_prefix_caching: without a prefix cache no block stays cached")
+	}
+	if len(c.WarmPrompts) > maxWarmPrompts {
+		return fieldErr("warm_prompts", len(c.WarmPrompts), "prompts exceed the limit of %d", maxWarmPrompts)
+	}
+	for i, p := range c.WarmPrompts {
+		for _, sp := range p {
+			if sp.Tokens < 1 {
+				return fieldErr(fmt.Sprintf("warm_prompts[%d].tokens", i), sp.Tokens, "must be >= 1")
+			}
+		}
+	}
+	return nil
 }
 
 // Pool describes a replica's paged KV cache.
@@ -302,6 +339,9 @@ func (c Config) resolve() (*resolved, error) {
 		if err := c.resolveOffload(r); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.validWarmPrompts(); err != nil {
+		return nil, err
 	}
 	if r.pool.Blocks > math.MaxInt/2/c.BlockSize {
 		return nil, invalidf("the KV pool of %d blocks of %d tokens overflows a token count (at most %d tokens)", r.pool.Blocks, c.BlockSize, math.MaxInt/2)

@@ -163,6 +163,7 @@ func newEngine(cfg *resolved, env *sim.Env, name string) *engine {
 	e := &engine{cfg: cfg, env: env, name: name, phase: make([]int, cfg.BlockSize), singleStep: cfg.stepwise}
 	if cfg.EnablePrefixCaching {
 		e.cache = newBlockCache(cfg.pool.Blocks)
+		e.warmCache(cfg.WarmPrompts)
 	}
 	if cfg.spec != nil { // speculative decoding (spec.go)
 		e.sp = &specState{stats: specStats{perPos: make([]int64, cfg.spec.k)}}

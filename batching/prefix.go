@@ -179,3 +179,31 @@ func (e *engine) prefixStats() []metrics.Stat {
 		{Name: "max_kv_cache_cached", Merge: metrics.Max, Value: s.maxCached},
 	}
 }
+
+// warmCache caches the full blocks of prompts (Config.WarmPrompts) as if
+// each had been served and had finished, in order: its blocks taken from
+// the free queue (evicting the oldest cached ones when the pool is full),
+// hashed as a request with that content would hash them, and freed last
+// block first. Blocks past the pool's size are not cached.
+func (e *engine) warmCache(prompts [][]metrics.Span) {
+	bs := e.cfg.BlockSize
+	var ids []int32
+	for _, spans := range prompts {
+		tokens := 0
+		for _, sp := range spans {
+			tokens += sp.Tokens
+		}
+		n := min(tokens/bs, e.cache.total)
+		e.cache.alloc(n)
+		ids = ids[:0]
+		cur, h := cursor{}, rootHash
+		for range n {
+			h = nextHash(nil, spans, &cur, h, bs)
+			ids = append(ids, e.cache.register(h))
+		}
+		for i := len(ids) - 1; i >= 0; i-- {
+			e.cache.release(ids[i])
+		}
+	}
+	e.usedBlocks = e.cache.used
+}
