@@ -126,6 +126,7 @@ type engine struct {
 	stepDecodes int
 	chunks      []chunk
 	decode      cost.DecodeStep // the cost of a decode run's steps (formDecode)
+	decodeCost  cost.StepCost   // costDecode's step cost: Time, Bytes, FLOPs, CommTime only
 	onStepEnd   event.Handler
 	onKick      event.Handler
 	onEnqueue   event.Handler
@@ -514,27 +515,43 @@ func (e *engine) formOnce() bool {
 func (e *engine) costStep() (float64, bool) {
 	var b cost.Batch
 	e.batch(&b)
+	if e.cfg.StepTime == nil && len(e.chunks) == 0 && e.decode.Seqs() == b.DecodeSeqs && e.sp == nil {
+		return e.costDecode(&b)
+	}
 	var c cost.StepCost // zero with StepTime
-	switch {
-	case e.cfg.StepTime != nil:
+	if e.cfg.StepTime != nil {
 		c.Time = e.cfg.StepTime(b)
-	case len(e.chunks) == 0 && e.decode.Seqs() == b.DecodeSeqs && e.sp == nil:
-		// Decode-only, as many decoders as the DecodeStep kept for a decode
-		// run (formDecode): it prices exactly as Step. Written out here,
-		// not through price: the decode path prices every step, and the
-		// step cost is a large value to copy.
-		c = e.decode.Step(b.DecodeContext)
-	default:
+	} else {
 		c = e.cfg.step.Step(b)
 	}
 	if e.sp != nil { // speculative decoding (spec.go): the proposer's time
 		e.specCost(&b, &c)
 	}
-	c.Time += e.offloadStall() // KV offloading's synchronous transfers
+	return e.launch(&b, &c)
+}
+
+// costDecode is costStep for a decode-only step of as many decoders as
+// the DecodeStep kept for a decode run (formDecode): it prices exactly as
+// Step, and sets only the parts of the cost launch and record read (Time,
+// Bytes, FLOPs, CommTime) in e.decodeCost, whose other fields stay 0. The
+// decode path prices every step; a whole StepCost is a large value to
+// fill and copy.
+func (e *engine) costDecode(b *cost.Batch) (float64, bool) {
+	c := &e.decodeCost
+	c.Time, c.Bytes, c.FLOPs, c.CommTime = e.decode.Step(b.DecodeContext)
+	return e.launch(b, c)
+}
+
+// launch adds KV offloading's synchronous transfers to the step of batch b
+// and cost c, passes it through the pipeline stages (pipeline
+// parallelism), records it and returns its duration (record's false: the
+// run aborted).
+func (e *engine) launch(b *cost.Batch, c *cost.StepCost) (float64, bool) {
+	c.Time += e.offloadStall()
 	if e.pipe != nil {
-		return e.pipe.through(e.env.Now(), &b, &c), e.record(&b, &c)
+		return e.pipe.through(e.env.Now(), b, c), e.record(b, c)
 	}
-	return c.Time, e.record(&b, &c)
+	return c.Time, e.record(b, c)
 }
 
 // batch sets *b to the batch of the step formed. It writes through b
