@@ -125,7 +125,8 @@ type engine struct {
 	kicked      bool
 	stepDecodes int
 	chunks      []chunk
-	decode      cost.DecodeStep // the cost of a decode run's steps (formDecode)
+	decode      cost.DecodeStep // the price of decode-only steps at its count of decoders (costDecode)
+	decodeCost  cost.StepCost   // costDecode's step cost: Time, Bytes, FLOPs, CommTime only
 	onStepEnd   event.Handler
 	onKick      event.Handler
 	onEnqueue   event.Handler
@@ -515,27 +516,46 @@ func (e *engine) formOnce() bool {
 func (e *engine) costStep() (float64, bool) {
 	var b cost.Batch
 	e.batch(&b)
+	if e.cfg.StepTime == nil && len(e.chunks) == 0 && e.sp == nil {
+		return e.costDecode(&b)
+	}
 	var c cost.StepCost // zero with StepTime
-	switch {
-	case e.cfg.StepTime != nil:
+	if e.cfg.StepTime != nil {
 		c.Time = e.cfg.StepTime(b)
-	case len(e.chunks) == 0 && e.decode.Seqs() == b.DecodeSeqs && e.sp == nil:
-		// Decode-only, as many decoders as the DecodeStep kept for a decode
-		// run (formDecode): it prices exactly as Step. Written out here,
-		// not through price: the decode path prices every step, and the
-		// step cost is a large value to copy.
-		c = e.decode.Step(b.DecodeContext)
-	default:
+	} else {
 		c = e.cfg.step.Step(b)
 	}
 	if e.sp != nil { // speculative decoding (spec.go): the proposer's time
 		e.specCost(&b, &c)
 	}
-	c.Time += e.offloadStall() // KV offloading's synchronous transfers
-	if e.pipe != nil {
-		return e.pipe.through(e.env.Now(), &b, &c), e.record(&b, &c)
+	return e.launch(&b, &c)
+}
+
+// costDecode is costStep for a decode-only step b through the DecodeStep
+// of its decoders, kept while their count holds (the steps of a decode
+// run differ only in their context): it prices exactly as Step, and sets
+// only the parts of the cost launch and record read (Time, Bytes, FLOPs,
+// CommTime) in e.decodeCost, whose other fields stay 0. The decode path
+// prices every step; a whole StepCost is a large value to fill and copy.
+func (e *engine) costDecode(b *cost.Batch) (float64, bool) {
+	if e.decode.Seqs() != b.DecodeSeqs {
+		e.decode = e.cfg.step.Decode(b.DecodeSeqs)
 	}
-	return c.Time, e.record(&b, &c)
+	c := &e.decodeCost
+	c.Time, c.Bytes, c.FLOPs, c.CommTime = e.decode.Step(b.DecodeContext)
+	return e.launch(b, c)
+}
+
+// launch adds KV offloading's synchronous transfers to the step of batch b
+// and cost c, passes it through the pipeline stages (pipeline
+// parallelism), records it and returns its duration (record's false: the
+// run aborted).
+func (e *engine) launch(b *cost.Batch, c *cost.StepCost) (float64, bool) {
+	c.Time += e.offloadStall()
+	if e.pipe != nil {
+		return e.pipe.through(e.env.Now(), b, c), e.record(b, c)
+	}
+	return c.Time, e.record(b, c)
 }
 
 // batch sets *b to the batch of the step formed. It writes through b
@@ -614,11 +634,6 @@ func (e *engine) formDecode() (float64, bool) {
 		return e.formStep()
 	}
 	e.allocBlocks(need)
-	if e.cfg.step != nil && e.decode.Seqs() != e.decoders {
-		// The steps of a decode run differ only in their context: keep the
-		// parts of their cost that depend on the decoders' count alone.
-		e.decode = e.cfg.step.Decode(e.decoders)
-	}
 	return e.costStep()
 }
 

@@ -63,7 +63,8 @@
 //     prices steps with it, so it is what every command predicts with by
 //     default.
 //   - StepModel and DecodeStep: a Deployment's step constants compiled
-//     once, and a fixed count of decoders priced as their context grows,
+//     once, and a fixed count of decoders priced as their context grows
+//     (the time, bytes, FLOPs and communication time a step loop reads),
 //     equal bit for bit to Step.
 //
 // # Units and conventions

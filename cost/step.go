@@ -524,49 +524,24 @@ func (s *StepModel) shape(c *StepCost, b *Batch) (gemm float64, ok bool) {
 // scores at the prefill-attention efficiency. For an Efficiency every
 // factor is exactly 1 and the times are Bytes/(BW·η_bw) and
 // FLOPs/(peak·η_fl).
+//
+// DecodeStep.Step computes Time, Bytes and FLOPs through the same helpers
+// (reads, roofline, totals, stepTime) without the rest, so the two agree
+// bit for bit.
 func (s *StepModel) context(c *StepCost, b *Batch, gemm float64) {
-	c.KVReadBytes = (b.DecodeContext + b.PrefillContext) * s.kvPerToken
-	c.AttnFLOPs = (b.DecodeContext + b.PrefillPairs + b.SpecPairs) * s.attnFLOPsPerPair
-	if s.moeBytes > 0 || s.slideKVPerToken > 0 || s.attnPrefillExtra != 0 {
-		s.moeContext(c, b)
-	}
-	c.Bytes = c.WeightBytes + c.KVReadBytes + c.StateBytes
-	c.FLOPs = c.ProjFLOPs + c.AttnFLOPs
-	c.MemoryTime = (c.WeightBytes + c.KVReadBytes*s.kvScale + c.StateBytes) * s.invEffBandwidth
-	if c.routedGEMM == 0 && c.lmHeadGEMM == 0 {
-		c.ComputeTime = ((c.ProjFLOPs+c.routedExtra)*gemm + c.AttnFLOPs*s.attnScale) * s.invEffFLOPS
-	} else {
-		// Each GEMM at the factor of its own rows: the routed experts' at
-		// all groups' tokens, the LM head's at the scheduled sequences.
-		rest, parts := c.ProjFLOPs, 0.0
-		if c.routedGEMM != 0 {
-			rest -= c.routedFLOPs
-			parts += (c.routedFLOPs + c.routedExtra) * c.routedGEMM
-		} else {
-			rest += c.routedExtra
-		}
-		if c.lmHeadGEMM != 0 {
-			rest -= c.lmHeadFLOPs
-			parts += c.lmHeadFLOPs * c.lmHeadGEMM
-		}
-		c.ComputeTime = (rest*gemm + parts + c.AttnFLOPs*s.attnScale) * s.invEffFLOPS
-	}
+	c.KVReadBytes, c.AttnFLOPs = s.reads(b)
+	c.MemoryTime, c.ComputeTime = s.roofline(c, c.KVReadBytes, c.AttnFLOPs, gemm)
+	c.Bytes, c.FLOPs = s.totals(c, c.KVReadBytes, c.AttnFLOPs)
 	if s.fused.flopsPerToken > 0 {
 		// The routed experts, priced apart (MoETime), count in the totals.
 		c.WeightBytes += c.fusedBytes
-		c.Bytes += c.fusedBytes
 		c.ProjFLOPs += c.fusedFLOPs
-		c.FLOPs += c.fusedFLOPs
 	}
 	c.Bound = boundMemory
-	roof := c.MemoryTime
-	if c.ComputeTime >= c.MemoryTime {
-		roof = c.ComputeTime
-	}
 	if c.ComputeTime+c.fusedCompute >= c.MemoryTime+c.fusedMemory {
 		c.Bound = boundCompute
 	}
-	c.Time = roof + c.MoETime + c.CommTime + c.Overhead
+	c.Time = s.stepTime(c, c.MemoryTime, c.ComputeTime)
 	if c.Time > 0 {
 		inv := 1 / c.Time
 		c.MBU = c.Bytes * inv * s.invPeakBandwidth
@@ -574,11 +549,70 @@ func (s *StepModel) context(c *StepCost, b *Batch, gemm float64) {
 	}
 }
 
+// reads returns batch b's KV read bytes and attention FLOPs, per rank.
+func (s *StepModel) reads(b *Batch) (kvRead, attnFLOPs float64) {
+	kvRead = (b.DecodeContext + b.PrefillContext) * s.kvPerToken
+	attnFLOPs = (b.DecodeContext + b.PrefillPairs + b.SpecPairs) * s.attnFLOPsPerPair
+	if s.moeBytes > 0 || s.slideKVPerToken > 0 || s.attnPrefillExtra != 0 {
+		kvRead, attnFLOPs = s.moeContext(b, kvRead, attnFLOPs)
+	}
+	return kvRead, attnFLOPs
+}
+
+// roofline returns the memory and compute times, in seconds, of a step of
+// shape sh (shape's fields, before context's totals) that reads kvRead KV
+// bytes and runs attnFLOPs attention FLOPs, its projections at GEMM
+// factor gemm.
+func (s *StepModel) roofline(sh *StepCost, kvRead, attnFLOPs, gemm float64) (memory, compute float64) {
+	memory = (sh.WeightBytes + kvRead*s.kvScale + sh.StateBytes) * s.invEffBandwidth
+	if sh.routedGEMM == 0 && sh.lmHeadGEMM == 0 {
+		return memory, ((sh.ProjFLOPs+sh.routedExtra)*gemm + attnFLOPs*s.attnScale) * s.invEffFLOPS
+	}
+	// Each GEMM at the factor of its own rows: the routed experts' at all
+	// groups' tokens, the LM head's at the scheduled sequences.
+	rest, parts := sh.ProjFLOPs, 0.0
+	if sh.routedGEMM != 0 {
+		rest -= sh.routedFLOPs
+		parts += (sh.routedFLOPs + sh.routedExtra) * sh.routedGEMM
+	} else {
+		rest += sh.routedExtra
+	}
+	if sh.lmHeadGEMM != 0 {
+		rest -= sh.lmHeadFLOPs
+		parts += sh.lmHeadFLOPs * sh.lmHeadGEMM
+	}
+	return memory, (rest*gemm + parts + attnFLOPs*s.attnScale) * s.invEffFLOPS
+}
+
+// totals returns StepCost.Bytes and FLOPs of a step of shape sh (before
+// context's totals) with kvRead KV bytes and attnFLOPs attention FLOPs:
+// the routed experts a fused entry prices count in them.
+func (s *StepModel) totals(sh *StepCost, kvRead, attnFLOPs float64) (bytes, flops float64) {
+	bytes = sh.WeightBytes + kvRead + sh.StateBytes
+	flops = sh.ProjFLOPs + attnFLOPs
+	if s.fused.flopsPerToken > 0 {
+		bytes += sh.fusedBytes
+		flops += sh.fusedFLOPs
+	}
+	return bytes, flops
+}
+
+// stepTime returns StepCost.Time, in seconds, of a step of shape sh with
+// memory and compute times memory and compute: the roofline's larger
+// term plus the MoE, communication and overhead times.
+func (s *StepModel) stepTime(sh *StepCost, memory, compute float64) float64 {
+	roof := memory
+	if compute >= memory {
+		roof = compute
+	}
+	return roof + sh.MoETime + sh.CommTime + sh.Overhead
+}
+
 // A DecodeStep prices steps of a fixed number of decoding sequences and no
 // prefill as their context grows, as a decode loop does: the parts of Step
-// that depend only on the sequence count are computed once. Its Step
-// returns exactly (bit for bit) what StepModel.Step returns for the same
-// batch.
+// that depend only on the sequence count are computed once, and its Step
+// returns only the parts of the cost an engine's step loop reads. They are
+// exactly (bit for bit) what StepModel.Step returns for the same batch.
 type DecodeStep struct {
 	s     *StepModel
 	seqs  int
@@ -597,15 +631,19 @@ func (s *StepModel) Decode(seqs int) DecodeStep {
 // Seqs returns the number of decoding sequences it prices.
 func (d *DecodeStep) Seqs() int { return d.seqs }
 
-// Step returns StepModel.Step(Batch{DecodeSeqs: seqs, DecodeContext:
-// context}).
-func (d *DecodeStep) Step(context float64) StepCost {
+// Step returns the Time (seconds), Bytes, FLOPs and CommTime (seconds)
+// of StepModel.Step(Batch{DecodeSeqs: seqs, DecodeContext: context}), all
+// 0 for 0 sequences. It builds no StepCost: a decode loop prices every
+// step, and the whole cost is a large value to fill and copy.
+func (d *DecodeStep) Step(context float64) (time, bytes, flops, commTime float64) {
 	if !d.ok {
-		return StepCost{}
+		return 0, 0, 0, 0
 	}
-	c := d.shape
-	d.s.context(&c, &Batch{DecodeSeqs: d.seqs, DecodeContext: context}, d.gemm)
-	return c
+	s, sh := d.s, &d.shape
+	kv, attn := s.reads(&Batch{DecodeSeqs: d.seqs, DecodeContext: context})
+	memory, compute := s.roofline(sh, kv, attn, d.gemm)
+	bytes, flops = s.totals(sh, kv, attn)
+	return s.stepTime(sh, memory, compute), bytes, flops, sh.CommTime
 }
 
 // moeShape adds to c what mixture of experts and sliding windows add to
@@ -626,8 +664,8 @@ func (s *StepModel) moeShape(c *StepCost, t, te float64) {
 	}
 }
 
-// moeContext adds to c what MLA and sliding windows add to a step's
-// context-dependent parts:
+// moeContext returns a step's KV read bytes kvRead and attention FLOPs
+// attnFLOPs (per rank) with what MLA and sliding windows add to them:
 //
 //   - the sliding-window layers' KV reads, at most SlidingWindow entries per
 //     sequence: min(DecodeContext, DecodeSeqs·W) + min(PrefillContext,
@@ -635,14 +673,15 @@ func (s *StepModel) moeShape(c *StepCost, t, te float64) {
 //     DecodeSeqs·W) + min(PrefillPairs, PrefillTokens·W) pairs;
 //   - MLA's prefill attention, which costs attnPrefillExtra per pair more
 //     (or less) than decode.
-func (s *StepModel) moeContext(c *StepCost, b *Batch) {
-	c.AttnFLOPs += b.PrefillPairs * s.attnPrefillExtra
+func (s *StepModel) moeContext(b *Batch, kvRead, attnFLOPs float64) (float64, float64) {
+	attnFLOPs += b.PrefillPairs * s.attnPrefillExtra
 	if s.slideKVPerToken > 0 {
 		decode := min(b.DecodeContext, float64(b.DecodeSeqs)*s.window)
 		prefill := min(b.PrefillContext, float64(b.PrefillSeqs)*s.window)
-		c.KVReadBytes += (decode + prefill) * s.slideKVPerToken
-		c.AttnFLOPs += (decode + min(b.PrefillPairs, float64(b.PrefillTokens)*s.window)) * s.attnSlidePerPair
+		kvRead += (decode + prefill) * s.slideKVPerToken
+		attnFLOPs += (decode + min(b.PrefillPairs, float64(b.PrefillTokens)*s.window)) * s.attnSlidePerPair
 	}
+	return kvRead, attnFLOPs
 }
 
 // dpExchange adds the MoE token exchange across D data-parallel groups to

@@ -25,6 +25,7 @@ type Sample struct {
 	xs      []float64    // unit-weight values
 	ws      []weighted   // weighted values (AddN with n > 1); xs fold in when sorting
 	pages   [][]weighted // full pages of weighted values, before ws (see AddN)
+	xpages  [][]float64  // full pages of unit-weight values, before xs (see AddN)
 	sorted  bool
 	sketch  *Sketch
 	summary bool
@@ -83,6 +84,11 @@ func (s *Sample) AddN(v float64, n int) {
 	case s.summary:
 		s.sketch.AddN(v, w)
 	case n == 1:
+		if k := len(s.xs); k == cap(s.xs) && k >= unitPage {
+			// One decoder's steps: one value each. Pages as for ws below.
+			s.xpages = append(s.xpages, s.xs)
+			s.xs = make([]float64, 0, unitPage)
+		}
 		s.xs = append(s.xs, v)
 	case k > 0 && s.ws[k-1].v == v:
 		s.ws[k-1].w += w // runs of equal gaps (steady decode steps) stay one entry
@@ -90,7 +96,8 @@ func (s *Sample) AddN(v float64, n int) {
 		if k == cap(s.ws) && k >= samplePage {
 			// A long run's per-step values: fill pages instead of growing
 			// by copying, which would leave garbage of about four times
-			// what is kept. Reads join them first (join).
+			// what is kept (append grows a large slice by a quarter) and
+			// copy it as often. Reads join them first (join).
 			s.pages = append(s.pages, s.ws)
 			s.ws = make([]weighted, 0, samplePage)
 		}
@@ -112,23 +119,35 @@ func (s *Sample) moments(v, w float64) {
 	s.m2 += w * d * (v - s.mean)
 }
 
-// samplePage is the size of a page of weighted values, 256 KiB.
-const samplePage = 1 << 14
+// samplePage and unitPage are the sizes of a page of weighted and of
+// unit-weight values, 32 KiB (the largest small allocation: a page costs
+// no span of its own).
+const (
+	samplePage = 32 << 10 / 16
+	unitPage   = 32 << 10 / 8
+)
 
-// join puts the pages of weighted values back into ws.
+// join puts the pages of values back into ws and xs, in the order added.
 func (s *Sample) join() {
-	if len(s.pages) == 0 {
-		return
+	if len(s.xpages) > 0 {
+		s.xs, s.xpages = joinPages(s.xpages, s.xs), nil
 	}
-	n := len(s.ws)
-	for _, p := range s.pages {
+	if len(s.pages) > 0 {
+		s.ws, s.pages = joinPages(s.pages, s.ws), nil
+	}
+}
+
+// joinPages returns the values of pages and then last in one new slice.
+func joinPages[T any](pages [][]T, last []T) []T {
+	n := len(last)
+	for _, p := range pages {
 		n += len(p)
 	}
-	ws := make([]weighted, 0, n)
-	for _, p := range s.pages {
-		ws = append(ws, p...)
+	out := make([]T, 0, n)
+	for _, p := range pages {
+		out = append(out, p...)
 	}
-	s.ws, s.pages = append(ws, s.ws...), nil
+	return append(out, last...)
 }
 
 // Count returns the number of values (total weight).
@@ -257,14 +276,18 @@ func (s *Sample) valueAtRank(k float64) float64 {
 func (s *Sample) sort() {
 	s.sorted = true
 	if len(s.ws) == 0 && len(s.pages) == 0 {
+		s.join()
 		slices.Sort(s.xs)
 		return
 	}
 	// One slice of the final size: the pages, ws, then the unit values
-	// as weight-1 entries (joining the pages first and then appending
-	// the unit values would copy the lot twice).
+	// (their pages, then xs) as weight-1 entries (joining the pages first
+	// and then appending the unit values would copy the lot twice).
 	n := len(s.ws) + len(s.xs)
 	for _, p := range s.pages {
+		n += len(p)
+	}
+	for _, p := range s.xpages {
 		n += len(p)
 	}
 	ws := make([]weighted, 0, n)
@@ -272,10 +295,15 @@ func (s *Sample) sort() {
 		ws = append(ws, p...)
 	}
 	ws = append(ws, s.ws...)
+	for _, p := range s.xpages {
+		for _, x := range p {
+			ws = append(ws, weighted{x, 1})
+		}
+	}
 	for _, x := range s.xs {
 		ws = append(ws, weighted{x, 1})
 	}
-	s.ws, s.pages, s.xs = ws, nil, nil
+	s.ws, s.pages, s.xs, s.xpages = ws, nil, nil, nil
 	slices.SortFunc(s.ws, func(a, b weighted) int { return cmp.Compare(a.v, b.v) })
 }
 

@@ -102,6 +102,55 @@ func TestWeightedPages(t *testing.T) {
 	require.Len(t, w.Values(), len(want))
 }
 
+// TestUnitPages: a long run of unit values (one decoder's steps), kept in
+// pages, reads back as the values in the order added, with the
+// percentiles of the same values added to one slice; values added after
+// a read join the rest, and weighted values beside them fold in.
+func TestUnitPages(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(6, 6))
+	var w Sample
+	var want []float64
+	add := func(k int) {
+		for range k {
+			v := r.Float64()
+			w.Add(v)
+			want = append(want, v)
+		}
+	}
+	exact := func() *Sample { // the same values in one slice
+		u := &Sample{xs: slices.Clone(want)}
+		for _, v := range want {
+			u.moments(v, 1)
+		}
+		return u
+	}
+	add(3*unitPage + 100)
+	require.NotEmpty(t, w.xpages)
+	require.Equal(t, want, w.Values())
+	u := exact()
+	for _, p := range []float64{0, 1, 50, 99.9, 100} {
+		require.Equal(t, u.Percentile(p), w.Percentile(p), "p%v", p)
+	}
+	add(2 * unitPage)
+	require.NotEmpty(t, w.xpages)
+	u = exact()
+	for _, p := range []float64{0, 1, 50, 99.9, 100} {
+		require.Equal(t, u.Percentile(p), w.Percentile(p), "p%v", p)
+	}
+	add(unitPage + 1)
+	require.NotEmpty(t, w.xpages)
+	for range 3 {
+		w.AddN(0.5, 2)
+		want = append(want, 0.5, 0.5)
+	}
+	u = exact()
+	for _, p := range []float64{0, 1, 50, 99.9, 100} {
+		require.Equal(t, u.Percentile(p), w.Percentile(p), "p%v", p)
+	}
+	require.Len(t, w.Values(), len(want))
+}
+
 func TestSampleMoments(t *testing.T) {
 	t.Parallel()
 	var s Sample
