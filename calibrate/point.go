@@ -110,6 +110,14 @@ type Point struct {
 	// closed-loop point with one is re-simulated as its benchmark ran it,
 	// from an idle engine (see Simulator).
 	NumPrompts int
+	// WarmupRepeats is how many of a closed-loop point's first measured
+	// requests repeat the prompts of the benchmark's warm-up requests, in
+	// order, which the engine served before the measured phase and whose
+	// blocks its prefix cache still holds then (genai-perf: 2 ×
+	// concurrency, perf_analyzer replaying its dataset from the start
+	// after the warm-up; 0: none, every prompt distinct). The simulator
+	// warms the engine's prefix cache with them (batching.Config.WarmPrompts).
+	WarmupRepeats int
 	// Burstiness is the gamma shape of an open loop's arrival gaps, as
 	// `vllm bench serve --burstiness` sets it: 1 (or 0) Poisson, < 1
 	// burstier, +Inf constant gaps.
@@ -248,7 +256,10 @@ func csvColumns(cr *csv.Reader, source string, need ...string) (map[string]int, 
 // with --concurrency c, --warmup-request-count 2c and --request-count 10c,
 // so NumPrompts is 10 × concurrency; perf_analyzer waits for the warm-up
 // requests to finish before it starts the measured ones, all clients at
-// once, which Simulator re-simulates from an idle engine.
+// once, which Simulator re-simulates from an idle engine. Its measured
+// requests replay the dataset from its first entry, so the first 2c
+// repeat the warm-up's prompts (WarmupRepeats), which vLLM's prefix
+// cache, on by default, still holds.
 func ReadSiliconCSV(r io.Reader, source string) ([]Point, error) {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = false
@@ -312,6 +323,7 @@ func ReadSiliconCSV(r io.Reader, source string) ([]Point, error) {
 			p.DPRouter = batching.DPFirstGroup
 		}
 		p.NumPrompts = aicMeasuredRounds * p.Concurrency
+		p.WarmupRepeats = aicWarmupRounds * p.Concurrency
 		out = append(out, p)
 	}
 }
@@ -382,12 +394,14 @@ func (n *fileNumber) UnmarshalJSON(b []byte) error {
 
 // aiconfigurator's vLLM scheduler rule (vllm.rule): max_num_seqs 512
 // below 512 requests, max_num_tokens = max_batch_size + isl + 1500; and
-// its benchmark's measured requests per client (genai_perf_runner.py,
-// --request-count 10 × concurrency).
+// its benchmark's measured and warm-up requests per client
+// (genai_perf_runner.py, --request-count 10 × and --warmup-request-count
+// 2 × concurrency).
 const (
 	aicMaxNumSeqs     = 512
 	aicTokenMargin    = 1500
 	aicMeasuredRounds = 10
+	aicWarmupRounds   = 2
 )
 
 // ReadVLLMResult reads one result JSON written by `vllm bench serve

@@ -3,12 +3,16 @@ package calibrate
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/distribution"
 	"github.com/servesim/servesim/jobs"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/metrics"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -80,11 +84,28 @@ func VLLMSchedulerDefaults(gpu cost.GPUSpec) (maxNumSeqs, maxNumBatchedTokens in
 	return batching.DefaultMaxNumSeqs, batching.DefaultMaxNumBatchedTokens
 }
 
+// asyncByDefault reports whether vLLM version runs with asynchronous
+// scheduling when not told otherwise: from 0.14 (vllm-project/vllm#27614;
+// a nightly counts as the newest). An unrecorded version reports false.
+func asyncByDefault(version string) bool {
+	v := strings.TrimPrefix(strings.TrimSpace(version), "v")
+	if strings.HasPrefix(v, "nightly") {
+		return true
+	}
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 || parts[0] != "0" {
+		return false
+	}
+	minor, err := strconv.Atoi(parts[1])
+	return err == nil && minor >= 14
+}
+
 // Engine returns the engine a point ran on, under profile: the point's
 // model (LoadModel from ModelDir) served in its precision (Served) with its
 // KV cache in the point's KVCache precision when it has one, its GPU
 // (cost.GPU) and TP, the point's scheduler limits or vLLM's defaults for
-// the GPU, and Simulator.Adjust's changes. It fails, matching ErrInvalid,
+// the GPU, asynchronous scheduling where its vLLM version has it on by
+// default (0.14 and later), and Simulator.Adjust's changes. It fails, matching ErrInvalid,
 // for a point this package cannot model: an unknown model, precision or
 // GPU, or a deployment that does not fit.
 func (s Simulator) Engine(pt Point, profile cost.Profile) (batching.Config, error) {
@@ -116,6 +137,7 @@ func (s Simulator) Engine(pt Point, profile cost.Profile) (batching.Config, erro
 	c.DPRouter = pt.DPRouter
 	c.Deployment.Profile = &profile
 	c.MaxNumSeqs, c.MaxNumBatchedTokens = VLLMSchedulerDefaults(g)
+	c.AsyncScheduling = asyncByDefault(pt.BackendVersion)
 	if pt.MaxNumSeqs > 0 {
 		c.MaxNumSeqs = pt.MaxNumSeqs
 	}
@@ -174,6 +196,13 @@ func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, err
 	}
+	if n := warmupRepeats(pt, eng); n > 0 {
+		lengths = warmupRepeat{Fixed: workload.Fixed{Input: pt.Input, Output: pt.Output}, n: n}
+		eng.WarmPrompts = make([][]metrics.Span, n)
+		for i := range n {
+			eng.WarmPrompts[i] = []metrics.Span{{ID: warmupPromptID(i), Tokens: pt.Input}}
+		}
+	}
 	w := workload.Workload{Lengths: lengths}
 	cfg := sim.Config{Server: eng, Seed: s.Seed, SummaryOnly: true}
 	switch {
@@ -217,6 +246,43 @@ func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 	cfg.Workload = w
 	return cfg, nil
 }
+
+// warmupRepeats returns how many of pt's first requests the simulation
+// gives the content of a warm-up prompt cached before the run
+// (Point.WarmupRepeats): all of them for a closed loop of fixed lengths
+// with a NumPrompts on an engine with prefix caching and one
+// data-parallel group, at most NumPrompts; 0 otherwise.
+func warmupRepeats(pt Point, eng batching.Config) int {
+	if pt.WarmupRepeats <= 0 || pt.Concurrency <= 0 || pt.NumPrompts <= 0 || len(pt.Lengths) > 0 ||
+		!eng.EnablePrefixCaching || eng.Deployment.DP > 1 {
+		return 0
+	}
+	return min(pt.WarmupRepeats, pt.NumPrompts)
+}
+
+// warmupRepeat is fixed lengths whose first n requests repeat warm-up
+// prompt i's whole prompt (warmupPromptID), the rest prompts of their own.
+type warmupRepeat struct {
+	workload.Fixed
+	n int
+}
+
+// SamplePrompt returns Fixed's lengths and, for request i < n, warm-up
+// prompt i's content.
+func (w warmupRepeat) SamplePrompt(r *rand.Rand, i int, buf []workload.Segment) (int, int, []workload.Segment) {
+	in, out := w.Fixed.Sample(r, i)
+	if i < w.n {
+		buf = append(buf, workload.Segment{ID: warmupPromptID(i), Tokens: in})
+	}
+	return in, out, buf
+}
+
+// warmupPromptID is the content identity of a benchmark's warm-up prompt i
+// (workload.ContentID in an ID space of this package's).
+func warmupPromptID(i int) uint64 { return workload.ContentID(warmupSpace, uint64(i), 0) }
+
+// warmupSpace is warmupPromptID's content ID space, far from workload's.
+const warmupSpace uint64 = 0x63616c6962726174
 
 // replayConfig returns the run of a replayed point: its arrivals at their
 // times (workload.Replay) with their lengths in order (workload.Sequence),

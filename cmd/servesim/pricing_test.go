@@ -27,7 +27,7 @@ func TestPricedBy(t *testing.T) {
 		t.Errorf("bench JSON priced_by = %q", p)
 	}
 	r = mustRun(t, "bench", "--num-prompts", "10", "--gpu", "rtx4090", "--max-model-len", "4096", "--quiet")
-	if _, extra, _ := strings.Cut(r.stdout, "servesim (not in vLLM's output)"); !strings.Contains(extra, "Priced by:") || !strings.Contains(extra, "profile rtx4090 v1, DATASHEET profile by the GDDR memory-class rule") || !strings.Contains(extra, "TPOT ±2.9%, TTFT ±4.8% (1 held-out RTX 4090 run") {
+	if _, extra, _ := strings.Cut(r.stdout, "servesim (not in vLLM's output)"); !strings.Contains(extra, "Priced by:") || !strings.Contains(extra, "profile rtx4090 v1, DATASHEET profile by the GDDR memory-class rule") || !strings.Contains(extra, "TPOT ±3.0%, TTFT ±4.9% (1 held-out RTX 4090 run") {
 		t.Errorf("bench summary lacks the datasheet profile:\n%s", r.stdout)
 	}
 	r = mustRun(t, "tp", "--model", "qwen2.5-7b", "--gpu", "rtx4090", "--max-model-len", "32768", "--goodput", "ttft:2000", "tpot:100", "--candidates", "1x2",
