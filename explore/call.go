@@ -32,6 +32,9 @@ type Catalog struct {
 	Palette  []string `json:"palette"`
 	Default  Request  `json:"default"`
 	Limits   Limits   `json:"limits"`
+	// SweepPoints is the number of rates of the page's open-loop sweep
+	// (the sweep_rates call's n).
+	SweepPoints int `json:"sweep_points"`
 }
 
 // Limits are the bounds Validate applies, for the page's inputs.
@@ -135,5 +138,6 @@ func catalog() Catalog {
 		Limits: Limits{MaxPrompts, MaxReplications, MaxClients, MaxTP, MaxReplicas}}
 	c.Priced = pricedGPUs()
 	c.Palette = palette.Hex()
+	c.SweepPoints = SweepPoints
 	return c
 }
