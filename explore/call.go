@@ -69,7 +69,7 @@ func Call(fn string, request, args []byte, progress func(rate float64)) ([]byte,
 	if fn == "catalog" {
 		return json.Marshal(catalog())
 	}
-	req, err := Parse(orEmpty(request))
+	req, err := parseRequest(orEmpty(request))
 	if err != nil {
 		return nil, err
 	}
