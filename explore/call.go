@@ -32,6 +32,9 @@ type Catalog struct {
 	Palette  []string `json:"palette"`
 	Default  Request  `json:"default"`
 	Limits   Limits   `json:"limits"`
+	// SweepPoints is the number of rates of the page's open-loop sweep
+	// (the sweep_rates call's n).
+	SweepPoints int `json:"sweep_points"`
 }
 
 // Limits are the bounds Validate applies, for the page's inputs.
@@ -66,7 +69,7 @@ func Call(fn string, request, args []byte, progress func(rate float64)) ([]byte,
 	if fn == "catalog" {
 		return json.Marshal(catalog())
 	}
-	req, err := Parse(orEmpty(request))
+	req, err := parseRequest(orEmpty(request))
 	if err != nil {
 		return nil, err
 	}
@@ -135,5 +138,6 @@ func catalog() Catalog {
 		Limits: Limits{MaxPrompts, MaxReplications, MaxClients, MaxTP, MaxReplicas}}
 	c.Priced = pricedGPUs()
 	c.Palette = palette.Hex()
+	c.SweepPoints = SweepPoints
 	return c
 }

@@ -92,6 +92,9 @@ func TestCall(t *testing.T) {
 	if len(cat.Palette) != 8 || cat.Palette[0] != "#0072b2" {
 		t.Errorf("palette %v, want report/chart's Okabe–Ito", cat.Palette)
 	}
+	if cat.SweepPoints != SweepPoints {
+		t.Errorf("sweep_points %d, want SweepPoints, %d", cat.SweepPoints, SweepPoints)
+	}
 }
 
 // TestClosedCapacity checks the closed-loop figure on hand-made points:

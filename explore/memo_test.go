@@ -80,3 +80,45 @@ func TestBenchConfigMemo(t *testing.T) {
 		}
 	}
 }
+
+// TestParseRequestMemo checks that Call's reuse of the last request
+// (parseRequest) returns what Parse returns, errors included, for
+// requests given in turn, each three times, that a caller changing the
+// returned request changes no later one, and that PlanGPUs is the only
+// field of Request that refers to memory (the copy clones it alone).
+func TestParseRequestMemo(t *testing.T) {
+	rt := reflect.TypeFor[Request]()
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		switch f.Type.Kind() {
+		case reflect.Bool, reflect.Int, reflect.Uint64, reflect.Float64, reflect.String:
+		default:
+			if f.Name != "PlanGPUs" {
+				t.Errorf("Request.%s is a %s: parseRequest must copy it", f.Name, f.Type)
+			}
+		}
+	}
+	def, err := json.Marshal(Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := []string{string(def), `{}`, `{"model": "qwen2.5-7b", "plan_gpus": ["h100-sxm"]}`, `{"tp": 99}`,
+		`{"rate": -1}`, `{"nope": 1}`, `not json`, `{"model": "no-such-model"}`}
+	for round := range 2 {
+		for _, in := range inputs {
+			for range 3 {
+				want, werr := Parse([]byte(in))
+				got, gerr := parseRequest([]byte(in))
+				if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+					t.Fatalf("round %d, %s: error %v, Parse's %v", round, in, gerr, werr)
+				}
+				if werr == nil && !reflect.DeepEqual(got, want) {
+					t.Fatalf("round %d, %s: %+v, Parse's %+v", round, in, got, want)
+				}
+				if werr == nil && len(got.PlanGPUs) > 0 {
+					got.PlanGPUs[0] = "changed by the caller"
+				}
+			}
+		}
+	}
+}

@@ -136,6 +136,10 @@ func Search(r Request, progress func(rate float64)) (*Capacity, error) {
 		Runs: res.Runs, Requests: res.Requests, Command: CapacityCommand(r)}, nil
 }
 
+// SweepPoints is the number of rates of the page's open-loop sweep: the
+// catalog's sweep_points, which the page reads from catalog.json.
+const SweepPoints = 8
+
 // SweepRates returns n rates, requests/s, spread evenly from a fifth of
 // lambda* to 1.5 times it (lo and hi its bracket; hi +Inf or lo 0 use
 // the other end, and the request's rate when neither is known), so a

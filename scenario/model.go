@@ -52,8 +52,8 @@ func (s *Scenario) baseModel() (m cost.ModelSpec, implied string, err error) {
 		return m, "", fieldErr("server.model", "is empty: give a catalog name, a Hugging Face id or a model directory")
 	}
 	path := s.resolve(name)
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		if _, err := os.Stat(filepath.Join(path, "config.json")); err != nil {
+	if st, err := statFile(path); err == nil && st.IsDir() {
+		if _, err := statFile(filepath.Join(path, "config.json")); err != nil {
 			return m, "", fieldErr("server.model", "directory %s holds no config.json (a Hugging Face model directory has one)", name)
 		}
 		m, err := cost.LoadHFConfig(path)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -429,7 +428,7 @@ func (s *Scenario) isSpecPath(name string) bool {
 	case ".json", ".yaml", ".yml":
 		return true
 	}
-	st, err := os.Stat(s.resolve(name))
+	st, err := statFile(s.resolve(name))
 	return err == nil && st.Mode().IsRegular()
 }
 

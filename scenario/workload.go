@@ -3,7 +3,6 @@ package scenario
 import (
 	"fmt"
 	"math"
-	"os"
 	"sync"
 
 	"github.com/servesim/servesim/workload"
@@ -400,7 +399,7 @@ func (s *Scenario) trace(path string) (workload.Trace, error) {
 	if t, ok := s.traces.m[full]; ok {
 		return t, nil
 	}
-	if st, err := os.Stat(full); err == nil && st.IsDir() {
+	if st, err := statFile(full); err == nil && st.IsDir() {
 		return workload.Trace{}, fmt.Errorf("%s is a directory: want a CSV or JSONL file of input and output lengths", path)
 	}
 	t, err := workload.LoadTrace(full)

@@ -15,10 +15,6 @@ import (
 // results for later changes.
 const DefaultResultsName = "default-results.json"
 
-// SweepPoints is the number of rates of the page's open-loop sweep
-// (app.js's SWEEP_POINTS).
-const SweepPoints = 8
-
 // Precomputed is the default-results.json document: the request and
 // each call the page makes for it, in the order the page asks for them.
 type Precomputed struct {
@@ -95,7 +91,7 @@ func Precompute(req explore.Request) (*Precomputed, error) {
 	if err := json.Unmarshal(levelsJSON, &levels); err != nil {
 		return nil, err
 	}
-	sa := sweepArgs{N: SweepPoints}
+	sa := sweepArgs{N: explore.SweepPoints}
 	if capRes.Lower != nil {
 		sa.Lower = *capRes.Lower
 	}

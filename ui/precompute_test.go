@@ -76,12 +76,12 @@ func TestDefaultResultsAreTheLibrarys(t *testing.T) {
 	if cap.Upper != nil {
 		hi, up = *cap.Upper, *cap.Upper
 	}
-	if got, want := first(raw["sweep_rates"]), marshal(t, explore.SweepRates(lo, hi, SweepPoints)); got != want {
+	if got, want := first(raw["sweep_rates"]), marshal(t, explore.SweepRates(lo, hi, explore.SweepPoints)); got != want {
 		t.Errorf("sweep_rates: %s, want %s", got, want)
 	}
 	for _, c := range pre.Calls {
 		if c.Tag == "sweep_rates" {
-			if got, want := string(c.Args), marshal(t, sweepArgs{lo, up, SweepPoints}); got != want {
+			if got, want := string(c.Args), marshal(t, sweepArgs{lo, up, explore.SweepPoints}); got != want {
 				t.Errorf("sweep_rates' arguments %s, want %s", got, want)
 			}
 		}
@@ -90,8 +90,8 @@ func TestDefaultResultsAreTheLibrarys(t *testing.T) {
 	if got, want := first(raw["client_levels"]), marshal(t, levels); got != want {
 		t.Errorf("client_levels: %s, want %s", got, want)
 	}
-	if len(raw["bench_open"]) != SweepPoints || len(raw["bench_closed"]) != len(levels) {
-		t.Errorf("%d open and %d closed bench points, want %d and %d", len(raw["bench_open"]), len(raw["bench_closed"]), SweepPoints, len(levels))
+	if len(raw["bench_open"]) != explore.SweepPoints || len(raw["bench_closed"]) != len(levels) {
+		t.Errorf("%d open and %d closed bench points, want %d and %d", len(raw["bench_open"]), len(raw["bench_closed"]), explore.SweepPoints, len(levels))
 	}
 	var points []explore.Point
 	for _, c := range levels {

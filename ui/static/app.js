@@ -34,7 +34,6 @@ const FIELDS = [
   { k: "precision", fs: "slo", label: "λ* bracket precision", type: "num", min: 0.01, max: 1, step: "any" },
   { k: "plan_rate", fs: "plan", label: "Target rate (req/s)", type: "num", min: 0.01, step: "any" },
 ];
-const SWEEP_POINTS = 8;
 
 let catalog = null;
 let palette = ["#0072b2", "#d55e00", "#009e73", "#e69f00", "#cc79a7", "#56b4e9", "#000000", "#f0e442"];
@@ -714,7 +713,7 @@ async function update(reason) {
       return Promise.all(levels.map((c, i) => bench({ clients: c }, "bench_closed", i, false)));
     });
     const closedCapP = closedP.then((closed) => run("closed_capacity", req, { points: closed }, pin(false)));
-    const openP = capP.then((cap) => run("sweep_rates", req, { lower: cap.lower || 0, upper: cap.upper || 0, n: SWEEP_POINTS }, pin(true)))
+    const openP = capP.then((cap) => run("sweep_rates", req, { lower: cap.lower || 0, upper: cap.upper || 0, n: catalog.sweep_points }, pin(true)))
       .then((rates) => {
         total += rates.length;
         return Promise.all(rates.map((r, i) => bench({ rate: r }, "bench_open", i, true)));
@@ -735,7 +734,7 @@ async function update(reason) {
     // hardly delays the sweep's next calls.
     if (isOpen) {
       capP.then((cap) => {
-        if (!alive() || openSoFar.filter(Boolean).length === SWEEP_POINTS) return;
+        if (!alive() || openSoFar.filter(Boolean).length === catalog.sweep_points) return;
         $("lambda-note").textContent = lambdaNote(req, cap) + " The latency curves follow.";
         $("charts-latency").classList.add("stale");
         noteFirst();
