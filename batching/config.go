@@ -157,11 +157,12 @@ type Config struct {
 	// WarmPrompts, with EnablePrefixCaching, are prompts the engine served
 	// and finished before the run, in this order, as a benchmark's warm-up
 	// leaves them: each prompt's content spans (sim.Env.Content's
-	// identities; at most MaxWarmPrompts prompts), whose full blocks start
-	// the run cached and free, the last prompt's the most recently freed,
-	// as far as the KV pool holds them (older ones are evicted first, as a
-	// run would). Go callers only (calibrate re-simulates genai-perf's
-	// warm-up with it); it is not part of the configuration's JSON.
+	// identities; at most 2,000,000 prompts), whose full blocks start the
+	// run cached and free, the last prompt's the most recently freed, as
+	// far as the KV pool holds them (older ones are evicted first, as a run
+	// would); with Deployment.DP > 1 every group's engine starts with all
+	// of them. Go callers only (calibrate re-simulates genai-perf's warm-up
+	// with it); it is not part of the configuration's JSON.
 	WarmPrompts [][]metrics.Span `json:"-" yaml:"-"`
 	// MaxModelLen, when > 0, rejects requests with input+output above it;
 	// 0 means no limit. Defaults leaves it 0; vLLM, and servesim's scenarios
