@@ -197,6 +197,9 @@ func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 		return sim.Config{}, err
 	}
 	if n := warmupRepeats(pt, eng); n > 0 {
+		if n > 2*workload.MaxClients {
+			return sim.Config{}, invalidf("point %s: %d warm-up repeats exceed %d (2 × workload.MaxClients, genai-perf's 2 × concurrency at the most clients a run takes)", pt.ID, n, 2*workload.MaxClients)
+		}
 		lengths = warmupRepeat{Fixed: workload.Fixed{Input: pt.Input, Output: pt.Output}, n: n}
 		eng.WarmPrompts = make([][]metrics.Span, n)
 		for i := range n {
