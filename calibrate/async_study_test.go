@@ -99,10 +99,10 @@ func asyncSection(t *testing.T, s Simulator) string {
 	}
 	st, _ := MedianAbsError(sync, TTFT)
 	at, n := MedianAbsError(async, TTFT)
-	fmt.Fprintf(&b, "\nMedian |error| of TTFT over the %d runs: %s without, %s with. The step's delay at admission\n"+
-		"adds TTFT at every load; alone it over-predicts at 4 to 32 clients. genai-perf's warm-up repeats\n"+
-		"([Setup re-simulated](#setup-re-simulated)) take TTFT the other way, most at light load, where a\n"+
-		"repeated prompt's skipped prefill is most of its TTFT. Every visible run (%d), catalog profiles:\n\n"+
+	fmt.Fprintf(&b, "\nMedian |error| of TTFT over the %d runs: %s without, %s with. The table is under genai-perf's\n"+
+		"warm-up repeats ([Setup re-simulated](#setup-re-simulated)), which take TTFT down, most at light load,\n"+
+		"where a repeated prompt's skipped prefill is most of its TTFT; the step's delay at admission takes it\n"+
+		"up at every load. Every visible run (%d), catalog profiles, each alone and both:\n\n"+
 		"| re-simulated | TTFT median | TTFT signed | TPOT median |\n|---|---:|---:|---:|\n", n, pct(st), pct(at), len(kept))
 	var both, neither float64
 	for _, v := range []struct {
