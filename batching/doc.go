@@ -102,6 +102,8 @@
 //     cached ones stay findable until allocation pops them from the head of
 //     the queue: the least recently freed is evicted first. Blocks are not
 //     de-duplicated (a lookup finds the first of equal hashes).
+//   - Config.WarmPrompts start the run with prompts cached, as a
+//     benchmark's warm-up leaves them: each served and freed, in order.
 //
 // Runs of free blocks without a hash are one node of the queue, so memory
 // is O(requests in the engine + cached blocks), the hash index never

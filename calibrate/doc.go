@@ -16,7 +16,10 @@
 // with the point's data-parallel router, Point.DPRouter) and scheduler
 // limits; fixed lengths, or each request's (Point.Lengths); and its load
 // as the benchmark ran it: a closed loop whose clients all start together
-// on an idle engine, every one of its NumPrompts requests measured, an
+// on an idle engine, every one of its NumPrompts requests measured (the
+// first Point.WarmupRepeats of them repeating warm-up prompts the engine
+// starts with cached, as genai-perf's do; vLLM 0.14 and later scheduling
+// asynchronously, their default), an
 // open loop at its rate and burstiness, or the requests replayed at their
 // recorded times (Point.Arrivals). Predict
 // and Residuals compare, Fit frees some of the profile's knobs (Knob) and

@@ -209,28 +209,32 @@ func (j JointFit) Residuals(s Simulator, points []Point, metrics []Metric) ([]Re
 // (the V1 engine before async scheduling), "0.13-0.17", "0.18+" (a
 // nightly counts as the newest), or "unrecorded" for "".
 func VersionBand(version string) string {
-	v := strings.TrimPrefix(strings.TrimSpace(version), "v")
+	minor, ok := vllmMinor(version)
 	switch {
-	case v == "":
+	case !ok:
 		return "unrecorded"
-	case strings.HasPrefix(v, "nightly"):
-		return "0.18+"
-	}
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) < 2 {
-		return "unrecorded"
-	}
-	minor, err := strconv.Atoi(parts[1])
-	if err != nil || parts[0] != "0" {
-		return "unrecorded"
-	}
-	switch {
 	case minor <= 12:
 		return "0.11-0.12"
 	case minor <= 17:
 		return "0.13-0.17"
 	}
 	return "0.18+"
+}
+
+// vllmMinor returns the minor number of a vLLM version "0.X[.Y]" (a
+// leading "v" allowed), math.MaxInt for a nightly (the newest), and false
+// for "" or anything else.
+func vllmMinor(version string) (int, bool) {
+	v := strings.TrimPrefix(strings.TrimSpace(version), "v")
+	if strings.HasPrefix(v, "nightly") {
+		return math.MaxInt, true
+	}
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 || parts[0] != "0" {
+		return 0, false
+	}
+	minor, err := strconv.Atoi(parts[1])
+	return minor, err == nil
 }
 
 // JointLoss is FitJoint's loss of a set of residuals: the mean of a

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
-	"strings"
 
 	"github.com/servesim/servesim/batching"
 	"github.com/servesim/servesim/cost"
@@ -30,6 +28,9 @@ import (
 // (ConcurrencyManager::PerformWarmup). The burst at the start is part of
 // what the benchmark averages: at 128 clients the first round's prefills
 // queue behind one another for seconds (docs/fidelity.md#ttft-and-the-benchmarks-start).
+// genai-perf's measured requests replay its dataset from the start, so
+// the first ones repeat the warm-up's prompts (Point.WarmupRepeats): the
+// engine starts with those cached (batching.Config.WarmPrompts).
 // A closed-loop point without NumPrompts is re-simulated in steady state:
 // WarmupRounds left out, then Rounds measured.
 //
@@ -88,16 +89,8 @@ func VLLMSchedulerDefaults(gpu cost.GPUSpec) (maxNumSeqs, maxNumBatchedTokens in
 // scheduling when not told otherwise: from 0.14 (vllm-project/vllm#27614;
 // a nightly counts as the newest). An unrecorded version reports false.
 func asyncByDefault(version string) bool {
-	v := strings.TrimPrefix(strings.TrimSpace(version), "v")
-	if strings.HasPrefix(v, "nightly") {
-		return true
-	}
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) < 2 || parts[0] != "0" {
-		return false
-	}
-	minor, err := strconv.Atoi(parts[1])
-	return err == nil && minor >= 14
+	minor, ok := vllmMinor(version)
+	return ok && minor >= 14
 }
 
 // Engine returns the engine a point ran on, under profile: the point's
