@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/servesim/servesim/batching"
-	"github.com/servesim/servesim/cost"
 	"github.com/servesim/servesim/workload"
 )
 
@@ -19,9 +18,7 @@ import (
 func TestWarmupRepeats(t *testing.T) {
 	t.Parallel()
 	s := Simulator{ModelDir: modelDir(t)}
-	g, err := cost.GPU("h100-sxm")
-	require.NoError(t, err)
-	prof := cost.DefaultProfile(g)
+	prof := mustProfile(t, "h100-sxm")
 	pt := Point{ID: "a", Model: "Qwen/Qwen3-8B", GPU: "h100-sxm", TP: 1, Precision: "bf16", Concurrency: 4,
 		Input: 4096, Output: 32, NumPrompts: 40, WarmupRepeats: 8}
 	cfg, err := s.Config(pt, prof)
