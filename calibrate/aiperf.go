@@ -42,6 +42,9 @@ type exportLoad struct {
 	rate        float64 // requests/s of an open loop (0: a closed loop)
 	burstiness  float64 // gamma shape of the open loop's gaps
 	requests    int     // requests the configuration asked for (0: unknown)
+	// genai-perf only: the warm-up requests perf_analyzer sent first, and
+	// the distinct prompts its requests cycle through (0: not recorded).
+	warmup, entries int
 }
 
 // IsAIPerfExport reports whether data is the aggregated export of aiperf
@@ -78,6 +81,10 @@ func IsAIPerfExport(data []byte) bool {
 // inter_token_latency (per request, (latency − TTFT) over the tokens after
 // the first: vLLM's TPOT), request_latency (E2E) and
 // output_token_throughput, in their recorded units (ns, us, ms, s).
+// A genai-perf closed loop takes its warm-up request count and dataset
+// size where the configuration records them (Point.WarmupRepeats,
+// Point.DatasetEntries): perf_analyzer starts the measured requests from
+// the dataset's first entry and cycles through it.
 // Missing statistics (a run without streaming has no TTFT), an unknown
 // unit, a load it cannot tell or does not model (a sweep, a trace's own
 // schedule) are errors naming the field; the GPU and TP are not in the
@@ -159,6 +166,13 @@ func ReadAIPerfExport(r io.Reader, source string) (Point, error) {
 		p.Rate, p.MaxConcurrency, p.Burstiness, p.IndependentGaps = load.rate, load.concurrency, load.burstiness, true
 	} else {
 		p.Concurrency = load.concurrency
+		// perf_analyzer's measured requests start again from the dataset's
+		// first entry: the first ones repeat the warm-up's prompts, and past
+		// the dataset's end every prompt is a repeat.
+		p.WarmupRepeats, p.DatasetEntries = min(load.warmup, count), load.entries
+		if load.entries > 0 {
+			p.WarmupRepeats = min(p.WarmupRepeats, load.entries)
+		}
 	}
 	return p, nil
 }
@@ -195,7 +209,16 @@ func aiperfLoad(raw json.RawMessage) (exportLoad, error) {
 		Model        []string       `json:"model"`
 		PerfAnalyzer *struct {
 			Stimulus map[string]json.RawMessage `json:"stimulus"`
+			Warmup   *float64                   `json:"warmup_request_count"`
 		} `json:"perf_analyzer"`
+		Input *struct {
+			Entries *float64 `json:"num_dataset_entries"`
+		} `json:"input"`
+		// Earlier genai-perf's arguments: --warmup-request-count, and
+		// --num-dataset-entries, called --num-prompts before it.
+		Warmup     *float64 `json:"warmup_request_count"`
+		Entries    *float64 `json:"num_dataset_entries"`
+		NumPrompts *float64 `json:"num_prompts"`
 		aiperfLoadgen
 	}
 	if err := json.Unmarshal(raw, &c); err != nil {
@@ -228,10 +251,49 @@ func aiperfLoad(raw json.RawMessage) (exportLoad, error) {
 				g.RequestRate = v
 			}
 		}
+		var entries *float64
+		if c.Input != nil {
+			entries = c.Input.Entries
+		}
+		if err := l.setCycle(c.PerfAnalyzer.Warmup, entries, "perf_analyzer.warmup_request_count", "input.num_dataset_entries"); err != nil {
+			return l, err
+		}
 		return g.load(l, "constant")
 	default:
+		if len(c.Model) > 0 { // genai-perf's, not aiperf's, top-level layout
+			entries, name := c.Entries, "num_dataset_entries"
+			if entries == nil {
+				entries, name = c.NumPrompts, "num_prompts"
+			}
+			if err := l.setCycle(c.Warmup, entries, "warmup_request_count", name); err != nil {
+				return l, err
+			}
+		}
 		return c.aiperfLoadgen.load(l, "constant")
 	}
+}
+
+// setCycle records genai-perf's warm-up request count and dataset size,
+// each nil when the export does not record it. perf_analyzer sends the
+// warm-up requests, waits for them, and starts the measured ones from the
+// dataset's first entry, cycling through it (Point.WarmupRepeats,
+// Point.DatasetEntries).
+func (l *exportLoad) setCycle(warmup, entries *float64, warmupName, entriesName string) error {
+	whole := func(name string, x *float64, least float64) (int, error) {
+		if x == nil {
+			return 0, nil
+		}
+		if !(*x >= least) || *x > math.MaxInt32 || *x != math.Trunc(*x) {
+			return 0, fmt.Errorf("%s %v must be a whole number >= %v", name, *x, least)
+		}
+		return int(*x), nil
+	}
+	var err error
+	if l.warmup, err = whole(warmupName, warmup, 0); err != nil {
+		return err
+	}
+	l.entries, err = whole(entriesName, entries, 1)
+	return err
 }
 
 // aiperfLoadgen is the load of earlier aiperf's loadgen block, or of

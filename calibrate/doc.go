@@ -18,7 +18,8 @@
 // as the benchmark ran it: a closed loop whose clients all start together
 // on an idle engine, every one of its NumPrompts requests measured (the
 // first Point.WarmupRepeats of them repeating warm-up prompts the engine
-// starts with cached, as genai-perf's do; vLLM 0.14 and later scheduling
+// starts with cached, as genai-perf's do, and every one past the first
+// Point.DatasetEntries repeating an earlier prompt; vLLM 0.14 and later scheduling
 // asynchronously, their default), an
 // open loop at its rate and burstiness, or the requests replayed at their
 // recorded times (Point.Arrivals). Predict

@@ -118,6 +118,13 @@ type Point struct {
 	// after the warm-up; 0: none, every prompt distinct). The simulator
 	// warms the engine's prefix cache with them (batching.Config.WarmPrompts).
 	WarmupRepeats int
+	// DatasetEntries is how many distinct prompts a closed-loop point's
+	// benchmark cycled through, request i sending prompt i mod
+	// DatasetEntries (genai-perf's --num-dataset-entries, perf_analyzer
+	// replaying its dataset from the start after the warm-up; 0: every
+	// prompt distinct). When NumPrompts exceeds it, the repeated prompts
+	// find their blocks in the prefix cache as they did on the server.
+	DatasetEntries int
 	// Burstiness is the gamma shape of an open loop's arrival gaps, as
 	// `vllm bench serve --burstiness` sets it: 1 (or 0) Poisson, < 1
 	// burstier, +Inf constant gaps.

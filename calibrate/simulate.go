@@ -185,15 +185,18 @@ func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 	if pt.TP < 1 && pt.Engine == nil {
 		return sim.Config{}, invalidf("point %s: tp %d must be >= 1", pt.ID, pt.TP)
 	}
+	if pt.WarmupRepeats < 0 || pt.DatasetEntries < 0 {
+		return sim.Config{}, invalidf("point %s: warm-up repeats %d and dataset entries %d must be >= 0 (0: none)", pt.ID, pt.WarmupRepeats, pt.DatasetEntries)
+	}
 	eng, err := s.Engine(pt, profile)
 	if err != nil {
 		return sim.Config{}, err
 	}
-	if n := warmupRepeats(pt, eng); n > 0 {
+	if n, entries := promptCycle(pt, eng); n > 0 || entries > 0 {
 		if n > 2*workload.MaxClients {
 			return sim.Config{}, invalidf("point %s: %d warm-up repeats exceed %d (2 × workload.MaxClients, genai-perf's 2 × concurrency at the most clients a run takes)", pt.ID, n, 2*workload.MaxClients)
 		}
-		lengths = warmupRepeat{Fixed: workload.Fixed{Input: pt.Input, Output: pt.Output}, n: n}
+		lengths = warmupRepeat{Fixed: workload.Fixed{Input: pt.Input, Output: pt.Output}, n: n, entries: entries}
 		eng.WarmPrompts = make([][]metrics.Span, n)
 		for i := range n {
 			eng.WarmPrompts[i] = []metrics.Span{{ID: warmupPromptID(i), Tokens: pt.Input}}
@@ -243,31 +246,47 @@ func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 	return cfg, nil
 }
 
-// warmupRepeats returns how many of pt's first requests the simulation
-// gives the content of a warm-up prompt cached before the run
-// (Point.WarmupRepeats): all of them for a closed loop of fixed lengths
-// with a NumPrompts on an engine with prefix caching and one
-// data-parallel group, at most NumPrompts; 0 otherwise.
-func warmupRepeats(pt Point, eng batching.Config) int {
-	if pt.WarmupRepeats <= 0 || pt.Concurrency <= 0 || pt.NumPrompts <= 0 || len(pt.Lengths) > 0 ||
+// promptCycle returns how many of pt's first requests the simulation gives
+// the content of a warm-up prompt cached before the run
+// (Point.WarmupRepeats) and over how many prompts the requests cycle
+// (Point.DatasetEntries; 0: none, every request past the warm-up repeats
+// its own prompt): for a closed loop of fixed lengths with a NumPrompts on
+// an engine with prefix caching and one data-parallel group, the repeats
+// at most NumPrompts and the dataset, and a cycle only when NumPrompts
+// exceeds the dataset (so that a dataset at least as large as the run
+// leaves the run as it was without one); 0, 0 otherwise.
+func promptCycle(pt Point, eng batching.Config) (warm, entries int) {
+	if pt.Concurrency <= 0 || pt.NumPrompts <= 0 || len(pt.Lengths) > 0 ||
 		!eng.EnablePrefixCaching || eng.Deployment.DP > 1 {
-		return 0
+		return 0, 0
 	}
-	return min(pt.WarmupRepeats, pt.NumPrompts)
+	warm = min(max(pt.WarmupRepeats, 0), pt.NumPrompts)
+	if d := pt.DatasetEntries; d > 0 {
+		warm = min(warm, d) // the warm-up sent entries 0, 1, ... too
+		if pt.NumPrompts > d {
+			entries = d
+		}
+	}
+	return warm, entries
 }
 
 // warmupRepeat is fixed lengths whose first n requests repeat warm-up
-// prompt i's whole prompt (warmupPromptID), the rest prompts of their own.
+// prompt i's whole prompt (warmupPromptID), the rest prompts of their own;
+// or, with entries > 0, whose request i sends dataset entry i mod entries
+// (the first n of them the warm-up's).
 type warmupRepeat struct {
 	workload.Fixed
-	n int
+	n, entries int
 }
 
-// SamplePrompt returns Fixed's lengths and, for request i < n, warm-up
-// prompt i's content.
+// SamplePrompt returns Fixed's lengths and request i's content: warm-up
+// prompt i's for i < n, or entry i mod entries' when the requests cycle.
 func (w warmupRepeat) SamplePrompt(r *rand.Rand, i int, buf []workload.Segment) (int, int, []workload.Segment) {
 	in, out := w.Fixed.Sample(r, i)
-	if i < w.n {
+	switch {
+	case w.entries > 0:
+		buf = append(buf, workload.Segment{ID: warmupPromptID(i % w.entries), Tokens: in})
+	case i < w.n:
 		buf = append(buf, workload.Segment{ID: warmupPromptID(i), Tokens: in})
 	}
 	return in, out, buf
