@@ -351,6 +351,9 @@ func (p *queuedPipeline) GPUs() int { return p.cfg.GPUs() }
 
 // Series returns each pipeline's counters over time.
 func (p *queuedPipeline) Series() []*metrics.Series {
+	if len(p.queues) == 0 || p.queues[0].stats.series == nil {
+		return nil // Config.WithoutSeries
+	}
 	out := make([]*metrics.Series, len(p.queues))
 	for i, q := range p.queues {
 		out[i] = q.stats.series

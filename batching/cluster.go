@@ -83,6 +83,13 @@ func (c Cluster) Validate() error {
 // GPUs returns Replicas × Engine.GPUs().
 func (c Cluster) GPUs() int { return c.Replicas * c.Engine.GPUs() }
 
+// WithoutSeries returns c with its replicas' time series off
+// (Config.WithoutSeries).
+func (c Cluster) WithoutSeries() sim.ServerConfig {
+	c.Engine.noSeries = true
+	return c
+}
+
 // NewServer builds the replicas for one run.
 func (c Cluster) NewServer(env *sim.Env) (sim.Server, error) {
 	if err := c.Validate(); err != nil {

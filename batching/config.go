@@ -211,6 +211,19 @@ type Config struct {
 	// the full scheduler: the reference the fast paths must match byte
 	// for byte.
 	stepwise bool
+	// noSeries turns the engines' time series off (WithoutSeries).
+	noSeries bool
+}
+
+// WithoutSeries returns c with the engines' time series off: their steps
+// skip sampling the counters and a run reports no Result.Series. Every
+// other result is the same. Runs that are judged and dropped (the probes
+// of a capacity search, a plan's replica counts) take it through
+// capacity.WithoutSeries; the series cost them about an eighth of their
+// instructions.
+func (c Config) WithoutSeries() sim.ServerConfig {
+	c.noSeries = true
+	return c
 }
 
 // maxWarmPrompts is the most prompts Config.WarmPrompts may hold (genai-perf

@@ -32,7 +32,9 @@ var seriesNames = []string{"running", "waiting", "kv_cache_usage", "tokens_per_s
 
 func (s *stats) init(cfg *resolved, name string) {
 	s.blocks, s.poolToks = cfg.pool.Blocks, cfg.pool.Tokens
-	s.series = metrics.NewSeries(name, 0.01, seriesNames...)
+	if !cfg.noSeries {
+		s.series = metrics.NewSeries(name, 0.01, seriesNames...)
+	}
 	if cfg.step != nil {
 		s.peakBandwidth, s.peakFLOPS = cfg.step.Peaks()
 	}
@@ -135,13 +137,16 @@ func (e *engine) Stats() []metrics.Stat {
 // Series returns the engine's counters over time (sim.SeriesReporter),
 // sampled at step starts: running and waiting requests, KV-cache usage,
 // tokens in the step, preemptions so far.
-func (e *engine) Series() []*metrics.Series { return []*metrics.Series{e.stats.series} }
+func (e *engine) Series() []*metrics.Series { return seriesOf([]*engine{e}) }
 
 // GPUs reports the replica's GPU count (sim.GPUCounter).
 func (e *engine) GPUs() int { return e.cfg.GPUs() }
 
 // seriesOf returns the engines' counters over time, one series each.
 func seriesOf(engines []*engine) []*metrics.Series {
+	if len(engines) == 0 || engines[0].stats.series == nil {
+		return nil // Config.WithoutSeries (or a fleet's replica): none
+	}
 	out := make([]*metrics.Series, len(engines))
 	for i, e := range engines {
 		out[i] = e.stats.series

@@ -151,8 +151,10 @@ func (s Search) Run() (*Result, error) {
 	return s.plan().run(workers)
 }
 
-// plan resolves the defaults of a valid search.
+// plan resolves the defaults of a valid search. Its runs are judged and
+// dropped, so the server keeps no time series (WithoutSeries).
 func (s Search) plan() *plan {
+	s.Base.Server = WithoutSeries(s.Base.Server)
 	pl := &plan{s: s, rb: s.BoundaryReplications, minRate: s.MinRate, maxRate: s.MaxRate}
 	if pl.rb == 0 {
 		pl.rb = s.Replications
@@ -274,6 +276,24 @@ func (pl *plan) config(rate float64) (sim.Config, error) {
 		cfg.StopAfterMisses = MaxMisses(n, pl.s.Criteria.Target) + 1
 	}
 	return cfg, nil
+}
+
+// WithoutSeries returns server without its time series when it can
+// drop them (a WithoutSeries method, as batching.Config and
+// batching.Cluster have), else server itself: for runs whose results are
+// judged and dropped, which nothing reads a series of. Every other result
+// is the same.
+func WithoutSeries(server sim.ServerConfig) sim.ServerConfig {
+	if s, ok := server.(seriesDropper); ok {
+		return s.WithoutSeries()
+	}
+	return server
+}
+
+// seriesDropper is a server configuration that can turn its time series
+// off.
+type seriesDropper interface {
+	WithoutSeries() sim.ServerConfig
 }
 
 // MaxMisses returns the largest number of misses m among n measured

@@ -294,6 +294,7 @@ func (st *solver) count(round []*counter) error {
 		err := jobs.Each(len(results), jobs.All, st.s.Workers, func(j, _ int) error {
 			ct, k := open[j/reps], ks[j/reps]
 			cfg := st.config(ct.c.Replica.Servers(k), k)
+			cfg.Server = capacity.WithoutSeries(cfg.Server) // judged and summarised: no series read
 			if n := cfg.Requests - cfg.Warmup; n > 0 {
 				cfg.StopAfterMisses = capacity.MaxMisses(n, st.obj.Criteria.Target) + 1
 			}
