@@ -63,6 +63,7 @@ func Bench(r Request, rate float64, clients int) (*Point, error) {
 	if err != nil {
 		return nil, fmt.Errorf("explore: %w", err)
 	}
+	cfg.Server = capacity.WithoutSeries(cfg.Server) // a Point carries no time series
 	res, err := sim.Run(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("explore: %w", err)
