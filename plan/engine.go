@@ -122,19 +122,28 @@ func floorMisses(sm *cost.StepModel, overhead float64, d Demand) string {
 	}
 	ttft, tpot, e2e := tally{min: math.Inf(1), name: "TTFT"}, tally{min: math.Inf(1), name: "TPOT"}, tally{min: math.Inf(1), name: "E2E"}
 	misses := 0
+	// floors holds each prompt length's prefill and first decode step
+	// (demands repeat lengths: a fixed-length one has a single one).
+	type floor struct{ first, step float64 }
+	floors := make(map[int]floor)
 	for _, l := range d.Lengths {
-		// Alone on the deployment: the MoE layers of a data-parallel one
-		// route this request's tokens only (DPTokens), the least any step
-		// of it routes.
-		var b cost.Batch
-		b.AddPrefill(l.Input, 0)
-		b.DPTokens = b.Tokens()
-		first := overhead + sm.Step(b).Time
-		var step float64
-		if l.Output > 1 {
+		f, ok := floors[l.Input]
+		if !ok {
+			// Alone on the deployment: the MoE layers of a data-parallel one
+			// route this request's tokens only (DPTokens), the least any step
+			// of it routes.
+			var b cost.Batch
+			b.AddPrefill(l.Input, 0)
+			b.DPTokens = b.Tokens()
+			f.first = overhead + sm.Step(b).Time
 			dec := cost.DecodeBatch(1, float64(l.Input+1))
 			dec.DPTokens = 1
-			step = sm.Step(dec).Time
+			f.step = sm.Step(dec).Time
+			floors[l.Input] = f
+		}
+		first, step := f.first, 0.0
+		if l.Output > 1 {
+			step = f.step
 		}
 		total := first + float64(l.Output-1)*step
 		miss := false
