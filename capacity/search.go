@@ -152,9 +152,11 @@ func (s Search) Run() (*Result, error) {
 }
 
 // plan resolves the defaults of a valid search. Its runs are judged and
-// dropped, so the server keeps no time series (WithoutSeries).
+// dropped, so the server keeps no time series (WithoutSeries) and the run
+// no inter-token latencies (sim.Config.NoITL): no verdict reads them.
 func (s Search) plan() *plan {
 	s.Base.Server = WithoutSeries(s.Base.Server)
+	s.Base.NoITL = true
 	pl := &plan{s: s, rb: s.BoundaryReplications, minRate: s.MinRate, maxRate: s.MaxRate}
 	if pl.rb == 0 {
 		pl.rb = s.Replications

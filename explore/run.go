@@ -63,7 +63,8 @@ func Bench(r Request, rate float64, clients int) (*Point, error) {
 	if err != nil {
 		return nil, fmt.Errorf("explore: %w", err)
 	}
-	cfg.Server = capacity.WithoutSeries(cfg.Server) // a Point carries no time series
+	// A Point carries no time series and no inter-token latencies.
+	cfg.Server, cfg.NoITL = capacity.WithoutSeries(cfg.Server), true
 	res, err := sim.Run(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("explore: %w", err)

@@ -118,6 +118,11 @@ type Config struct {
 	// each request's inter-token gaps, as vLLM's --save-detailed itls.
 	// It costs one float per step; it needs records (not SummaryOnly).
 	TokenSteps bool
+	// NoITL leaves the inter-token latencies unrecorded, Result.ITL
+	// empty; every other result is the same. For runs judged or
+	// summarised without them (a capacity search's probes: attainment
+	// counts TTFT, TPOT and E2E), which then do less work a step.
+	NoITL bool
 }
 
 // AddPercentile adds p to c.Percentiles when missing, keeping them
@@ -345,7 +350,9 @@ func (e *run) firstToken(r *metrics.Request) {
 
 // tokens is Env.Tokens.
 func (e *run) tokens(gap float64, n int) {
-	e.m.ITL.AddN(gap, n)
+	if !e.cfg.NoITL {
+		e.m.ITL.AddN(gap, n)
+	}
 	now := e.eng.Now()
 	e.m.Peak.Add(now, n)
 	if e.cfg.TokenSteps && n > 0 && (len(e.steps) == 0 || e.steps[len(e.steps)-1] != now) {
