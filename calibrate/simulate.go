@@ -249,8 +249,8 @@ func (s Simulator) Config(pt Point, profile cost.Profile) (sim.Config, error) {
 // promptCycle returns how many of pt's first requests the simulation gives
 // the content of a warm-up prompt cached before the run
 // (Point.WarmupRepeats) and over how many prompts the requests cycle
-// (Point.DatasetEntries; 0: no cycle, every request after the warm-up
-// repeats a prompt of its own): for a closed loop of fixed lengths with a NumPrompts on
+// (Point.DatasetEntries; 0: no cycle, and every request after the
+// warm-up repeats sends a prompt of its own): for a closed loop of fixed lengths with a NumPrompts on
 // an engine with prefix caching and one data-parallel group, the repeats
 // at most NumPrompts and the dataset, and a cycle only when NumPrompts
 // exceeds the dataset (so that a dataset at least as large as the run
