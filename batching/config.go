@@ -217,10 +217,10 @@ type Config struct {
 
 // WithoutSeries returns c with the engines' time series off: their steps
 // skip sampling the counters and a run reports no Result.Series. Every
-// other result is the same. Runs that are judged and dropped (the probes
-// of a capacity search, a plan's replica counts) take it through
-// capacity.WithoutSeries; the series cost them about an eighth of their
-// instructions.
+// other result is the same. Runs judged or summarised without it (a
+// capacity search's probes, a plan's replica counts, explore's bench
+// points) take it through capacity.WithoutSeries; the series cost them
+// about an eighth of their instructions.
 func (c Config) WithoutSeries() sim.ServerConfig {
 	c.noSeries = true
 	return c

@@ -260,7 +260,7 @@ func promptCycle(pt Point, eng batching.Config) (warm, entries int) {
 		!eng.EnablePrefixCaching || eng.Deployment.DP > 1 {
 		return 0, 0
 	}
-	warm = min(max(pt.WarmupRepeats, 0), pt.NumPrompts)
+	warm = min(pt.WarmupRepeats, pt.NumPrompts) // >= 0: Config checked it
 	if d := pt.DatasetEntries; d > 0 {
 		warm = min(warm, d) // the warm-up sent entries 0, 1, ... too
 		if pt.NumPrompts > d {

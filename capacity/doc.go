@@ -14,7 +14,9 @@
 // point estimate. Replications use the same seeds at every rate (paired),
 // so rates differ only by the rate. Probes far above capacity fail fast:
 // a run stops as soon as more than (1−q)·n of its requests have missed,
-// or when its backlog shows unbounded growth.
+// or when its backlog shows unbounded growth. Probes keep neither the
+// server's time series (WithoutSeries) nor the inter-token latencies
+// (sim.Config.NoITL): no verdict reads them.
 //
 // The search is sequential, its runs parallel: idle workers run the
 // probes the search would make next under either verdict of the open

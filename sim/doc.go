@@ -35,6 +35,8 @@
 // keeps them in the denominator. By default every request record is kept and
 // percentiles are exact; Config.SummaryOnly keeps moments and quantile
 // sketches instead, so memory is O(requests in the system).
+// Config.NoITL leaves the inter-token latencies out, for runs judged or
+// summarised without them.
 //
 // # Determinism and concurrency
 //
