@@ -89,8 +89,9 @@ type JointOptions struct {
 	MaxSimulations int
 	// Noise is the relative error a row is expected to have on its own,
 	// which weighs the prior against the data: the loss adds
-	// (Noise²/rows)·Σ z², z a term's move in units of its uncertainty
-	// (0: 0.1; negative: no prior term, the bounds only).
+	// (Noise²/rows)·Σ z², z a term's move in units of its uncertainty.
+	// 0 estimates it from the rows (EstimateNoise of their log errors at
+	// the priors); negative: no prior term, the bounds only.
 	Noise float64
 }
 
@@ -144,8 +145,11 @@ type JointFit struct {
 	StartLoss, Loss float64
 	// Iterations counts the Levenberg–Marquardt iterations run.
 	Iterations int
-	band       func(Point) string
-	start      func(string) (cost.Profile, error)
+	// Noise is the per-row relative error the prior was weighed against
+	// (JointOptions.Noise, or its estimate); 0 without a prior term.
+	Noise float64
+	band  func(Point) string
+	start func(string) (cost.Profile, error)
 }
 
 // GEMMFamily returns the weight-precision family of a point's GEMMs:
@@ -327,11 +331,6 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 	if opt.MaxSimulations <= 0 {
 		opt.MaxSimulations = 80
 	}
-	noise := opt.Noise
-	if noise == 0 {
-		noise = 0.1
-	}
-	noise = math.Max(noise, 0)
 	pts, ptW := sampleCells(points, opt.Band, opt.MaxRowsPerCell)
 	j := JointFit{Rows: len(pts), band: opt.Band, start: opt.Start}
 	gpuPts, famPts, bandPts := map[string][]int{}, map[string][]int{}, map[string][]int{}
@@ -453,6 +452,16 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 		return JointFit{}, invalidf("joint fit: no measured metric among %v", opt.Metrics)
 	}
 	nt := len(j.Terms)
+	x := make([]float64, nt)
+	e, err := logErrs(x, all)
+	if err != nil {
+		return JointFit{}, err
+	}
+	noise := math.Max(opt.Noise, 0)
+	if opt.Noise == 0 {
+		noise = EstimateNoise(e)
+	}
+	j.Noise = noise
 	moved := func(x []float64) float64 {
 		z := 0.0
 		for _, v := range x {
@@ -461,11 +470,6 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 		return noise * noise * z / float64(len(points))
 	}
 	objective := func(e, x []float64) float64 { return huberMean(e, rowW) + moved(x) }
-	x := make([]float64, nt)
-	e, err := logErrs(x, all)
-	if err != nil {
-		return JointFit{}, err
-	}
 	j.StartLoss = objective(e, x)
 	f := j.StartLoss
 	lambda := 1e-2
@@ -554,6 +558,31 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 	}
 	j.Loss = f
 	return j, nil
+}
+
+// MinNoise is the least per-row relative error EstimateNoise returns:
+// repeated benchmark runs of one setup differ by a few per cent, so no
+// row pins a term more finely than about 10%.
+const MinNoise = 0.1
+
+// EstimateNoise returns the per-row relative error of log errors es: their
+// spread about their median, 1.4826 × the median absolute deviation (the
+// standard deviation for normal errors, unmoved by a few wild rows), and
+// at least MinNoise. A shared offset (every row 20% slow) is what the
+// terms are there to correct, so it does not count; rows that disagree
+// with one another (two sources that measure one setup differently) do,
+// and weigh the prior more: the fit moves a term only as far as rows
+// that agree ask for. No errors give MinNoise.
+func EstimateNoise(es []float64) float64 {
+	if len(es) == 0 {
+		return MinNoise
+	}
+	s := append([]float64(nil), es...)
+	med := median(s)
+	for i, v := range s {
+		s[i] = math.Abs(v - med)
+	}
+	return math.Max(MinNoise, 1.4826*median(s))
 }
 
 // predict re-simulates points under their GPU's and band's profiles and

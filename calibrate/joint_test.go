@@ -3,7 +3,10 @@ package calibrate
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/servesim/servesim/cost"
 	"github.com/stretchr/testify/assert"
@@ -174,4 +177,84 @@ func TestSampleCells(t *testing.T) {
 	all, w := sampleCells(pts, band, 0)
 	assert.Len(t, all, 7)
 	assert.Equal(t, 7.0, w[0]+w[1]+w[2]+w[3]+w[4]+w[5]+w[6])
+}
+
+// TestEstimateNoise checks the per-row noise against theory: for normal
+// log errors of standard deviation σ, 1.4826 × the median absolute
+// deviation estimates σ (its own relative standard error is about
+// 0.82/√n: 1.8% at 2,001 rows; the tolerance is 6%). A shared offset
+// does not change it, a tenth of wild rows moves it by less than a
+// quarter (the sample standard deviation more than doubles), and it
+// never falls below MinNoise.
+func TestEstimateNoise(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	const sigma = 0.2
+	es := make([]float64, 2001)
+	for i := range es {
+		es[i] = 0.3 + sigma*r.NormFloat64()
+	}
+	got := EstimateNoise(es)
+	assert.InEpsilon(t, sigma, got, 0.06)
+	shifted := make([]float64, len(es))
+	for i, v := range es {
+		shifted[i] = v - 0.8
+	}
+	assert.InEpsilon(t, got, EstimateNoise(shifted), 1e-9, "a shared offset is the terms' to fix, not noise")
+	wild := append([]float64(nil), es...)
+	for i := 0; i < len(wild); i += 10 {
+		wild[i] = 5
+	}
+	assert.Less(t, EstimateNoise(wild), 1.25*sigma)
+	assert.Greater(t, stat.StdDev(wild, nil), 2*sigma)
+	for _, es := range [][]float64{nil, {0.4}, {0.1, 0.1, 0.1, 0.12}} {
+		assert.Equal(t, MinNoise, EstimateNoise(es), "%v", es)
+	}
+}
+
+// TestFitJointNoiseFromRows: rows that agree on a per-sequence time 1.6
+// times the prior's are fitted as with a fixed noise of MinNoise (the
+// estimate is the floor: bit for bit the same term); the same rows with
+// ±35% scatter of their own (each row twice, once each way, so their
+// centre is unchanged)
+// give a larger estimated noise, and the fit moves the term less than a
+// fixed 10% noise lets it.
+func TestFitJointNoiseFromRows(t *testing.T) {
+	t.Parallel()
+	s := Simulator{ModelDir: modelDir(t)}
+	h, err := cost.GPU("h100-sxm")
+	require.NoError(t, err)
+	centre := cost.DefaultProfile(h).StepOverhead.PerSeq
+	truth := []JointTerm{{Knob: StepPerSeq, Group: "0.18+", CPU: true, Value: 1.6 * centre}}
+	var agree []Point
+	for _, p := range syntheticJoint(t, s, []string{"h100-sxm"}, truth) {
+		if VersionBand(p.BackendVersion) == "0.18+" && p.Concurrency > 1 {
+			p.Measured.TTFT = 0 // TPOT only: the per-sequence time sets it
+			agree = append(agree, p)
+		}
+	}
+	var scatter []Point
+	for _, p := range agree {
+		for _, f := range []float64{1.35, 1 / 1.35} {
+			q := p
+			q.ID += fmt.Sprint(f)
+			q.Measured.TPOT *= f
+			scatter = append(scatter, q)
+		}
+	}
+	fit := func(pts []Point, noise float64) JointFit {
+		j, err := s.FitJoint(pts, JointOptions{Kernel: []TermPrior{}, CPU: []TermPrior{{Knob: StepPerSeq, Uncertainty: math.Log(2)}}, Noise: noise})
+		require.NoError(t, err)
+		require.Len(t, j.Terms, 1)
+		return j
+	}
+	estimated, fixed := fit(agree, 0), fit(agree, MinNoise)
+	assert.Equal(t, MinNoise, estimated.Noise)
+	assert.Equal(t, fixed.Terms[0].Value, estimated.Terms[0].Value)
+	t.Logf("agree: moved %.3f", fixed.Terms[0].Moved())
+	estimated, fixed = fit(scatter, 0), fit(scatter, MinNoise)
+	assert.Greater(t, estimated.Noise, 0.2, "±35%% scatter: a log spread of about 0.3")
+	t.Logf("scatter: estimated noise %.3f, moved %.3f against %.3f at noise %.2f", estimated.Noise, estimated.Terms[0].Moved(), fixed.Terms[0].Moved(), MinNoise)
+	assert.Greater(t, estimated.Terms[0].Moved(), 0.0)
+	assert.Less(t, estimated.Terms[0].Moved(), fixed.Terms[0].Moved())
 }

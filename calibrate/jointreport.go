@@ -91,8 +91,8 @@ func (s Simulator) Joint(points []Point, opt JointOptions) (*JointSummary, error
 // errors at the priors and fitted.
 func (j *JointSummary) WriteText(w io.Writer) error {
 	fit := j.Fit
-	fmt.Fprintf(w, "joint fit: %d runs (%d flagged by the audit and %d that cannot be modelled left out), %d simulated in the fit, loss %.4f at the priors, %.4f fitted (%d iterations)\n\n",
-		j.Kept, j.Flagged, j.Unmodelled, fit.Rows, fit.StartLoss, fit.Loss, fit.Iterations)
+	fmt.Fprintf(w, "joint fit: %d runs (%d flagged by the audit and %d that cannot be modelled left out), %d simulated in the fit, per-row noise %s, loss %.4f at the priors, %.4f fitted (%d iterations)\n\n",
+		j.Kept, j.Flagged, j.Unmodelled, fit.Rows, pct(fit.Noise), fit.StartLoss, fit.Loss, fit.Iterations)
 	io.WriteString(w, JointTermTable(fit))
 	for _, f := range []struct {
 		name string
