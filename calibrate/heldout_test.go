@@ -63,16 +63,7 @@ func TestHeldOut(t *testing.T) {
 func TestJoint(t *testing.T) {
 	t.Parallel()
 	s := Simulator{ModelDir: modelDir(t)}
-	h, err := cost.GPU("h100-sxm")
-	require.NoError(t, err)
-	centre := cost.DefaultProfile(h).StepOverhead.PerSeq
-	truth := []JointTerm{{Knob: StepPerSeq, Group: "0.18+", CPU: true, Value: 1.8 * centre}}
-	var pts []Point
-	for _, p := range syntheticJoint(t, s, []string{"h100-sxm"}, truth) {
-		if VersionBand(p.BackendVersion) == "0.18+" && p.Concurrency > 1 {
-			pts = append(pts, p)
-		}
-	}
+	pts, _ := perSeqRows(t, s, 1.8)
 	opt := JointOptions{Kernel: []TermPrior{}, CPU: []TermPrior{{Knob: StepPerSeq, Uncertainty: math.Log(2)}}, Iterations: 4}
 	var b strings.Builder
 	j, err := s.Joint(pts, opt)

@@ -56,6 +56,24 @@ func syntheticJoint(t *testing.T, s Simulator, gpus []string, truth []JointTerm)
 	return pts
 }
 
+// perSeqRows returns the synthetic set's vLLM 0.18+ points at 16
+// clients, measured with H100's per-sequence time times factor (the
+// term those rows' TPOT sets), and the catalog's per-sequence time.
+func perSeqRows(t *testing.T, s Simulator, factor float64) ([]Point, float64) {
+	t.Helper()
+	h, err := cost.GPU("h100-sxm")
+	require.NoError(t, err)
+	centre := cost.DefaultProfile(h).StepOverhead.PerSeq
+	truth := []JointTerm{{Knob: StepPerSeq, Group: "0.18+", CPU: true, Value: factor * centre}}
+	var pts []Point
+	for _, p := range syntheticJoint(t, s, []string{"h100-sxm"}, truth) {
+		if VersionBand(p.BackendVersion) == "0.18+" && p.Concurrency > 1 {
+			pts = append(pts, p)
+		}
+	}
+	return pts, centre
+}
+
 // TestFitJointRecoversTerms is the joint fit's self-check: a synthetic
 // set priced by a known term set, every term moved from its prior by
 // 0.4 of its uncertainty (either way), is fitted back from the priors
@@ -127,16 +145,7 @@ func TestFitJointRefuses(t *testing.T) {
 func TestFitJointStaysInPrior(t *testing.T) {
 	t.Parallel()
 	s := Simulator{ModelDir: modelDir(t)}
-	h, err := cost.GPU("h100-sxm")
-	require.NoError(t, err)
-	centre := cost.DefaultProfile(h).StepOverhead.PerSeq
-	truth := []JointTerm{{Knob: StepPerSeq, Group: "0.18+", CPU: true, Value: 4 * centre}}
-	var pts []Point
-	for _, p := range syntheticJoint(t, s, []string{"h100-sxm"}, truth) {
-		if VersionBand(p.BackendVersion) == "0.18+" && p.Concurrency > 1 {
-			pts = append(pts, p)
-		}
-	}
+	pts, centre := perSeqRows(t, s, 4)
 	fit, err := s.FitJoint(pts, JointOptions{Kernel: []TermPrior{}, CPU: []TermPrior{{Knob: StepPerSeq, Uncertainty: math.Log(2)}}})
 	require.NoError(t, err)
 	require.Len(t, fit.Terms, 1)
@@ -216,22 +225,14 @@ func TestEstimateNoise(t *testing.T) {
 // times the prior's are fitted as with a fixed noise of MinNoise (the
 // estimate is the floor: bit for bit the same term); the same rows with
 // ±35% scatter of their own (each row twice, once each way, so their
-// centre is unchanged)
-// give a larger estimated noise, and the fit moves the term less than a
+// centre is unchanged) give a larger estimated noise, and the fit moves the term less than a
 // fixed 10% noise lets it.
 func TestFitJointNoiseFromRows(t *testing.T) {
 	t.Parallel()
 	s := Simulator{ModelDir: modelDir(t)}
-	h, err := cost.GPU("h100-sxm")
-	require.NoError(t, err)
-	centre := cost.DefaultProfile(h).StepOverhead.PerSeq
-	truth := []JointTerm{{Knob: StepPerSeq, Group: "0.18+", CPU: true, Value: 1.6 * centre}}
-	var agree []Point
-	for _, p := range syntheticJoint(t, s, []string{"h100-sxm"}, truth) {
-		if VersionBand(p.BackendVersion) == "0.18+" && p.Concurrency > 1 {
-			p.Measured.TTFT = 0 // TPOT only: the per-sequence time sets it
-			agree = append(agree, p)
-		}
+	agree, _ := perSeqRows(t, s, 1.6)
+	for i := range agree {
+		agree[i].Measured.TTFT = 0 // TPOT only: the per-sequence time sets it
 	}
 	var scatter []Point
 	for _, p := range agree {
