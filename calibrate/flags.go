@@ -39,6 +39,7 @@ func (f *Flags) Define(fs *flag.FlagSet) []cliflag.Group {
 	fs.Var(cliflag.Int{P: &c.Workers}, "workers", "simulations run at once (0: GOMAXPROCS); results do not depend on it")
 	fs.BoolVar(&c.Quiet, "quiet", false, "no progress spinner")
 	fs.BoolVar(&c.Joint, "joint", false, "fit nothing into -o: one joint fit over every run the audit keeps (calibrate.FitJoint: kernel terms per GPU, CPU-side terms per vLLM version band), printing each term's prior, fitted value and move")
+	fs.Var(cliflag.NonNegativeFloat{P: &c.JointNoise, Zero: "estimated from the runs"}, "joint-noise", "with --joint: the relative error each run is taken to have on its own, which weighs the terms' priors against the runs (0: estimated from the runs' spread at the priors, at least 0.1)")
 	fs.BoolVar(&c.Audit, "audit", false, "fit nothing: print each source's runs that need more compute or bandwidth than their GPU has (calibrate.Audit), and why")
 	bfs := cliflag.NewFlagSet("calibrate")
 	f.serve.Define(bfs)
@@ -50,7 +51,7 @@ func (f *Flags) Define(fs *flag.FlagSet) []cliflag.Group {
 		}
 		fs.Var(bf.Value, name, usage)
 	}
-	return []cliflag.Group{{Title: "flags", Names: []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet", "joint", "audit"}},
+	return []cliflag.Group{{Title: "flags", Names: []string{"csv", "model", "gpu", "tensor-parallel-size", "precision", "model-configs", "start", "o", "max-evaluations", "workers", "quiet", "joint", "joint-noise", "audit"}},
 		{Title: "vllm serve (engine) flags of the result files' deployment, as servesim bench takes them", Names: serveFlags}}
 }
 

@@ -65,6 +65,10 @@ type Config struct {
 	// Joint writes no profile: Run fits one set of terms over every run
 	// the audit keeps (Simulator.Joint under StudyJointOptions).
 	Joint bool
+	// JointNoise is the joint fit's per-row relative error
+	// (JointOptions.Noise), a fraction ≥ 0: 0 estimates it from the runs
+	// (EstimateNoise). Only with Joint.
+	JointNoise float64
 	// Quiet leaves out notes; Warn still hears of every skipped run.
 	Quiet bool
 	// Warn, when set, hears each run skipped and why, and notes, as Run
@@ -79,6 +83,10 @@ type Config struct {
 // runs a simulation of every run per evaluation.
 const maxEvaluations = 100000
 
+// maxJointNoise caps Config.JointNoise: a relative error of 10 (1,000%) a
+// run already leaves every term at its prior.
+const maxJointNoise = 10.0
+
 // Validate checks the numbers of c (the files are read by Run).
 func (c Config) Validate() error {
 	switch {
@@ -90,6 +98,10 @@ func (c Config) Validate() error {
 		return fielderr.New("Workers", c.Workers, "must be >= 0 (0: GOMAXPROCS)")
 	case c.Joint && c.Audit:
 		return fielderr.New("Joint", c.Joint, "cannot be set with Audit (the joint fit audits its runs itself): choose one")
+	case !(c.JointNoise >= 0 && c.JointNoise <= maxJointNoise):
+		return fielderr.New("JointNoise", c.JointNoise, "must be in [0, %g] (a relative error a run; 0: estimated from the runs)", maxJointNoise)
+	case c.JointNoise > 0 && !c.Joint:
+		return fielderr.New("JointNoise", c.JointNoise, "applies to the joint fit only: set Joint too, or leave it 0")
 	}
 	return nil
 }
@@ -139,7 +151,9 @@ func Run(c Config) (*Report, error) {
 		return nil, fmt.Errorf("none of the %d runs can be simulated (reasons above)", len(unknown))
 	}
 	if c.Joint {
-		j, err := Simulator{Workers: c.Workers, ModelDir: c.ModelDir}.Joint(points, StudyJointOptions)
+		opt := StudyJointOptions
+		opt.Noise = c.JointNoise
+		j, err := Simulator{Workers: c.Workers, ModelDir: c.ModelDir}.Joint(points, opt)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package calibrate_test
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -179,10 +180,14 @@ func TestRunErrors(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a failed Run wrote its profile")
 	}
-	for _, c := range []calibrate.Config{{TP: -1}, {MaxEvaluations: -1}, {Workers: -1}} {
+	for _, c := range []calibrate.Config{{TP: -1}, {MaxEvaluations: -1}, {Workers: -1}, {Joint: true, JointNoise: -0.1},
+		{Joint: true, JointNoise: 11}, {Joint: true, JointNoise: math.NaN()}, {JointNoise: 0.2}} {
 		if fe := fielderr.Of(c.Validate()); fe == nil {
 			t.Errorf("Validate(%+v) = %v, want a field error", c, c.Validate())
 		}
+	}
+	if err := (calibrate.Config{Joint: true, JointNoise: 0.2}).Validate(); err != nil {
+		t.Errorf("a joint fit's noise of 0.2: %v", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -20,5 +21,16 @@ func TestCalibrateJoint(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("--joint output lacks %q:\n%s", want, r.stdout)
 		}
+	}
+	// The per-row noise: estimated from the runs by default (at least
+	// 10%), as given with --joint-noise.
+	var noise float64
+	if _, err := fmt.Sscanf(r.stdout[strings.Index(r.stdout, "per-row noise ")+len("per-row noise "):], "%g%%", &noise); err != nil || noise < 10 {
+		t.Errorf("--joint's estimated noise %v (%v), want a percentage of at least 10:\n%s", noise, err, r.stdout)
+	}
+	given := mustRun(t, "calibrate", "--joint", "--joint-noise", "0.5", "--csv", shareddata.Path(t, "public_serving_runs.csv"), "--gpu", "a100-80gb",
+		"--model-configs", shareddata.Path(t, "model_configs"))
+	if !strings.Contains(given.stdout, "per-row noise 50.0%,") {
+		t.Errorf("--joint-noise 0.5 output lacks its noise:\n%s", given.stdout)
 	}
 }
