@@ -331,6 +331,9 @@ func (s Simulator) FitJoint(points []Point, opt JointOptions) (JointFit, error) 
 	if opt.MaxSimulations <= 0 {
 		opt.MaxSimulations = 80
 	}
+	if math.IsNaN(opt.Noise) || math.IsInf(opt.Noise, 1) {
+		return JointFit{}, invalidf("joint fit: noise %v must be a finite relative error (0: estimated from the rows; negative: no prior term)", opt.Noise)
+	}
 	pts, ptW := sampleCells(points, opt.Band, opt.MaxRowsPerCell)
 	j := JointFit{Rows: len(pts), band: opt.Band, start: opt.Start}
 	gpuPts, famPts, bandPts := map[string][]int{}, map[string][]int{}, map[string][]int{}

@@ -130,6 +130,8 @@ func TestFitJointRefuses(t *testing.T) {
 		{CPU: []TermPrior{{Knob: StepPerSeq, Uncertainty: math.Inf(1)}}},
 		{Kernel: []TermPrior{{Knob: "gemm.nope", Uncertainty: 0.1}}},
 		{CPU: []TermPrior{{Knob: StepBase, Uncertainty: 0.1}}}, // a multiplicative prior centred on 0
+		{Noise: math.NaN()},
+		{Noise: math.Inf(1)},
 	} {
 		_, err := s.FitJoint([]Point{pt}, opt)
 		assert.ErrorIs(t, err, ErrInvalid, "%+v", opt)
