@@ -45,7 +45,9 @@
 // over every source at once: kernel terms per GPU (the GEMM fraction per
 // weight-precision family, GEMMFamily), CPU-side terms (a + b·running,
 // frontend) per vLLM version band (VersionBand), each bounded by a prior
-// (TermPrior) and reporting its move (JointTerm.Moved). Simulator.CrossGPU
+// (TermPrior) and reporting its move (JointTerm.Moved), each move weighed
+// against a per-run noise estimated from the runs' spread (EstimateNoise)
+// unless JointOptions.Noise gives it. Simulator.CrossGPU
 // checks, without a profile, one setup measured on two GPUs of which one
 // has more of everything: the faster one's speed-up must reach the floor
 // the slower run's utilisation allows, or a host held it back.

@@ -227,8 +227,8 @@ func TestEstimateNoise(t *testing.T) {
 // times the prior's are fitted as with a fixed noise of MinNoise (the
 // estimate is the floor: bit for bit the same term); the same rows with
 // ±35% scatter of their own (each row twice, once each way, so their
-// centre is unchanged) give a larger estimated noise, and the fit moves the term less than a
-// fixed 10% noise lets it.
+// centre is unchanged) give a larger estimated noise, and the fit moves
+// the term less than a fixed 10% noise lets it.
 func TestFitJointNoiseFromRows(t *testing.T) {
 	t.Parallel()
 	s := Simulator{ModelDir: modelDir(t)}
