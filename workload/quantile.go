@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 
 	"gonum.org/v1/gonum/mathext"
 )
@@ -25,13 +24,20 @@ type QuantileTable struct {
 	Correlation float64 `json:"correlation" yaml:"correlation"`
 }
 
-// Sample draws one request's lengths.
+// Sample draws one request's lengths. L is the input table's quantile at
+// the first uniform u itself, since Φ(Φ⁻¹(u)) = u (the copula's first
+// normal is needed only for O's); with no correlation O's normal is the
+// second uniform's own, so O is the output table's quantile at that
+// uniform and no normal is computed at all.
 func (q QuantileTable) Sample(r *rand.Rand, _ int) (int, int) {
-	z1 := mathext.NormalQuantile(openUnit(r))
-	z2 := mathext.NormalQuantile(openUnit(r))
-	zo := q.Correlation*z1 + math.Sqrt(1-q.Correlation*q.Correlation)*z2
-	in := math.Round(q.at(q.Input, normalCDF(z1)))
-	out := math.Max(1, math.Round(q.at(q.Output, normalCDF(zo))))
+	u1, u2 := openUnit(r), openUnit(r)
+	v := u2
+	if q.Correlation != 0 {
+		z1, z2 := mathext.NormalQuantile(u1), mathext.NormalQuantile(u2)
+		v = normalCDF(q.Correlation*z1 + math.Sqrt(1-q.Correlation*q.Correlation)*z2)
+	}
+	in := math.Round(q.at(q.Input, u1))
+	out := math.Max(1, math.Round(q.at(q.Output, v)))
 	return int(in), int(out)
 }
 
@@ -39,7 +45,17 @@ func normalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
 
 // at interpolates the table xs linearly in probability at u.
 func (q QuantileTable) at(xs []float64, u float64) float64 {
-	i := sort.SearchFloat64s(q.Probs, u)
+	// i is the first index with Probs[i] ≥ u: sort.SearchFloat64s written
+	// out (its closure call a comparison was a tenth of a draw's time).
+	i, j := 0, len(q.Probs)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if q.Probs[h] < u {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
 	switch {
 	case i == 0:
 		return xs[0]

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mathext"
 )
 
 // TestQuantileTableMarginals: a table entry x at probability p is the
@@ -135,6 +136,90 @@ func TestQuantileTableValidate(t *testing.T) {
 			q := good
 			tt.mutate(&q)
 			assert.ErrorContains(t, q.Validate(), tt.want)
+		})
+	}
+}
+
+// TestQuantileTableSampleDefinition: Sample takes shortcuts (L at the
+// first uniform itself, and with no correlation O at the second's), so its
+// draws are checked against the copula's definition written out in full:
+// z₁ = Φ⁻¹(u₁), z₂ = Φ⁻¹(u₂), L = Q_L(Φ(z₁)), O = Q_O(Φ(ρz₁ + √(1−ρ²)z₂)),
+// on the same uniforms. Φ(Φ⁻¹(u)) differs from u by rounding only, so a
+// draw may differ by one token where the quantile falls within 1e-9 of a
+// half; none may differ otherwise.
+func TestQuantileTableSampleDefinition(t *testing.T) {
+	t.Parallel()
+	const n = 300_000
+	phi := func(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
+	quantile := func(probs, xs []float64, u float64) float64 {
+		i := sort.SearchFloat64s(probs, u)
+		if i == 0 {
+			return xs[0]
+		}
+		if i == len(probs) {
+			return xs[len(xs)-1]
+		}
+		return xs[i-1] + (u-probs[i-1])/(probs[i]-probs[i-1])*(xs[i]-xs[i-1])
+	}
+	conv := AzureConversation()
+	uncorrelated := conv
+	uncorrelated.Correlation = 0
+	negative := AzureCode()
+	strong := conv
+	strong.Correlation = 0.9
+	for _, tt := range []struct {
+		name string
+		q    QuantileTable
+	}{{"conversation", conv}, {"no correlation", uncorrelated}, {"code (negative)", negative}, {"correlation 0.9", strong}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			q := tt.q
+			got, ref := rand.New(rand.NewPCG(11, 12)), rand.New(rand.NewPCG(11, 12))
+			for i := range n {
+				in, out := q.Sample(got, i)
+				u1, u2 := openUnit(ref), openUnit(ref)
+				z1, z2 := mathext.NormalQuantile(u1), mathext.NormalQuantile(u2)
+				wantIn := quantile(q.Probs, q.Input, phi(z1))
+				wantOut := max(1, quantile(q.Probs, q.Output, phi(q.Correlation*z1+math.Sqrt(1-q.Correlation*q.Correlation)*z2)))
+				for _, c := range []struct {
+					what string
+					got  int
+					want float64
+				}{{"input", in, wantIn}, {"output", out, wantOut}} {
+					if float64(c.got) == math.Round(c.want) {
+						continue
+					}
+					if half := math.Abs(c.want - math.Floor(c.want) - 0.5); half > 1e-9 || math.Abs(float64(c.got)-c.want) > 1 {
+						t.Fatalf("draw %d: %s %d, the definition gives %v", i, c.what, c.got, c.want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkQuantileTableSample draws Azure-conversation lengths (a
+// correlated table: three normal functions a draw) and the same table
+// without correlation (none), reporting draws per second.
+func BenchmarkQuantileTableSample(b *testing.B) {
+	conv := AzureConversation()
+	uncorrelated := conv
+	uncorrelated.Correlation = 0
+	for _, bb := range []struct {
+		name string
+		q    QuantileTable
+	}{{"conversation", conv}, {"uncorrelated", uncorrelated}} {
+		b.Run(bb.name, func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, 2))
+			var sum int
+			for b.Loop() {
+				in, out := bb.q.Sample(r, 0)
+				sum += in + out
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "draws/s")
+			if sum <= 0 {
+				b.Fatal("no lengths drawn")
+			}
 		})
 	}
 }
