@@ -652,8 +652,9 @@ func checkShot(t *testing.T, view string, shot []byte) {
 // BenchmarkPage measures, in headless Chromium, the time from navigation
 // to the compiled wasm (and catalog), to the first drawn result (the
 // latency view, with lambda*), to the loops view, to every view
-// drawn, and from a change of the rate, TP, model or plan rate to the
-// redrawn latency and loops views and to every view, reported as
+// drawn, and from a change of the rate, TP, model, plan rate, GPU,
+// dataset or clients to the redrawn latency and loops views and to every
+// view, reported as
 // metrics. It logs the page's timeline: each worker's start and each
 // call's span.
 func BenchmarkPage(b *testing.B) {
@@ -677,10 +678,12 @@ func BenchmarkPage(b *testing.B) {
 		all = append(all, eval[float64](b, p, `window.servesimTimings.allViews`))
 		b.Logf("first load: workers ready at %v ms", eval[[]float64](b, p, `window.servesimTimings.ready`))
 		b.Logf("first load: ms per call %v", eval[map[string]float64](b, p, `window.servesimState.callMs`))
-		// Changes of the rate, the TP, the model and the plan's rate:
-		// each reruns what reads it.
+		// Changes of the rate, the TP, the model, the plan's rate, the
+		// GPU, the dataset and the closed loop's clients: each reruns what
+		// reads it.
 		changes := [][2]string{{"f-rate", "12"}, {"f-rate", "18"}, {"f-rate", "24"}, {"f-tp", "2"}, {"f-tp", "1"},
-			{"f-model", "qwen2.5-7b"}, {"f-model", "llama-3.1-8b"}, {"f-plan_rate", "30"}}
+			{"f-model", "qwen2.5-7b"}, {"f-model", "llama-3.1-8b"}, {"f-plan_rate", "30"},
+			{"f-gpu", "a100-80gb"}, {"f-dataset", "Aeala/ShareGPT_Vicuna_unfiltered"}, {"f-clients", "16"}}
 		for k, c := range changes {
 			p.set(b, c[0], c[1])
 			p.waitDone(b, 2+k)
