@@ -2,7 +2,9 @@ package calibrate
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,6 +67,21 @@ type AuditRow struct {
 	// TPOT.
 	Running float64
 	Holds   int
+	// DecodeBatch is the decode step's batch that Bandwidth and PerSeqRoom
+	// price: the mean decode batch by Little's law, rounded, at least 1
+	// and at most the clients, the client's cap and max_num_seqs (1 when
+	// no rate is known); 0 when TPOT was not measured.
+	DecodeBatch int
+	// PerSeqRoom is the most step time per running sequence, in seconds,
+	// that the run's decode steps leave beyond their kernels: the mean
+	// TPOT less the decode step's weight and KV streaming at peak
+	// bandwidth (the floor under Bandwidth), over that step's batch. A
+	// step model whose CPU-side time per sequence (a profile's
+	// step_overhead.per_seq_s, added to every step) exceeds it predicts
+	// that batch slower than the run measured, whatever its other terms;
+	// time that overlaps the GPU's step is not bound by it. It is 0 where
+	// Bandwidth is, and negative for a run flagged on bandwidth.
+	PerSeqRoom float64
 	// Flagged is set when Compute or Bandwidth exceeds AuditLimit, or a
 	// closed loop ran fewer than AuditAdmissionLimit × Holds requests at
 	// once (Running).
@@ -151,6 +168,8 @@ func (s Simulator) audit(pt Point) (AuditRow, error) {
 		batch = math.Round(max(1, min(batch, limit)))
 		ds := sm.Step(cost.DecodeBatch(int(batch), in+out/2))
 		r.Bandwidth = ds.MBU * ds.Time / m.TPOT
+		r.DecodeBatch = int(batch)
+		r.PerSeqRoom = (m.TPOT - ds.MBU*ds.Time) / batch
 	}
 	r.Flagged = r.Compute > AuditLimit || r.Bandwidth > AuditLimit || r.admissionLimited()
 	if r.Flagged {
@@ -295,6 +314,78 @@ func AuditSummary(rows []AuditRow) string {
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %.0f%% | %.0f%% |\n", k, a.n, a.flagged, a.compute, a.bandwidth, a.admission, 100*a.maxC, 100*a.maxB)
 	}
 	return b.String()
+}
+
+// perSeqBatches are the lower ends of the decode batches AuditRoom groups
+// rows by.
+var perSeqBatches = []int{1, 32, 128, 512}
+
+// AuditRoom writes, per vLLM version band (VersionBand) and decode batch
+// (AuditRow.DecodeBatch: 1-31, 32-127, 128-511, 512 and more), the rows
+// with a measured TPOT that the audit does not flag (SGLang's apart), the median and least PerSeqRoom in µs, and how
+// many rows leave less room than perSeq(row) (such as the catalog
+// profile's step_overhead.per_seq_s for the row's GPU), as a Markdown
+// table (bands sorted, then batches).
+func AuditRoom(rows []AuditRow, perSeq func(Point) float64) string {
+	type key struct {
+		band  string
+		batch int
+	}
+	rooms := map[key][]float64{}
+	below := map[key]int{}
+	for _, r := range rows {
+		if r.DecodeBatch < 1 || r.Flagged {
+			continue
+		}
+		b := 0
+		for i, lo := range perSeqBatches {
+			if r.DecodeBatch >= lo {
+				b = i
+			}
+		}
+		band := VersionBand(r.Point.BackendVersion)
+		if IsSGLang(r.Point) {
+			band = "SGLang"
+		}
+		k := key{band, b}
+		rooms[k] = append(rooms[k], r.PerSeqRoom)
+		if r.PerSeqRoom < perSeq(r.Point) {
+			below[k]++
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(rooms), func(a, b key) int {
+		if c := strings.Compare(a.band, b.band); c != 0 {
+			return c
+		}
+		return a.batch - b.batch
+	})
+	var b strings.Builder
+	b.WriteString("| vLLM | decode batch | rows | room per sequence, median | least | rows below the profile's per_seq_s |\n|---|---|---:|---:|---:|---:|\n")
+	for _, k := range keys {
+		v := rooms[k]
+		mid := median(v) // sorts v
+		span := fmt.Sprintf("%d+", perSeqBatches[k.batch])
+		if k.batch+1 < len(perSeqBatches) {
+			span = fmt.Sprintf("%d-%d", perSeqBatches[k.batch], perSeqBatches[k.batch+1]-1)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %.1f µs | %.1f µs | %d |\n", k.band, span, len(v), 1e6*mid, 1e6*v[0], below[k])
+	}
+	return b.String()
+}
+
+// CatalogPerSeq returns the per-sequence step time of the catalog profile
+// (cost.DefaultProfile) of pt's GPU (its engine's, for a point that
+// carries one), in seconds: AuditRoom's usual yardstick. It is 0 for a GPU
+// outside the catalog.
+func CatalogPerSeq(pt Point) float64 {
+	if pt.Engine != nil {
+		return cost.DefaultProfile(pt.Engine.Deployment.GPU).StepOverhead.PerSeq
+	}
+	g, err := cost.GPU(pt.GPU)
+	if err != nil {
+		return 0
+	}
+	return cost.DefaultProfile(g).StepOverhead.PerSeq
 }
 
 // AuditTable writes one line per row (flaggedOnly: only the flagged ones)

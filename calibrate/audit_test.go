@@ -257,3 +257,85 @@ func TestReadRunsCSV(t *testing.T) {
 	_, err := ReadRunsCSV(strings.NewReader("a,b\n1,2\n"), "x.csv")
 	assert.ErrorIs(t, err, ErrInvalid)
 }
+
+// TestAuditPerSeqRoom: one sequence's room is its TPOT less the time to
+// read the weights at the datasheet bandwidth (within the 0.1% its KV
+// cache adds), and on runs simulated under a profile with a known
+// per-sequence time the room never falls below that time, and closes on
+// it as the batch grows: the room is the per-sequence time plus the
+// step's fixed parts and the kernels' shortfall from peak, spread over
+// the batch.
+func TestAuditPerSeqRoom(t *testing.T) {
+	t.Parallel()
+	m, err := cost.Model("llama-3.1-8b")
+	require.NoError(t, err)
+	g, err := cost.GPU("h100-sxm")
+	require.NoError(t, err)
+	floor := m.MatmulWeightBytes() / g.BandwidthBytesPerS
+	pt := Point{ID: "one", Model: "meta-llama/Llama-3.1-8B", GPU: "h100-sxm", TP: 1, Precision: "bf16", Concurrency: 1,
+		Input: 128, Output: 128, Measured: Metrics{TTFT: 1, TPOT: 2 * floor}}
+	rows, skipped := Simulator{}.Audit([]Point{pt})
+	require.Empty(t, skipped)
+	assert.Equal(t, 1, rows[0].DecodeBatch)
+	assert.InDelta(t, floor, rows[0].PerSeqRoom, 0.002*floor)
+
+	const perSeq = 40e-6
+	prof := cost.DefaultProfile(g)
+	prof.StepOverhead.PerSeq = perSeq
+	s := Simulator{}
+	excess := math.Inf(1)
+	for _, c := range []int{16, 64, 256} {
+		pt := Point{ID: fmt.Sprintf("c%d", c), Source: "synthetic", Model: "meta-llama/Llama-3.1-8B", GPU: "h100-sxm", TP: 1,
+			Precision: "bf16", Concurrency: c, NumPrompts: 8 * c, Input: 512, Output: 256}
+		cfg, err := s.Config(pt, prof)
+		require.NoError(t, err)
+		res, err := sim.Run(cfg)
+		require.NoError(t, err)
+		pt.Measured = Metrics{TTFT: res.TTFT().Mean(), TPOT: res.TPOT().Mean(), E2E: res.E2E().Mean()}
+		rows, skipped := s.Audit([]Point{pt})
+		require.Empty(t, skipped)
+		r := rows[0]
+		t.Logf("%s: batch %d, room %.1f µs", pt.ID, r.DecodeBatch, 1e6*r.PerSeqRoom)
+		assert.GreaterOrEqual(t, r.PerSeqRoom, perSeq, pt.ID)
+		assert.Less(t, r.PerSeqRoom-perSeq, excess, "%s: the room should close on the per-sequence time", pt.ID)
+		excess = r.PerSeqRoom - perSeq
+	}
+}
+
+// TestAuditRoom checks AuditRoom's grouping by hand: batches 1-31, 32-127,
+// 128-511 and 512+, per version band, SGLang apart, flagged rows and rows
+// without a TPOT left out, the median and least room, and the rows below
+// the yardstick.
+func TestAuditRoom(t *testing.T) {
+	t.Parallel()
+	row := func(version string, batch int, room float64, flagged bool) AuditRow {
+		return AuditRow{Point: Point{BackendVersion: version}, DecodeBatch: batch, PerSeqRoom: room, Flagged: flagged}
+	}
+	rows := []AuditRow{
+		row("0.19.0", 600, 20e-6, false), row("0.18.1", 512, 40e-6, false), row("0.19.0", 2048, 4e-6, false),
+		row("0.19.0", 511, 90e-6, false), row("0.19.0", 900, -5e-6, true), row("0.12.0", 31, 300e-6, false),
+		row("0.12.0", 0, 1, false), row("sglang-0.5.5", 700, 10e-6, false),
+	}
+	got := AuditRoom(rows, func(Point) float64 { return 30e-6 })
+	want := "| vLLM | decode batch | rows | room per sequence, median | least | rows below the profile's per_seq_s |\n|---|---|---:|---:|---:|---:|\n" +
+		"| 0.11-0.12 | 1-31 | 1 | 300.0 µs | 300.0 µs | 0 |\n" +
+		"| 0.18+ | 128-511 | 1 | 90.0 µs | 90.0 µs | 0 |\n" +
+		"| 0.18+ | 512+ | 3 | 20.0 µs | 4.0 µs | 2 |\n" +
+		"| SGLang | 512+ | 1 | 10.0 µs | 10.0 µs | 1 |\n"
+	assert.Equal(t, want, got)
+}
+
+// TestAuditRoomDoc recomputes docs/cost-model.md's table of the room that
+// the visible runs leave per sequence against the catalog profiles'
+// per_seq_s.
+func TestAuditRoomDoc(t *testing.T) {
+	t.Parallel()
+	s := Simulator{ModelDir: modelDir(t)}
+	rows, skipped := s.Audit(append(silicon(t), publicRuns(t)...))
+	require.Empty(t, skipped)
+	doc, err := os.ReadFile("../docs/cost-model.md")
+	require.NoError(t, err)
+	if want := AuditRoom(rows, CatalogPerSeq); !strings.Contains(string(doc), want) {
+		t.Errorf("docs/cost-model.md's room-per-sequence table is stale; want:\n%s", want)
+	}
+}

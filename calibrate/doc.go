@@ -39,7 +39,11 @@
 // likely cause (prefix-cache hits, lengths not as recorded, the client),
 // and a closed loop that ran fewer requests at once than
 // AuditAdmissionLimit of what its engine holds (a cap the row does not
-// record).
+// record). It also bounds the CPU-side time per sequence a profile may add
+// to every step: AuditRow.PerSeqRoom is the time per running sequence a
+// run's decode steps leave beyond their reads at peak bandwidth, and
+// AuditRoom tabulates it by version band and batch against a yardstick
+// such as CatalogPerSeq.
 // Simulator.RegimeOf and RegimeTable write docs/fidelity.md's regime table
 // (model class × TP × precision × load). Simulator.FitJoint is the one fit
 // over every source at once: kernel terms per GPU (the GEMM fraction per
