@@ -132,6 +132,29 @@ func TestAuditBandwidthFloor(t *testing.T) {
 	}
 }
 
+// auditSimulated audits a closed loop of c clients sending 8c requests of
+// 512 + 256 tokens to Llama-3.1-8B on one H100, measured as simulated
+// under prof on the engine adjust changes (nil: as built), recorded with
+// the engine's defaults.
+func auditSimulated(t *testing.T, s Simulator, c int, prof cost.Profile, adjust func(*batching.Config)) AuditRow {
+	t.Helper()
+	pt := Point{ID: fmt.Sprintf("c%d", c), Source: "synthetic", Model: "meta-llama/Llama-3.1-8B", GPU: "h100-sxm", TP: 1,
+		Precision: "bf16", Concurrency: c, NumPrompts: 8 * c, Input: 512, Output: 256}
+	cfg, err := s.Config(pt, prof)
+	require.NoError(t, err)
+	if adjust != nil {
+		eng := cfg.Server.(batching.Config)
+		adjust(&eng)
+		cfg.Server = eng
+	}
+	res, err := sim.Run(cfg)
+	require.NoError(t, err)
+	pt.Measured = Metrics{TTFT: res.TTFT().Mean(), TPOT: res.TPOT().Mean(), E2E: res.E2E().Mean()}
+	rows, skipped := s.Audit([]Point{pt})
+	require.Empty(t, skipped)
+	return rows[0]
+}
+
 // TestAuditFlagsAdmissionCap is the admission check's self-check: closed
 // loops measured on an engine that held at most 8 requests (max_num_seqs
 // 8), recorded without that cap, are flagged as admission-limited once the
@@ -149,21 +172,12 @@ func TestAuditFlagsAdmissionCap(t *testing.T) {
 	s := Simulator{}
 	for _, capped := range []bool{false, true} {
 		for _, c := range []int{4, 16, 32, 64} {
-			pt := Point{ID: fmt.Sprintf("c%d", c), Source: "synthetic", Model: "meta-llama/Llama-3.1-8B", GPU: "h100-sxm", TP: 1,
-				Precision: "bf16", Concurrency: c, NumPrompts: 8 * c, Input: 512, Output: 256}
-			cfg, err := s.Config(pt, cost.DefaultProfile(g))
-			require.NoError(t, err)
-			if capped {
-				eng := cfg.Server.(batching.Config)
-				eng.MaxNumSeqs = 8
-				cfg.Server = eng
-			}
-			res, err := sim.Run(cfg)
-			require.NoError(t, err)
-			pt.Measured = Metrics{TTFT: res.TTFT().Mean(), TPOT: res.TPOT().Mean(), E2E: res.E2E().Mean()}
-			rows, skipped := s.Audit([]Point{pt})
-			require.Empty(t, skipped)
-			r := rows[0]
+			r := auditSimulated(t, s, c, cost.DefaultProfile(g), func(eng *batching.Config) {
+				if capped {
+					eng.MaxNumSeqs = 8
+				}
+			})
+			pt := r.Point
 			assert.Equal(t, c, r.Holds, pt.ID)
 			want := capped && c >= 3*8
 			assert.Equal(t, want, r.Flagged, "capped %v %s: running %.1f of %d", capped, pt.ID, r.Running, r.Holds)
@@ -285,16 +299,8 @@ func TestAuditPerSeqRoom(t *testing.T) {
 	s := Simulator{}
 	excess := math.Inf(1)
 	for _, c := range []int{16, 64, 256} {
-		pt := Point{ID: fmt.Sprintf("c%d", c), Source: "synthetic", Model: "meta-llama/Llama-3.1-8B", GPU: "h100-sxm", TP: 1,
-			Precision: "bf16", Concurrency: c, NumPrompts: 8 * c, Input: 512, Output: 256}
-		cfg, err := s.Config(pt, prof)
-		require.NoError(t, err)
-		res, err := sim.Run(cfg)
-		require.NoError(t, err)
-		pt.Measured = Metrics{TTFT: res.TTFT().Mean(), TPOT: res.TPOT().Mean(), E2E: res.E2E().Mean()}
-		rows, skipped := s.Audit([]Point{pt})
-		require.Empty(t, skipped)
-		r := rows[0]
+		r := auditSimulated(t, s, c, prof, nil)
+		pt := r.Point
 		t.Logf("%s: batch %d, room %.1f µs", pt.ID, r.DecodeBatch, 1e6*r.PerSeqRoom)
 		assert.GreaterOrEqual(t, r.PerSeqRoom, perSeq, pt.ID)
 		assert.Less(t, r.PerSeqRoom-perSeq, excess, "%s: the room should close on the per-sequence time", pt.ID)
