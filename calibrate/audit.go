@@ -322,11 +322,15 @@ var perSeqBatches = []int{1, 32, 128, 512}
 
 // AuditRoom writes, per vLLM version band (VersionBand) and decode batch
 // (AuditRow.DecodeBatch: 1-31, 32-127, 128-511, 512 and more), the rows
-// with a measured TPOT that the audit does not flag (SGLang's apart), the median and least PerSeqRoom in µs, and how
-// many rows leave less room than perSeq(row) (such as the catalog
+// with a measured TPOT that the audit does not flag (SGLang's apart), the
+// median and least PerSeqRoom in µs, and how many rows leave less room
+// than perSeq(row), the yardstick (nil: CatalogPerSeq, the catalog
 // profile's step_overhead.per_seq_s for the row's GPU), as a Markdown
 // table (bands sorted, then batches).
 func AuditRoom(rows []AuditRow, perSeq func(Point) float64) string {
+	if perSeq == nil {
+		perSeq = CatalogPerSeq
+	}
 	type key struct {
 		band  string
 		batch int

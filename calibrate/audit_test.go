@@ -315,7 +315,7 @@ func TestAuditPerSeqRoom(t *testing.T) {
 func TestAuditRoom(t *testing.T) {
 	t.Parallel()
 	row := func(version string, batch int, room float64, flagged bool) AuditRow {
-		return AuditRow{Point: Point{BackendVersion: version}, DecodeBatch: batch, PerSeqRoom: room, Flagged: flagged}
+		return AuditRow{Point: Point{BackendVersion: version, GPU: "h100-sxm"}, DecodeBatch: batch, PerSeqRoom: room, Flagged: flagged}
 	}
 	rows := []AuditRow{
 		row("0.19.0", 600, 20e-6, false), row("0.18.1", 512, 40e-6, false), row("0.19.0", 2048, 4e-6, false),
@@ -323,6 +323,8 @@ func TestAuditRoom(t *testing.T) {
 		row("0.12.0", 0, 1, false), row("sglang-0.5.5", 700, 10e-6, false),
 	}
 	got := AuditRoom(rows, func(Point) float64 { return 30e-6 })
+	// nil is the catalog H100 profile's 56.4 µs: all three 0.18+ 512+ rows are below it.
+	assert.Contains(t, AuditRoom(rows, nil), "| 0.18+ | 512+ | 3 | 20.0 µs | 4.0 µs | 3 |\n")
 	want := "| vLLM | decode batch | rows | room per sequence, median | least | rows below the profile's per_seq_s |\n|---|---|---:|---:|---:|---:|\n" +
 		"| 0.11-0.12 | 1-31 | 1 | 300.0 µs | 300.0 µs | 0 |\n" +
 		"| 0.18+ | 128-511 | 1 | 90.0 µs | 90.0 µs | 0 |\n" +

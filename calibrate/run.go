@@ -306,7 +306,7 @@ func (r *Report) Unchanged() string {
 // with its implied utilisation and likely cause.
 func writeAudit(w io.Writer, rows []AuditRow) error {
 	fmt.Fprintf(w, "audit: %d runs against their GPU's datasheet peaks (flagged above %.0f%%)\n\n%s\n", len(rows), 100*AuditLimit, AuditSummary(rows))
-	fmt.Fprintf(w, "## time per running sequence that the decode steps leave beyond their kernels at peak bandwidth\n\n%s\n", AuditRoom(rows, CatalogPerSeq))
+	fmt.Fprintf(w, "## time per running sequence that the decode steps leave beyond their kernels at peak bandwidth\n\n%s\n", AuditRoom(rows, nil))
 	if !slices.ContainsFunc(rows, func(r AuditRow) bool { return r.Flagged }) {
 		_, err := fmt.Fprintln(w, "no run needs more than its GPU can do")
 		return err
