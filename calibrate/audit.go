@@ -167,9 +167,10 @@ func (s Simulator) audit(pt Point) (AuditRow, error) {
 		}
 		batch = math.Round(max(1, min(batch, limit)))
 		ds := sm.Step(cost.DecodeBatch(int(batch), in+out/2))
-		r.Bandwidth = ds.MBU * ds.Time / m.TPOT
+		floor := ds.MBU * ds.Time // the step's reads at peak bandwidth, s
+		r.Bandwidth = floor / m.TPOT
 		r.DecodeBatch = int(batch)
-		r.PerSeqRoom = (m.TPOT - ds.MBU*ds.Time) / batch
+		r.PerSeqRoom = (m.TPOT - floor) / batch
 	}
 	r.Flagged = r.Compute > AuditLimit || r.Bandwidth > AuditLimit || r.admissionLimited()
 	if r.Flagged {

@@ -16,7 +16,7 @@ import (
 // differ (by more than 1e-4 relative: the CSV's copies of a row agree to
 // its rounding), how many there are, the median ratio of their largest to
 // smallest value, and how many differ by more than over.
-func repeatSpread(pts []Point, value func(Point) float64, over float64) (setups int, median float64, above int) {
+func repeatSpread(pts []Point, value func(Point) float64, over float64) (setups int, mid float64, above int) {
 	type key struct {
 		version, model, gpu, precision, kv string
 		in, out, clients, seqs, budget, tp int
@@ -39,11 +39,8 @@ func repeatSpread(pts []Point, value func(Point) float64, over float64) (setups 
 			above++
 		}
 	}
-	return len(ratios), medianOf(ratios), above
+	return len(ratios), median(ratios), above
 }
-
-// medianOf returns the median of xs without reordering them.
-func medianOf(xs []float64) float64 { return median(slices.Clone(xs)) }
 
 // TestRepeatSpreadDoc recomputes docs/cost-model.md's account of how far
 // aiconfigurator's repeated measurements of one setup differ: the floor
