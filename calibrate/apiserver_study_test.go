@@ -2,8 +2,6 @@ package calibrate
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,9 +71,5 @@ func apiServerStudy(t *testing.T) string {
 // TestAPIServerStudyDoc keeps docs/cost-model.md's API server table true.
 func TestAPIServerStudyDoc(t *testing.T) {
 	t.Parallel()
-	doc, err := os.ReadFile(filepath.Join("..", "docs", "cost-model.md"))
-	require.NoError(t, err)
-	if want := apiServerStudy(t); !strings.Contains(string(doc), want) {
-		t.Errorf("docs/cost-model.md's API server table is stale; want:\n%s", want)
-	}
+	requireInDoc(t, "cost-model.md", "API server table", apiServerStudy(t))
 }

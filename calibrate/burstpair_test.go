@@ -2,8 +2,6 @@ package calibrate
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -58,9 +56,5 @@ func burstPairs(t *testing.T) string {
 // TestBurstPairsDoc keeps docs/cost-model.md's A100-against-H100 table true.
 func TestBurstPairsDoc(t *testing.T) {
 	t.Parallel()
-	doc, err := os.ReadFile(filepath.Join("..", "docs", "cost-model.md"))
-	require.NoError(t, err)
-	if want := burstPairs(t); !strings.Contains(string(doc), want) {
-		t.Errorf("docs/cost-model.md's burst pairs table is stale; want:\n%s", want)
-	}
+	requireInDoc(t, "cost-model.md", "burst pairs table", burstPairs(t))
 }

@@ -1,6 +1,8 @@
 package calibrate
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,6 +21,17 @@ func publicVLLM(t testing.TB) []Point {
 		}
 	}
 	return out
+}
+
+// requireInDoc fails t unless docs/<doc> contains want, naming what is
+// stale and printing want to paste in.
+func requireInDoc(t *testing.T, doc, what, want string) {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("..", "docs", doc))
+	require.NoError(t, err)
+	if !strings.Contains(string(text), want) {
+		t.Errorf("docs/%s's %s is stale; want:\n%s", doc, what, want)
+	}
 }
 
 // TestProfileErrorBands recomputes the measured errors that
